@@ -1,0 +1,127 @@
+-- The kvcat catalog: one SQLite file built from records/ by `kvcat build`.
+-- PRAGMA user_version holds the schema version (kvcat sets it; see catalog.cc).
+-- Figures stated by a record keep their record's name; figures kvcat computes are
+-- marked "derived" in column_info and in the README.
+
+CREATE TABLE models (
+    id                TEXT PRIMARY KEY,
+    name              TEXT NOT NULL,
+    config_source     TEXT NOT NULL,
+    config_verified   INTEGER NOT NULL,      -- 1 when read from the model's own config
+    total_params_b    REAL NOT NULL,         -- billions
+    active_params_b   REAL NOT NULL,         -- billions
+    native_context    INTEGER NOT NULL,      -- tokens
+    num_layers        INTEGER NOT NULL,
+    attention_variant TEXT NOT NULL,
+    attention_heads   INTEGER NOT NULL,
+    kv_heads          INTEGER,
+    head_dim          INTEGER,
+    kv_layers         INTEGER NOT NULL,      -- layers that grow a KV cache (derived from kv_layers)
+    kv_lora_rank      INTEGER,
+    qk_rope_head_dim  INTEGER,
+    sliding_window    INTEGER,               -- tokens
+    sliding_layers    INTEGER,
+    linear_kind       TEXT,
+    linear_layers     INTEGER,
+    fixed_state_bytes INTEGER NOT NULL,      -- bytes per sequence (derived)
+    notes             TEXT,
+    file              TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE accelerators (
+    id                    TEXT PRIMARY KEY,
+    vendor                TEXT NOT NULL,
+    name                  TEXT NOT NULL,
+    memory_gb             REAL NOT NULL,     -- 10^9 bytes, as the vendor states it
+    memory_type           TEXT NOT NULL,
+    memory_bus_bits       INTEGER,
+    memory_bandwidth_gb_s REAL NOT NULL,     -- 10^9 bytes per second
+    notes                 TEXT,
+    file                  TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE kv_efficiency (
+    id                       TEXT PRIMARY KEY,
+    model                    TEXT NOT NULL REFERENCES models(id),
+    accelerator              TEXT REFERENCES accelerators(id),
+    engine                   TEXT NOT NULL,
+    engine_version           TEXT,
+    kv_cache_dtype           TEXT NOT NULL,
+    weight_quant             TEXT,
+    attention_variant        TEXT NOT NULL,
+    context_length           INTEGER NOT NULL,  -- tokens
+    kv_bytes_per_token       ANY NOT NULL,      -- bytes; an integer, or a real when the exact value is a fraction
+    kv_bytes_per_token_exact TEXT NOT NULL,     -- the exact value, "65536" or "1088/1"
+    bytes_per_element        TEXT NOT NULL,     -- exact, "2" or "17/16"
+    basis_statement          TEXT NOT NULL,
+    kv_bytes_at_context      ANY NOT NULL,      -- bytes for one sequence at context_length (derived)
+    fixed_state_bytes        INTEGER NOT NULL,  -- bytes per sequence of the fixed-state layers (derived)
+    measured_tps_at_ctx      REAL,              -- tokens/s; NULL when the source did not report it
+    measured_ttft_ms_at_ctx  REAL,              -- ms; NULL when the source did not report it
+    provenance               TEXT,
+    measured_on_model        TEXT REFERENCES models(id),
+    context_extension        TEXT,
+    methodology              TEXT NOT NULL,
+    notes                    TEXT NOT NULL,
+    file                     TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE sources (
+    record_id TEXT NOT NULL,
+    position  INTEGER NOT NULL,
+    name      TEXT NOT NULL,
+    detail    TEXT,
+    url       TEXT,
+    date      TEXT,
+    PRIMARY KEY (record_id, position)
+) STRICT;
+
+-- What each column of kv_rows means, its unit, and whether kvcat derived it.
+CREATE TABLE column_info (
+    name        TEXT PRIMARY KEY,
+    type        TEXT NOT NULL,     -- text, integer, number
+    unit        TEXT,
+    derived     INTEGER NOT NULL,  -- 1 when kvcat computed it rather than a record stating it
+    description TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX kv_efficiency_variant ON kv_efficiency(attention_variant);
+CREATE INDEX kv_efficiency_context ON kv_efficiency(context_length);
+CREATE INDEX kv_efficiency_model ON kv_efficiency(model);
+CREATE INDEX kv_efficiency_accelerator ON kv_efficiency(accelerator);
+CREATE INDEX kv_efficiency_dtype ON kv_efficiency(kv_cache_dtype);
+CREATE INDEX kv_efficiency_engine ON kv_efficiency(engine);
+CREATE INDEX kv_efficiency_bytes ON kv_efficiency(kv_bytes_per_token);
+
+-- One row per kv-efficiency record, joined with its model and accelerator.
+CREATE VIEW kv_rows AS
+SELECT
+    k.id,
+    k.model,
+    m.name                 AS model_name,
+    k.accelerator,
+    a.name                 AS accelerator_name,
+    k.engine,
+    k.engine_version,
+    k.kv_cache_dtype,
+    k.weight_quant,
+    k.attention_variant,
+    k.context_length,
+    m.native_context,
+    k.kv_bytes_per_token,
+    k.bytes_per_element,
+    k.kv_bytes_at_context,
+    k.fixed_state_bytes,
+    k.measured_tps_at_ctx,
+    k.measured_ttft_ms_at_ctx,
+    k.provenance,
+    k.measured_on_model,
+    k.context_extension,
+    m.total_params_b,
+    m.active_params_b,
+    a.memory_gb,
+    a.memory_bandwidth_gb_s,
+    k.file
+FROM kv_efficiency AS k
+JOIN models AS m ON m.id = k.model
+LEFT JOIN accelerators AS a ON a.id = k.accelerator;

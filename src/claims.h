@@ -1,0 +1,93 @@
+// Arithmetic stated in prose.
+//
+// Records argue in sentences: "16 x 4 x 256 x 2 (K+V) x 2 bytes = 65,536 B/token",
+// "(64 x 24 query heads x 256 x 2 x 2) would be 1,572,864 B/token", "a 4.0x reduction
+// (262144/65536)". find_claims() recognises such statements in free text, recomputes
+// them exactly and says whether each one holds. It never reports a sentence it does
+// not recognise: text that merely looks numeric ("33.5 t/s at 4k", "Qwen3.5-35B-A3B")
+// yields no claim at all. It is a pure function of the text; mapping an offset to a
+// file position is the caller's business.
+//
+// Recognised forms (the scan is a hand-written tokenizer, linear in the text size):
+//  - a chain of two or more numbers joined by a standalone "x", U+00D7, "*" or "/",
+//    evaluated left to right; up to 5 words and 2 short parenthetical groups ("heads",
+//    "(K+V)", "byte (fp8)") may stand between a number and the next operator;
+//  - followed by "=", "->", U+2192 or a verb phrase (is, are, would be, will be, gives,
+//    comes to, makes, equals, totals, yields, ...) and a stated result; "=" may chain
+//    further sides, each either an expression or a stated number;
+//  - a stated number first and an expression after "=": "65,536 = 64 x 1,024";
+//  - a chain inside parentheses whose result follows the ')':
+//    "(64 x 24 heads x 256 x 2 x 2) would be 1,572,864 B/token";
+//  - a ratio "<N>x [up to 5 words] (<expression>)": "a 4.0x reduction (262144/65536)".
+// Not claims: a number glued to letters, '-', '%', ':' or '^' ("4k", "fp8",
+// "2026-04-22", "14%", "2^30"), comma lists ("3,7,...,63"), numbers with a leading
+// zero, an expression with no stated result, approximations ("~=", U+2248,
+// "is about"), an expression that is an operand of something larger ("n x 2 x 3 = 6",
+// "2 x (3 x 4) = 24"), and "x" glued between digits ("2x2").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rational.h"
+
+namespace kvcat {
+
+/// One side of a claim: an expression ("64 x 4 x 256 x 2 x 2", "262144/65536") or a
+/// single stated number ("65,536 B/token", "1.00 GiB", "4.0x").
+struct ClaimSide {
+    std::size_t offset = 0;        ///< byte offset of the side in the scanned text
+    std::size_t length = 0;        ///< byte length of the side as written
+    std::string text;              ///< the side exactly as written
+    std::vector<Rational> factors; ///< the numbers of an expression, in order (one for a number)
+    std::vector<char> ops;         ///< '*' or '/' between consecutive factors (size factors-1)
+    /// Canonical unit of a stated number: "" (none), "B" (also "byte(s)"), "B/token" (also
+    /// "bytes/token", "bytes per token"), "KiB" "MiB" "GiB" "TiB" (1024^n bytes), "KB"
+    /// (also "kB") "MB" "GB" "TB" (1000^n bytes), any of those with "/token", or "x" for
+    /// a ratio ("4.0x"). Always "" for an expression: units on its factors are ignored.
+    std::string unit;
+    int decimals = 0;              ///< digits after the point of a single stated number
+    /// Exact value: bytes for byte units (1.00 GiB -> 1073741824), the plain number
+    /// otherwise, the left-to-right product/quotient for an expression. Rational() (0)
+    /// when it does not fit in 64 bits or divides by zero.
+    Rational value;
+    bool is_expression() const { return factors.size() > 1; }
+};
+
+struct Claim {
+    enum class Kind { equation, ratio };
+    Kind kind = Kind::equation;
+    std::size_t offset = 0;  ///< byte offset where the claim starts (its first number)
+    std::size_t length = 0;  ///< byte length up to the end of its last side
+    std::string text;        ///< the claim as written
+    /// Sides in the order written. The first expression side is the one recomputed;
+    /// every other side must agree with it (a stated decimal at its stated digits).
+    std::vector<ClaimSide> sides;
+    bool holds = true;
+    /// Index into `sides` of the first side that disagrees (valid when !holds).
+    std::size_t wrong_side = 0;
+    /// The recomputed value rendered like the side it is compared with (the wrong side;
+    /// for a claim that holds, the last side other than the recomputed one):
+    ///  - expression, or integer with unit "", "B", "B/token": the exact value with
+    ///    thousands separators and no unit, "262,144" (a non-integer as a finite decimal
+    ///    "1.0625" or a reduced fraction "10/3");
+    ///  - scaled unit (KiB...TB, with or without "/token"): rounded to the stated number
+    ///    of decimals, then a space and the canonical unit, "4.00 GiB";
+    ///  - ratio: rounded to the stated decimals, then "x", "4.0x";
+    ///  - a decimal stated without a scaled unit: rounded to its decimals, "1.06".
+    /// Overflow policy: if the arithmetic of any side does not fit in 64 bits (or a
+    /// literal is too large), the claim is reported with holds = false and
+    /// computed_display "overflow"; a division by zero likewise gives "division by zero".
+    std::string computed_display;
+    /// The recomputed expression, numbers only, as written minus thousands separators,
+    /// joined by " x " and " / ": "64 x 4 x 256 x 2 x 2", "65536 / 16384".
+    std::string expression;
+};
+
+/// Every arithmetic claim in `text`, in order of appearance. Never throws; any byte
+/// string (including invalid UTF-8) is accepted.
+std::vector<Claim> find_claims(std::string_view text);
+
+}  // namespace kvcat

@@ -1,0 +1,75 @@
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog.h"
+#include "cmd/catalog_access.h"
+#include "cmd/commands.h"
+#include "filter.h"
+#include "render.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+struct QueryOptions {
+    std::string db = "kvcat.db";
+    std::string records = "records";
+    std::string format = "table";
+    std::vector<std::string> filters;
+    std::vector<std::string> columns;
+    std::string sort;
+    bool descending = false;
+};
+
+int run_query(const QueryOptions& options) {
+    QuerySpec spec;
+    try {
+        for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
+        spec.columns = options.columns;
+        spec.sort_column = options.sort;
+        spec.descending = options.descending;
+        BoundSql bound = build_query_sql(spec);
+        auto format = parse_table_format(options.format);
+        if (int code = ensure_fresh_catalog(options.db, options.records); code != ExitCode::ok) return code;
+        Table table = run_read_only(options.db, bound.sql, bound.parameters);
+        std::cout << render_table(table, *format);
+        return ExitCode::ok;
+    } catch (const FilterError& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+}
+
+}  // namespace
+
+void setup_query(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<QueryOptions>();
+    CLI::App* sub = app.add_subcommand("query", "Filter the catalog's kv-efficiency rows");
+    sub->add_option("--db", options->db, "The catalog file")->capture_default_str();
+    sub->add_option("--records", options->records, "Where to rebuild the catalog from when it is stale")
+        ->capture_default_str();
+    std::vector<std::string> formats;
+    for (auto f : table_format_names()) formats.emplace_back(f);
+    sub->add_option("--format", options->format, "Output format")
+        ->check(CLI::IsMember(formats))
+        ->capture_default_str();
+    sub->add_option("--columns", options->columns, "Columns to show, comma-separated")->delimiter(',');
+    sub->add_option("--sort", options->sort, "Sort by this column (default: id)");
+    sub->add_flag("--desc", options->descending, "Sort descending");
+    sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed");
+    sub->footer(
+        "Numbers take k and M suffixes in powers of two: 64k = 65536, 1M = 1048576.\n"
+        "Examples:\n"
+        "  kvcat query attention_variant=hybrid 'context_length>64k'\n"
+        "  kvcat query 'model~models/qwen*' --format csv\n"
+        "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
+        "A missing or stale catalog is rebuilt from --records first.");
+    sub->callback([options, &exit_code] { exit_code = run_query(*options); });
+}
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,62 @@
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog.h"
+#include "cmd/catalog_access.h"
+#include "cmd/commands.h"
+#include "render.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+struct SqlOptions {
+    std::string db = "kvcat.db";
+    std::string records = "records";
+    std::string format = "table";
+    std::string sql;
+    int timeout_ms = 0;
+};
+
+int run_sql(const SqlOptions& options) {
+    try {
+        if (int code = ensure_fresh_catalog(options.db, options.records); code != ExitCode::ok) return code;
+        QueryLimits limits;
+        if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
+        Table table = run_read_only(options.db, options.sql, {}, limits);
+        std::cout << render_table(table, *parse_table_format(options.format));
+        return ExitCode::ok;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+}
+
+}  // namespace
+
+void setup_sql(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<SqlOptions>();
+    CLI::App* sub = app.add_subcommand("sql", "Run one read-only SQL statement on the catalog");
+    sub->add_option("--db", options->db, "The catalog file")->capture_default_str();
+    sub->add_option("--records", options->records, "Where to rebuild the catalog from when it is stale")
+        ->capture_default_str();
+    std::vector<std::string> formats;
+    for (auto f : table_format_names()) formats.emplace_back(f);
+    sub->add_option("--format", options->format, "Output format")
+        ->check(CLI::IsMember(formats))
+        ->capture_default_str();
+    sub->add_option("--timeout", options->timeout_ms, "Stop the query after this many milliseconds")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("sql", options->sql, "The statement")->required();
+    sub->footer(
+        "The catalog is opened read-only: writes, ATTACH, load_extension and pragmas that set values are refused.\n"
+        "Examples:\n"
+        "  kvcat sql \"SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token\"\n"
+        "  kvcat sql --format json \"SELECT * FROM column_info\"");
+    sub->callback([options, &exit_code] { exit_code = run_sql(*options); });
+}
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,23 @@
+// The subcommands. Each file defines an options struct, setup_X() that registers it
+// with CLI11, and run_X() that does the work and returns the exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kvcat::cmd {
+
+/// Exit codes, as the README documents them.
+enum ExitCode : int { ok = 0, findings = 1, failure = 2 };
+
+/// Options every subcommand shares.
+struct Common {
+    std::string db = "kvcat.db";
+    std::string records = "records";
+};
+
+void setup_lint(CLI::App& app, int& exit_code);
+void setup_build(CLI::App& app, int& exit_code);
+void setup_query(CLI::App& app, int& exit_code);
+void setup_sql(CLI::App& app, int& exit_code);
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,99 @@
+// Findings of the lint, as data.
+//
+// A Diagnostic names a stable rule id, a severity, the position of the offending
+// value and a message, and carries the stated and computed figures as fields so
+// that every output format is a rendering of the same list. Each rule's message is
+// built by one named factory in namespace diag, so its wording is tested once.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvcat {
+
+enum class Severity { error, warning, note };
+
+std::string_view to_string(Severity s);
+
+/// A place in a file; line and column are 1-based, 0 means "the whole file".
+struct Position {
+    std::string file;
+    int line = 0;
+    int column = 0;
+};
+
+struct Diagnostic {
+    std::string rule;
+    Severity severity = Severity::error;
+    Position pos;
+    std::string message;
+    std::optional<std::string> stated;    ///< the figure as the record states it
+    std::optional<std::string> computed;  ///< the figure kvcat computed
+};
+
+/// "file:line:col: error: [rule] message", as compilers print it.
+std::string format_text(const Diagnostic& d);
+
+/// Sorts by file, line, column, then rule, so output is stable across runs.
+void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
+
+bool has_errors(std::span<const Diagnostic> diagnostics);
+
+/// One lint rule: its stable id, the severity it reports at and what it checks.
+struct RuleInfo {
+    std::string_view id;
+    Severity severity;
+    std::string_view summary;
+};
+
+/// Every rule the lint knows, in the order the README lists them.
+std::span<const RuleInfo> all_rules();
+
+/// Named constructors, one per finding.
+namespace diag {
+
+Diagnostic file_unreadable(const std::string& file, const std::string& why);
+Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit);
+Diagnostic file_empty(const std::string& file);
+Diagnostic encoding(const Position& pos, const std::string& what);
+Diagnostic yaml_syntax(const Position& pos, const std::string& what);
+Diagnostic duplicate_key(const Position& pos, const std::string& key, int first_line);
+Diagnostic alias(const Position& pos);
+Diagnostic too_deep(const Position& pos, int limit);
+Diagnostic multiple_documents(const Position& pos);
+Diagnostic not_a_mapping(const Position& pos, const std::string& what);
+Diagnostic missing_key(const Position& pos, const std::string& key, const std::string& expected,
+                       bool nullable_required);
+Diagnostic wrong_type(const Position& pos, const std::string& key, const std::string& expected,
+                      const std::string& found);
+Diagnostic unknown_key(const Position& pos, const std::string& key, const std::string& suggestion,
+                       const std::string& kind);
+Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value,
+                    const std::string& allowed, const std::string& suggestion);
+Diagnostic bad_value(const Position& pos, const std::string& key, const std::string& what);
+Diagnostic unknown_kind(const std::string& file, const std::string& folder);
+Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected);
+Diagnostic duplicate_id(const Position& pos, const std::string& id, const std::string& other_file);
+Diagnostic unresolved_reference(const Position& pos, const std::string& key, const std::string& id,
+                                const std::string& wanted_kind, const std::string& suggestion);
+Diagnostic basis_product(const Position& pos, const std::string& expression,
+                         const std::string& computed, const std::string& stated);
+Diagnostic basis_model(const Position& pos, const std::string& factor, const std::string& stated,
+                       const std::string& expected, const std::string& model_id,
+                       const std::string& why);
+Diagnostic dtype_bytes(const Position& pos, const std::string& dtype, const std::string& stated,
+                       const std::string& expected, const std::string& block_note);
+Diagnostic variant_mismatch(const Position& pos, const std::string& stated,
+                            const std::string& model_variant, const std::string& model_id);
+Diagnostic context_above_native(const Position& pos, const std::string& context,
+                                const std::string& native, const std::string& model_id);
+Diagnostic overflow(const Position& pos, const std::string& what);
+Diagnostic model_layers(const Position& pos, const std::string& what);
+Diagnostic ignore_problem(const Position& pos, const std::string& what);
+
+}  // namespace diag
+
+}  // namespace kvcat

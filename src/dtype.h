@@ -1,0 +1,31 @@
+// KV cache element types and their exact sizes.
+//
+// The one table of bytes per element. Quantised llama.cpp types store a block of 32
+// values with their scale(s), so their size is a fraction: q8_0 is 34 bytes per 32
+// values. Sources: ggml/src/ggml-common.h block layouts; vLLM vllm/config/cache.py.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rational.h"
+
+namespace kvcat {
+
+struct CacheDtype {
+    std::string_view name;          ///< as written in records: "bf16", "q8_0", "fp8_e4m3"
+    int block_values;               ///< values per block (1 for plain types)
+    int block_bytes;                ///< bytes per block
+    std::string_view description;
+    Rational bytes_per_element() const { return Rational(block_bytes, block_values); }
+};
+
+/// Every cache dtype a record may name.
+std::span<const CacheDtype> cache_dtypes();
+
+/// Lookup by exact name; nullopt when unknown.
+std::optional<CacheDtype> find_cache_dtype(std::string_view name);
+
+}  // namespace kvcat

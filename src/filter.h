@@ -1,0 +1,52 @@
+// Query filters: "column OP value" to SQL with bound parameters.
+//
+// OP is one of = != > >= < <= and ~ (a glob). Numbers take k and M suffixes in
+// powers of two, as context lengths are counted: 64k is 65536, 1M is 1048576.
+// A value is always bound as a parameter, never spliced into the SQL, and a
+// column must be one of the kv_rows columns.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "table.h"
+
+namespace kvcat {
+
+/// A filter or column name the user got wrong; the message says what is valid.
+class FilterError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+struct Filter {
+    std::string column;
+    std::string op;  ///< "=", "!=", ">", ">=", "<", "<=", "~"
+    Cell value;
+};
+
+/// Parses "context_length>64k". Throws FilterError.
+Filter parse_filter(std::string_view text);
+
+/// Parses "65536", "64k", "1M", "28.8" to a number; nullopt when it is not one.
+std::optional<Cell> parse_number(std::string_view text);
+
+struct QuerySpec {
+    std::vector<Filter> filters;
+    std::vector<std::string> columns;  ///< empty: the default columns
+    std::string sort_column;           ///< empty: by id
+    bool descending = false;
+};
+
+struct BoundSql {
+    std::string sql;
+    std::vector<Cell> parameters;
+};
+
+/// SELECT ... FROM kv_rows WHERE ... with every value bound. Throws FilterError.
+BoundSql build_query_sql(const QuerySpec& spec);
+
+}  // namespace kvcat

@@ -1,0 +1,63 @@
+// KV-cache accounting, exactly, layer type by layer type.
+//
+// Full-attention layers (MHA, GQA, MQA) cache K and V: kv_heads x head_dim x 2
+// elements per token per layer. An MLA layer caches one latent of kv_lora_rank +
+// qk_rope_head_dim elements. A sliding-window layer stops growing at its window. A
+// linear-attention (Gated DeltaNet, Mamba) layer keeps a fixed state per sequence
+// that does not grow with context. Every figure is a Rational; a product that does
+// not fit in 64 bits throws OverflowError.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rational.h"
+#include "records.h"
+
+namespace kvcat {
+
+/// The product a kv_bytes_basis states: layers x (kv_heads x head_dim | latent_dim) x kv_factor x bytes.
+/// nullopt when a factor is missing.
+std::optional<Rational> basis_product(const KvBasis& basis);
+/// "16 x 4 x 256 x 2 x 2" for the same factors.
+std::string basis_expression(const KvBasis& basis);
+
+/// The layers that grow a KV cache without bound, as the model record describes them.
+struct KvLayerCount {
+    std::int64_t count = 0;
+    std::string how;  ///< "16 of 64 layers (every 4th from index 3)"
+};
+/// Derives and checks the model's KV-caching layers; an inconsistency is a message in `problem`.
+KvLayerCount kv_layer_count(const Model& model, std::string* problem);
+
+/// What the model says one token costs per growing layer, before the dtype: elements.
+struct ModelBasis {
+    std::int64_t layers = 0;
+    std::optional<std::int64_t> kv_heads;
+    std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> latent_dim;
+    std::int64_t kv_factor = 2;
+    std::string layers_how;
+};
+/// nullopt when the model record lacks the figures.
+std::optional<ModelBasis> model_basis(const Model& model);
+
+/// Elements per token per growing layer: kv_heads x head_dim x kv_factor, or the latent.
+Rational elements_per_layer_token(const ModelBasis& basis);
+
+/// Bytes of the whole cache at `context` tokens for one sequence: growing layers x context,
+/// plus sliding layers x min(context, window).
+Rational kv_bytes_at_context(const Model& model, const Rational& bytes_per_token, std::int64_t context,
+                             const Rational& bytes_per_element);
+
+/// The fixed per-sequence state of the linear-attention layers, bytes (0 when none).
+Rational fixed_state_bytes(const Model& model);
+
+/// What-if baselines that records argue with: every layer caching as GQA at the model's KV
+/// heads, and as full MHA at its query heads, bytes per token at `bytes_per_element`.
+std::optional<Rational> all_layers_gqa_bytes(const Model& model, const Rational& bytes_per_element);
+std::optional<Rational> all_layers_mha_bytes(const Model& model, const Rational& bytes_per_element);
+
+}  // namespace kvcat

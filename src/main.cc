@@ -1,0 +1,51 @@
+// kvcat: parse the command line, set up logging, run one subcommand.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog.h"
+#include "cmd/commands.h"
+
+int main(int argc, char** argv) {
+    auto logger = spdlog::stderr_color_mt("kvcat");
+    logger->set_pattern("kvcat: %^%l%$: %v");
+    spdlog::set_default_logger(logger);
+
+    CLI::App app{"kvcat: a checked catalog of LLM KV-cache bytes per token and speed at context"};
+    app.set_version_flag("--version",
+                         fmt::format("kvcat {} (catalog schema {})", KVCAT_VERSION, kvcat::kCatalogSchemaVersion));
+    app.require_subcommand(1);
+    app.fallthrough();
+    int verbosity = 0;
+    bool quiet = false;
+    app.add_flag("-v,--verbose", verbosity, "More detail on stderr (repeat for debug)");
+    app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
+    app.parse_complete_callback([&] {
+        if (quiet) {
+            spdlog::set_level(spdlog::level::err);
+        } else if (verbosity > 0) {
+            spdlog::set_level(spdlog::level::debug);
+        } else {
+            spdlog::set_level(spdlog::level::info);
+        }
+    });
+
+    int exit_code = kvcat::cmd::ok;
+    kvcat::cmd::setup_lint(app, exit_code);
+    kvcat::cmd::setup_build(app, exit_code);
+    kvcat::cmd::setup_query(app, exit_code);
+    kvcat::cmd::setup_sql(app, exit_code);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : kvcat::cmd::failure;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kvcat::cmd::failure;
+    }
+    return exit_code;
+}

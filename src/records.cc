@@ -1,0 +1,259 @@
+#include "records.h"
+
+#include <fmt/format.h>
+
+namespace kvcat {
+
+namespace {
+
+std::vector<std::string_view> split_dots(std::string_view dotted) {
+    std::vector<std::string_view> parts;
+    while (!dotted.empty()) {
+        auto dot = dotted.find('.');
+        parts.push_back(dotted.substr(0, dot));
+        if (dot == std::string_view::npos) break;
+        dotted.remove_prefix(dot + 1);
+    }
+    return parts;
+}
+
+std::string str(const YamlNode* parent, std::string_view key) {
+    if (!parent) return "";
+    auto v = as_string(parent->find(key));
+    return v.value_or("");
+}
+
+std::optional<std::string> opt_str(const YamlNode* parent, std::string_view key) {
+    if (!parent) return std::nullopt;
+    const YamlNode* n = parent->find(key);
+    if (!n || n->is_null()) return std::nullopt;
+    return as_string(n);
+}
+
+std::optional<std::int64_t> int_field(const YamlNode* parent, std::string_view key) {
+    if (!parent) return std::nullopt;
+    auto v = as_integer(parent->find(key));
+    if (v && *v < 0) return std::nullopt;
+    return v;
+}
+
+std::optional<double> num_field(const YamlNode* parent, std::string_view key) {
+    if (!parent) return std::nullopt;
+    return as_number(parent->find(key));
+}
+
+std::optional<Rational> rational_field(const YamlNode* parent, std::string_view key) {
+    if (!parent) return std::nullopt;
+    const YamlNode* n = parent->find(key);
+    if (!n || !n->is_scalar()) return std::nullopt;
+    return Rational::parse(n->value);
+}
+
+const YamlNode* mapping_field(const YamlNode* parent, std::string_view key) {
+    if (!parent) return nullptr;
+    const YamlNode* n = parent->find(key);
+    return (n && n->is_mapping()) ? n : nullptr;
+}
+
+Model read_model(const YamlNode& root) {
+    Model m;
+    m.name = str(&root, "name");
+    m.config_source = str(&root, "config_source");
+    m.config_verified = str(&root, "config_verified") == "true";
+    m.total_params_b = num_field(&root, "total_params_b");
+    m.active_params_b = num_field(&root, "active_params_b");
+    m.native_context = int_field(&root, "native_context");
+    m.num_layers = int_field(&root, "num_layers");
+    m.attention_variant = str(&root, "attention_variant");
+    m.attention_heads = int_field(&root, "attention_heads");
+    m.kv_heads = int_field(&root, "kv_heads");
+    m.head_dim = int_field(&root, "head_dim");
+    if (const YamlNode* kl = mapping_field(&root, "kv_layers")) {
+        m.kv_layers.count = int_field(kl, "count");
+        m.kv_layers.interval = int_field(kl, "interval");
+        m.kv_layers.first_index = int_field(kl, "first_index");
+        if (const YamlNode* idx = kl->find("indices"); idx && idx->is_sequence()) {
+            for (const auto& item : idx->items) {
+                if (auto v = as_integer(&item)) m.kv_layers.indices.push_back(*v);
+            }
+        }
+    }
+    if (const YamlNode* mla = mapping_field(&root, "mla")) {
+        auto rank = int_field(mla, "kv_lora_rank");
+        auto rope = int_field(mla, "qk_rope_head_dim");
+        if (rank && rope) m.mla = MlaShape{*rank, *rope};
+    }
+    if (const YamlNode* sw = mapping_field(&root, "sliding_window")) {
+        auto window = int_field(sw, "window");
+        auto layers = int_field(sw, "layers");
+        if (window && layers) m.sliding = SlidingShape{*window, *layers};
+    }
+    if (const YamlNode* la = mapping_field(&root, "linear_attention")) {
+        LinearShape l;
+        l.kind = str(la, "kind");
+        l.state_dtype = str(la, "state_dtype");
+        auto layers = int_field(la, "layers");
+        auto kh = int_field(la, "key_heads");
+        auto vh = int_field(la, "value_heads");
+        auto kd = int_field(la, "key_head_dim");
+        auto vd = int_field(la, "value_head_dim");
+        auto ck = int_field(la, "conv_kernel");
+        if (layers && kh && vh && kd && vd && ck) {
+            l.layers = *layers;
+            l.key_heads = *kh;
+            l.value_heads = *vh;
+            l.key_head_dim = *kd;
+            l.value_head_dim = *vd;
+            l.conv_kernel = *ck;
+            m.linear = l;
+        }
+    }
+    return m;
+}
+
+Accelerator read_accelerator(const YamlNode& root) {
+    Accelerator a;
+    a.vendor = str(&root, "vendor");
+    a.name = str(&root, "name");
+    a.memory_gb = num_field(&root, "memory_gb");
+    a.memory_type = str(&root, "memory_type");
+    a.memory_bus_bits = int_field(&root, "memory_bus_bits");
+    a.memory_bandwidth_gb_s = num_field(&root, "memory_bandwidth_gb_s");
+    return a;
+}
+
+KvRow read_kv(const YamlNode& root) {
+    KvRow r;
+    r.model = str(&root, "model");
+    r.accelerator = opt_str(&root, "accelerator");
+    r.engine = str(&root, "engine");
+    r.engine_version = opt_str(&root, "engine_version");
+    r.kv_cache_dtype = str(&root, "kv_cache_dtype");
+    r.weight_quant = opt_str(&root, "weight_quant");
+    r.attention_variant = str(&root, "attention_variant");
+    r.context_length = int_field(&root, "context_length");
+    r.kv_bytes_per_token = rational_field(&root, "kv_bytes_per_token");
+    if (const YamlNode* b = mapping_field(&root, "kv_bytes_basis")) {
+        r.basis.layers = int_field(b, "layers");
+        r.basis.kv_heads = int_field(b, "kv_heads");
+        r.basis.head_dim = int_field(b, "head_dim");
+        r.basis.latent_dim = int_field(b, "latent_dim");
+        r.basis.kv_factor = int_field(b, "kv_factor");
+        r.basis.bytes_per_element = rational_field(b, "bytes_per_element");
+        r.basis.statement = str(b, "statement");
+    }
+    r.measured_tps_at_ctx = num_field(&root, "measured_tps_at_ctx");
+    r.measured_ttft_ms_at_ctx = num_field(&root, "measured_ttft_ms_at_ctx");
+    r.provenance = opt_str(&root, "provenance");
+    r.measured_on_model = opt_str(&root, "measured_on_model");
+    r.context_extension = opt_str(&root, "context_extension");
+    r.methodology = str(&root, "methodology");
+    r.notes = str(&root, "notes");
+    if (const YamlNode* ig = root.find("lint_ignore"); ig && ig->is_sequence()) {
+        for (const auto& item : ig->items) {
+            if (!item.is_mapping()) continue;
+            r.lint_ignore.push_back(LintIgnore{str(&item, "rule"), str(&item, "reason"), item.mark});
+        }
+    }
+    return r;
+}
+
+std::vector<Source> read_sources(const YamlNode& root) {
+    std::vector<Source> out;
+    const YamlNode* list = root.find("sources");
+    if (!list || !list->is_sequence()) return out;
+    for (const auto& item : list->items) {
+        if (!item.is_mapping()) continue;
+        out.push_back(Source{str(&item, "name"), str(&item, "detail"), str(&item, "url"), str(&item, "date")});
+    }
+    return out;
+}
+
+}  // namespace
+
+const YamlNode* Record::node(std::string_view dotted) const {
+    if (!root) return nullptr;
+    const YamlNode* cur = &*root;
+    for (auto part : split_dots(dotted)) {
+        if (!cur || !cur->is_mapping()) return nullptr;
+        cur = cur->find(part);
+    }
+    return cur;
+}
+
+Position Record::where(std::string_view dotted) const {
+    if (!root || !source) return Position{file, 0, 0};
+    if (const YamlNode* n = node(dotted)) {
+        return source->position(n->mark);
+    }
+    auto dot = dotted.rfind('.');
+    if (dot == std::string_view::npos) return source->position(root->mark);
+    return where(dotted.substr(0, dot));
+}
+
+Position Record::where_key(std::string_view dotted) const {
+    if (!root || !source) return Position{file, 0, 0};
+    auto dot = dotted.rfind('.');
+    const YamlNode* parent = dot == std::string_view::npos ? &*root : node(dotted.substr(0, dot));
+    std::string_view last = dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+    if (parent && parent->is_mapping()) {
+        for (const auto& [k, v] : parent->entries) {
+            if (k.value == last) return source->position(k.mark);
+        }
+    }
+    return where(dotted);
+}
+
+std::optional<RecordKind> kind_from_path(std::string_view relative_path) {
+    auto slash = relative_path.find('/');
+    if (slash == std::string_view::npos) return std::nullopt;
+    std::string_view top = relative_path.substr(0, slash);
+    for (auto kind : {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency}) {
+        if (kind_folder(kind) == top) return kind;
+    }
+    return std::nullopt;
+}
+
+Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vector<Diagnostic>& out) {
+    Record rec;
+    rec.source = loaded.source;
+    rec.file = loaded.source ? loaded.source->file() : relative_path;
+    rec.path_id = relative_path;
+    if (rec.path_id.size() > 5 && rec.path_id.ends_with(".yaml")) {
+        rec.path_id.resize(rec.path_id.size() - 5);
+    }
+    for (auto& d : loaded.diagnostics) out.push_back(std::move(d));
+    auto kind = kind_from_path(relative_path);
+    if (!kind) {
+        auto slash = relative_path.find('/');
+        out.push_back(diag::unknown_kind(rec.file, slash == std::string::npos ? std::string(".")
+                                                                              : relative_path.substr(0, slash)));
+        return rec;
+    }
+    rec.kind = *kind;
+    if (!loaded.root) return rec;
+    rec.root = std::move(loaded.root);
+    const YamlNode& root = *rec.root;
+    if (!root.is_mapping()) {
+        out.push_back(diag::not_a_mapping(rec.source->position(root.mark),
+                                          fmt::format("a {} record (found {})", kind_name(*kind), root.describe())));
+        rec.root.reset();
+        return rec;
+    }
+    validate_fields(root, record_fields(*kind), std::string(kind_name(*kind)), *rec.source, out);
+    rec.id = str(&root, "id");
+    rec.sources = read_sources(root);
+    switch (*kind) {
+        case RecordKind::model: rec.model = read_model(root); break;
+        case RecordKind::accelerator: rec.accelerator = read_accelerator(root); break;
+        case RecordKind::kv_efficiency: rec.kv = read_kv(root); break;
+    }
+    return rec;
+}
+
+Record load_record(const std::string& disk_path, const std::string& shown_path, const std::string& relative_path,
+                   std::vector<Diagnostic>& out) {
+    return make_record(load_yaml_file(disk_path, shown_path), relative_path, out);
+}
+
+}  // namespace kvcat

@@ -1,0 +1,154 @@
+// Typed records, one struct per kind.
+//
+// A record is read from its positioned YAML tree after schema validation. Every
+// field that may be missing or invalid is optional here, so a record with a schema
+// error still takes part in the cross-record checks it can support, and one bad
+// record never hides the findings of another. Each record keeps its tree, so any
+// rule can point at the exact value it is judging.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rational.h"
+#include "schema.h"
+#include "yaml_loader.h"
+
+namespace kvcat {
+
+struct Source {
+    std::string name;
+    std::string detail;
+    std::string url;
+    std::string date;
+};
+
+struct LintIgnore {
+    std::string rule;
+    std::string reason;
+    Mark mark;
+};
+
+struct KvLayers {
+    std::optional<std::int64_t> count;
+    std::optional<std::int64_t> interval;
+    std::optional<std::int64_t> first_index;
+    std::vector<std::int64_t> indices;
+};
+
+struct MlaShape {
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t qk_rope_head_dim = 0;
+    std::int64_t latent_dim() const { return kv_lora_rank + qk_rope_head_dim; }
+};
+
+struct SlidingShape {
+    std::int64_t window = 0;
+    std::int64_t layers = 0;
+};
+
+struct LinearShape {
+    std::string kind;
+    std::int64_t layers = 0;
+    std::int64_t key_heads = 0;
+    std::int64_t value_heads = 0;
+    std::int64_t key_head_dim = 0;
+    std::int64_t value_head_dim = 0;
+    std::int64_t conv_kernel = 0;
+    std::string state_dtype;
+};
+
+struct Model {
+    std::string name;
+    std::string config_source;
+    bool config_verified = false;
+    std::optional<double> total_params_b;
+    std::optional<double> active_params_b;
+    std::optional<std::int64_t> native_context;
+    std::optional<std::int64_t> num_layers;
+    std::string attention_variant;
+    std::optional<std::int64_t> attention_heads;
+    std::optional<std::int64_t> kv_heads;
+    std::optional<std::int64_t> head_dim;
+    KvLayers kv_layers;
+    std::optional<MlaShape> mla;
+    std::optional<SlidingShape> sliding;
+    std::optional<LinearShape> linear;
+};
+
+struct Accelerator {
+    std::string vendor;
+    std::string name;
+    std::optional<double> memory_gb;
+    std::string memory_type;
+    std::optional<std::int64_t> memory_bus_bits;
+    std::optional<double> memory_bandwidth_gb_s;
+};
+
+struct KvBasis {
+    std::optional<std::int64_t> layers;
+    std::optional<std::int64_t> kv_heads;
+    std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> latent_dim;
+    std::optional<std::int64_t> kv_factor;
+    std::optional<Rational> bytes_per_element;
+    std::string statement;
+};
+
+struct KvRow {
+    std::string model;
+    std::optional<std::string> accelerator;  ///< nullopt when null or absent
+    std::string engine;
+    std::optional<std::string> engine_version;
+    std::string kv_cache_dtype;
+    std::optional<std::string> weight_quant;
+    std::string attention_variant;
+    std::optional<std::int64_t> context_length;
+    std::optional<Rational> kv_bytes_per_token;
+    KvBasis basis;
+    std::optional<double> measured_tps_at_ctx;
+    std::optional<double> measured_ttft_ms_at_ctx;
+    std::optional<std::string> provenance;
+    std::optional<std::string> measured_on_model;
+    std::optional<std::string> context_extension;
+    std::string methodology;
+    std::string notes;
+    std::vector<LintIgnore> lint_ignore;
+};
+
+/// One record file, loaded and typed.
+struct Record {
+    std::string file;     ///< the path as shown in findings
+    std::string path_id;  ///< the id its path implies: kv-efficiency/NAME
+    RecordKind kind = RecordKind::kv_efficiency;
+    std::shared_ptr<const SourceText> source;
+    std::optional<YamlNode> root;  ///< empty when the file did not parse
+    std::string id;                ///< as written, or "" when absent
+    std::vector<Source> sources;
+    std::optional<Model> model;
+    std::optional<Accelerator> accelerator;
+    std::optional<KvRow> kv;
+
+    /// The node at a dotted path ("kv_bytes_basis.layers"), or nullptr.
+    const YamlNode* node(std::string_view dotted) const;
+    /// The position of the value at a dotted path; falls back to its nearest parent, then the file.
+    Position where(std::string_view dotted) const;
+    /// The position of the key at a dotted path (for a value that is absent or null).
+    Position where_key(std::string_view dotted) const;
+};
+
+/// The kind a path under records/ implies ("models/x.yaml" -> model), or nullopt.
+std::optional<RecordKind> kind_from_path(std::string_view relative_path);
+
+/// Loads one file: YAML, schema, typed fields. Findings go to `out`.
+Record load_record(const std::string& disk_path, const std::string& shown_path, const std::string& relative_path,
+                   std::vector<Diagnostic>& out);
+
+/// Types an already parsed record (used by load_record and by tests that build text in memory).
+Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vector<Diagnostic>& out);
+
+}  // namespace kvcat

@@ -1,0 +1,59 @@
+#include <map>
+
+#include <fmt/format.h>
+
+#include "kv_math.h"
+#include "rules/rules.h"
+
+namespace kvcat::rules {
+
+void id_matches_path(const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& r : set.records()) {
+        if (!r.root || !r.root->find("id") || r.id.empty()) continue;
+        if (r.id != r.path_id) {
+            out.push_back(diag::id_path_mismatch(r.where("id"), r.id, r.path_id));
+        }
+    }
+}
+
+void ids_are_unique(const RecordSet& set, std::vector<Diagnostic>& out) {
+    std::map<std::string, const Record*> first;
+    for (const auto& r : set.records()) {
+        if (r.id.empty()) continue;
+        auto [it, inserted] = first.emplace(r.id, &r);
+        if (!inserted) {
+            out.push_back(diag::duplicate_id(r.where("id"), r.id, it->second->file));
+        }
+    }
+}
+
+void model_layers_agree(const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& r : set.records()) {
+        if (!r.model || !r.root) continue;
+        const Model& m = *r.model;
+        std::string problem;
+        kv_layer_count(m, &problem);
+        if (!problem.empty()) {
+            out.push_back(diag::model_layers(r.where("kv_layers"), problem));
+        }
+        auto require = [&](const char* key, const char* why) {
+            if (!r.node(key)) {
+                out.push_back(diag::missing_key(r.where("attention_variant"), key, why, false));
+            }
+        };
+        if (m.attention_variant == "mla") {
+            require("mla", "the latent's kv_lora_rank and qk_rope_head_dim, for an mla model");
+        } else if (!m.attention_variant.empty()) {
+            require("kv_heads", "the KV heads per layer, for a model that caches K and V");
+            require("head_dim", "the elements per head, for a model that caches K and V");
+        }
+        if (m.attention_variant == "hybrid") {
+            require("linear_attention", "the fixed-state layers' shape, for a hybrid model");
+        }
+        if (m.attention_variant == "sliding") {
+            require("sliding_window", "the window and the number of sliding layers, for a sliding model");
+        }
+    }
+}
+
+}  // namespace kvcat::rules

@@ -1,0 +1,447 @@
+#include "schema.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "dtype.h"
+#include "rational.h"
+#include "suggest.h"
+
+namespace kvcat {
+
+std::string_view kind_folder(RecordKind kind) {
+    switch (kind) {
+        case RecordKind::model: return "models";
+        case RecordKind::accelerator: return "accelerators";
+        case RecordKind::kv_efficiency: return "kv-efficiency";
+    }
+    return "";
+}
+
+std::string_view kind_name(RecordKind kind) {
+    switch (kind) {
+        case RecordKind::model: return "model";
+        case RecordKind::accelerator: return "accelerator";
+        case RecordKind::kv_efficiency: return "kv-efficiency";
+    }
+    return "";
+}
+
+namespace {
+
+using F = FieldType;
+
+constexpr std::array<std::string_view, 6> kVariants = {"mha", "gqa", "mqa", "mla", "hybrid", "sliding"};
+constexpr std::array<std::string_view, 4> kProvenance = {"measured", "third-party-measured", "derived", "joined"};
+constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32", "f16",  "fp16", "bf16", "fp8",  "fp8_e4m3",
+                                                          "fp8_e5m2", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+constexpr std::array<std::string_view, 3> kLinearKinds = {"gated-deltanet", "mamba", "mamba2"};
+constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
+
+constexpr std::array kSourceFields = {
+    FieldSpec{"name", F::string, true, false, "what the source is: a page, a config file, a table"},
+    FieldSpec{"detail", F::string, false, false, "the part of the source read: a table, a file path, a cell"},
+    FieldSpec{"url", F::string, false, false, "where it can be found, when it has an address"},
+    FieldSpec{"date", F::string, false, false, "when it was published or read (YYYY-MM or YYYY-MM-DD)"},
+};
+
+constexpr std::array kIgnoreFields = {
+    FieldSpec{"rule", F::string, true, false, "the rule id whose finding this record silences"},
+    FieldSpec{"reason", F::string, true, false, "why the finding does not apply; shown by lint -v"},
+};
+
+constexpr std::array kKvLayerFields = {
+    FieldSpec{"count", F::integer, true, false, "how many layers grow a full (unbounded) KV cache", {}, {}, true},
+    FieldSpec{"interval", F::integer, false, false, "every Nth layer is a full-attention layer", {}, {}, true},
+    FieldSpec{"first_index", F::integer, false, false, "0-based index of the first full-attention layer"},
+    FieldSpec{"indices", F::integer_list, false, false, "0-based indices of the layers that grow a KV cache"},
+};
+
+constexpr std::array kMlaFields = {
+    FieldSpec{"kv_lora_rank", F::integer, true, false, "rank of the compressed KV latent, elements", {}, {}, true},
+    FieldSpec{"qk_rope_head_dim", F::integer, true, false, "decoupled RoPE key width, elements", {}, {}, true},
+};
+
+constexpr std::array kSlidingFields = {
+    FieldSpec{"window", F::integer, true, false, "tokens a sliding layer keeps", {}, {}, true},
+    FieldSpec{"layers", F::integer, true, false, "how many layers use the sliding window", {}, {}, true},
+};
+
+constexpr std::array kLinearFields = {
+    FieldSpec{"kind", F::enumeration, true, false, "the linear-attention or SSM layer type", kLinearKinds},
+    FieldSpec{"layers", F::integer, true, false, "how many layers are linear attention", {}, {}, true},
+    FieldSpec{"key_heads", F::integer, true, false, "linear_num_key_heads", {}, {}, true},
+    FieldSpec{"value_heads", F::integer, true, false, "linear_num_value_heads", {}, {}, true},
+    FieldSpec{"key_head_dim", F::integer, true, false, "linear_key_head_dim, elements", {}, {}, true},
+    FieldSpec{"value_head_dim", F::integer, true, false, "linear_value_head_dim, elements", {}, {}, true},
+    FieldSpec{"conv_kernel", F::integer, true, false, "linear_conv_kernel_dim", {}, {}, true},
+    FieldSpec{"state_dtype", F::enumeration, true, false, "dtype of the fixed recurrent state", kStateDtypes},
+};
+
+constexpr std::array kModelFields = {
+    FieldSpec{"id", F::string, true, false, "models/NAME: the file's path under records/ without .yaml"},
+    FieldSpec{"name", F::string, true, false, "the model's published name"},
+    FieldSpec{"config_source", F::string, true, false, "where the architecture figures were read"},
+    FieldSpec{"config_verified", F::boolean, true, false,
+              "true when read from the model's own config; false for a third-party copy"},
+    FieldSpec{"total_params_b", F::number, true, false, "total parameters, billions", {}, {}, true},
+    FieldSpec{"active_params_b", F::number, true, false, "parameters active per token, billions", {}, {}, true},
+    FieldSpec{"native_context", F::integer, true, false, "max_position_embeddings, tokens", {}, {}, true},
+    FieldSpec{"num_layers", F::integer, true, false, "decoder layers", {}, {}, true},
+    FieldSpec{"attention_variant", F::enumeration, true, false, "the attention design", kVariants},
+    FieldSpec{"attention_heads", F::integer, true, false, "query heads per layer", {}, {}, true},
+    FieldSpec{"kv_heads", F::integer, false, false, "key/value heads per layer (not for mla)", {}, {}, true},
+    FieldSpec{"head_dim", F::integer, false, false, "elements per head, as configured (not for mla)", {}, {}, true},
+    FieldSpec{"kv_layers", F::mapping, true, false, "which layers grow a KV cache without bound", {}, kKvLayerFields},
+    FieldSpec{"mla", F::mapping, false, false, "the MLA latent (mla only)", {}, kMlaFields},
+    FieldSpec{"sliding_window", F::mapping, false, false, "sliding-window layers (sliding only)", {}, kSlidingFields},
+    FieldSpec{"linear_attention", F::mapping, false, false, "the fixed-state layers of a hybrid", {}, kLinearFields},
+    FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
+    FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
+};
+
+constexpr std::array kAcceleratorFields = {
+    FieldSpec{"id", F::string, true, false, "accelerators/NAME: the file's path under records/ without .yaml"},
+    FieldSpec{"vendor", F::string, true, false, "who makes it"},
+    FieldSpec{"name", F::string, true, false, "the product name"},
+    FieldSpec{"memory_gb", F::number, true, false, "memory capacity as the vendor states it, GB (10^9 bytes)", {}, {},
+              true},
+    FieldSpec{"memory_type", F::string, true, false, "GDDR6X, HBM3, ..."},
+    FieldSpec{"memory_bus_bits", F::integer, false, false, "memory interface width, bits", {}, {}, true},
+    FieldSpec{"memory_bandwidth_gb_s", F::number, true, false, "peak memory bandwidth, GB/s (10^9 bytes/s)", {}, {},
+              true},
+    FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
+    FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
+};
+
+constexpr std::array kBasisFields = {
+    FieldSpec{"layers", F::integer, true, false, "layers that grow a KV cache", {}, {}, true},
+    FieldSpec{"kv_heads", F::integer, false, false, "KV heads per layer (absent for an MLA latent)", {}, {}, true},
+    FieldSpec{"head_dim", F::integer, false, false, "elements per head (absent for an MLA latent)", {}, {}, true},
+    FieldSpec{"latent_dim", F::integer, false, false, "MLA: kv_lora_rank + qk_rope_head_dim, elements", {}, {},
+              true},
+    FieldSpec{"kv_factor", F::integer, true, false, "2 for K and V, 1 for an MLA latent", {}, {}, true},
+    FieldSpec{"bytes_per_element", F::rational, true, false,
+              "bytes per cached element of kv_cache_dtype; a fraction such as 34/32 is allowed", {}, {}, true},
+    FieldSpec{"statement", F::string, true, false, "the product in words, with its result"},
+};
+
+constexpr std::array kKvFields = {
+    FieldSpec{"id", F::string, true, false, "kv-efficiency/NAME: the file's path under records/ without .yaml"},
+    FieldSpec{"model", F::reference, true, false, "the model record, e.g. models/qwen3.5-27b"},
+    FieldSpec{"accelerator", F::reference, true, true, "the accelerator record, or null when not tied to hardware"},
+    FieldSpec{"engine", F::string, true, false, "the inference engine: llama.cpp, vLLM, ..."},
+    FieldSpec{"engine_version", F::string, false, true, "the engine's version or build, when published"},
+    FieldSpec{"kv_cache_dtype", F::enumeration, true, false, "the element type of the KV cache", kDtypeNames},
+    FieldSpec{"weight_quant", F::string, false, true, "the weights' quantisation: Q4_K, fp8, bf16, ..."},
+    FieldSpec{"attention_variant", F::enumeration, true, false, "the attention design, as the model's", kVariants},
+    FieldSpec{"context_length", F::integer, true, false, "the context the row describes, tokens", {}, {}, true},
+    FieldSpec{"kv_bytes_per_token", F::rational, true, false,
+              "bytes of KV cache each token adds, across the layers that keep growing", {}, {}, true},
+    FieldSpec{"kv_bytes_basis", F::mapping, true, false, "the factors whose product is kv_bytes_per_token", {},
+              kBasisFields},
+    FieldSpec{"measured_tps_at_ctx", F::number, true, true,
+              "decode speed at context_length, tokens/s; null when the source did not report it", {}, {}, true},
+    FieldSpec{"measured_ttft_ms_at_ctx", F::number, true, true,
+              "time to first token at context_length, ms; null when the source did not report it", {}, {}, true},
+    FieldSpec{"provenance", F::enumeration, false, false,
+              "measured, third-party-measured, derived, or joined (architecture and measurement from two sources)",
+              kProvenance},
+    FieldSpec{"measured_on_model", F::reference, false, true,
+              "the model the measurement was taken on, when it is not `model`"},
+    FieldSpec{"context_extension", F::string, false, true,
+              "how a context above the model's native one was reached"},
+    FieldSpec{"methodology", F::string, true, false, "how the figures were obtained"},
+    FieldSpec{"notes", F::string, true, false, "what the row shows and its caveats"},
+    FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
+    FieldSpec{"lint_ignore", F::ignore_list, false, false, "findings this record silences, each with a reason", {},
+              kIgnoreFields},
+};
+
+std::string expected_phrase(const FieldSpec& spec) {
+    std::string base(describe_type(spec.type));
+    if (spec.type == F::enumeration) {
+        base = "one of the allowed values";
+    }
+    if (spec.nullable) {
+        base += " or null";
+    }
+    return base;
+}
+
+bool plain_integer(const YamlNode& node, std::int64_t* out) {
+    if (!node.is_scalar() || node.quoted || node.value.empty()) {
+        return false;
+    }
+    const char* begin = node.value.data();
+    const char* end = begin + node.value.size();
+    if (*begin == '+') {
+        ++begin;
+    }
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, v);
+    if (ec != std::errc() || ptr != end) {
+        return false;
+    }
+    if (out) *out = v;
+    return true;
+}
+
+bool looks_like_big_integer(const YamlNode& node) {
+    if (!node.is_scalar() || node.quoted || node.value.empty()) return false;
+    std::size_t i = (node.value[0] == '-' || node.value[0] == '+') ? 1 : 0;
+    if (i >= node.value.size()) return false;
+    for (; i < node.value.size(); ++i) {
+        if (node.value[i] < '0' || node.value[i] > '9') return false;
+    }
+    return true;
+}
+
+bool plain_number(const YamlNode& node, double* out) {
+    if (!node.is_scalar() || node.quoted || node.value.empty()) {
+        return false;
+    }
+    const std::string& v = node.value;
+    // YAML's .inf and .nan are numbers to YAML but never a measurement.
+    for (char c : v) {
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) {
+            return false;
+        }
+    }
+    double d = 0;
+    auto [ptr, ec] = std::from_chars(v.data() + (v[0] == '+' ? 1 : 0), v.data() + v.size(), d);
+    if (ec != std::errc() || ptr != v.data() + v.size() || !std::isfinite(d)) {
+        return false;
+    }
+    if (out) *out = d;
+    return true;
+}
+
+std::string joined(std::span<const std::string_view> values) {
+    std::string out;
+    for (auto v : values) {
+        if (!out.empty()) out += ", ";
+        out += v;
+    }
+    return out;
+}
+
+void check_mapping_list(const YamlNode& value, const FieldSpec& spec, const SourceText& source,
+                        std::vector<Diagnostic>& out) {
+    if (!value.is_sequence()) {
+        out.push_back(diag::wrong_type(source.position(value.mark), std::string(spec.name),
+                                       std::string(describe_type(spec.type)),
+                                       value.describe()));
+        return;
+    }
+    if (spec.type == F::source_list && value.items.empty()) {
+        out.push_back(diag::bad_value(source.position(value.mark), std::string(spec.name),
+                                      "must name at least one source"));
+    }
+    for (const auto& item : value.items) {
+        if (!item.is_mapping()) {
+            out.push_back(diag::wrong_type(source.position(item.mark), fmt::format("{} item", spec.name),
+                                           "a mapping", item.describe()));
+            continue;
+        }
+        validate_fields(item, spec.children, fmt::format("{} item", spec.name), source, out);
+    }
+}
+
+void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& spec, const SourceText& source,
+                 std::vector<Diagnostic>& out) {
+    Position pos = source.position(value.mark);
+    std::string name(spec.name);
+    if (value.is_null()) {
+        if (!spec.nullable) {
+            out.push_back(diag::wrong_type(source.position(key.mark.line == value.mark.line ? value.mark : key.mark),
+                                           name, expected_phrase(spec), "null"));
+        }
+        return;
+    }
+    auto mistyped = [&] { out.push_back(diag::wrong_type(pos, name, expected_phrase(spec), value.describe())); };
+    switch (spec.type) {
+        case F::string:
+        case F::reference:
+            if (!value.is_scalar()) {
+                mistyped();
+            } else if (value.value.empty()) {
+                out.push_back(diag::bad_value(pos, name, "must not be empty"));
+            }
+            return;
+        case F::integer: {
+            std::int64_t v = 0;
+            if (!plain_integer(value, &v)) {
+                if (looks_like_big_integer(value)) {
+                    out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
+                } else {
+                    mistyped();
+                }
+                return;
+            }
+            if (spec.positive && v <= 0) {
+                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", v)));
+            } else if (v < 0) {
+                out.push_back(diag::bad_value(pos, name, fmt::format("must not be negative, found {}", v)));
+            }
+            return;
+        }
+        case F::number: {
+            double v = 0;
+            if (!plain_number(value, &v)) {
+                mistyped();
+                return;
+            }
+            if (spec.positive && !(v > 0)) {
+                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+            }
+            return;
+        }
+        case F::rational: {
+            auto r = value.is_scalar() ? Rational::parse(value.value) : std::nullopt;
+            if (!r || (value.quoted && value.value.find('/') == std::string::npos)) {
+                if (value.is_scalar() && looks_like_big_integer(value)) {
+                    out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
+                } else {
+                    mistyped();
+                }
+                return;
+            }
+            if (spec.positive && !(*r > Rational(0))) {
+                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+            }
+            return;
+        }
+        case F::boolean:
+            if (!value.is_scalar() || value.quoted || (value.value != "true" && value.value != "false")) {
+                mistyped();
+            }
+            return;
+        case F::enumeration: {
+            if (!value.is_scalar()) {
+                mistyped();
+                return;
+            }
+            for (auto allowed : spec.allowed) {
+                if (allowed == value.value) return;
+            }
+            out.push_back(diag::bad_enum(pos, name, value.value, joined(spec.allowed),
+                                         closest_match(value.value, spec.allowed)));
+            return;
+        }
+        case F::mapping:
+            if (!value.is_mapping()) {
+                mistyped();
+                return;
+            }
+            validate_fields(value, spec.children, name, source, out);
+            return;
+        case F::string_list:
+        case F::integer_list:
+            if (!value.is_sequence()) {
+                mistyped();
+                return;
+            }
+            for (const auto& item : value.items) {
+                std::int64_t v = 0;
+                bool ok = spec.type == F::string_list ? item.is_scalar() : plain_integer(item, &v) && v >= 0;
+                if (!ok) {
+                    out.push_back(diag::wrong_type(source.position(item.mark), fmt::format("{} item", name),
+                                                   spec.type == F::string_list ? "a string" : "a whole number >= 0",
+                                                   item.describe()));
+                }
+            }
+            return;
+        case F::source_list:
+        case F::ignore_list:
+            check_mapping_list(value, spec, source, out);
+            return;
+    }
+}
+
+}  // namespace
+
+std::span<const FieldSpec> record_fields(RecordKind kind) {
+    switch (kind) {
+        case RecordKind::model: return kModelFields;
+        case RecordKind::accelerator: return kAcceleratorFields;
+        case RecordKind::kv_efficiency: return kKvFields;
+    }
+    return {};
+}
+
+std::span<const FieldSpec> source_fields() { return kSourceFields; }
+std::span<const FieldSpec> ignore_fields() { return kIgnoreFields; }
+std::span<const std::string_view> attention_variants() { return kVariants; }
+std::span<const std::string_view> provenance_values() { return kProvenance; }
+std::span<const std::string_view> cache_dtype_names() { return kDtypeNames; }
+
+std::string_view describe_type(FieldType type) {
+    switch (type) {
+        case F::string: return "a string";
+        case F::integer: return "a whole number";
+        case F::number: return "a number";
+        case F::rational: return "a whole number or an exact fraction such as 34/32";
+        case F::boolean: return "true or false";
+        case F::enumeration: return "one of the allowed values";
+        case F::reference: return "a record id";
+        case F::mapping: return "a mapping";
+        case F::string_list: return "a list of strings";
+        case F::integer_list: return "a list of whole numbers";
+        case F::source_list: return "a list of sources";
+        case F::ignore_list: return "a list of {rule, reason}";
+    }
+    return "a value";
+}
+
+void validate_fields(const YamlNode& mapping, std::span<const FieldSpec> fields, const std::string& context,
+                     const SourceText& source, std::vector<Diagnostic>& out) {
+    std::vector<std::string_view> names;
+    names.reserve(fields.size());
+    for (const auto& f : fields) names.push_back(f.name);
+
+    for (const auto& [key, value] : mapping.entries) {
+        const FieldSpec* spec = nullptr;
+        for (const auto& f : fields) {
+            if (f.name == key.value) {
+                spec = &f;
+                break;
+            }
+        }
+        if (!spec) {
+            out.push_back(diag::unknown_key(source.position(key.mark), key.value, closest_match(key.value, names),
+                                            context));
+            continue;
+        }
+        check_value(key, value, *spec, source, out);
+    }
+    for (const auto& f : fields) {
+        if (f.required && !mapping.find(f.name)) {
+            out.push_back(diag::missing_key(source.position(mapping.mark), std::string(f.name), expected_phrase(f),
+                                            f.nullable));
+        }
+    }
+}
+
+std::optional<std::int64_t> as_integer(const YamlNode* node) {
+    std::int64_t v = 0;
+    if (node && plain_integer(*node, &v)) return v;
+    return std::nullopt;
+}
+
+std::optional<double> as_number(const YamlNode* node) {
+    double v = 0;
+    if (node && plain_number(*node, &v)) return v;
+    return std::nullopt;
+}
+
+std::optional<std::string> as_string(const YamlNode* node) {
+    if (node && node->is_scalar()) return node->value;
+    return std::nullopt;
+}
+
+}  // namespace kvcat

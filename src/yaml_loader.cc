@@ -1,0 +1,370 @@
+#include "yaml_loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
+namespace kvcat {
+
+const YamlNode* YamlNode::find(std::string_view key) const {
+    for (const auto& [k, v] : entries) {
+        if (k.value == key) {
+            return &v;
+        }
+    }
+    return nullptr;
+}
+
+std::string YamlNode::describe() const {
+    switch (kind) {
+        case Kind::null: return "null";
+        case Kind::sequence: return "a list";
+        case Kind::mapping: return "a mapping";
+        case Kind::scalar: break;
+    }
+    return quoted ? fmt::format("the string \"{}\"", value) : fmt::format("'{}'", value);
+}
+
+SourceText::SourceText(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i) {
+        if (text_[i] == '\n') {
+            line_starts_.push_back(i + 1);
+        }
+    }
+}
+
+Mark SourceText::mark_at(std::size_t offset) const {
+    offset = std::min(offset, text_.size());
+    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    std::size_t line_index = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
+    std::size_t start = line_starts_[line_index];
+    int column = 1;
+    for (std::size_t i = start; i < offset; ++i) {
+        // Count characters, not bytes: skip UTF-8 continuation bytes.
+        if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) {
+            ++column;
+        }
+    }
+    return Mark{offset, static_cast<int>(line_index) + 1, column};
+}
+
+Position SourceText::position(std::size_t offset) const { return position(mark_at(offset)); }
+
+namespace {
+
+/// Thrown inside the event handler to stop parsing at a limit.
+struct AbortParse {
+    Diagnostic diagnostic;
+};
+
+class TreeBuilder : public YAML::EventHandler {
+public:
+    TreeBuilder(const SourceText& source, const LoadLimits& limits, std::vector<Diagnostic>& out)
+        : source_(source), limits_(limits), out_(out) {}
+
+    std::optional<YamlNode> take_root() { return std::move(root_); }
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+        check_anchor(mark, anchor);
+        YamlNode node;
+        node.kind = YamlNode::Kind::null;
+        node.mark = to_mark(mark);
+        attach(std::move(node));
+    }
+
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+        out_.push_back(diag::alias(source_.position(to_mark(mark))));
+        YamlNode node;
+        node.mark = to_mark(mark);
+        attach(std::move(node));
+    }
+
+    void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  const std::string& value) override {
+        check_anchor(mark, anchor);
+        YamlNode node;
+        node.kind = YamlNode::Kind::scalar;
+        node.mark = to_mark(mark);
+        node.value = value;
+        // yaml-cpp tags a plain scalar "?" and a quoted or block scalar "!".
+        node.quoted = tag != "?";
+        attach(std::move(node));
+    }
+
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(mark, anchor, YamlNode::Kind::sequence);
+    }
+    void OnSequenceEnd() override { close(); }
+
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
+        open(mark, anchor, YamlNode::Kind::mapping);
+    }
+    void OnMapEnd() override { close(); }
+
+    void OnAnchor(const YAML::Mark& mark, const std::string&) override { report_anchor(mark); }
+
+private:
+    struct Frame {
+        YamlNode node;
+        std::optional<YamlNode> pending_key;
+    };
+
+    Mark to_mark(const YAML::Mark& mark) const {
+        if (mark.is_null() || mark.pos < 0) {
+            return source_.mark_at(0);
+        }
+        return source_.mark_at(static_cast<std::size_t>(mark.pos));
+    }
+
+    void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
+        if (anchor != YAML::NullAnchor) {
+            report_anchor(mark);
+        }
+    }
+
+    void report_anchor(const YAML::Mark& mark) {
+        Mark m = to_mark(mark);
+        if (m.offset != last_anchor_report_) {
+            out_.push_back(diag::alias(source_.position(m)));
+            last_anchor_report_ = m.offset;
+        }
+    }
+
+    void open(const YAML::Mark& mark, YAML::anchor_t anchor, YamlNode::Kind kind) {
+        check_anchor(mark, anchor);
+        if (static_cast<int>(stack_.size()) >= limits_.max_depth) {
+            throw AbortParse{diag::too_deep(source_.position(to_mark(mark)), limits_.max_depth)};
+        }
+        Frame frame;
+        frame.node.kind = kind;
+        frame.node.mark = to_mark(mark);
+        stack_.push_back(std::move(frame));
+    }
+
+    void close() {
+        YamlNode node = std::move(stack_.back().node);
+        stack_.pop_back();
+        attach(std::move(node));
+    }
+
+    void attach(YamlNode node) {
+        if (stack_.empty()) {
+            root_ = std::move(node);
+            return;
+        }
+        Frame& parent = stack_.back();
+        if (parent.node.kind == YamlNode::Kind::sequence) {
+            parent.node.items.push_back(std::move(node));
+            return;
+        }
+        if (!parent.pending_key) {
+            if (node.kind != YamlNode::Kind::scalar) {
+                out_.push_back(diag::yaml_syntax(source_.position(node.mark),
+                                                 "a mapping key must be a plain string"));
+            }
+            parent.pending_key = std::move(node);
+            return;
+        }
+        YamlNode key = std::move(*parent.pending_key);
+        parent.pending_key.reset();
+        if (node.kind == YamlNode::Kind::null && node.mark.offset > key.mark.offset &&
+            node.mark.line > key.mark.line) {
+            // yaml-cpp marks an empty value at the start of the next line; point at the key.
+            node.mark = key.mark;
+        }
+        for (const auto& [existing, _] : parent.node.entries) {
+            if (existing.kind == YamlNode::Kind::scalar && existing.value == key.value) {
+                out_.push_back(diag::duplicate_key(source_.position(key.mark), key.value, existing.mark.line));
+                return;  // the first value stands, as in yaml-cpp, but never silently
+            }
+        }
+        parent.node.entries.emplace_back(std::move(key), std::move(node));
+    }
+
+    const SourceText& source_;
+    const LoadLimits& limits_;
+    std::vector<Diagnostic>& out_;
+    std::vector<Frame> stack_;
+    std::optional<YamlNode> root_;
+    std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
+};
+
+/// Counts events of any further document without keeping them.
+class NullHandler : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+/// Offset of the first byte that breaks UTF-8, or npos.
+std::size_t first_invalid_utf8(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len = 0;
+        std::uint32_t cp = 0;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + len > s.size()) {
+            return i;
+        }
+        for (std::size_t k = 1; k < len; ++k) {
+            auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) {
+                return i;
+            }
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+            return i;
+        }
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+}  // namespace
+
+LoadedYaml load_yaml(const std::string& file_label, std::string text, const LoadLimits& limits) {
+    LoadedYaml out;
+    if (text.size() > limits.max_bytes) {
+        out.source = std::make_shared<SourceText>(file_label, std::string());
+        out.diagnostics.push_back(diag::file_too_large(file_label, text.size(), limits.max_bytes));
+        return out;
+    }
+    // CRLF line ends become LF: lines and columns are unchanged, values lose the stray \r.
+    if (text.find('\r') != std::string::npos) {
+        std::string normalized;
+        normalized.reserve(text.size());
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+                continue;
+            }
+            normalized += text[i];
+        }
+        text = std::move(normalized);
+    }
+    auto source = std::make_shared<SourceText>(file_label, std::move(text));
+    out.source = source;
+    const std::string& t = source->text();
+
+    if (t.rfind("\xEF\xBB\xBF", 0) == 0) {
+        out.diagnostics.push_back(
+            diag::encoding(source->position(std::size_t{0}), "the file starts with a byte-order mark; save it as UTF-8 without one"));
+        return out;
+    }
+    if (auto nul = t.find('\0'); nul != std::string::npos) {
+        out.diagnostics.push_back(diag::encoding(source->position(nul), "a NUL byte; a record is UTF-8 text"));
+        return out;
+    }
+    if (auto bad = first_invalid_utf8(t); bad != std::string_view::npos) {
+        out.diagnostics.push_back(diag::encoding(
+            source->position(bad), fmt::format("byte 0x{:02X} is not valid UTF-8; a record is UTF-8 text",
+                                               static_cast<unsigned char>(t[bad]))));
+        return out;
+    }
+    if (auto cr = t.find('\r'); cr != std::string::npos) {
+        out.diagnostics.push_back(
+            diag::encoding(source->position(cr), "a carriage return that does not end a line"));
+        return out;
+    }
+
+    std::istringstream stream(t);
+    TreeBuilder builder(*source, limits, out.diagnostics);
+    try {
+        YAML::Parser parser(stream);
+        if (!parser.HandleNextDocument(builder)) {
+            out.diagnostics.push_back(diag::file_empty(file_label));
+            return out;
+        }
+        out.root = builder.take_root();
+        NullHandler rest;
+        if (parser.HandleNextDocument(rest)) {
+            // Point at the separator that starts the second document when there is one.
+            std::size_t sep = t.find("\n---");
+            out.diagnostics.push_back(diag::multiple_documents(
+                source->position(sep == std::string::npos ? std::size_t{0} : sep + 1)));
+        }
+    } catch (const AbortParse& abort) {
+        out.root.reset();
+        out.diagnostics.push_back(abort.diagnostic);
+    } catch (const YAML::ParserException& e) {
+        out.root.reset();
+        Position pos = e.mark.is_null() || e.mark.pos < 0
+                           ? Position{file_label, 0, 0}
+                           : source->position(static_cast<std::size_t>(e.mark.pos));
+        out.diagnostics.push_back(diag::yaml_syntax(pos, e.msg));
+    } catch (const std::exception& e) {
+        out.root.reset();
+        out.diagnostics.push_back(diag::yaml_syntax(Position{file_label, 0, 0}, e.what()));
+    }
+    if (out.root && out.root->is_null() && !has_errors(out.diagnostics)) {
+        out.root.reset();
+        out.diagnostics.push_back(diag::file_empty(file_label));
+    }
+    return out;
+}
+
+LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label, const LoadLimits& limits) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > limits.max_bytes) {
+        LoadedYaml out;
+        out.source = std::make_shared<SourceText>(file_label, std::string());
+        out.diagnostics.push_back(diag::file_too_large(file_label, static_cast<std::size_t>(size), limits.max_bytes));
+        return out;
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        LoadedYaml out;
+        out.source = std::make_shared<SourceText>(file_label, std::string());
+        out.diagnostics.push_back(diag::file_unreadable(file_label, std::generic_category().message(errno)));
+        return out;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+        LoadedYaml out;
+        out.source = std::make_shared<SourceText>(file_label, std::string());
+        out.diagnostics.push_back(diag::file_unreadable(file_label, "read error"));
+        return out;
+    }
+    return load_yaml(file_label, std::move(text), limits);
+}
+
+}  // namespace kvcat

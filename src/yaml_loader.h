@@ -1,0 +1,84 @@
+// YAML text to a tree of positioned values.
+//
+// Records are untrusted input, so the loader is built on yaml-cpp's event parser
+// rather than its Node API: every value keeps the byte offset, line and column it
+// came from; a duplicate key (which yaml-cpp would accept, first value winning) is
+// a finding that names both lines; anchors and aliases are refused, so a nested
+// alias bomb costs nothing; nesting depth and file size are bounded; a plain
+// scalar is kept apart from a quoted one, so "null" and null are not confused.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "diagnostic.h"
+
+namespace kvcat {
+
+/// Where a value starts. line and column are 1-based; column counts characters.
+struct Mark {
+    std::size_t offset = 0;
+    int line = 0;
+    int column = 0;
+};
+
+struct YamlNode {
+    enum class Kind { null, scalar, sequence, mapping };
+    Kind kind = Kind::null;
+    Mark mark;
+    std::string value;  ///< scalar text
+    bool quoted = false;  ///< a quoted or block scalar: always a string
+    std::vector<YamlNode> items;  ///< sequence items
+    std::vector<std::pair<YamlNode, YamlNode>> entries;  ///< mapping: key, value
+
+    bool is_null() const { return kind == Kind::null; }
+    bool is_scalar() const { return kind == Kind::scalar; }
+    bool is_mapping() const { return kind == Kind::mapping; }
+    bool is_sequence() const { return kind == Kind::sequence; }
+    /// The value for a mapping key, or nullptr.
+    const YamlNode* find(std::string_view key) const;
+    /// "a string", "a number", "a list", "a mapping", "null": for messages.
+    std::string describe() const;
+};
+
+/// The text of one file, with a line index to turn byte offsets into positions.
+class SourceText {
+public:
+    SourceText() = default;
+    SourceText(std::string file, std::string text);
+    const std::string& file() const { return file_; }
+    const std::string& text() const { return text_; }
+    /// 1-based line and character column of a byte offset.
+    Mark mark_at(std::size_t offset) const;
+    Position position(std::size_t offset) const;
+    Position position(const Mark& mark) const { return Position{file_, mark.line, mark.column}; }
+
+private:
+    std::string file_;
+    std::string text_;
+    std::vector<std::size_t> line_starts_;
+};
+
+struct LoadLimits {
+    std::size_t max_bytes = 1 << 20;
+    int max_depth = 32;
+};
+
+struct LoadedYaml {
+    std::shared_ptr<const SourceText> source;
+    std::optional<YamlNode> root;  ///< empty when the file could not be parsed
+    std::vector<Diagnostic> diagnostics;
+};
+
+/// Parses one record file's text. Never throws for bad input: every problem is a diagnostic.
+LoadedYaml load_yaml(const std::string& file_label, std::string text, const LoadLimits& limits = {});
+
+/// Reads then parses; an unreadable file is a diagnostic too.
+LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label, const LoadLimits& limits = {});
+
+}  // namespace kvcat

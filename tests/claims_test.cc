@@ -1,0 +1,3 @@
+#include "claims.h"
+
+#include <gtest/gtest.h>
