@@ -215,6 +215,11 @@ void insert_records(SQLite::Database& db, const RecordSet& set, BuildStats& stat
         if (!r.kv) continue;
         const KvRow& k = *r.kv;
         const Record* model_record = set.find(k.model);
+        if (!model_record || !model_record->model || !k.kv_bytes_per_token || !k.basis.bytes_per_element ||
+            !k.context_length) {
+            // build_catalog is only called on records that lint clean; refuse anything else whole.
+            throw CatalogError(fmt::format("{}: the record is incomplete or names no model; lint it first", r.file));
+        }
         const Model& m = *model_record->model;
         Rational per_token = *k.kv_bytes_per_token;
         Rational bpe = *k.basis.bytes_per_element;

@@ -18,16 +18,29 @@ struct QueryOptions {
     std::string records = "records";
     std::string format = "table";
     std::vector<std::string> filters;
-    std::vector<std::string> columns;
+    std::string columns_text;
     std::string sort;
     bool descending = false;
 };
+
+std::vector<std::string> split_columns(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+        std::size_t comma = text.find(',', start);
+        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty()) out.push_back(part);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
 
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
     try {
         for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
-        spec.columns = options.columns;
+        spec.columns = split_columns(options.columns_text);
         spec.sort_column = options.sort;
         spec.descending = options.descending;
         BoundSql bound = build_query_sql(spec);
@@ -58,7 +71,8 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_option("--format", options->format, "Output format")
         ->check(CLI::IsMember(formats))
         ->capture_default_str();
-    sub->add_option("--columns", options->columns, "Columns to show, comma-separated")->delimiter(',');
+    // A plain string, split here: a list option would swallow the filters that follow it.
+    sub->add_option("--columns", options->columns_text, "Columns to show, comma-separated");
     sub->add_option("--sort", options->sort, "Sort by this column (default: id)");
     sub->add_flag("--desc", options->descending, "Sort descending");
     sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed");
