@@ -25,20 +25,26 @@ namespace kvcat {
 namespace {
 
 // Limits that keep recognition conservative and the scan linear.
-constexpr std::size_t kMaxFillerWords = 5;    // words between a number and the next operator
-constexpr std::size_t kMaxFillerParens = 2;   // parenthetical groups in the same gap
-constexpr std::size_t kMaxParenTokens = 12;   // tokens inside one filler group
-constexpr std::size_t kMaxFactors = 64;       // factors in one expression
-constexpr std::size_t kMaxSides = 8;          // sides in one claim
-constexpr std::size_t kMaxRatioWords = 5;     // words between "4.0x" and "(a/b)"
-constexpr int kMaxDecimals = 18;              // round_scaled stays inside 128 bits
+constexpr std::size_t kMaxFillerWords = 5;   // words between a number and the next operator
+constexpr std::size_t kMaxFillerParens = 2;  // parenthetical groups in the same gap
+constexpr std::size_t kMaxParenTokens = 12;  // tokens inside one filler group
+constexpr std::size_t kMaxFactors = 64;      // factors in one expression
+constexpr std::size_t kMaxSides = 8;         // sides in one claim
+constexpr std::size_t kMaxRatioWords = 5;    // words between "4.0x" and "(a/b)"
+constexpr int kMaxDecimals = 18;             // round_scaled stays inside 128 bits
 
 // ---------------------------------------------------------------------------------
 // Bytes
 
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_alnum(unsigned char c) { return is_digit(c) || is_alpha(c); }
+bool is_digit(unsigned char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_alpha(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_alnum(unsigned char c) {
+    return is_digit(c) || is_alpha(c);
+}
 bool is_ascii_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
@@ -57,16 +63,22 @@ unsigned char byte_at(std::string_view s, std::size_t i) {
 /// Spaces, U+00D7 and U+2192 at byte i.
 SpecialAt special_at(std::string_view s, std::size_t i) {
     unsigned char c = byte_at(s, i);
-    if (i >= s.size()) return {};
-    if (is_ascii_space(c)) return {Special::space, 1};
+    if (i >= s.size())
+        return {};
+    if (is_ascii_space(c))
+        return {Special::space, 1};
     unsigned char c1 = byte_at(s, i + 1);
-    if (c == 0xC3 && c1 == 0x97) return {Special::times, 2};  // U+00D7
-    if (c == 0xC2 && c1 == 0xA0) return {Special::space, 2};  // no-break space
+    if (c == 0xC3 && c1 == 0x97)
+        return {Special::times, 2};  // U+00D7
+    if (c == 0xC2 && c1 == 0xA0)
+        return {Special::space, 2};  // no-break space
     if (c == 0xE2 && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
-        if (c1 == 0x86 && c2 == 0x92) return {Special::arrow, 3};  // U+2192
+        if (c1 == 0x86 && c2 == 0x92)
+            return {Special::arrow, 3};  // U+2192
         // U+2000..U+200A (en quad .. hair space, incl. thin space), U+202F narrow nbsp
-        if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xAF)) return {Special::space, 3};
+        if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xAF))
+            return {Special::space, 3};
     }
     return {};
 }
@@ -74,9 +86,11 @@ SpecialAt special_at(std::string_view s, std::size_t i) {
 /// A byte that belongs to a word: ASCII letters and digits, '_', and any non-ASCII
 /// byte that does not start one of the recognised special sequences.
 bool is_word_byte(std::string_view s, std::size_t i) {
-    if (i >= s.size()) return false;
+    if (i >= s.size())
+        return false;
     unsigned char c = byte_at(s, i);
-    if (is_alnum(c) || c == '_') return true;
+    if (is_alnum(c) || c == '_')
+        return true;
     return c >= 0x80 && special_at(s, i).kind == Special::none;
 }
 
@@ -84,11 +98,15 @@ bool is_word_byte(std::string_view s, std::size_t i) {
 /// ("full-attention", "K+V", "Qwen3.5", "it's", "B/token") followed by a word byte.
 /// A '/' only connects to a following letter, so "heads/2" splits at the slash.
 bool continues_word(std::string_view s, std::size_t i) {
-    if (i >= s.size()) return false;
-    if (is_word_byte(s, i)) return true;
+    if (i >= s.size())
+        return false;
+    if (is_word_byte(s, i))
+        return true;
     unsigned char c = byte_at(s, i);
-    if (c == '-' || c == '+' || c == '.' || c == '\'') return is_word_byte(s, i + 1);
-    if (c == '/') return is_alpha(byte_at(s, i + 1));
+    if (c == '-' || c == '+' || c == '.' || c == '\'')
+        return is_word_byte(s, i + 1);
+    if (c == '/')
+        return is_alpha(byte_at(s, i + 1));
     return false;
 }
 
@@ -98,13 +116,17 @@ std::size_t scan_word_end(std::string_view s, std::size_t i) {
 }
 
 bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
+    if (a.size() != b.size())
+        return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         unsigned char x = static_cast<unsigned char>(a[i]);
         unsigned char y = static_cast<unsigned char>(b[i]);
-        if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y - 'A' + 'a');
-        if (x != y) return false;
+        if (x >= 'A' && x <= 'Z')
+            x = static_cast<unsigned char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = static_cast<unsigned char>(y - 'A' + 'a');
+        if (x != y)
+            return false;
     }
     return true;
 }
@@ -118,9 +140,9 @@ struct UnitInfo {
 };
 
 constexpr std::string_view kCanonicalUnits[] = {
-    "B",  "B/token",  "KiB", "KiB/token", "MiB", "MiB/token", "GiB", "GiB/token", "TiB",
-    "TiB/token",      "KB",  "KB/token",  "MB",  "MB/token",  "GB",  "GB/token",  "TB",
-    "TB/token",
+    "B",   "B/token",   "KiB", "KiB/token", "MiB", "MiB/token",
+    "GiB", "GiB/token", "TiB", "TiB/token", "KB",  "KB/token",
+    "MB",  "MB/token",  "GB",  "GB/token",  "TB",  "TB/token",
 };
 
 /// Canonical unit for a unit word: "B", "B/token", "KiB", "GiB/token", ...; nullopt
@@ -131,22 +153,25 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
     if (auto slash = word.find('/'); slash != std::string_view::npos) {
         base = word.substr(0, slash);
         suffix = word.substr(slash + 1);
-        if (suffix != "token" && suffix != "tok") return std::nullopt;
+        if (suffix != "token" && suffix != "tok")
+            return std::nullopt;
     }
     std::string out;
     if (base == "B" || iequals(base, "byte") || iequals(base, "bytes")) {
         out = "B";
-    } else if (base == "KiB" || base == "MiB" || base == "GiB" || base == "TiB" ||
-               base == "KB" || base == "MB" || base == "GB" || base == "TB") {
+    } else if (base == "KiB" || base == "MiB" || base == "GiB" || base == "TiB" || base == "KB" ||
+               base == "MB" || base == "GB" || base == "TB") {
         out = std::string(base);
     } else if (base == "kB") {
         out = "KB";
     } else {
         return std::nullopt;
     }
-    if (!suffix.empty()) out += "/token";
+    if (!suffix.empty())
+        out += "/token";
     for (std::string_view canon : kCanonicalUnits) {
-        if (canon == out) return canon;
+        if (canon == out)
+            return canon;
     }
     return std::nullopt;
 }
@@ -155,16 +180,25 @@ UnitInfo unit_info(std::string_view unit) {
     std::string_view base = unit.substr(0, unit.find('/'));
     constexpr std::int64_t kKi = 1024;
     constexpr std::int64_t kK = 1000;
-    if (base == "KiB") return {kKi, false};
-    if (base == "MiB") return {kKi * kKi, false};
-    if (base == "GiB") return {kKi * kKi * kKi, false};
-    if (base == "TiB") return {kKi * kKi * kKi * kKi, false};
-    if (base == "KB") return {kK, false};
-    if (base == "MB") return {kK * kK, false};
-    if (base == "GB") return {kK * kK * kK, false};
-    if (base == "TB") return {kK * kK * kK * kK, false};
-    if (base == "x") return {1, false};  // ratios are compared at their stated digits
-    return {1, true};                     // "", "B", "B/token"
+    if (base == "KiB")
+        return {kKi, false};
+    if (base == "MiB")
+        return {kKi * kKi, false};
+    if (base == "GiB")
+        return {kKi * kKi * kKi, false};
+    if (base == "TiB")
+        return {kKi * kKi * kKi * kKi, false};
+    if (base == "KB")
+        return {kK, false};
+    if (base == "MB")
+        return {kK * kK, false};
+    if (base == "GB")
+        return {kK * kK * kK, false};
+    if (base == "TB")
+        return {kK * kK * kK * kK, false};
+    if (base == "x")
+        return {1, false};  // ratios are compared at their stated digits
+    return {1, true};       // "", "B", "B/token"
 }
 
 struct GluedUnit {
@@ -177,7 +211,8 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
     static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB",
                                                   "KB",    "kB",   "MB",  "GB",  "TB",  "B"};
     for (std::string_view u : kUnits) {
-        if (s.substr(i, u.size()) != u) continue;
+        if (s.substr(i, u.size()) != u)
+            continue;
         std::size_t end = i + u.size();
         std::string_view word = u;
         std::string with_suffix;
@@ -189,9 +224,11 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
                 break;
             }
         }
-        if (continues_word(s, end)) return std::nullopt;
+        if (continues_word(s, end))
+            return std::nullopt;
         auto canon = canonical_unit(word);
-        if (!canon) return std::nullopt;
+        if (!canon)
+            return std::nullopt;
         return GluedUnit{*canon, end};
     }
     return std::nullopt;
@@ -206,7 +243,7 @@ enum class Kind { num, word, mul, div, eq, lparen, rparen, punct, brk };
 // of number tokens live in a separate array.
 struct Token {
     Kind kind = Kind::punct;
-    std::size_t begin = 0;   ///< byte span of the whole token
+    std::size_t begin = 0;  ///< byte span of the whole token
     std::size_t end = 0;
     std::size_t number = 0;  ///< index into Tokens::numbers for Kind::num
 };
@@ -229,7 +266,8 @@ struct Tokens {
 std::string plain_digits(std::string_view s) {
     std::string out;
     for (char c : s) {
-        if (c != ',') out += c;
+        if (c != ',')
+            out += c;
     }
     return out;
 }
@@ -238,25 +276,40 @@ std::string plain_digits(std::string_view s) {
 /// glued to punctuation that makes them part of something else: "3,7", "v1.2", "-3",
 /// "~4", "12:30", "#5", "$3".
 bool clean_left(std::string_view s, std::size_t i) {
-    if (i == 0) return true;
+    if (i == 0)
+        return true;
     unsigned char p = byte_at(s, i - 1);
     if (p < 0x80) {
         switch (p) {
-            case '.': case ',': case '-': case '+': case '%': case '#': case '^': case '@':
-            case ':': case '~': case '\\': case '&': case '$': case '_':
+            case '.':
+            case ',':
+            case '-':
+            case '+':
+            case '%':
+            case '#':
+            case '^':
+            case '@':
+            case ':':
+            case '~':
+            case '\\':
+            case '&':
+            case '$':
+            case '_':
                 return false;
             default:
                 return !is_alnum(p);
         }
     }
     // Non-ASCII: only the recognised separators may precede a number.
-    if (i >= 2 && special_at(s, i - 2).len == 2) return true;
-    if (i >= 3 && special_at(s, i - 3).len == 3) return true;
+    if (i >= 2 && special_at(s, i - 2).len == 2)
+        return true;
+    if (i >= 3 && special_at(s, i - 3).len == 3)
+        return true;
     return false;
 }
 
 class Tokenizer {
-public:
+  public:
     explicit Tokenizer(std::string_view s) : s_(s) {}
 
     Tokens run() {
@@ -265,7 +318,8 @@ public:
         while (i < s_.size()) {
             SpecialAt sp = special_at(s_, i);
             if (sp.kind == Special::space) {
-                if (byte_at(s_, i) == '\n' && ++newlines == 2) push(Kind::brk, i, i + 1);
+                if (byte_at(s_, i) == '\n' && ++newlines == 2)
+                    push(Kind::brk, i, i + 1);
                 i += sp.len;
                 continue;
             }
@@ -294,7 +348,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     void push(Kind kind, std::size_t begin, std::size_t end) {
         Token t;
         t.kind = kind;
@@ -324,7 +378,10 @@ private:
                     return i + 2;
                 }
                 break;
-            case '!': case '<': case '>': case '~':
+            case '!':
+            case '<':
+            case '>':
+            case '~':
                 if (next == '=') {  // "!=", "<=", ">=", "~=" are not equations
                     push(Kind::punct, i, i + 2);
                     return i + 2;
@@ -358,16 +415,17 @@ private:
             bool bullet = true;  // only blanks between the start of the line and the '*'
             for (std::size_t k = i; k > 0; --k) {
                 unsigned char p = byte_at(s_, k - 1);
-                if (p == '\n') break;
+                if (p == '\n')
+                    break;
                 if (p != ' ' && p != '\t') {
                     bullet = false;
                     break;
                 }
             }
             if (!bullet) {
-                is_mul = (space_before && space_after) ||
-                         (!space_before && is_alnum(byte_at(s_, i - 1)) &&
-                          is_digit(byte_at(s_, end)));
+                is_mul =
+                    (space_before && space_after) ||
+                    (!space_before && is_alnum(byte_at(s_, i - 1)) && is_digit(byte_at(s_, end)));
             }
         }
         push(is_mul ? Kind::mul : Kind::punct, i, end);
@@ -412,7 +470,8 @@ private:
             if (sp.kind == Special::times) {
                 // "16×4" multiplies; "4.0× smaller" is a ratio.
                 std::size_t k = num_end + sp.len;
-                while (k < n && special_at(s_, k).kind == Special::space) k += special_at(s_, k).len;
+                while (k < n && special_at(s_, k).kind == Special::space)
+                    k += special_at(s_, k).len;
                 if (!is_digit(byte_at(s_, k))) {
                     ratio = true;
                     end = num_end + sp.len;
@@ -448,8 +507,10 @@ private:
         }
         if (as_word) {
             std::size_t w = scan_word_end(s_, i);
-            if (byte_at(s_, w) == '%') ++w;
-            if (w <= num_end) w = num_end + 1;  // always make progress
+            if (byte_at(s_, w) == '%')
+                ++w;
+            if (w <= num_end)
+                w = num_end + 1;  // always make progress
             push(Kind::word, i, w);
             return w;
         }
@@ -461,7 +522,8 @@ private:
         num.decimals = decimals;
         const bool leading_zero = byte_at(s_, i) == '0' && (int_len > 1 || grouped);
         num.usable = clean_left(s_, i) && !list && !leading_zero;
-        if (decimals <= kMaxDecimals) num.value = Rational::parse(plain_digits(s_.substr(i, num_end - i)));
+        if (decimals <= kMaxDecimals)
+            num.value = Rational::parse(plain_digits(s_.substr(i, num_end - i)));
         push(Kind::num, i, end);
         out_.tokens.back().number = out_.numbers.size();
         out_.numbers.push_back(std::move(num));
@@ -478,20 +540,20 @@ private:
 // Verb phrases that link an expression to its stated result. Approximations ("is
 // about", "roughly", "~") are deliberately absent: they do not claim equality.
 constexpr std::string_view kVerbs[][3] = {
-    {"is", "equal", "to"}, {"are", "equal", "to"}, {"adds", "up", "to"}, {"add", "up", "to"},
-    {"works", "out", "to"}, {"is", "exactly", ""}, {"would", "be", ""}, {"will", "be", ""},
-    {"should", "be", ""},  {"must", "be", ""},     {"would", "give", ""}, {"comes", "to", ""},
-    {"come", "to", ""},    {"came", "to", ""},     {"equal", "to", ""},   {"is", "", ""},
-    {"are", "", ""},       {"was", "", ""},        {"were", "", ""},      {"gives", "", ""},
-    {"give", "", ""},      {"giving", "", ""},     {"makes", "", ""},     {"make", "", ""},
-    {"equals", "", ""},    {"equal", "", ""},      {"totals", "", ""},    {"totalling", "", ""},
-    {"totaling", "", ""},  {"yields", "", ""},     {"yield", "", ""},     {"yielding", "", ""},
+    {"is", "equal", "to"},  {"are", "equal", "to"}, {"adds", "up", "to"},  {"add", "up", "to"},
+    {"works", "out", "to"}, {"is", "exactly", ""},  {"would", "be", ""},   {"will", "be", ""},
+    {"should", "be", ""},   {"must", "be", ""},     {"would", "give", ""}, {"comes", "to", ""},
+    {"come", "to", ""},     {"came", "to", ""},     {"equal", "to", ""},   {"is", "", ""},
+    {"are", "", ""},        {"was", "", ""},        {"were", "", ""},      {"gives", "", ""},
+    {"give", "", ""},       {"giving", "", ""},     {"makes", "", ""},     {"make", "", ""},
+    {"equals", "", ""},     {"equal", "", ""},      {"totals", "", ""},    {"totalling", "", ""},
+    {"totaling", "", ""},   {"yields", "", ""},     {"yield", "", ""},     {"yielding", "", ""},
 };
 
 struct Chain {
     std::vector<std::size_t> factors;  ///< token indices
     std::vector<char> ops;
-    std::size_t after = 0;  ///< token index where a link may follow (after filler / ')')
+    std::size_t after = 0;    ///< token index where a link may follow (after filler / ')')
     bool incomplete = false;  ///< ends in an operator whose operand is not a number
     bool too_long = false;
 };
@@ -508,7 +570,7 @@ struct SideParse {
 };
 
 class Parser {
-public:
+  public:
     Parser(std::string_view text, Tokens tokens)
         : s_(text), t_(std::move(tokens.tokens)), n_(std::move(tokens.numbers)) {}
 
@@ -517,13 +579,14 @@ public:
         std::size_t i = 0;
         while (i < t_.size()) {
             std::size_t resume = i + 1;
-            if (auto claim = try_claim(i, resume)) claims.push_back(std::move(*claim));
+            if (auto claim = try_claim(i, resume))
+                claims.push_back(std::move(*claim));
             i = resume > i ? resume : i + 1;
         }
         return claims;
     }
 
-private:
+  private:
     /// The number details of token i (which must be a Kind::num token).
     const Number& num(std::size_t i) const { return n_[t_[i].number]; }
     Kind kind(std::size_t i) const { return i < t_.size() ? t_[i].kind : Kind::brk; }
@@ -541,14 +604,16 @@ private:
             std::size_t len = 0;
             bool match = true;
             for (std::string_view w : verb) {
-                if (w.empty()) break;
+                if (w.empty())
+                    break;
                 if (kind(i + len) != Kind::word || !iequals(text(i + len), w)) {
                     match = false;
                     break;
                 }
                 ++len;
             }
-            if (match) return len;
+            if (match)
+                return len;
         }
         return 0;
     }
@@ -557,8 +622,10 @@ private:
     std::optional<std::size_t> paren_group_end(std::size_t i) const {
         for (std::size_t k = i + 1; k < t_.size() && k <= i + kMaxParenTokens + 1; ++k) {
             Kind kk = kind(k);
-            if (kk == Kind::rparen) return k;
-            if (kk == Kind::lparen || kk == Kind::eq || kk == Kind::brk) return std::nullopt;
+            if (kk == Kind::rparen)
+                return k;
+            if (kk == Kind::lparen || kk == Kind::eq || kk == Kind::brk)
+                return std::nullopt;
         }
         return std::nullopt;
     }
@@ -569,13 +636,16 @@ private:
         std::size_t parens = 0;
         while (i < t_.size()) {
             if (kind(i) == Kind::word) {
-                if (words == kMaxFillerWords || verb_at(i) > 0) break;
+                if (words == kMaxFillerWords || verb_at(i) > 0)
+                    break;
                 ++words;
                 ++i;
             } else if (kind(i) == Kind::lparen) {
-                if (parens == kMaxFillerParens) break;
+                if (parens == kMaxFillerParens)
+                    break;
                 auto close = paren_group_end(i);
-                if (!close) break;
+                if (!close)
+                    break;
                 ++parens;
                 i = *close + 1;
             } else {
@@ -599,7 +669,8 @@ private:
                 q = skip_filler(q + 1);
             }
             c.after = q;
-            if (!is_op(q)) break;
+            if (!is_op(q))
+                break;
             if (is_factor(q + 1)) {
                 if (c.factors.size() == kMaxFactors) {
                     c.too_long = true;
@@ -657,9 +728,10 @@ private:
     /// A side after a link: an expression or a stated number. After a verb a ratio
     /// ("is 4x faster") or "N times" compares something else, so it is not a side.
     std::optional<SideParse> parse_side(std::size_t i, bool after_verb) const {
-        if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
-        if (after_verb && (num(i).ratio || (kind(i + 1) == Kind::word &&
-                                           iequals(text(i + 1), "times")))) {
+        if (kind(i) != Kind::num || !num(i).usable)
+            return std::nullopt;
+        if (after_verb &&
+            (num(i).ratio || (kind(i + 1) == Kind::word && iequals(text(i + 1), "times")))) {
             return std::nullopt;
         }
         if (num(i).ratio) {
@@ -673,8 +745,10 @@ private:
             return side;
         }
         Chain c = parse_chain(i, false);
-        if (c.too_long || c.incomplete) return std::nullopt;
-        if (c.factors.size() >= 2) return expression_side(c);
+        if (c.too_long || c.incomplete)
+            return std::nullopt;
+        if (c.factors.size() >= 2)
+            return expression_side(c);
         return stated_side(i);
     }
 
@@ -685,9 +759,11 @@ private:
 
     /// The link ('=', "->", U+2192, or a verb after an expression) at token i.
     std::optional<Link> link_at(std::size_t i, bool allow_verb) const {
-        if (kind(i) == Kind::eq) return Link{i + 1, false};
+        if (kind(i) == Kind::eq)
+            return Link{i + 1, false};
         if (allow_verb) {
-            if (std::size_t len = verb_at(i)) return Link{i + len, true};
+            if (std::size_t len = verb_at(i))
+                return Link{i + len, true};
         }
         return std::nullopt;
     }
@@ -701,41 +777,39 @@ private:
             ++p;
             ++words;
         }
-        if (kind(p) != Kind::lparen || !is_factor(p + 1)) return std::nullopt;
+        if (kind(p) != Kind::lparen || !is_factor(p + 1))
+            return std::nullopt;
         Chain c = parse_chain(p + 1, false);
-        if (c.too_long || c.incomplete || c.factors.size() < 2) return std::nullopt;
+        if (c.too_long || c.incomplete || c.factors.size() < 2)
+            return std::nullopt;
         std::size_t close = c.factors.back() + 1;
-        if (kind(close) == Kind::word && canonical_unit(text(close))) ++close;
-        if (kind(close) != Kind::rparen) return std::nullopt;
+        if (kind(close) == Kind::word && canonical_unit(text(close)))
+            ++close;
+        if (kind(close) != Kind::rparen)
+            return std::nullopt;
         SideParse expr = expression_side(c);
         expr.next = close + 1;
-        return std::vector<SideParse>{stated_side_bare(i), expr};
-    }
-
-    SideParse stated_side_bare(std::size_t i) const {
-        SideParse side;
-        side.factors.push_back(i);
-        side.decimals = num(i).decimals;
-        side.unit = num(i).unit;
-        side.begin = t_[i].begin;
-        side.end = t_[i].end;
-        side.next = i + 1;
-        return side;
+        return std::vector<SideParse>{stated_side(i), expr};  // a ratio has its unit "x"
     }
 
     std::optional<Claim> try_claim(std::size_t i, std::size_t& resume) const {
-        if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
+        if (kind(i) != Kind::num || !num(i).usable)
+            return std::nullopt;
         // An operand of a larger expression ("n x 2 x 3", "a / (2 x 3)") is not a start.
         auto binary_op_before = [&](std::size_t k) {
-            if (k == 0 || !is_op(k - 1)) return false;
-            if (k == 1) return false;
+            if (k == 0 || !is_op(k - 1))
+                return false;
+            if (k == 1)
+                return false;
             Kind left = kind(k - 2);
             return left == Kind::num || left == Kind::word || left == Kind::rparen;
         };
-        if (binary_op_before(i)) return std::nullopt;
+        if (binary_op_before(i))
+            return std::nullopt;
         bool in_paren = false;
         if (i > 0 && kind(i - 1) == Kind::lparen) {
-            if (binary_op_before(i - 1)) return std::nullopt;
+            if (binary_op_before(i - 1))
+                return std::nullopt;
             in_paren = true;
         }
 
@@ -754,7 +828,8 @@ private:
         } else {
             Chain c = parse_chain(i, in_paren);
             resume = c.factors.back() + 1;
-            if (c.too_long || c.incomplete) return std::nullopt;
+            if (c.too_long || c.incomplete)
+                return std::nullopt;
             if (c.factors.size() >= 2) {
                 sides.push_back(expression_side(c));
                 link = link_at(c.after, true);
@@ -766,20 +841,24 @@ private:
         }
         while (link && sides.size() < kMaxSides) {
             auto side = parse_side(link->next, link->verb);
-            if (!side) break;
+            if (!side)
+                break;
             link = link_at(side->next, side->expression);
             sides.push_back(std::move(*side));
         }
 
-        if (sides.size() < 2) return std::nullopt;
+        if (sides.size() < 2)
+            return std::nullopt;
         bool any_expression = false;
         for (const auto& side : sides) any_expression = any_expression || side.expression;
-        if (!any_expression) return std::nullopt;
+        if (!any_expression)
+            return std::nullopt;
         // For expression sides `next` may include trailing filler; resume after the
         // last number instead so that nothing the claim did not use is skipped.
         const SideParse& last = sides.back();
         resume = last.expression ? last.factors.back() + 1 : last.next;
-        if (claim_kind == Claim::Kind::ratio) resume = last.next;
+        if (claim_kind == Claim::Kind::ratio)
+            resume = last.next;
         return build(sides, claim_kind);
     }
 
@@ -788,28 +867,34 @@ private:
 
     Rational evaluate(const SideParse& side) const {
         const Number& first = num(side.factors.front());
-        if (!first.value) throw OverflowError("number does not fit in 64 bits");
+        if (!first.value)
+            throw OverflowError("number does not fit in 64 bits");
         Rational v = *first.value;
         for (std::size_t k = 1; k < side.factors.size(); ++k) {
             const Number& f = num(side.factors[k]);
-            if (!f.value) throw OverflowError("number does not fit in 64 bits");
+            if (!f.value)
+                throw OverflowError("number does not fit in 64 bits");
             v = side.ops[k - 1] == '*' ? v * *f.value : v / *f.value;
         }
         return v;
     }
 
     bool agrees(const Rational& computed, const SideParse& side) const {
-        if (side.expression) return evaluate(side) == computed;
+        if (side.expression)
+            return evaluate(side) == computed;
         const Number& tok = num(side.factors.front());
-        if (!tok.value) throw OverflowError("number does not fit in 64 bits");
+        if (!tok.value)
+            throw OverflowError("number does not fit in 64 bits");
         UnitInfo info = unit_info(side.unit);
-        if (info.exact && side.decimals == 0) return computed == *tok.value;
+        if (info.exact && side.decimals == 0)
+            return computed == *tok.value;
         Rational in_unit = computed / Rational(info.scale);
         return in_unit.round_scaled(side.decimals) == tok.value->round_scaled(side.decimals);
     }
 
     static std::string plain_display(const Rational& v) {
-        if (v.is_integer()) return group_thousands(v.num());
+        if (v.is_integer())
+            return group_thousands(v.num());
         try {
             return v.to_display();
         } catch (const std::exception&) {
@@ -819,8 +904,8 @@ private:
 
     static std::string fixed_display(std::int64_t scaled, int decimals) {
         bool negative = scaled < 0;
-        std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(scaled)
-                                     : static_cast<std::uint64_t>(scaled);
+        std::uint64_t mag =
+            negative ? 0 - static_cast<std::uint64_t>(scaled) : static_cast<std::uint64_t>(scaled);
         std::uint64_t pow10 = 1;
         for (int k = 0; k < decimals; ++k) pow10 *= 10;
         std::uint64_t whole = mag / pow10;
@@ -838,13 +923,17 @@ private:
 
     /// The computed value written the way `side` states its number.
     std::string display_like(const Rational& computed, const SideParse& side) const {
-        if (side.expression) return plain_display(computed);
+        if (side.expression)
+            return plain_display(computed);
         UnitInfo info = unit_info(side.unit);
-        if (info.exact && side.decimals == 0) return plain_display(computed);
+        if (info.exact && side.decimals == 0)
+            return plain_display(computed);
         Rational in_unit = computed / Rational(info.scale);
         std::string number = fixed_display(in_unit.round_scaled(side.decimals), side.decimals);
-        if (side.unit == "x") return number + "x";
-        if (info.exact) return number;
+        if (side.unit == "x")
+            return number + "x";
+        if (info.exact)
+            return number;
         return number + " " + side.unit;
     }
 
@@ -872,7 +961,8 @@ private:
     std::string expression_text(const SideParse& p) const {
         std::string out;
         for (std::size_t k = 0; k < p.factors.size(); ++k) {
-            if (k > 0) out += p.ops[k - 1] == '*' ? " x " : " / ";
+            if (k > 0)
+                out += p.ops[k - 1] == '*' ? " x " : " / ";
             const Token& t = t_[p.factors[k]];
             out += plain_digits(s_.substr(t.begin, num(p.factors[k]).num_end - t.begin));
         }
@@ -912,7 +1002,8 @@ private:
             return claim;
         }
         for (std::size_t k = 0; k < sides.size(); ++k) {
-            if (k == ref) continue;
+            if (k == ref)
+                continue;
             try {
                 if (!agrees(computed, sides[k])) {
                     claim.holds = false;

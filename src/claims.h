@@ -57,11 +57,17 @@ struct ClaimSide {
 };
 
 struct Claim {
+    /// ratio: the "<N>x <words> (<expression>)" form, sides {N, expression};
+    /// equation: everything else, including "262144/65536 = 4.0x".
     enum class Kind { equation, ratio };
     Kind kind = Kind::equation;
     std::size_t offset = 0;  ///< byte offset where the claim starts (its first number)
     std::size_t length = 0;  ///< byte length up to the end of its last side
-    std::string text;        ///< the claim as written
+    /// The claim as written, from the first number of the first side to the end of the
+    /// last side's number and unit: "64 x 24 heads x 256 x 2 x 2) would be 1,572,864
+    /// B/token" (the '(' before the first number is outside), "4.0x reduction
+    /// (262144/65536" for a ratio (the closing ')' is outside).
+    std::string text;
     /// Sides in the order written. The first expression side is the one recomputed;
     /// every other side must agree with it (a stated decimal at its stated digits).
     std::vector<ClaimSide> sides;
@@ -80,6 +86,8 @@ struct Claim {
     /// Overflow policy: if the arithmetic of any side does not fit in 64 bits (or a
     /// literal is too large), the claim is reported with holds = false and
     /// computed_display "overflow"; a division by zero likewise gives "division by zero".
+    /// wrong_side is then the side that failed, or the first side other than the
+    /// recomputed one when the recomputed side itself failed.
     std::string computed_display;
     /// The recomputed expression, numbers only, as written minus thousands separators,
     /// joined by " x " and " / ": "64 x 4 x 256 x 2 x 2", "65536 / 16384".

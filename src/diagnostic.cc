@@ -67,6 +67,11 @@ constexpr std::array kRules = {
     RuleInfo{"context-above-native", Severity::warning,
              "context_length exceeds the model's native context and no context_extension is declared"},
     RuleInfo{"arith-overflow", Severity::error, "a product does not fit in 64 bits"},
+    RuleInfo{"prose-arithmetic", Severity::error,
+             "arithmetic stated in a record's prose does not hold (the recomputed figure is given)"},
+    RuleInfo{"kv-statement-mismatch", Severity::error,
+             "kv_bytes_basis.statement does not state the basis factors and kv_bytes_per_token"},
+    RuleInfo{"id-context-tag", Severity::warning, "an id's context tag (-64k, -256k, -1m) disagrees with context_length"},
     RuleInfo{"lint-ignore", Severity::warning,
              "a lint_ignore entry without a reason, for an unknown or error rule, or that silences nothing"},
 };
@@ -257,6 +262,32 @@ Diagnostic model_layers(const Position& pos, const std::string& what) {
 
 Diagnostic ignore_problem(const Position& pos, const std::string& what) {
     return make("lint-ignore", Severity::warning, pos, what);
+}
+
+Diagnostic prose_arithmetic(const Position& pos, const std::string& expression, const std::string& computed,
+                            const std::string& stated) {
+    Diagnostic d = make("prose-arithmetic", Severity::error, pos,
+                        fmt::format("{} = {}, not {}", expression, computed, stated));
+    d.stated = stated;
+    d.computed = computed;
+    return d;
+}
+
+Diagnostic statement_mismatch(const Position& pos, const std::string& what, const std::string& stated,
+                              const std::string& expected) {
+    Diagnostic d = make("kv-statement-mismatch", Severity::error, pos, what);
+    if (!stated.empty()) d.stated = stated;
+    if (!expected.empty()) d.computed = expected;
+    return d;
+}
+
+Diagnostic id_context_tag(const Position& pos, const std::string& tag, const std::string& tag_tokens,
+                          const std::string& context) {
+    Diagnostic d = make("id-context-tag", Severity::warning, pos,
+                        fmt::format("the id names {} ({} tokens), but context_length is {}", tag, tag_tokens, context));
+    d.stated = tag_tokens;
+    d.computed = context;
+    return d;
 }
 
 }  // namespace diag

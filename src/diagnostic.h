@@ -93,6 +93,12 @@ Diagnostic context_above_native(const Position& pos, const std::string& context,
 Diagnostic overflow(const Position& pos, const std::string& what);
 Diagnostic model_layers(const Position& pos, const std::string& what);
 Diagnostic ignore_problem(const Position& pos, const std::string& what);
+Diagnostic prose_arithmetic(const Position& pos, const std::string& expression, const std::string& computed,
+                            const std::string& stated);
+Diagnostic statement_mismatch(const Position& pos, const std::string& what, const std::string& stated,
+                              const std::string& expected);
+Diagnostic id_context_tag(const Position& pos, const std::string& tag, const std::string& tag_tokens,
+                          const std::string& context);
 
 }  // namespace diag
 

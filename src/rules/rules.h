@@ -23,6 +23,11 @@ void basis_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out)
 void variant_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out);
 void context_within_native(const RecordSet& set, std::vector<Diagnostic>& out);
 
+// prose_rules.cc
+void prose_arithmetic_holds(const RecordSet& set, std::vector<Diagnostic>& out);
+void statement_matches_basis(const RecordSet& set, std::vector<Diagnostic>& out);
+void id_context_tag_agrees(const RecordSet& set, std::vector<Diagnostic>& out);
+
 /// The model record a kv-efficiency row names, when it resolves to a model.
 const Model* model_of(const RecordSet& set, const KvRow& row);
 

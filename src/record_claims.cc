@@ -1,0 +1,65 @@
+#include "record_claims.h"
+
+#include <fmt/format.h>
+
+#include "source_map.h"
+
+namespace kvcat {
+
+namespace {
+
+void scan(const Record& record, const YamlNode& node, const std::string& path, std::vector<LocatedClaim>& out) {
+    switch (node.kind) {
+        case YamlNode::Kind::mapping:
+            for (const auto& [key, value] : node.entries) {
+                scan(record, value, path.empty() ? key.value : path + "." + key.value, out);
+            }
+            return;
+        case YamlNode::Kind::sequence:
+            for (std::size_t i = 0; i < node.items.size(); ++i) {
+                scan(record, node.items[i], fmt::format("{}[{}]", path, i), out);
+            }
+            return;
+        case YamlNode::Kind::scalar:
+            for (auto& claim : find_claims(node.value)) {
+                Mark m = locate_in_scalar(*record.source, node, claim.offset);
+                out.push_back(LocatedClaim{path, record.source->position(m), std::move(claim)});
+            }
+            return;
+        case YamlNode::Kind::null:
+            return;
+    }
+}
+
+}  // namespace
+
+std::vector<LocatedClaim> record_claims(const Record& record) {
+    std::vector<LocatedClaim> out;
+    if (record.root && record.source) scan(record, *record.root, "", out);
+    return out;
+}
+
+std::optional<LocatedClaim> statement_claim(const Record& record) {
+    const YamlNode* node = record.node("kv_bytes_basis.statement");
+    if (!node || !node->is_scalar() || !record.source) return std::nullopt;
+    for (auto& claim : find_claims(node->value)) {
+        Mark m = locate_in_scalar(*record.source, *node, claim.offset);
+        return LocatedClaim{"kv_bytes_basis.statement", record.source->position(m), std::move(claim)};
+    }
+    return std::nullopt;
+}
+
+std::vector<Rational> folded_factors(const ClaimSide& side) {
+    std::vector<Rational> out;
+    for (std::size_t i = 0; i < side.factors.size(); ++i) {
+        bool divides = i > 0 && i - 1 < side.ops.size() && side.ops[i - 1] == '/';
+        if (divides && !out.empty() && !side.factors[i].is_zero()) {
+            out.back() = out.back() / side.factors[i];
+        } else {
+            out.push_back(side.factors[i]);
+        }
+    }
+    return out;
+}
+
+}  // namespace kvcat

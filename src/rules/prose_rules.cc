@@ -1,0 +1,145 @@
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "kv_math.h"
+#include "record_claims.h"
+#include "rules/rules.h"
+
+namespace kvcat::rules {
+
+namespace {
+
+/// "65,536" from "65,536 B/token"; "1.00 GiB" stays whole: the figure as the side states it.
+std::string stated_figure(const ClaimSide& side) {
+    std::string text = side.text;
+    if (side.is_expression()) return text;
+    bool bytes_like = side.unit.empty() || side.unit == "B" || side.unit == "B/token";
+    if (!bytes_like) return text;
+    std::size_t end = 0;
+    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',' ||
+                                 text[end] == '.')) {
+        ++end;
+    }
+    return end == 0 ? text : text.substr(0, end);
+}
+
+std::string join_factors(const std::vector<Rational>& factors) {
+    std::string out;
+    for (const auto& f : factors) {
+        if (!out.empty()) out += " x ";
+        out += f.to_string();
+    }
+    return out;
+}
+
+/// The basis factors as the statement should state them, folded: 34/32 is one factor.
+std::optional<std::vector<Rational>> structured_factors(const KvBasis& b) {
+    if (!b.layers || !b.kv_factor || !b.bytes_per_element) return std::nullopt;
+    std::vector<Rational> out{Rational(*b.layers)};
+    if (b.latent_dim) {
+        out.emplace_back(*b.latent_dim);
+    } else if (b.kv_heads && b.head_dim) {
+        out.emplace_back(*b.kv_heads);
+        out.emplace_back(*b.head_dim);
+    } else {
+        return std::nullopt;
+    }
+    out.emplace_back(*b.kv_factor);
+    out.push_back(*b.bytes_per_element);
+    return out;
+}
+
+/// Tokens an id's trailing context tag names: "-64k" -> 65536, "-1m" -> 1048576.
+std::optional<std::pair<std::string, std::int64_t>> context_tag(const std::string& id) {
+    auto dash = id.rfind('-');
+    auto slash = id.rfind('/');
+    if (dash == std::string::npos || (slash != std::string::npos && dash < slash)) return std::nullopt;
+    std::string tag = id.substr(dash + 1);
+    if (tag.size() < 2) return std::nullopt;
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
+    std::string digits = tag.substr(0, tag.size() - 1);
+    if (digits.empty() || digits.size() > 6 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        return std::nullopt;
+    }
+    std::int64_t n = std::stoll(digits);
+    if (unit == 'k') return std::make_pair(tag, n * 1024);
+    if (unit == 'm') return std::make_pair(tag, n * 1024 * 1024);
+    return std::nullopt;
+}
+
+}  // namespace
+
+void prose_arithmetic_holds(const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& r : set.records()) {
+        for (const auto& located : record_claims(r)) {
+            const Claim& c = located.claim;
+            if (c.holds || c.wrong_side >= c.sides.size()) continue;
+            out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
+                                                 stated_figure(c.sides[c.wrong_side])));
+        }
+    }
+}
+
+void statement_matches_basis(const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& r : set.records()) {
+        if (!r.kv || r.kv->basis.statement.empty()) continue;
+        auto expected = structured_factors(r.kv->basis);
+        if (!expected) continue;  // the schema reports a missing factor
+        Position where = r.where("kv_bytes_basis.statement");
+        auto located = statement_claim(r);
+        const ClaimSide* expression = nullptr;
+        if (located) {
+            for (const auto& side : located->claim.sides) {
+                if (side.is_expression()) {
+                    expression = &side;
+                    break;
+                }
+            }
+        }
+        if (!expression) {
+            out.push_back(diag::statement_mismatch(
+                where,
+                fmt::format("the statement states no product with a result; write the factors and the result, "
+                            "e.g. \"{} = N B/token\"",
+                            join_factors(*expected)),
+                "", join_factors(*expected)));
+            continue;
+        }
+        where = located->pos;
+        std::vector<Rational> stated = folded_factors(*expression);
+        std::vector<Rational> a = stated, b = *expected;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        if (a != b) {
+            out.push_back(diag::statement_mismatch(
+                where,
+                fmt::format("the statement multiplies {}, but the basis factors are {}", join_factors(stated),
+                            join_factors(*expected)),
+                join_factors(stated), join_factors(*expected)));
+            continue;
+        }
+        const ClaimSide& result = located->claim.sides.back();
+        if (!result.is_expression() && r.kv->kv_bytes_per_token && result.value != *r.kv->kv_bytes_per_token) {
+            out.push_back(diag::statement_mismatch(
+                where,
+                fmt::format("the statement gives {}, but kv_bytes_per_token is {}", stated_figure(result),
+                            r.kv->kv_bytes_per_token->to_display()),
+                stated_figure(result), r.kv->kv_bytes_per_token->to_display()));
+        }
+    }
+}
+
+void id_context_tag_agrees(const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& r : set.records()) {
+        if (!r.kv || !r.kv->context_length || r.id.empty()) continue;
+        auto tag = context_tag(r.id);
+        if (!tag || tag->second == *r.kv->context_length) continue;
+        out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
+                                           group_thousands(*r.kv->context_length)));
+    }
+}
+
+}  // namespace kvcat::rules
