@@ -156,7 +156,8 @@ Diagnostic wrong_type(const Position& pos, const std::string& key, const std::st
 
 Diagnostic unknown_key(const Position& pos, const std::string& key, const std::string& suggestion,
                        const std::string& kind) {
-    std::string message = fmt::format("unknown key '{}' in a {} record", key, kind);
+    bool vowel = !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+    std::string message = fmt::format("unknown key '{}' in {} {} record", key, vowel ? "an" : "a", kind);
     if (!suggestion.empty()) {
         message += fmt::format("; did you mean '{}'?", suggestion);
     }

@@ -35,8 +35,30 @@ std::string basis_expression(const KvBasis& b) {
     return out;
 }
 
+namespace {
+
+std::string ordinal(std::int64_t n) {
+    const char* suffix = "th";
+    if (n % 100 < 11 || n % 100 > 13) {
+        if (n % 10 == 1) suffix = "st";
+        if (n % 10 == 2) suffix = "nd";
+        if (n % 10 == 3) suffix = "rd";
+    }
+    return fmt::format("{}{}", n, suffix);
+}
+
+}  // namespace
+
 KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     KvLayerCount out;
+    if (!m.num_layers || *m.num_layers <= 0) {
+        // Without a valid layer count nothing can be derived or checked; the schema says why.
+        out.count = m.kv_layers.indices.empty() ? m.kv_layers.count.value_or(0)
+                                                : static_cast<std::int64_t>(m.kv_layers.indices.size());
+        out.how = fmt::format("{} layers, as stated", out.count);
+        out.valid = false;
+        return out;
+    }
     const KvLayers& kl = m.kv_layers;
     std::int64_t total = m.num_layers.value_or(0);
     auto fail = [&](std::string why) {
@@ -62,10 +84,10 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
             n = (total - 1 - first) / interval + 1;
         }
         out.count = n;
-        out.how = fmt::format("{} of {} layers: one in {} from index {}", n, total, interval, first);
+        out.how = fmt::format("{} of {} layers: every {} from index {}", n, total, ordinal(interval), first);
         if (kl.count && *kl.count != n) {
-            fail(fmt::format("kv_layers.count is {}, but every {}th of {} layers from index {} is {}", *kl.count,
-                             interval, total, first, n));
+            fail(fmt::format("kv_layers.count is {}, but every {} of {} layers from index {} is {}", *kl.count,
+                             ordinal(interval), total, first, n));
         }
     } else {
         out.count = kl.count.value_or(0);
@@ -88,6 +110,7 @@ std::optional<ModelBasis> model_basis(const Model& m) {
     ModelBasis b;
     std::string ignored;
     KvLayerCount layers = kv_layer_count(m, &ignored);
+    if (!layers.valid) return std::nullopt;
     b.layers = layers.count;
     b.layers_how = layers.how;
     if (m.attention_variant == "mla") {

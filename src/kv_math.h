@@ -27,7 +27,8 @@ std::string basis_expression(const KvBasis& basis);
 /// The layers that grow a KV cache without bound, as the model record describes them.
 struct KvLayerCount {
     std::int64_t count = 0;
-    std::string how;  ///< "16 of 64 layers (every 4th from index 3)"
+    std::string how;  ///< "16 of 64 layers: every 4th from index 3"
+    bool valid = true;  ///< false when the model's num_layers is missing or invalid
 };
 /// Derives and checks the model's KV-caching layers; an inconsistency is a message in `problem`.
 KvLayerCount kv_layer_count(const Model& model, std::string* problem);

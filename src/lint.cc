@@ -186,6 +186,7 @@ LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> loa
 LintResult lint_paths(const std::vector<fs::path>& paths) {
     std::set<fs::path> roots;
     std::set<std::string> reported;  // shown paths whose findings are reported
+    std::set<std::string> problems;  // entries already reported as unwalkable: never loaded
     std::vector<std::string> skipped;
     std::vector<Diagnostic> findings;
 
@@ -204,6 +205,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths) {
             for (auto& s : found.skipped) skipped.push_back(std::move(s));
             for (auto& d : found.problems) {
                 reported.insert(d.pos.file);
+                problems.insert(d.pos.file);
                 findings.push_back(std::move(d));
             }
         } else {
@@ -217,15 +219,14 @@ LintResult lint_paths(const std::vector<fs::path>& paths) {
         FoundFiles found;
         walk(root, found);
         for (auto& d : found.problems) {
-            if (std::find_if(findings.begin(), findings.end(), [&](const Diagnostic& x) {
-                    return x.pos.file == d.pos.file && x.rule == d.rule;
-                }) == findings.end()) {
+            if (problems.insert(d.pos.file).second) {
                 findings.push_back(std::move(d));
             }
         }
         // A named file outside a walkable tree is still loaded.
         for (const auto& r : reported) {
             fs::path rp(r);
+            if (problems.count(r)) continue;
             if (records_root_for(rp).lexically_normal() == root &&
                 std::find(found.yaml.begin(), found.yaml.end(), rp) == found.yaml.end()) {
                 found.yaml.push_back(rp);

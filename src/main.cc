@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_build(app, exit_code);
     kvcat::cmd::setup_query(app, exit_code);
     kvcat::cmd::setup_sql(app, exit_code);
+    kvcat::cmd::setup_explain(app, exit_code);
+    kvcat::cmd::setup_import_config(app, exit_code);
+    kvcat::cmd::setup_new(app, exit_code);
 
     try {
         app.parse(argc, argv);

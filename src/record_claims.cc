@@ -8,6 +8,17 @@ namespace kvcat {
 
 namespace {
 
+LocatedClaim locate(const Record& record, const YamlNode& node, const std::string& path, Claim claim) {
+    LocatedClaim out;
+    out.field = path;
+    out.pos = record.source->position(locate_in_scalar(*record.source, node, claim.offset));
+    for (const auto& side : claim.sides) {
+        out.side_marks.push_back(locate_in_scalar(*record.source, node, side.offset));
+    }
+    out.claim = std::move(claim);
+    return out;
+}
+
 void scan(const Record& record, const YamlNode& node, const std::string& path, std::vector<LocatedClaim>& out) {
     switch (node.kind) {
         case YamlNode::Kind::mapping:
@@ -22,8 +33,7 @@ void scan(const Record& record, const YamlNode& node, const std::string& path, s
             return;
         case YamlNode::Kind::scalar:
             for (auto& claim : find_claims(node.value)) {
-                Mark m = locate_in_scalar(*record.source, node, claim.offset);
-                out.push_back(LocatedClaim{path, record.source->position(m), std::move(claim)});
+                out.push_back(locate(record, node, path, std::move(claim)));
             }
             return;
         case YamlNode::Kind::null:
@@ -43,8 +53,7 @@ std::optional<LocatedClaim> statement_claim(const Record& record) {
     const YamlNode* node = record.node("kv_bytes_basis.statement");
     if (!node || !node->is_scalar() || !record.source) return std::nullopt;
     for (auto& claim : find_claims(node->value)) {
-        Mark m = locate_in_scalar(*record.source, *node, claim.offset);
-        return LocatedClaim{"kv_bytes_basis.statement", record.source->position(m), std::move(claim)};
+        return locate(record, *node, "kv_bytes_basis.statement", std::move(claim));
     }
     return std::nullopt;
 }

@@ -14,6 +14,7 @@ struct LocatedClaim {
     std::string field;  ///< dotted path of the string it was found in: "notes", "sources[1].detail"
     Position pos;       ///< the file position of the claim's first number
     Claim claim;
+    std::vector<Mark> side_marks;  ///< where each of claim.sides starts in the file
 };
 
 /// Scans every string value of the record (keys excluded), in file order.

@@ -236,7 +236,7 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     const YamlNode& root = *rec.root;
     if (!root.is_mapping()) {
         out.push_back(diag::not_a_mapping(rec.source->position(root.mark),
-                                          fmt::format("a {} record (found {})", kind_name(*kind), root.describe())));
+                                          fmt::format("{} record (found {})", with_article(kind_name(*kind)), root.describe())));
         rec.root.reset();
         return rec;
     }

@@ -1,5 +1,6 @@
 #include "schema.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -29,6 +30,11 @@ std::string_view kind_name(RecordKind kind) {
         case RecordKind::kv_efficiency: return "kv-efficiency";
     }
     return "";
+}
+
+std::string with_article(std::string_view noun) {
+    bool vowel = !noun.empty() && std::string_view("aeiouAEIOU").find(noun.front()) != std::string_view::npos;
+    return std::string(vowel ? "an " : "a ") + std::string(noun);
 }
 
 namespace {
@@ -271,6 +277,13 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 mistyped();
             } else if (value.value.empty()) {
                 out.push_back(diag::bad_value(pos, name, "must not be empty"));
+            } else if (!value.quoted && (plain_number(value, nullptr) || value.value == "true" ||
+                                         value.value == "false")) {
+                // YAML (and every editor) reads 0.6 or true as a number or a boolean, not as text.
+                out.push_back(diag::wrong_type(pos, name, fmt::format("a string (quote it: \"{}\")", value.value),
+                                               fmt::format("the {} {}", value.value == "true" || value.value == "false"
+                                                                            ? "boolean" : "number",
+                                                           value.value)));
             }
             return;
         case F::integer: {
@@ -302,8 +315,14 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             return;
         }
         case F::rational: {
+            // A whole number, an exact decimal, or a fraction of two whole numbers such as 34/32;
+            // no thousands separators, which YAML and JSON readers would take for text.
             auto r = value.is_scalar() ? Rational::parse(value.value) : std::nullopt;
-            if (!r || (value.quoted && value.value.find('/') == std::string::npos)) {
+            bool digits_only = value.is_scalar() && !value.value.empty() &&
+                               value.value.find_first_not_of("0123456789./") == std::string::npos &&
+                               std::count(value.value.begin(), value.value.end(), '/') <= 1 &&
+                               value.value.front() != '/' && value.value.back() != '/';
+            if (!r || !digits_only || (value.quoted && value.value.find('/') == std::string::npos)) {
                 if (value.is_scalar() && looks_like_big_integer(value)) {
                     out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
                 } else {
@@ -335,7 +354,7 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
         }
         case F::mapping:
             if (!value.is_mapping()) {
-                mistyped();
+                out.push_back(diag::not_a_mapping(pos, fmt::format("'{}' (found {})", name, value.describe())));
                 return;
             }
             validate_fields(value, spec.children, name, source, out);
@@ -385,7 +404,7 @@ std::string_view describe_type(FieldType type) {
         case F::string: return "a string";
         case F::integer: return "a whole number";
         case F::number: return "a number";
-        case F::rational: return "a whole number or an exact fraction such as 34/32";
+        case F::rational: return "a whole number, an exact decimal or a fraction such as 34/32";
         case F::boolean: return "true or false";
         case F::enumeration: return "one of the allowed values";
         case F::reference: return "a record id";

@@ -100,6 +100,7 @@ public:
         node.value = value;
         // yaml-cpp tags a plain scalar "?" and a quoted or block scalar "!".
         node.quoted = tag != "?";
+        check_closed_quote(node.mark);
         attach(std::move(node));
     }
 
@@ -128,6 +129,27 @@ private:
             return source_.mark_at(0);
         }
         return source_.mark_at(static_cast<std::size_t>(mark.pos));
+    }
+
+    /// yaml-cpp 0.7 reads an unterminated quoted scalar to the end of the file without
+    /// complaint; a record with one would lose every key after it, so it is a syntax error.
+    void check_closed_quote(const Mark& mark) {
+        const std::string& t = source_.text();
+        if (mark.offset >= t.size()) return;
+        char quote = t[mark.offset];
+        if (quote != '"' && quote != '\'') return;
+        for (std::size_t i = mark.offset + 1; i < t.size(); ++i) {
+            if (quote == '"' && t[i] == '\\') {
+                ++i;
+            } else if (t[i] == quote) {
+                if (quote == '\'' && i + 1 < t.size() && t[i + 1] == '\'') {
+                    ++i;  // '' is an escaped quote inside single quotes
+                    continue;
+                }
+                return;
+            }
+        }
+        throw AbortParse{diag::yaml_syntax(source_.position(mark), "a quoted string opened here is never closed")};
     }
 
     void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
@@ -203,10 +225,11 @@ private:
     std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
 };
 
-/// Counts events of any further document without keeping them.
+/// Notes where a further document starts, and keeps nothing else.
 class NullHandler : public YAML::EventHandler {
 public:
-    void OnDocumentStart(const YAML::Mark&) override {}
+    YAML::Mark start = YAML::Mark::null_mark();
+    void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
     void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
@@ -316,10 +339,8 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         out.root = builder.take_root();
         NullHandler rest;
         if (parser.HandleNextDocument(rest)) {
-            // Point at the separator that starts the second document when there is one.
-            std::size_t sep = t.find("\n---");
-            out.diagnostics.push_back(diag::multiple_documents(
-                source->position(sep == std::string::npos ? std::size_t{0} : sep + 1)));
+            std::size_t at = rest.start.is_null() || rest.start.pos < 0 ? 0 : static_cast<std::size_t>(rest.start.pos);
+            out.diagnostics.push_back(diag::multiple_documents(source->position(at)));
         }
     } catch (const AbortParse& abort) {
         out.root.reset();
@@ -357,7 +378,15 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
         out.diagnostics.push_back(diag::file_unreadable(file_label, std::generic_category().message(errno)));
         return out;
     }
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text;
+    try {
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::exception& e) {
+        LoadedYaml out;
+        out.source = std::make_shared<SourceText>(file_label, std::string());
+        out.diagnostics.push_back(diag::file_unreadable(file_label, e.what()));
+        return out;
+    }
     if (in.bad()) {
         LoadedYaml out;
         out.source = std::make_shared<SourceText>(file_label, std::string());

@@ -1,3 +1,624 @@
 #include "claims.h"
 
 #include <gtest/gtest.h>
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using kvcat::Claim;
+using kvcat::find_claims;
+using kvcat::Rational;
+
+// The bytes of `text` that a claim or side covers.
+std::string span(std::string_view text, std::size_t offset, std::size_t length) {
+    return std::string(text.substr(offset, length));
+}
+
+// Structural invariants every claim must satisfy, whatever the input.
+void expect_well_formed(std::string_view text, const Claim& c) {
+    ASSERT_LE(c.offset, text.size());
+    ASSERT_LE(c.length, text.size() - c.offset);
+    EXPECT_EQ(c.text, span(text, c.offset, c.length));
+    ASSERT_GE(c.sides.size(), 2u);
+    bool any_expression = false;
+    for (const auto& side : c.sides) {
+        EXPECT_GE(side.offset, c.offset);
+        EXPECT_LE(side.offset + side.length, c.offset + c.length);
+        EXPECT_EQ(side.text, span(text, side.offset, side.length));
+        ASSERT_FALSE(side.factors.empty());
+        EXPECT_EQ(side.ops.size(), side.factors.size() - 1);
+        any_expression = any_expression || side.is_expression();
+    }
+    EXPECT_TRUE(any_expression);
+    EXPECT_EQ(c.sides.front().offset, c.offset);
+    EXPECT_EQ(c.sides.back().offset + c.sides.back().length, c.offset + c.length);
+    EXPECT_FALSE(c.expression.empty());
+    EXPECT_FALSE(c.computed_display.empty());
+    if (!c.holds) {
+        EXPECT_LT(c.wrong_side, c.sides.size());
+    }
+}
+
+// --- The seed records -------------------------------------------------------------
+
+TEST(Claims, SeedChainWithTwoEqualsHolds) {
+    const std::string text =
+        "10 full-attention layers x 2 kv heads x 256 head_dim x 2 (K+V) x 1 byte (fp8) = "
+        "10 x 2 x 256 x 2 = 10,240 B/token";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_TRUE(c.holds);
+    EXPECT_EQ(c.kind, Claim::Kind::equation);
+    EXPECT_EQ(c.offset, 0u);
+    EXPECT_EQ(c.text, text);
+    ASSERT_EQ(c.sides.size(), 3u);
+    EXPECT_EQ(c.sides[0].factors.size(), 5u);
+    EXPECT_EQ(c.sides[0].ops, (std::vector<char>{'*', '*', '*', '*'}));
+    EXPECT_EQ(c.sides[1].text, "10 x 2 x 256 x 2");
+    EXPECT_EQ(c.sides[2].text, "10,240 B/token");
+    EXPECT_EQ(c.sides[2].unit, "B/token");
+    EXPECT_EQ(c.sides[2].value, Rational(10240));
+    EXPECT_EQ(c.expression, "10 x 2 x 256 x 2 x 1");
+    EXPECT_EQ(c.computed_display, "10,240");
+}
+
+TEST(Claims, SeedStatementWithoutExpressionIsNoClaim) {
+    EXPECT_TRUE(
+        find_claims("If all 40 layers cached like a normal GQA stack, bf16 would be 81,920 B/token")
+            .empty());
+}
+
+TEST(Claims, SeedWrongProductWithParenthetical) {
+    const std::string text = "16 x 4 x 256 x 2 (K+V) x 2 bytes = 16,384 B/token";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_FALSE(c.holds);
+    EXPECT_EQ(c.wrong_side, 1u);
+    EXPECT_EQ(c.sides[1].text, "16,384 B/token");
+    EXPECT_EQ(c.sides[0].value, Rational(65536));
+    EXPECT_EQ(c.computed_display, "65,536");
+    EXPECT_EQ(c.expression, "16 x 4 x 256 x 2 x 2");
+}
+
+TEST(Claims, SeedWrongEquationAndRightRatioInOneSentence) {
+    const std::string text =
+        "If all 64 layers cached GQA at these heads: 64 x 4 x 256 x 2 x 2 = 65,536 B/token, a "
+        "4.0x reduction (65536/16384).";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 2u);
+
+    const Claim& eq = claims[0];
+    expect_well_formed(text, eq);
+    EXPECT_EQ(eq.kind, Claim::Kind::equation);
+    EXPECT_EQ(eq.offset, text.find(": 64") + 2);  // the second "64", not "all 64 layers"
+    EXPECT_EQ(eq.text, "64 x 4 x 256 x 2 x 2 = 65,536 B/token");
+    EXPECT_FALSE(eq.holds);
+    EXPECT_EQ(eq.wrong_side, 1u);
+    EXPECT_EQ(eq.computed_display, "262,144");
+    EXPECT_EQ(eq.expression, "64 x 4 x 256 x 2 x 2");
+
+    const Claim& ratio = claims[1];
+    expect_well_formed(text, ratio);
+    EXPECT_EQ(ratio.kind, Claim::Kind::ratio);
+    EXPECT_EQ(span(text, ratio.offset, 4), "4.0x");
+    EXPECT_TRUE(ratio.holds);
+    ASSERT_EQ(ratio.sides.size(), 2u);
+    EXPECT_EQ(ratio.sides[0].unit, "x");
+    EXPECT_EQ(ratio.sides[0].decimals, 1);
+    EXPECT_EQ(ratio.sides[1].text, "65536/16384");
+    EXPECT_EQ(ratio.sides[1].ops, (std::vector<char>{'/'}));
+    EXPECT_EQ(ratio.expression, "65536 / 16384");
+    EXPECT_EQ(ratio.computed_display, "4.0x");
+}
+
+TEST(Claims, SeedParenthesisedChainWithVerb) {
+    const std::string text =
+        "A full MHA at the same head_dim (64 x 24 query heads x 256 x 2 x 2) would be 393,216 "
+        "B/token, 24.0x larger.";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_EQ(c.offset, text.find("64 x 24"));
+    EXPECT_EQ(text[c.offset], '6');
+    EXPECT_FALSE(c.holds);
+    EXPECT_EQ(c.sides[1].text, "393,216 B/token");
+    EXPECT_EQ(c.computed_display, "1,572,864");
+    EXPECT_EQ(c.expression, "64 x 24 x 256 x 2 x 2");
+}
+
+TEST(Claims, SeedGiBResultHolds) {
+    const std::string text =
+        "WHY 64K FITS AND 128K IS A DASH: 65,536 x 16,384 = 1.00 GiB of growing KV.";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_EQ(c.offset, text.find("65,536"));
+    EXPECT_EQ(c.text, "65,536 x 16,384 = 1.00 GiB");
+    EXPECT_TRUE(c.holds);
+    EXPECT_EQ(c.sides[1].unit, "GiB");
+    EXPECT_EQ(c.sides[1].decimals, 2);
+    EXPECT_EQ(c.sides[1].value, Rational(1073741824));
+    EXPECT_EQ(c.computed_display, "1.00 GiB");
+    EXPECT_EQ(c.expression, "65536 x 16384");
+}
+
+TEST(Claims, GiBComparedAtStatedDecimals) {
+    auto right = find_claims("65,536 x 65,536 = 4.00 GiB");
+    ASSERT_EQ(right.size(), 1u);
+    EXPECT_TRUE(right[0].holds);
+    EXPECT_EQ(right[0].computed_display, "4.00 GiB");
+
+    auto wrong = find_claims("65,536 x 65,536 = 4.01 GiB");
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_FALSE(wrong[0].holds);
+    EXPECT_EQ(wrong[0].wrong_side, 1u);
+    EXPECT_EQ(wrong[0].computed_display, "4.00 GiB");
+
+    auto quarter = find_claims("65,536 x 16,384 = 4.00 GiB");
+    ASSERT_EQ(quarter.size(), 1u);
+    EXPECT_FALSE(quarter[0].holds);
+    EXPECT_EQ(quarter[0].computed_display, "1.00 GiB");
+}
+
+TEST(Claims, OffsetOnThirdLine) {
+    const std::string text =
+        "Throughput: 33.5 t/s at 4k\n"
+        "Model: Qwen3.5-27B on an RTX 3090 24 GB\n"
+        "Per layer: 2 x 512 = 1 KiB, done\n";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    const std::size_t third_line = text.find('\n', text.find('\n') + 1) + 1;
+    EXPECT_EQ(c.offset, third_line + std::string("Per layer: ").size());
+    EXPECT_EQ(span(text, c.offset, 7), "2 x 512");
+    EXPECT_EQ(c.text, "2 x 512 = 1 KiB");
+    EXPECT_TRUE(c.holds);
+    EXPECT_EQ(c.computed_display, "1 KiB");
+}
+
+// --- Things that are not claims ---------------------------------------------------
+
+TEST(Claims, NonClaimsProduceNothing) {
+    const char* const texts[] = {
+        "33.5 t/s at 4k",
+        "Qwen3.5-35B-A3B",
+        "Qwen3.5-27B",
+        "RTX 3090 24 GB",
+        "1,104.2 at 4k",
+        "0-based indices 3,7,...,63",
+        "full_attention_interval 4",
+        "tables dated March 2026",
+        "a 14% drop",
+        "34/32 bytes per element",
+        "16 x 4",
+        "B/token",
+        "t/s",
+        "2026-04-22",
+        "(K+V)",
+        "x 2",
+        "256k and 1M",
+        "4k, 16k",
+        "24.0x larger.",
+        "",
+        "=",
+        "x = 2",
+    };
+    for (const char* text : texts) {
+        SCOPED_TRACE(text);
+        EXPECT_EQ(find_claims(text).size(), 0u);
+    }
+}
+
+TEST(Claims, ApproximationsAreNotClaims) {
+    for (const char* text :
+         {"2 x 3 ~= 7", "2 x 3 \xE2\x89\x88 7", "2 x 3 is about 7", "2 x 3 != 7", "2 x 3 <= 7"}) {
+        SCOPED_TRACE(text);
+        EXPECT_EQ(find_claims(text).size(), 0u);
+    }
+}
+
+TEST(Claims, OperandOfLargerExpressionIsNotAClaim) {
+    // Recomputing "2 x 3" alone would wrongly flag these.
+    for (const char* text : {"n x 2 x 3 = 12", "2 x (3 x 4) = 24", "2 x 3 = 2 x n",
+                             "2^10 x 2 = 2048", "12:30 x 2 = 5", "1,5 x 2 = 3"}) {
+        SCOPED_TRACE(text);
+        EXPECT_EQ(find_claims(text).size(), 0u);
+    }
+}
+
+TEST(Claims, GluedXIsARatioSuffixNotAnOperator) {
+    EXPECT_EQ(find_claims("2x2 = 4").size(), 0u);
+    EXPECT_EQ(find_claims("4x 4 = 16").size(), 0u);
+    EXPECT_EQ(find_claims("a 2x speedup (see 3/4 of runs)").size(), 0u);
+    // "is" does not link to a ratio or "N times": that compares something else.
+    EXPECT_EQ(find_claims("the 2 x 3 grid is 4x faster").size(), 0u);
+    EXPECT_EQ(find_claims("the 2 x 3 grid is 4 times faster").size(), 0u);
+}
+
+// --- Ratios and quotients ---------------------------------------------------------
+
+TEST(Claims, WrongRatio) {
+    const std::string text = "a 3.0x reduction (65536/16384)";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_EQ(c.kind, Claim::Kind::ratio);
+    EXPECT_EQ(c.offset, 2u);
+    EXPECT_FALSE(c.holds);
+    EXPECT_EQ(c.wrong_side, 0u);
+    EXPECT_EQ(c.computed_display, "4.0x");
+}
+
+TEST(Claims, RatioWithMultiplicationSignAndIntegerRatio) {
+    auto sign = find_claims("a 2.0\xC3\x97 reduction (8/4)");
+    ASSERT_EQ(sign.size(), 1u);
+    EXPECT_TRUE(sign[0].holds);
+    EXPECT_EQ(sign[0].computed_display, "2.0x");
+
+    // An integer ratio is compared rounded to 0 decimals: 10/3 = 3.33 -> 3.
+    auto rounded = find_claims("about 3x smaller (10/3)");
+    ASSERT_EQ(rounded.size(), 1u);
+    EXPECT_TRUE(rounded[0].holds);
+    EXPECT_EQ(rounded[0].computed_display, "3x");
+
+    auto larger = find_claims("24.0x larger (1572864/65536)");
+    ASSERT_EQ(larger.size(), 1u);
+    EXPECT_TRUE(larger[0].holds);
+}
+
+TEST(Claims, QuotientEquation) {
+    auto right = find_claims("262144/65536 = 4");
+    ASSERT_EQ(right.size(), 1u);
+    EXPECT_TRUE(right[0].holds);
+    EXPECT_EQ(right[0].computed_display, "4");
+    EXPECT_EQ(right[0].sides[0].factors,
+              (std::vector<Rational>{Rational(262144), Rational(65536)}));
+    EXPECT_EQ(right[0].sides[0].ops, (std::vector<char>{'/'}));
+    EXPECT_EQ(right[0].sides[1].factors, (std::vector<Rational>{Rational(4)}));
+
+    auto wrong = find_claims("262144/65536 = 5");
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_FALSE(wrong[0].holds);
+    EXPECT_EQ(wrong[0].computed_display, "4");
+
+    auto with_x = find_claims("so 262144 / 65536 = 4.0x overall");
+    ASSERT_EQ(with_x.size(), 1u);
+    EXPECT_TRUE(with_x[0].holds);
+    EXPECT_EQ(with_x[0].computed_display, "4.0x");
+    EXPECT_EQ(with_x[0].expression, "262144 / 65536");
+}
+
+TEST(Claims, ParenthesisedEquationHolds) {
+    const std::string text = "the cache shrinks (262144/65536 = 4.0x).";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_EQ(claims[0].text, "262144/65536 = 4.0x");
+    EXPECT_TRUE(claims[0].holds);
+}
+
+// --- Verbs, operators, several sides ----------------------------------------------
+
+TEST(Claims, VerbForms) {
+    auto comes = find_claims("2 x 3 comes to 6 bytes");
+    ASSERT_EQ(comes.size(), 1u);
+    EXPECT_TRUE(comes[0].holds);
+    EXPECT_EQ(comes[0].sides[1].unit, "B");
+
+    auto gives = find_claims("8 layers x 512 gives 4,000");
+    ASSERT_EQ(gives.size(), 1u);
+    EXPECT_FALSE(gives[0].holds);
+    EXPECT_EQ(gives[0].computed_display, "4,096");
+
+    auto is = find_claims("so 64 x 4 is 256.");
+    ASSERT_EQ(is.size(), 1u);
+    EXPECT_TRUE(is[0].holds);
+    EXPECT_EQ(is[0].text, "64 x 4 is 256");
+
+    auto will = find_claims("40 layers x 1,024 B will be 40 KiB");
+    ASSERT_EQ(will.size(), 1u);
+    EXPECT_TRUE(will[0].holds);
+    EXPECT_EQ(will[0].computed_display, "40 KiB");
+}
+
+TEST(Claims, ArrowsAndOtherOperators) {
+    for (const char* text : {"16 \xC3\x97 4 = 64",
+                             "16\xC3\x97"
+                             "4 = 64",
+                             "16 * 4 = 64", "16 x 4 -> 64", "16 x 4 \xE2\x86\x92 64"}) {
+        SCOPED_TRACE(text);
+        auto claims = find_claims(text);
+        ASSERT_EQ(claims.size(), 1u);
+        EXPECT_TRUE(claims[0].holds);
+        EXPECT_EQ(claims[0].offset, 0u);
+        EXPECT_EQ(claims[0].expression, "16 x 4");
+    }
+}
+
+TEST(Claims, MarkdownStarsAreNotOperators) {
+    const std::string text = "* **2 x 3 = 6** bytes";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_EQ(claims[0].offset, text.find('2'));
+    EXPECT_EQ(claims[0].text, "2 x 3 = 6");
+    EXPECT_TRUE(claims[0].holds);
+}
+
+TEST(Claims, WordsBetweenFactorsAreLimited) {
+    // Up to five words may separate a number from the next operator; more end the chain.
+    auto five = find_claims("2 kv heads per full layer x 3 = 6");
+    ASSERT_EQ(five.size(), 1u);
+    EXPECT_TRUE(five[0].holds);
+    EXPECT_EQ(five[0].expression, "2 x 3");
+    EXPECT_EQ(find_claims("2 kv heads per full attention layer x 3 = 6").size(), 0u);
+    // Numbers inside words are not factors: only 256 and 2 are.
+    auto words = find_claims("256 head_dim (bf16) x 2 (K+V) = 512");
+    ASSERT_EQ(words.size(), 1u);
+    EXPECT_EQ(words[0].expression, "256 x 2");
+}
+
+TEST(Claims, MiddleSideThatDisagrees) {
+    auto claims = find_claims("2 x 3 = 2 x 4 = 6");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_FALSE(claims[0].holds);
+    EXPECT_EQ(claims[0].wrong_side, 1u);
+    EXPECT_EQ(claims[0].computed_display, "6");
+}
+
+TEST(Claims, StatedNumberFirst) {
+    auto claims = find_claims("65,536 = 64 x 1,024");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_TRUE(claims[0].holds);
+    EXPECT_EQ(claims[0].expression, "64 x 1024");
+
+    auto wrong = find_claims("65,536 = 64 x 512");
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_FALSE(wrong[0].holds);
+    EXPECT_EQ(wrong[0].wrong_side, 0u);
+    EXPECT_EQ(wrong[0].computed_display, "32,768");
+}
+
+TEST(Claims, SeveralClaimsInOrder) {
+    const std::string text = "2 x 2 = 4, 3 x 3 = 9 and 4 x 4 is 17.";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 3u);
+    EXPECT_EQ(claims[0].offset, 0u);
+    EXPECT_EQ(claims[1].offset, text.find("3 x 3"));
+    EXPECT_EQ(claims[2].offset, text.find("4 x 4"));
+    EXPECT_TRUE(claims[0].holds);
+    EXPECT_TRUE(claims[1].holds);
+    EXPECT_FALSE(claims[2].holds);
+    EXPECT_EQ(claims[2].computed_display, "16");
+}
+
+TEST(Claims, GroupingParenthesisAtTheStart) {
+    const std::string text = "(10 x 2) x 256 = 5,120 B";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_EQ(claims[0].offset, 1u);
+    EXPECT_TRUE(claims[0].holds);
+    EXPECT_EQ(claims[0].expression, "10 x 2 x 256");
+}
+
+// --- Numbers, units and rounding --------------------------------------------------
+
+TEST(Claims, ThousandsSeparatorsAndDecimals) {
+    auto big = find_claims("1,572,864 / 1,536 = 1,024");
+    ASSERT_EQ(big.size(), 1u);
+    EXPECT_TRUE(big[0].holds);
+    EXPECT_EQ(big[0].expression, "1572864 / 1536");
+
+    auto half = find_claims("2049 / 2 = 1,024.5");
+    ASSERT_EQ(half.size(), 1u);
+    EXPECT_TRUE(half[0].holds);
+
+    auto factor = find_claims("1.0625 x 16 = 17 bytes");
+    ASSERT_EQ(factor.size(), 1u);
+    EXPECT_TRUE(factor[0].holds);
+    EXPECT_EQ(factor[0].expression, "1.0625 x 16");
+}
+
+TEST(Claims, DecimalResultRoundsHalfAwayFromZero) {
+    auto exact = find_claims("17/16 = 1.0625");
+    ASSERT_EQ(exact.size(), 1u);
+    EXPECT_TRUE(exact[0].holds);
+
+    auto rounded = find_claims("34/32 = 1.06");
+    ASSERT_EQ(rounded.size(), 1u);
+    EXPECT_TRUE(rounded[0].holds);
+
+    auto wrong = find_claims("34/32 = 1.07");
+    ASSERT_EQ(wrong.size(), 1u);
+    EXPECT_FALSE(wrong[0].holds);
+    EXPECT_EQ(wrong[0].computed_display, "1.06");
+
+    // 0.995 KB is the lower edge of "1.00 KB", 1.005 KB already rounds to 1.01.
+    auto low_edge = find_claims("995 x 1 = 1.00 KB");
+    ASSERT_EQ(low_edge.size(), 1u);
+    EXPECT_TRUE(low_edge[0].holds);
+
+    auto below = find_claims("994 x 1 = 1.00 KB");
+    ASSERT_EQ(below.size(), 1u);
+    EXPECT_FALSE(below[0].holds);
+    EXPECT_EQ(below[0].computed_display, "0.99 KB");
+
+    auto high_edge = find_claims("1005 x 1 = 1.00 KB");
+    ASSERT_EQ(high_edge.size(), 1u);
+    EXPECT_FALSE(high_edge[0].holds);
+    EXPECT_EQ(high_edge[0].computed_display, "1.01 KB");
+}
+
+TEST(Claims, IntegerResultExactForBytesRoundedForScaledUnits) {
+    auto bytes = find_claims("10/4 = 2");
+    ASSERT_EQ(bytes.size(), 1u);
+    EXPECT_FALSE(bytes[0].holds);
+    EXPECT_EQ(bytes[0].computed_display, "2.5");
+
+    auto kib = find_claims("5000 x 1 = 5 KiB");  // 4.88 KiB rounds to 5
+    ASSERT_EQ(kib.size(), 1u);
+    EXPECT_TRUE(kib[0].holds);
+
+    auto kib_wrong = find_claims("5000 x 1 = 4 KiB");
+    ASSERT_EQ(kib_wrong.size(), 1u);
+    EXPECT_FALSE(kib_wrong[0].holds);
+    EXPECT_EQ(kib_wrong[0].computed_display, "5 KiB");
+
+    auto kb = find_claims("4000 x 2 = 8 KB");
+    ASSERT_EQ(kb.size(), 1u);
+    EXPECT_TRUE(kb[0].holds);
+    EXPECT_EQ(kb[0].sides[1].value, Rational(8000));
+}
+
+TEST(Claims, UnitSpellings) {
+    auto glued = find_claims("2 x 2 = 4B/token");
+    ASSERT_EQ(glued.size(), 1u);
+    EXPECT_TRUE(glued[0].holds);
+    EXPECT_EQ(glued[0].sides[1].unit, "B/token");
+    EXPECT_EQ(glued[0].sides[1].text, "4B/token");
+
+    auto per = find_claims("2 x 2 bytes per token = 4 bytes per token");
+    ASSERT_EQ(per.size(), 1u);
+    EXPECT_TRUE(per[0].holds);
+    EXPECT_EQ(per[0].sides[1].unit, "B/token");
+    EXPECT_EQ(per[0].sides[1].text, "4 bytes per token");
+
+    auto gib_glued = find_claims("1,024 x 1,048,576 = 1GiB");
+    ASSERT_EQ(gib_glued.size(), 1u);
+    EXPECT_TRUE(gib_glued[0].holds);
+    EXPECT_EQ(gib_glued[0].sides[1].unit, "GiB");
+}
+
+// --- Overflow and robustness ------------------------------------------------------
+
+TEST(Claims, OverflowIsReportedNotWrapped) {
+    // 2^64 wraps to 0 in 64 bits; it must not be accepted as "0 B".
+    const std::string text = "4,294,967,296 x 4,294,967,296 = 0 B";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    expect_well_formed(text, claims[0]);
+    EXPECT_FALSE(claims[0].holds);
+    EXPECT_EQ(claims[0].computed_display, "overflow");
+
+    auto literal = find_claims("123456789012345678901234567890 x 2 = 4");
+    ASSERT_EQ(literal.size(), 1u);
+    EXPECT_FALSE(literal[0].holds);
+    EXPECT_EQ(literal[0].computed_display, "overflow");
+
+    // The product fits, but 2^22 TiB at 18 decimals does not: still "overflow".
+    auto rounding = find_claims("4,611,686,018,427,387,904 x 1 = 1.000000000000000000 TiB");
+    ASSERT_EQ(rounding.size(), 1u);
+    EXPECT_FALSE(rounding[0].holds);
+    EXPECT_EQ(rounding[0].computed_display, "overflow");
+}
+
+TEST(Claims, DivisionByZeroIsReported) {
+    auto claims = find_claims("1/0 = 5");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_FALSE(claims[0].holds);
+    EXPECT_EQ(claims[0].computed_display, "division by zero");
+}
+
+TEST(Claims, InvalidUtf8AroundAClaim) {
+    const std::string text = "\xff\xfe 2 x 3 = 6 \xc3";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_EQ(claims[0].offset, 3u);
+    EXPECT_TRUE(claims[0].holds);
+}
+
+TEST(Claims, LongDegenerateInputs) {
+    auto repeat = [](std::string_view unit, std::size_t total) {
+        std::string out;
+        while (out.size() < total) out += unit;
+        return out;
+    };
+    EXPECT_TRUE(find_claims(repeat("x ", 1 << 20)).empty());
+    EXPECT_TRUE(find_claims(repeat("1 x ", 1 << 16)).empty());
+    EXPECT_TRUE(find_claims(repeat("1 = ", 1 << 16)).empty());
+    EXPECT_TRUE(find_claims(repeat("(", 1 << 16)).empty());
+    EXPECT_TRUE(find_claims(repeat("9", 1 << 16)).empty());
+    EXPECT_TRUE(find_claims(repeat("1,000,", 1 << 16)).empty());
+
+    const std::string many = repeat("2 x 3 = 6. ", 1 << 14);
+    auto claims = find_claims(many);
+    EXPECT_EQ(claims.size(), many.size() / 11);
+    for (const auto& c : claims) {
+        ASSERT_TRUE(c.holds);
+        ASSERT_EQ(c.text, "2 x 3 = 6");
+    }
+}
+
+TEST(Claims, RandomInputsNeverCrash) {
+    const std::vector<std::string> pieces = {
+        "1",
+        "2",
+        "16",
+        "65,536",
+        "1.00",
+        "4.0x",
+        "999999999999999999999",
+        " x ",
+        " ",
+        "=",
+        " = ",
+        ",",
+        ".",
+        "/",
+        "(",
+        ")",
+        "*",
+        "a",
+        "is",
+        "would be",
+        "GiB",
+        "B/token",
+        "bytes",
+        "\xC3\x97",
+        "\xE2\x86\x92",
+        "-",
+        "\n",
+        "\xff",
+        "%",
+        "^",
+        "0",
+        "x",
+    };
+    std::mt19937 rng(20260422);
+    std::size_t total_claims = 0;
+    for (int round = 0; round < 4000; ++round) {
+        std::string text;
+        const std::size_t count = rng() % 60;
+        for (std::size_t k = 0; k < count; ++k) {
+            if (round % 4 == 3) {
+                text += static_cast<char>(rng() % 256);  // raw bytes
+            } else {
+                text += pieces[rng() % pieces.size()];
+            }
+        }
+        std::vector<Claim> claims;
+        ASSERT_NO_THROW(claims = find_claims(text)) << text;
+        std::size_t previous_end = 0;
+        for (const auto& c : claims) {
+            SCOPED_TRACE(text);
+            expect_well_formed(text, c);
+            EXPECT_GE(c.offset, previous_end);  // in order, never overlapping
+            previous_end = c.offset + c.length;
+        }
+        total_claims += claims.size();
+    }
+    EXPECT_GT(total_claims, 0u);  // the generator does produce claims
+}
+
+}  // namespace

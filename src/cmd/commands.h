@@ -19,5 +19,8 @@ void setup_lint(CLI::App& app, int& exit_code);
 void setup_build(CLI::App& app, int& exit_code);
 void setup_query(CLI::App& app, int& exit_code);
 void setup_sql(CLI::App& app, int& exit_code);
+void setup_explain(CLI::App& app, int& exit_code);
+void setup_import_config(CLI::App& app, int& exit_code);
+void setup_new(CLI::App& app, int& exit_code);
 
 }  // namespace kvcat::cmd

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "dtype.h"
@@ -91,6 +93,10 @@ void variant_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& ou
         if (!r.kv || r.kv->attention_variant.empty()) continue;
         const Model* model = model_of(set, *r.kv);
         if (!model || model->attention_variant.empty()) continue;
+        auto variants = attention_variants();
+        if (std::find(variants.begin(), variants.end(), r.kv->attention_variant) == variants.end()) {
+            continue;  // not a variant at all: schema-enum already says so
+        }
         if (model->attention_variant != r.kv->attention_variant) {
             out.push_back(diag::variant_mismatch(r.where("attention_variant"), r.kv->attention_variant,
                                                  model->attention_variant, r.kv->model));

@@ -17,12 +17,22 @@ void id_matches_path(const RecordSet& set, std::vector<Diagnostic>& out) {
 }
 
 void ids_are_unique(const RecordSet& set, std::vector<Diagnostic>& out) {
-    std::map<std::string, const Record*> first;
+    // Every record that shares an id is told about the others: which copy is the
+    // intended one is for the author to say, not for the sort order of file names.
+    std::map<std::string, std::vector<const Record*>> by_id;
     for (const auto& r : set.records()) {
-        if (r.id.empty()) continue;
-        auto [it, inserted] = first.emplace(r.id, &r);
-        if (!inserted) {
-            out.push_back(diag::duplicate_id(r.where("id"), r.id, it->second->file));
+        if (!r.id.empty()) by_id[r.id].push_back(&r);
+    }
+    for (const auto& [id, records] : by_id) {
+        if (records.size() < 2) continue;
+        for (const Record* r : records) {
+            std::string others;
+            for (const Record* o : records) {
+                if (o == r) continue;
+                if (!others.empty()) others += ", ";
+                others += o->file;
+            }
+            out.push_back(diag::duplicate_id(r->where("id"), id, others));
         }
     }
 }

@@ -1,0 +1,307 @@
+#include "explain.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "dtype.h"
+#include "kv_math.h"
+#include "record_claims.h"
+#include "rules/rules.h"
+
+namespace kvcat {
+
+namespace {
+
+using nlohmann::json;
+
+/// An exact figure as JSON: an integer when it is one, else {"exact": "17/16", "approx": 1.0625}.
+json exact(const Rational& r) {
+    if (r.is_integer()) return r.num();
+    return json{{"exact", r.to_string()}, {"approx", r.to_double()}};
+}
+
+std::string show(const json& v) {
+    if (v.is_number_integer()) return group_thousands(v.get<std::int64_t>());
+    if (v.is_object() && v.contains("exact")) return v["exact"].get<std::string>();
+    if (v.is_null()) return "-";
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+}
+
+std::string gib(const Rational& bytes) {
+    Rational g = bytes / Rational(1LL << 30);
+    std::int64_t scaled = g.round_scaled(2);
+    return fmt::format("{}.{:02d} GiB", group_thousands(scaled / 100), std::llabs(scaled % 100));
+}
+
+json claims_json(const Record& record) {
+    json out = json::array();
+    for (const auto& c : record_claims(record)) {
+        json j{{"line", c.pos.line},
+               {"column", c.pos.column},
+               {"field", c.field},
+               {"text", c.claim.text},
+               {"expression", c.claim.expression},
+               {"computed", c.claim.computed_display},
+               {"holds", c.claim.holds},
+               {"kind", c.claim.kind == Claim::Kind::ratio ? "ratio" : "equation"}};
+        if (!c.claim.holds && c.claim.wrong_side < c.claim.sides.size()) {
+            j["wrong_side"] = c.claim.sides[c.claim.wrong_side].text;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
+    json out;
+    std::string problem;
+    KvLayerCount layers = kv_layer_count(m, &problem);
+    auto basis = model_basis(m);
+    out["num_layers"] = m.num_layers ? json(*m.num_layers) : json(nullptr);
+    out["growing_layers"] = layers.count;
+    out["growing_layers_how"] = layers.how;
+    if (!problem.empty()) out["layer_problem"] = problem;
+    if (!basis) {
+        out["complete"] = false;
+        return out;
+    }
+    out["complete"] = true;
+    Rational per_layer = elements_per_layer_token(*basis);
+    out["per_layer_elements"] = exact(per_layer);
+    if (basis->latent_dim) {
+        out["latent_dim"] = *basis->latent_dim;
+        out["per_layer_how"] = fmt::format("one MLA latent of {} elements (kv_lora_rank + qk_rope_head_dim)",
+                                           *basis->latent_dim);
+    } else {
+        out["kv_heads"] = *basis->kv_heads;
+        out["head_dim"] = *basis->head_dim;
+        out["per_layer_how"] = fmt::format("{} kv heads x {} head_dim x 2 (K and V) = {} elements", *basis->kv_heads,
+                                           *basis->head_dim, group_thousands(per_layer.num()));
+    }
+    out["kv_factor"] = basis->kv_factor;
+    out["bytes_per_element"] = exact(bpe);
+    Rational per_token = Rational(basis->layers) * per_layer * bpe;
+    out["bytes_per_token"] = exact(per_token);
+    if (m.sliding) {
+        out["sliding"] = {{"layers", m.sliding->layers},
+                          {"window", m.sliding->window},
+                          {"bytes_per_token_until_window", exact(Rational(m.sliding->layers) * per_layer * bpe)}};
+    }
+    if (m.linear) {
+        out["linear"] = {{"kind", m.linear->kind},
+                         {"layers", m.linear->layers},
+                         {"state_dtype", m.linear->state_dtype},
+                         {"fixed_state_bytes", exact(fixed_state_bytes(m))}};
+    }
+    if (row.context_length) {
+        std::int64_t ctx = *row.context_length;
+        Rational growing = per_token * Rational(ctx);
+        Rational total = kv_bytes_at_context(m, per_token, ctx, bpe);
+        out["at_context"] = {{"context_length", ctx},
+                             {"growing_bytes", exact(growing)},
+                             {"sliding_bytes", exact(total - growing)},
+                             {"kv_bytes_at_context", exact(total)},
+                             {"fixed_state_bytes", exact(fixed_state_bytes(m))},
+                             {"kv_gib_at_context", gib(total)}};
+    }
+    json baselines = json::object();
+    if (auto g = all_layers_gqa_bytes(m, bpe)) {
+        baselines["all_layers_gqa_bytes_per_token"] = exact(*g);
+        if (!per_token.is_zero()) baselines["all_layers_gqa_factor"] = (*g / per_token).to_double();
+    }
+    if (auto h = all_layers_mha_bytes(m, bpe)) {
+        baselines["all_layers_mha_bytes_per_token"] = exact(*h);
+        if (!per_token.is_zero()) baselines["all_layers_mha_factor"] = (*h / per_token).to_double();
+    }
+    out["baselines"] = baselines;
+    return out;
+}
+
+}  // namespace
+
+const Record* find_record(const LintResult& lint, const std::string& id_or_file) {
+    namespace fs = std::filesystem;
+    std::string as_file = fs::path(id_or_file).lexically_normal().generic_string();
+    for (const auto& r : lint.records.records()) {
+        if (r.id == id_or_file || r.file == as_file || r.path_id == id_or_file) return &r;
+    }
+    return nullptr;
+}
+
+nlohmann::json explain_record(const LintResult& lint, const Record& record) {
+    json out;
+    out["id"] = record.id;
+    out["file"] = record.file;
+    out["kind"] = std::string(kind_name(record.kind));
+    out["claims"] = claims_json(record);
+    json findings = json::array();
+    for (const auto& d : lint.diagnostics) {
+        if (d.pos.file != record.file) continue;
+        findings.push_back({{"line", d.pos.line},
+                            {"column", d.pos.column},
+                            {"severity", std::string(to_string(d.severity))},
+                            {"rule", d.rule},
+                            {"message", d.message}});
+    }
+    out["findings"] = findings;
+    json silenced = json::array();
+    for (const auto& d : lint.ignored) {
+        if (d.pos.file != record.file) continue;
+        silenced.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"rule", d.rule}, {"message", d.message}});
+    }
+    out["silenced"] = silenced;
+    if (!record.kv) return out;
+
+    const KvRow& row = *record.kv;
+    out["model"] = row.model;
+    out["kv_cache_dtype"] = row.kv_cache_dtype;
+    json basis;
+    const KvBasis& b = row.basis;
+    basis["expression"] = basis_expression(b);
+    try {
+        auto product = basis_product(b);
+        basis["product"] = product ? exact(*product) : json(nullptr);
+        basis["kv_bytes_per_token"] = row.kv_bytes_per_token ? exact(*row.kv_bytes_per_token) : json(nullptr);
+        basis["agrees"] = product && row.kv_bytes_per_token && *product == *row.kv_bytes_per_token;
+    } catch (const OverflowError&) {
+        basis["product"] = "overflow";
+        basis["agrees"] = false;
+    }
+    basis["statement"] = b.statement;
+    out["basis"] = basis;
+
+    auto dtype = find_cache_dtype(row.kv_cache_dtype);
+    if (dtype) {
+        out["dtype"] = {{"name", std::string(dtype->name)},
+                        {"block_values", dtype->block_values},
+                        {"block_bytes", dtype->block_bytes},
+                        {"bytes_per_element", exact(dtype->bytes_per_element())}};
+    }
+    const Model* model = rules::model_of(lint.records, row);
+    if (model && dtype) {
+        try {
+            out["model_basis"] = model_accounting(*model, dtype->bytes_per_element(), row);
+        } catch (const OverflowError&) {
+            out["model_basis"] = {{"complete", false}, {"layer_problem", "a product does not fit in 64 bits"}};
+        }
+    }
+    json unverified = json::array();
+    unverified.push_back(row.measured_tps_at_ctx
+                             ? fmt::format("measured_tps_at_ctx {} is a measurement: checked to be a positive number, "
+                                           "not re-measured",
+                                           *row.measured_tps_at_ctx)
+                             : std::string("measured_tps_at_ctx is null: the source did not report it"));
+    unverified.push_back(row.measured_ttft_ms_at_ctx
+                             ? fmt::format("measured_ttft_ms_at_ctx {} is a measurement: checked to be a positive "
+                                           "number, not re-measured",
+                                           *row.measured_ttft_ms_at_ctx)
+                             : std::string("measured_ttft_ms_at_ctx is null: the source did not report it"));
+    unverified.push_back("sources are named, not fetched: kvcat cannot read them");
+    unverified.push_back("sentences that state no arithmetic are not checked");
+    out["not_verified"] = unverified;
+    return out;
+}
+
+std::string render_explanation_text(const nlohmann::json& e) {
+    std::string out = fmt::format("{}  ({})\n", e.value("id", std::string()), e.value("file", std::string()));
+    if (e.contains("model")) {
+        out += fmt::format("model {}, cache dtype {}", e["model"].get<std::string>(),
+                           e["kv_cache_dtype"].get<std::string>());
+        if (e.contains("dtype")) {
+            const auto& d = e["dtype"];
+            if (d["block_values"].get<int>() > 1) {
+                out += fmt::format(" ({} bytes per block of {} = {} bytes per element)", d["block_bytes"].get<int>(),
+                                   d["block_values"].get<int>(), show(d["bytes_per_element"]));
+            } else {
+                out += fmt::format(" ({} bytes per element)", show(d["bytes_per_element"]));
+            }
+        }
+        out += "\n";
+    }
+
+    const auto& claims = e["claims"];
+    std::size_t holding = 0;
+    for (const auto& c : claims) holding += c["holds"].get<bool>() ? 1 : 0;
+    out += fmt::format("\nArithmetic found in the prose: {} claim{}, {} hold{}\n", claims.size(),
+                       claims.size() == 1 ? "" : "s", holding, holding == 1 ? "s" : "");
+    for (const auto& c : claims) {
+        std::string text = c["text"].get<std::string>();
+        for (auto& ch : text) {
+            if (ch == '\n') ch = ' ';
+        }
+        out += fmt::format("  {}:{}  {}  {}\n      {}\n", c["line"].get<int>(), c["column"].get<int>(),
+                           c["holds"].get<bool>() ? "checked, holds" : "WRONG", c["field"].get<std::string>(), text);
+        if (!c["holds"].get<bool>()) {
+            out += fmt::format("      {} = {}, not {}\n", c["expression"].get<std::string>(),
+                               c["computed"].get<std::string>(), c.value("wrong_side", std::string("?")));
+        }
+    }
+
+    if (e.contains("basis")) {
+        const auto& b = e["basis"];
+        out += fmt::format("\nStructured basis: {} = {}; kv_bytes_per_token {}: {}\n", b["expression"].get<std::string>(),
+                           show(b["product"]), show(b["kv_bytes_per_token"]),
+                           b["agrees"].get<bool>() ? "agrees" : "DISAGREES");
+    }
+    if (e.contains("model_basis")) {
+        const auto& m = e["model_basis"];
+        out += fmt::format("\nFrom the model record ({}), layer type by layer type:\n", e["model"].get<std::string>());
+        out += fmt::format("  growing layers: {}\n", m.value("growing_layers_how", std::string("?")));
+        if (m.contains("layer_problem")) out += fmt::format("  problem: {}\n", m["layer_problem"].get<std::string>());
+        if (m.value("complete", false)) {
+            out += fmt::format("  per layer per token: {}\n", m["per_layer_how"].get<std::string>());
+            out += fmt::format("  {} layers x {} elements x {} bytes = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
+                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), show(m["bytes_per_token"]));
+            if (m.contains("sliding")) {
+                const auto& s = m["sliding"];
+                out += fmt::format("  sliding layers: {} with a window of {} tokens, {} B/token until the window fills\n",
+                                   s["layers"].get<std::int64_t>(), s["window"].get<std::int64_t>(),
+                                   show(s["bytes_per_token_until_window"]));
+            }
+            if (m.contains("linear")) {
+                const auto& l = m["linear"];
+                out += fmt::format("  {} {} layers: no per-token cache; fixed state {} bytes per sequence ({})\n",
+                                   l["layers"].get<std::int64_t>(), l["kind"].get<std::string>(),
+                                   show(l["fixed_state_bytes"]), l["state_dtype"].get<std::string>());
+            }
+            if (m.contains("at_context")) {
+                const auto& a = m["at_context"];
+                out += fmt::format("  at context {}: growing {} + sliding {} = {} bytes of KV ({}), plus {} bytes of "
+                                   "fixed state\n",
+                                   show(a["context_length"]), show(a["growing_bytes"]), show(a["sliding_bytes"]),
+                                   show(a["kv_bytes_at_context"]), a["kv_gib_at_context"].get<std::string>(),
+                                   show(a["fixed_state_bytes"]));
+            }
+            const auto& bl = m["baselines"];
+            if (bl.contains("all_layers_gqa_bytes_per_token")) {
+                out += fmt::format("  what if every layer cached as GQA: {} B/token ({:.1f}x)\n",
+                                   show(bl["all_layers_gqa_bytes_per_token"]), bl["all_layers_gqa_factor"].get<double>());
+            }
+            if (bl.contains("all_layers_mha_bytes_per_token")) {
+                out += fmt::format("  what if every layer cached as MHA: {} B/token ({:.1f}x)\n",
+                                   show(bl["all_layers_mha_bytes_per_token"]), bl["all_layers_mha_factor"].get<double>());
+            }
+        }
+    }
+    if (e.contains("not_verified")) {
+        out += "\nNot verified:\n";
+        for (const auto& n : e["not_verified"]) out += fmt::format("  {}\n", n.get<std::string>());
+    }
+    const auto& findings = e["findings"];
+    out += fmt::format("\nFindings: {}\n", findings.empty() ? "none" : std::to_string(findings.size()));
+    for (const auto& f : findings) {
+        out += fmt::format("  {}:{}: {}: [{}] {}\n", f["line"].get<int>(), f["column"].get<int>(),
+                           f["severity"].get<std::string>(), f["rule"].get<std::string>(),
+                           f["message"].get<std::string>());
+    }
+    for (const auto& f : e["silenced"]) {
+        out += fmt::format("  {}:{}: silenced by lint_ignore: [{}] {}\n", f["line"].get<int>(), f["column"].get<int>(),
+                           f["rule"].get<std::string>(), f["message"].get<std::string>());
+    }
+    return out;
+}
+
+}  // namespace kvcat

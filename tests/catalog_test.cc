@@ -1,0 +1,157 @@
+#include "catalog.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "lint.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CatalogTest : public ::testing::Test {
+protected:
+
+    static LintResult shipped() {
+        LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+        EXPECT_FALSE(has_errors(r.diagnostics));
+        return r;
+    }
+
+    static std::string bytes_of(const fs::path& p) { return test::read_file(p); }
+
+    std::vector<fs::path> leftovers() const {
+        std::vector<fs::path> out;
+        for (const auto& e : fs::directory_iterator(dir_)) {
+            if (e.path().filename().string().find(".tmp-") != std::string::npos) out.push_back(e.path());
+        }
+        return out;
+    }
+
+    test::TempDir tmp_;
+    fs::path dir_ = tmp_.path();
+    fs::path db_ = dir_ / "kvcat.db";
+};
+
+TEST_F(CatalogTest, BuildsTablesViewAndVersion) {
+    LintResult r = shipped();
+    BuildStats stats = build_catalog(r.records, db_);
+    EXPECT_EQ(stats.rows, 2u);
+    EXPECT_GE(stats.models, 2u);
+    EXPECT_GE(stats.accelerators, 1u);
+    Table version = run_read_only(db_, "PRAGMA user_version");
+    ASSERT_EQ(version.rows.size(), 1u);
+    EXPECT_EQ(std::get<std::int64_t>(version.rows[0][0]), kCatalogSchemaVersion);
+
+    Table row = run_read_only(db_,
+                              "SELECT kv_bytes_per_token, kv_bytes_at_context, measured_tps_at_ctx, "
+                              "measured_ttft_ms_at_ctx, fixed_state_bytes, accelerator_name "
+                              "FROM kv_rows WHERE id = ?",
+                              {std::string("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k")});
+    ASSERT_EQ(row.rows.size(), 1u);
+    EXPECT_EQ(std::get<std::int64_t>(row.rows[0][0]), 65536);
+    EXPECT_EQ(std::get<std::int64_t>(row.rows[0][1]), 65536LL * 65536);
+    EXPECT_DOUBLE_EQ(std::get<double>(row.rows[0][2]), 28.8);
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(row.rows[0][3]));  // not reported stays null
+    EXPECT_EQ(std::get<std::int64_t>(row.rows[0][4]), 156893184);
+    EXPECT_EQ(std::get<std::string>(row.rows[0][5]), "GeForce RTX 3090");
+    EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(CatalogTest, DerivedColumnsSayTheyAreDerived) {
+    build_catalog(shipped().records, db_);
+    Table t = run_read_only(db_, "SELECT name FROM column_info WHERE derived = 1 ORDER BY name");
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "fixed_state_bytes");
+    EXPECT_EQ(std::get<std::string>(t.rows[1][0]), "kv_bytes_at_context");
+}
+
+TEST_F(CatalogTest, FailedBuildLeavesThePreviousCatalogByteIdentical) {
+    build_catalog(shipped().records, db_);
+    std::string before = bytes_of(db_);
+    // A record set whose row names no model cannot be written; the build must fail whole.
+    LintResult r = shipped();
+    std::vector<Record> records = r.records.records();
+    for (auto& rec : records) {
+        if (rec.kv) rec.kv->model = "models/does-not-exist";
+    }
+    RecordSet broken(std::move(records));
+    EXPECT_THROW(build_catalog(broken, db_), CatalogError);
+    EXPECT_EQ(bytes_of(db_), before);
+    EXPECT_TRUE(leftovers().empty());
+}
+
+TEST_F(CatalogTest, LeftoverTemporaryFromAKilledBuildIsCleanedUp) {
+    // A pid that cannot be alive: the build that wrote it is gone.
+    fs::path stale = db_;
+    stale += ".tmp-999999999-1";
+    std::ofstream(stale) << "half a catalog";
+    build_catalog(shipped().records, db_);
+    EXPECT_FALSE(fs::exists(stale));
+}
+
+TEST_F(CatalogTest, RefusesToReplaceAFileThatIsNotACatalog) {
+    std::ofstream(db_) << "my notes, not a database";
+    std::string before = bytes_of(db_);
+    EXPECT_THROW(build_catalog(shipped().records, db_), CatalogError);
+    EXPECT_EQ(bytes_of(db_), before);
+    EXPECT_THROW(catalog_staleness(db_, fs::path(KVCAT_SOURCE_DIR) / "records"), CatalogError);
+}
+
+TEST_F(CatalogTest, SqlIsReadOnly) {
+    build_catalog(shipped().records, db_);
+    std::string before = bytes_of(db_);
+    for (const char* sql : {"DROP TABLE models", "DELETE FROM kv_efficiency", "INSERT INTO models(id) VALUES ('x')",
+                            "ATTACH DATABASE 'other.db' AS other", "PRAGMA user_version = 7",
+                            "PRAGMA journal_mode = WAL", "SELECT load_extension('x')", "CREATE TABLE t(x)",
+                            "SELECT 1; DROP TABLE models", "VACUUM", "BEGIN"}) {
+        EXPECT_THROW(run_read_only(db_, sql), CatalogError) << sql;
+    }
+    EXPECT_EQ(bytes_of(db_), before);
+    EXPECT_FALSE(fs::exists(dir_ / "other.db"));
+    EXPECT_NO_THROW(run_read_only(db_, "SELECT count(*) FROM kv_rows -- trailing comment"));
+    EXPECT_NO_THROW(run_read_only(db_, "PRAGMA table_info(kv_efficiency)"));
+}
+
+TEST_F(CatalogTest, QueryTimeLimitStopsARunawayQuery) {
+    build_catalog(shipped().records, db_);
+    QueryLimits limits;
+    limits.timeout = std::chrono::milliseconds(50);
+    EXPECT_THROW(run_read_only(db_,
+                               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                               "SELECT count(*) FROM c",
+                               {}, limits),
+                 CatalogError);
+}
+
+TEST_F(CatalogTest, StalenessFollowsTheRecords) {
+    fs::path records = dir_ / "records";
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", records, fs::copy_options::recursive);
+    EXPECT_TRUE(catalog_staleness(db_, records));  // missing
+    build_catalog(lint_paths({records}).records, db_);
+    EXPECT_FALSE(catalog_staleness(db_, records));
+    // A record written after the catalog makes it stale.
+    auto later = fs::last_write_time(db_) + std::chrono::seconds(5);
+    fs::last_write_time(records / "models" / "qwen3.5-27b.yaml", later);
+    auto why = catalog_staleness(db_, records);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("qwen3.5-27b.yaml"), std::string::npos) << *why;
+}
+
+TEST_F(CatalogTest, MissingCatalogIsAClearError) {
+    try {
+        run_read_only(db_, "SELECT 1");
+        FAIL() << "expected CatalogError";
+    } catch (const CatalogError& e) {
+        EXPECT_NE(std::string(e.what()).find("kvcat build"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace kvcat

@@ -1,0 +1,148 @@
+// Runs the built kvcat binary as a user would.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) {
+        if (c == '\'') q += "'\\''";
+        else q += c;
+    }
+    return q + "'";
+}
+
+std::string slurp(const fs::path& p) { return kvcat::test::read_file(p); }
+
+class EndToEnd : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir_ / "records", fs::copy_options::recursive);
+    }
+
+    /// Runs kvcat with `args` in the test's directory.
+    Outcome kvcat(const std::vector<std::string>& args) {
+        std::string cmd = "cd " + quote(dir_.string()) + " && " + quote(KVCAT_BINARY);
+        for (const auto& a : args) cmd += " " + quote(a);
+        cmd += " >" + quote((dir_ / "stdout").string()) + " 2>" + quote((dir_ / "stderr").string()) + " </dev/null";
+        Outcome r;
+        int raw = std::system(cmd.c_str());
+        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+        r.out = slurp(dir_ / "stdout");
+        r.err = slurp(dir_ / "stderr");
+        return r;
+    }
+
+    kvcat::test::TempDir tmp_;
+    fs::path dir_ = tmp_.path();
+};
+
+TEST_F(EndToEnd, HeadlineQueryBuildsTheCatalogAndReturnsOneRow) {
+    ASSERT_FALSE(fs::exists(dir_ / "kvcat.db"));
+    Outcome r = kvcat({"query", "--format", "json", "attention_variant=hybrid", "context_length>64k"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir_ / "kvcat.db"));
+    auto rows = nlohmann::json::parse(r.out);
+    ASSERT_EQ(rows.size(), 1u) << r.out;
+    EXPECT_EQ(rows[0]["id"], "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
+    EXPECT_EQ(rows[0]["context_length"], 1048576);
+    EXPECT_EQ(rows[0]["kv_bytes_per_token"], 10240);
+    EXPECT_EQ(rows[0]["kv_cache_dtype"], "fp8");
+    EXPECT_TRUE(rows[0]["measured_tps_at_ctx"].is_null());
+    // The 27B row sits at exactly 64k, which is not above 64k, but is at or above it.
+    Outcome at = kvcat({"query", "--format", "csv", "--columns", "id", "attention_variant=hybrid", "context_length>=64k"});
+    EXPECT_EQ(at.out, "id\r\nkv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\r\nkv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n");
+}
+
+TEST_F(EndToEnd, ShippedRecordsLintClean) {
+    Outcome r = kvcat({"lint"});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
+TEST_F(EndToEnd, SeedAsStatedFailsWithTheRightFigure) {
+    // Put the seed's own figure back into the shipped record.
+    fs::path file = dir_ / "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml";
+    std::string text = slurp(file);
+    auto at = text.find("kv_bytes_per_token: 65536");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 25, "kv_bytes_per_token: 16384");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+    Outcome r = kvcat({"lint"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.out.find("records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml:12:21: error: "
+                         "[kv-basis-product] 16 x 4 x 256 x 2 x 2 = 65,536, but kv_bytes_per_token is 16,384"),
+              std::string::npos)
+        << r.out;
+}
+
+TEST_F(EndToEnd, BuildWithErrorsWritesNothing) {
+    Outcome ok = kvcat({"build"});
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    std::string before = slurp(dir_ / "kvcat.db");
+    std::ofstream(dir_ / "records/kv-efficiency/broken.yaml") << "id: kv-efficiency/broken\n";
+    Outcome r = kvcat({"build"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("[schema-missing-key]"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir_ / "kvcat.db"), before);
+}
+
+TEST_F(EndToEnd, SqlCannotWriteAndLeavesTheCatalogByteIdentical) {
+    ASSERT_EQ(kvcat({"build"}).status, 0);
+    std::string before = slurp(dir_ / "kvcat.db");
+    Outcome r = kvcat({"sql", "DROP TABLE models"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir_ / "kvcat.db"), before);
+    Outcome count = kvcat({"sql", "--format", "csv", "SELECT count(*) AS n FROM models"});
+    EXPECT_EQ(count.status, 0);
+    EXPECT_EQ(count.out.substr(0, 3), "n\r\n");
+}
+
+TEST_F(EndToEnd, StaleCatalogIsRebuiltBeforeAQuery) {
+    ASSERT_EQ(kvcat({"build"}).status, 0);
+    // Add a row; the next query must see it without an explicit build.
+    std::string text = slurp(dir_ / "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml");
+    auto replace = [&](const std::string& from, const std::string& to) {
+        auto at = text.find(from);
+        ASSERT_NE(at, std::string::npos) << from;
+        text.replace(at, from.size(), to);
+    };
+    replace("id: kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "id: kv-efficiency/copy-32k");
+    replace("context_length: 65536", "context_length: 32768");
+    std::ofstream(dir_ / "records/kv-efficiency/copy-32k.yaml") << text;
+    fs::last_write_time(dir_ / "records/kv-efficiency/copy-32k.yaml",
+                        fs::last_write_time(dir_ / "kvcat.db") + std::chrono::seconds(2));
+    Outcome r = kvcat({"query", "--format", "csv", "--columns", "id", "context_length=32k"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "id\r\nkv-efficiency/copy-32k\r\n");
+}
+
+TEST_F(EndToEnd, UsageErrorsExitTwo) {
+    EXPECT_EQ(kvcat({"query", "nope>1"}).status, 2);
+    EXPECT_EQ(kvcat({"lint", "does/not/exist"}).status, 2);
+    EXPECT_EQ(kvcat({"frobnicate"}).status, 2);
+    Outcome v = kvcat({"--version"});
+    EXPECT_EQ(v.status, 0);
+    EXPECT_NE(v.out.find("catalog schema 1"), std::string::npos) << v.out;
+}
+
+}  // namespace

@@ -1,0 +1,186 @@
+// The prose checks: arithmetic in sentences, the basis statement, the id's context tag.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "lint.h"
+#include "record_claims.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fixture(const std::string& rel) { return fs::path(KVCAT_FIXTURES_DIR) / rel; }
+
+std::vector<Diagnostic> of_rule(const LintResult& r, std::string_view rule) {
+    std::vector<Diagnostic> out;
+    for (const auto& d : r.diagnostics) {
+        if (d.rule == rule) out.push_back(d);
+    }
+    return out;
+}
+
+TEST(ProseRules, ProseArithmeticPasses) {
+    LintResult r = lint_paths({fixture("prose-arithmetic/pass")});
+    EXPECT_TRUE(r.diagnostics.empty()) << format_text(r.diagnostics.front());
+}
+
+TEST(ProseRules, ProseArithmeticTrips) {
+    LintResult r = lint_paths({fixture("prose-arithmetic/fail")});
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    const Diagnostic& d = r.diagnostics[0];
+    EXPECT_EQ(d.rule, "prose-arithmetic");
+    EXPECT_EQ(d.severity, Severity::error);
+    EXPECT_TRUE(d.pos.file.ends_with("kv-efficiency/row.yaml")) << d.pos.file;
+    EXPECT_EQ(d.pos.line, 21);  // the second line of the notes block
+    EXPECT_EQ(d.pos.column, 23);
+    EXPECT_EQ(d.message, "131072 x 65536 = 8.00 GiB, not 9.00 GiB");
+    EXPECT_EQ(d.computed, "8.00 GiB");
+    EXPECT_EQ(d.stated, "9.00 GiB");
+}
+
+TEST(ProseRules, StatementMatchingTheBasisPasses) {
+    EXPECT_TRUE(lint_paths({fixture("kv-statement-mismatch/pass")}).diagnostics.empty());
+}
+
+TEST(ProseRules, StatementWithOtherFactorsTrips) {
+    LintResult r = lint_paths({fixture("kv-statement-mismatch/fail")});
+    auto found = of_rule(r, "kv-statement-mismatch");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].pos.line, 15);
+    EXPECT_EQ(found[0].pos.column, 15);
+    EXPECT_EQ(found[0].stated, "32 x 4 x 128 x 2 x 2");
+    EXPECT_EQ(found[0].computed, "32 x 8 x 128 x 2 x 2");
+    // The statement's own arithmetic holds (65,536), so no prose finding piles on.
+    EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty());
+}
+
+TEST(ProseRules, StatementWithAnotherResultTrips) {
+    fs::path dir = fs::temp_directory_path() / ("kvcat-stmt-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::copy(fixture("kv-statement-mismatch/pass"), dir, fs::copy_options::recursive);
+    fs::path row = dir / "kv-efficiency/row.yaml";
+    std::ifstream in(row);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    // A statement with no product at all.
+    auto at = s.find("statement: \"");
+    auto end = s.find('"', at + 12);
+    s.replace(at, end - at + 1, "statement: \"the usual GQA formula\"");
+    std::ofstream(row, std::ios::trunc) << s;
+    LintResult r = lint_paths({dir});
+    auto found = of_rule(r, "kv-statement-mismatch");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].message.find("states no product"), std::string::npos) << found[0].message;
+    EXPECT_EQ(found[0].computed, "32 x 8 x 128 x 2 x 2");
+    fs::remove_all(dir);
+}
+
+TEST(ProseRules, IdContextTagAgreeingPasses) {
+    EXPECT_TRUE(lint_paths({fixture("id-context-tag/pass")}).diagnostics.empty());
+}
+
+TEST(ProseRules, IdContextTagTrips) {
+    LintResult r = lint_paths({fixture("id-context-tag/fail")});
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    const Diagnostic& d = r.diagnostics[0];
+    EXPECT_EQ(d.rule, "id-context-tag");
+    EXPECT_EQ(d.severity, Severity::warning);
+    EXPECT_EQ(d.pos.line, 1);
+    EXPECT_EQ(d.pos.column, 5);
+    EXPECT_EQ(d.stated, "32,768");
+    EXPECT_EQ(d.computed, "65,536");
+    EXPECT_FALSE(has_errors(r.diagnostics));
+}
+
+TEST(ProseRules, SeedZeroExplainsItsContextTag) {
+    LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    EXPECT_TRUE(r.diagnostics.empty());
+    ASSERT_EQ(r.ignored.size(), 1u);
+    EXPECT_EQ(r.ignored[0].rule, "id-context-tag");
+    EXPECT_NE(r.ignored[0].message.find("ignored: the id keeps the native 256k tag"), std::string::npos);
+}
+
+TEST(ProseRules, SeedFourAsStatedHasThreeWrongSums) {
+    LintResult r = lint_paths({fixture("seed-004-as-stated")});
+    auto prose = of_rule(r, "prose-arithmetic");
+    ASSERT_EQ(prose.size(), 3u);
+    std::set<int> lines;
+    std::vector<std::string> computed;
+    for (const auto& d : prose) {
+        lines.insert(d.pos.line);
+        computed.push_back(*d.computed);
+    }
+    EXPECT_EQ(lines.size(), 3u);  // each at its own line
+    EXPECT_EQ(computed, (std::vector<std::string>{"65,536", "262,144", "1,572,864"}));
+    EXPECT_EQ(prose[1].message, "64 x 4 x 256 x 2 x 2 = 262,144, not 65,536");
+    EXPECT_EQ(prose[2].message, "64 x 24 x 256 x 2 x 2 = 1,572,864, not 393,216");
+}
+
+TEST(ProseRules, ShippedRecordsStateCheckedArithmetic) {
+    // The shipped prose is full of sums; the recogniser must see them, or the lint proves nothing.
+    LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    std::size_t claims = 0;
+    for (const auto& rec : r.records.records()) {
+        for (const auto& c : record_claims(rec)) {
+            EXPECT_TRUE(c.claim.holds) << c.pos.file << ":" << c.pos.line << " " << c.claim.text;
+            ++claims;
+        }
+    }
+    EXPECT_GE(claims, 14u);  // the claims the shipped prose makes today
+}
+
+/// Changing one digit of any stated result in the shipped prose makes the lint fail at that line.
+TEST(ProseRules, EveryStatedResultIsGuarded) {
+    fs::path dir = fs::temp_directory_path() / ("kvcat-digits-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir, fs::copy_options::recursive);
+    LintResult clean = lint_paths({dir});
+    ASSERT_TRUE(clean.diagnostics.empty());
+    std::size_t mutations = 0;
+    for (const auto& rec : clean.records.records()) {
+        for (const auto& located : record_claims(rec)) {
+            for (std::size_t i = 0; i < located.claim.sides.size(); ++i) {
+                const ClaimSide& side = located.claim.sides[i];
+                if (side.is_expression()) continue;  // a stated result, not a factor list
+                std::string text = rec.source->text();
+                std::size_t at = located.side_marks[i].offset;
+                while (at < text.size() && !std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+                ASSERT_LT(at, text.size());
+                // Bump the last digit of the stated number, which keeps its shape and format.
+                std::size_t last = at;
+                while (last + 1 < text.size() &&
+                       (std::isdigit(static_cast<unsigned char>(text[last + 1])) || text[last + 1] == ',' ||
+                        (text[last + 1] == '.' && last + 2 < text.size() &&
+                         std::isdigit(static_cast<unsigned char>(text[last + 2]))))) {
+                    ++last;
+                }
+                while (!std::isdigit(static_cast<unsigned char>(text[last]))) --last;
+                std::string mutated = text;
+                mutated[last] = mutated[last] == '9' ? '8' : static_cast<char>(mutated[last] + 1);
+                std::ofstream(rec.file, std::ios::binary | std::ios::trunc) << mutated;
+                LintResult broken = lint_paths({dir});
+                std::ofstream(rec.file, std::ios::binary | std::ios::trunc) << text;
+                int line = located.side_marks[i].line;
+                bool failed_there = false;
+                for (const auto& d : broken.diagnostics) {
+                    if (d.severity == Severity::error && d.pos.file == rec.file && d.pos.line == located.pos.line) {
+                        failed_there = true;
+                    }
+                }
+                EXPECT_TRUE(failed_there) << rec.file << ":" << line << " digit changed in '" << side.text << "'";
+                ++mutations;
+            }
+        }
+    }
+    EXPECT_GE(mutations, 14u);
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kvcat

@@ -1,0 +1,136 @@
+// Helpers shared by the test files: a temporary directory that cleans up after itself,
+// writing exact bytes to a file, the fixture tree, and picking findings out of a lint.
+// Header-only; nothing here depends on GoogleTest.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "diagnostic.h"
+
+namespace kvcat::test {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under the system temp folder, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir() {
+        std::random_device rd;
+        std::mt19937_64 gen(rd());
+        const fs::path base = fs::temp_directory_path();
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            fs::path candidate = base / ("kvcat-test-" + std::to_string(gen()));
+            std::error_code ec;
+            if (fs::create_directory(candidate, ec)) {
+                path_ = candidate;
+                return;
+            }
+        }
+        throw std::runtime_error("cannot create a temporary directory under " + base.string());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);  // best effort: a test must not fail in cleanup
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const fs::path& path() const { return path_; }
+    fs::path operator/(const fs::path& relative) const { return path_ / relative; }
+
+private:
+    fs::path path_;
+};
+
+/// Writes `bytes` exactly (binary, no newline translation), creating parent folders.
+inline void write_file(const fs::path& path, std::string_view bytes) {
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("write failed: " + path.string());
+}
+
+/// The whole file, as bytes.
+inline std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Copies a folder tree (a fixture) into `to`, creating it.
+inline void copy_tree(const fs::path& from, const fs::path& to) {
+    fs::create_directories(to);
+    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+#ifdef KVCAT_FIXTURES_DIR
+/// tests/fixtures, absolute.
+inline fs::path fixtures_dir() { return fs::path(KVCAT_FIXTURES_DIR); }
+/// A path under tests/fixtures: fixture_path("kv-basis-product/fail").
+inline fs::path fixture_path(std::string_view relative) { return fixtures_dir() / fs::path(relative); }
+#endif
+
+/// Every finding of one rule, in order.
+inline std::vector<const Diagnostic*> find_rule(const std::vector<Diagnostic>& diagnostics, std::string_view rule) {
+    std::vector<const Diagnostic*> out;
+    for (const auto& d : diagnostics) {
+        if (d.rule == rule) out.push_back(&d);
+    }
+    return out;
+}
+
+/// Findings of one rule whose file ends with `file_suffix` (a path relative to a records root).
+inline std::vector<const Diagnostic*> find_rule_in(const std::vector<Diagnostic>& diagnostics, std::string_view rule,
+                                                   std::string_view file_suffix) {
+    std::vector<const Diagnostic*> out;
+    for (const auto& d : diagnostics) {
+        if (d.rule == rule && std::string_view(d.pos.file).ends_with(file_suffix)) out.push_back(&d);
+    }
+    return out;
+}
+
+/// Rules that check the arithmetic and wording of prose (statement, notes, methodology, id tags).
+/// Tests of the structural rules do not make claims about them.
+inline bool is_prose_rule(std::string_view rule) {
+    return rule.starts_with("prose-") || rule == "kv-statement-mismatch" || rule == "id-context-tag";
+}
+
+/// The distinct rule ids among the findings, without the prose rules unless asked.
+inline std::set<std::string> rules_in(const std::vector<Diagnostic>& diagnostics, bool with_prose = false) {
+    std::set<std::string> out;
+    for (const auto& d : diagnostics) {
+        if (with_prose || !is_prose_rule(d.rule)) out.insert(d.rule);
+    }
+    return out;
+}
+
+/// The findings as the CLI prints them, one a line: for assertion messages.
+inline std::string describe(const std::vector<Diagnostic>& diagnostics) {
+    if (diagnostics.empty()) return "(no findings)\n";
+    std::string out;
+    for (const auto& d : diagnostics) {
+        out += format_text(d);
+        out += '\n';
+    }
+    return out;
+}
+
+/// The rule's declared severity from all_rules(), or nullptr for an unknown id.
+inline const RuleInfo* rule_info(std::string_view rule) {
+    auto rules = all_rules();
+    auto it = std::find_if(rules.begin(), rules.end(), [&](const RuleInfo& r) { return r.id == rule; });
+    return it == rules.end() ? nullptr : &*it;
+}
+
+}  // namespace kvcat::test

@@ -1,0 +1,153 @@
+#include "yaml_loader.h"
+
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace kvcat {
+namespace {
+
+const Diagnostic* find_rule(const LoadedYaml& y, std::string_view rule) {
+    for (const auto& d : y.diagnostics) {
+        if (d.rule == rule) return &d;
+    }
+    return nullptr;
+}
+
+TEST(YamlLoader, KeepsLineAndColumnOfEveryValue) {
+    auto y = load_yaml("f.yaml", "id: a\nnested:\n  count: 16\n  list: [1, 22]\n");
+    ASSERT_TRUE(y.root);
+    ASSERT_TRUE(y.diagnostics.empty());
+    const YamlNode* count = y.root->find("nested")->find("count");
+    ASSERT_NE(count, nullptr);
+    EXPECT_EQ(count->mark.line, 3);
+    EXPECT_EQ(count->mark.column, 10);
+    const YamlNode* list = y.root->find("nested")->find("list");
+    EXPECT_EQ(list->items.at(1).mark.line, 4);
+    EXPECT_EQ(list->items.at(1).mark.column, 13);
+}
+
+TEST(YamlLoader, ColumnsCountCharactersNotBytes) {
+    auto y = load_yaml("f.yaml", "name: \"×é\"\nx: 1\nz: \"é\" # é\nw: [é, 5]\n");
+    ASSERT_TRUE(y.root);
+    const YamlNode* w = y.root->find("w");
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->items.at(1).mark.line, 4);
+    EXPECT_EQ(w->items.at(1).mark.column, 8);
+}
+
+TEST(YamlLoader, QuotedAndPlainScalarsStayApart) {
+    auto y = load_yaml("f.yaml", "a: null\nb: \"null\"\nc: 12\nd: '12'\ne:\n");
+    ASSERT_TRUE(y.root);
+    EXPECT_TRUE(y.root->find("a")->is_null());
+    EXPECT_TRUE(y.root->find("b")->is_scalar());
+    EXPECT_TRUE(y.root->find("b")->quoted);
+    EXPECT_FALSE(y.root->find("c")->quoted);
+    EXPECT_TRUE(y.root->find("d")->quoted);
+    // An empty value is null, positioned on its own key's line.
+    EXPECT_TRUE(y.root->find("e")->is_null());
+    EXPECT_EQ(y.root->find("e")->mark.line, 5);
+}
+
+TEST(YamlLoader, DuplicateKeyNamesBothLines) {
+    auto y = load_yaml("f.yaml", "id: a\nengine: vLLM\nother: 1\nengine: llama.cpp\n");
+    const Diagnostic* d = find_rule(y, "yaml-duplicate-key");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 4);
+    EXPECT_EQ(d->pos.column, 1);
+    EXPECT_NE(d->message.find("'engine'"), std::string::npos);
+    EXPECT_NE(d->message.find("first at line 2"), std::string::npos);
+}
+
+TEST(YamlLoader, AliasesAreRefusedAndBombsCostNothing) {
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+    char prev = 'a';
+    for (char c = 'b'; c <= 'k'; ++c, ++prev) {
+        bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" +
+                prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+    }
+    auto start = std::chrono::steady_clock::now();
+    auto y = load_yaml("bomb.yaml", bomb);
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    const Diagnostic* d = find_rule(y, "yaml-alias");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 1);
+    // Not a timing assertion on speed, only a guard that nothing was expanded (9^10 nodes).
+    EXPECT_LT(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count(), 10);
+}
+
+TEST(YamlLoader, DeepNestingStopsAtTheLimit) {
+    std::string deep(200, '[');
+    deep += std::string(200, ']');
+    auto y = load_yaml("deep.yaml", "a: " + deep + "\n");
+    EXPECT_FALSE(y.root);
+    ASSERT_NE(find_rule(y, "yaml-too-deep"), nullptr);
+}
+
+TEST(YamlLoader, OneDocumentPerFile) {
+    auto y = load_yaml("f.yaml", "id: a\n---\nid: b\n");
+    const Diagnostic* d = find_rule(y, "yaml-multiple-documents");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 2);
+}
+
+TEST(YamlLoader, EmptyFileIsAFinding) {
+    EXPECT_NE(find_rule(load_yaml("f.yaml", ""), "file-empty"), nullptr);
+    EXPECT_NE(find_rule(load_yaml("f.yaml", "# only a comment\n"), "file-empty"), nullptr);
+}
+
+TEST(YamlLoader, EncodingProblemsArePositioned) {
+    auto nul = load_yaml("f.yaml", std::string("id: a\nname: b\0c\n", 15));
+    const Diagnostic* d = find_rule(nul, "yaml-encoding");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 2);
+    EXPECT_EQ(d->pos.column, 8);
+
+    auto bad = load_yaml("f.yaml", "id: a\nname: \xff\n");
+    d = find_rule(bad, "yaml-encoding");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 2);
+    EXPECT_NE(d->message.find("0xFF"), std::string::npos);
+
+    EXPECT_NE(find_rule(load_yaml("f.yaml", "\xEF\xBB\xBFid: a\n"), "yaml-encoding"), nullptr);
+    EXPECT_NE(find_rule(load_yaml("f.yaml", "id: \xC0\x80\n"), "yaml-encoding"), nullptr);  // overlong NUL
+}
+
+TEST(YamlLoader, CrlfLineEndsKeepPositions) {
+    auto y = load_yaml("f.yaml", "id: a\r\nx: |\r\n  one\r\n  two\r\ny: 5\r\n");
+    ASSERT_TRUE(y.root);
+    EXPECT_TRUE(y.diagnostics.empty());
+    EXPECT_EQ(y.root->find("x")->value, "one\ntwo\n");
+    EXPECT_EQ(y.root->find("y")->mark.line, 5);
+    EXPECT_EQ(y.root->find("y")->mark.column, 4);
+}
+
+TEST(YamlLoader, SyntaxErrorIsPositioned) {
+    auto y = load_yaml("f.yaml", "id: a\nlist: [1, 2\nz: 3\n");
+    const Diagnostic* d = find_rule(y, "yaml-syntax");
+    ASSERT_NE(d, nullptr);
+    EXPECT_GE(d->pos.line, 2);
+    EXPECT_FALSE(y.root);
+}
+
+TEST(YamlLoader, TooLargeIsRefusedBeforeParsing) {
+    LoadLimits limits;
+    limits.max_bytes = 16;
+    auto y = load_yaml("f.yaml", "id: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", limits);
+    const Diagnostic* d = find_rule(y, "file-too-large");
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->message.find("at most 16 bytes"), std::string::npos);
+}
+
+TEST(YamlLoader, SourceTextMapsOffsets) {
+    SourceText s("f", "ab\ncd\n\nef");
+    EXPECT_EQ(s.mark_at(0).line, 1);
+    EXPECT_EQ(s.mark_at(4).line, 2);
+    EXPECT_EQ(s.mark_at(4).column, 2);
+    EXPECT_EQ(s.mark_at(7).line, 4);
+    EXPECT_EQ(s.mark_at(100).line, 4);  // clamped, never out of range
+}
+
+}  // namespace
+}  // namespace kvcat
