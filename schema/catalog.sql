@@ -56,11 +56,19 @@ CREATE TABLE kv_efficiency (
     basis_statement          TEXT NOT NULL,
     kv_bytes_at_context      ANY NOT NULL,      -- bytes for one sequence at context_length (derived)
     fixed_state_bytes        INTEGER NOT NULL,  -- bytes per sequence of the fixed-state layers (derived)
+    gqa_baseline_bytes_per_token ANY,          -- every layer caching as GQA at the model's KV heads (derived)
+    mha_baseline_bytes_per_token ANY,          -- every layer caching as MHA at its query heads (derived)
+    gqa_reduction            REAL,              -- gqa baseline / kv_bytes_per_token (derived)
+    mha_reduction            REAL,              -- mha baseline / kv_bytes_per_token (derived)
+    weight_bytes             INTEGER,           -- resident weights at weight_quant; NULL when the format is not exact (derived)
+    roofline_tps             REAL,              -- bandwidth / bytes read per token, one sequence (derived)
+    roofline_fraction        REAL,              -- measured_tps_at_ctx / roofline_tps (derived)
     measured_tps_at_ctx      REAL,              -- tokens/s; NULL when the source did not report it
     measured_ttft_ms_at_ctx  REAL,              -- ms; NULL when the source did not report it
     provenance               TEXT,
     measured_on_model        TEXT REFERENCES models(id),
     context_extension        TEXT,
+    offload                  TEXT,
     methodology              TEXT NOT NULL,
     notes                    TEXT NOT NULL,
     file                     TEXT NOT NULL
@@ -112,11 +120,19 @@ SELECT
     k.bytes_per_element,
     k.kv_bytes_at_context,
     k.fixed_state_bytes,
+    k.gqa_baseline_bytes_per_token,
+    k.mha_baseline_bytes_per_token,
+    k.gqa_reduction,
+    k.mha_reduction,
+    k.weight_bytes,
+    k.roofline_tps,
+    k.roofline_fraction,
     k.measured_tps_at_ctx,
     k.measured_ttft_ms_at_ctx,
     k.provenance,
     k.measured_on_model,
     k.context_extension,
+    k.offload,
     m.total_params_b,
     m.active_params_b,
     a.memory_gb,

@@ -16,6 +16,9 @@
 #include "catalog_sql.h"
 #include "dtype.h"
 #include "kv_math.h"
+#include "physics.h"
+#include "rules/rules.h"
+#include "weight_quant.h"
 
 namespace kvcat {
 
@@ -43,6 +46,17 @@ constexpr std::array kColumns = {
                "KV bytes of one sequence at context_length (sliding layers capped at their window)"},
     ColumnInfo{"fixed_state_bytes", "integer", "bytes", true,
                "per-sequence state of the linear-attention layers, which does not grow with context"},
+    ColumnInfo{"gqa_baseline_bytes_per_token", "number", "bytes/token", true,
+               "what every layer caching as GQA at the model's KV heads would cost"},
+    ColumnInfo{"mha_baseline_bytes_per_token", "number", "bytes/token", true,
+               "what every layer caching as MHA at the model's query heads would cost"},
+    ColumnInfo{"gqa_reduction", "number", "ratio", true, "gqa_baseline_bytes_per_token / kv_bytes_per_token"},
+    ColumnInfo{"mha_reduction", "number", "ratio", true, "mha_baseline_bytes_per_token / kv_bytes_per_token"},
+    ColumnInfo{"weight_bytes", "integer", "bytes", true,
+               "resident weights at weight_quant; empty when the format has no exact size"},
+    ColumnInfo{"roofline_tps", "number", "tokens/s", true,
+               "decode ceiling for one sequence: bandwidth / (active weights + KV at context + fixed state)"},
+    ColumnInfo{"roofline_fraction", "number", "ratio", true, "measured_tps_at_ctx / roofline_tps"},
     ColumnInfo{"measured_tps_at_ctx", "number", "tokens/s", false,
                "decode speed at context_length; empty when the source did not report it"},
     ColumnInfo{"measured_ttft_ms_at_ctx", "number", "ms", false,
@@ -50,6 +64,7 @@ constexpr std::array kColumns = {
     ColumnInfo{"provenance", "text", "", false, "measured, third-party-measured, derived or joined"},
     ColumnInfo{"measured_on_model", "text", "", false, "the model the measurement was taken on, when another"},
     ColumnInfo{"context_extension", "text", "", false, "how a context above the native one was reached"},
+    ColumnInfo{"offload", "text", "", false, "what was kept off the accelerator, when anything was"},
     ColumnInfo{"total_params_b", "number", "billions", false, "the model's total parameters"},
     ColumnInfo{"active_params_b", "number", "billions", false, "the model's parameters active per token"},
     ColumnInfo{"memory_gb", "number", "GB", false, "the accelerator's memory, 10^9 bytes"},
@@ -151,13 +166,56 @@ void fsync_path(const fs::path& path, bool directory) {
     ::close(fd);
 }
 
+void bind_rational_or_null(SQLite::Statement& st, int index, const std::optional<Rational>& r) {
+    if (r) {
+        bind_rational(st, index, *r);
+    } else {
+        st.bind(index);
+    }
+}
+
+void bind_ratio(SQLite::Statement& st, int index, const std::optional<Rational>& num, const Rational& den) {
+    if (num && !den.is_zero()) {
+        st.bind(index, (*num / den).to_double());
+    } else {
+        st.bind(index);
+    }
+}
+
+/// The figures kvcat works out for a row beside the ones it states.
+struct DerivedFigures {
+    std::optional<Rational> gqa_baseline;
+    std::optional<Rational> mha_baseline;
+    std::optional<Rational> weight_bytes;
+    std::optional<Rational> roofline_tps;
+};
+
+DerivedFigures derive_figures(const RecordSet& set, const Model& m, const KvRow& k, const Rational& at_context) {
+    DerivedFigures d;
+    auto dtype = find_cache_dtype(k.kv_cache_dtype);
+    if (!dtype) return d;
+    Rational bpe = dtype->bytes_per_element();
+    try {
+        d.gqa_baseline = all_layers_gqa_bytes(m, bpe);
+        d.mha_baseline = all_layers_mha_bytes(m, bpe);
+        auto quant = k.weight_quant ? find_weight_quant(*k.weight_quant) : std::nullopt;
+        if (quant && m.total_params_b_exact) d.weight_bytes = resident_weight_bytes(m, *quant);
+        const Accelerator* accelerator = rules::accelerator_of(set, k);
+        if (quant && accelerator) d.roofline_tps = decode_roofline(m, *accelerator, *quant, at_context).ceiling_tps;
+    } catch (const std::exception&) {
+        // A figure that cannot be worked out exactly stays NULL rather than approximate.
+    }
+    return d;
+}
+
 void insert_records(SQLite::Database& db, const RecordSet& set, BuildStats& stats) {
     SQLite::Statement model_insert(db,
         "INSERT INTO models VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
     SQLite::Statement accel_insert(db, "INSERT INTO accelerators VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     SQLite::Statement kv_insert(db,
         "INSERT INTO kv_efficiency VALUES "
-        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)");
+        "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,"
+        "?29,?30,?31)");
     SQLite::Statement source_insert(db, "INSERT INTO sources VALUES (?1,?2,?3,?4,?5,?6)");
 
     for (const auto& r : set.records()) {
@@ -241,14 +299,25 @@ void insert_records(SQLite::Database& db, const RecordSet& set, BuildStats& stat
         kv_insert.bind(13, k.basis.statement);
         bind_rational(kv_insert, 14, at_context);
         bind_rational(kv_insert, 15, fixed_state_bytes(m));
-        bind_optional(kv_insert, 16, k.measured_tps_at_ctx);
-        bind_optional(kv_insert, 17, k.measured_ttft_ms_at_ctx);
-        bind_optional(kv_insert, 18, k.provenance);
-        bind_optional(kv_insert, 19, k.measured_on_model);
-        bind_optional(kv_insert, 20, k.context_extension);
-        kv_insert.bind(21, k.methodology);
-        kv_insert.bind(22, k.notes);
-        kv_insert.bind(23, r.file);
+        DerivedFigures derived = derive_figures(set, m, k, at_context);
+        bind_rational_or_null(kv_insert, 16, derived.gqa_baseline);
+        bind_rational_or_null(kv_insert, 17, derived.mha_baseline);
+        bind_ratio(kv_insert, 18, derived.gqa_baseline, per_token);
+        bind_ratio(kv_insert, 19, derived.mha_baseline, per_token);
+        bind_rational_or_null(kv_insert, 20, derived.weight_bytes);
+        bind_rational_or_null(kv_insert, 21, derived.roofline_tps);
+        if (derived.roofline_tps && k.measured_tps_at_ctx_exact && !derived.roofline_tps->is_zero()) {
+            kv_insert.bind(22, (*k.measured_tps_at_ctx_exact / *derived.roofline_tps).to_double());
+        }
+        bind_optional(kv_insert, 23, k.measured_tps_at_ctx);
+        bind_optional(kv_insert, 24, k.measured_ttft_ms_at_ctx);
+        bind_optional(kv_insert, 25, k.provenance);
+        bind_optional(kv_insert, 26, k.measured_on_model);
+        bind_optional(kv_insert, 27, k.context_extension);
+        bind_optional(kv_insert, 28, k.offload);
+        kv_insert.bind(29, k.methodology);
+        kv_insert.bind(30, k.notes);
+        kv_insert.bind(31, r.file);
         kv_insert.exec();
         ++stats.rows;
     }

@@ -22,7 +22,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 1;
+inline constexpr int kCatalogSchemaVersion = 2;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {

@@ -67,6 +67,10 @@ constexpr std::array kRules = {
     RuleInfo{"context-above-native", Severity::warning,
              "context_length exceeds the model's native context and no context_extension is declared"},
     RuleInfo{"arith-overflow", Severity::error, "a product does not fit in 64 bits"},
+    RuleInfo{"tps-above-roofline", Severity::error,
+             "measured_tps_at_ctx exceeds memory bandwidth / (active weights + KV at the context + fixed state)"},
+    RuleInfo{"exceeds-memory", Severity::warning,
+             "weights + KV at the context + fixed state exceed the accelerator's memory and no offload is stated"},
     RuleInfo{"prose-arithmetic", Severity::error,
              "arithmetic stated in a record's prose does not hold (the recomputed figure is given)"},
     RuleInfo{"kv-statement-mismatch", Severity::error,
@@ -279,6 +283,27 @@ Diagnostic statement_mismatch(const Position& pos, const std::string& what, cons
     Diagnostic d = make("kv-statement-mismatch", Severity::error, pos, what);
     if (!stated.empty()) d.stated = stated;
     if (!expected.empty()) d.computed = expected;
+    return d;
+}
+
+Diagnostic above_roofline(const Position& pos, const std::string& measured, const std::string& ceiling,
+                          const std::string& how) {
+    Diagnostic d = make("tps-above-roofline", Severity::error, pos,
+                        fmt::format("measured_tps_at_ctx {} is above the bandwidth ceiling of {} tokens/s: {}",
+                                    measured, ceiling, how));
+    d.stated = measured;
+    d.computed = ceiling;
+    return d;
+}
+
+Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,
+                          const std::string& how) {
+    Diagnostic d = make("exceeds-memory", Severity::warning, pos,
+                        fmt::format("needs {} bytes but the accelerator has {}: {}; state an offload if part of it "
+                                    "ran elsewhere",
+                                    needed, memory, how));
+    d.stated = memory;
+    d.computed = needed;
     return d;
 }
 

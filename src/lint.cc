@@ -46,6 +46,8 @@ std::vector<Rule> all_rule_functions() {
         rules::basis_agrees_with_model,
         rules::variant_agrees_with_model,
         rules::context_within_native,
+        rules::tps_within_roofline,
+        rules::fits_in_memory,
         rules::prose_arithmetic_holds,
         rules::statement_matches_basis,
         rules::id_context_tag_agrees,

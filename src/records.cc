@@ -42,6 +42,12 @@ std::optional<double> num_field(const YamlNode* parent, std::string_view key) {
     return as_number(parent->find(key));
 }
 
+/// A plain decimal read exactly ("28.8" is 144/5), for figures compared with exact ones.
+std::optional<Rational> decimal_field(const YamlNode* parent, std::string_view key) {
+    if (!as_number(parent ? parent->find(key) : nullptr)) return std::nullopt;
+    return Rational::parse(parent->find(key)->value);
+}
+
 std::optional<Rational> rational_field(const YamlNode* parent, std::string_view key) {
     if (!parent) return std::nullopt;
     const YamlNode* n = parent->find(key);
@@ -62,6 +68,8 @@ Model read_model(const YamlNode& root) {
     m.config_verified = str(&root, "config_verified") == "true";
     m.total_params_b = num_field(&root, "total_params_b");
     m.active_params_b = num_field(&root, "active_params_b");
+    m.total_params_b_exact = decimal_field(&root, "total_params_b");
+    m.active_params_b_exact = decimal_field(&root, "active_params_b");
     m.native_context = int_field(&root, "native_context");
     m.num_layers = int_field(&root, "num_layers");
     m.attention_variant = str(&root, "attention_variant");
@@ -119,6 +127,8 @@ Accelerator read_accelerator(const YamlNode& root) {
     a.memory_type = str(&root, "memory_type");
     a.memory_bus_bits = int_field(&root, "memory_bus_bits");
     a.memory_bandwidth_gb_s = num_field(&root, "memory_bandwidth_gb_s");
+    a.memory_gb_exact = decimal_field(&root, "memory_gb");
+    a.memory_bandwidth_gb_s_exact = decimal_field(&root, "memory_bandwidth_gb_s");
     return a;
 }
 
@@ -143,10 +153,12 @@ KvRow read_kv(const YamlNode& root) {
         r.basis.statement = str(b, "statement");
     }
     r.measured_tps_at_ctx = num_field(&root, "measured_tps_at_ctx");
+    r.measured_tps_at_ctx_exact = decimal_field(&root, "measured_tps_at_ctx");
     r.measured_ttft_ms_at_ctx = num_field(&root, "measured_ttft_ms_at_ctx");
     r.provenance = opt_str(&root, "provenance");
     r.measured_on_model = opt_str(&root, "measured_on_model");
     r.context_extension = opt_str(&root, "context_extension");
+    r.offload = opt_str(&root, "offload");
     r.methodology = str(&root, "methodology");
     r.notes = str(&root, "notes");
     if (const YamlNode* ig = root.find("lint_ignore"); ig && ig->is_sequence()) {

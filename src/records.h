@@ -68,6 +68,8 @@ struct Model {
     bool config_verified = false;
     std::optional<double> total_params_b;
     std::optional<double> active_params_b;
+    std::optional<Rational> total_params_b_exact;   ///< the same figures, exactly as written
+    std::optional<Rational> active_params_b_exact;
     std::optional<std::int64_t> native_context;
     std::optional<std::int64_t> num_layers;
     std::string attention_variant;
@@ -87,6 +89,8 @@ struct Accelerator {
     std::string memory_type;
     std::optional<std::int64_t> memory_bus_bits;
     std::optional<double> memory_bandwidth_gb_s;
+    std::optional<Rational> memory_gb_exact;
+    std::optional<Rational> memory_bandwidth_gb_s_exact;
 };
 
 struct KvBasis {
@@ -111,10 +115,12 @@ struct KvRow {
     std::optional<Rational> kv_bytes_per_token;
     KvBasis basis;
     std::optional<double> measured_tps_at_ctx;
+    std::optional<Rational> measured_tps_at_ctx_exact;  ///< the decimal as written, for exact comparisons
     std::optional<double> measured_ttft_ms_at_ctx;
     std::optional<std::string> provenance;
     std::optional<std::string> measured_on_model;
     std::optional<std::string> context_extension;
+    std::optional<std::string> offload;
     std::string methodology;
     std::string notes;
     std::vector<LintIgnore> lint_ignore;

@@ -41,7 +41,7 @@ std::string csv_field(const std::string& s, char separator) {
     return out;
 }
 
-nlohmann::json cell_json(const Cell& c) {
+nlohmann::ordered_json cell_json(const Cell& c) {
     if (std::holds_alternative<std::monostate>(c)) return nullptr;
     if (auto* i = std::get_if<std::int64_t>(&c)) return *i;
     if (auto* d = std::get_if<double>(&c)) return *d;
@@ -147,20 +147,21 @@ std::string render_table(const Table& t, TableFormat format) {
         }
         case TableFormat::json:
         case TableFormat::ndjson: {
-            nlohmann::json array = nlohmann::json::array();
+            // ordered_json keeps the columns in the order the query asked for them.
+            nlohmann::ordered_json array = nlohmann::ordered_json::array();
             std::string lines;
             for (const auto& row : t.rows) {
-                nlohmann::json object = nlohmann::json::object();
+                nlohmann::ordered_json object = nlohmann::ordered_json::object();
                 for (std::size_t c = 0; c < row.size(); ++c) object[t.columns[c]] = cell_json(row[c]);
                 if (format == TableFormat::ndjson) {
-                    lines += object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+                    lines += object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
                 } else {
                     array.push_back(std::move(object));
                 }
             }
             return format == TableFormat::ndjson
                        ? lines
-                       : array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+                       : array.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
         }
         case TableFormat::markdown: {
             std::string out = "|";

@@ -161,6 +161,8 @@ constexpr std::array kKvFields = {
               "the model the measurement was taken on, when it is not `model`"},
     FieldSpec{"context_extension", F::string, false, true,
               "how a context above the model's native one was reached"},
+    FieldSpec{"offload", F::string, false, true,
+              "what was kept off the accelerator (weights or cache in host memory), when anything was"},
     FieldSpec{"methodology", F::string, true, false, "how the figures were obtained"},
     FieldSpec{"notes", F::string, true, false, "what the row shows and its caveats"},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},

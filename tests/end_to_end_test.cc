@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog.h"
 #include "test_util.h"
 
 namespace {
@@ -136,13 +137,41 @@ TEST_F(EndToEnd, StaleCatalogIsRebuiltBeforeAQuery) {
     EXPECT_EQ(r.out, "id\r\nkv-efficiency/copy-32k\r\n");
 }
 
+TEST_F(EndToEnd, FitAnswersInJson) {
+    Outcome r = kvcat({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["max_context"].get<std::int64_t>(), 65536);
+    EXPECT_LT(j["max_context"].get<std::int64_t>(), 131072);
+    for (const char* key : {"memory_bytes", "weight_bytes", "fixed_state_bytes", "reserve_bytes",
+                            "available_for_kv_bytes", "kv_bytes_per_token"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    EXPECT_EQ(kvcat({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                     "--weight-quant", "Q4_K_M", "--kv-dtype", "bf16"})
+                  .status,
+              2);
+}
+
+TEST_F(EndToEnd, ExplainShowsWhatWasChecked) {
+    Outcome r = kvcat({"explain", "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("checked, holds  kv_bytes_basis.statement"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("= 10 x 2 x 256 x 2 = 10,240 B/token"), std::string::npos) << r.out;
+    Outcome j = kvcat({"explain", "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml", "--format", "json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_EQ(nlohmann::json::parse(j.out)["basis"]["product"], 65536);
+    EXPECT_EQ(kvcat({"explain", "kv-efficiency/nope"}).status, 2);
+}
+
 TEST_F(EndToEnd, UsageErrorsExitTwo) {
     EXPECT_EQ(kvcat({"query", "nope>1"}).status, 2);
     EXPECT_EQ(kvcat({"lint", "does/not/exist"}).status, 2);
     EXPECT_EQ(kvcat({"frobnicate"}).status, 2);
     Outcome v = kvcat({"--version"});
     EXPECT_EQ(v.status, 0);
-    EXPECT_NE(v.out.find("catalog schema 1"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("catalog schema " + std::to_string(kvcat::kCatalogSchemaVersion)), std::string::npos) << v.out;
 }
 
 }  // namespace

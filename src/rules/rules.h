@@ -23,6 +23,13 @@ void basis_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out)
 void variant_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out);
 void context_within_native(const RecordSet& set, std::vector<Diagnostic>& out);
 
+// physics_rules.cc
+void tps_within_roofline(const RecordSet& set, std::vector<Diagnostic>& out);
+void fits_in_memory(const RecordSet& set, std::vector<Diagnostic>& out);
+
+/// The accelerator record a row names, when it resolves to one.
+const Accelerator* accelerator_of(const RecordSet& set, const KvRow& row);
+
 // prose_rules.cc
 void prose_arithmetic_holds(const RecordSet& set, std::vector<Diagnostic>& out);
 void statement_matches_basis(const RecordSet& set, std::vector<Diagnostic>& out);

@@ -1,0 +1,70 @@
+// A model record from a Hugging Face config.json.
+//
+// import_model_config() reads the figures that decide a model's KV cache from a parsed
+// config (the text model's own fields, from `text_config` when the config nests one) and
+// writes a model record that lints clean. It never guesses: a figure the schema needs
+// and the config does not state (parameter counts, a layer layout it cannot read, the
+// heads of a Mamba-1 layer) is an error naming what is missing, and every default or
+// derivation it does apply (num_key_value_heads defaulting to the query heads, head_dim
+// derived from hidden_size, an MTP layer left out, a state dtype taken as float32) is
+// said in the record's notes. It is a pure function: parsed JSON and options in, record
+// text or the list of problems out; reading and writing files is the caller's business.
+//
+// Recognised fields: num_hidden_layers, num_attention_heads, num_key_value_heads,
+// head_dim (else hidden_size / num_attention_heads), max_position_embeddings,
+// rope_scaling (mentioned), layer_types (full_attention, attention, sliding_attention,
+// linear_attention, mamba), full_attention_interval, sliding_window with
+// sliding_window_pattern (every Nth layer global) or layer_types, use_sliding_window,
+// kv_lora_rank + qk_rope_head_dim (MLA), num_nextn_predict_layers (MTP), the Gated
+// DeltaNet fields linear_num_key_heads, linear_num_value_heads, linear_key_head_dim,
+// linear_value_head_dim, linear_conv_kernel_dim and mamba_ssm_dtype, and the Jamba-style
+// attn_layer_period + attn_layer_offset (or attn_layer_indices) with Mamba-2 fields
+// mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kvcat {
+
+struct ImportOptions {
+    std::string config_file;                 ///< the file name, as shown in notes and sources
+    std::optional<std::string> id;           ///< "models/NAME" or "NAME"; default from the name
+    std::optional<std::string> name;         ///< the published name; default _name_or_path's last part
+    std::optional<std::string> source;       ///< what the config is, for sources/config_source
+    std::optional<double> total_params_b;    ///< required: a config does not state it
+    std::optional<double> active_params_b;   ///< required: a config does not state it
+    std::optional<std::int64_t> native_context;  ///< only when the config lacks max_position_embeddings
+    bool verified = false;                   ///< config_verified
+};
+
+struct ImportResult {
+    std::string id;                     ///< models/NAME
+    std::string text;                   ///< the record, YAML
+    std::vector<std::string> problems;  ///< empty on success; each names the field or option
+    bool ok() const { return problems.empty(); }
+    /// Every problem, one a line.
+    std::string message() const;
+};
+
+/// Builds a model record from a parsed config.json. Never throws for bad input.
+ImportResult import_model_config(const nlohmann::json& config, const ImportOptions& options);
+
+/// "llama-3.1-8b" from "Llama-3.1-8B": lower case, every run of characters other than
+/// a-z, 0-9, '.', '_' and '-' made one '-', no leading or trailing '-' or '.'.
+std::string file_safe_name(std::string_view text);
+
+// Small YAML writers, shared with the kv-efficiency skeleton.
+
+/// A scalar on one line: plain when YAML reads it back as the same string, else double-quoted.
+std::string yaml_inline(std::string_view text);
+/// A `>-` folded block for a long string: the indicator, then lines of at most `width`
+/// columns indented by `indent` spaces. Words are never split.
+std::string yaml_folded(std::string_view text, int indent, std::size_t width = 88);
+
+}  // namespace kvcat

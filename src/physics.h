@@ -1,0 +1,77 @@
+// What the hardware allows: memory fit and the bandwidth roofline.
+//
+// Memory fit: the largest context whose KV cache fits beside the weights, the fixed
+// state and a stated runtime reserve. Roofline: decoding one token reads the active
+// weights and the whole KV cache at the context, so tokens per second cannot exceed
+// the memory bandwidth divided by those bytes. Every term is exact and shown, so a
+// reader can redo the sum; the only assumption, the runtime reserve, is named.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dtype.h"
+#include "rational.h"
+#include "records.h"
+#include "weight_quant.h"
+
+namespace kvcat {
+
+/// Memory held back for the runtime: CUDA context, compute buffers, fragmentation.
+inline const Rational kDefaultReserveBytes = Rational(1LL << 30);
+
+/// Thrown when a model or accelerator record lacks a figure the computation needs.
+class PhysicsError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// Bytes of all the weights (total parameters): what must be resident.
+Rational resident_weight_bytes(const Model& model, const WeightQuant& quant);
+/// Bytes of the weights read per decoded token (active parameters).
+Rational active_weight_bytes(const Model& model, const WeightQuant& quant);
+/// The accelerator's memory, bytes (the vendor's GB taken as 10^9 bytes).
+Rational memory_bytes(const Accelerator& accelerator);
+
+struct FitTerms {
+    Rational memory;
+    Rational weights;
+    Rational fixed_state;       ///< x batch
+    Rational reserve;
+    Rational available;         ///< memory - weights - fixed_state - reserve
+    Rational growing_per_token;  ///< KV bytes per token of the layers that keep growing, x batch
+    Rational sliding_per_token;  ///< of the sliding layers until their window fills, x batch
+    std::int64_t window = 0;
+    std::int64_t batch = 1;
+    std::int64_t max_context = 0;  ///< 0 when even the weights do not fit
+    std::int64_t native_context = 0;
+};
+
+/// The largest context that fits. Throws PhysicsError when a figure is missing.
+FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
+                     const CacheDtype& dtype, std::int64_t batch, const Rational& reserve);
+
+nlohmann::json fit_json(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                        const WeightQuant& quant, const CacheDtype& dtype);
+std::string fit_text(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                     const WeightQuant& quant, const CacheDtype& dtype);
+
+struct Roofline {
+    Rational bandwidth;      ///< bytes per second
+    Rational weights;        ///< active weight bytes read per token
+    Rational kv;             ///< KV bytes at the context
+    Rational fixed_state;    ///< the linear layers' state, read every token
+    Rational ceiling_tps;    ///< bandwidth / (weights + kv + fixed_state)
+};
+
+/// The decode ceiling for one sequence at `kv_bytes_at_context`. Throws PhysicsError.
+Roofline decode_roofline(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
+                         const Rational& kv_bytes_at_context);
+
+/// "47.66" for display: a rational to two decimals.
+std::string two_decimals(const Rational& r);
+
+}  // namespace kvcat
