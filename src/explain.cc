@@ -70,11 +70,26 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     }
     out["complete"] = true;
     Rational per_layer = elements_per_layer_token(*basis);
-    out["per_layer_elements"] = exact(per_layer);
+    Rational growing = growing_elements_per_token(*basis);
+    // The text form prints growing_layers x per_layer_elements; for differing layers that is
+    // the average, so it is given as the exact total over the layers instead.
+    out["per_layer_elements"] = basis->groups.empty() || basis->layers == 0
+                                    ? exact(per_layer)
+                                    : exact(growing / Rational(basis->layers));
     if (basis->latent_dim) {
         out["latent_dim"] = *basis->latent_dim;
         out["per_layer_how"] = fmt::format("one MLA latent of {} elements (kv_lora_rank + qk_rope_head_dim)",
                                            *basis->latent_dim);
+    } else if (!basis->groups.empty()) {
+        std::string how;
+        json groups = json::array();
+        for (const auto& g : basis->groups) {
+            if (!how.empty()) how += " + ";
+            how += fmt::format("{} layers x {} kv heads x {} head_dim x 2", g.layers, g.kv_heads, g.head_dim);
+            groups.push_back({{"layers", g.layers}, {"kv_heads", g.kv_heads}, {"head_dim", g.head_dim}});
+        }
+        out["groups"] = groups;
+        out["per_layer_how"] = fmt::format("layers differ: {} = {} elements", how, group_thousands(growing.floor()));
     } else {
         out["kv_heads"] = *basis->kv_heads;
         out["head_dim"] = *basis->head_dim;
@@ -83,7 +98,7 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     }
     out["kv_factor"] = basis->kv_factor;
     out["bytes_per_element"] = exact(bpe);
-    Rational per_token = Rational(basis->layers) * per_layer * bpe;
+    Rational per_token = growing_elements_per_token(*basis) * bpe;
     out["bytes_per_token"] = exact(per_token);
     if (m.sliding) {
         out["sliding"] = {{"layers", m.sliding->layers},

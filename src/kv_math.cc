@@ -11,6 +11,11 @@ namespace kvcat {
 
 std::optional<Rational> basis_product(const KvBasis& b) {
     if (!b.layers || !b.kv_factor || !b.bytes_per_element) return std::nullopt;
+    if (!b.groups.empty()) {
+        Rational elements(0);
+        for (const auto& g : b.groups) elements += Rational(g.layers) * Rational(g.kv_heads) * Rational(g.head_dim);
+        return elements * Rational(*b.kv_factor) * *b.bytes_per_element;
+    }
     Rational per_layer;
     if (b.latent_dim) {
         per_layer = Rational(*b.latent_dim);
@@ -23,6 +28,15 @@ std::optional<Rational> basis_product(const KvBasis& b) {
 }
 
 std::string basis_expression(const KvBasis& b) {
+    if (!b.groups.empty()) {
+        std::string sum;
+        for (const auto& g : b.groups) {
+            if (!sum.empty()) sum += " + ";
+            sum += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
+        }
+        return fmt::format("({}) x {} x {}", sum, b.kv_factor ? std::to_string(*b.kv_factor) : "?",
+                           b.bytes_per_element ? b.bytes_per_element->to_string() : "?");
+    }
     std::string out = b.layers ? std::to_string(*b.layers) : "?";
     if (b.latent_dim) {
         out += fmt::format(" x {}", *b.latent_dim);
@@ -96,12 +110,22 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     if (total > 0 && out.count > total) {
         fail(fmt::format("{} KV-caching layers, but the model has {} layers", out.count, total));
     }
-    // Every layer is accounted for exactly once: growing, sliding or linear.
+    // Every layer is accounted for exactly once: growing, sliding, linear or sharing another's cache.
     std::int64_t sliding = m.sliding ? m.sliding->layers : 0;
     std::int64_t linear = m.linear ? m.linear->layers : 0;
-    if (total > 0 && out.count + sliding + linear != total) {
-        fail(fmt::format("{} KV-caching + {} sliding + {} linear layers = {}, but num_layers is {}", out.count,
-                         sliding, linear, out.count + sliding + linear, total));
+    std::int64_t shared = kl.shared.value_or(0);
+    std::int64_t sum = out.count + sliding + linear + shared;
+    if (total > 0 && sum != total) {
+        std::string parts = fmt::format("{} KV-caching + {} sliding + {} linear layers", out.count, sliding, linear);
+        if (shared > 0) parts += fmt::format(" + {} sharing another's cache", shared);
+        fail(fmt::format("{} = {}, but num_layers is {}", parts, sum, total));
+    }
+    if (!m.kv_groups.empty()) {
+        std::int64_t grouped = 0;
+        for (const auto& g : m.kv_groups) grouped += g.layers;
+        if (grouped != out.count) {
+            fail(fmt::format("kv_groups cover {} layers, but {} layers grow a KV cache", grouped, out.count));
+        }
     }
     return out;
 }
@@ -119,11 +143,28 @@ std::optional<ModelBasis> model_basis(const Model& m) {
         b.kv_factor = 1;
         return b;
     }
+    b.kv_factor = 2;
+    if (!m.kv_groups.empty()) {
+        b.groups = m.kv_groups;
+        b.kv_heads = m.kv_heads;
+        b.head_dim = m.head_dim;
+        return b;
+    }
     if (!m.kv_heads || !m.head_dim) return std::nullopt;
     b.kv_heads = m.kv_heads;
     b.head_dim = m.head_dim;
-    b.kv_factor = 2;
     return b;
+}
+
+Rational growing_elements_per_token(const ModelBasis& b) {
+    if (!b.groups.empty()) {
+        Rational sum(0);
+        for (const auto& g : b.groups) {
+            sum += Rational(g.layers) * Rational(g.kv_heads) * Rational(g.head_dim) * Rational(b.kv_factor);
+        }
+        return sum;
+    }
+    return Rational(b.layers) * elements_per_layer_token(b);
 }
 
 Rational elements_per_layer_token(const ModelBasis& b) {

@@ -40,13 +40,19 @@ struct ModelBasis {
     std::optional<std::int64_t> head_dim;
     std::optional<std::int64_t> latent_dim;
     std::int64_t kv_factor = 2;
+    std::vector<KvGroup> groups;  ///< when the growing layers differ in shape
     std::string layers_how;
 };
 /// nullopt when the model record lacks the figures.
 std::optional<ModelBasis> model_basis(const Model& model);
 
 /// Elements per token per growing layer: kv_heads x head_dim x kv_factor, or the latent.
+/// For a model with kv_groups, the shape of its uniform (sliding) layers.
 Rational elements_per_layer_token(const ModelBasis& basis);
+
+/// Elements per token across every growing layer: layers x the per-layer figure, or the sum
+/// over kv_groups when the layers differ.
+Rational growing_elements_per_token(const ModelBasis& basis);
 
 /// Bytes of the whole cache at `context` tokens for one sequence: growing layers x context,
 /// plus sliding layers x min(context, window).

@@ -57,7 +57,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.reserve = reserve;
     t.available = t.memory - t.weights - t.fixed_state - t.reserve;
     Rational per_layer = elements_per_layer_token(*basis) * dtype.bytes_per_element();
-    t.growing_per_token = Rational(basis->layers) * per_layer * Rational(batch);
+    t.growing_per_token = growing_elements_per_token(*basis) * dtype.bytes_per_element() * Rational(batch);
     if (model.sliding) {
         t.sliding_per_token = Rational(model.sliding->layers) * per_layer * Rational(batch);
         t.window = model.sliding->window;

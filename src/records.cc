@@ -61,6 +61,19 @@ const YamlNode* mapping_field(const YamlNode* parent, std::string_view key) {
     return (n && n->is_mapping()) ? n : nullptr;
 }
 
+std::vector<KvGroup> read_groups(const YamlNode* parent, std::string_view key) {
+    std::vector<KvGroup> out;
+    const YamlNode* list = parent ? parent->find(key) : nullptr;
+    if (!list || !list->is_sequence()) return out;
+    for (const auto& item : list->items) {
+        auto layers = int_field(&item, "layers");
+        auto heads = int_field(&item, "kv_heads");
+        auto dim = int_field(&item, "head_dim");
+        if (layers && heads && dim) out.push_back(KvGroup{*layers, *heads, *dim});
+    }
+    return out;
+}
+
 Model read_model(const YamlNode& root) {
     Model m;
     m.name = str(&root, "name");
@@ -80,12 +93,14 @@ Model read_model(const YamlNode& root) {
         m.kv_layers.count = int_field(kl, "count");
         m.kv_layers.interval = int_field(kl, "interval");
         m.kv_layers.first_index = int_field(kl, "first_index");
+        m.kv_layers.shared = int_field(kl, "shared");
         if (const YamlNode* idx = kl->find("indices"); idx && idx->is_sequence()) {
             for (const auto& item : idx->items) {
                 if (auto v = as_integer(&item)) m.kv_layers.indices.push_back(*v);
             }
         }
     }
+    m.kv_groups = read_groups(&root, "kv_groups");
     if (const YamlNode* mla = mapping_field(&root, "mla")) {
         auto rank = int_field(mla, "kv_lora_rank");
         auto rope = int_field(mla, "qk_rope_head_dim");
@@ -148,6 +163,7 @@ KvRow read_kv(const YamlNode& root) {
         r.basis.kv_heads = int_field(b, "kv_heads");
         r.basis.head_dim = int_field(b, "head_dim");
         r.basis.latent_dim = int_field(b, "latent_dim");
+        r.basis.groups = read_groups(b, "groups");
         r.basis.kv_factor = int_field(b, "kv_factor");
         r.basis.bytes_per_element = rational_field(b, "bytes_per_element");
         r.basis.statement = str(b, "statement");

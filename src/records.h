@@ -33,8 +33,17 @@ struct LintIgnore {
     Mark mark;
 };
 
+/// Growing layers of one shape, for models whose KV heads or head_dim vary by layer.
+struct KvGroup {
+    std::int64_t layers = 0;
+    std::int64_t kv_heads = 0;
+    std::int64_t head_dim = 0;
+    friend bool operator==(const KvGroup&, const KvGroup&) = default;
+};
+
 struct KvLayers {
     std::optional<std::int64_t> count;
+    std::optional<std::int64_t> shared;  ///< layers reusing another layer's cache
     std::optional<std::int64_t> interval;
     std::optional<std::int64_t> first_index;
     std::vector<std::int64_t> indices;
@@ -77,6 +86,7 @@ struct Model {
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
     KvLayers kv_layers;
+    std::vector<KvGroup> kv_groups;  ///< empty when every growing layer has kv_heads x head_dim
     std::optional<MlaShape> mla;
     std::optional<SlidingShape> sliding;
     std::optional<LinearShape> linear;
@@ -98,6 +108,7 @@ struct KvBasis {
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
     std::optional<std::int64_t> latent_dim;
+    std::vector<KvGroup> groups;  ///< for a model whose layers differ
     std::optional<std::int64_t> kv_factor;
     std::optional<Rational> bytes_per_element;
     std::string statement;

@@ -65,6 +65,14 @@ constexpr std::array kKvLayerFields = {
     FieldSpec{"interval", F::integer, false, false, "every Nth layer is a full-attention layer", {}, {}, true},
     FieldSpec{"first_index", F::integer, false, false, "0-based index of the first full-attention layer"},
     FieldSpec{"indices", F::integer_list, false, false, "0-based indices of the layers that grow a KV cache"},
+    FieldSpec{"shared", F::integer, false, false,
+              "layers that read another layer's KV cache and add none of their own"},
+};
+
+constexpr std::array kKvGroupFields = {
+    FieldSpec{"layers", F::integer, true, false, "growing layers with this shape", {}, {}, true},
+    FieldSpec{"kv_heads", F::integer, true, false, "KV heads per layer in this group", {}, {}, true},
+    FieldSpec{"head_dim", F::integer, true, false, "elements per head in this group", {}, {}, true},
 };
 
 constexpr std::array kMlaFields = {
@@ -103,6 +111,8 @@ constexpr std::array kModelFields = {
     FieldSpec{"kv_heads", F::integer, false, false, "key/value heads per layer (not for mla)", {}, {}, true},
     FieldSpec{"head_dim", F::integer, false, false, "elements per head, as configured (not for mla)", {}, {}, true},
     FieldSpec{"kv_layers", F::mapping, true, false, "which layers grow a KV cache without bound", {}, kKvLayerFields},
+    FieldSpec{"kv_groups", F::group_list, false, false,
+              "growing layers whose KV heads or head_dim differ, one entry per shape", {}, kKvGroupFields},
     FieldSpec{"mla", F::mapping, false, false, "the MLA latent (mla only)", {}, kMlaFields},
     FieldSpec{"sliding_window", F::mapping, false, false, "sliding-window layers (sliding only)", {}, kSlidingFields},
     FieldSpec{"linear_attention", F::mapping, false, false, "the fixed-state layers of a hybrid", {}, kLinearFields},
@@ -130,6 +140,9 @@ constexpr std::array kBasisFields = {
     FieldSpec{"head_dim", F::integer, false, false, "elements per head (absent for an MLA latent)", {}, {}, true},
     FieldSpec{"latent_dim", F::integer, false, false, "MLA: kv_lora_rank + qk_rope_head_dim, elements", {}, {},
               true},
+    FieldSpec{"groups", F::group_list, false, false,
+              "for a model whose layers differ: the layers, kv_heads and head_dim of each shape", {},
+              kKvGroupFields},
     FieldSpec{"kv_factor", F::integer, true, false, "2 for K and V, 1 for an MLA latent", {}, {}, true},
     FieldSpec{"bytes_per_element", F::rational, true, false,
               "bytes per cached element of kv_cache_dtype; a fraction such as 34/32 is allowed", {}, {}, true},
@@ -379,6 +392,7 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             return;
         case F::source_list:
         case F::ignore_list:
+        case F::group_list:
             check_mapping_list(value, spec, source, out);
             return;
     }
@@ -397,6 +411,7 @@ std::span<const FieldSpec> record_fields(RecordKind kind) {
 
 std::span<const FieldSpec> source_fields() { return kSourceFields; }
 std::span<const FieldSpec> ignore_fields() { return kIgnoreFields; }
+std::span<const FieldSpec> kv_group_fields() { return kKvGroupFields; }
 std::span<const std::string_view> attention_variants() { return kVariants; }
 std::span<const std::string_view> provenance_values() { return kProvenance; }
 std::span<const std::string_view> cache_dtype_names() { return kDtypeNames; }
@@ -415,6 +430,7 @@ std::string_view describe_type(FieldType type) {
         case F::integer_list: return "a list of whole numbers";
         case F::source_list: return "a list of sources";
         case F::ignore_list: return "a list of {rule, reason}";
+        case F::group_list: return "a list of {layers, kv_heads, head_dim}";
     }
     return "a value";
 }

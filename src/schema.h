@@ -36,6 +36,7 @@ enum class FieldType {
     integer_list,
     source_list,
     ignore_list,
+    group_list,  ///< a list of {layers, kv_heads, head_dim}
 };
 
 struct FieldSpec {
@@ -52,6 +53,7 @@ struct FieldSpec {
 std::span<const FieldSpec> record_fields(RecordKind kind);
 std::span<const FieldSpec> source_fields();
 std::span<const FieldSpec> ignore_fields();
+std::span<const FieldSpec> kv_group_fields();
 
 /// The allowed values of attention_variant, provenance and the other enumerations.
 std::span<const std::string_view> attention_variants();

@@ -176,3 +176,47 @@ TEST(KvMath, OverflowingBasisThrows) {
 
 }  // namespace
 }  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+TEST(KvMath, LayersSharingAnotherCacheAddNothing) {
+    // A 32-layer model where 16 layers read the cache of the layer before them.
+    Model m = gqa(32, 32, 8, 128);
+    m.kv_layers.count = 16;
+    m.kv_layers.shared = 16;
+    std::string problem;
+    EXPECT_EQ(kv_layer_count(m, &problem).count, 16);
+    EXPECT_TRUE(problem.empty()) << problem;
+    EXPECT_EQ(per_token(m, "bf16"), Rational(65536));  // half of Llama-3.1-8B's 131,072
+    m.kv_layers.shared = 8;
+    kv_layer_count(m, &problem);
+    EXPECT_NE(problem.find("+ 8 sharing another's cache = 24, but num_layers is 32"), std::string::npos) << problem;
+}
+
+TEST(KvMath, LayersOfDifferentShapesAreSummed) {
+    // 20 layers with 8 KV heads of 128 and 12 with 4 heads of 256 (invented for the test).
+    Model m = gqa(32, 32, 8, 128);
+    m.kv_heads.reset();
+    m.head_dim.reset();
+    m.kv_groups = {KvGroup{20, 8, 128}, KvGroup{12, 4, 256}};
+    auto basis = model_basis(m);
+    ASSERT_TRUE(basis);
+    // (20 x 8 x 128 + 12 x 4 x 256) x 2 x 2 = (20,480 + 12,288) x 4 = 131,072
+    EXPECT_EQ(growing_elements_per_token(*basis) * Rational(2), Rational(131072));
+    std::string problem;
+    m.kv_groups[1].layers = 11;
+    kv_layer_count(m, &problem);
+    EXPECT_NE(problem.find("kv_groups cover 31 layers, but 32 layers grow a KV cache"), std::string::npos) << problem;
+
+    KvBasis b;
+    b.layers = 32;
+    b.groups = {KvGroup{20, 8, 128}, KvGroup{12, 4, 256}};
+    b.kv_factor = 2;
+    b.bytes_per_element = Rational(2);
+    EXPECT_EQ(*basis_product(b), Rational(131072));
+    EXPECT_EQ(basis_expression(b), "(20 x 8 x 128 + 12 x 4 x 256) x 2 x 2");
+}
+
+}  // namespace
+}  // namespace kvcat

@@ -73,7 +73,8 @@ std::set<std::string> expected_types(const FieldSpec& f) {
         case FieldType::string_list:
         case FieldType::integer_list:
         case FieldType::source_list:
-        case FieldType::ignore_list: t = {"array"}; break;
+        case FieldType::ignore_list:
+        case FieldType::group_list: t = {"array"}; break;
     }
     if (f.nullable) t.insert("null");
     return t;
@@ -225,6 +226,7 @@ public:
             }
             case FieldType::source_list:
             case FieldType::ignore_list:
+            case FieldType::group_list:
                 if (f.type == FieldType::source_list) {
                     expect_eq(p, "minItems", 1, where, "the loader wants at least one source");
                 } else if (p.contains("minItems") && p["minItems"] != 0) {

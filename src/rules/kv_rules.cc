@@ -74,7 +74,22 @@ void basis_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out)
             }
         };
         compare("layers", b.layers, mb->layers, fmt::format("the layers that grow a KV cache: {}", mb->layers_how));
-        if (mb->latent_dim) {
+        if (!mb->groups.empty() || !b.groups.empty()) {
+            if (mb->groups != b.groups) {
+                auto text = [](const std::vector<KvGroup>& groups) {
+                    std::string out;
+                    for (const auto& g : groups) {
+                        if (!out.empty()) out += " + ";
+                        out += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
+                    }
+                    return out.empty() ? std::string("absent") : out;
+                };
+                out.push_back(diag::basis_model(r.where(b.groups.empty() ? "kv_bytes_basis" : "kv_bytes_basis.groups"),
+                                                "groups", text(b.groups), text(mb->groups), model_id,
+                                                "its kv_groups: layers x kv_heads x head_dim of each shape"));
+            }
+            compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
+        } else if (mb->latent_dim) {
             compare("latent_dim", b.latent_dim, mb->latent_dim, "kv_lora_rank + qk_rope_head_dim of its MLA latent");
             compare("kv_heads", b.kv_heads, std::nullopt, "an MLA latent has no separate KV heads");
             compare("head_dim", b.head_dim, std::nullopt, "an MLA latent has no separate head_dim");

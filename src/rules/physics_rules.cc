@@ -37,7 +37,7 @@ std::optional<RowPhysics> physics_of(const RecordSet& set, const KvRow& row) {
     // error, and must not also be judged on that wrong figure.
     auto basis = model_basis(*model);
     if (!basis) return std::nullopt;
-    Rational per_token = Rational(basis->layers) * elements_per_layer_token(*basis) * dtype->bytes_per_element();
+    Rational per_token = growing_elements_per_token(*basis) * dtype->bytes_per_element();
     Rational kv = kv_bytes_at_context(*model, per_token, *row.context_length, dtype->bytes_per_element());
     return RowPhysics{model, accelerator, *quant, kv};
 }

@@ -86,9 +86,22 @@ void prose_arithmetic_holds(const RecordSet& set, std::vector<Diagnostic>& out) 
 void statement_matches_basis(const RecordSet& set, std::vector<Diagnostic>& out) {
     for (const auto& r : set.records()) {
         if (!r.kv || r.kv->basis.statement.empty()) continue;
+        Position where = r.where("kv_bytes_basis.statement");
+        if (!r.kv->basis.groups.empty()) {
+            // A sum over differing layers is not a chain the recogniser reads; the statement
+            // must at least give the result.
+            if (!r.kv->kv_bytes_per_token || !r.kv->kv_bytes_per_token->is_integer()) continue;
+            std::int64_t v = r.kv->kv_bytes_per_token->num();
+            const std::string& st = r.kv->basis.statement;
+            if (st.find(group_thousands(v)) == std::string::npos && st.find(std::to_string(v)) == std::string::npos) {
+                out.push_back(diag::statement_mismatch(
+                    where, fmt::format("the statement does not give kv_bytes_per_token, {}", group_thousands(v)), "",
+                    group_thousands(v)));
+            }
+            continue;
+        }
         auto expected = structured_factors(r.kv->basis);
         if (!expected) continue;  // the schema reports a missing factor
-        Position where = r.where("kv_bytes_basis.statement");
         auto located = statement_claim(r);
         const ClaimSide* expression = nullptr;
         if (located) {

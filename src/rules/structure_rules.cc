@@ -53,7 +53,8 @@ void model_layers_agree(const RecordSet& set, std::vector<Diagnostic>& out) {
         };
         if (m.attention_variant == "mla") {
             require("mla", "the latent's kv_lora_rank and qk_rope_head_dim, for an mla model");
-        } else if (!m.attention_variant.empty()) {
+        } else if (!m.attention_variant.empty() && (m.kv_groups.empty() || m.sliding)) {
+            // kv_groups gives the shape of differing layers; sliding layers still need the uniform one.
             require("kv_heads", "the KV heads per layer, for a model that caches K and V");
             require("head_dim", "the elements per head, for a model that caches K and V");
         }
