@@ -141,3 +141,35 @@ SELECT
 FROM kv_efficiency AS k
 JOIN models AS m ON m.id = k.model
 LEFT JOIN accelerators AS a ON a.id = k.accelerator;
+
+-- Every record file of the build, for incremental rebuilds: a file whose size and
+-- modification time are unchanged is not read again; one whose bytes hash the same is
+-- not checked again.
+CREATE TABLE files (
+    path      TEXT PRIMARY KEY,   -- as shown in findings
+    id        TEXT NOT NULL,
+    kind      TEXT NOT NULL,      -- model, accelerator, kv-efficiency
+    size      INTEGER NOT NULL,   -- bytes
+    mtime_ns  INTEGER NOT NULL,   -- nanoseconds since the epoch
+    hash      TEXT NOT NULL,      -- FNV-1a 64 of the bytes, hex
+    id_line   INTEGER NOT NULL,
+    id_column INTEGER NOT NULL
+) STRICT;
+
+-- Warnings (and silenced findings) of the build, so an incremental build reports the
+-- findings of files it did not read again.
+CREATE TABLE lint_findings (
+    file      TEXT NOT NULL,
+    line      INTEGER NOT NULL,
+    "column"  INTEGER NOT NULL,
+    severity  TEXT NOT NULL,      -- warning, or note for a finding silenced by lint_ignore
+    rule      TEXT NOT NULL,
+    message   TEXT NOT NULL,
+    stated    TEXT,
+    computed  TEXT
+) STRICT;
+
+CREATE TABLE build_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT;

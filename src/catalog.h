@@ -1,11 +1,8 @@
-// The SQLite catalog.
+// The SQLite catalog: its columns, its staleness, and read-only access.
 //
-// build_catalog() writes every record into a new database file beside the target
-// in one transaction, syncs it and renames it over the target: a reader sees the
-// old catalog or the new one, never half of one, and a failed or killed build
-// leaves the previous catalog as it was. open_read_only() is the only way queries
-// reach the catalog: the file is opened read-only, writes, ATTACH, extension
-// loading and writing pragmas are refused, and a query can be given a time limit.
+// run_read_only() is the only way queries reach the catalog: the file is opened
+// read-only, writes, ATTACH, extension loading and writing pragmas are refused, and a
+// query can be given a time limit. Writing lives in catalog_writer.h.
 #pragma once
 
 #include <chrono>
@@ -22,7 +19,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 2;
+inline constexpr int kCatalogSchemaVersion = 3;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {
@@ -45,15 +42,9 @@ const ColumnInfo* find_column(std::string_view name);
 /// The columns `kvcat query` shows unless asked for others.
 std::span<const std::string_view> default_query_columns();
 
-struct BuildStats {
-    std::size_t models = 0;
-    std::size_t accelerators = 0;
-    std::size_t rows = 0;
-};
-
-/// Writes the catalog atomically. Throws CatalogError or std::exception on failure, after
-/// removing its temporary file; the previous catalog is untouched.
-BuildStats build_catalog(const RecordSet& records, const std::filesystem::path& db_path);
+/// True when `path` holds a kvcat catalog of any version; `version` gets its version,
+/// `why` what it is instead.
+bool is_kvcat_catalog(const std::filesystem::path& path, int* version, std::string* why);
 
 /// Why the catalog needs a rebuild (missing, older than a record, wrong schema), or nullopt.
 std::optional<std::string> catalog_staleness(const std::filesystem::path& db_path,

@@ -1,9 +1,13 @@
 #include "lint.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -27,31 +31,17 @@ const Record* RecordSet::find(const std::string& id) const {
     return it == by_id_.end() ? nullptr : &records_[it->second];
 }
 
+std::vector<Record> RecordSet::release() {
+    by_id_.clear();
+    return std::move(records_);
+}
+
 std::vector<std::string_view> RecordSet::ids_of(RecordKind kind) const {
     std::vector<std::string_view> out;
     for (const auto& r : records_) {
         if (r.kind == kind && !r.id.empty()) out.push_back(r.id);
     }
     return out;
-}
-
-std::vector<Rule> all_rule_functions() {
-    return {
-        rules::id_matches_path,
-        rules::ids_are_unique,
-        rules::model_layers_agree,
-        rules::references_resolve,
-        rules::dtype_bytes_agree,
-        rules::basis_product_agrees,
-        rules::basis_agrees_with_model,
-        rules::variant_agrees_with_model,
-        rules::context_within_native,
-        rules::tps_within_roofline,
-        rules::fits_in_memory,
-        rules::prose_arithmetic_holds,
-        rules::statement_matches_basis,
-        rules::id_context_tag_agrees,
-    };
 }
 
 fs::path records_root_for(const fs::path& path) {
@@ -76,10 +66,21 @@ fs::path records_root_for(const fs::path& path) {
 
 namespace {
 
+using RecordRule = void (*)(const Record&, const RecordSet&, std::vector<Diagnostic>&);
+
+/// Every per-record rule, in the order they run.
+constexpr RecordRule kRecordRules[] = {
+    rules::id_matches_path,       rules::model_layers_agree,      rules::references_resolve,
+    rules::dtype_bytes_agree,     rules::basis_product_agrees,    rules::basis_agrees_with_model,
+    rules::variant_agrees_with_model, rules::context_within_native, rules::tps_within_roofline,
+    rules::fits_in_memory,        rules::prose_arithmetic_holds,  rules::statement_matches_basis,
+    rules::id_context_tag_agrees,
+};
+
 struct FoundFiles {
-    std::vector<fs::path> yaml;           ///< record files, sorted
-    std::vector<std::string> skipped;     ///< other files
-    std::vector<Diagnostic> problems;     ///< unwalkable entries
+    std::vector<fs::path> yaml;        ///< record files, sorted
+    std::vector<std::string> skipped;  ///< other files
+    std::vector<Diagnostic> problems;  ///< unwalkable entries
 };
 
 std::string shown(const fs::path& p) { return p.lexically_normal().generic_string(); }
@@ -121,25 +122,22 @@ void walk(const fs::path& dir, FoundFiles& found) {
     std::sort(found.yaml.begin(), found.yaml.end());
 }
 
-void apply_ignores(LintResult& result) {
-    // Map each file to the ignores its record declares.
+/// Moves the record's silenced warnings from `findings` to `ignored`, and reports ignores
+/// that are malformed or silence nothing.
+void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vector<Diagnostic>& ignored) {
+    if (!r.kv || r.kv->lint_ignore.empty()) return;
+    std::set<std::string> used;
     std::vector<Diagnostic> kept;
-    std::vector<Diagnostic> extra;
-    std::map<std::string, const Record*> by_file;
-    for (const auto& r : result.records.records()) by_file[r.file] = &r;
-
-    std::map<std::pair<std::string, std::string>, bool> used;
-    for (auto& d : result.diagnostics) {
-        auto it = by_file.find(d.pos.file);
+    for (auto& d : findings) {
         bool silenced = false;
-        if (it != by_file.end() && it->second->kv && d.severity == Severity::warning) {
-            for (const auto& ig : it->second->kv->lint_ignore) {
+        if (d.pos.file == r.file && d.severity == Severity::warning) {
+            for (const auto& ig : r.kv->lint_ignore) {
                 if (ig.rule == d.rule && !ig.reason.empty()) {
-                    used[{d.pos.file, ig.rule}] = true;
-                    Diagnostic silenced_copy = d;
-                    silenced_copy.severity = Severity::note;
-                    silenced_copy.message += fmt::format(" (ignored: {})", ig.reason);
-                    result.ignored.push_back(std::move(silenced_copy));
+                    used.insert(ig.rule);
+                    Diagnostic note = d;
+                    note.severity = Severity::note;
+                    note.message += fmt::format(" (ignored: {})", ig.reason);
+                    ignored.push_back(std::move(note));
                     silenced = true;
                     break;
                 }
@@ -147,45 +145,74 @@ void apply_ignores(LintResult& result) {
         }
         if (!silenced) kept.push_back(std::move(d));
     }
-    for (const auto& r : result.records.records()) {
-        if (!r.kv) continue;
-        for (const auto& ig : r.kv->lint_ignore) {
-            Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
-            auto info = std::find_if(all_rules().begin(), all_rules().end(),
-                                     [&](const RuleInfo& ri) { return ri.id == ig.rule; });
-            if (info == all_rules().end()) {
-                extra.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore names rule '{}', which does not exist", ig.rule)));
-            } else if (info->severity == Severity::error) {
-                extra.push_back(diag::ignore_problem(
-                    pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced", ig.rule)));
-            } else if (ig.reason.empty()) {
-                extra.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
-            } else if (!used.count({r.file, ig.rule})) {
-                extra.push_back(diag::ignore_problem(
-                    pos, fmt::format("lint_ignore for '{}' silences nothing: the rule no longer fires here", ig.rule)));
-            }
+    findings = std::move(kept);
+    for (const auto& ig : r.kv->lint_ignore) {
+        Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
+        auto info = std::find_if(all_rules().begin(), all_rules().end(),
+                                 [&](const RuleInfo& ri) { return ri.id == ig.rule; });
+        if (info == all_rules().end()) {
+            findings.push_back(
+                diag::ignore_problem(pos, fmt::format("lint_ignore names rule '{}', which does not exist", ig.rule)));
+        } else if (info->severity == Severity::error) {
+            findings.push_back(diag::ignore_problem(
+                pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced", ig.rule)));
+        } else if (ig.reason.empty()) {
+            findings.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
+        } else if (!used.count(ig.rule)) {
+            findings.push_back(diag::ignore_problem(
+                pos, fmt::format("lint_ignore for '{}' silences nothing: the rule no longer fires here", ig.rule)));
         }
     }
-    for (auto& d : extra) kept.push_back(std::move(d));
-    result.diagnostics = std::move(kept);
+}
+
+/// Runs every record rule on one record; its findings (load findings included) go to `out`.
+void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic> findings,
+                  std::vector<Diagnostic>& out, std::vector<Diagnostic>& ignored) {
+    for (RecordRule rule : kRecordRules) rule(r, refs, findings);
+    apply_ignores(r, findings, ignored);
+    for (auto& d : findings) out.push_back(std::move(d));
+}
+
+rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.file, r.where("id")}; }
+
+bool is_row_path(const fs::path& file, const fs::path& root) {
+    std::string relative = file.lexically_relative(root).generic_string();
+    return kind_from_path(relative) == RecordKind::kv_efficiency;
 }
 
 }  // namespace
 
+std::vector<fs::path> record_files(const fs::path& root) {
+    FoundFiles found;
+    walk(root, found);
+    return found.yaml;
+}
+
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings) {
     LintResult result;
     result.records = RecordSet(std::move(records));
-    result.diagnostics = std::move(load_findings);
-    for (Rule rule : all_rule_functions()) {
-        rule(result.records, result.diagnostics);
+    std::vector<rules::IdEntry> ids;
+    for (const auto& r : result.records.records()) {
+        std::vector<Diagnostic> own;
+        for (auto it = load_findings.begin(); it != load_findings.end();) {
+            if (it->pos.file == r.file) {
+                own.push_back(std::move(*it));
+                it = load_findings.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        check_record(r, result.records, std::move(own), result.diagnostics, result.ignored);
+        ids.push_back(id_entry(r));
     }
-    apply_ignores(result);
+    for (auto& d : load_findings) result.diagnostics.push_back(std::move(d));
+    rules::ids_are_unique(ids, result.diagnostics);
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     return result;
 }
 
-LintResult lint_paths(const std::vector<fs::path>& paths) {
+LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
     std::set<fs::path> roots;
     std::set<std::string> reported;  // shown paths whose findings are reported
     std::set<std::string> problems;  // entries already reported as unwalkable: never loaded
@@ -215,15 +242,20 @@ LintResult lint_paths(const std::vector<fs::path>& paths) {
         }
     }
 
-    std::vector<Record> records;
-    std::set<std::string> loaded;
+    // Every record file of every root, split into references (models, accelerators, and
+    // anything outside the kinds) and rows.
+    struct Job {
+        fs::path file;
+        fs::path root;
+    };
+    std::vector<Job> reference_jobs;
+    std::vector<Job> row_jobs;
+    std::set<std::string> queued;
     for (const auto& root : roots) {
         FoundFiles found;
         walk(root, found);
         for (auto& d : found.problems) {
-            if (problems.insert(d.pos.file).second) {
-                findings.push_back(std::move(d));
-            }
+            if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
         }
         // A named file outside a walkable tree is still loaded.
         for (const auto& r : reported) {
@@ -235,16 +267,116 @@ LintResult lint_paths(const std::vector<fs::path>& paths) {
             }
         }
         for (const auto& file : found.yaml) {
-            std::string file_shown = shown(file);
-            if (!loaded.insert(file_shown).second) continue;
-            std::string relative = file.lexically_relative(root).generic_string();
-            records.push_back(load_record(file.string(), file_shown, relative, findings));
+            if (!queued.insert(shown(file)).second) continue;
+            (is_row_path(file, root) ? row_jobs : reference_jobs).push_back(Job{file, root});
         }
     }
 
-    LintResult result = lint_records(std::move(records), std::move(findings));
+    LintResult result;
+    std::vector<rules::IdEntry> ids;
+
+    // Stage 1: models and accelerators, kept for every row to refer to.
+    std::vector<Record> references;
+    std::vector<std::vector<Diagnostic>> reference_findings;
+    for (const auto& job : reference_jobs) {
+        std::vector<Diagnostic> own;
+        references.push_back(load_record(job.file.string(), shown(job.file),
+                                         job.file.lexically_relative(job.root).generic_string(), own));
+        reference_findings.push_back(std::move(own));
+    }
+    auto refs = std::make_unique<RecordSet>(std::move(references));
+    for (std::size_t i = 0; i < refs->records().size(); ++i) {
+        const Record& r = refs->records()[i];
+        check_record(r, *refs, std::move(reference_findings[i]), result.diagnostics, result.ignored);
+        ids.push_back(id_entry(r));
+    }
+    if (options.sink) options.sink->begin(*refs);
+
+    // Stage 2: rows, on every core. Each worker keeps its own findings; nothing is shared
+    // but the job counter, the sink (which locks) and, when rows are kept, one list.
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, row_jobs.size())));
+    struct WorkerOutput {
+        std::vector<Diagnostic> findings;
+        std::vector<Diagnostic> ignored;
+        std::vector<rules::IdEntry> ids;
+        std::vector<Record> kept;
+        std::size_t read = 0;
+        std::size_t unchanged = 0;
+        std::exception_ptr error;
+    };
+    std::vector<WorkerOutput> outputs(threads);
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> done{0};
+    auto work = [&](unsigned worker) {
+        WorkerOutput& o = outputs[worker];
+        try {
+            for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
+                const Job& job = row_jobs[i];
+                std::string file = shown(job.file);
+                const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
+                if (before) {
+                    o.ids.push_back(rules::IdEntry{before->id, file, before->id_pos});
+                    o.findings.insert(o.findings.end(), before->findings.begin(), before->findings.end());
+                    o.ignored.insert(o.ignored.end(), before->ignored.begin(), before->ignored.end());
+                    ++o.unchanged;
+                } else {
+                    std::vector<Diagnostic> own;
+                    Record r = load_record(job.file.string(), file, job.file.lexically_relative(job.root).generic_string(),
+                                           own);
+                    check_record(r, *refs, std::move(own), o.findings, o.ignored);
+                    o.ids.push_back(id_entry(r));
+                    if (options.sink) options.sink->row(r, *refs);
+                    if (options.keep_rows) o.kept.push_back(std::move(r));
+                    ++o.read;
+                }
+                std::size_t finished = ++done;
+                if (worker == 0 && options.progress && finished % 256 == 0) {
+                    options.progress(finished, row_jobs.size());
+                }
+            }
+        } catch (...) {
+            o.error = std::current_exception();
+            next = row_jobs.size();  // stop the others early
+        }
+    };
+    if (threads <= 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+        for (auto& t : pool) t.join();
+    }
+    if (options.progress) options.progress(done.load(), row_jobs.size());
+
+    std::vector<Record> all;
+    if (options.keep_rows) {
+        all = refs->release();
+    }
+    for (auto& o : outputs) {
+        if (o.error) std::rethrow_exception(o.error);
+        for (auto& d : o.findings) result.diagnostics.push_back(std::move(d));
+        for (auto& d : o.ignored) result.ignored.push_back(std::move(d));
+        for (auto& e : o.ids) ids.push_back(std::move(e));
+        for (auto& r : o.kept) all.push_back(std::move(r));
+        result.rows_read += o.read;
+        result.rows_unchanged += o.unchanged;
+    }
+    if (options.keep_rows) {
+        // Rows in file order, as a single-threaded run would give them.
+        std::stable_sort(all.begin() + static_cast<std::ptrdiff_t>(reference_jobs.size()), all.end(),
+                         [](const Record& a, const Record& b) { return a.file < b.file; });
+        result.records = RecordSet(std::move(all));
+    } else {
+        result.records = std::move(*refs);
+    }
+
+    for (auto& d : findings) result.diagnostics.push_back(std::move(d));
+    rules::ids_are_unique(ids, result.diagnostics);
     std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
     std::erase_if(result.ignored, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
+    sort_diagnostics(result.diagnostics);
+    sort_diagnostics(result.ignored);
     result.skipped = std::move(skipped);
     result.files.assign(reported.begin(), reported.end());
     return result;

@@ -1,13 +1,16 @@
 // The lint: record files in, findings out.
 //
-// lint_paths() finds the record files under the given paths, loads each one (a bad
-// file is findings, never an exception), then runs every rule over the whole set so
-// cross-record checks see every model and accelerator. A file named on the command
-// line is checked against the complete catalog it belongs to, but only its own
-// findings are reported.
+// lint_paths() finds the record files under the given paths and checks them in two
+// stages. Models and accelerators (few) are loaded first and kept: every row is judged
+// against them. kv-efficiency rows (many) are then loaded and checked on every core,
+// each handed to an optional sink (the catalog writer) and, unless asked to keep them,
+// dropped, so memory stays flat however large the catalog grows. A bad file is
+// findings, never an exception. A file named on the command line is checked against
+// the complete catalog it belongs to, but only its own findings are reported.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,17 +29,41 @@ public:
     const Record* find(const std::string& id) const;
     /// Ids of every record of one kind, for did-you-mean.
     std::vector<std::string_view> ids_of(RecordKind kind) const;
+    /// Hands the records over, leaving the set empty.
+    std::vector<Record> release();
 
 private:
     std::vector<Record> records_;
     std::map<std::string, std::size_t, std::less<>> by_id_;
 };
 
-/// A rule: records in, findings out; no I/O, no printing.
-using Rule = void (*)(const RecordSet& set, std::vector<Diagnostic>& out);
+/// Receives records as they are checked: the catalog writer is one.
+class RecordSink {
+public:
+    virtual ~RecordSink() = default;
+    /// Once, with the models and accelerators, before any row.
+    virtual void begin(const RecordSet& refs) = 0;
+    /// Each kv-efficiency row after its checks, from any worker thread.
+    virtual void row(const Record& record, const RecordSet& refs) = 0;
+};
 
-/// Every rule, in the order they run.
-std::vector<Rule> all_rule_functions();
+/// What an earlier run found in a kv-efficiency file that has not changed since.
+struct UnchangedFile {
+    std::string id;
+    Position id_pos;
+    std::vector<Diagnostic> findings;  ///< its warnings (a catalog holds no file with errors)
+    std::vector<Diagnostic> ignored;
+};
+
+struct LintOptions {
+    unsigned threads = 0;       ///< 0: one per core
+    RecordSink* sink = nullptr;
+    bool keep_rows = true;      ///< keep every row in LintResult::records (explain, fit, tests)
+    /// For an incremental build: the prior result of a row file that need not be read again.
+    std::function<const UnchangedFile*(const std::string& file)> unchanged;
+    /// Called now and then from one worker: rows done, rows in all.
+    std::function<void(std::size_t, std::size_t)> progress;
+};
 
 struct LintResult {
     RecordSet records{{}};
@@ -44,13 +71,18 @@ struct LintResult {
     std::vector<Diagnostic> ignored;      ///< findings silenced by lint_ignore, with reasons
     std::vector<std::string> skipped;     ///< files that are not records (said in verbose output)
     std::vector<std::string> files;       ///< record files checked
+    std::size_t rows_read = 0;            ///< kv-efficiency files read and checked
+    std::size_t rows_unchanged = 0;       ///< kv-efficiency files taken from an earlier run
 };
 
 /// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.
 std::filesystem::path records_root_for(const std::filesystem::path& path);
 
+/// The record files (.yaml) under `root`, sorted, as lint_paths finds them.
+std::vector<std::filesystem::path> record_files(const std::filesystem::path& root);
+
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
-LintResult lint_paths(const std::vector<std::filesystem::path>& paths);
+LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});
 
 /// Runs the rules over records already in memory (tests, and the claim checker).
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings);

@@ -1,5 +1,7 @@
 #include "yaml_loader.h"
 
+#include "content_hash.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -291,6 +293,7 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         out.diagnostics.push_back(diag::file_too_large(file_label, text.size(), limits.max_bytes));
         return out;
     }
+    const std::uint64_t hash = content_hash(text);
     // CRLF line ends become LF: lines and columns are unchanged, values lose the stray \r.
     if (text.find('\r') != std::string::npos) {
         std::string normalized;
@@ -304,6 +307,7 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         text = std::move(normalized);
     }
     auto source = std::make_shared<SourceText>(file_label, std::move(text));
+    source->set_content_hash(hash);
     out.source = source;
     const std::string& t = source->text();
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,9 @@ public:
     SourceText(std::string file, std::string text);
     const std::string& file() const { return file_; }
     const std::string& text() const { return text_; }
+    /// Fingerprint of the file's bytes as read (before line ends were normalised).
+    std::uint64_t content_hash() const { return content_hash_; }
+    void set_content_hash(std::uint64_t hash) { content_hash_ = hash; }
     /// 1-based line and character column of a byte offset.
     Mark mark_at(std::size_t offset) const;
     Position position(std::size_t offset) const;
@@ -62,6 +66,7 @@ private:
     std::string file_;
     std::string text_;
     std::vector<std::size_t> line_starts_;
+    std::uint64_t content_hash_ = 0;
 };
 
 struct LoadLimits {

@@ -1,4 +1,5 @@
 #include "catalog.h"
+#include "catalog_writer.h"
 
 #include <filesystem>
 #include <fstream>

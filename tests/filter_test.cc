@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog.h"
+#include "catalog_writer.h"
 #include "lint.h"
 
 namespace kvcat {

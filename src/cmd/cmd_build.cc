@@ -1,37 +1,98 @@
+#include <chrono>
+#include <functional>
 #include <iostream>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "catalog.h"
+#include "catalog_writer.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "lint.h"
 
 namespace kvcat::cmd {
 
+namespace {
+
+/// "checked 5,120 of 100,000 rows" on stderr, only on a terminal and only once a build has
+/// taken a second; nothing at all when stderr is a file or a pipe.
+class Progress {
+public:
+    Progress() : start_(std::chrono::steady_clock::now()), terminal_(::isatty(STDERR_FILENO) == 1) {}
+    ~Progress() {
+        if (shown_) std::cerr << "\r\033[K" << std::flush;
+    }
+    void operator()(std::size_t done, std::size_t total) {
+        if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
+        shown_ = true;
+        std::cerr << fmt::format("\rkvcat: checked {} of {} rows", group_thousands(static_cast<std::int64_t>(done)),
+                                 group_thousands(static_cast<std::int64_t>(total)))
+                  << std::flush;
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_;
+    bool terminal_;
+    bool shown_ = false;
+};
+
+}  // namespace
+
 int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings) {
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
-    LintResult result;
+    std::error_code ec;
+    BuildPlan plan;
     try {
-        result = lint_paths(paths);
+        if (paths.size() == 1 && std::filesystem::is_directory(paths[0], ec)) {
+            plan = plan_build(db, records_root_for(paths[0]));
+        } else {
+            plan.reason = "files were named one by one";
+        }
     } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
+        plan = BuildPlan{};
+        plan.reason = fmt::format("the previous catalog could not be read ({})", e.what());
     }
-    bool errors = has_errors(result.diagnostics);
-    for (const auto& d : result.diagnostics) {
-        if (d.severity == Severity::error || print_warnings) std::cerr << format_text(d) << '\n';
+    if (plan.up_to_date) {
+        spdlog::info("{} is up to date", db);
+        return ExitCode::ok;
     }
-    if (errors) {
-        spdlog::error("the records have errors; {} was not written", db);
-        return ExitCode::findings;
-    }
+    spdlog::debug("{} build: {}", plan.incremental ? "incremental" : "full", plan.reason);
     try {
-        BuildStats stats = build_catalog(result.records, db);
-        spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{}", db, stats.models,
-                     stats.models == 1 ? "" : "s", stats.accelerators, stats.accelerators == 1 ? "" : "s",
-                     stats.rows, stats.rows == 1 ? "" : "s");
+        CatalogWriter writer(db, plan.incremental ? std::optional<std::filesystem::path>(db) : std::nullopt);
+        Progress progress;
+        LintOptions options;
+        options.sink = &writer;
+        options.keep_rows = false;
+        options.progress = std::ref(progress);
+        if (plan.incremental) {
+            options.unchanged = [&plan](const std::string& file) -> const UnchangedFile* {
+                auto it = plan.unchanged.find(file);
+                return it == plan.unchanged.end() ? nullptr : &it->second;
+            };
+        }
+        LintResult result = lint_paths(paths, options);
+        bool errors = has_errors(result.diagnostics);
+        for (const auto& d : result.diagnostics) {
+            if (d.severity == Severity::error || print_warnings) std::cerr << format_text(d) << '\n';
+        }
+        if (errors) {
+            spdlog::error("the records have errors; {} was not written", db);
+            return ExitCode::findings;  // the writer removes its temporary file
+        }
+        if (plan.incremental) writer.copy_unchanged(plan.unchanged_stamps);
+        writer.set_findings(result.diagnostics, result.ignored);
+        if (paths.size() == 1) {
+            writer.set_meta("records_root", records_root_for(paths[0]).lexically_normal().generic_string());
+        }
+        writer.set_meta("kvcat_version", KVCAT_VERSION);
+        BuildStats stats = writer.commit();
+        spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
+                     stats.models, stats.models == 1 ? "" : "s", stats.accelerators,
+                     stats.accelerators == 1 ? "" : "s", stats.rows, stats.rows == 1 ? "" : "s", result.rows_read,
+                     stats.rows_copied);
     } catch (const std::exception& e) {
         spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
         return ExitCode::failure;

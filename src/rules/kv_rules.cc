@@ -8,126 +8,116 @@
 
 namespace kvcat::rules {
 
-void dtype_bytes_agree(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || !r.kv->basis.bytes_per_element) continue;
-        auto dtype = find_cache_dtype(r.kv->kv_cache_dtype);
-        if (!dtype) continue;  // the schema reports an unknown dtype
-        Rational expected = dtype->bytes_per_element();
-        Rational stated = *r.kv->basis.bytes_per_element;
-        if (stated == expected) continue;
-        std::string expected_text = expected.to_display();
-        std::string note;
-        if (dtype->block_values > 1) {
-            expected_text = fmt::format("{}/{} = {}", dtype->block_bytes, dtype->block_values, expected.to_display());
-            note = fmt::format(" (a block of {} values and its scale takes {} bytes)", dtype->block_values,
-                               dtype->block_bytes);
-        }
-        out.push_back(diag::dtype_bytes(r.where("kv_bytes_basis.bytes_per_element"), std::string(dtype->name),
-                                        stated.to_display(), expected_text, note));
+void dtype_bytes_agree(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || !r.kv->basis.bytes_per_element) return;
+    auto dtype = find_cache_dtype(r.kv->kv_cache_dtype);
+    if (!dtype) return;  // the schema reports an unknown dtype
+    Rational expected = dtype->bytes_per_element();
+    Rational stated = *r.kv->basis.bytes_per_element;
+    if (stated == expected) return;
+    std::string expected_text = expected.to_display();
+    std::string note;
+    if (dtype->block_values > 1) {
+        expected_text = fmt::format("{}/{} = {}", dtype->block_bytes, dtype->block_values, expected.to_display());
+        note = fmt::format(" (a block of {} values and its scale takes {} bytes)", dtype->block_values,
+                           dtype->block_bytes);
+    }
+    out.push_back(diag::dtype_bytes(r.where("kv_bytes_basis.bytes_per_element"), std::string(dtype->name),
+                                    stated.to_display(), expected_text, note));
+}
+
+void basis_product_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || !r.kv->kv_bytes_per_token) return;
+    const KvBasis& b = r.kv->basis;
+    std::optional<Rational> product;
+    try {
+        product = basis_product(b);
+    } catch (const OverflowError&) {
+        out.push_back(diag::overflow(r.where("kv_bytes_basis"),
+                                     fmt::format("the basis product {}", basis_expression(b))));
+        return;
+    }
+    if (!product) return;  // a missing factor is a schema finding
+    if (*product != *r.kv->kv_bytes_per_token) {
+        out.push_back(diag::basis_product(r.where("kv_bytes_per_token"), basis_expression(b),
+                                          product->to_display(), r.kv->kv_bytes_per_token->to_display()));
     }
 }
 
-void basis_product_agrees(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || !r.kv->kv_bytes_per_token) continue;
-        const KvBasis& b = r.kv->basis;
-        std::optional<Rational> product;
-        try {
-            product = basis_product(b);
-        } catch (const OverflowError&) {
-            out.push_back(diag::overflow(r.where("kv_bytes_basis"),
-                                         fmt::format("the basis product {}", basis_expression(b))));
-            continue;
+void basis_agrees_with_model(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv) return;
+    const Model* model = model_of(set, *r.kv);
+    if (!model) return;
+    std::optional<ModelBasis> mb;
+    try {
+        mb = model_basis(*model);
+    } catch (const OverflowError&) {
+        return;
+    }
+    if (!mb) return;
+    const KvBasis& b = r.kv->basis;
+    const std::string& model_id = r.kv->model;
+    auto compare = [&](const char* factor, std::optional<std::int64_t> stated, std::optional<std::int64_t> expected,
+                       const std::string& why) {
+        if (!expected && !stated) return;
+        std::string stated_text = stated ? std::to_string(*stated) : "absent";
+        std::string expected_text = expected ? std::to_string(*expected) : "absent";
+        if (stated != expected) {
+            std::string path = fmt::format("kv_bytes_basis.{}", factor);
+            out.push_back(diag::basis_model(stated ? r.where(path) : r.where("kv_bytes_basis"), factor,
+                                            stated_text, expected_text, model_id, why));
         }
-        if (!product) continue;  // a missing factor is a schema finding
-        if (*product != *r.kv->kv_bytes_per_token) {
-            out.push_back(diag::basis_product(r.where("kv_bytes_per_token"), basis_expression(b),
-                                              product->to_display(), r.kv->kv_bytes_per_token->to_display()));
+    };
+    compare("layers", b.layers, mb->layers, fmt::format("the layers that grow a KV cache: {}", mb->layers_how));
+    if (!mb->groups.empty() || !b.groups.empty()) {
+        if (mb->groups != b.groups) {
+            auto text = [](const std::vector<KvGroup>& groups) {
+                std::string out;
+                for (const auto& g : groups) {
+                    if (!out.empty()) out += " + ";
+                    out += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
+                }
+                return out.empty() ? std::string("absent") : out;
+            };
+            out.push_back(diag::basis_model(r.where(b.groups.empty() ? "kv_bytes_basis" : "kv_bytes_basis.groups"),
+                                            "groups", text(b.groups), text(mb->groups), model_id,
+                                            "its kv_groups: layers x kv_heads x head_dim of each shape"));
         }
+        compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
+    } else if (mb->latent_dim) {
+        compare("latent_dim", b.latent_dim, mb->latent_dim, "kv_lora_rank + qk_rope_head_dim of its MLA latent");
+        compare("kv_heads", b.kv_heads, std::nullopt, "an MLA latent has no separate KV heads");
+        compare("head_dim", b.head_dim, std::nullopt, "an MLA latent has no separate head_dim");
+        compare("kv_factor", b.kv_factor, 1, "an MLA latent is cached once, not as K and V");
+    } else {
+        compare("kv_heads", b.kv_heads, mb->kv_heads, "its num_key_value_heads");
+        compare("head_dim", b.head_dim, mb->head_dim, "its head_dim");
+        compare("latent_dim", b.latent_dim, std::nullopt, "only an MLA model caches a latent");
+        compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
     }
 }
 
-void basis_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv) continue;
-        const Model* model = model_of(set, *r.kv);
-        if (!model) continue;
-        std::optional<ModelBasis> mb;
-        try {
-            mb = model_basis(*model);
-        } catch (const OverflowError&) {
-            continue;
-        }
-        if (!mb) continue;
-        const KvBasis& b = r.kv->basis;
-        const std::string& model_id = r.kv->model;
-        auto compare = [&](const char* factor, std::optional<std::int64_t> stated, std::optional<std::int64_t> expected,
-                           const std::string& why) {
-            if (!expected && !stated) return;
-            std::string stated_text = stated ? std::to_string(*stated) : "absent";
-            std::string expected_text = expected ? std::to_string(*expected) : "absent";
-            if (stated != expected) {
-                std::string path = fmt::format("kv_bytes_basis.{}", factor);
-                out.push_back(diag::basis_model(stated ? r.where(path) : r.where("kv_bytes_basis"), factor,
-                                                stated_text, expected_text, model_id, why));
-            }
-        };
-        compare("layers", b.layers, mb->layers, fmt::format("the layers that grow a KV cache: {}", mb->layers_how));
-        if (!mb->groups.empty() || !b.groups.empty()) {
-            if (mb->groups != b.groups) {
-                auto text = [](const std::vector<KvGroup>& groups) {
-                    std::string out;
-                    for (const auto& g : groups) {
-                        if (!out.empty()) out += " + ";
-                        out += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
-                    }
-                    return out.empty() ? std::string("absent") : out;
-                };
-                out.push_back(diag::basis_model(r.where(b.groups.empty() ? "kv_bytes_basis" : "kv_bytes_basis.groups"),
-                                                "groups", text(b.groups), text(mb->groups), model_id,
-                                                "its kv_groups: layers x kv_heads x head_dim of each shape"));
-            }
-            compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
-        } else if (mb->latent_dim) {
-            compare("latent_dim", b.latent_dim, mb->latent_dim, "kv_lora_rank + qk_rope_head_dim of its MLA latent");
-            compare("kv_heads", b.kv_heads, std::nullopt, "an MLA latent has no separate KV heads");
-            compare("head_dim", b.head_dim, std::nullopt, "an MLA latent has no separate head_dim");
-            compare("kv_factor", b.kv_factor, 1, "an MLA latent is cached once, not as K and V");
-        } else {
-            compare("kv_heads", b.kv_heads, mb->kv_heads, "its num_key_value_heads");
-            compare("head_dim", b.head_dim, mb->head_dim, "its head_dim");
-            compare("latent_dim", b.latent_dim, std::nullopt, "only an MLA model caches a latent");
-            compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
-        }
+void variant_agrees_with_model(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || r.kv->attention_variant.empty()) return;
+    const Model* model = model_of(set, *r.kv);
+    if (!model || model->attention_variant.empty()) return;
+    auto variants = attention_variants();
+    if (std::find(variants.begin(), variants.end(), r.kv->attention_variant) == variants.end()) {
+        return;  // not a variant at all: schema-enum already says so
+    }
+    if (model->attention_variant != r.kv->attention_variant) {
+        out.push_back(diag::variant_mismatch(r.where("attention_variant"), r.kv->attention_variant,
+                                             model->attention_variant, r.kv->model));
     }
 }
 
-void variant_agrees_with_model(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || r.kv->attention_variant.empty()) continue;
-        const Model* model = model_of(set, *r.kv);
-        if (!model || model->attention_variant.empty()) continue;
-        auto variants = attention_variants();
-        if (std::find(variants.begin(), variants.end(), r.kv->attention_variant) == variants.end()) {
-            continue;  // not a variant at all: schema-enum already says so
-        }
-        if (model->attention_variant != r.kv->attention_variant) {
-            out.push_back(diag::variant_mismatch(r.where("attention_variant"), r.kv->attention_variant,
-                                                 model->attention_variant, r.kv->model));
-        }
-    }
-}
-
-void context_within_native(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || !r.kv->context_length) continue;
-        const Model* model = model_of(set, *r.kv);
-        if (!model || !model->native_context) continue;
-        if (*r.kv->context_length > *model->native_context && !r.kv->context_extension) {
-            out.push_back(diag::context_above_native(r.where("context_length"), group_thousands(*r.kv->context_length),
-                                                     group_thousands(*model->native_context), r.kv->model));
-        }
+void context_within_native(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || !r.kv->context_length) return;
+    const Model* model = model_of(set, *r.kv);
+    if (!model || !model->native_context) return;
+    if (*r.kv->context_length > *model->native_context && !r.kv->context_extension) {
+        out.push_back(diag::context_above_native(r.where("context_length"), group_thousands(*r.kv->context_length),
+                                                 group_thousands(*model->native_context), r.kv->model));
     }
 }
 

@@ -72,87 +72,81 @@ std::optional<std::pair<std::string, std::int64_t>> context_tag(const std::strin
 
 }  // namespace
 
-void prose_arithmetic_holds(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        for (const auto& located : record_claims(r)) {
-            const Claim& c = located.claim;
-            if (c.holds || c.wrong_side >= c.sides.size()) continue;
-            out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
-                                                 stated_figure(c.sides[c.wrong_side])));
-        }
+void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    for (const auto& located : record_claims(r)) {
+        const Claim& c = located.claim;
+        if (c.holds || c.wrong_side >= c.sides.size()) continue;
+        out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
+                                             stated_figure(c.sides[c.wrong_side])));
     }
 }
 
-void statement_matches_basis(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || r.kv->basis.statement.empty()) continue;
-        Position where = r.where("kv_bytes_basis.statement");
-        if (!r.kv->basis.groups.empty()) {
-            // A sum over differing layers is not a chain the recogniser reads; the statement
-            // must at least give the result.
-            if (!r.kv->kv_bytes_per_token || !r.kv->kv_bytes_per_token->is_integer()) continue;
-            std::int64_t v = r.kv->kv_bytes_per_token->num();
-            const std::string& st = r.kv->basis.statement;
-            if (st.find(group_thousands(v)) == std::string::npos && st.find(std::to_string(v)) == std::string::npos) {
-                out.push_back(diag::statement_mismatch(
-                    where, fmt::format("the statement does not give kv_bytes_per_token, {}", group_thousands(v)), "",
-                    group_thousands(v)));
-            }
-            continue;
+void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || r.kv->basis.statement.empty()) return;
+    Position where = r.where("kv_bytes_basis.statement");
+    if (!r.kv->basis.groups.empty()) {
+        // A sum over differing layers is not a chain the recogniser reads; the statement
+        // must at least give the result.
+        if (!r.kv->kv_bytes_per_token || !r.kv->kv_bytes_per_token->is_integer()) return;
+        std::int64_t v = r.kv->kv_bytes_per_token->num();
+        const std::string& st = r.kv->basis.statement;
+        if (st.find(group_thousands(v)) == std::string::npos && st.find(std::to_string(v)) == std::string::npos) {
+            out.push_back(diag::statement_mismatch(
+                where, fmt::format("the statement does not give kv_bytes_per_token, {}", group_thousands(v)), "",
+                group_thousands(v)));
         }
-        auto expected = structured_factors(r.kv->basis);
-        if (!expected) continue;  // the schema reports a missing factor
-        auto located = statement_claim(r);
-        const ClaimSide* expression = nullptr;
-        if (located) {
-            for (const auto& side : located->claim.sides) {
-                if (side.is_expression()) {
-                    expression = &side;
-                    break;
-                }
+        return;
+    }
+    auto expected = structured_factors(r.kv->basis);
+    if (!expected) return;  // the schema reports a missing factor
+    auto located = statement_claim(r);
+    const ClaimSide* expression = nullptr;
+    if (located) {
+        for (const auto& side : located->claim.sides) {
+            if (side.is_expression()) {
+                expression = &side;
+                break;
             }
         }
-        if (!expression) {
-            out.push_back(diag::statement_mismatch(
-                where,
-                fmt::format("the statement states no product with a result; write the factors and the result, "
-                            "e.g. \"{} = N B/token\"",
-                            join_factors(*expected)),
-                "", join_factors(*expected)));
-            continue;
-        }
-        where = located->pos;
-        std::vector<Rational> stated = folded_factors(*expression);
-        std::vector<Rational> a = stated, b = *expected;
-        std::sort(a.begin(), a.end());
-        std::sort(b.begin(), b.end());
-        if (a != b) {
-            out.push_back(diag::statement_mismatch(
-                where,
-                fmt::format("the statement multiplies {}, but the basis factors are {}", join_factors(stated),
-                            join_factors(*expected)),
-                join_factors(stated), join_factors(*expected)));
-            continue;
-        }
-        const ClaimSide& result = located->claim.sides.back();
-        if (!result.is_expression() && r.kv->kv_bytes_per_token && result.value != *r.kv->kv_bytes_per_token) {
-            out.push_back(diag::statement_mismatch(
-                where,
-                fmt::format("the statement gives {}, but kv_bytes_per_token is {}", stated_figure(result),
-                            r.kv->kv_bytes_per_token->to_display()),
-                stated_figure(result), r.kv->kv_bytes_per_token->to_display()));
-        }
+    }
+    if (!expression) {
+        out.push_back(diag::statement_mismatch(
+            where,
+            fmt::format("the statement states no product with a result; write the factors and the result, "
+                        "e.g. \"{} = N B/token\"",
+                        join_factors(*expected)),
+            "", join_factors(*expected)));
+        return;
+    }
+    where = located->pos;
+    std::vector<Rational> stated = folded_factors(*expression);
+    std::vector<Rational> a = stated, b = *expected;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) {
+        out.push_back(diag::statement_mismatch(
+            where,
+            fmt::format("the statement multiplies {}, but the basis factors are {}", join_factors(stated),
+                        join_factors(*expected)),
+            join_factors(stated), join_factors(*expected)));
+        return;
+    }
+    const ClaimSide& result = located->claim.sides.back();
+    if (!result.is_expression() && r.kv->kv_bytes_per_token && result.value != *r.kv->kv_bytes_per_token) {
+        out.push_back(diag::statement_mismatch(
+            where,
+            fmt::format("the statement gives {}, but kv_bytes_per_token is {}", stated_figure(result),
+                        r.kv->kv_bytes_per_token->to_display()),
+            stated_figure(result), r.kv->kv_bytes_per_token->to_display()));
     }
 }
 
-void id_context_tag_agrees(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv || !r.kv->context_length || r.id.empty()) continue;
-        auto tag = context_tag(r.id);
-        if (!tag || tag->second == *r.kv->context_length) continue;
-        out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
-                                           group_thousands(*r.kv->context_length)));
-    }
+void id_context_tag_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv || !r.kv->context_length || r.id.empty()) return;
+    auto tag = context_tag(r.id);
+    if (!tag || tag->second == *r.kv->context_length) return;
+    out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
+                                       group_thousands(*r.kv->context_length)));
 }
 
 }  // namespace kvcat::rules

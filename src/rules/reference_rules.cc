@@ -23,17 +23,15 @@ void check_reference(const RecordSet& set, const Record& r, const char* key, con
 
 }  // namespace
 
-void references_resolve(const RecordSet& set, std::vector<Diagnostic>& out) {
-    for (const auto& r : set.records()) {
-        if (!r.kv) continue;
-        const KvRow& row = *r.kv;
-        if (!row.model.empty()) check_reference(set, r, "model", row.model, RecordKind::model, out);
-        if (row.accelerator && !row.accelerator->empty()) {
-            check_reference(set, r, "accelerator", *row.accelerator, RecordKind::accelerator, out);
-        }
-        if (row.measured_on_model && !row.measured_on_model->empty()) {
-            check_reference(set, r, "measured_on_model", *row.measured_on_model, RecordKind::model, out);
-        }
+void references_resolve(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    if (!r.kv) return;
+    const KvRow& row = *r.kv;
+    if (!row.model.empty()) check_reference(set, r, "model", row.model, RecordKind::model, out);
+    if (row.accelerator && !row.accelerator->empty()) {
+        check_reference(set, r, "accelerator", *row.accelerator, RecordKind::accelerator, out);
+    }
+    if (row.measured_on_model && !row.measured_on_model->empty()) {
+        check_reference(set, r, "measured_on_model", *row.measured_on_model, RecordKind::model, out);
     }
 }
 

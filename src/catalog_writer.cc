@@ -1,0 +1,595 @@
+#include "catalog_writer.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog_sql.h"
+#include "content_hash.h"
+#include "dtype.h"
+#include "kv_math.h"
+#include "physics.h"
+#include "rules/rules.h"
+#include "weight_quant.h"
+
+namespace kvcat {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void bind_rational(SQLite::Statement& st, int index, const Rational& r) {
+    if (r.is_integer()) {
+        st.bind(index, static_cast<std::int64_t>(r.num()));
+    } else {
+        st.bind(index, r.to_double());
+    }
+}
+
+void bind_rational_or_null(SQLite::Statement& st, int index, const std::optional<Rational>& r) {
+    if (r) {
+        bind_rational(st, index, *r);
+    } else {
+        st.bind(index);
+    }
+}
+
+void bind_ratio(SQLite::Statement& st, int index, const std::optional<Rational>& num, const Rational& den) {
+    if (num && !den.is_zero()) {
+        st.bind(index, (*num / den).to_double());
+    } else {
+        st.bind(index);
+    }
+}
+
+template <typename T>
+void bind_optional(SQLite::Statement& st, int index, const std::optional<T>& v) {
+    if (!v) {
+        st.bind(index);  // NULL
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+        st.bind(index, static_cast<std::int64_t>(*v));
+    } else {
+        st.bind(index, *v);
+    }
+}
+
+void bind_text_or_null(SQLite::Statement& st, int index, const std::string& v) {
+    if (v.empty()) {
+        st.bind(index);
+    } else {
+        st.bind(index, v);
+    }
+}
+
+bool pid_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+/// Removes temporary files left by builds that were killed.
+void remove_stale_temporaries(const fs::path& db_path) {
+    fs::path dir = db_path.parent_path().empty() ? fs::path(".") : db_path.parent_path();
+    std::string prefix = db_path.filename().string() + ".tmp-";
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        std::string rest = name.substr(prefix.size());
+        long pid = std::strtol(rest.substr(0, rest.find('-')).c_str(), nullptr, 10);
+        if (pid_alive(pid) && pid != static_cast<long>(::getpid())) continue;  // another build is running
+        std::error_code rec;
+        fs::remove(it->path(), rec);
+        spdlog::debug("removed a leftover temporary file {}", it->path().string());
+    }
+}
+
+void fsync_path(const fs::path& path, bool directory) {
+    int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0) {
+        if (directory) return;  // some filesystems do not allow it; the rename is still atomic
+        throw CatalogError(fmt::format("cannot open {} to sync it: {}", path.string(), std::strerror(errno)));
+    }
+    if (::fsync(fd) != 0 && !directory) {
+        int err = errno;
+        ::close(fd);
+        throw CatalogError(fmt::format("cannot sync {}: {}", path.string(), std::strerror(err)));
+    }
+    ::close(fd);
+}
+
+/// The figures kvcat works out for a row beside the ones it states.
+struct DerivedFigures {
+    std::optional<Rational> gqa_baseline;
+    std::optional<Rational> mha_baseline;
+    std::optional<Rational> weight_bytes;
+    std::optional<Rational> roofline_tps;
+};
+
+DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow& k, const Rational& at_context) {
+    DerivedFigures d;
+    auto dtype = find_cache_dtype(k.kv_cache_dtype);
+    if (!dtype) return d;
+    Rational bpe = dtype->bytes_per_element();
+    try {
+        d.gqa_baseline = all_layers_gqa_bytes(m, bpe);
+        d.mha_baseline = all_layers_mha_bytes(m, bpe);
+        auto quant = k.weight_quant ? find_weight_quant(*k.weight_quant) : std::nullopt;
+        if (quant && m.total_params_b_exact) d.weight_bytes = resident_weight_bytes(m, *quant);
+        const Accelerator* accelerator = rules::accelerator_of(refs, k);
+        if (quant && accelerator) d.roofline_tps = decode_roofline(m, *accelerator, *quant, at_context).ceiling_tps;
+    } catch (const std::exception&) {
+        // A figure that cannot be worked out exactly stays NULL rather than approximate.
+    }
+    return d;
+}
+
+std::string notes_of(const Record& r) { return r.node("notes") ? r.node("notes")->value : ""; }
+
+void insert_model(SQLite::Statement& st, const Record& r) {
+    const Model& m = *r.model;
+    std::string ignored;
+    auto layers = kv_layer_count(m, &ignored);
+    st.reset();
+    st.clearBindings();
+    st.bind(1, r.id);
+    st.bind(2, m.name);
+    st.bind(3, m.config_source);
+    st.bind(4, m.config_verified ? 1 : 0);
+    bind_optional(st, 5, m.total_params_b);
+    bind_optional(st, 6, m.active_params_b);
+    bind_optional(st, 7, m.native_context);
+    bind_optional(st, 8, m.num_layers);
+    st.bind(9, m.attention_variant);
+    bind_optional(st, 10, m.attention_heads);
+    bind_optional(st, 11, m.kv_heads);
+    bind_optional(st, 12, m.head_dim);
+    st.bind(13, static_cast<std::int64_t>(layers.count));
+    bind_optional(st, 14, m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
+    bind_optional(st, 15, m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
+    bind_optional(st, 16, m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
+    bind_optional(st, 17, m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
+    if (m.linear) {
+        st.bind(18, m.linear->kind);
+        st.bind(19, static_cast<std::int64_t>(m.linear->layers));
+    }
+    bind_rational(st, 20, fixed_state_bytes(m));
+    bind_text_or_null(st, 21, notes_of(r));
+    st.bind(22, r.file);
+    st.exec();
+}
+
+void insert_accelerator(SQLite::Statement& st, const Record& r) {
+    const Accelerator& a = *r.accelerator;
+    st.reset();
+    st.clearBindings();
+    st.bind(1, r.id);
+    st.bind(2, a.vendor);
+    st.bind(3, a.name);
+    bind_optional(st, 4, a.memory_gb);
+    st.bind(5, a.memory_type);
+    bind_optional(st, 6, a.memory_bus_bits);
+    bind_optional(st, 7, a.memory_bandwidth_gb_s);
+    bind_text_or_null(st, 8, notes_of(r));
+    st.bind(9, r.file);
+    st.exec();
+}
+
+void insert_sources(SQLite::Statement& st, const Record& r) {
+    int position = 0;
+    for (const auto& s : r.sources) {
+        st.reset();
+        st.clearBindings();
+        st.bind(1, r.id);
+        st.bind(2, position++);
+        st.bind(3, s.name);
+        bind_text_or_null(st, 4, s.detail);
+        bind_text_or_null(st, 5, s.url);
+        bind_text_or_null(st, 6, s.date);
+        st.exec();
+    }
+}
+
+}  // namespace
+
+std::optional<FileStamp> stamp_of(const fs::path& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+    return FileStamp{static_cast<std::int64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
+}
+
+CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous) : db_path_(std::move(db_path)) {
+    std::error_code ec;
+    if (fs::exists(db_path_, ec)) {
+        int version = 0;
+        std::string why;
+        if (!is_kvcat_catalog(db_path_, &version, &why)) {
+            throw CatalogError(fmt::format("{} exists and {}; refusing to replace it (remove it or pass --db)",
+                                           db_path_.string(), why));
+        }
+    }
+    remove_stale_temporaries(db_path_);
+    tmp_path_ = db_path_;
+    tmp_path_ += fmt::format(".tmp-{}-{}", ::getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
+    try {
+        db_ = std::make_unique<SQLite::Database>(tmp_path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        // The file is private until the rename, so no journal is needed: a failure discards it.
+        db_->exec("PRAGMA journal_mode = OFF");
+        db_->exec("PRAGMA synchronous = OFF");
+        if (previous) {
+            // ATTACH is not allowed inside a transaction, so it comes first.
+            SQLite::Statement attach(*db_, "ATTACH DATABASE ? AS previous");
+            attach.bind(1, previous->string());
+            attach.exec();
+            has_previous_ = true;
+        }
+        db_->exec("BEGIN");
+        db_->exec(kCatalogSql);
+        row_insert_ = std::make_unique<SQLite::Statement>(
+            *db_,
+            "INSERT INTO kv_efficiency VALUES "
+            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,"
+            "?29,?30,?31)");
+        source_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO sources VALUES (?1,?2,?3,?4,?5,?6)");
+        file_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO files VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+    } catch (...) {
+        row_insert_.reset();
+        source_insert_.reset();
+        file_insert_.reset();
+        db_.reset();
+        fs::remove(tmp_path_, ec);
+        throw;
+    }
+}
+
+CatalogWriter::~CatalogWriter() {
+    if (committed_) return;
+    row_insert_.reset();
+    source_insert_.reset();
+    file_insert_.reset();
+    db_.reset();  // never throws: SQLiteCpp closes quietly
+    std::error_code ec;
+    fs::remove(tmp_path_, ec);
+}
+
+void CatalogWriter::insert_file(const Record& r, RecordKind kind) {
+    auto stamp = stamp_of(r.file);
+    Position id_pos = r.where("id");
+    SQLite::Statement& st = *file_insert_;
+    st.reset();
+    st.clearBindings();
+    st.bind(1, r.file);
+    st.bind(2, r.id);
+    st.bind(3, std::string(kind_name(kind)));
+    st.bind(4, stamp ? stamp->size : std::int64_t{-1});  // -1 never matches: read again next time
+    st.bind(5, stamp ? stamp->mtime_ns : std::int64_t{-1});
+    st.bind(6, content_hash_hex(r.source ? r.source->content_hash() : 0));
+    st.bind(7, id_pos.line);
+    st.bind(8, id_pos.column);
+    st.exec();
+}
+
+void CatalogWriter::begin(const RecordSet& refs) {
+    std::lock_guard lock(mutex_);
+    SQLite::Statement model_insert(
+        *db_, "INSERT INTO models VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
+    SQLite::Statement accel_insert(*db_, "INSERT INTO accelerators VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    for (const auto& r : refs.records()) {
+        if (r.model) {
+            insert_model(model_insert, r);
+            ++stats_.models;
+        } else if (r.accelerator) {
+            insert_accelerator(accel_insert, r);
+            ++stats_.accelerators;
+        } else {
+            continue;
+        }
+        insert_sources(*source_insert_, r);
+        insert_file(r, r.kind);
+    }
+}
+
+void CatalogWriter::row(const Record& r, const RecordSet& refs) {
+    if (!r.kv) return;
+    const KvRow& k = *r.kv;
+    const Record* model_record = refs.find(k.model);
+    if (!model_record || !model_record->model || !k.kv_bytes_per_token || !k.basis.bytes_per_element ||
+        !k.context_length) {
+        // Such a row has lint errors, so this build will not be committed; skip it.
+        return;
+    }
+    const Model& m = *model_record->model;
+    Rational per_token = *k.kv_bytes_per_token;
+    Rational bpe = *k.basis.bytes_per_element;
+    Rational at_context(0);
+    Rational fixed(0);
+    DerivedFigures derived;
+    try {
+        at_context = kv_bytes_at_context(m, per_token, *k.context_length, bpe);
+        fixed = fixed_state_bytes(m);
+        derived = derive_figures(refs, m, k, at_context);
+    } catch (const OverflowError&) {
+        return;  // reported by the lint as arith-overflow; the build will not be committed
+    }
+    std::lock_guard lock(mutex_);
+    SQLite::Statement& st = *row_insert_;
+    st.reset();
+    st.clearBindings();
+    st.bind(1, r.id);
+    st.bind(2, k.model);
+    bind_optional(st, 3, k.accelerator);
+    st.bind(4, k.engine);
+    bind_optional(st, 5, k.engine_version);
+    st.bind(6, k.kv_cache_dtype);
+    bind_optional(st, 7, k.weight_quant);
+    st.bind(8, k.attention_variant);
+    st.bind(9, static_cast<std::int64_t>(*k.context_length));
+    bind_rational(st, 10, per_token);
+    st.bind(11, per_token.to_string());
+    st.bind(12, bpe.to_string());
+    st.bind(13, k.basis.statement);
+    bind_rational(st, 14, at_context);
+    bind_rational(st, 15, fixed);
+    bind_rational_or_null(st, 16, derived.gqa_baseline);
+    bind_rational_or_null(st, 17, derived.mha_baseline);
+    bind_ratio(st, 18, derived.gqa_baseline, per_token);
+    bind_ratio(st, 19, derived.mha_baseline, per_token);
+    bind_rational_or_null(st, 20, derived.weight_bytes);
+    bind_rational_or_null(st, 21, derived.roofline_tps);
+    if (derived.roofline_tps && k.measured_tps_at_ctx_exact && !derived.roofline_tps->is_zero()) {
+        st.bind(22, (*k.measured_tps_at_ctx_exact / *derived.roofline_tps).to_double());
+    }
+    bind_optional(st, 23, k.measured_tps_at_ctx);
+    bind_optional(st, 24, k.measured_ttft_ms_at_ctx);
+    bind_optional(st, 25, k.provenance);
+    bind_optional(st, 26, k.measured_on_model);
+    bind_optional(st, 27, k.context_extension);
+    bind_optional(st, 28, k.offload);
+    st.bind(29, k.methodology);
+    st.bind(30, k.notes);
+    st.bind(31, r.file);
+    st.exec();
+    insert_sources(*source_insert_, r);
+    insert_file(r, RecordKind::kv_efficiency);
+    ++stats_.rows;
+}
+
+void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files) {
+    if (!has_previous_ || files.empty()) return;
+    std::lock_guard lock(mutex_);
+    db_->exec("CREATE TEMP TABLE keep (file TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER)");
+    {
+        SQLite::Statement keep(*db_, "INSERT INTO keep VALUES (?1, ?2, ?3)");
+        for (const auto& [file, stamp] : files) {
+            keep.reset();
+            keep.bind(1, file);
+            keep.bind(2, stamp.size);
+            keep.bind(3, stamp.mtime_ns);
+            keep.exec();
+        }
+    }
+    int copied = db_->exec(
+        "INSERT INTO kv_efficiency SELECT * FROM previous.kv_efficiency WHERE file IN (SELECT file FROM keep)");
+    db_->exec(
+        "INSERT INTO sources SELECT s.* FROM previous.sources AS s "
+        "JOIN previous.kv_efficiency AS k ON k.id = s.record_id WHERE k.file IN (SELECT file FROM keep)");
+    // The stamps are today's: a file touched but unchanged is not hashed again next time.
+    db_->exec(
+        "INSERT INTO files SELECT f.path, f.id, f.kind, keep.size, keep.mtime_ns, f.hash, f.id_line, f.id_column "
+        "FROM previous.files AS f JOIN keep ON keep.file = f.path");
+    db_->exec("DROP TABLE keep");
+    stats_.rows += static_cast<std::size_t>(copied);
+    stats_.rows_copied += static_cast<std::size_t>(copied);
+}
+
+void CatalogWriter::set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored) {
+    std::lock_guard lock(mutex_);
+    SQLite::Statement st(*db_, "INSERT INTO lint_findings VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+    for (const auto* list : {&warnings, &ignored}) {
+        for (const auto& d : *list) {
+            if (d.severity == Severity::error) continue;  // a catalog is only written without errors
+            st.reset();
+            st.clearBindings();
+            st.bind(1, d.pos.file);
+            st.bind(2, d.pos.line);
+            st.bind(3, d.pos.column);
+            st.bind(4, std::string(to_string(d.severity)));
+            st.bind(5, d.rule);
+            st.bind(6, d.message);
+            bind_optional(st, 7, d.stated);
+            bind_optional(st, 8, d.computed);
+            st.exec();
+        }
+    }
+}
+
+void CatalogWriter::set_meta(const std::string& key, const std::string& value) {
+    std::lock_guard lock(mutex_);
+    SQLite::Statement st(*db_, "INSERT OR REPLACE INTO build_meta VALUES (?1, ?2)");
+    st.bind(1, key);
+    st.bind(2, value);
+    st.exec();
+}
+
+BuildStats CatalogWriter::commit() {
+    std::lock_guard lock(mutex_);
+    {
+        SQLite::Statement column_insert(*db_, "INSERT INTO column_info VALUES (?1,?2,?3,?4,?5)");
+        for (const auto& c : kv_row_columns()) {
+            column_insert.reset();
+            column_insert.bind(1, std::string(c.name));
+            column_insert.bind(2, std::string(c.type));
+            column_insert.bind(3, std::string(c.unit));
+            column_insert.bind(4, c.derived ? 1 : 0);
+            column_insert.bind(5, std::string(c.description));
+            column_insert.exec();
+        }
+    }
+    db_->exec(fmt::format("PRAGMA user_version = {}", kCatalogSchemaVersion));
+    row_insert_.reset();
+    source_insert_.reset();
+    file_insert_.reset();
+    db_->exec("COMMIT");
+    if (has_previous_) db_->exec("DETACH DATABASE previous");
+    db_.reset();
+    fsync_path(tmp_path_, false);
+    fs::rename(tmp_path_, db_path_);
+    fsync_path(db_path_.parent_path().empty() ? fs::path(".") : db_path_.parent_path(), true);
+    committed_ = true;
+    return stats_;
+}
+
+BuildStats build_catalog(const RecordSet& records, const fs::path& db_path) {
+    CatalogWriter writer(db_path);
+    writer.begin(records);
+    for (const auto& r : records.records()) {
+        if (!r.kv) continue;
+        const Record* model = records.find(r.kv->model);
+        if (!model || !model->model || !r.kv->kv_bytes_per_token || !r.kv->basis.bytes_per_element ||
+            !r.kv->context_length) {
+            throw CatalogError(fmt::format("{}: the record is incomplete or names no model; lint it first", r.file));
+        }
+        writer.row(r, records);
+    }
+    return writer.commit();
+}
+
+BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
+    BuildPlan plan;
+    std::error_code ec;
+    if (!fs::exists(db_path, ec)) {
+        plan.reason = "no catalog yet";
+        return plan;
+    }
+    int version = 0;
+    std::string why;
+    if (!is_kvcat_catalog(db_path, &version, &why) || version != kCatalogSchemaVersion) {
+        plan.reason = fmt::format("the catalog has schema version {}, this kvcat writes {}", version,
+                                  kCatalogSchemaVersion);
+        return plan;
+    }
+    SQLite::Database previous(db_path.string(), SQLite::OPEN_READONLY);
+    std::string root = records_root.lexically_normal().generic_string();
+    {
+        SQLite::Statement meta(previous, "SELECT value FROM build_meta WHERE key = 'records_root'");
+        if (!meta.executeStep() || meta.getColumn(0).getString() != root) {
+            plan.reason = "the catalog was built from other records";
+            return plan;
+        }
+    }
+    struct Known {
+        std::string id;
+        std::string kind;
+        FileStamp stamp;
+        std::string hash;
+        int id_line = 0;
+        int id_column = 0;
+    };
+    std::map<std::string, Known> known;
+    {
+        SQLite::Statement q(previous, "SELECT path, id, kind, size, mtime_ns, hash, id_line, id_column FROM files");
+        while (q.executeStep()) {
+            known.emplace(q.getColumn(0).getString(),
+                          Known{q.getColumn(1).getString(), q.getColumn(2).getString(),
+                                FileStamp{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()},
+                                q.getColumn(5).getString(), q.getColumn(6).getInt(), q.getColumn(7).getInt()});
+        }
+    }
+
+    std::set<std::string> changed_ids;  // models and accelerators added, edited or removed
+    std::set<std::string> dirty_rows;   // row files to read and check again
+    std::map<std::string, FileStamp> current_rows;
+    std::set<std::string> seen;
+    bool touched = false;
+    for (const auto& file : record_files(records_root)) {
+        std::string shown = file.lexically_normal().generic_string();
+        seen.insert(shown);
+        auto kind = kind_from_path(file.lexically_relative(records_root).generic_string());
+        bool is_row = kind == RecordKind::kv_efficiency;
+        std::string path_id = file.lexically_relative(records_root).replace_extension().generic_string();
+        auto stamp = stamp_of(file);
+        auto old = known.find(shown);
+        bool changed = false;
+        if (old == known.end() || !stamp) {
+            changed = true;
+        } else if (!(*stamp == old->second.stamp)) {
+            // The metadata moved; the bytes decide.
+            std::ifstream in(file, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            changed = content_hash_hex(content_hash(bytes)) != old->second.hash;
+            touched = touched || !changed;
+        }
+        if (changed) {
+            ++plan.changed_files;
+            if (is_row) {
+                dirty_rows.insert(shown);
+            } else {
+                changed_ids.insert(path_id);
+                if (old != known.end()) changed_ids.insert(old->second.id);
+            }
+        }
+        if (is_row && stamp) current_rows[shown] = *stamp;
+    }
+    for (const auto& [path, k] : known) {
+        if (seen.count(path)) continue;
+        ++plan.changed_files;
+        if (k.kind != kind_name(RecordKind::kv_efficiency)) changed_ids.insert(k.id);
+    }
+    plan.incremental = true;
+    if (plan.changed_files == 0 && !touched) {
+        plan.up_to_date = true;
+        plan.reason = "nothing changed";
+        return plan;
+    }
+    // A row that names a changed model or accelerator is checked again.
+    if (!changed_ids.empty()) {
+        SQLite::Statement q(previous, "SELECT file, model, accelerator, measured_on_model FROM kv_efficiency");
+        while (q.executeStep()) {
+            for (int c = 1; c <= 3; ++c) {
+                if (!q.getColumn(c).isNull() && changed_ids.count(q.getColumn(c).getString())) {
+                    dirty_rows.insert(q.getColumn(0).getString());
+                }
+            }
+        }
+    }
+    std::map<std::string, std::vector<Diagnostic>> findings;
+    {
+        SQLite::Statement q(previous,
+                            "SELECT file, line, \"column\", severity, rule, message, stated, computed FROM lint_findings");
+        while (q.executeStep()) {
+            Diagnostic d;
+            d.pos = Position{q.getColumn(0).getString(), q.getColumn(1).getInt(), q.getColumn(2).getInt()};
+            d.severity = q.getColumn(3).getString() == "note" ? Severity::note : Severity::warning;
+            d.rule = q.getColumn(4).getString();
+            d.message = q.getColumn(5).getString();
+            if (!q.getColumn(6).isNull()) d.stated = q.getColumn(6).getString();
+            if (!q.getColumn(7).isNull()) d.computed = q.getColumn(7).getString();
+            findings[d.pos.file].push_back(std::move(d));
+        }
+    }
+    for (const auto& [file, stamp] : current_rows) {
+        auto old = known.find(file);
+        if (old == known.end() || dirty_rows.count(file)) continue;
+        UnchangedFile u;
+        u.id = old->second.id;
+        u.id_pos = Position{file, old->second.id_line, old->second.id_column};
+        for (auto& d : findings[file]) {
+            (d.severity == Severity::note ? u.ignored : u.findings).push_back(d);
+        }
+        plan.unchanged.emplace(file, std::move(u));
+        plan.unchanged_stamps.emplace(file, stamp);
+    }
+    plan.reason = fmt::format("{} file{} changed, {} row{} to check again", plan.changed_files,
+                              plan.changed_files == 1 ? "" : "s", current_rows.size() - plan.unchanged.size(),
+                              current_rows.size() - plan.unchanged.size() == 1 ? "" : "s");
+    return plan;
+}
+
+}  // namespace kvcat

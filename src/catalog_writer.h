@@ -1,0 +1,106 @@
+// Writing the catalog, atomically and incrementally.
+//
+// A CatalogWriter builds a new database in a temporary file beside the target, in one
+// transaction through one connection with prepared statements, and commit() syncs it
+// and renames it over the target: a reader sees the old catalog or the new one, never
+// half of one, and a build that fails or is killed leaves the previous catalog as it
+// was (its temporary file is removed then, or by the next build). The writer is a
+// RecordSink, so rows stream into it from the lint's workers and memory stays flat.
+//
+// plan_build() makes rebuilds incremental, as ninja does: the catalog remembers each
+// record file's size, modification time and content hash. With nothing changed the
+// build only looks at file metadata; otherwise only changed rows, and the rows that
+// name a changed model or accelerator, are read and checked again, and every other
+// row is copied from the previous catalog. The result equals a full build's.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+#include "lint.h"
+
+namespace SQLite {
+class Database;
+class Statement;
+}  // namespace SQLite
+
+namespace kvcat {
+
+struct BuildStats {
+    std::size_t models = 0;
+    std::size_t accelerators = 0;
+    std::size_t rows = 0;         ///< rows in the new catalog
+    std::size_t rows_copied = 0;  ///< of those, copied unchanged from the previous catalog
+};
+
+/// A record file's size and modification time.
+struct FileStamp {
+    std::int64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+/// Stats a file; nullopt when it cannot be.
+std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
+
+class CatalogWriter : public RecordSink {
+public:
+    /// Refuses (CatalogError) a target that exists and is not a kvcat catalog. `previous`,
+    /// when given, is the catalog unchanged rows are copied from.
+    explicit CatalogWriter(std::filesystem::path db_path, std::optional<std::filesystem::path> previous = {});
+    ~CatalogWriter() override;  ///< abandons the build unless committed
+    CatalogWriter(const CatalogWriter&) = delete;
+    CatalogWriter& operator=(const CatalogWriter&) = delete;
+
+    void begin(const RecordSet& refs) override;
+    void row(const Record& record, const RecordSet& refs) override;
+
+    /// Copies the rows of these unchanged files from the previous catalog, with their stamps.
+    void copy_unchanged(const std::map<std::string, FileStamp>& files);
+    /// The warnings and silenced findings to remember for the next incremental build.
+    void set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored);
+    void set_meta(const std::string& key, const std::string& value);
+
+    /// Finishes, syncs and renames into place. Throws on failure; the old catalog stays.
+    BuildStats commit();
+
+private:
+    void insert_file(const Record& record, RecordKind kind);
+
+    std::filesystem::path db_path_;
+    std::filesystem::path tmp_path_;
+    std::unique_ptr<SQLite::Database> db_;
+    std::unique_ptr<SQLite::Statement> row_insert_;
+    std::unique_ptr<SQLite::Statement> source_insert_;
+    std::unique_ptr<SQLite::Statement> file_insert_;
+    std::mutex mutex_;
+    BuildStats stats_;
+    bool committed_ = false;
+    bool has_previous_ = false;
+};
+
+/// Writes the catalog from records already in memory, atomically (tests, small tools).
+BuildStats build_catalog(const RecordSet& records, const std::filesystem::path& db_path);
+
+struct BuildPlan {
+    bool incremental = false;  ///< false: read and check everything
+    bool up_to_date = false;   ///< nothing changed at all: nothing to do
+    std::string reason;        ///< why it is a full build, or what changed
+    /// Row files to take from the previous catalog, with what it knew of them.
+    std::map<std::string, UnchangedFile> unchanged;
+    std::map<std::string, FileStamp> unchanged_stamps;
+    std::size_t changed_files = 0;
+};
+
+/// Compares the records under `records_root` with what the catalog at `db_path` was built
+/// from. Reads file metadata, and the bytes of files whose metadata changed.
+BuildPlan plan_build(const std::filesystem::path& db_path, const std::filesystem::path& records_root);
+
+}  // namespace kvcat
