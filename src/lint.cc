@@ -258,13 +258,12 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
             if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
         }
         // A named file outside a walkable tree is still loaded.
+        std::set<std::string> walked;
+        for (const auto& f : found.yaml) walked.insert(shown(f));
         for (const auto& r : reported) {
+            if (walked.count(r) || problems.count(r)) continue;
             fs::path rp(r);
-            if (problems.count(r)) continue;
-            if (records_root_for(rp).lexically_normal() == root &&
-                std::find(found.yaml.begin(), found.yaml.end(), rp) == found.yaml.end()) {
-                found.yaml.push_back(rp);
-            }
+            if (records_root_for(rp).lexically_normal() == root) found.yaml.push_back(rp);
         }
         for (const auto& file : found.yaml) {
             if (!queued.insert(shown(file)).second) continue;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kvcat::cmd {
 
@@ -9,7 +10,8 @@ namespace kvcat::cmd {
 /// 0 when the catalog is ready, 1 when the records have errors, 2 on failure.
 int ensure_fresh_catalog(const std::string& db, const std::string& records);
 
-/// Lints then builds; prints findings to stderr. Returns an exit code.
-int lint_and_build(const std::string& db, const std::vector<std::string>& paths, bool print_warnings);
+/// Lints then builds, incrementally unless `full`; prints findings to stderr. Returns an exit code.
+int lint_and_build(const std::string& db, const std::vector<std::string>& paths, bool print_warnings,
+                   bool full = false);
 
 }  // namespace kvcat::cmd

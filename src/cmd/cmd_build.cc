@@ -41,12 +41,15 @@ private:
 
 }  // namespace
 
-int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings) {
+int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings,
+                   bool full) {
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
     std::error_code ec;
     BuildPlan plan;
     try {
-        if (paths.size() == 1 && std::filesystem::is_directory(paths[0], ec)) {
+        if (full) {
+            plan.reason = "a full build was asked for";
+        } else if (paths.size() == 1 && std::filesystem::is_directory(paths[0], ec)) {
             plan = plan_build(db, records_root_for(paths[0]));
         } else {
             plan.reason = "files were named one by one";
@@ -127,6 +130,7 @@ namespace {
 struct BuildOptions {
     std::string db = "kvcat.db";
     std::vector<std::string> paths;
+    bool full = false;
 };
 
 }  // namespace
@@ -136,6 +140,7 @@ void setup_build(CLI::App& app, int& exit_code) {
     CLI::App* sub = app.add_subcommand("build", "Lint the records, then write the SQLite catalog atomically");
     sub->add_option("--db", options->db, "The catalog file to write")->capture_default_str();
     sub->add_option("paths", options->paths, "Record folders (default: records/)");
+    sub->add_flag("--full", options->full, "Read and check every record, even those unchanged since the last build");
     sub->footer(
         "Examples:\n"
         "  kvcat build\n"
@@ -144,7 +149,7 @@ void setup_build(CLI::App& app, int& exit_code) {
     sub->callback([options, &exit_code] {
         std::vector<std::string> paths = options->paths;
         if (paths.empty()) paths.emplace_back("records");
-        exit_code = lint_and_build(options->db, paths, true);
+        exit_code = lint_and_build(options->db, paths, true, options->full);
     });
 }
 

@@ -1,0 +1,206 @@
+// The catalog survives everything: a build killed at any moment, readers querying while
+// builds replace the file, and a disk that fills up mid-build.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kvcat::test::TempDir;
+
+/// Starts kvcat with `args`; stdout and stderr go to the given files. Returns the pid.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err,
+            rlim_t file_size_limit = RLIM_INFINITY) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        if (file_size_limit != RLIM_INFINITY) {
+            struct rlimit limit {file_size_limit, file_size_limit};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+            ::signal(SIGXFSZ, SIG_IGN);  // a full disk answers writes with an error, not a signal
+        }
+        if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+        std::vector<char*> argv;
+        std::string binary = KVCAT_BINARY;
+        argv.push_back(binary.data());
+        std::vector<std::string> copy = args;
+        for (auto& a : copy) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+int wait_for(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Everything the catalog holds that the records decide, as one string.
+std::string content(const fs::path& db_path) {
+    SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement check(db, "PRAGMA integrity_check");
+    check.executeStep();
+    EXPECT_EQ(check.getColumn(0).getString(), "ok");
+    std::string out;
+    for (const char* sql : {"SELECT id, context_length, kv_bytes_per_token, measured_tps_at_ctx FROM kv_efficiency",
+                            "SELECT id, native_context FROM models", "SELECT record_id, position, name FROM sources"}) {
+        SQLite::Statement q(db, std::string(sql) + " ORDER BY 1, 2");
+        while (q.executeStep()) {
+            for (int c = 0; c < q.getColumnCount(); ++c) out += q.getColumn(c).getString() + "|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+class CatalogSurvival : public ::testing::Test {
+protected:
+    void SetUp() override {
+        // The kill test wants a build that takes a while (the exact time does not matter);
+        // the others only need a catalog.
+        std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        int rows = name.starts_with("Killed") ? 2500 : name.starts_with("Readers") ? 600 : 200;
+        std::string gen = std::string(KVCAT_SOURCE_DIR) + "/tools/gen-catalog " + std::to_string(rows) + " " +
+                          records_.string();
+        ASSERT_EQ(std::system(gen.c_str()), 0);
+        ASSERT_EQ(build(), 0);
+    }
+
+    int build() { return wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_)); }
+
+    /// Two versions of the records, so each build changes what the catalog holds.
+    void flip() {
+        fs::path row = records_ / "kv-efficiency/gen-000/row-000003.yaml";
+        std::string text = kvcat::test::read_file(row);
+        std::string a = "measured_tps_at_ctx: null", b = "measured_tps_at_ctx: 1.5";
+        auto at = text.find(a);
+        if (at != std::string::npos) {
+            text.replace(at, a.size(), b);
+        } else {
+            at = text.find(b);
+            ASSERT_NE(at, std::string::npos);
+            text.replace(at, b.size(), a);
+        }
+        kvcat::test::write_file(row, text);
+    }
+
+    std::vector<fs::path> temporaries() const {
+        std::vector<fs::path> out;
+        for (const auto& e : fs::directory_iterator(dir_.path())) {
+            if (e.path().filename().string().find(".tmp-") != std::string::npos) out.push_back(e.path());
+        }
+        return out;
+    }
+
+    TempDir dir_;
+    fs::path records_ = dir_ / "records";
+    fs::path db_ = dir_ / "kvcat.db";
+    fs::path out_ = dir_ / "out.txt";
+    fs::path err_ = dir_ / "err.txt";
+};
+
+TEST_F(CatalogSurvival, KilledBuildsNeverDamageTheCatalog) {
+    // How long a full build takes here, so the kills land all through it.
+    auto start = std::chrono::steady_clock::now();
+    ASSERT_EQ(build(), 0);
+    auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    std::mt19937 rng(20261129);
+    std::uniform_int_distribution<std::int64_t> when(0, full.count() * 11 / 10);
+    int survived = 0, interrupted = 0;
+    for (int i = 0; i < 50; ++i) {
+        std::string before = content(db_);
+        flip();
+        pid_t pid = spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_);
+        std::this_thread::sleep_for(std::chrono::microseconds(when(rng)));
+        ::kill(pid, SIGKILL);
+        int status = wait_for(pid);
+        interrupted += status == 128 + SIGKILL ? 1 : 0;
+        // The previous catalog, or the whole new one when the build finished first; never a mix.
+        std::string after = content(db_);
+        if (after != before) {
+            ASSERT_EQ(build(), 0);  // the records now build to exactly this
+            EXPECT_EQ(content(db_), after) << "iteration " << i;
+        }
+        ++survived;
+    }
+    EXPECT_EQ(survived, 50);
+    EXPECT_GT(interrupted, 10) << "the kills should mostly land mid-build";
+    ASSERT_EQ(build(), 0);
+    EXPECT_TRUE(temporaries().empty()) << "a killed build's temporary file outlived the next build";
+}
+
+TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
+    const std::string sql = "SELECT count(*) || ':' || total(measured_tps_at_ctx) FROM kv_efficiency";
+    auto answer = [&] {
+        fs::path out = dir_ / "read-out.txt", err = dir_ / "read-err.txt";
+        int status = wait_for(spawn({"sql", "--db", db_.string(), "--records", (dir_ / "none").string(),
+                                     "--format", "csv", sql},
+                                    out, err));
+        return std::make_pair(status, kvcat::test::read_file(out) + kvcat::test::read_file(err));
+    };
+    std::string a = answer().second;
+    flip();
+    ASSERT_EQ(build(), 0);
+    std::string b = answer().second;
+    ASSERT_NE(a, b);
+
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        for (int i = 0; i < 12 && !stop; ++i) {
+            flip();
+            EXPECT_EQ(build(), 0);
+        }
+        stop = true;
+    });
+    int reads = 0;
+    std::set<std::string> seen;
+    while (!stop) {
+        auto [status, text] = answer();
+        EXPECT_EQ(status, 0) << text;
+        EXPECT_TRUE(text == a || text == b) << "a reader saw: " << text;
+        seen.insert(text);
+        ++reads;
+    }
+    writer.join();
+    EXPECT_GT(reads, 10);
+    EXPECT_EQ(seen.size(), 2u) << "readers should have seen both versions";
+}
+
+TEST_F(CatalogSurvival, FullDiskFailsClearlyAndKeepsTheCatalog) {
+    std::string before = kvcat::test::read_file(db_);
+    flip();
+    // A file-size limit far below the catalog's size: writes fail as on a full disk.
+    int status = wait_for(
+        spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_, 256 * 1024));
+    EXPECT_EQ(status, 2);
+    std::string err = kvcat::test::read_file(err_);
+    EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+    EXPECT_NE(err.find("the previous catalog is unchanged"), std::string::npos) << err;
+    EXPECT_EQ(kvcat::test::read_file(db_), before);
+    EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(CatalogSurvival, UnwritableFolderFailsClearly) {
+    fs::path db = "/proc/kvcat-cannot-write-here.db";
+    int status = wait_for(spawn({"-q", "build", "--db", db.string(), records_.string()}, out_, err_));
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(kvcat::test::read_file(err_).find("cannot write"), std::string::npos) << kvcat::test::read_file(err_);
+}
+
+}  // namespace
