@@ -1,1 +1,302 @@
-// Placeholder until the feature lands.
+#include "skeleton.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "dtype.h"
+#include "filter.h"
+#include "import_config.h"
+#include "kv_math.h"
+#include "suggest.h"
+
+namespace kvcat {
+
+namespace {
+
+constexpr std::int64_t kMi = 1024 * 1024;
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty()) out += sep;
+        out += item;
+    }
+    return out;
+}
+
+/// Tokens an id's trailing tag names, as the id-context-tag rule reads it: "-64k", "-1m".
+std::optional<std::int64_t> tag_tokens(const std::string& id) {
+    auto dash = id.rfind('-');
+    auto slash = id.rfind('/');
+    if (dash == std::string::npos || (slash != std::string::npos && dash < slash)) return std::nullopt;
+    std::string tag = id.substr(dash + 1);
+    if (tag.size() < 2) return std::nullopt;
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
+    std::string digits = tag.substr(0, tag.size() - 1);
+    if (digits.empty() || digits.size() > 6 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        return std::nullopt;
+    }
+    std::int64_t n = std::stoll(digits);
+    if (unit == 'k') return n * 1024;
+    if (unit == 'm') return n * kMi;
+    return std::nullopt;
+}
+
+/// "models/x" from "x"; other kinds' prefixes are kept for the caller to refuse.
+std::string with_folder(const std::string& id, std::string_view folder) {
+    if (id.find('/') != std::string::npos) return id;
+    return fmt::format("{}/{}", folder, id);
+}
+
+std::string suggestion_for(const std::string& wanted, const std::vector<std::string_view>& ids) {
+    std::string near = closest_match(wanted, ids);
+    std::vector<std::string> all(ids.begin(), ids.end());
+    std::sort(all.begin(), all.end());
+    std::string out = near.empty() ? "" : fmt::format("; did you mean '{}'?", near);
+    out += all.empty() ? " (the records hold none)" : fmt::format(" Known: {}", join(all, ", "));
+    return out;
+}
+
+std::string gib(const Rational& bytes) {
+    Rational g = bytes / Rational(1024LL * 1024 * 1024);
+    std::int64_t hundredths = g.round_scaled(2);
+    return fmt::format("{}.{:02d} GiB", group_thousands(hundredths / 100), hundredths % 100);
+}
+
+}  // namespace
+
+std::string Skeleton::message() const { return join(problems, "\n"); }
+
+std::string context_tag(std::int64_t tokens) {
+    if (tokens > 0 && tokens % kMi == 0) return fmt::format("{}m", tokens / kMi);
+    if (tokens > 0 && tokens % 1024 == 0) return fmt::format("{}k", tokens / 1024);
+    return std::to_string(tokens);
+}
+
+std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view dtype,
+                          std::int64_t tokens) {
+    std::string_view model = model_id;
+    if (auto slash = model.rfind('/'); slash != std::string_view::npos) model.remove_prefix(slash + 1);
+    std::vector<std::string> parts;
+    for (auto part : {engine, model, dtype}) {
+        std::string safe = file_safe_name(part);
+        if (!safe.empty()) parts.push_back(safe);
+    }
+    parts.push_back(context_tag(tokens));
+    return "kv-efficiency/" + join(parts, "-");
+}
+
+std::optional<std::int64_t> parse_context(std::string_view text) {
+    auto cell = parse_number(text);
+    if (!cell || !std::holds_alternative<std::int64_t>(*cell)) return std::nullopt;
+    std::int64_t v = std::get<std::int64_t>(*cell);
+    if (v <= 0) return std::nullopt;
+    return v;
+}
+
+Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt) {
+    Skeleton out;
+    auto& problems = out.problems;
+    const RecordSet& set = catalog.records;
+
+    // The model, and whether its record can be built on.
+    std::string model_id = with_folder(opt.model, "models");
+    const Record* model_rec = set.find(model_id);
+    if (!model_rec || model_rec->kind != RecordKind::model || !model_rec->model) {
+        problems.push_back(fmt::format("no model record '{}'{}", opt.model,
+                                       suggestion_for(model_id, set.ids_of(RecordKind::model))));
+    } else {
+        for (const auto& d : catalog.diagnostics) {
+            if (d.severity == Severity::error && d.pos.file == model_rec->file) {
+                problems.push_back(fmt::format("{} has lint errors, so its figures cannot be trusted; fix them "
+                                               "first (kvcat lint {}). The first: {}",
+                                               model_id, model_rec->file, format_text(d)));
+                break;
+            }
+        }
+    }
+
+    auto dtype = find_cache_dtype(opt.kv_dtype);
+    if (!dtype) {
+        std::vector<std::string_view> names;
+        for (const auto& d : cache_dtypes()) names.push_back(d.name);
+        std::string near = closest_match(opt.kv_dtype, names);
+        std::vector<std::string> all(names.begin(), names.end());
+        problems.push_back(fmt::format("unknown --kv-dtype '{}'{}; valid: {}", opt.kv_dtype,
+                                       near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                                       join(all, ", ")));
+    }
+
+    std::optional<std::string> accelerator_id;
+    if (opt.accelerator) {
+        accelerator_id = with_folder(*opt.accelerator, "accelerators");
+        const Record* acc = set.find(*accelerator_id);
+        if (!acc || acc->kind != RecordKind::accelerator) {
+            problems.push_back(fmt::format("no accelerator record '{}'{}", *opt.accelerator,
+                                           suggestion_for(*accelerator_id, set.ids_of(RecordKind::accelerator))));
+        }
+    }
+    auto one_line = [&](const std::string& flag, const std::string& value) {
+        if (value.empty() || value.find_first_of("\r\n") != std::string::npos ||
+            value.find_first_not_of(" \t") == std::string::npos) {
+            problems.push_back(fmt::format("{} must be one line of text", flag));
+        }
+    };
+    one_line("--engine", opt.engine);
+    if (opt.weight_quant) one_line("--weight-quant", *opt.weight_quant);
+    if (opt.context <= 0) problems.push_back("--context must be a whole number of tokens greater than zero");
+    if (!problems.empty()) return out;
+
+    const Model& model = *model_rec->model;
+    std::optional<ModelBasis> mb;
+    try {
+        mb = model_basis(model);
+    } catch (const OverflowError&) {
+        mb.reset();
+    }
+    if (!mb || mb->layers <= 0) {
+        problems.push_back(fmt::format("{} lacks the figures for a KV basis: it needs num_layers and kv_layers, and "
+                                       "kv_heads and head_dim (or mla, for an MLA model)",
+                                       model_id));
+        return out;
+    }
+
+    // The id, and its context tag.
+    std::string id = opt.id ? with_folder(*opt.id, "kv-efficiency")
+                            : default_kv_id(opt.engine, model_id, dtype->name, opt.context);
+    std::string id_name = id.substr(id.find('/') + 1);
+    if (!id.starts_with("kv-efficiency/") || id_name.empty() || id_name.find('/') != std::string::npos ||
+        file_safe_name(id_name) != id_name) {
+        problems.push_back(fmt::format("id '{}' is not kv-efficiency/NAME with NAME a plain lower-case file name "
+                                       "(e.g. '{}')",
+                                       id, default_kv_id(opt.engine, model_id, dtype->name, opt.context)));
+        return out;
+    }
+    if (auto tokens = tag_tokens(id); tokens && *tokens != opt.context) {
+        problems.push_back(fmt::format("id '{}' ends in a tag for {} tokens, but --context is {}; the lint's "
+                                       "id-context-tag rule would warn. End the id with -{}",
+                                       id, group_thousands(*tokens), group_thousands(opt.context),
+                                       context_tag(opt.context)));
+        return out;
+    }
+
+    // The basis and its product, exactly.
+    KvBasis basis;
+    basis.layers = mb->layers;
+    basis.kv_heads = mb->kv_heads;
+    basis.head_dim = mb->head_dim;
+    basis.latent_dim = mb->latent_dim;
+    basis.kv_factor = mb->kv_factor;
+    basis.bytes_per_element = dtype->bytes_per_element();
+    std::optional<Rational> per_token;
+    Rational at_context;
+    Rational fixed_state;
+    try {
+        per_token = basis_product(basis);
+        if (per_token) at_context = kv_bytes_at_context(model, *per_token, opt.context, *basis.bytes_per_element);
+        fixed_state = fixed_state_bytes(model);
+    } catch (const OverflowError&) {
+        problems.push_back(fmt::format("the basis of {} at {} overflows 64 bits", model_id, dtype->name));
+        return out;
+    }
+    if (!per_token) {
+        problems.push_back(fmt::format("{} lacks the figures for a KV basis", model_id));
+        return out;
+    }
+    out.kv_bytes_per_token = per_token;
+
+    // bytes_per_element as the dtype table states it: the block fraction, unreduced.
+    std::string bpe_text = dtype->block_values == 1
+                               ? std::to_string(dtype->block_bytes)
+                               : fmt::format("{}/{}", dtype->block_bytes, dtype->block_values);
+    std::string byte_word = dtype->bytes_per_element() == Rational(1) ? "byte" : "bytes";
+    std::string per_token_yaml = per_token->is_integer()
+                                     ? std::to_string(per_token->num())
+                                     : fmt::format("{}/{}", per_token->num(), per_token->den());
+    std::string statement;
+    if (mb->latent_dim) {
+        statement = fmt::format("{} layers x {} latent x 1 x {} {} ({}) = {} B/token", mb->layers, *mb->latent_dim,
+                                bpe_text, byte_word, dtype->name, per_token->to_display());
+    } else {
+        std::string layers_word = model.attention_variant == "hybrid"    ? "full-attention layers"
+                                  : model.attention_variant == "sliding" ? "global layers"
+                                                                         : "layers";
+        statement = fmt::format("{} {} x {} kv heads x {} head_dim x 2 (K+V) x {} {} ({}) = {} B/token", mb->layers,
+                                layers_word, *mb->kv_heads, *mb->head_dim, bpe_text, byte_word, dtype->name,
+                                per_token->to_display());
+    }
+
+    bool above_native = model.native_context && opt.context > *model.native_context;
+    out.id = id;
+    out.to_fill = {"methodology", "notes", "sources"};
+    if (above_native) out.to_fill.insert(out.to_fill.begin(), "context_extension");
+
+    std::string t;
+    t += "# yaml-language-server: $schema=../../schema/kv-efficiency.schema.json\n";
+    t += fmt::format("# Written by `kvcat new kv-efficiency`. The byte figures are computed from {}\n", model_id);
+    t += fmt::format("# and the {} element size; do not edit them by hand. `kvcat lint` fails on this\n", dtype->name);
+    t += "# file ([schema-missing-key]) until methodology, notes and sources, at the end, are written.\n";
+    t += fmt::format("id: {}\n", yaml_inline(id));
+    t += fmt::format("model: {}\n", yaml_inline(model_id));
+    t += fmt::format("accelerator: {}\n", accelerator_id ? yaml_inline(*accelerator_id) : "null");
+    t += fmt::format("engine: {}\n", yaml_inline(opt.engine));
+    t += "engine_version: null\n";
+    t += fmt::format("weight_quant: {}\n", opt.weight_quant ? yaml_inline(*opt.weight_quant) : "null");
+    t += fmt::format("kv_cache_dtype: {}\n", dtype->name);
+    t += fmt::format("attention_variant: {}\n", model.attention_variant);
+    t += fmt::format("context_length: {}\n", opt.context);
+    t += fmt::format("kv_bytes_per_token: {}\n", per_token_yaml);
+    t += "kv_bytes_basis:\n";
+    t += fmt::format("  layers: {}  # layers that grow a KV cache: {}\n", mb->layers, mb->layers_how);
+    if (mb->latent_dim) {
+        t += fmt::format("  latent_dim: {}  # kv_lora_rank + qk_rope_head_dim\n", *mb->latent_dim);
+        t += "  kv_factor: 1  # one latent, not K and V\n";
+    } else {
+        t += fmt::format("  kv_heads: {}\n", *mb->kv_heads);
+        t += fmt::format("  head_dim: {}\n", *mb->head_dim);
+        t += "  kv_factor: 2  # K and V\n";
+    }
+    t += fmt::format("  bytes_per_element: {}  # {}: {}\n", bpe_text, dtype->name, dtype->description);
+    t += fmt::format("  statement: {}\n", yaml_inline(statement));
+    t += "measured_tps_at_ctx: null\n";
+    t += "measured_ttft_ms_at_ctx: null\n";
+    t += fmt::format("# At {} tokens one sequence's cache is {} bytes ({})", group_thousands(opt.context),
+                     at_context.is_integer() ? group_thousands(at_context.num()) : at_context.to_display(),
+                     gib(at_context));
+    if (model.sliding) {
+        t += fmt::format(",\n# counting the {} sliding-window layers at min(context, {}) tokens each", model.sliding->layers,
+                         group_thousands(model.sliding->window));
+    }
+    t += ".\n";
+    if (model.linear) {
+        t += fmt::format("# The {} {} layers keep a fixed state per sequence ({} bytes), not counted above.\n",
+                         model.linear->layers, model.linear->kind, fixed_state.to_display());
+    }
+    t += "# provenance (optional): measured, third-party-measured, derived, or joined (then name\n";
+    t += "# measured_on_model).\n";
+    if (above_native) {
+        t += fmt::format("# context_length {} is above {}'s native context {}: say how it was reached\n",
+                         group_thousands(opt.context), model_id, group_thousands(*model.native_context));
+        t += "# (RoPE scaling, YaRN, the engine's flag). Until then the lint warns [context-above-native].\n";
+        t += "context_extension:\n";
+    }
+    t += "#\n";
+    t += "# For the author. kvcat cannot know these; write them here, then run kvcat lint on this file:\n";
+    t += "# methodology: |\n";
+    t += "#   How the figures were obtained: engine build and flags, hardware, prompt and output\n";
+    t += "#   lengths, how speed was measured; or that the row only derives the cache size from\n";
+    t += "#   the model record.\n";
+    t += "# notes: |\n";
+    t += "#   What the row shows and its caveats.\n";
+    t += "# sources:\n";
+    t += "#   - name: where the figures were read (a page, a table, a benchmark log)\n";
+    t += "#     detail: which table, cell or file\n";
+    t += "#     date: YYYY-MM\n";
+    out.text = std::move(t);
+    return out;
+}
+
+}  // namespace kvcat

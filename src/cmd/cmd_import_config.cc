@@ -1,7 +1,147 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "cmd/commands.h"
+#include "import_config.h"
 
 namespace kvcat::cmd {
 
-void setup_import_config(CLI::App&, int&) {}
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ImportConfigOptions {
+    std::string config;
+    std::string id;
+    std::string name;
+    std::string source;
+    std::string out;
+    double total_params_b = 0;
+    double active_params_b = 0;
+    std::int64_t native_context = 0;
+    bool verified = false;
+    bool force = false;
+    CLI::Option* total_option = nullptr;
+    CLI::Option* active_option = nullptr;
+    CLI::Option* native_option = nullptr;
+};
+
+/// Writes `text` to `path` through a temporary file beside it, so a reader never sees half a record.
+bool write_whole_file(const fs::path& path, const std::string& text, bool force) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && !force) {
+        spdlog::error("{} exists; give --force to replace it", path.string());
+        return false;
+    }
+    if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec)) {
+        spdlog::error("{}: the folder {} does not exist", path.string(), path.parent_path().string());
+        return false;
+    }
+    fs::path tmp = path;
+    tmp += ".kvcat-tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        f.flush();
+        if (!f) {
+            spdlog::error("cannot write {}", tmp.string());
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        spdlog::error("cannot write {}: {}", path.string(), ec.message());
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+int run_import_config(const ImportConfigOptions& o) {
+    std::ifstream in(o.config, std::ios::binary);
+    std::error_code ec;
+    if (!in || fs::is_directory(o.config, ec)) {
+        spdlog::error("{}: cannot read the file", o.config);
+        return ExitCode::failure;
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    nlohmann::json config;
+    try {
+        config = nlohmann::json::parse(buffer.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        spdlog::error("{}: not valid JSON: {}", o.config, e.what());
+        return ExitCode::failure;
+    }
+
+    ImportOptions options;
+    options.config_file = fs::path(o.config).filename().string();
+    if (!o.id.empty()) options.id = o.id;
+    if (!o.name.empty()) options.name = o.name;
+    if (!o.source.empty()) options.source = o.source;
+    if (o.total_option->count() > 0) options.total_params_b = o.total_params_b;
+    if (o.active_option->count() > 0) options.active_params_b = o.active_params_b;
+    if (o.native_option->count() > 0) options.native_context = o.native_context;
+    options.verified = o.verified;
+
+    // A file written into a models/ folder is named by its id, so the one decides the other.
+    fs::path out_path(o.out);
+    bool into_models = !o.out.empty() && out_path.parent_path().filename() == "models";
+    if (into_models && !options.id) options.id = "models/" + out_path.stem().string();
+
+    ImportResult result = import_model_config(config, options);
+    if (!result.ok()) {
+        for (const auto& p : result.problems) spdlog::error("{}: {}", o.config, p);
+        return ExitCode::failure;
+    }
+    if (o.out.empty()) {
+        std::cout << result.text;
+        std::cout.flush();
+        return ExitCode::ok;
+    }
+    if (into_models && result.id != "models/" + out_path.stem().string()) {
+        spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", o.out,
+                      result.id, result.id.substr(7));
+        return ExitCode::failure;
+    }
+    if (!write_whole_file(out_path, result.text, o.force)) return ExitCode::failure;
+    spdlog::info("wrote {} ({}); check it with: kvcat lint {}", o.out, result.id, o.out);
+    return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_import_config(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<ImportConfigOptions>();
+    CLI::App* sub = app.add_subcommand("import-config", "Write a model record from a Hugging Face config.json");
+    sub->add_option("config", o->config, "The config.json to read")->required();
+    sub->add_option("--id", o->id, "The record id, models/NAME (default: from the name)");
+    sub->add_option("--name", o->name, "The model's published name (default: the config's _name_or_path)");
+    sub->add_option("--source", o->source, "What the config is, for sources and config_source (default: its file name)");
+    o->total_option = sub->add_option("--total-params-b", o->total_params_b,
+                                      "Total parameters, billions (required: a config does not state it)");
+    o->active_option = sub->add_option("--active-params-b", o->active_params_b,
+                                       "Parameters active per token, billions (required; the total for a dense model)");
+    o->native_option = sub->add_option("--native-context", o->native_context,
+                                       "Native context, tokens; only for a config without max_position_embeddings");
+    sub->add_flag("--verified", o->verified, "The config was read from the model's own repository (config_verified)");
+    sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
+    sub->add_flag("--force", o->force, "Replace an existing --out file");
+    sub->footer(
+        "Examples:\n"
+        "  kvcat import-config config.json --name Llama-3.1-8B --total-params-b 8 --active-params-b 8\n"
+        "  kvcat import-config config.json --name DeepSeek-V3 --total-params-b 671 --active-params-b 37 \\\n"
+        "      --source 'deepseek-ai/DeepSeek-V3 config.json' --verified --out records/models/deepseek-v3.yaml\n"
+        "Reads text_config when the config nests one. Every default it applies is said in the record's notes;\n"
+        "a figure it cannot read is an error naming the field.\n"
+        "Exit status: 0 written, 2 usage or input error (the file and what is wrong are named).");
+    sub->callback([o, &exit_code] { exit_code = run_import_config(*o); });
+}
 
 }  // namespace kvcat::cmd

@@ -1,7 +1,154 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "cmd/commands.h"
+#include "lint.h"
+#include "skeleton.h"
 
 namespace kvcat::cmd {
 
-void setup_new(CLI::App&, int&) {}
+namespace {
+
+namespace fs = std::filesystem;
+
+struct NewKvOptions {
+    std::string model;
+    std::string engine;
+    std::string kv_dtype;
+    std::string context;
+    std::string accelerator;
+    std::string weight_quant;
+    std::string id;
+    std::string records = "records";
+    std::string out;
+    bool force = false;
+};
+
+/// Writes `text` to `path` through a temporary file beside it, so a reader never sees half a record.
+bool write_whole_file(const fs::path& path, const std::string& text, bool force) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && !force) {
+        spdlog::error("{} exists; give --force to replace it", path.string());
+        return false;
+    }
+    if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec)) {
+        spdlog::error("{}: the folder {} does not exist", path.string(), path.parent_path().string());
+        return false;
+    }
+    fs::path tmp = path;
+    tmp += ".kvcat-tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f << text;
+        f.flush();
+        if (!f) {
+            spdlog::error("cannot write {}", tmp.string());
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        spdlog::error("cannot write {}: {}", path.string(), ec.message());
+        fs::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+int run_new_kv(const NewKvOptions& o) {
+    auto context = parse_context(o.context);
+    if (!context) {
+        spdlog::error("--context '{}' is not a number of tokens; write e.g. 65536, 64k or 1M", o.context);
+        return ExitCode::failure;
+    }
+    std::error_code ec;
+    if (!fs::is_directory(o.records, ec)) {
+        spdlog::error("{}: no such records folder (give --records DIR)", o.records);
+        return ExitCode::failure;
+    }
+    LintResult catalog;
+    try {
+        catalog = lint_paths({fs::path(o.records)});
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+
+    SkeletonOptions options;
+    options.model = o.model;
+    options.engine = o.engine;
+    options.kv_dtype = o.kv_dtype;
+    options.context = *context;
+    if (!o.accelerator.empty()) options.accelerator = o.accelerator;
+    if (!o.weight_quant.empty()) options.weight_quant = o.weight_quant;
+    if (!o.id.empty()) options.id = o.id;
+
+    // A file written into a kv-efficiency/ folder is named by its id, so the one decides the other.
+    fs::path out_path(o.out);
+    bool into_folder = !o.out.empty() && out_path.parent_path().filename() == "kv-efficiency";
+    if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
+
+    Skeleton skeleton = make_kv_skeleton(catalog, options);
+    if (!skeleton.ok()) {
+        for (const auto& p : skeleton.problems) spdlog::error("{}", p);
+        return ExitCode::failure;
+    }
+    if (o.out.empty()) {
+        std::cout << skeleton.text;
+        std::cout.flush();
+        return ExitCode::ok;
+    }
+    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
+    if (into_folder && out_path.stem().string() != expected_stem) {
+        spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", o.out,
+                      skeleton.id, expected_stem);
+        return ExitCode::failure;
+    }
+    if (!write_whole_file(out_path, skeleton.text, o.force)) return ExitCode::failure;
+    std::string fill;
+    for (const auto& k : skeleton.to_fill) fill += (fill.empty() ? "" : ", ") + k;
+    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", o.out, skeleton.id, fill, o.out);
+    return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_new(CLI::App& app, int& exit_code) {
+    CLI::App* sub = app.add_subcommand("new", "Write a record skeleton for a person to finish");
+    sub->require_subcommand(1);
+    sub->footer(
+        "Kinds:\n"
+        "  kv-efficiency   the byte figures of one model, cache dtype and context (kvcat new kv-efficiency --help)\n"
+        "Example:\n"
+        "  kvcat new kv-efficiency --model models/llama-3.1-8b --engine llama.cpp --kv-dtype q8_0 --context 64k");
+
+    auto o = std::make_shared<NewKvOptions>();
+    CLI::App* kv = sub->add_subcommand("kv-efficiency", "A kv-efficiency record with its byte figures computed");
+    kv->add_option("--model", o->model, "The model record, models/NAME")->required();
+    kv->add_option("--engine", o->engine, "The inference engine: llama.cpp, vLLM, ...")->required();
+    kv->add_option("--kv-dtype", o->kv_dtype, "The KV cache element type: bf16, fp8, q8_0, ...")->required();
+    kv->add_option("--context", o->context, "Context length, tokens; k and M are powers of two (64k, 1M)")->required();
+    kv->add_option("--accelerator", o->accelerator, "The accelerator record, accelerators/NAME (default: null)");
+    kv->add_option("--weight-quant", o->weight_quant, "The weights' quantisation: Q4_K, fp8, ... (default: null)");
+    kv->add_option("--id", o->id, "The record id, kv-efficiency/NAME (default: engine-model-dtype-context)");
+    kv->add_option("--records", o->records, "Where the model and accelerator records are")->capture_default_str();
+    kv->add_option("--out", o->out, "Write the skeleton to this file instead of stdout");
+    kv->add_flag("--force", o->force, "Replace an existing --out file");
+    kv->footer(
+        "Examples:\n"
+        "  kvcat new kv-efficiency --model models/llama-3.1-8b --engine llama.cpp --kv-dtype q8_0 --context 64k\n"
+        "  kvcat new kv-efficiency --model models/llama-3.1-8b --engine vLLM --kv-dtype bf16 --context 128k \\\n"
+        "      --accelerator accelerators/nvidia-h100-sxm --weight-quant bf16 \\\n"
+        "      --out records/kv-efficiency/vllm-llama-3.1-8b-bf16-128k.yaml\n"
+        "The bytes per token, their basis and statement are computed from the model record. methodology,\n"
+        "notes and sources are left for you: kvcat lint reports them missing until you write them.\n"
+        "Exit status: 0 written, 2 usage error, unknown model, dtype or accelerator.");
+    kv->callback([o, &exit_code] { exit_code = run_new_kv(*o); });
+}
 
 }  // namespace kvcat::cmd

@@ -1,0 +1,63 @@
+// A kv-efficiency record skeleton, for `kvcat new kv-efficiency`.
+//
+// Everything the catalog can compute is filled in: the basis factors from the model
+// record (kvcat::model_basis), bytes_per_element from the dtype table written as its
+// block fraction (34/32 for q8_0, never 1.0625), their product as kv_bytes_per_token,
+// a statement that find_claims() recognises and that agrees with the basis, the
+// model's attention_variant, and null for every measurement. What only a person can
+// say is left out on purpose: methodology, notes and sources are absent (a comment
+// in their place says what to write), so `kvcat lint` fails on exactly those three
+// [schema-missing-key] findings until the author writes them, and never passes on a
+// placeholder. A context above the model's native one adds an empty
+// `context_extension:` line, which keeps the lint's [context-above-native] warning
+// until it is filled.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lint.h"
+#include "rational.h"
+
+namespace kvcat {
+
+struct SkeletonOptions {
+    std::string model;                        ///< models/NAME (or NAME)
+    std::string engine;                       ///< llama.cpp, vLLM, ...
+    std::string kv_dtype;                     ///< a name from cache_dtypes()
+    std::int64_t context = 0;                 ///< tokens
+    std::optional<std::string> accelerator;   ///< accelerators/NAME (or NAME); null when absent
+    std::optional<std::string> weight_quant;  ///< null when absent
+    std::optional<std::string> id;            ///< kv-efficiency/NAME (or NAME); default: default_kv_id()
+};
+
+struct Skeleton {
+    std::string id;
+    std::string text;                   ///< the record, YAML
+    std::optional<Rational> kv_bytes_per_token;
+    std::vector<std::string> to_fill;   ///< the keys the author must write, in file order
+    std::vector<std::string> problems;  ///< empty on success
+    bool ok() const { return problems.empty(); }
+    std::string message() const;
+};
+
+/// Writes the skeleton for one model, dtype and context, checked against the records in
+/// `catalog` (as lint_paths() loaded them). Pure: no I/O. Never throws for bad input.
+Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& options);
+
+/// "64k" for 65,536, "1m" for 1,048,576, "1536k", or the plain number when it is not a
+/// whole number of k: the tag the id-context-tag rule reads back.
+std::string context_tag(std::int64_t tokens);
+
+/// kv-efficiency/<engine>-<model NAME>-<dtype>-<context tag>, lower case, file-safe.
+std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view dtype,
+                          std::int64_t tokens);
+
+/// "65536", "64k", "1M" (powers of two, as query reads them) to tokens; nullopt unless a
+/// whole number greater than zero.
+std::optional<std::int64_t> parse_context(std::string_view text);
+
+}  // namespace kvcat
