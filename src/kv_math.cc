@@ -114,7 +114,7 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     std::int64_t sliding = m.sliding ? m.sliding->layers : 0;
     std::int64_t linear = m.linear ? m.linear->layers : 0;
     std::int64_t shared = kl.shared.value_or(0);
-    std::int64_t sum = out.count + sliding + linear + shared;
+    std::int64_t sum = checked_add(checked_add(out.count, sliding), checked_add(linear, shared));
     if (total > 0 && sum != total) {
         std::string parts = fmt::format("{} KV-caching + {} sliding + {} linear layers", out.count, sliding, linear);
         if (shared > 0) parts += fmt::format(" + {} sharing another's cache", shared);
@@ -122,7 +122,7 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     }
     if (!m.kv_groups.empty()) {
         std::int64_t grouped = 0;
-        for (const auto& g : m.kv_groups) grouped += g.layers;
+        for (const auto& g : m.kv_groups) grouped = checked_add(grouped, g.layers);
         if (grouped != out.count) {
             fail(fmt::format("kv_groups cover {} layers, but {} layers grow a KV cache", grouped, out.count));
         }

@@ -13,16 +13,20 @@
 #include <spdlog/spdlog.h>
 
 #include "rules/rules.h"
+#include "suggest.h"
 
 namespace kvcat {
 
 namespace fs = std::filesystem;
 
 RecordSet::RecordSet(std::vector<Record> records) : records_(std::move(records)) {
+    // A record whose id matches its path owns the id: a file elsewhere that claims it (a row
+    // calling itself models/x) cannot take it over and break the rows that name the model.
     for (std::size_t i = 0; i < records_.size(); ++i) {
-        if (!records_[i].id.empty()) {
-            by_id_.emplace(records_[i].id, i);  // the first record with an id keeps it
-        }
+        if (!records_[i].id.empty() && records_[i].id == records_[i].path_id) by_id_.emplace(records_[i].id, i);
+    }
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+        if (!records_[i].id.empty()) by_id_.emplace(records_[i].id, i);  // no-op when already owned
     }
 }
 
@@ -85,26 +89,35 @@ struct FoundFiles {
 
 std::string shown(const fs::path& p) { return p.lexically_normal().generic_string(); }
 
-void walk(const fs::path& dir, FoundFiles& found) {
+void walk_into(const fs::path& dir, FoundFiles& found, int depth) {
     std::error_code ec;
-    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    fs::directory_iterator it(dir, ec);
     if (ec) {
+        // An unreadable folder is a finding: its records would otherwise go unchecked in silence.
         found.problems.push_back(diag::file_unreadable(shown(dir), ec.message()));
         return;
     }
-    for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (depth > 64) {
+        found.problems.push_back(diag::file_unreadable(shown(dir), "folders nested more than 64 deep"));
+        return;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
-            found.problems.push_back(diag::file_unreadable(shown(it->path()), ec.message()));
-            ec.clear();
-            break;
+            found.problems.push_back(diag::file_unreadable(shown(dir), ec.message()));
+            return;
         }
         const fs::path& p = it->path();
         std::error_code sec;
         bool yaml_name = p.extension() == ".yaml";
+        bool link = it->is_symlink(sec);
         if (it->is_directory(sec)) {
             if (yaml_name) {
                 found.problems.push_back(
                     diag::file_unreadable(shown(p), "a directory named like a record; a record is a file"));
+            } else if (link) {
+                found.skipped.push_back(shown(p));  // links to folders are not followed: no loops
+            } else {
+                walk_into(p, found, depth + 1);
             }
             continue;
         }
@@ -119,6 +132,10 @@ void walk(const fs::path& dir, FoundFiles& found) {
         }
         found.yaml.push_back(p.lexically_normal());
     }
+}
+
+void walk(const fs::path& dir, FoundFiles& found) {
+    walk_into(dir, found, 0);
     std::sort(found.yaml.begin(), found.yaml.end());
 }
 
@@ -151,8 +168,12 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
         auto info = std::find_if(all_rules().begin(), all_rules().end(),
                                  [&](const RuleInfo& ri) { return ri.id == ig.rule; });
         if (info == all_rules().end()) {
-            findings.push_back(
-                diag::ignore_problem(pos, fmt::format("lint_ignore names rule '{}', which does not exist", ig.rule)));
+            std::vector<std::string_view> ids;
+            for (const auto& ri : all_rules()) ids.push_back(ri.id);
+            std::string hint = closest_match(ig.rule, ids);
+            findings.push_back(diag::ignore_problem(
+                pos, fmt::format("lint_ignore names rule '{}', which does not exist{}", ig.rule,
+                                 hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint))));
         } else if (info->severity == Severity::error) {
             findings.push_back(diag::ignore_problem(
                 pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced", ig.rule)));
@@ -168,7 +189,17 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
 /// Runs every record rule on one record; its findings (load findings included) go to `out`.
 void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic> findings,
                   std::vector<Diagnostic>& out, std::vector<Diagnostic>& ignored) {
-    for (RecordRule rule : kRecordRules) rule(r, refs, findings);
+    for (RecordRule rule : kRecordRules) {
+        // One record's bad figure is that record's finding; it must never stop the run.
+        try {
+            rule(r, refs, findings);
+        } catch (const OverflowError&) {
+            findings.push_back(diag::overflow(r.where("id"), "a figure this record leads to"));
+        } catch (const std::exception& e) {
+            findings.push_back(diag::yaml_syntax(r.where("id"), fmt::format("the record could not be checked: {}",
+                                                                            e.what())));
+        }
+    }
     apply_ignores(r, findings, ignored);
     for (auto& d : findings) out.push_back(std::move(d));
 }

@@ -1,4 +1,5 @@
 // kvcat: parse the command line, set up logging, run one subcommand.
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -9,7 +10,9 @@
 #include "cmd/commands.h"
 
 int main(int argc, char** argv) {
-    auto logger = spdlog::stderr_color_mt("kvcat");
+    // NO_COLOR (any value) turns off colour in the log on stderr too: https://no-color.org
+    auto logger = spdlog::stderr_color_mt(
+        "kvcat", std::getenv("NO_COLOR") != nullptr ? spdlog::color_mode::never : spdlog::color_mode::automatic);
     logger->set_pattern("kvcat: %^%l%$: %v");
     spdlog::set_default_logger(logger);
 
@@ -41,10 +44,17 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_import_config(app, exit_code);
     kvcat::cmd::setup_new(app, exit_code);
     kvcat::cmd::setup_fit(app, exit_code);
+    kvcat::cmd::setup_columns(app, exit_code);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        // Not for --help or --version (exit code 0): those print what was asked for.
+        if (std::string typo = e.get_exit_code() == 0 ? "" : kvcat::cmd::unknown_subcommand_message(app, argc, argv);
+            !typo.empty()) {
+            spdlog::error("{}", typo);
+            return kvcat::cmd::failure;
+        }
         int code = app.exit(e);
         return code == 0 ? 0 : kvcat::cmd::failure;
     } catch (const std::exception& e) {

@@ -210,7 +210,12 @@ std::string Rational::to_display() const {
     if (d != 1 || digits > 12) {
         return to_string();
     }
-    std::int64_t scaled = round_scaled(digits);
+    std::int64_t scaled = 0;
+    try {
+        scaled = round_scaled(digits);
+    } catch (const OverflowError&) {
+        return to_string();  // too fine to write as a decimal: the fraction is exact
+    }
     std::int64_t scale = 1;
     for (int i = 0; i < digits; ++i) scale *= 10;
     std::int64_t whole = std::llabs(scaled) / scale;

@@ -52,7 +52,8 @@ struct KvLayers {
 struct MlaShape {
     std::int64_t kv_lora_rank = 0;
     std::int64_t qk_rope_head_dim = 0;
-    std::int64_t latent_dim() const { return kv_lora_rank + qk_rope_head_dim; }
+    /// Throws OverflowError when the sum does not fit in 64 bits.
+    std::int64_t latent_dim() const { return checked_add(kv_lora_rank, qk_rope_head_dim); }
 };
 
 struct SlidingShape {

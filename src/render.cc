@@ -2,6 +2,7 @@
 
 #include <array>
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,9 @@ namespace kvcat {
 namespace {
 
 constexpr std::array<std::string_view, 6> kFormats = {"table", "csv", "tsv", "json", "ndjson", "markdown"};
+
+// U+2026: one display column, where "..." would take three from the value.
+constexpr const char* kEllipsis = "\u2026";
 
 bool is_number(const Cell& c) {
     return std::holds_alternative<std::int64_t>(c) || std::holds_alternative<double>(c);
@@ -58,20 +62,69 @@ std::string markdown_escape(const std::string& s) {
     return out;
 }
 
-std::string render_aligned(const Table& t) {
+/// The first `width` display columns of `text`, ending in an ellipsis when cut.
+std::string truncate_to(const std::string& text, std::size_t width) {
+    if (display_width(text) <= width) return text;
+    if (width == 0) return "";
+    std::string out;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        if ((c & 0xC0) != 0x80) {
+            if (n == width - 1) break;  // room for the ellipsis only
+            ++n;
+        }
+        out += text[i];
+    }
+    return out + kEllipsis;
+}
+
+/// What a cell shows in the aligned table: "-" for NULL, the first line of a multi-line value.
+std::string aligned_text(const Cell& cell) {
+    if (std::holds_alternative<std::monostate>(cell)) return "-";
+    std::string text = cell_text(cell);
+    if (auto nl = text.find_first_of("\r\n"); nl != std::string::npos) text = text.substr(0, nl) + kEllipsis;
+    return text;
+}
+
+/// Narrows the widest text columns until the row fits in `max_width`. Numbers are never cut
+/// (a truncated number reads as a different number); text columns shrink to a common cap,
+/// the widest first, but not below kMinTextWidth. When even that does not fit, the line is
+/// left long: a terminal wraps it, which is still better than hiding every column.
+void fit_widths(std::vector<std::size_t>& widths, const std::vector<bool>& numeric, std::size_t max_width) {
+    constexpr std::size_t kMinTextWidth = 4;
+    std::size_t gaps = widths.empty() ? 0 : 2 * (widths.size() - 1);
+    auto total_with_cap = [&](std::size_t cap) {
+        std::size_t sum = gaps;
+        for (std::size_t c = 0; c < widths.size(); ++c) sum += numeric[c] ? widths[c] : std::min(widths[c], cap);
+        return sum;
+    };
+    std::size_t widest = 0;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        if (!numeric[c]) widest = std::max(widest, widths[c]);
+    }
+    if (total_with_cap(widest) <= max_width) return;
+    std::size_t cap = widest;
+    while (cap > kMinTextWidth && total_with_cap(cap) > max_width) --cap;
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        if (!numeric[c]) widths[c] = std::min(widths[c], cap);
+    }
+}
+
+std::string render_aligned(const Table& t, std::optional<std::size_t> max_width) {
     std::vector<std::size_t> widths(t.columns.size());
     std::vector<bool> numeric(t.columns.size(), false);
     for (std::size_t c = 0; c < t.columns.size(); ++c) widths[c] = display_width(t.columns[c]);
     // First pass: measure.
     for (const auto& row : t.rows) {
         for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-            std::string text = std::holds_alternative<std::monostate>(row[c]) ? "-" : cell_text(row[c]);
-            auto nl = text.find('\n');
-            widths[c] = std::max(widths[c], display_width(nl == std::string::npos ? text : text.substr(0, nl)));
+            widths[c] = std::max(widths[c], display_width(aligned_text(row[c])));
             if (is_number(row[c])) numeric[c] = true;
         }
     }
-    auto pad = [](const std::string& text, std::size_t width, bool right) {
+    if (max_width) fit_widths(widths, numeric, *max_width);
+    auto pad = [](const std::string& raw, std::size_t width, bool right) {
+        std::string text = truncate_to(raw, width);
         std::size_t w = display_width(text);
         std::string fill(width > w ? width - w : 0, ' ');
         return right ? fill + text : text + fill;
@@ -90,11 +143,9 @@ std::string render_aligned(const Table& t) {
     }
     out += '\n';
     for (const auto& row : t.rows) {
-        for (std::size_t c = 0; c < row.size(); ++c) {
+        for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
             if (c) out += "  ";
-            std::string text = std::holds_alternative<std::monostate>(row[c]) ? "-" : cell_text(row[c]);
-            if (auto nl = text.find('\n'); nl != std::string::npos) text = text.substr(0, nl) + "...";
-            out += pad(text, widths[c], numeric[c]);
+            out += pad(aligned_text(row[c]), widths[c], numeric[c]);
         }
         // No trailing spaces at the end of a line.
         while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -122,10 +173,10 @@ std::string cell_text(const Cell& cell) {
     return std::get<std::string>(cell);
 }
 
-std::string render_table(const Table& t, TableFormat format) {
+std::string render_table(const Table& t, TableFormat format, const RenderOptions& options) {
     switch (format) {
         case TableFormat::table:
-            return render_aligned(t);
+            return render_aligned(t, options.max_width);
         case TableFormat::csv:
         case TableFormat::tsv: {
             char sep = format == TableFormat::csv ? ',' : '\t';

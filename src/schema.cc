@@ -194,6 +194,15 @@ std::string expected_phrase(const FieldSpec& spec) {
     return base;
 }
 
+/// Words YAML 1.1 readers (PyYAML, many editors) take for booleans when unquoted.
+bool yaml_boolean(const std::string& v) {
+    // PyYAML's list, which the schema test's validator uses; it leaves out y and n.
+    static constexpr std::array<std::string_view, 18> kWords = {
+        "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
+        "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
+    return std::find(kWords.begin(), kWords.end(), v) != kWords.end();
+}
+
 bool plain_integer(const YamlNode& node, std::int64_t* out) {
     if (!node.is_scalar() || node.quoted || node.value.empty()) {
         return false;
@@ -292,12 +301,10 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 mistyped();
             } else if (value.value.empty()) {
                 out.push_back(diag::bad_value(pos, name, "must not be empty"));
-            } else if (!value.quoted && (plain_number(value, nullptr) || value.value == "true" ||
-                                         value.value == "false")) {
+            } else if (!value.quoted && (plain_number(value, nullptr) || yaml_boolean(value.value))) {
                 // YAML (and every editor) reads 0.6 or true as a number or a boolean, not as text.
                 out.push_back(diag::wrong_type(pos, name, fmt::format("a string (quote it: \"{}\")", value.value),
-                                               fmt::format("the {} {}", value.value == "true" || value.value == "false"
-                                                                            ? "boolean" : "number",
+                                               fmt::format("the {} {}", yaml_boolean(value.value) ? "boolean" : "number",
                                                            value.value)));
             }
             return;
@@ -333,10 +340,16 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             // A whole number, an exact decimal, or a fraction of two whole numbers such as 34/32;
             // no thousands separators, which YAML and JSON readers would take for text.
             auto r = value.is_scalar() ? Rational::parse(value.value) : std::nullopt;
-            bool digits_only = value.is_scalar() && !value.value.empty() &&
-                               value.value.find_first_not_of("0123456789./") == std::string::npos &&
-                               std::count(value.value.begin(), value.value.end(), '/') <= 1 &&
-                               value.value.front() != '/' && value.value.back() != '/';
+            std::string_view body = value.is_scalar() ? std::string_view(value.value) : std::string_view();
+            bool negative = !body.empty() && body.front() == '-';
+            if (negative) body.remove_prefix(1);
+            bool digits_only = !body.empty() && body.find_first_not_of("0123456789./") == std::string_view::npos &&
+                               std::count(body.begin(), body.end(), '/') <= 1 && body.front() != '/' &&
+                               body.back() != '/';
+            if (r && digits_only && negative) {
+                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                return;
+            }
             if (!r || !digits_only || (value.quoted && value.value.find('/') == std::string::npos)) {
                 if (value.is_scalar() && looks_like_big_integer(value)) {
                     out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));

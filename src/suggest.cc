@@ -6,21 +6,24 @@
 namespace kvcat {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-    // Optimal string alignment distance; inputs here are short identifiers.
+    // Optimal string alignment distance in three rolling rows: memory grows with one word,
+    // not with the product of both.
     const std::size_t n = a.size(), m = b.size();
-    std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-    for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+    std::vector<std::size_t> before(m + 1), previous(m + 1), current(m + 1);
+    for (std::size_t j = 0; j <= m; ++j) previous[j] = j;
     for (std::size_t i = 1; i <= n; ++i) {
+        current[0] = i;
         for (std::size_t j = 1; j <= m; ++j) {
             std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+                current[j] = std::min(current[j], before[j - 2] + 1);
             }
         }
+        std::swap(before, previous);
+        std::swap(previous, current);
     }
-    return d[n][m];
+    return previous[m];
 }
 
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
@@ -29,7 +32,11 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
     }
     std::string_view best;
     std::size_t best_distance = static_cast<std::size_t>(-1);
+    std::size_t allowed = std::max<std::size_t>(1, word.size() / 3);
     for (auto c : candidates) {
+        // A candidate whose length differs by more than the allowed edits cannot be the one.
+        std::size_t gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+        if (gap > allowed) continue;
         std::size_t dist = edit_distance(word, c);
         if (dist < best_distance) {
             best_distance = dist;
@@ -37,7 +44,6 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
         }
     }
     // A third of the word's length, at least one edit: "moddel" -> "model", not "id" -> "vendor".
-    std::size_t allowed = std::max<std::size_t>(1, word.size() / 3);
     if (best.empty() || best_distance > allowed) {
         return "";
     }

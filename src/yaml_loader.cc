@@ -3,6 +3,7 @@
 #include "content_hash.h"
 
 #include <algorithm>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -32,7 +33,11 @@ std::string YamlNode::describe() const {
         case Kind::mapping: return "a mapping";
         case Kind::scalar: break;
     }
-    return quoted ? fmt::format("the string \"{}\"", value) : fmt::format("'{}'", value);
+    // One line, and short: a finding is one line of output whatever the value holds.
+    std::string shown = value.substr(0, value.find('\n'));
+    if (shown.size() > 60) shown = shown.substr(0, 57);
+    if (shown.size() < value.size()) shown += "...";
+    return quoted ? fmt::format("the string \"{}\"", shown) : fmt::format("'{}'", shown);
 }
 
 SourceText::SourceText(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {
@@ -96,24 +101,28 @@ public:
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   const std::string& value) override {
         check_anchor(mark, anchor);
+        check_tag(mark, tag);
         YamlNode node;
         node.kind = YamlNode::Kind::scalar;
         node.mark = to_mark(mark);
         node.value = value;
         // yaml-cpp tags a plain scalar "?" and a quoted or block scalar "!".
-        node.quoted = tag != "?";
+        // A refused tag (!!int, !!binary) is reported once; the value itself is read as written.
+        node.quoted = tag == "!";
         check_closed_quote(node.mark);
         attach(std::move(node));
     }
 
-    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+    void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override {
+        check_tag(mark, tag);
         open(mark, anchor, YamlNode::Kind::sequence);
     }
     void OnSequenceEnd() override { close(); }
 
-    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+    void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                     YAML::EmitterStyle::value) override {
+        check_tag(mark, tag);
         open(mark, anchor, YamlNode::Kind::mapping);
     }
     void OnMapEnd() override { close(); }
@@ -152,6 +161,15 @@ private:
             }
         }
         throw AbortParse{diag::yaml_syntax(source_.position(mark), "a quoted string opened here is never closed")};
+    }
+
+    /// A tag (!!binary, !!int, !custom) gives a value a meaning other YAML readers honour
+    /// and this one would not; records are refused them, as they are anchors.
+    void check_tag(const YAML::Mark& mark, const std::string& tag) {
+        if (tag.empty() || tag == "?" || tag == "!") return;
+        out_.push_back(diag::yaml_syntax(source_.position(to_mark(mark)),
+                                         fmt::format("the YAML tag '{}' is not allowed in records; write the plain value",
+                                                     tag)));
     }
 
     void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
@@ -205,6 +223,7 @@ private:
         }
         YamlNode key = std::move(*parent.pending_key);
         parent.pending_key.reset();
+        if (key.kind != YamlNode::Kind::scalar) return;  // reported as yaml-syntax when it arrived
         if (node.kind == YamlNode::Kind::null && node.mark.offset > key.mark.offset &&
             node.mark.line > key.mark.line) {
             // yaml-cpp marks an empty value at the start of the next line; point at the key.
@@ -227,11 +246,14 @@ private:
     std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
 };
 
-/// Notes where a further document starts, and keeps nothing else.
+/// Stops at the start of a further document: it is reported, never walked.
+struct SecondDocument {
+    YAML::Mark mark;
+};
+
 class NullHandler : public YAML::EventHandler {
 public:
-    YAML::Mark start = YAML::Mark::null_mark();
-    void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+    void OnDocumentStart(const YAML::Mark& mark) override { throw SecondDocument{mark}; }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
     void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
@@ -241,6 +263,40 @@ public:
     void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
     void OnMapEnd() override {}
 };
+
+/// The offset of a quote that opens a value ("key: \"...") and is not closed on its line,
+/// when the next line starts a new key: the likely cause of a parse error further on.
+std::optional<std::size_t> unclosed_quote_before(const std::string& t, std::size_t limit) {
+    std::size_t line_start = 0;
+    while (line_start < t.size() && line_start <= limit) {
+        std::size_t line_end = t.find('\n', line_start);
+        if (line_end == std::string::npos) line_end = t.size();
+        std::string_view line(t.data() + line_start, line_end - line_start);
+        std::size_t colon = line.find(": ");
+        if (colon != std::string_view::npos && line.find('#') > colon) {
+            std::size_t v = line.find_first_not_of(' ', colon + 2);
+            if (v != std::string_view::npos && (line[v] == '"' || line[v] == '\'')) {
+                char q = line[v];
+                bool closed = false;
+                for (std::size_t i = v + 1; i < line.size(); ++i) {
+                    if (q == '"' && line[i] == '\\') {
+                        ++i;
+                    } else if (line[i] == q) {
+                        if (q == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
+                            ++i;
+                            continue;
+                        }
+                        closed = true;
+                        break;
+                    }
+                }
+                if (!closed) return line_start + v;
+            }
+        }
+        line_start = line_end + 1;
+    }
+    return std::nullopt;
+}
 
 /// Offset of the first byte that breaks UTF-8, or npos.
 std::size_t first_invalid_utf8(std::string_view s) {
@@ -342,19 +398,31 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         }
         out.root = builder.take_root();
         NullHandler rest;
-        if (parser.HandleNextDocument(rest)) {
-            std::size_t at = rest.start.is_null() || rest.start.pos < 0 ? 0 : static_cast<std::size_t>(rest.start.pos);
+        try {
+            parser.HandleNextDocument(rest);
+        } catch (const SecondDocument& second) {
+            std::size_t at = second.mark.is_null() || second.mark.pos < 0 ? 0 : static_cast<std::size_t>(second.mark.pos);
             out.diagnostics.push_back(diag::multiple_documents(source->position(at)));
+        } catch (const YAML::Exception&) {
+            // Whatever follows the first document, there is more than one: say that, at the separator.
+            std::size_t sep = t.find("\n---");
+            out.diagnostics.push_back(
+                diag::multiple_documents(source->position(sep == std::string::npos ? t.size() : sep + 1)));
         }
     } catch (const AbortParse& abort) {
         out.root.reset();
         out.diagnostics.push_back(abort.diagnostic);
     } catch (const YAML::ParserException& e) {
         out.root.reset();
-        Position pos = e.mark.is_null() || e.mark.pos < 0
-                           ? Position{file_label, 0, 0}
-                           : source->position(static_cast<std::size_t>(e.mark.pos));
-        out.diagnostics.push_back(diag::yaml_syntax(pos, e.msg));
+        std::size_t error_at = e.mark.is_null() || e.mark.pos < 0 ? t.size() : static_cast<std::size_t>(e.mark.pos);
+        if (auto open = unclosed_quote_before(t, error_at)) {
+            // yaml-cpp ran on to a later quote and failed there; the cause is the quote left open.
+            out.diagnostics.push_back(
+                diag::yaml_syntax(source->position(*open), "a quoted string opened here is not closed on its line"));
+        } else {
+            Position pos = e.mark.is_null() || e.mark.pos < 0 ? Position{file_label, 0, 0} : source->position(error_at);
+            out.diagnostics.push_back(diag::yaml_syntax(pos, e.msg));
+        }
     } catch (const std::exception& e) {
         out.root.reset();
         out.diagnostics.push_back(diag::yaml_syntax(Position{file_label, 0, 0}, e.what()));

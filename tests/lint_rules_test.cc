@@ -758,7 +758,7 @@ TEST(LintRules, LintIgnoreTrips) {
     EXPECT_EQ(in_64k[0]->message, "lint_ignore names 'kv-basis-product', an error; only warnings can be silenced");
     EXPECT_EQ(in_64k[1]->pos.line, 33);
     EXPECT_EQ(in_64k[1]->pos.column, 5);
-    EXPECT_EQ(in_64k[1]->message, "lint_ignore names rule 'context-above-nativ', which does not exist");
+    EXPECT_EQ(in_64k[1]->message, "lint_ignore names rule 'context-above-nativ', which does not exist; did you mean 'context-above-native'?");
     EXPECT_EQ(in_64k[2]->pos.line, 35);
     EXPECT_EQ(in_64k[2]->pos.column, 5);
     EXPECT_EQ(in_64k[2]->message,

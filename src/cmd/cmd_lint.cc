@@ -1,10 +1,17 @@
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "diagnostic_render.h"
 #include "lint.h"
+#include "suggest.h"
+#include "terminal.h"
 
 namespace kvcat::cmd {
 
@@ -12,14 +19,48 @@ namespace {
 
 struct LintOptions {
     std::vector<std::string> paths;
+    std::string format;  ///< empty: github under GitHub Actions, else text
+    std::string color = "auto";
+    std::vector<std::string> rules;
+    bool strict = false;
+    bool quiet = false;
 };
 
-int run_lint(const LintOptions& options) {
+/// The format asked for, or the one the environment implies: GitHub Actions sets
+/// GITHUB_ACTIONS=true, and there workflow commands become annotations on the pull request.
+DiagnosticFormat choose_format(const std::string& asked) {
+    if (!asked.empty()) return *parse_diagnostic_format(asked);
+    const char* actions = std::getenv("GITHUB_ACTIONS");
+    return actions != nullptr && std::string_view(actions) == "true" ? DiagnosticFormat::github
+                                                                     : DiagnosticFormat::text;
+}
+
+/// Every rule named by --rule must exist; a typo gets a did-you-mean rather than a silent
+/// run that reports nothing.
+bool check_rule_names(const std::vector<std::string>& names) {
+    std::vector<std::string_view> ids;
+    for (const auto& r : all_rules()) ids.push_back(r.id);
+    bool ok = true;
+    for (const auto& name : names) {
+        if (std::find(ids.begin(), ids.end(), name) != ids.end()) continue;
+        std::string hint = closest_match(name, ids);
+        spdlog::error("--rule {}: no such rule{}", name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint));
+        ok = false;
+    }
+    return ok;
+}
+
+int run_lint(const LintOptions& options, bool quiet) {
+    if (!check_rule_names(options.rules)) return ExitCode::failure;
+    DiagnosticFormat format = choose_format(options.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     if (paths.empty()) paths.emplace_back("records");
     LintResult result;
     try {
-        result = lint_paths(paths);
+        // Rows are checked and dropped: the lint's memory stays flat however many there are.
+        kvcat::LintOptions engine;
+        engine.keep_rows = false;
+        result = lint_paths(paths, engine);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
@@ -30,16 +71,46 @@ int run_lint(const LintOptions& options) {
     for (const auto& d : result.ignored) {
         spdlog::debug("{}", format_text(d));
     }
-    std::size_t errors = 0, warnings = 0;
-    for (const auto& d : result.diagnostics) {
-        std::cout << format_text(d) << '\n';
-        (d.severity == Severity::error ? errors : warnings) += 1;
+    std::vector<Diagnostic> findings;
+    std::set<std::string, std::less<>> wanted(options.rules.begin(), options.rules.end());
+    for (auto& d : result.diagnostics) {
+        if (!wanted.empty() && !wanted.contains(d.rule)) continue;
+        findings.push_back(std::move(d));
+    }
+    LintSummary summary = summarize(findings, result.files.size());
+    // --quiet drops warnings and notes from the output, not from the summary or the exit status.
+    std::vector<Diagnostic> shown;
+    for (const auto& d : findings) {
+        if (!quiet || d.severity == Severity::error) shown.push_back(d);
+    }
+
+    switch (format) {
+        case DiagnosticFormat::text:
+            std::cout << render_text(shown, stdout_wants_color(*parse_color_mode(options.color)));
+            break;
+        case DiagnosticFormat::github:
+            std::cout << render_github(shown);
+            break;
+        case DiagnosticFormat::json:
+            std::cout << render_json(shown, summary);
+            break;
+        case DiagnosticFormat::sarif: {
+            std::error_code ec;
+            std::string cwd = std::filesystem::current_path(ec).string();
+            std::cout << render_sarif(shown, SarifOptions{KVCAT_VERSION, ec ? std::string() : cwd});
+            break;
+        }
     }
     std::cout.flush();
-    spdlog::info("{} record file{} checked: {} error{}, {} warning{}", result.files.size(),
-                 result.files.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
-                 warnings == 1 ? "" : "s");
-    return errors > 0 ? ExitCode::findings : ExitCode::ok;
+    if (!std::cout) {
+        spdlog::error("cannot write the findings to stdout");
+        return ExitCode::failure;
+    }
+    spdlog::info("{} record file{} checked: {} error{}, {} warning{}", summary.files_checked,
+                 summary.files_checked == 1 ? "" : "s", summary.errors, summary.errors == 1 ? "" : "s",
+                 summary.warnings, summary.warnings == 1 ? "" : "s");
+    bool failed = summary.errors > 0 || (options.strict && summary.warnings > 0);
+    return failed ? ExitCode::findings : ExitCode::ok;
 }
 
 }  // namespace
@@ -48,12 +119,38 @@ void setup_lint(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<LintOptions>();
     CLI::App* sub = app.add_subcommand("lint", "Check records: schema, references and every byte figure");
     sub->add_option("paths", options->paths, "Record files or folders (default: records/)");
+    std::vector<std::string> formats;
+    for (auto f : diagnostic_format_names()) formats.emplace_back(f);
+    sub->add_option("--format", options->format,
+                    "Output format: text, github (workflow commands), json or sarif; "
+                    "default github when GITHUB_ACTIONS=true, else text")
+        ->check(CLI::IsMember(formats));
+    sub->add_option("--color", options->color, "Colour the text format: auto (a terminal, and NO_COLOR unset), always or never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    // One value per --rule, so the paths after it stay paths.
+    sub->add_option("--rule", options->rules, "Report only this rule (repeat, or separate with commas)")
+        ->allow_extra_args(false)
+        ->delimiter(',');
+    sub->add_flag("--strict", options->strict, "Warnings fail too (exit status 1)");
+    sub->add_flag("-q,--quiet", options->quiet, "Print only errors (the same as kvcat -q lint)");
     sub->footer(
         "Examples:\n"
         "  kvcat lint\n"
         "  kvcat lint records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml\n"
-        "Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O failure.");
-    sub->callback([options, &exit_code] { exit_code = run_lint(*options); });
+        "  kvcat lint --strict --format github\n"
+        "  kvcat lint --format sarif > kvcat.sarif\n"
+        "  kvcat lint --rule kv-basis-product,prose-arithmetic --format json\n"
+        "Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict),\n"
+        "2 usage or I/O failure.");
+    sub->callback([options, &exit_code, &app] {
+        // -q means the same before or after "lint": only errors, on stdout and on stderr.
+        // The top-level -q has already set the log level (its callback runs first).
+        const CLI::Option* top_quiet = app.get_option_no_throw("--quiet");
+        bool quiet = options->quiet || (top_quiet != nullptr && top_quiet->count() > 0);
+        if (options->quiet) spdlog::set_level(spdlog::level::err);
+        exit_code = run_lint(*options, quiet);
+    });
 }
 
 }  // namespace kvcat::cmd

@@ -8,6 +8,7 @@
 #include "cmd/commands.h"
 #include "filter.h"
 #include "render.h"
+#include "terminal.h"
 
 namespace kvcat::cmd {
 
@@ -47,7 +48,7 @@ int run_query(const QueryOptions& options) {
         auto format = parse_table_format(options.format);
         if (int code = ensure_fresh_catalog(options.db, options.records); code != ExitCode::ok) return code;
         Table table = run_read_only(options.db, bound.sql, bound.parameters);
-        std::cout << render_table(table, *format);
+        std::cout << render_table(table, *format, RenderOptions{stdout_terminal_width()});
         return ExitCode::ok;
     } catch (const FilterError& e) {
         spdlog::error("{}", e.what());

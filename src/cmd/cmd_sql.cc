@@ -8,6 +8,7 @@
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "render.h"
+#include "terminal.h"
 
 namespace kvcat::cmd {
 
@@ -27,7 +28,7 @@ int run_sql(const SqlOptions& options) {
         QueryLimits limits;
         if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
         Table table = run_read_only(options.db, options.sql, {}, limits);
-        std::cout << render_table(table, *parse_table_format(options.format));
+        std::cout << render_table(table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
         return ExitCode::ok;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());

@@ -23,5 +23,10 @@ void setup_explain(CLI::App& app, int& exit_code);
 void setup_import_config(CLI::App& app, int& exit_code);
 void setup_new(CLI::App& app, int& exit_code);
 void setup_fit(CLI::App& app, int& exit_code);
+void setup_columns(CLI::App& app, int& exit_code);
+
+/// For a command line whose first word is not a subcommand: "unknown command 'lnt'; did you
+/// mean 'lint'? (commands: ...)". Empty when the first word is a subcommand (or absent).
+std::string unknown_subcommand_message(const CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace kvcat::cmd

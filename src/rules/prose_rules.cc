@@ -119,7 +119,16 @@ void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<
         return;
     }
     where = located->pos;
-    std::vector<Rational> stated = folded_factors(*expression);
+    std::vector<Rational> stated;
+    try {
+        stated = folded_factors(*expression);
+    } catch (const OverflowError&) {
+        out.push_back(diag::statement_mismatch(
+            where, fmt::format("the statement's factors do not fit in 64 bits; the basis factors are {}",
+                               join_factors(*expected)),
+            "", join_factors(*expected)));
+        return;
+    }
     std::vector<Rational> a = stated, b = *expected;
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());

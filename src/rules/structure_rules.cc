@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -39,9 +40,37 @@ void model_layers_agree(const Record& r, const RecordSet& set, std::vector<Diagn
     if (!r.model || !r.root) return;
     const Model& m = *r.model;
     std::string problem;
-    kv_layer_count(m, &problem);
+    try {
+        kv_layer_count(m, &problem);
+    } catch (const OverflowError&) {
+        out.push_back(diag::overflow(r.where("kv_layers"), "the sum of the model's layers"));
+    }
     if (!problem.empty()) {
         out.push_back(diag::model_layers(r.where("kv_layers"), problem));
+    }
+    // Figures every row and the catalog will compute from this model must fit, or a record
+    // that lints clean would fail to build.
+    if (m.mla) {
+        try {
+            (void)m.mla->latent_dim();
+        } catch (const OverflowError&) {
+            const char* larger = m.mla->kv_lora_rank >= m.mla->qk_rope_head_dim ? "mla.kv_lora_rank" : "mla.qk_rope_head_dim";
+            out.push_back(diag::overflow(r.where(larger), "kv_lora_rank + qk_rope_head_dim"));
+        }
+    }
+    if (m.linear) {
+        try {
+            (void)fixed_state_bytes(m);
+        } catch (const OverflowError&) {
+            // Point at the largest factor: the one that could not be meant.
+            const LinearShape& l = *m.linear;
+            std::pair<std::int64_t, const char*> factors[] = {
+                {l.layers, "linear_attention.layers"},           {l.key_heads, "linear_attention.key_heads"},
+                {l.value_heads, "linear_attention.value_heads"}, {l.key_head_dim, "linear_attention.key_head_dim"},
+                {l.value_head_dim, "linear_attention.value_head_dim"}, {l.conv_kernel, "linear_attention.conv_kernel"}};
+            auto largest = std::max_element(std::begin(factors), std::end(factors));
+            out.push_back(diag::overflow(r.where(largest->second), "the fixed state of the linear layers"));
+        }
     }
     auto require = [&](const char* key, const char* why) {
         if (!r.node(key)) {

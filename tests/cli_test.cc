@@ -1,0 +1,119 @@
+// The command line as a whole: help with examples for every subcommand, did-you-mean for a
+// mistyped one, --version, and -q / -v wherever they are written.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "catalog.h"
+#include "kvcat_runner.h"
+
+namespace kvcat::test {
+namespace {
+
+/// The subcommands `kvcat --help` lists, in its order.
+std::vector<std::string> subcommands(const std::string& help) {
+    std::vector<std::string> out;
+    auto at = help.find("\nSubcommands:\n");
+    if (at == std::string::npos) return out;
+    std::size_t pos = at + 14;
+    while (pos < help.size() && help.compare(pos, 2, "  ") == 0) {
+        std::size_t end = help.find_first_of(" \n", pos + 2);
+        out.push_back(help.substr(pos + 2, end - pos - 2));
+        pos = help.find('\n', pos);
+        if (pos == std::string::npos) break;
+        ++pos;
+    }
+    return out;
+}
+
+class Cli : public ::testing::Test {
+protected:
+    KvcatRunner k_{false};
+};
+
+TEST_F(Cli, EverySubcommandHelpHasAnExample) {
+    Outcome top = k_.run({"--help"});
+    ASSERT_EQ(top.status, 0);
+    auto names = subcommands(top.out);
+    for (const char* expected : {"lint", "build", "query", "sql", "columns", "explain", "fit"}) {
+        EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected << " in\n" << top.out;
+    }
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        Outcome help = k_.run({name, "--help"});
+        EXPECT_EQ(help.status, 0) << help.err;
+        EXPECT_NE(help.out.find("Usage:"), std::string::npos) << help.out;
+        // "Example:" or "Examples:", followed by a real command line.
+        auto example = help.out.find("Example");
+        ASSERT_NE(example, std::string::npos) << "no examples in `kvcat " << name << " --help`:\n" << help.out;
+        EXPECT_NE(help.out.find("  kvcat " + name, example), std::string::npos) << help.out;
+        EXPECT_EQ(help.err, "");
+    }
+}
+
+TEST_F(Cli, MistypedSubcommandGetsADidYouMean) {
+    Outcome r = k_.run({"lnt", "records"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("unknown command 'lnt'; did you mean 'lint'?"), std::string::npos) << r.err;
+    Outcome q = k_.run({"-v", "qurey", "id=x"});
+    EXPECT_EQ(q.status, 2);
+    EXPECT_NE(q.err.find("did you mean 'query'?"), std::string::npos) << q.err;
+    Outcome c = k_.run({"colums"});
+    EXPECT_NE(c.err.find("did you mean 'columns'?"), std::string::npos) << c.err;
+    // Nothing close: no guess, but the list of commands.
+    Outcome far = k_.run({"frobnicate"});
+    EXPECT_EQ(far.status, 2);
+    EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+    EXPECT_NE(far.err.find("unknown command 'frobnicate'"), std::string::npos) << far.err;
+    EXPECT_NE(far.err.find("lint"), std::string::npos) << far.err;
+}
+
+TEST_F(Cli, KnownSubcommandErrorsAreCli11s) {
+    // A bad option of a real subcommand is not an unknown command.
+    Outcome r = k_.run({"query", "--format", "xml"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
+    Outcome none = k_.run({});
+    EXPECT_EQ(none.status, 2);
+    EXPECT_EQ(none.err.find("unknown command"), std::string::npos) << none.err;
+}
+
+TEST_F(Cli, VersionNamesTheCatalogSchema) {
+    Outcome v = k_.run({"--version"});
+    EXPECT_EQ(v.status, 0);
+    EXPECT_EQ(v.out, "kvcat " KVCAT_VERSION " (catalog schema " + std::to_string(kCatalogSchemaVersion) + ")\n");
+}
+
+TEST_F(Cli, NoColorAlsoPlainsTheLogOnATerminal) {
+    // Both streams on one pseudo-terminal, as in an interactive shell.
+    auto on_terminal = [&](const std::string& env) {
+        fs::path out = k_.dir() / "tty.out";
+        std::string inner = "env -u GITHUB_ACTIONS -u NO_COLOR " + env + " " + shell_quote(KVCAT_BINARY) + " lnt";
+        run_shell("script -qec " + shell_quote(inner) + " /dev/null >" + shell_quote(out.string()) + " </dev/null");
+        return read_file(out);
+    };
+    std::string coloured = on_terminal("");
+    EXPECT_NE(coloured.find("did you mean 'lint'?"), std::string::npos) << coloured;
+    EXPECT_NE(coloured.find('\x1b'), std::string::npos) << coloured;
+    std::string plain = on_terminal("NO_COLOR=");
+    EXPECT_NE(plain.find("kvcat: error: unknown command 'lnt'"), std::string::npos) << plain;
+    EXPECT_EQ(plain.find('\x1b'), std::string::npos) << plain;
+}
+
+TEST_F(Cli, StdoutCarriesOnlyResults) {
+    KvcatRunner with_records;
+    // A query that builds the catalog first logs that on stderr; stdout is the CSV alone.
+    Outcome r = with_records.run({"-v", "query", "--format", "csv", "--columns", "id"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.starts_with("id\r\nkv-efficiency/")) << r.out;
+    EXPECT_NE(r.err.find("building the catalog"), std::string::npos) << r.err;
+    // -q silences the log, not the result.
+    fs::remove(with_records.dir() / "kvcat.db");
+    Outcome quiet = with_records.run({"-q", "query", "--format", "csv", "--columns", "id"});
+    EXPECT_EQ(quiet.out, r.out);
+    EXPECT_EQ(quiet.err, "");
+}
+
+}  // namespace
+}  // namespace kvcat::test

@@ -1,0 +1,224 @@
+// kvcat query, sql and columns as a user runs them. Every output format is read back by an
+// independent parser (Python's csv and json modules, tests/parse_output.py), so a quoting
+// or typing mistake in the renderer cannot hide behind a test that shares its assumptions.
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog.h"
+#include "kvcat_runner.h"
+
+namespace kvcat::test {
+namespace {
+
+using nlohmann::json;
+
+/// One row of every awkward kind: separators, quotes, line ends, a pipe, a tab, non-ASCII,
+/// NULL, an empty string, integers beyond 2^53 and a real.
+constexpr const char* kTrickySql =
+    "SELECT 'plain' AS text, 'a,b' AS comma, 'say \"hi\", twice' AS quote, "
+    "'one' || char(10) || 'two' AS newline, 'cr' || char(13) || char(10) || 'lf' AS crlf, "
+    "'x|y' AS pipe, 'tab' || char(9) || 'bed' AS tab, 'caf\xC3\xA9 \xE2\x80\xA6' AS unicode, "
+    "NULL AS absent, '' AS empty, 42 AS integer, -7 AS negative, 9007199254740993 AS big, 2.5 AS real "
+    "UNION ALL SELECT ' lead', ',', '\"', '', '', '|', '', '', NULL, 'x', 0, 1, 2, 0.1";
+
+class CmdQuery : public ::testing::Test {
+protected:
+    /// Runs kvcat with `args`, checks it succeeded, and returns what Python parsed from stdout.
+    json parsed(const std::string& format, std::vector<std::string> args) {
+        args.push_back("--format");
+        args.push_back(format);
+        Outcome r = k_.run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        fs::path file = k_.dir() / ("output." + format);
+        write_file(file, r.out);
+        fs::path result = k_.dir() / ("parsed." + format + ".json");
+        fs::path errors = k_.dir() / ("parsed." + format + ".err");
+        std::string cmd = shell_quote(KVCAT_PYTHON3) + " " +
+                          shell_quote((fs::path(KVCAT_SOURCE_DIR) / "tests/parse_output.py").string()) + " " + format +
+                          " " + shell_quote(file.string()) + " >" + shell_quote(result.string()) + " 2>" +
+                          shell_quote(errors.string());
+        int status = run_shell(cmd);
+        EXPECT_EQ(status, 0) << read_file(errors) << "\n--- kvcat printed:\n" << r.out;
+        if (status != 0) return json::object({{"columns", json::array()}, {"rows", json::array()}});
+        return json::parse(read_file(result));
+    }
+
+    json tricky(const std::string& format) { return parsed(format, {"sql", kTrickySql}); }
+
+    KvcatRunner k_;
+};
+
+const std::vector<std::string> kTrickyColumns = {"text",    "comma",   "quote",   "newline", "crlf",
+                                                 "pipe",    "tab",     "unicode", "absent", "empty",
+                                                 "integer", "negative", "big",    "real"};
+
+TEST_F(CmdQuery, CsvRoundTripsThroughPythonsCsvModule) {
+    json j = tricky("csv");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    // CSV has no NULL: it is an empty field, as is the empty string.
+    EXPECT_EQ(j["rows"][0], json::parse(R"(["plain", "a,b", "say \"hi\", twice", "one\ntwo", "cr\r\nlf", "x|y",
+        "tab\tbed", "café …", "", "", "42", "-7", "9007199254740993", "2.5"])"));
+    EXPECT_EQ(j["rows"][1], json::parse(R"([" lead", ",", "\"", "", "", "|", "", "", "", "x", "0", "1", "2", "0.1"])"));
+}
+
+TEST_F(CmdQuery, TsvRoundTripsWithTabsAndLineEndsAsSpaces) {
+    json j = tricky("tsv");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    // TSV has no quoting, so a tab or line end inside a value is a space; the rest is exact.
+    EXPECT_EQ(j["rows"][0], json::parse(R"(["plain", "a,b", "say \"hi\", twice", "one two", "cr  lf", "x|y",
+        "tab bed", "café …", "", "", "42", "-7", "9007199254740993", "2.5"])"));
+}
+
+TEST_F(CmdQuery, JsonKeepsTypesThroughPythonsJsonModule) {
+    json j = tricky("json");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    const json& row = j["rows"][0];
+    EXPECT_EQ(row[3], "one\ntwo");
+    EXPECT_EQ(row[4], "cr\r\nlf");
+    EXPECT_EQ(row[6], "tab\tbed");
+    EXPECT_EQ(row[7], "caf\xC3\xA9 \xE2\x80\xA6");
+    EXPECT_TRUE(row[8].is_null()) << row[8];
+    EXPECT_EQ(row[9], "");
+    EXPECT_TRUE(row[10].is_number_integer());
+    EXPECT_EQ(row[10], 42);
+    EXPECT_EQ(row[11], -7);
+    EXPECT_EQ(row[12].get<std::int64_t>(), 9007199254740993);
+    EXPECT_TRUE(row[13].is_number_float());
+    EXPECT_EQ(row[13].get<double>(), 2.5);
+    EXPECT_EQ(j["rows"][1][13].get<double>(), 0.1);
+}
+
+TEST_F(CmdQuery, NdjsonIsOneObjectALineWithTheSameValues) {
+    json lines = tricky("ndjson");
+    json array = tricky("json");
+    EXPECT_EQ(lines, array);
+}
+
+TEST_F(CmdQuery, MarkdownHasTheHeaderAndEveryRow) {
+    json j = tricky("markdown");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    EXPECT_EQ(j["rows"][0][0], "plain");
+    EXPECT_EQ(j["rows"][0][3], "one\ntwo");  // <br>
+    EXPECT_EQ(j["rows"][0][5], "x|y");       // \|
+    EXPECT_EQ(j["rows"][0][10], "42");
+}
+
+TEST_F(CmdQuery, EveryQueryFormatAgreesWithJson) {
+    json reference = parsed("json", {"query"});
+    ASSERT_GE(reference["rows"].size(), 2u) << reference;
+    ASSERT_FALSE(reference["columns"].empty());
+    for (const char* format : {"csv", "tsv", "markdown"}) {
+        SCOPED_TRACE(format);
+        json j = parsed(format, {"query"});
+        EXPECT_EQ(j["columns"], reference["columns"]);
+        ASSERT_EQ(j["rows"].size(), reference["rows"].size());
+        for (std::size_t r = 0; r < j["rows"].size(); ++r) {
+            for (std::size_t c = 0; c < j["columns"].size(); ++c) {
+                const json& typed = reference["rows"][r][c];
+                std::string text = j["rows"][r][c].get<std::string>();
+                SCOPED_TRACE(reference["columns"][c].get<std::string>());
+                if (typed.is_null()) {
+                    EXPECT_EQ(text, "");
+                } else if (typed.is_number_integer()) {
+                    EXPECT_EQ(text, std::to_string(typed.get<std::int64_t>()));
+                } else if (typed.is_number()) {
+                    // The shortest text that reads back as the same double.
+                    EXPECT_EQ(std::stod(text), typed.get<double>()) << text;
+                } else {
+                    EXPECT_EQ(text, typed.get<std::string>());
+                }
+            }
+        }
+    }
+    EXPECT_EQ(parsed("ndjson", {"query"}), reference);
+}
+
+TEST_F(CmdQuery, ColumnsListsEveryFilterableColumn) {
+    json j = parsed("json", {"columns"});
+    EXPECT_EQ(j["columns"], json::parse(R"(["name", "type", "unit", "derived", "description"])"));
+    auto columns = kv_row_columns();
+    ASSERT_EQ(j["rows"].size(), columns.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const json& row = j["rows"][i];
+        EXPECT_EQ(row[0], std::string(columns[i].name));
+        EXPECT_EQ(row[1], std::string(columns[i].type));
+        if (columns[i].unit.empty()) {
+            EXPECT_TRUE(row[2].is_null()) << row;
+        } else {
+            EXPECT_EQ(row[2], std::string(columns[i].unit));
+        }
+        EXPECT_EQ(row[3], columns[i].derived ? "yes" : "no");
+        EXPECT_EQ(row[4], std::string(columns[i].description));
+    }
+    json csv = parsed("csv", {"columns"});
+    EXPECT_EQ(csv["rows"].size(), columns.size());
+    Outcome table = k_.run({"columns"});
+    EXPECT_EQ(table.status, 0);
+    EXPECT_TRUE(table.out.starts_with("name ")) << table.out;
+    EXPECT_NE(table.out.find("kv_bytes_per_token"), std::string::npos);
+    // No catalog is needed, and none is written.
+    EXPECT_FALSE(fs::exists(k_.dir() / "kvcat.db"));
+}
+
+/// Display columns of a line: UTF-8 code points.
+std::size_t display_width(std::string_view line) {
+    std::size_t n = 0;
+    for (unsigned char c : line) {
+        if ((c & 0xC0) != 0x80) ++n;
+    }
+    return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // the pty's line ends
+        out.push_back(line);
+        start = end + 1;
+    }
+    return out;
+}
+
+TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    const std::vector<std::string> args = {"-q", "query", "--columns", "id,model,kv_bytes_per_token,engine"};
+    Outcome tty = k_.run_on_terminal(args, {"COLUMNS=60"});
+    ASSERT_EQ(tty.status, 0) << tty.out << tty.err;
+    auto lines = lines_of(tty.out);
+    ASSERT_EQ(lines.size(), 5u) << tty.out;  // header, rule, two rows, count
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 60u) << line;
+    EXPECT_NE(tty.out.find("\xE2\x80\xA6"), std::string::npos) << tty.out;  // the ellipsis
+    EXPECT_NE(tty.out.find("65536"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("10240"), std::string::npos) << tty.out;
+
+    // A wide terminal: nothing is cut.
+    Outcome wide = k_.run_on_terminal(args, {"COLUMNS=300"});
+    EXPECT_EQ(wide.out.find("\xE2\x80\xA6"), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << wide.out;
+
+    // Not a terminal: never cut, whatever COLUMNS says.
+    Outcome pipe = k_.run(args, {"COLUMNS=60"});
+    ASSERT_EQ(pipe.status, 0) << pipe.err;
+    EXPECT_EQ(pipe.out.find("\xE2\x80\xA6"), std::string::npos) << pipe.out;
+    EXPECT_NE(pipe.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << pipe.out;
+    EXPECT_GT(display_width(lines_of(pipe.out)[0]), 60u);
+}
+
+TEST_F(CmdQuery, SqlTableShowsNullAsDash) {
+    Outcome r = k_.run({"sql", "SELECT NULL AS absent, 1 AS one"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "absent  one\n------  ---\n-         1\n(1 row)\n");
+}
+
+}  // namespace
+}  // namespace kvcat::test

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Checks tools/completion/kvcat.bash against the built kvcat: completes as bash would (no
+# bash-completion package needed) and compares its rule list with the binary's own.
+# Usage: completion_test.sh KVCAT_BINARY SOURCE_DIR
+set -euo pipefail
+kvcat=$1
+source_dir=$2
+# shellcheck source=/dev/null
+source "$source_dir/tools/completion/kvcat.bash"
+
+failures=0
+# expect "WORDS..." -- "EXPECTED COMPLETIONS..." (exact, in order)
+expect() {
+    local words=() arg
+    while [[ $1 != -- ]]; do words+=("$1"); shift; done
+    shift
+    COMP_WORDS=("$kvcat" "${words[@]}")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    COMPREPLY=()
+    _kvcat
+    local got="${COMPREPLY[*]}"
+    if [[ $got != "$*" ]]; then
+        echo "FAIL: kvcat ${words[*]}<TAB> gave [$got], expected [$*]" >&2
+        failures=$((failures + 1))
+    fi
+}
+
+expect li -- lint
+expect co -- columns
+expect -q qu -- query
+expect --vers -- --version
+expect lint --for -- --format
+expect lint --format "" -- text github json sarif
+expect lint --color a -- auto always
+expect lint --rule kv-b -- kv-basis-product kv-basis-model
+expect lint --rule kv-basis-product,pros -- kv-basis-product,prose-arithmetic
+expect lint --st -- --strict
+expect query --format nd -- ndjson
+expect query --sort kv_bytes_p -- kv_bytes_per_token
+expect query --columns id,kv_cache -- id,kv_cache_dtype
+expect query attention_v -- attention_variant
+expect sql --format mark -- markdown
+expect columns --format c -- csv
+# Nested subcommands, and the options of the nested one.
+if "$kvcat" new --help 2>/dev/null | grep -q '^Subcommands:'; then
+    nested=$("$kvcat" new --help | sed -n '/^Subcommands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | tr '\n' ' ')
+    expect new "" -- ${nested% }
+    first=${nested%% *}
+    option=$("$kvcat" new "$first" --help | sed -n 's/^  \(--[a-z][a-z-]*\).*/\1/p' | head -1)
+    expect new "$first" "${option:0:4}" -- $(compgen -W "$("$kvcat" new "$first" --help |
+        sed -n 's/^  \(-[^ ]*\).*/\1/p' | tr ',' '\n' | sed -n 's/^\(--*[a-zA-Z][a-zA-Z-]*\).*/\1/p')" -- "${option:0:4}")
+fi
+
+# Every subcommand kvcat --help lists is offered.
+subs=$(COMP_WORDS=("$kvcat" ""); COMP_CWORD=1; _kvcat; echo "${COMPREPLY[*]}")
+for s in lint build query sql columns explain fit; do
+    [[ " $subs " == *" $s "* ]] || { echo "FAIL: subcommand $s not offered: [$subs]" >&2; failures=$((failures + 1)); }
+done
+
+# The rule ids in the script are exactly the binary's, in its order (SARIF lists them all).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/records"
+binary_rules=$(cd "$tmp" && env -u GITHUB_ACTIONS "$kvcat" -q lint --format sarif records |
+    sed -n 's/^ *"id": "\(.*\)",$/\1/p' | tr '\n' ' ')
+script_rules=$(echo $_kvcat_rules)
+if [[ "${binary_rules% }" != "$script_rules" ]]; then
+    echo "FAIL: rule ids differ" >&2
+    echo "  binary: ${binary_rules% }" >&2
+    echo "  script: $script_rules" >&2
+    failures=$((failures + 1))
+fi
+
+if ((failures > 0)); then
+    echo "$failures completion check(s) failed" >&2
+    exit 1
+fi
+echo "completion: all checks passed"

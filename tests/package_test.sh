@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds the .deb from the current build tree (no rebuild), unpacks it into a scratch root
+# with dpkg -x (no root needed) and runs the installed kvcat from there.
+#
+# cpack's own install step runs the build tree's "preinstall" target, which rebuilds
+# whatever changed; inside ctest that is slow and races other edits. So this installs the
+# tree as built (cmake --install), then has cpack package that directory with the project's
+# CPack configuration (name, version, dependencies, description).
+#
+# Usage: package_test.sh BUILD_DIR SOURCE_DIR CMAKE CPACK
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+cmake=$3
+cpack=$4
+
+for tool in dpkg-deb dpkg; do
+    command -v "$tool" >/dev/null || { echo "package_test: $tool not found; skipped"; exit 77; }
+done
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
+
+DESTDIR="$scratch/stage" "$cmake" --install "$build_dir" --prefix /usr --strip >"$scratch/install.log"
+(cd "$scratch" && "$cpack" --config "$build_dir/CPackConfig.cmake" -B "$scratch/out" \
+    -D CPACK_INSTALL_CMAKE_PROJECTS= -D "CPACK_INSTALLED_DIRECTORIES=$scratch/stage;/") >"$scratch/cpack.log" 2>&1 ||
+    { cat "$scratch/cpack.log" >&2; fail "cpack failed"; }
+
+debs=("$scratch"/out/*.deb)
+[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || fail "expected one .deb, found: ${debs[*]}"
+deb=${debs[0]}
+
+# The control fields.
+[ "$(dpkg-deb -f "$deb" Package)" = kvcat ] || fail "Package is not kvcat"
+version=$(dpkg-deb -f "$deb" Version)
+[ -n "$version" ] || fail "no Version"
+[ -n "$(dpkg-deb -f "$deb" Maintainer)" ] || fail "no Maintainer"
+[ -n "$(dpkg-deb -f "$deb" Description)" ] || fail "no Description"
+depends=$(dpkg-deb -f "$deb" Depends)
+for lib in libyaml-cpp0.7 libsqlite3-0 libspdlog1.10 libfmt9; do
+    [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
+done
+
+# Exactly these files: the program, schemas, man page and completion; never the tests.
+expected="./usr/bin/kvcat
+./usr/share/bash-completion/completions/kvcat
+./usr/share/kvcat/schema/accelerator.schema.json
+./usr/share/kvcat/schema/catalog.sql
+./usr/share/kvcat/schema/kv-efficiency.schema.json
+./usr/share/kvcat/schema/model.schema.json
+./usr/share/man/man1/kvcat.1"
+files=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | grep -v '/$' | sort)
+[ "$files" = "$expected" ] || fail "package files differ:
+$files
+--- expected:
+$expected"
+
+# Unpack and run from the scratch root.
+root="$scratch/root"
+dpkg -x "$deb" "$root"
+kvcat="$root/usr/bin/kvcat"
+out=$("$kvcat" --version)
+[[ $out =~ ^kvcat\ [0-9.]+\ \(catalog\ schema\ [0-9]+\)$ ]] || fail "--version printed: $out"
+[[ $out == "kvcat $version "* ]] || fail "--version ($out) is not the package version $version"
+
+cp -r "$source_dir/records" "$scratch/records"
+(cd "$scratch" && env -u GITHUB_ACTIONS "$kvcat" lint records) >"$scratch/lint.out" 2>"$scratch/lint.err" ||
+    { cat "$scratch/lint.out" "$scratch/lint.err" >&2; fail "installed kvcat lint failed"; }
+[ ! -s "$scratch/lint.out" ] || { cat "$scratch/lint.out" >&2; fail "findings on the shipped records"; }
+grep -q "checked: 0 errors" "$scratch/lint.err" || { cat "$scratch/lint.err" >&2; fail "no lint summary"; }
+(cd "$scratch" && "$kvcat" -q query --format csv --columns id) | grep -q '^kv-efficiency/' ||
+    fail "installed kvcat query found no rows"
+
+# The man page renders without warnings; the completion registers itself.
+if command -v man >/dev/null; then
+    warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$root/usr/share/man/man1/kvcat.1" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || fail "man page warnings: $warnings"
+fi
+bash -c "source '$root/usr/share/bash-completion/completions/kvcat' && complete -p kvcat" | grep -q _kvcat ||
+    fail "the completion does not register _kvcat"
+
+echo "package_test: $(basename "$deb") installs and runs"
