@@ -176,10 +176,10 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
     json basis;
     const KvBasis& b = row.basis;
     basis["expression"] = basis_expression(b);
+    basis["kv_bytes_per_token"] = row.kv_bytes_per_token ? exact(*row.kv_bytes_per_token) : json(nullptr);
     try {
         auto product = basis_product(b);
         basis["product"] = product ? exact(*product) : json(nullptr);
-        basis["kv_bytes_per_token"] = row.kv_bytes_per_token ? exact(*row.kv_bytes_per_token) : json(nullptr);
         basis["agrees"] = product && row.kv_bytes_per_token && *product == *row.kv_bytes_per_token;
     } catch (const OverflowError&) {
         basis["product"] = "overflow";

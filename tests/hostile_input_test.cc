@@ -40,6 +40,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnostic.h"
+#include "explain.h"
 #include "lint.h"
 #include "test_util.h"
 
@@ -464,6 +465,75 @@ TEST(HostileCorpus, WholeCorpusInOneRunIncludingTheKnownBugs) {
     }
 }
 
+// --- kvcat explain on every record of the corpus ------------------------------------
+
+/// Records whose explanation is known to crash, and why.
+const std::map<std::string, std::string>& explain_known_bugs() {
+    static const std::string overflowing_basis =
+        "src/explain.cc explain_record: when basis_product() throws OverflowError the catch sets basis.product and "
+        "basis.agrees but not basis.kv_bytes_per_token, and render_explanation_text then reads "
+        "b[\"kv_bytes_per_token\"] from a const json: a missing key, undefined behaviour in nlohmann::json. "
+        "`kvcat explain kv-efficiency/product-overflows-64-bits.yaml` aborts on the JSON_ASSERT in a Debug build "
+        "(exit 134) and reads out of bounds in a Release build (AddressSanitizer: heap-buffer-overflow, found by "
+        "fuzz_lint). Set kv_bytes_per_token in the catch too, and read optional keys with value()/contains().";
+    static const std::map<std::string, std::string> bugs = {
+        {"kv-efficiency/product-overflows-64-bits.yaml", overflowing_basis},
+        {"kv-efficiency/bytes-per-element-too-fine-to-display.yaml", overflowing_basis},
+    };
+    return bugs;
+}
+
+/// Explains every record of `result` (text and JSON), as `kvcat explain` would; returns what failed.
+std::string explain_all(const LintResult& result, const fs::path& root, bool known_bugs) {
+    std::string failures;
+    for (const auto& record : result.records.records()) {
+        std::string rel = relative_to(record.file, root);
+        if (explain_known_bugs().count(rel) != static_cast<std::size_t>(known_bugs)) continue;
+        try {
+            nlohmann::json explanation = kvcat::explain_record(result, record);
+            (void)kvcat::render_explanation_text(explanation);
+            (void)explanation.dump(2);
+        } catch (const std::exception& e) {
+            failures += rel + ": explaining it threw " + typeid(e).name() + ": " + e.what() + "\n";
+        }
+    }
+    return failures;
+}
+
+TEST(HostileCorpus, ExplainHandlesEveryRecordOfTheCorpus) {
+    auto cases = all_cases();
+    std::vector<const Case*> healthy;
+    for (const auto& c : cases) {
+        if (c.write && c.bug.empty()) healthy.push_back(&c);
+    }
+    auto dir = build_root(healthy);
+    Outcome outcome = lint_guarded({dir->path()}, dir);
+    ASSERT_TRUE(outcome.result) << outcome.failure;
+    auto result = std::make_shared<LintResult>(std::move(*outcome.result));
+    fs::path root = dir->path();
+    auto future = std::async(std::launch::async, [result, root, dir] { return explain_all(*result, root, false); });
+    if (future.wait_for(kHangGuard) != std::future_status::ready) {
+        new std::future<std::string>(std::move(future));
+        FAIL() << "explaining the corpus did not finish within " << kHangGuard.count() << " s (hang guard)";
+    }
+    EXPECT_EQ(future.get(), "");
+}
+
+TEST(HostileCorpus, ExplainOfABasisThatOverflows) {
+    auto cases = all_cases();
+    std::vector<const Case*> overflow;
+    for (const auto& c : cases) {
+        if (c.name == "product-overflows-64-bits" || c.name == "bytes-per-element-too-fine-to-display") {
+            overflow.push_back(&c);
+        }
+    }
+    ASSERT_EQ(overflow.size(), 2u);
+    auto dir = build_root(overflow);
+    Outcome outcome = lint_guarded({dir->path()}, dir);
+    ASSERT_TRUE(outcome.result) << outcome.failure;
+    EXPECT_EQ(explain_all(*outcome.result, dir->path(), true), "");
+}
+
 // --- Through the real binary --------------------------------------------------------
 
 std::string shell_quote(const std::string& s) {
@@ -828,10 +898,13 @@ TEST_P(FuzzReproducer, LintsWithoutCrashing) {
                         "; fuzz/crashes/README.md says which");
     }
     auto dir = build_root({});
+    fs::create_directories(dir->path() / "kv-efficiency");
     fs::copy_file(input, dir->path() / "kv-efficiency" / "reproducer.yaml");
     Outcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << input << ": " << o.failure;
     for (const auto& d : o.result->diagnostics) expect_well_formed(d, dir->path());
+    // fuzz_lint explains the record too.
+    EXPECT_EQ(explain_all(*o.result, dir->path(), false), "");
 }
 
 std::string reproducer_test_name(const ::testing::TestParamInfo<fs::path>& info) {
