@@ -29,6 +29,10 @@ struct Mark {
 };
 
 struct YamlNode {
+    // A user-provided constructor: clang 14's libstdc++ checks on a vector of pairs of an
+    // incomplete YamlNode reject the implicit one.
+    YamlNode() {}
+
     enum class Kind { null, scalar, sequence, mapping };
     Kind kind = Kind::null;
     Mark mark;
