@@ -43,7 +43,7 @@ constexpr std::array kRules = {
     RuleInfo{"file-unreadable", Severity::error, "a record file could not be read"},
     RuleInfo{"file-too-large", Severity::error, "a record file is over the size limit"},
     RuleInfo{"file-empty", Severity::error, "a record file holds no document"},
-    RuleInfo{"yaml-encoding", Severity::error, "a record is not clean UTF-8 text (NUL byte, invalid UTF-8)"},
+    RuleInfo{"yaml-encoding", Severity::error, "a record is not clean UTF-8 text (NUL byte, invalid UTF-8, a control character in a value)"},
     RuleInfo{"yaml-syntax", Severity::error, "the YAML does not parse"},
     RuleInfo{"yaml-duplicate-key", Severity::error, "a mapping names the same key twice"},
     RuleInfo{"yaml-alias", Severity::error, "anchors and aliases are refused in records"},

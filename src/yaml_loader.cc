@@ -68,6 +68,27 @@ Position SourceText::position(std::size_t offset) const { return position(mark_a
 
 namespace {
 
+/// The first character of a scalar's value that has no business in a record: a C0 control
+/// other than tab and line feed, DEL, a C1 control, or a bidirectional override or isolate.
+/// Raw bytes like these are rare; escapes ("\e", "\0", "\u202E") put them in just as well,
+/// and a value that reaches a terminal or a catalog must not carry them. Returns the code point.
+std::optional<std::uint32_t> first_control_character(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return c;
+        if (c == 0xC2 && i + 1 < s.size()) {
+            auto next = static_cast<unsigned char>(s[i + 1]);
+            if (next >= 0x80 && next <= 0x9F) return next;  // U+0080..U+009F
+        }
+        if (c == 0xE2 && i + 2 < s.size()) {
+            auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+            std::uint32_t cp = 0x2000u | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+            if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
+        }
+    }
+    return std::nullopt;
+}
+
 /// Thrown inside the event handler to stop parsing at a limit.
 struct AbortParse {
     Diagnostic diagnostic;
@@ -110,6 +131,15 @@ public:
         // A refused tag (!!int, !!binary) is reported once; the value itself is read as written.
         node.quoted = tag == "!";
         check_closed_quote(node.mark);
+        if (auto cp = first_control_character(value)) {
+            bool is_key = !stack_.empty() && stack_.back().node.kind == YamlNode::Kind::mapping &&
+                          !stack_.back().pending_key;
+            out_.push_back(diag::encoding(
+                source_.position(node.mark),
+                fmt::format("the control character U+{:04X} in a {}; a record holds printable text (tabs and "
+                            "line breaks excepted)",
+                            *cp, is_key ? "key" : "value")));
+        }
         attach(std::move(node));
     }
 

@@ -117,7 +117,9 @@ void expect_same_architecture(const kvcat::Model& a, const kvcat::Model& b) {
     EXPECT_EQ(a.kv_layers.interval, b.kv_layers.interval);
     EXPECT_EQ(a.kv_layers.first_index, b.kv_layers.first_index);
     EXPECT_EQ(a.mla.has_value(), b.mla.has_value());
-    if (a.mla && b.mla) EXPECT_EQ(a.mla->latent_dim(), b.mla->latent_dim());
+    if (a.mla && b.mla) {
+        EXPECT_EQ(a.mla->latent_dim(), b.mla->latent_dim());
+    }
     EXPECT_EQ(a.sliding.has_value(), b.sliding.has_value());
     if (a.sliding && b.sliding) {
         EXPECT_EQ(a.sliding->window, b.sliding->window);

@@ -114,6 +114,35 @@ TEST(YamlLoader, EncodingProblemsArePositioned) {
     EXPECT_NE(find_rule(load_yaml("f.yaml", "id: \xC0\x80\n"), "yaml-encoding"), nullptr);  // overlong NUL
 }
 
+TEST(YamlLoader, ControlCharactersSpelledAsEscapesAreRefusedAtTheScalar) {
+    // Each spelling decodes to a character that would reach a terminal or the catalog raw.
+    struct Case {
+        std::string text;
+        std::string code_point;
+        std::string where;
+    };
+    for (const Case& c : std::vector<Case>{{"id: a\nengine: \"llama\\e[31mRED\"\n", "U+001B", "value"},
+                                           {"id: a\nengine: \"a\\0b\"\n", "U+0000", "value"},
+                                           {"id: a\nengine: \"a\\rb\"\n", "U+000D", "value"},
+                                           {"id: a\nengine: \"a\\x7Fb\"\n", "U+007F", "value"},
+                                           {"id: a\nengine: \"a\\x85b\"\n", "U+0085", "value"},
+                                           {"id: a\nengine: \"a\\u202Eb\"\n", "U+202E", "value"},
+                                           {"id: a\n\"en\\bgine\": x\n", "U+0008", "key"}}) {
+        auto y = load_yaml("f.yaml", c.text);
+        const Diagnostic* d = find_rule(y, "yaml-encoding");
+        ASSERT_NE(d, nullptr) << c.text;
+        EXPECT_EQ(d->pos.line, 2) << c.text;
+        EXPECT_EQ(d->pos.column, c.where == "key" ? 1 : 9) << c.text;
+        EXPECT_NE(d->message.find(c.code_point + " in a " + c.where), std::string::npos) << d->message;
+    }
+    // Tabs and line breaks are text, escaped or not; so is a right-to-left letter.
+    for (std::string ok : {"id: a\nengine: \"a\\tb\\nc\"\n", "id: a\nnotes: |\n  one\n  two\n",
+                           "id: a\nname: \"\u05d0\u2014\u00e9\"\n"}) {
+        auto y = load_yaml("f.yaml", ok);
+        EXPECT_EQ(find_rule(y, "yaml-encoding"), nullptr) << ok;
+    }
+}
+
 TEST(YamlLoader, CrlfLineEndsKeepPositions) {
     auto y = load_yaml("f.yaml", "id: a\r\nx: |\r\n  one\r\n  two\r\ny: 5\r\n");
     ASSERT_TRUE(y.root);
