@@ -7,7 +7,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <limits>
 #include <random>
 #include <set>
 #include <thread>
@@ -25,6 +28,7 @@ using kvcat::test::TempDir;
 /// Starts kvcat with `args`; stdout and stderr go to the given files. Returns the pid.
 pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs::path& err,
             rlim_t file_size_limit = RLIM_INFINITY) {
+    std::fflush(nullptr);  // or the child's freopen writes out what the parent had buffered
     pid_t pid = ::fork();
     if (pid == 0) {
         if (file_size_limit != RLIM_INFINITY) {
@@ -72,14 +76,30 @@ std::string content(const fs::path& db_path) {
 class CatalogSurvival : public ::testing::Test {
 protected:
     void SetUp() override {
-        // The kill test wants a build that takes a while (the exact time does not matter);
-        // the others only need a catalog.
         std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-        int rows = name.starts_with("Killed") ? 2500 : name.starts_with("Readers") ? 600 : 200;
-        std::string gen = std::string(KVCAT_SOURCE_DIR) + "/tools/gen-catalog " + std::to_string(rows) + " " +
-                          records_.string();
-        ASSERT_EQ(std::system(gen.c_str()), 0);
+        generate(name.starts_with("Killed") ? 1000 : name.starts_with("Readers") ? 600 : 200);
         ASSERT_EQ(build(), 0);
+    }
+
+    void generate(int rows) {
+        std::error_code ec;
+        fs::remove_all(records_, ec);
+        std::string gen = std::string(KVCAT_SOURCE_DIR) + "/tools/gen-catalog " + std::to_string(rows) + " " +
+                          records_.string() + " >/dev/null";
+        ASSERT_EQ(std::system(gen.c_str()), 0);
+    }
+
+    /// Microseconds one full build of the current records takes: the better of two, so one
+    /// stall on a shared machine does not size the test.
+    std::int64_t time_full_build() {
+        std::int64_t best = std::numeric_limits<std::int64_t>::max();
+        for (int i = 0; i < 2; ++i) {
+            auto start = std::chrono::steady_clock::now();
+            EXPECT_EQ(build(), 0);
+            auto took = std::chrono::steady_clock::now() - start;
+            best = std::min<std::int64_t>(best, std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+        }
+        return best;
     }
 
     int build() { return wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_)); }
@@ -116,10 +136,22 @@ protected:
 };
 
 TEST_F(CatalogSurvival, KilledBuildsNeverDamageTheCatalog) {
-    // How long a full build takes here, so the kills land all through it.
-    auto start = std::chrono::steady_clock::now();
-    ASSERT_EQ(build(), 0);
-    auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+    // A build that takes well over a second, whatever this binary's speed (a Release build
+    // does 1,000 rows in a fraction of a second, a sanitizer build in several): time 1,000
+    // rows, scale the catalog to the target, and time it again, so the kills land all
+    // through a build that is long enough to be caught in its middle.
+    constexpr std::int64_t target_us = 1'800'000;
+    std::int64_t sample = time_full_build();
+    int rows = static_cast<int>(std::clamp<std::int64_t>(1000 * target_us / std::max<std::int64_t>(sample, 1), 500, 20000));
+    if (rows != 1000) {
+        generate(rows);
+        ASSERT_EQ(build(), 0);
+    }
+    std::int64_t full_us = time_full_build();
+    std::cout << "kill test: " << rows << " rows, a full build takes " << full_us / 1000 << " ms" << std::endl;
+    RecordProperty("rows", rows);
+    RecordProperty("full_build_ms", static_cast<int>(full_us / 1000));
+    auto full = std::chrono::microseconds(full_us);
     std::mt19937 rng(20261129);
     std::uniform_int_distribution<std::int64_t> when(0, full.count() * 11 / 10);
     int survived = 0, interrupted = 0;
