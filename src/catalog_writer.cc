@@ -508,12 +508,12 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     std::map<std::string, FileStamp> current_rows;
     std::set<std::string> seen;
     bool touched = false;
-    for (const auto& file : record_files(records_root)) {
-        std::string shown = file.lexically_normal().generic_string();
+    for (const auto& shown : record_files(records_root)) {
         seen.insert(shown);
-        auto kind = kind_from_path(file.lexically_relative(records_root).generic_string());
-        bool is_row = kind == RecordKind::kv_efficiency;
-        std::string path_id = file.lexically_relative(records_root).replace_extension().generic_string();
+        std::string relative = path_under_root(shown, records_root);
+        bool is_row = kind_from_path(relative) == RecordKind::kv_efficiency;
+        std::string path_id = relative.ends_with(".yaml") ? relative.substr(0, relative.size() - 5) : relative;
+        fs::path file(shown);
         auto stamp = stamp_of(file);
         auto old = known.find(shown);
         bool changed = false;

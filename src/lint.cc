@@ -82,7 +82,7 @@ constexpr RecordRule kRecordRules[] = {
 };
 
 struct FoundFiles {
-    std::vector<fs::path> yaml;        ///< record files, sorted
+    std::vector<std::string> yaml;     ///< record files as shown, sorted
     std::vector<std::string> skipped;  ///< other files
     std::vector<Diagnostic> problems;  ///< unwalkable entries
 };
@@ -130,7 +130,7 @@ void walk_into(const fs::path& dir, FoundFiles& found, int depth) {
                 shown(p), sec ? sec.message() : std::string("not a regular file (a dangling link?)")));
             continue;
         }
-        found.yaml.push_back(p.lexically_normal());
+        found.yaml.push_back(shown(p));
     }
 }
 
@@ -204,19 +204,26 @@ void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic
     for (auto& d : findings) out.push_back(std::move(d));
 }
 
-rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.file, r.where("id")}; }
-
-bool is_row_path(const fs::path& file, const fs::path& root) {
-    std::string relative = file.lexically_relative(root).generic_string();
-    return kind_from_path(relative) == RecordKind::kv_efficiency;
-}
+rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.where("id")}; }
 
 }  // namespace
 
-std::vector<fs::path> record_files(const fs::path& root) {
+std::vector<std::string> record_files(const fs::path& root) {
     FoundFiles found;
     walk(root, found);
-    return found.yaml;
+    return std::move(found.yaml);
+}
+
+std::string path_under_root(const std::string& file, const fs::path& root) {
+    // The common case without building paths: the file is spelled under the root's spelling.
+    std::string r = root.lexically_normal().generic_string();
+    while (r.size() > 1 && r.back() == '/') r.pop_back();
+    if (r == ".") {
+        if (!file.starts_with("../") && !file.starts_with('/') && file != "..") return file;
+    } else if (file.size() > r.size() + 1 && file.starts_with(r) && file[r.size()] == '/' && r != "/") {
+        return file.substr(r.size() + 1);
+    }
+    return fs::path(file).lexically_relative(root).generic_string();
 }
 
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings) {
@@ -261,7 +268,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         if (fs::is_directory(p, ec)) {
             FoundFiles found;
             walk(p, found);
-            for (const auto& f : found.yaml) reported.insert(shown(f));
+            for (auto& f : found.yaml) reported.insert(std::move(f));
             for (auto& s : found.skipped) skipped.push_back(std::move(s));
             for (auto& d : found.problems) {
                 reported.insert(d.pos.file);
@@ -274,14 +281,15 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     }
 
     // Every record file of every root, split into references (models, accelerators, and
-    // anything outside the kinds) and rows.
+    // anything outside the kinds) and rows. A job is two words and the file's name: at a
+    // hundred thousand rows, what is kept per file is what the memory is.
     struct Job {
-        fs::path file;
-        fs::path root;
+        std::string file;
+        const fs::path* root;
+        std::string relative() const { return path_under_root(file, *root); }
     };
     std::vector<Job> reference_jobs;
     std::vector<Job> row_jobs;
-    std::set<std::string> queued;
     for (const auto& root : roots) {
         FoundFiles found;
         walk(root, found);
@@ -289,17 +297,23 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
             if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
         }
         // A named file outside a walkable tree is still loaded.
-        std::set<std::string> walked;
-        for (const auto& f : found.yaml) walked.insert(shown(f));
+        std::vector<std::string> extra;
         for (const auto& r : reported) {
-            if (walked.count(r) || problems.count(r)) continue;
-            fs::path rp(r);
-            if (records_root_for(rp).lexically_normal() == root) found.yaml.push_back(rp);
+            if (std::binary_search(found.yaml.begin(), found.yaml.end(), r) || problems.count(r)) continue;
+            if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(r);
         }
-        for (const auto& file : found.yaml) {
-            if (!queued.insert(shown(file)).second) continue;
-            (is_row_path(file, root) ? row_jobs : reference_jobs).push_back(Job{file, root});
+        for (auto& f : extra) found.yaml.push_back(std::move(f));
+        for (auto& file : found.yaml) {
+            bool row = kind_from_path(path_under_root(file, root)) == RecordKind::kv_efficiency;
+            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root});
         }
+    }
+    // A file under two named roots is checked once.
+    for (auto* jobs : {&reference_jobs, &row_jobs}) {
+        std::stable_sort(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file < b.file; });
+        jobs->erase(std::unique(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
+                    jobs->end());
+        jobs->shrink_to_fit();
     }
 
     LintResult result;
@@ -310,8 +324,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::vector<std::vector<Diagnostic>> reference_findings;
     for (const auto& job : reference_jobs) {
         std::vector<Diagnostic> own;
-        references.push_back(load_record(job.file.string(), shown(job.file),
-                                         job.file.lexically_relative(job.root).generic_string(), own));
+        references.push_back(load_record(job.file, job.file, job.relative(), own));
         reference_findings.push_back(std::move(own));
     }
     auto refs = std::make_unique<RecordSet>(std::move(references));
@@ -343,17 +356,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         try {
             for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
                 const Job& job = row_jobs[i];
-                std::string file = shown(job.file);
+                const std::string& file = job.file;
                 const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
                 if (before) {
-                    o.ids.push_back(rules::IdEntry{before->id, file, before->id_pos});
+                    o.ids.push_back(rules::IdEntry{before->id, before->id_pos});
                     o.findings.insert(o.findings.end(), before->findings.begin(), before->findings.end());
                     o.ignored.insert(o.ignored.end(), before->ignored.begin(), before->ignored.end());
                     ++o.unchanged;
                 } else {
                     std::vector<Diagnostic> own;
-                    Record r = load_record(job.file.string(), file, job.file.lexically_relative(job.root).generic_string(),
-                                           own);
+                    Record r = load_record(file, file, job.relative(), own);
                     check_record(r, *refs, std::move(own), o.findings, o.ignored);
                     o.ids.push_back(id_entry(r));
                     if (options.sink) options.sink->row(r, *refs);
@@ -385,9 +397,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     }
     for (auto& o : outputs) {
         if (o.error) std::rethrow_exception(o.error);
+    }
+    row_jobs = {};
+    std::size_t id_count = ids.size();
+    for (const auto& o : outputs) id_count += o.ids.size();
+    ids.reserve(id_count);
+    for (auto& o : outputs) {
         for (auto& d : o.findings) result.diagnostics.push_back(std::move(d));
         for (auto& d : o.ignored) result.ignored.push_back(std::move(d));
         for (auto& e : o.ids) ids.push_back(std::move(e));
+        o.ids = {};
         for (auto& r : o.kept) all.push_back(std::move(r));
         result.rows_read += o.read;
         result.rows_unchanged += o.unchanged;
@@ -408,7 +427,8 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     result.skipped = std::move(skipped);
-    result.files.assign(reported.begin(), reported.end());
+    result.files.reserve(reported.size());
+    while (!reported.empty()) result.files.push_back(std::move(reported.extract(reported.begin()).value()));
     return result;
 }
 

@@ -78,8 +78,12 @@ struct LintResult {
 /// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.
 std::filesystem::path records_root_for(const std::filesystem::path& path);
 
-/// The record files (.yaml) under `root`, sorted, as lint_paths finds them.
-std::vector<std::filesystem::path> record_files(const std::filesystem::path& root);
+/// The record files (.yaml) under `root`, sorted, as lint_paths finds them: each as it is
+/// shown in findings (lexically normal, '/'-separated).
+std::vector<std::string> record_files(const std::filesystem::path& root);
+
+/// `file` (as record_files gives it) relative to `root`, '/'-separated: "models/x.yaml".
+std::string path_under_root(const std::string& file, const std::filesystem::path& root);
 
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
 LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});

@@ -15,8 +15,7 @@ void id_matches_path(const Record& r, const RecordSet& refs, std::vector<Diagnos
 /// One id as the lint saw it, for the uniqueness check.
 struct IdEntry {
     std::string id;
-    std::string file;
-    Position pos;
+    Position pos;  ///< where the id is written; pos.file is the record's file
 };
 void ids_are_unique(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& out);
 void model_layers_agree(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);

@@ -18,21 +18,27 @@ void id_matches_path(const Record& r, const RecordSet& set, std::vector<Diagnost
 void ids_are_unique(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& out) {
     // Every record that shares an id is told about the others: which copy is the
     // intended one is for the author to say, not for the sort order of file names.
-    std::map<std::string_view, std::vector<const IdEntry*>> by_id;
+    // Sorted pointers, not a map of lists: a hundred thousand ids cost one vector.
+    std::vector<const IdEntry*> sorted;
+    sorted.reserve(ids.size());
     for (const auto& e : ids) {
-        if (!e.id.empty()) by_id[e.id].push_back(&e);
+        if (!e.id.empty()) sorted.push_back(&e);
     }
-    for (const auto& [id, entries] : by_id) {
-        if (entries.size() < 2) continue;
-        for (const IdEntry* e : entries) {
-            std::string others;
-            for (const IdEntry* o : entries) {
-                if (o == e) continue;
-                if (!others.empty()) others += ", ";
-                others += o->file;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const IdEntry* a, const IdEntry* b) { return a->id < b->id; });
+    for (auto first = sorted.begin(); first != sorted.end();) {
+        auto last = std::find_if(first, sorted.end(), [&](const IdEntry* e) { return e->id != (*first)->id; });
+        if (last - first >= 2) {
+            for (auto e = first; e != last; ++e) {
+                std::string others;
+                for (auto o = first; o != last; ++o) {
+                    if (o == e) continue;
+                    if (!others.empty()) others += ", ";
+                    others += (*o)->pos.file;
+                }
+                out.push_back(diag::duplicate_id((*e)->pos, (*e)->id, others));
             }
-            out.push_back(diag::duplicate_id(e->pos, std::string(id), others));
         }
+        first = last;
     }
 }
 
