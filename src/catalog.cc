@@ -1,12 +1,18 @@
 #include "catalog.h"
 
+#include <algorithm>
 #include <array>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -162,6 +168,94 @@ bool only_whitespace_or_comments(const char* tail) {
     return true;
 }
 
+/// A modification time, ordered.
+struct MTime {
+    std::int64_t sec = 0;
+    std::int64_t nsec = 0;
+    auto operator<=>(const MTime&) const = default;
+};
+
+MTime mtime_of(const struct stat& st) { return MTime{st.st_mtim.tv_sec, st.st_mtim.tv_nsec}; }
+
+/// The newest modification time under a folder (the folder, every entry, links followed
+/// for the time but never walked into), and whose it is. Every query asks this of every
+/// record file, so each folder is read once, each entry is stated relative to its open
+/// folder (no path is looked up again), and folders are shared out over every core.
+struct Newest {
+    MTime time;
+    std::string path;
+};
+
+struct Folder {
+    std::string path;
+    int depth = 0;
+};
+
+/// Reads one folder: the newest of its entries goes to `newest`, its subfolders to `found`.
+void scan_folder(const Folder& folder, Newest& newest, std::vector<Folder>& found) {
+    int fd = ::open(folder.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR* dir = ::fdopendir(fd);
+    if (!dir) {
+        ::close(fd);
+        return;
+    }
+    while (dirent* entry = ::readdir(dir)) {
+        const char* name = entry->d_name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        struct stat st {};
+        if (::fstatat(::dirfd(dir), name, &st, 0) != 0) continue;  // vanished, or a dangling link
+        if (mtime_of(st) > newest.time) {
+            newest.time = mtime_of(st);
+            newest.path = folder.path + "/" + name;
+        }
+        bool is_dir = entry->d_type == DT_DIR;
+        if (entry->d_type == DT_UNKNOWN) {
+            struct stat own {};
+            is_dir = ::fstatat(::dirfd(dir), name, &own, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(own.st_mode);
+        }
+        if (is_dir && folder.depth < 64) found.push_back(Folder{folder.path + "/" + name, folder.depth + 1});
+    }
+    ::closedir(dir);
+}
+
+Newest newest_under(const fs::path& root) {
+    Newest newest;
+    struct stat st {};
+    if (::stat(root.c_str(), &st) != 0) return newest;
+    newest = Newest{mtime_of(st), root.string()};
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Folder> queue{Folder{root.string(), 0}};
+    int busy = 0;
+    auto work = [&] {
+        Newest mine = newest;
+        std::vector<Folder> found;
+        std::unique_lock lock(mutex);
+        for (;;) {
+            changed.wait(lock, [&] { return !queue.empty() || busy == 0; });
+            if (queue.empty()) break;  // and nobody is reading a folder that could add more
+            Folder folder = std::move(queue.back());
+            queue.pop_back();
+            ++busy;
+            lock.unlock();
+            found.clear();
+            scan_folder(folder, mine, found);
+            lock.lock();
+            for (auto& f : found) queue.push_back(std::move(f));
+            --busy;
+            changed.notify_all();
+        }
+        if (mine.time > newest.time) newest = std::move(mine);
+    };
+    unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return newest;
+}
+
 }  // namespace
 
 std::span<const ColumnInfo> kv_row_columns() { return kColumns; }
@@ -193,21 +287,11 @@ std::optional<std::string> catalog_staleness(const fs::path& db_path, const fs::
         return fmt::format("{} has schema version {}; this kvcat writes version {}", db_path.string(), version,
                            kCatalogSchemaVersion);
     }
-    auto db_time = fs::last_write_time(db_path, ec);
-    if (ec) return fmt::format("cannot read the time of {}", db_path.string());
-    auto newest = fs::last_write_time(records_root, ec);
-    fs::path newest_path = records_root;
-    for (fs::recursive_directory_iterator it(records_root, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec)) {
-        std::error_code tec;
-        auto t = it->last_write_time(tec);
-        if (!tec && t > newest) {
-            newest = t;
-            newest_path = it->path();
-        }
-    }
-    if (newest > db_time) {
-        return fmt::format("{} is newer than the catalog", newest_path.string());
+    struct stat db_stat {};
+    if (::stat(db_path.c_str(), &db_stat) != 0) return fmt::format("cannot read the time of {}", db_path.string());
+    Newest newest = newest_under(records_root);
+    if (newest.time > mtime_of(db_stat)) {
+        return fmt::format("{} is newer than the catalog", newest.path);
     }
     return std::nullopt;
 }

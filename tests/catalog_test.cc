@@ -148,6 +148,31 @@ TEST_F(CatalogTest, StalenessFollowsTheRecords) {
     auto why = catalog_staleness(db_, records);
     ASSERT_TRUE(why);
     EXPECT_NE(why->find("qwen3.5-27b.yaml"), std::string::npos) << *why;
+
+    // Deep in a folder the walk shares out: the newest file is found, whichever core reads it.
+    fs::last_write_time(records / "models" / "qwen3.5-27b.yaml", fs::last_write_time(db_) - std::chrono::seconds(5));
+    build_catalog(lint_paths({records}).records, db_);
+    ASSERT_FALSE(catalog_staleness(db_, records));
+    fs::path deep = records / "kv-efficiency" / "a" / "b" / "c";
+    fs::create_directories(deep);
+    for (int i = 0; i < 50; ++i) std::ofstream(deep / ("note-" + std::to_string(i) + ".txt")) << i;
+    fs::path newest = records / "kv-efficiency" / "a" / "b" / "row.yaml";
+    std::ofstream(newest) << "id: x\n";
+    auto old_time = fs::last_write_time(db_) - std::chrono::seconds(60);
+    for (const auto& e : fs::recursive_directory_iterator(records)) fs::last_write_time(e.path(), old_time);
+    fs::last_write_time(records, old_time);
+    EXPECT_FALSE(catalog_staleness(db_, records));
+    fs::last_write_time(newest, fs::last_write_time(db_) + std::chrono::seconds(5));
+    why = catalog_staleness(db_, records);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("a/b/row.yaml"), std::string::npos) << *why;
+    // A record removed changes its folder's time, and that is enough.
+    fs::last_write_time(newest, old_time);
+    ASSERT_FALSE(catalog_staleness(db_, records));
+    fs::remove(deep / "note-7.txt");
+    why = catalog_staleness(db_, records);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("a/b/c"), std::string::npos) << *why;
 }
 
 TEST_F(CatalogTest, MissingCatalogIsAClearError) {
