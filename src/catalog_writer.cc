@@ -4,9 +4,13 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -461,6 +465,36 @@ BuildStats build_catalog(const RecordSet& records, const fs::path& db_path) {
     return writer.commit();
 }
 
+namespace {
+
+/// The common case of an incremental build, answered without building any index: the
+/// catalog's files, in path order, are exactly `files` (sorted the same way, bytewise) and
+/// every one has the size and modification time recorded for it.
+bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::string>& files) {
+    sqlite3* db = previous.getHandle();
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT path, size, mtime_ns FROM files ORDER BY path", -1, &raw, nullptr) != SQLITE_OK) {
+        sqlite3_finalize(raw);
+        return false;
+    }
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> stmt(raw, sqlite3_finalize);
+    std::size_t i = 0;
+    while (sqlite3_step(raw) == SQLITE_ROW) {
+        if (i == files.size()) return false;
+        auto text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+        std::string_view path(text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(raw, 0)));
+        if (path != files[i]) return false;
+        auto stamp = stamp_of(fs::path(files[i]));
+        if (!stamp || stamp->size != sqlite3_column_int64(raw, 1) || stamp->mtime_ns != sqlite3_column_int64(raw, 2)) {
+            return false;
+        }
+        ++i;
+    }
+    return i == files.size();
+}
+
+}  // namespace
+
 BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     BuildPlan plan;
     std::error_code ec;
@@ -484,6 +518,13 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             return plan;
         }
     }
+    const std::vector<std::string> files = record_files(records_root);
+    if (every_stamp_matches(previous, files)) {
+        plan.incremental = true;
+        plan.up_to_date = true;
+        plan.reason = "nothing changed";
+        return plan;
+    }
     struct Known {
         std::string id;
         std::string kind;
@@ -492,8 +533,12 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         int id_line = 0;
         int id_column = 0;
     };
-    std::map<std::string, Known> known;
+    // Hashed, not ordered: a hundred thousand paths that share their first thirty bytes make
+    // every comparison in a tree long.
+    std::unordered_map<std::string, Known> known;
     {
+        SQLite::Statement count(previous, "SELECT count(*) FROM files");
+        if (count.executeStep()) known.reserve(static_cast<std::size_t>(count.getColumn(0).getInt64()));
         SQLite::Statement q(previous, "SELECT path, id, kind, size, mtime_ns, hash, id_line, id_column FROM files");
         while (q.executeStep()) {
             known.emplace(q.getColumn(0).getString(),
@@ -505,10 +550,11 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
 
     std::set<std::string> changed_ids;  // models and accelerators added, edited or removed
     std::set<std::string> dirty_rows;   // row files to read and check again
-    std::map<std::string, FileStamp> current_rows;
-    std::set<std::string> seen;
+    std::vector<std::pair<std::string, FileStamp>> current_rows;  // in file order
+    std::unordered_set<std::string_view> seen;
     bool touched = false;
-    for (const auto& shown : record_files(records_root)) {
+    seen.reserve(files.size());
+    for (const auto& shown : files) {
         seen.insert(shown);
         std::string relative = path_under_root(shown, records_root);
         bool is_row = kind_from_path(relative) == RecordKind::kv_efficiency;
@@ -535,7 +581,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
                 if (old != known.end()) changed_ids.insert(old->second.id);
             }
         }
-        if (is_row && stamp) current_rows[shown] = *stamp;
+        if (is_row && stamp) current_rows.emplace_back(shown, *stamp);
     }
     for (const auto& [path, k] : known) {
         if (seen.count(path)) continue;

@@ -89,53 +89,65 @@ struct FoundFiles {
 
 std::string shown(const fs::path& p) { return p.lexically_normal().generic_string(); }
 
-void walk_into(const fs::path& dir, FoundFiles& found, int depth) {
+/// `dir_shown` is `dir` as shown (lexically normal, '/'-separated); a child's shown name is
+/// built from it with one append instead of normalising every path again.
+void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& found, int depth) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) {
         // An unreadable folder is a finding: its records would otherwise go unchecked in silence.
-        found.problems.push_back(diag::file_unreadable(shown(dir), ec.message()));
+        found.problems.push_back(diag::file_unreadable(dir_shown, ec.message()));
         return;
     }
     if (depth > 64) {
-        found.problems.push_back(diag::file_unreadable(shown(dir), "folders nested more than 64 deep"));
+        found.problems.push_back(diag::file_unreadable(dir_shown, "folders nested more than 64 deep"));
         return;
     }
     for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
-            found.problems.push_back(diag::file_unreadable(shown(dir), ec.message()));
+            found.problems.push_back(diag::file_unreadable(dir_shown, ec.message()));
             return;
         }
         const fs::path& p = it->path();
+        const std::string& native = p.native();
+        std::string_view name(native);
+        name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
+        std::string child_shown;
+        if (dir_shown != ".") {
+            child_shown.reserve(dir_shown.size() + 1 + name.size());
+            child_shown = dir_shown;
+            if (!child_shown.ends_with('/')) child_shown += '/';
+        }
+        child_shown.append(name);
         std::error_code sec;
-        bool yaml_name = p.extension() == ".yaml";
+        bool yaml_name = name.size() > 5 && name.ends_with(".yaml");
         bool link = it->is_symlink(sec);
         if (it->is_directory(sec)) {
             if (yaml_name) {
                 found.problems.push_back(
-                    diag::file_unreadable(shown(p), "a directory named like a record; a record is a file"));
+                    diag::file_unreadable(child_shown, "a directory named like a record; a record is a file"));
             } else if (link) {
-                found.skipped.push_back(shown(p));  // links to folders are not followed: no loops
+                found.skipped.push_back(std::move(child_shown));  // links to folders are not followed: no loops
             } else {
-                walk_into(p, found, depth + 1);
+                walk_into(p, child_shown, found, depth + 1);
             }
             continue;
         }
         if (!yaml_name) {
-            found.skipped.push_back(shown(p));
+            found.skipped.push_back(std::move(child_shown));
             continue;
         }
         if (!it->is_regular_file(sec)) {
             found.problems.push_back(diag::file_unreadable(
-                shown(p), sec ? sec.message() : std::string("not a regular file (a dangling link?)")));
+                child_shown, sec ? sec.message() : std::string("not a regular file (a dangling link?)")));
             continue;
         }
-        found.yaml.push_back(shown(p));
+        found.yaml.push_back(std::move(child_shown));
     }
 }
 
 void walk(const fs::path& dir, FoundFiles& found) {
-    walk_into(dir, found, 0);
+    walk_into(dir, shown(dir), found, 0);
     std::sort(found.yaml.begin(), found.yaml.end());
 }
 
