@@ -113,7 +113,7 @@ public:
     }
 
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-        out_.push_back(diag::alias(source_.position(to_mark(mark))));
+        report_anchor(mark);
         YamlNode node;
         node.mark = to_mark(mark);
         attach(std::move(node));
@@ -210,9 +210,17 @@ private:
 
     void report_anchor(const YAML::Mark& mark) {
         Mark m = to_mark(mark);
-        if (m.offset != last_anchor_report_) {
+        if (m.offset == last_anchor_report_) return;
+        last_anchor_report_ = m.offset;
+        // A megabyte of "*a, *a, ..." is one mistake, not a quarter of a million findings.
+        ++anchors_seen_;
+        if (anchors_seen_ <= kAnchorReports) {
             out_.push_back(diag::alias(source_.position(m)));
-            last_anchor_report_ = m.offset;
+        } else if (anchors_seen_ == kAnchorReports + 1) {
+            Diagnostic more = diag::alias(source_.position(m));
+            more.message = fmt::format("more anchors and aliases from here on; only the first {} are reported",
+                                       kAnchorReports);
+            out_.push_back(std::move(more));
         }
     }
 
@@ -274,6 +282,8 @@ private:
     std::vector<Frame> stack_;
     std::optional<YamlNode> root_;
     std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
+    static constexpr int kAnchorReports = 20;
+    int anchors_seen_ = 0;
 };
 
 /// Stops at the start of a further document: it is reported, never walked.

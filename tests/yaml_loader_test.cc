@@ -143,6 +143,21 @@ TEST(YamlLoader, ControlCharactersSpelledAsEscapesAreRefusedAtTheScalar) {
     }
 }
 
+TEST(YamlLoader, AThousandAliasesAreTwentyFindingsAndASummary) {
+    std::string text = "id: a\nx: &v 1\nlist:\n";
+    for (int i = 0; i < 1000; ++i) text += "  - *v\n";
+    auto y = load_yaml("f.yaml", text);
+    std::vector<const Diagnostic*> aliases;
+    for (const auto& d : y.diagnostics) {
+        if (d.rule == "yaml-alias") aliases.push_back(&d);
+    }
+    ASSERT_EQ(aliases.size(), 21u);
+    EXPECT_EQ(aliases[0]->pos.line, 2);   // the anchor
+    EXPECT_EQ(aliases[1]->pos.line, 4);   // the first alias
+    EXPECT_EQ(aliases[20]->pos.line, 23);  // the 21st: where the reports stop
+    EXPECT_NE(aliases[20]->message.find("only the first 20 are reported"), std::string::npos) << aliases[20]->message;
+}
+
 TEST(YamlLoader, CrlfLineEndsKeepPositions) {
     auto y = load_yaml("f.yaml", "id: a\r\nx: |\r\n  one\r\n  two\r\ny: 5\r\n");
     ASSERT_TRUE(y.root);
