@@ -89,6 +89,20 @@ struct FoundFiles {
 
 std::string shown(const fs::path& p) { return p.lexically_normal().generic_string(); }
 
+/// What a directory entry named like a record is, when it is not a regular file.
+std::string what_it_is(const fs::directory_entry& entry) {
+    std::error_code ec;
+    auto st = entry.status(ec);  // follows a link
+    if (entry.is_symlink(ec) && !fs::exists(st)) return "a link to nothing: what it names does not exist";
+    switch (st.type()) {
+        case fs::file_type::fifo: return "a FIFO (named pipe), not a record file";
+        case fs::file_type::socket: return "a socket, not a record file";
+        case fs::file_type::block:
+        case fs::file_type::character: return "a device, not a record file";
+        default: return "not a regular file";
+    }
+}
+
 /// `dir_shown` is `dir` as shown (lexically normal, '/'-separated); a child's shown name is
 /// built from it with one append instead of normalising every path again.
 void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& found, int depth) {
@@ -138,8 +152,9 @@ void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& fo
             continue;
         }
         if (!it->is_regular_file(sec)) {
-            found.problems.push_back(diag::file_unreadable(
-                child_shown, sec ? sec.message() : std::string("not a regular file (a dangling link?)")));
+            bool dangling = link && sec == std::errc::no_such_file_or_directory;
+            found.problems.push_back(
+                diag::file_unreadable(child_shown, sec && !dangling ? sec.message() : what_it_is(*it)));
             continue;
         }
         found.yaml.push_back(std::move(child_shown));
