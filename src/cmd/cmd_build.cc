@@ -1,5 +1,6 @@
 #include <chrono>
 #include <functional>
+#include <future>
 #include <iostream>
 
 #include <unistd.h>
@@ -123,6 +124,41 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records) {
     }
     spdlog::info("building the catalog: {}", *stale);
     return lint_and_build(db, {records}, false);
+}
+
+std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
+                                        const std::function<Table()>& read, int& code) {
+    std::error_code ec;
+    if (!std::filesystem::exists(db, ec)) {
+        code = ensure_fresh_catalog(db, records);
+        if (code != ExitCode::ok) return std::nullopt;
+        return read();
+    }
+    auto check = std::async(std::launch::async, [&] { return catalog_staleness(db, records); });
+    std::optional<Table> early;
+    std::exception_ptr early_error;
+    try {
+        early = read();
+    } catch (...) {
+        early_error = std::current_exception();
+    }
+    std::optional<std::string> stale;
+    try {
+        stale = check.get();
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());  // a foreign or unreadable catalog: this error comes first
+        code = ExitCode::failure;
+        return std::nullopt;
+    }
+    if (!stale) {
+        if (early_error) std::rethrow_exception(early_error);
+        code = ExitCode::ok;
+        return early;
+    }
+    // Stale: what was read is dropped unseen; build, then read the new catalog.
+    code = ensure_fresh_catalog(db, records);
+    if (code != ExitCode::ok) return std::nullopt;
+    return read();
 }
 
 namespace {

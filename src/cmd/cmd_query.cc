@@ -46,9 +46,11 @@ int run_query(const QueryOptions& options) {
         spec.descending = options.descending;
         BoundSql bound = build_query_sql(spec);
         auto format = parse_table_format(options.format);
-        if (int code = ensure_fresh_catalog(options.db, options.records); code != ExitCode::ok) return code;
-        Table table = run_read_only(options.db, bound.sql, bound.parameters);
-        std::cout << render_table(table, *format, RenderOptions{stdout_terminal_width()});
+        int code = ExitCode::ok;
+        auto table = read_fresh_catalog(options.db, options.records,
+                                        [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code);
+        if (!table) return code;
+        std::cout << render_table(*table, *format, RenderOptions{stdout_terminal_width()});
         return ExitCode::ok;
     } catch (const FilterError& e) {
         spdlog::error("{}", e.what());

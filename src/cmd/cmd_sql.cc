@@ -24,11 +24,13 @@ struct SqlOptions {
 
 int run_sql(const SqlOptions& options) {
     try {
-        if (int code = ensure_fresh_catalog(options.db, options.records); code != ExitCode::ok) return code;
         QueryLimits limits;
         if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
-        Table table = run_read_only(options.db, options.sql, {}, limits);
-        std::cout << render_table(table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
+        int code = ExitCode::ok;
+        auto table = read_fresh_catalog(options.db, options.records,
+                                        [&] { return run_read_only(options.db, options.sql, {}, limits); }, code);
+        if (!table) return code;
+        std::cout << render_table(*table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
         return ExitCode::ok;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
