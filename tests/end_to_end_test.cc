@@ -10,50 +10,24 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog.h"
+#include "kvcat_runner.h"
 #include "test_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'') q += "'\\''";
-        else q += c;
-    }
-    return q + "'";
-}
+using kvcat::test::Outcome;
 
 std::string slurp(const fs::path& p) { return kvcat::test::read_file(p); }
 
 class EndToEnd : public ::testing::Test {
 protected:
-    void SetUp() override {
-        fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir_ / "records", fs::copy_options::recursive);
-    }
+    /// Runs kvcat with `args` in a scratch directory holding a copy of records/.
+    Outcome kvcat(const std::vector<std::string>& args) { return runner_.run(args); }
 
-    /// Runs kvcat with `args` in the test's directory.
-    Outcome kvcat(const std::vector<std::string>& args) {
-        std::string cmd = "cd " + quote(dir_.string()) + " && " + quote(KVCAT_BINARY);
-        for (const auto& a : args) cmd += " " + quote(a);
-        cmd += " >" + quote((dir_ / "stdout").string()) + " 2>" + quote((dir_ / "stderr").string()) + " </dev/null";
-        Outcome r;
-        int raw = std::system(cmd.c_str());
-        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-        r.out = slurp(dir_ / "stdout");
-        r.err = slurp(dir_ / "stderr");
-        return r;
-    }
-
-    kvcat::test::TempDir tmp_;
-    fs::path dir_ = tmp_.path();
+    kvcat::test::KvcatRunner runner_;
+    fs::path dir_ = runner_.dir();
 };
 
 TEST_F(EndToEnd, HeadlineQueryBuildsTheCatalogAndReturnsOneRow) {

@@ -18,6 +18,7 @@
 
 #include "lint.h"
 #include "skeleton.h"
+#include "kvcat_runner.h"
 #include "test_util.h"
 
 namespace {
@@ -344,37 +345,15 @@ TEST(Skeleton, AnIdMustMatchItsContext) {
 
 // ---- the binary ------------------------------------------------------------------------------
 
-struct Outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) {
-        if (c == '\'') q += "'\\''";
-        else q += c;
-    }
-    return q + "'";
-}
+using kvcat::test::Outcome;
 
 class NewCli : public ::testing::Test {
 protected:
-    void SetUp() override { kvcat::test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", dir_ / "records"); }
-    Outcome kvcat(const std::vector<std::string>& args) {
-        std::string cmd = "cd " + quote(dir_.string()) + " && " + quote(KVCAT_BINARY);
-        for (const auto& a : args) cmd += " " + quote(a);
-        cmd += " >" + quote((dir_ / "stdout").string()) + " 2>" + quote((dir_ / "stderr").string()) + " </dev/null";
-        Outcome r;
-        int raw = std::system(cmd.c_str());
-        r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-        r.out = read_file(dir_ / "stdout");
-        r.err = read_file(dir_ / "stderr");
-        return r;
-    }
-    TempDir tmp_;
-    fs::path dir_ = tmp_.path();
+    /// Runs kvcat with `args` in a scratch directory holding a copy of records/.
+    Outcome kvcat(const std::vector<std::string>& args) { return runner_.run(args); }
+
+    kvcat::test::KvcatRunner runner_;
+    fs::path dir_ = runner_.dir();
 };
 
 TEST_F(NewCli, WritesASkeletonThatFailsOnlyOnTheHumanFields) {
