@@ -1,5 +1,8 @@
 #include "records.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace kvcat {
@@ -230,6 +233,24 @@ Position Record::where_key(std::string_view dotted) const {
         }
     }
     return where(dotted);
+}
+
+std::optional<std::pair<std::string, std::int64_t>> context_tag_of_id(const std::string& id) {
+    auto dash = id.rfind('-');
+    auto slash = id.rfind('/');
+    if (dash == std::string::npos || (slash != std::string::npos && dash < slash)) return std::nullopt;
+    std::string tag = id.substr(dash + 1);
+    if (tag.size() < 2) return std::nullopt;
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
+    std::string digits = tag.substr(0, tag.size() - 1);
+    if (digits.empty() || digits.size() > 6 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        return std::nullopt;
+    }
+    std::int64_t n = std::stoll(digits);
+    if (unit == 'k') return std::make_pair(tag, n * 1024);
+    if (unit == 'm') return std::make_pair(tag, n * 1024 * 1024);
+    return std::nullopt;
 }
 
 std::optional<RecordKind> kind_from_path(std::string_view relative_path) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,6 +159,11 @@ struct Record {
     /// The position of the key at a dotted path (for a value that is absent or null).
     Position where_key(std::string_view dotted) const;
 };
+
+/// The context tag at the end of an id and the tokens it names: "...-64k" -> {"64k", 65536},
+/// "...-1m" -> {"1m", 1048576}; nullopt when the id ends in no such tag. The id-context-tag
+/// rule and `kvcat new` read ids with this.
+std::optional<std::pair<std::string, std::int64_t>> context_tag_of_id(const std::string& id);
 
 /// The kind a path under records/ implies ("models/x.yaml" -> model), or nullopt.
 std::optional<RecordKind> kind_from_path(std::string_view relative_path);

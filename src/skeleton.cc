@@ -26,25 +26,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
     return out;
 }
 
-/// Tokens an id's trailing tag names, as the id-context-tag rule reads it: "-64k", "-1m".
-std::optional<std::int64_t> tag_tokens(const std::string& id) {
-    auto dash = id.rfind('-');
-    auto slash = id.rfind('/');
-    if (dash == std::string::npos || (slash != std::string::npos && dash < slash)) return std::nullopt;
-    std::string tag = id.substr(dash + 1);
-    if (tag.size() < 2) return std::nullopt;
-    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
-    std::string digits = tag.substr(0, tag.size() - 1);
-    if (digits.empty() || digits.size() > 6 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-        return std::nullopt;
-    }
-    std::int64_t n = std::stoll(digits);
-    if (unit == 'k') return n * 1024;
-    if (unit == 'm') return n * kMi;
-    return std::nullopt;
-}
-
 /// "models/x" from "x"; other kinds' prefixes are kept for the caller to refuse.
 std::string with_folder(const std::string& id, std::string_view folder) {
     if (id.find('/') != std::string::npos) return id;
@@ -175,10 +156,10 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
                                        id, default_kv_id(opt.engine, model_id, dtype->name, opt.context)));
         return out;
     }
-    if (auto tokens = tag_tokens(id); tokens && *tokens != opt.context) {
+    if (auto tag = context_tag_of_id(id); tag && tag->second != opt.context) {
         problems.push_back(fmt::format("id '{}' ends in a tag for {} tokens, but --context is {}; the lint's "
                                        "id-context-tag rule would warn. End the id with -{}",
-                                       id, group_thousands(*tokens), group_thousands(opt.context),
+                                       id, group_thousands(tag->second), group_thousands(opt.context),
                                        context_tag(opt.context)));
         return out;
     }

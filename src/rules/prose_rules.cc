@@ -51,25 +51,6 @@ std::optional<std::vector<Rational>> structured_factors(const KvBasis& b) {
     return out;
 }
 
-/// Tokens an id's trailing context tag names: "-64k" -> 65536, "-1m" -> 1048576.
-std::optional<std::pair<std::string, std::int64_t>> context_tag(const std::string& id) {
-    auto dash = id.rfind('-');
-    auto slash = id.rfind('/');
-    if (dash == std::string::npos || (slash != std::string::npos && dash < slash)) return std::nullopt;
-    std::string tag = id.substr(dash + 1);
-    if (tag.size() < 2) return std::nullopt;
-    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
-    std::string digits = tag.substr(0, tag.size() - 1);
-    if (digits.empty() || digits.size() > 6 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-        return std::nullopt;
-    }
-    std::int64_t n = std::stoll(digits);
-    if (unit == 'k') return std::make_pair(tag, n * 1024);
-    if (unit == 'm') return std::make_pair(tag, n * 1024 * 1024);
-    return std::nullopt;
-}
-
 }  // namespace
 
 void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
@@ -152,7 +133,7 @@ void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<
 
 void id_context_tag_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->context_length || r.id.empty()) return;
-    auto tag = context_tag(r.id);
+    auto tag = context_tag_of_id(r.id);
     if (!tag || tag->second == *r.kv->context_length) return;
     out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
                                        group_thousands(*r.kv->context_length)));
