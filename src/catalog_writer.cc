@@ -556,7 +556,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     seen.reserve(files.size());
     for (const auto& shown : files) {
         seen.insert(shown);
-        std::string relative = path_under_root(shown, records_root);
+        std::string relative = path_under_root(shown, root);
         bool is_row = kind_from_path(relative) == RecordKind::kv_efficiency;
         std::string path_id = relative.ends_with(".yaml") ? relative.substr(0, relative.size() - 5) : relative;
         fs::path file(shown);

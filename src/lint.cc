@@ -241,16 +241,16 @@ std::vector<std::string> record_files(const fs::path& root) {
     return std::move(found.yaml);
 }
 
-std::string path_under_root(const std::string& file, const fs::path& root) {
+std::string path_under_root(const std::string& file, std::string_view root_shown) {
     // The common case without building paths: the file is spelled under the root's spelling.
-    std::string r = root.lexically_normal().generic_string();
-    while (r.size() > 1 && r.back() == '/') r.pop_back();
+    std::string_view r = root_shown;
+    while (r.size() > 1 && r.back() == '/') r.remove_suffix(1);
     if (r == ".") {
         if (!file.starts_with("../") && !file.starts_with('/') && file != "..") return file;
     } else if (file.size() > r.size() + 1 && file.starts_with(r) && file[r.size()] == '/' && r != "/") {
         return file.substr(r.size() + 1);
     }
-    return fs::path(file).lexically_relative(root).generic_string();
+    return fs::path(file).lexically_relative(fs::path(root_shown)).generic_string();
 }
 
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings) {
@@ -312,12 +312,15 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     // hundred thousand rows, what is kept per file is what the memory is.
     struct Job {
         std::string file;
-        const fs::path* root;
+        const std::string* root;  ///< its root as shown, in root_names
         std::string relative() const { return path_under_root(file, *root); }
     };
     std::vector<Job> reference_jobs;
     std::vector<Job> row_jobs;
+    std::vector<std::string> root_names;
+    root_names.reserve(roots.size());  // the jobs point into it
     for (const auto& root : roots) {
+        const std::string& root_name = root_names.emplace_back(shown(root));
         FoundFiles found;
         walk(root, found);
         for (auto& d : found.problems) {
@@ -331,8 +334,8 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         }
         for (auto& f : extra) found.yaml.push_back(std::move(f));
         for (auto& file : found.yaml) {
-            bool row = kind_from_path(path_under_root(file, root)) == RecordKind::kv_efficiency;
-            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root});
+            bool row = kind_from_path(path_under_root(file, root_name)) == RecordKind::kv_efficiency;
+            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root_name});
         }
     }
     // A file under two named roots is checked once.

@@ -82,8 +82,10 @@ std::filesystem::path records_root_for(const std::filesystem::path& path);
 /// shown in findings (lexically normal, '/'-separated).
 std::vector<std::string> record_files(const std::filesystem::path& root);
 
-/// `file` (as record_files gives it) relative to `root`, '/'-separated: "models/x.yaml".
-std::string path_under_root(const std::string& file, const std::filesystem::path& root);
+/// `file` (as record_files gives it) relative to a records root given as shown (lexically
+/// normal, '/'-separated), '/'-separated: "models/x.yaml". Callers name the root once per
+/// walk, not once per file.
+std::string path_under_root(const std::string& file, std::string_view root_shown);
 
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
 LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});
