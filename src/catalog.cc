@@ -177,10 +177,7 @@ struct MTime {
 
 MTime mtime_of(const struct stat& st) { return MTime{st.st_mtim.tv_sec, st.st_mtim.tv_nsec}; }
 
-/// The newest modification time under a folder (the folder, every entry, links followed
-/// for the time but never walked into), and whose it is. Every query asks this of every
-/// record file, so each folder is read once, each entry is stated relative to its open
-/// folder (no path is looked up again), and folders are shared out over every core.
+/// A modification time and whose it is.
 struct Newest {
     MTime time;
     std::string path;
@@ -219,17 +216,21 @@ void scan_folder(const Folder& folder, Newest& newest, std::vector<Folder>& foun
     ::closedir(dir);
 }
 
+/// The newest modification time under a folder (the folder, every entry, links followed
+/// for the time but never walked into), and whose it is. Every query asks this of every
+/// record file, so each folder is read once, each entry is stated relative to its open
+/// folder (no path is looked up again), and folders are shared out over every core.
 Newest newest_under(const fs::path& root) {
-    Newest newest;
     struct stat st {};
-    if (::stat(root.c_str(), &st) != 0) return newest;
-    newest = Newest{mtime_of(st), root.string()};
+    if (::stat(root.c_str(), &st) != 0) return Newest{};
+    const Newest start{mtime_of(st), root.string()};
+    Newest newest = start;  // written by each worker as it finishes, under the lock
     std::mutex mutex;
     std::condition_variable changed;
     std::vector<Folder> queue{Folder{root.string(), 0}};
     int busy = 0;
     auto work = [&] {
-        Newest mine = newest;
+        Newest mine = start;
         std::vector<Folder> found;
         std::unique_lock lock(mutex);
         for (;;) {
