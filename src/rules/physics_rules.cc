@@ -54,13 +54,25 @@ std::string per_request_terms(const PointPhysics& p, const MeasurementPoint& poi
 void tps_within_roofline(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
     for (const auto& point : r.kv->points) {
-        if (!point.tps_exact) continue;
+        if (!point.tps_exact && !point.total_tps_exact) continue;
         try {
             auto p = physics_of(set, *r.kv, point);
             if (!p) return;
             Roofline roof = batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state,
                                            point.concurrency);
-            if (*point.tps_exact > roof.ceiling_tps) {
+            // Requests decoding together share each step: their total is at most concurrency x
+            // what each can reach.
+            Rational total_ceiling = roof.ceiling_tps * Rational(point.concurrency);
+            if (point.total_tps_exact && *point.total_tps_exact > total_ceiling) {
+                std::string how = fmt::format("{} requests x {} GB/s / ({} bytes of {} + {})", point.concurrency,
+                                              p->accelerator->memory_bandwidth_gb_s_exact->to_display(),
+                                              group_thousands(roof.weights.floor()), p->weights.label,
+                                              per_request_terms(*p, point));
+                out.push_back(diag::above_roofline(r.where(point.key("measured_total_tps_at_ctx")),
+                                                   point.total_tps_exact->to_display(), two_decimals(total_ceiling),
+                                                   how, "measured_total_tps_at_ctx"));
+            }
+            if (point.tps_exact && *point.tps_exact > roof.ceiling_tps) {
                 std::string how = fmt::format("{} GB/s / ({} bytes of {} + {})",
                                               p->accelerator->memory_bandwidth_gb_s_exact->to_display(),
                                               group_thousands(roof.weights.floor()), p->weights.label,
