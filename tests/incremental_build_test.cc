@@ -79,7 +79,7 @@ Built build(const fs::path& root, const fs::path& db, bool incremental) {
     EXPECT_FALSE(has_errors(b.lint.diagnostics));
     if (b.plan.incremental) writer.copy_unchanged(b.plan.unchanged_stamps);
     writer.set_findings(b.lint.diagnostics, b.lint.ignored);
-    writer.set_meta("records_root", root.lexically_normal().generic_string());
+    writer.set_built_from(root);
     b.stats = writer.commit();
     return b;
 }
