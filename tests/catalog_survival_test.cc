@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -356,6 +357,40 @@ TEST_F(CatalogSurvival, AFileRemovedIsBuiltForOnceNotOnEveryQuery) {
     EXPECT_NE(kvcat::test::read_file(err_).find("building the catalog"), std::string::npos);
     ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0);
     EXPECT_EQ(kvcat::test::read_file(err_), "") << "the second query after a removal built again";
+}
+
+TEST_F(CatalogSurvival, CommitSyncsTheNewCatalogBeforeRenamingIt) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "a preload library cannot come before the AddressSanitizer runtime";
+#else
+    // tests/sync_log_shim.cc logs every fsync and rename the build makes, in order.
+    fs::path log = dir_ / "sync.log";
+    flip();
+    std::string command = "cd " + dir_.path().string() + " && env LD_PRELOAD=" + KVCAT_SYNC_LOG_SHIM +
+                          " KVCAT_SYNC_LOG=" + log.string() + " " + KVCAT_BINARY +
+                          " -q build --db kvcat.db records >/dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(kvcat::test::read_file(log));
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+    std::string listing;
+    for (const auto& l : lines) listing += l + "\n";
+    auto rename = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.starts_with("rename ") && l.ends_with(" kvcat.db") && l.find("kvcat.db.tmp-") != std::string::npos;
+    });
+    ASSERT_NE(rename, lines.end()) << "no rename of a temporary file over kvcat.db:\n" << listing;
+    std::string tmp = rename->substr(7, rename->find(' ', 7) - 7);
+    bool synced_before = std::any_of(lines.begin(), rename, [&](const std::string& l) {
+        return l.starts_with("fsync ") && l.ends_with("/" + tmp);
+    });
+    EXPECT_TRUE(synced_before) << tmp << " was not synced before it was renamed:\n" << listing;
+    bool folder_synced_after = std::any_of(rename + 1, lines.end(), [&](const std::string& l) {
+        return l == "fsync " + dir_.path().string() || l == "fsync " + fs::canonical(dir_.path()).string();
+    });
+    EXPECT_TRUE(folder_synced_after) << "the folder was not synced after the rename:\n" << listing;
+#endif
 }
 
 TEST_F(CatalogSurvival, UnwritableFolderFailsClearly) {

@@ -125,6 +125,56 @@ TEST_F(CatalogTest, SqlIsReadOnly) {
     EXPECT_NO_THROW(run_read_only(db_, "PRAGMA table_info(kv_efficiency)"));
 }
 
+/// What run_read_only refuses `sql` with; empty when it does not throw CatalogError.
+std::string refusal(const fs::path& db, const std::string& sql, const QueryLimits& limits = {}) {
+    try {
+        run_read_only(db, sql, {}, limits);
+    } catch (const CatalogError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+constexpr std::string_view kReadOnlyRefusal =
+    "the catalog is read-only here: only SELECT (and schema-reading PRAGMAs) may run; writes, ATTACH, "
+    "load_extension and pragmas that change settings are refused";
+
+TEST_F(CatalogTest, AttachIsRefusedItselfNotForWantOfAFile) {
+    // ATTACH of a file that is missing fails anyway ("unable to open"): the refusal must be the
+    // authorizer's, for a database that would open (':memory:', an existing catalog).
+    build_catalog(shipped().records, db_);
+    fs::path other = dir_ / "other.db";
+    build_catalog(shipped().records, other);
+    std::string before = bytes_of(other);
+    for (const std::string& sql : {std::string("ATTACH DATABASE ':memory:' AS x"),
+                                   "ATTACH DATABASE '" + other.string() + "' AS x", std::string("ATTACH ':memory:' AS x")}) {
+        EXPECT_EQ(refusal(db_, sql), kReadOnlyRefusal) << sql;
+    }
+    EXPECT_EQ(bytes_of(other), before);
+}
+
+TEST_F(CatalogTest, SqlLimitsNameTheLimitThatStoppedThem) {
+    build_catalog(shipped().records, db_);
+    QueryLimits limits;
+    limits.max_value_bytes = 1 << 20;
+    EXPECT_EQ(refusal(db_, "SELECT zeroblob(1000000000)", limits),
+              "a value would be larger than the limit of 1048576 bytes on a single value (--max-value-bytes)");
+    EXPECT_EQ(refusal(db_, "SELECT length(zeroblob(1000))", limits), "");
+    limits.max_result_bytes = 100000;
+    EXPECT_EQ(refusal(db_,
+                      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) "
+                      "SELECT x, 'some text' FROM c",
+                      limits),
+              "the result is larger than the output limit of 100000 bytes (--max-output-bytes); narrow it with "
+              "WHERE or LIMIT, or raise the limit");
+    EXPECT_EQ(refusal(db_, "SELECT id FROM kv_rows", limits), "");
+    // The time limit counts from when the command started, not from the statement.
+    QueryLimits late;
+    late.timeout = std::chrono::milliseconds(50);
+    late.started = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    EXPECT_EQ(refusal(db_, "SELECT 1", late), "the command ran past its time limit of 50 ms (--timeout)");
+}
+
 TEST_F(CatalogTest, QueryTimeLimitStopsARunawayQuery) {
     build_catalog(shipped().records, db_);
     QueryLimits limits;
