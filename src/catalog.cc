@@ -221,6 +221,12 @@ Freshness catalog_freshness(const fs::path& db_path, const fs::path& records_roo
     const fs::path walk_root = fs::is_directory(records_root, ec) ? records_root_for(records_root) : records_root;
     const std::string root = resolved_root(walk_root);
     auto built_from = meta.find(std::string(kMetaResolvedRoot));
+    // A catalog of another root that holds no record has nothing to lose: it may be rebuilt.
+    if (built_from != meta.end() && built_from->second != root && catalog_record_files(db_path) == 0) {
+        f.state = Freshness::State::stale;
+        f.why = fmt::format("{} was built from {}, which held no record", db_path.string(), built_from->second);
+        return f;
+    }
     if (built_from != meta.end() && built_from->second != root) {
         f.state = Freshness::State::other_root;
         f.built_from = built_from->second;

@@ -262,6 +262,17 @@ TEST_F(CatalogTest, ACatalogOfAnotherRootIsNeverFreshNorStale) {
     EXPECT_EQ(catalog_freshness(db_, dir_ / "link").state, Freshness::State::fresh);
 }
 
+TEST_F(CatalogTest, AnEmptyCatalogOfAnotherRootMayBeRebuilt) {
+    // Built from an empty folder, it holds nothing that a build from the records could lose.
+    fs::create_directories(dir_ / "empty");
+    build_from(dir_ / "empty", db_);
+    fs::path records = dir_ / "records";
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", records, fs::copy_options::recursive);
+    Freshness f = catalog_freshness(db_, records);
+    EXPECT_EQ(f.state, Freshness::State::stale) << f.why;
+    EXPECT_NE(f.why.find("which held no record"), std::string::npos) << f.why;
+}
+
 TEST_F(CatalogTest, MissingCatalogIsAClearError) {
     try {
         run_read_only(db_, "SELECT 1");
