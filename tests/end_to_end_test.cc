@@ -142,6 +142,21 @@ TEST_F(EndToEnd, SqlStopsAnAnswerPastItsByteBudgetOrItsTime) {
     EXPECT_NE(why.find("ran past its time limit of 100 ms (--timeout)"), std::string::npos) << why;
 }
 
+TEST_F(EndToEnd, ARecordLinkedOutOfTheRootIsNeverReadByAnyCommand) {
+    // The secret sits beside the records, outside their root; a record file links to it.
+    std::ofstream(dir_ / "secret.txt") << "HOST-SECRET-91c2\n";
+    fs::create_symlink(dir_ / "secret.txt", dir_ / "records/kv-efficiency/leak.yaml");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"lint"}, std::vector<std::string>{"lint", "records/kv-efficiency/leak.yaml"},
+          std::vector<std::string>{"lint", "--format", "json"}, std::vector<std::string>{"explain", "records/kv-efficiency/leak.yaml"},
+          std::vector<std::string>{"build"}, std::vector<std::string>{"query"}}) {
+        Outcome r = kvcat(args);
+        std::string all = r.out + r.err;
+        EXPECT_EQ(all.find("HOST-SECRET"), std::string::npos) << args[0] << " printed the file: " << all;
+        EXPECT_NE(all.find("file-outside-root"), std::string::npos) << args[0] << ": " << all;
+    }
+}
+
 TEST_F(EndToEnd, StaleCatalogIsRebuiltBeforeAQuery) {
     ASSERT_EQ(kvcat({"build"}).status, 0);
     // Add a row; the next query must see it without an explicit build.
