@@ -16,7 +16,7 @@
 namespace kvcat {
 
 class ScalarLocator {
-public:
+  public:
     ScalarLocator(const SourceText& source, const YamlNode& scalar);
 
     /// The file position of byte `offset` of `scalar.value`. Falls back to the scalar's own
@@ -24,17 +24,17 @@ public:
     /// below the last one asked starts the walk again.
     Mark locate(std::size_t offset);
 
-private:
+  private:
     enum class Style { plain, single_quoted, double_quoted, block };
     void restart();
 
     const SourceText& source_;
     const YamlNode& scalar_;
     Style style_ = Style::plain;
-    std::size_t start_ = 0;  ///< where the value's text starts in the file
-    std::size_t si_ = 0;     ///< the walk's place in the file text
-    std::size_t vi_ = 0;     ///< and in the value
-    bool unmatched_ = false; ///< the walk could not go past vi_
+    std::size_t start_ = 0;   ///< where the value's text starts in the file
+    std::size_t si_ = 0;      ///< the walk's place in the file text
+    std::size_t vi_ = 0;      ///< and in the value
+    bool unmatched_ = false;  ///< the walk could not go past vi_
 };
 
 /// The file position of byte `offset` of `scalar.value` (one ScalarLocator, one offset).
