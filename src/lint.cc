@@ -242,12 +242,14 @@ rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.where("
 Record load_inside_root(const std::string& file, const std::string& relative, const std::string* resolved,
                         std::vector<Diagnostic>& out) {
     if (resolved) {
-        if (auto where = outside_root(fs::path(file), *resolved)) {
+        std::string real = file;
+        if (auto where = outside_root(fs::path(file), *resolved, &real)) {
             LoadedYaml refused;
             refused.source = std::make_shared<SourceText>(file, std::string());
             refused.diagnostics.push_back(diag::file_outside_root(file, *where, *resolved));
             return make_record(std::move(refused), relative, out);
         }
+        return load_record(real, file, relative, out);  // the checked target, not the link again
     }
     return load_record(file, file, relative, out);
 }

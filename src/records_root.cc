@@ -32,16 +32,17 @@ std::string resolved_root(const fs::path& root) {
     return out;
 }
 
-std::optional<std::string> outside_root(const fs::path& file, std::string_view resolved) {
+std::optional<std::string> outside_root(const fs::path& file, std::string_view resolved,
+                                        std::string* inside) {
     std::error_code ec;
     fs::path real = fs::canonical(file, ec);
     if (ec)
         return std::nullopt;  // nothing to read there; the walk reports it
     std::string where = real.generic_string();
-    if (resolved == "/")
-        return std::nullopt;
-    if (where.size() > resolved.size() && where.starts_with(resolved) &&
-        where[resolved.size()] == '/') {
+    if (resolved == "/" || (where.size() > resolved.size() && where.starts_with(resolved) &&
+                            where[resolved.size()] == '/')) {
+        if (inside)
+            *inside = std::move(where);
         return std::nullopt;
     }
     return where;

@@ -24,9 +24,12 @@ namespace kvcat {
 std::string resolved_root(const std::filesystem::path& root);
 
 /// Where `file` resolves to when that is outside `resolved` (a resolved_root), or nullopt
-/// when it is inside. A file that cannot be resolved (a dangling link) is not outside.
+/// when it is inside; then `inside`, when given, gets the resolved path, so that what is
+/// read is what was checked even if a link changes meanwhile. A file that cannot be
+/// resolved (a dangling link) is not outside, and `inside` is left as it was.
 std::optional<std::string> outside_root(const std::filesystem::path& file,
-                                        std::string_view resolved);
+                                        std::string_view resolved,
+                                        std::string* inside = nullptr);
 
 /// The record files of a root, summed up: two roots with the same files at the same sizes
 /// and times have the same fingerprint.
