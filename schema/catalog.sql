@@ -103,6 +103,14 @@ CREATE TABLE quality (
     PRIMARY KEY (record_id, position)
 ) STRICT;
 
+-- The engines the catalog knows (src/vocabulary.cc): a fork names its upstream, so
+-- "llama.cpp and its forks" is one join.
+CREATE TABLE engines (
+    name        TEXT PRIMARY KEY,
+    upstream    TEXT,
+    description TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE sources (
     record_id TEXT NOT NULL,
     position  INTEGER NOT NULL,
