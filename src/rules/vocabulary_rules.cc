@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rules/rules.h"
+#include "schema.h"
 #include "suggest.h"
 #include "vocabulary.h"
 
@@ -24,7 +25,11 @@ std::string nearest(std::string_view written, const Names& names) {
 void engine_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->engine.empty() || find_engine(r.kv->engine)) return;
     const YamlNode* node = r.node("engine");
-    if (!node || !node->is_scalar() || node->value != r.kv->engine) return;  // mistyped: schema-type says so
+    // A number or a boolean where the name belongs is schema-type's finding, not this one.
+    if (!node || !node->is_scalar() || node->value != r.kv->engine || !as_string(node) ||
+        (!node->quoted && (as_number(node) || node->value == "true" || node->value == "false"))) {
+        return;
+    }
     std::string known;
     for (const auto& e : engine_names()) known += (known.empty() ? "" : ", ") + std::string(e.name);
     if (const EngineName* meant = engine_spelled(r.kv->engine)) {
