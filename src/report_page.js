@@ -32,8 +32,8 @@
     const a = el('a', { href: '#', class: 'csv', download: name + '.csv' }, name + '.csv');
     a.addEventListener('click', (event) => {
       // The file is made when asked for, from the rows the chart was drawn from.
+      if (a.href.startsWith('blob:')) URL.revokeObjectURL(a.href);
       a.href = URL.createObjectURL(new Blob([csv(rows)], { type: 'text/csv' }));
-      setTimeout(() => URL.revokeObjectURL(a.href), 0);
       event.stopPropagation();
     });
     return a;

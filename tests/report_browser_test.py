@@ -12,7 +12,8 @@ itself, or failed load; then checks, against the catalog read with Python's sqli
     accelerator; the decode chart a point per row with a measured speed;
   - the table holds every row, each id links to its record file (which exists), the
     filter hides what does not match and shows what does, and a header click sorts;
-  - each chart's CSV has a header and a line per data row; a tooltip names the record;
+  - each chart's CSV has a header and a line per data row, and a CSV link saves it;
+  - a tooltip names the record and its source;
 and keeps a full-page screenshot (report.png) in the artifacts folder.
 
 Usage: report_browser_test.py --kvcat BINARY --source REPO --artifacts DIR
@@ -136,7 +137,8 @@ class Page:
             elif method == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
                 found.append("browser log %s: %s %s" % (p["entry"]["level"], p["entry"]["text"],
                                                         p["entry"].get("url", "")))
-            elif method == "Network.requestWillBeSent" and p["request"]["url"] != page_url:
+            elif (method == "Network.requestWillBeSent" and p["request"]["url"] != page_url and
+                  not p["request"]["url"].startswith("blob:file://")):  # a CSV the page made itself
                 found.append("request: %s" % p["request"]["url"][:200])
             elif method == "Network.loadingFailed":
                 found.append("failed load: %s" % p.get("errorText"))
@@ -239,6 +241,23 @@ def run(args):
                     chart["id"], name, lines[0]), failures)
                 check(len(lines) == len(rows) + 1, "%s/%s: CSV has %d lines for %d rows" % (
                     chart["id"], name, len(lines), len(rows)), failures)
+
+        # A CSV link downloads the chart's rows, made in the page (a blob: address).
+        downloads = os.path.join(work, "downloads")
+        os.mkdir(downloads)
+        browser.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads,
+                                                     "eventsEnabled": True})
+        page.evaluate("document.querySelector('#kv-memory a.csv').click()")
+        saved = os.path.join(downloads, "kv-memory-kv.csv")
+        deadline = time.time() + 20
+        while time.time() < deadline and not any(e.get("method") == "Browser.downloadProgress" and
+                                                  e["params"].get("state") == "completed" for e in browser.events):
+            browser.send("Browser.getVersion")  # reads the events that arrived meanwhile
+            time.sleep(0.1)
+        expected_csv = page.evaluate("window.kvcatReport.csv(window.kvcatReport.content.charts[0].datasets.kv)")
+        got_csv = open(saved, newline="").read() if os.path.exists(saved) else None
+        check(got_csv == expected_csv and expected_csv.count("\r\n") == len(content["charts"][0]["datasets"]["kv"]) + 1,
+              "the kv-memory CSV link saved %r" % (got_csv[:200] if got_csv else got_csv), failures)
 
         # The charts against the catalog itself.
         charts = {c["id"]: c for c in content["charts"]}
