@@ -14,7 +14,8 @@ itself, or failed load; then checks, against the catalog read with Python's sqli
     filter hides what does not match and shows what does, and a header click sorts;
   - each chart's CSV has a header and a line per data row, and a CSV link saves it;
   - a tooltip names the record and its source;
-and keeps a full-page screenshot (report.png) in the artifacts folder.
+and keeps a full-page screenshot (report.png) in the artifacts folder. Then a model name and
+a source name written to break out of the page are drawn as text, with no error or request.
 
 Usage: report_browser_test.py --kvcat BINARY --source REPO --artifacts DIR
 """
@@ -345,6 +346,71 @@ def run(args):
     return failures
 
 
+# Text a record may hold that would run or fetch something if the page spliced it into HTML.
+HOSTILE = "<img src=x onerror=console.error(1)></script><script>console.error(2)</script>"
+
+
+def hostile_run(args, chromium):
+    """A model name and a source name written to break out of the page: the report must draw
+    them as text, with no error and no request."""
+    failures = []
+    work = tempfile.mkdtemp(prefix="kvcat-report-hostile-")
+    browser = None
+    try:
+        records = os.path.join(work, "records")
+        shutil.copytree(os.path.join(args.source, "records"), records)
+        for relative, old in (("models/llama-3.1-8b.yaml", "name: Llama-3.1-8B"),
+                              ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml",
+                               "  - name: Hardware Corner, RTX 3090 per-card benchmark page")):
+            path = os.path.join(records, relative)
+            text = open(path, encoding="utf-8").read()
+            if old not in text:
+                raise Failure("%s no longer holds %r; update the hostile test" % (relative, old))
+            new = old.split("name: ")[0] + "name: " + json.dumps("Hostile " + HOSTILE)
+            open(path, "w", encoding="utf-8").write(text.replace(old, new, 1))
+        built = subprocess.run([args.kvcat, "report", "--out", "report.html"], cwd=work, capture_output=True,
+                               text=True)
+        if built.returncode != 0:
+            raise Failure("kvcat report of the hostile records failed (%d): %s" % (built.returncode, built.stderr))
+        page_path = os.path.join(work, "report.html")
+        profile = os.path.join(work, "profile")
+        os.mkdir(profile)
+        browser = Browser(chromium, profile)
+        page = Page(browser)
+        page.send("Page.navigate", {"url": "file://" + page_path})
+        state, deadline = None, time.time() + 90
+        while time.time() < deadline and state not in ("drawn", "failed"):
+            time.sleep(0.2)
+            state = page.evaluate("document.body ? document.body.dataset.state || null : null")
+        check(state == "drawn", "hostile: the page did not finish drawing (state %r)" % state, failures)
+        # Hover the decode point whose source is hostile, so its tooltip is drawn too.
+        box = page.evaluate("""(() => { const p = document.querySelector('#decode g.decode_points_marks > path');
+            p.scrollIntoView({block: 'center'}); const r = p.getBoundingClientRect();
+            return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()""")
+        page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box["x"], "y": box["y"]})
+        time.sleep(0.5)
+        tip = page.evaluate("document.getElementById('vg-tooltip-element')?.textContent || ''")
+        check(HOSTILE in tip, "hostile: the tooltip does not show the source as text: %r" % tip[:300], failures)
+        shown = page.evaluate("""(() => ({
+            legend: Array.from(document.querySelectorAll('#kv-memory svg text')).map(t => t.textContent),
+            images: document.querySelectorAll('img').length,
+            scripts: document.querySelectorAll('script').length }))()""")
+        # The legend shortens long labels with an ellipsis; the start is enough to see it is text.
+        check(any(t.startswith("Hostile " + HOSTILE[:12]) for t in shown["legend"]),
+              "hostile: the model name is not in the legend as text: %r" % shown["legend"][:40], failures)
+        check(shown["images"] == 0, "hostile: the page grew %d img elements" % shown["images"], failures)
+        check(shown["scripts"] == 5, "hostile: the page has %d script elements, not 5" % shown["scripts"], failures)
+        tip_source = page.evaluate("""window.kvcatReport.content.charts.find(c => c.id === 'decode')
+            .datasets.measured[0].source""")
+        check(tip_source == "Hostile " + HOSTILE, "hostile: the decode point's source is %r" % tip_source, failures)
+        failures.extend("hostile: " + p for p in page.problems("file://" + page_path))
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kvcat", required=True)
@@ -354,6 +420,7 @@ def main():
     args.kvcat = os.path.abspath(args.kvcat)
     try:
         failures = run(args)
+        failures += hostile_run(args, shutil.which("chromium"))
     except Failure as e:
         failures = [str(e)]
     for f in failures:
