@@ -15,7 +15,8 @@ itself, or failed load; then checks, against the catalog read with Python's sqli
   - each chart's CSV has a header and a line per data row, and a CSV link saves it;
   - a tooltip names the record and its source;
 and keeps a full-page screenshot (report.png) in the artifacts folder. Then a model name and
-a source name written to break out of the page are drawn as text, with no error or request.
+a source name written to break out of the page are drawn as text, with no error or request,
+in a catalog that also has a quality table, whose chart is drawn and counted as well.
 
 Usage: report_browser_test.py --kvcat BINARY --source REPO --artifacts DIR
 """
@@ -172,6 +173,21 @@ def check(condition, message, failures):
         failures.append(message)
 
 
+def check_marks(page, content, failures):
+    """Every chart drew every mark, item for item, and no coordinate is NaN."""
+    drawn = page.evaluate(COUNT_MARKS)
+    for chart in content["charts"]:
+        got = drawn[chart["id"]]
+        check(got["svg"], "%s: no SVG drawn" % chart["id"], failures)
+        check(not got["nan"], "%s: a coordinate is NaN" % chart["id"], failures)
+        for name, how in chart["marks"].items():
+            rows = chart["datasets"][how["dataset"]]
+            expected = len(rows) if how["per"] == "row" else len({r["series"] for r in rows})
+            check(expected > 0, "%s/%s: no data to draw" % (chart["id"], name), failures)
+            check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
+                chart["id"], name, got["marks"][name], expected, how["per"]), failures)
+
+
 def catalog_facts(db):
     con = sqlite3.connect(db)
     one = lambda sql: con.execute(sql).fetchone()[0]
@@ -222,17 +238,8 @@ def run(args):
 
         # Every chart drew every mark, item for item.
         content = page.evaluate("window.kvcatReport.content")
-        drawn = page.evaluate(COUNT_MARKS)
+        check_marks(page, content, failures)
         for chart in content["charts"]:
-            got = drawn[chart["id"]]
-            check(got["svg"], "%s: no SVG drawn" % chart["id"], failures)
-            check(not got["nan"], "%s: a coordinate is NaN" % chart["id"], failures)
-            for name, how in chart["marks"].items():
-                rows = chart["datasets"][how["dataset"]]
-                expected = len(rows) if how["per"] == "row" else len({r["series"] for r in rows})
-                check(expected > 0, "%s/%s: no data to draw" % (chart["id"], name), failures)
-                check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
-                    chart["id"], name, got["marks"][name], expected, how["per"]), failures)
             # Each chart's CSV: a header, then a line per row.
             for name, rows in chart["datasets"].items():
                 text = page.evaluate("window.kvcatReport.csv(window.kvcatReport.content.charts.find("
@@ -368,6 +375,19 @@ def hostile_run(args, chromium):
                 raise Failure("%s no longer holds %r; update the hostile test" % (relative, old))
             new = old.split("name: ")[0] + "name: " + json.dumps("Hostile " + HOSTILE)
             open(path, "w", encoding="utf-8").write(text.replace(old, new, 1))
+        # A catalog with a quality table, as a newer kvcat may write one: the report finds its
+        # columns by name and draws them.
+        built = subprocess.run([args.kvcat, "build"], cwd=work, capture_output=True, text=True)
+        if built.returncode != 0:
+            raise Failure("kvcat build of the hostile records failed (%d): %s" % (built.returncode, built.stderr))
+        con = sqlite3.connect(os.path.join(work, "kvcat.db"))
+        con.execute("CREATE TABLE quality (id TEXT, model TEXT, kv_cache_dtype TEXT, metric TEXT, score REAL)")
+        con.executemany("INSERT INTO quality VALUES (?, ?, ?, ?, ?)", [
+            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "bf16", "perplexity", 6.10),
+            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "q8_0", "perplexity", 6.11),
+            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "q4_0", "perplexity", 6.32)])
+        con.commit()
+        con.close()
         built = subprocess.run([args.kvcat, "report", "--out", "report.html"], cwd=work, capture_output=True,
                                text=True)
         if built.returncode != 0:
@@ -383,6 +403,10 @@ def hostile_run(args, chromium):
             time.sleep(0.2)
             state = page.evaluate("document.body ? document.body.dataset.state || null : null")
         check(state == "drawn", "hostile: the page did not finish drawing (state %r)" % state, failures)
+        content = page.evaluate("window.kvcatReport.content")
+        check([c["id"] for c in content["charts"] if c["id"] == "quality"] == ["quality"],
+              "hostile: no quality chart from the catalog's quality table", failures)
+        check_marks(page, content, failures)
         # Hover the decode point whose source is hostile, so its tooltip is drawn too.
         box = page.evaluate("""(() => { const p = document.querySelector('#decode g.decode_points_marks > path');
             p.scrollIntoView({block: 'center'}); const r = p.getBoundingClientRect();
