@@ -21,21 +21,25 @@ using json = nlohmann::json;
 const Rational kGiB(1LL << 30);
 
 json cell_json(const Cell& c) {
-    if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
-    if (const auto* d = std::get_if<double>(&c)) return *d;
-    if (const auto* s = std::get_if<std::string>(&c)) return *s;
+    if (const auto* i = std::get_if<std::int64_t>(&c))
+        return *i;
+    if (const auto* d = std::get_if<double>(&c))
+        return *d;
+    if (const auto* s = std::get_if<std::string>(&c))
+        return *s;
     return nullptr;
 }
 
 /// A number for plotting: exact bytes stay whole when they are.
 json plot_number(const Rational& r) {
-    if (r.is_integer()) return r.num();
+    if (r.is_integer())
+        return r.num();
     return r.to_double();
 }
 
 /// The rows of a table, read by column name; a column the catalog lacks reads as NULL.
 class Columns {
-public:
+  public:
     explicit Columns(const Table& t) : table_(t) {
         for (std::size_t i = 0; i < t.columns.size(); ++i) index_[t.columns[i]] = i;
     }
@@ -47,31 +51,38 @@ public:
     }
     std::string text(const std::vector<Cell>& row, const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* s = std::get_if<std::string>(&c)) return *s;
-        if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
+        if (const auto* s = std::get_if<std::string>(&c))
+            return *s;
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return std::to_string(*i);
         return "";
     }
     std::optional<double> number(const std::vector<Cell>& row, const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* i = std::get_if<std::int64_t>(&c)) return static_cast<double>(*i);
-        if (const auto* d = std::get_if<double>(&c)) return *d;
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&c))
+            return *d;
         return std::nullopt;
     }
-    std::optional<std::int64_t> integer(const std::vector<Cell>& row, const std::string& name) const {
+    std::optional<std::int64_t> integer(const std::vector<Cell>& row,
+                                        const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return *i;
         return std::nullopt;
     }
     /// The first of `names` the table has, or "".
     std::string first_of(std::initializer_list<const char*> names) const {
         for (const char* n : names) {
-            if (has(n)) return n;
+            if (has(n))
+                return n;
         }
         return "";
     }
     const Table& table() const { return table_; }
 
-private:
+  private:
     const Table& table_;
     std::map<std::string, std::size_t> index_;
 };
@@ -105,16 +116,20 @@ struct Context {
 
     std::string source_of(const std::string& id) const {
         auto it = input.sources.find(id);
-        if (it == input.sources.end() || it->second.empty()) return "";
+        if (it == input.sources.end() || it->second.empty())
+            return "";
         return it->second.front();
     }
-    static std::string record_source(const Record& r) { return r.sources.empty() ? "" : r.sources.front().name; }
+    static std::string record_source(const Record& r) {
+        return r.sources.empty() ? "" : r.sources.front().name;
+    }
     /// The largest context a curve of this model reaches: its native context, or further
     /// when a row of the catalog went further.
     std::int64_t top_context(const Record& model) const {
         std::int64_t top = model.model->native_context.value_or(131072);
         for (const auto& row : rows.table().rows) {
-            if (rows.text(row, "model") == model.id) top = std::max(top, rows.integer(row, "context_length").value_or(0));
+            if (rows.text(row, "model") == model.id)
+                top = std::max(top, rows.integer(row, "context_length").value_or(0));
         }
         return top;
     }
@@ -130,20 +145,25 @@ void choose_subjects(Context& c) {
         row_dtypes.insert(c.rows.text(row, "kv_cache_dtype"));
     }
     for (const auto& r : c.input.records->records()) {
-        if (r.model && (!c.input.filtered || row_models.count(r.id))) c.models.push_back(&r);
-        if (r.accelerator && (!c.input.filtered || row_accelerators.count(r.id))) c.accelerators.push_back(&r);
+        if (r.model && (!c.input.filtered || row_models.count(r.id)))
+            c.models.push_back(&r);
+        if (r.accelerator && (!c.input.filtered || row_accelerators.count(r.id)))
+            c.accelerators.push_back(&r);
     }
     for (const auto& d : cache_dtypes()) {
-        if (row_dtypes.count(std::string(d.name))) c.dtypes.push_back(d);
+        if (row_dtypes.count(std::string(d.name)))
+            c.dtypes.push_back(d);
     }
-    if (c.dtypes.empty()) c.dtypes.push_back(*find_cache_dtype("bf16"));
+    if (c.dtypes.empty())
+        c.dtypes.push_back(*find_cache_dtype("bf16"));
 }
 
 json kv_memory_chart(Context& c) {
     json kv = json::array();
     for (const Record* m : c.models) {
         std::vector<std::int64_t> extra;
-        if (m->model->sliding) extra.push_back(m->model->sliding->window);
+        if (m->model->sliding)
+            extra.push_back(m->model->sliding->window);
         auto grid = context_grid(c.top_context(*m), extra);
         for (const auto& d : c.dtypes) {
             try {
@@ -162,22 +182,27 @@ json kv_memory_chart(Context& c) {
                                   {"source", Context::record_source(*m)}});
                 }
             } catch (const std::exception& e) {
-                c.notes.push_back(fmt::format("{} at {}: no KV curve ({})", m->id, d.name, e.what()));
+                c.notes.push_back(
+                    fmt::format("{} at {}: no KV curve ({})", m->id, d.name, e.what()));
             }
         }
     }
     // One label per memory size, naming every accelerator of that size, so labels never overlap.
     std::map<Rational, std::vector<std::string>> names_by_size;
     for (const Record* a : c.accelerators) {
-        if (a->accelerator->memory_gb_exact) names_by_size[memory_bytes(*a->accelerator)].push_back(a->accelerator->name);
+        if (a->accelerator->memory_gb_exact)
+            names_by_size[memory_bytes(*a->accelerator)].push_back(a->accelerator->name);
     }
     json memory = json::array();
     for (const Record* a : c.accelerators) {
-        if (!a->accelerator->memory_gb_exact) continue;
+        if (!a->accelerator->memory_gb_exact)
+            continue;
         Rational bytes = memory_bytes(*a->accelerator);
         std::string label;
-        if (auto it = names_by_size.find(bytes); it != names_by_size.end() && it->second.front() == a->accelerator->name) {
-            label = fmt::format("{} ({} GB)", fmt::join(it->second, ", "), (bytes / Rational(1000000000)).to_display());
+        if (auto it = names_by_size.find(bytes);
+            it != names_by_size.end() && it->second.front() == a->accelerator->name) {
+            label = fmt::format("{} ({} GB)", fmt::join(it->second, ", "),
+                                (bytes / Rational(1000000000)).to_display());
         }
         memory.push_back({{"accelerator", a->id},
                           {"name", a->accelerator->name},
@@ -191,9 +216,14 @@ json kv_memory_chart(Context& c) {
               {"type", "quantitative"},
               {"title", "KV cache + fixed state, one sequence (GiB)"},
               {"scale", {{"type", "log"}}}};
-    json kv_tooltip = tooltip({{"model_name", "model"}, {"kv_cache_dtype", "cache dtype"}, {"context_length", "context"},
-                               {"kv_bytes", "KV bytes"}, {"fixed_state_bytes", "fixed state bytes"},
-                               {"total_gib", "GiB"}, {"record", "record"}, {"source", "source"}});
+    json kv_tooltip = tooltip({{"model_name", "model"},
+                               {"kv_cache_dtype", "cache dtype"},
+                               {"context_length", "context"},
+                               {"kv_bytes", "KV bytes"},
+                               {"fixed_state_bytes", "fixed state bytes"},
+                               {"total_gib", "GiB"},
+                               {"record", "record"},
+                               {"source", "source"}});
     kv_tooltip[5]["format"] = ".3f";
     json spec = {
         {"width", 760},
@@ -205,11 +235,19 @@ json kv_memory_chart(Context& c) {
            {"mark", {{"type", "rule"}, {"color", "#8a8a8a"}, {"strokeWidth", 1}}},
            {"encoding",
             {{"y", y},
-             {"tooltip", tooltip({{"name", "accelerator"}, {"memory_bytes", "memory bytes"},
-                                  {"record", "record"}, {"source", "source"}})}}}},
+             {"tooltip", tooltip({{"name", "accelerator"},
+                                  {"memory_bytes", "memory bytes"},
+                                  {"record", "record"},
+                                  {"source", "source"}})}}}},
           {{"name", "memory_labels"},
            {"data", {{"name", "memory"}}},
-           {"mark", {{"type", "text"}, {"align", "left"}, {"x", 4}, {"dy", -7}, {"fontSize", 10}, {"color", "#555"}}},
+           {"mark",
+            {{"type", "text"},
+             {"align", "left"},
+             {"x", 4},
+             {"dy", -7},
+             {"fontSize", 10},
+             {"color", "#555"}}},
            {"encoding", {{"y", y}, {"text", {{"field", "label"}}}}}},
           {{"name", "kv_lines"},
            {"data", {{"name", "kv"}}},
@@ -218,7 +256,8 @@ json kv_memory_chart(Context& c) {
             {{"x", context_axis()},
              {"y", y},
              {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}}},
-             {"strokeDash", {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
+             {"strokeDash",
+              {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
              {"detail", {{"field", "series"}}}}}},
           {{"name", "kv_points"},
            {"data", {{"name", "kv"}}},
@@ -231,16 +270,20 @@ json kv_memory_chart(Context& c) {
     return {{"id", "kv-memory"},
             {"title", "KV cache memory against context"},
             {"description",
-             "One sequence's KV cache plus the fixed state of linear-attention layers, for each model at each "
-             "cache dtype in the catalog, worked out exactly by kvcat from the model records: sliding-window "
-             "layers stop growing at their window, an MLA layer caches its latent once. Grey lines: each "
+             "One sequence's KV cache plus the fixed state of linear-attention layers, for each "
+             "model at each "
+             "cache dtype in the catalog, worked out exactly by kvcat from the model records: "
+             "sliding-window "
+             "layers stop growing at their window, an MLA layer caches its latent once. Grey "
+             "lines: each "
              "accelerator's memory (the vendor's GB)."},
             {"spec", spec},
             {"datasets", {{"kv", kv}, {"memory", memory}}},
-            {"marks", {{"kv_lines", {{"dataset", "kv"}, {"per", "series"}}},
-                       {"kv_points", {{"dataset", "kv"}, {"per", "row"}}},
-                       {"memory_rules", {{"dataset", "memory"}, {"per", "row"}}},
-                       {"memory_labels", {{"dataset", "memory"}, {"per", "row"}}}}}};
+            {"marks",
+             {{"kv_lines", {{"dataset", "kv"}, {"per", "series"}}},
+              {"kv_points", {{"dataset", "kv"}, {"per", "row"}}},
+              {"memory_rules", {{"dataset", "memory"}, {"per", "row"}}},
+              {"memory_labels", {{"dataset", "memory"}, {"per", "row"}}}}}};
 }
 
 /// "Llama-3.1-8B · RTX 3090 · llama.cpp · bf16", and " · 4 at once" with a concurrency column.
@@ -249,11 +292,13 @@ std::string speed_series(const Context& c, const std::vector<Cell>& row) {
     std::string out = fmt::format("{} · {} · {} · {}", c.rows.text(row, "model_name"),
                                   accelerator.empty() ? "no accelerator named" : accelerator,
                                   c.rows.text(row, "engine"), c.rows.text(row, "kv_cache_dtype"));
-    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1) out += fmt::format(" · {} at once", *n);
+    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1)
+        out += fmt::format(" · {} at once", *n);
     return out;
 }
 
-json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name, double value) {
+json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name,
+               double value) {
     std::string id = c.rows.text(row, "id");
     return {{"series", speed_series(c, row)},
             {"model_name", c.rows.text(row, "model_name")},
@@ -268,64 +313,84 @@ json speed_row(const Context& c, const std::vector<Cell>& row, const char* value
             {"source", c.source_of(id)}};
 }
 
-/// The dashed ceiling of one series: bandwidth / (active weights + KV at the context + fixed state).
-void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series, json& out) {
-    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1) return;  // the ceiling is for one sequence
+/// The dashed ceiling of one series: bandwidth / (active weights + KV at the context + fixed
+/// state).
+void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series,
+                  json& out) {
+    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1)
+        return;  // the ceiling is for one sequence
     const Record* model = c.input.records->find(c.rows.text(row, "model"));
     const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
     auto quant = find_weight_quant(c.rows.text(row, "weight_quant"));
     auto dtype = find_cache_dtype(c.rows.text(row, "kv_cache_dtype"));
-    if (!model || !model->model || !accelerator || !accelerator->accelerator || !quant || !dtype) return;
+    if (!model || !model->model || !accelerator || !accelerator->accelerator || !quant || !dtype)
+        return;
     std::vector<std::int64_t> extra;
-    if (model->model->sliding) extra.push_back(model->model->sliding->window);
+    if (model->model->sliding)
+        extra.push_back(model->model->sliding->window);
     try {
         for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
             Roofline r = decode_roofline(*model->model, *accelerator->accelerator, *quant,
                                          kv_cache_bytes(*model->model, *dtype, context));
-            out.push_back({{"series", series},
-                           {"context_length", context},
-                           {"ceiling_tps", r.ceiling_tps.to_double()},
-                           {"record", c.rows.text(row, "id")},
-                           {"source", "kvcat: memory bandwidth / (active weights + KV at the context + fixed state)"}});
+            out.push_back(
+                {{"series", series},
+                 {"context_length", context},
+                 {"ceiling_tps", r.ceiling_tps.to_double()},
+                 {"record", c.rows.text(row, "id")},
+                 {"source",
+                  "kvcat: memory bandwidth / (active weights + KV at the context + fixed state)"}});
         }
     } catch (const std::exception&) {
         // A figure is missing from a record: that series has no ceiling.
     }
 }
 
-json speed_chart(Context& c, const std::string& id, const std::string& column, const char* value_name,
-                 const std::string& title, const std::string& heading, const std::string& description,
-                 bool with_roofline) {
+json speed_chart(Context& c, const std::string& id, const std::string& column,
+                 const char* value_name, const std::string& title, const std::string& heading,
+                 const std::string& description, bool with_roofline) {
     json points = json::array();
     json ceilings = json::array();
     std::set<std::string> with_ceiling;
     for (const auto& row : c.rows.table().rows) {
         auto value = c.rows.number(row, column);
-        if (!value) continue;
+        if (!value)
+            continue;
         json p = speed_row(c, row, value_name, *value);
         std::string series = p["series"];
         points.push_back(std::move(p));
-        if (with_roofline && with_ceiling.insert(series).second) add_roofline(c, row, series, ceilings);
+        if (with_roofline && with_ceiling.insert(series).second)
+            add_roofline(c, row, series, ceilings);
     }
-    if (points.empty()) return nullptr;
-    json color = {{"field", "series"}, {"type", "nominal"}, {"title", "model · accelerator · engine · dtype"},
-                  {"legend", {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 600}, {"titleLimit", 600}}}};
-    json y = {{"field", value_name}, {"type", "quantitative"}, {"title", title}, {"scale", {{"type", "log"}}}};
+    if (points.empty())
+        return nullptr;
+    json color = {
+        {"field", "series"},
+        {"type", "nominal"},
+        {"title", "model · accelerator · engine · dtype"},
+        {"legend",
+         {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 600}, {"titleLimit", 600}}}};
+    json y = {{"field", value_name},
+              {"type", "quantitative"},
+              {"title", title},
+              {"scale", {{"type", "log"}}}};
     json layers = json::array();
     json marks = json::object();
     if (!ceilings.empty()) {
         json ceiling_y = y;
         ceiling_y["field"] = "ceiling_tps";
-        layers.push_back({{"name", "roofline_lines"},
-                          {"data", {{"name", "roofline"}}},
-                          {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
-                          {"encoding",
-                           {{"x", context_axis()},
-                            {"y", ceiling_y},
-                            {"color", color},
-                            {"tooltip", tooltip({{"series", "series"}, {"context_length", "context"},
-                                                 {"ceiling_tps", "ceiling, tokens/s"}, {"record", "record"},
-                                                 {"source", "source"}})}}}});
+        layers.push_back(
+            {{"name", "roofline_lines"},
+             {"data", {{"name", "roofline"}}},
+             {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
+             {"encoding",
+              {{"x", context_axis()},
+               {"y", ceiling_y},
+               {"color", color},
+               {"tooltip", tooltip({{"series", "series"},
+                                    {"context_length", "context"},
+                                    {"ceiling_tps", "ceiling, tokens/s"},
+                                    {"record", "record"},
+                                    {"source", "source"}})}}}});
         marks["roofline_lines"] = {{"dataset", "roofline"}, {"per", "series"}};
     }
     std::string lines = id + "_lines", dots = id + "_points";
@@ -340,16 +405,20 @@ json speed_chart(Context& c, const std::string& id, const std::string& column, c
                        {{"x", context_axis()},
                         {"y", y},
                         {"color", color},
-                        {"tooltip", tooltip({{"series", "series"}, {"context_length", "context"}, {value_name, title.c_str()},
-                                             {"roofline_tps", "roofline, tokens/s"}, {"record", "record"},
+                        {"tooltip", tooltip({{"series", "series"},
+                                             {"context_length", "context"},
+                                             {value_name, title.c_str()},
+                                             {"roofline_tps", "roofline, tokens/s"},
+                                             {"record", "record"},
                                              {"source", "source"}})}}}});
     marks[lines] = {{"dataset", "measured"}, {"per", "series"}};
     marks[dots] = {{"dataset", "measured"}, {"per", "row"}};
     json datasets = {{"measured", points}};
-    if (!ceilings.empty()) datasets["roofline"] = ceilings;
+    if (!ceilings.empty())
+        datasets["roofline"] = ceilings;
     json spec = {{"width", 760}, {"height", 360}, {"datasets", datasets}, {"layer", layers}};
-    return {{"id", id}, {"title", heading}, {"description", description}, {"spec", spec},
-            {"datasets", datasets}, {"marks", marks}};
+    return {{"id", id},     {"title", heading},     {"description", description},
+            {"spec", spec}, {"datasets", datasets}, {"marks", marks}};
 }
 
 json bytes_per_token_chart(Context& c) {
@@ -357,7 +426,8 @@ json bytes_per_token_chart(Context& c) {
     for (const Record* m : c.models) {
         for (const auto& d : c.dtypes) {
             auto add = [&](const char* basis, const std::optional<Rational>& bytes) {
-                if (!bytes) return;
+                if (!bytes)
+                    return;
                 bars.push_back({{"model_name", m->model->name},
                                 {"kv_cache_dtype", std::string(d.name)},
                                 {"label", fmt::format("{} · {}", m->model->name, d.name)},
@@ -372,7 +442,8 @@ json bytes_per_token_chart(Context& c) {
                 add("all layers GQA", all_layers_gqa_bytes(*m->model, d.bytes_per_element()));
                 add("as built", growing_kv_bytes_per_token(*m->model, d));
             } catch (const std::exception& e) {
-                c.notes.push_back(fmt::format("{} at {}: no bytes per token ({})", m->id, d.name, e.what()));
+                c.notes.push_back(
+                    fmt::format("{} at {}: no bytes per token ({})", m->id, d.name, e.what()));
             }
         }
     }
@@ -399,16 +470,26 @@ json bytes_per_token_chart(Context& c) {
             {"sort", basis_order},
             {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
             {"title", "cache layout"}}},
-          {"shape", {{"field", "basis"}, {"type", "nominal"}, {"sort", basis_order},
-                     {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
-          {"tooltip", tooltip({{"model_name", "model"}, {"kv_cache_dtype", "cache dtype"}, {"basis", "layout"},
-                               {"bytes_per_token", "bytes per token"}, {"record", "record"}, {"source", "source"}})}}}};
+          {"shape",
+           {{"field", "basis"},
+            {"type", "nominal"},
+            {"sort", basis_order},
+            {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
+          {"tooltip", tooltip({{"model_name", "model"},
+                               {"kv_cache_dtype", "cache dtype"},
+                               {"basis", "layout"},
+                               {"bytes_per_token", "bytes per token"},
+                               {"record", "record"},
+                               {"source", "source"}})}}}};
     return {{"id", "bytes-per-token"},
             {"title", "KV bytes per token by model and dtype"},
             {"description",
-             "What one more token of context costs in the layers that keep growing, as the model is built, "
-             "against two what-ifs: every layer caching as GQA at the model's KV heads, and as full MHA at its "
-             "query heads. Sliding-window layers stop at their window and linear-attention layers keep a fixed "
+             "What one more token of context costs in the layers that keep growing, as the model "
+             "is built, "
+             "against two what-ifs: every layer caching as GQA at the model's KV heads, and as "
+             "full MHA at its "
+             "query heads. Sliding-window layers stop at their window and linear-attention layers "
+             "keep a fixed "
              "state, so neither is in the first figure. Log scale."},
             {"spec", spec},
             {"datasets", {{"bytes", bars}}},
@@ -418,13 +499,15 @@ json bytes_per_token_chart(Context& c) {
 /// Quality against cache dtype, from a `quality` table when the catalog has one. Its columns
 /// are found by name: a dtype, a score, and optionally a model, a metric and a record id.
 json quality_chart(Context& c) {
-    if (!c.input.quality) return nullptr;
+    if (!c.input.quality)
+        return nullptr;
     Columns q(*c.input.quality);
     std::string dtype = q.first_of({"kv_cache_dtype", "kv_dtype", "dtype"});
     std::string score = q.first_of({"score", "value", "accuracy", "quality"});
     if (dtype.empty() || score.empty()) {
-        c.notes.push_back("the catalog's quality table has no cache dtype or score column this report knows; "
-                          "quality is not drawn");
+        c.notes.push_back(
+            "the catalog's quality table has no cache dtype or score column this report knows; "
+            "quality is not drawn");
         return nullptr;
     }
     std::string model = q.first_of({"model_name", "model"});
@@ -433,11 +516,15 @@ json quality_chart(Context& c) {
     json points = json::array();
     for (const auto& row : q.table().rows) {
         auto value = q.number(row, score);
-        if (!value) continue;
+        if (!value)
+            continue;
         std::string id = record.empty() ? "" : q.text(row, record);
-        std::string series = fmt::format("{}{}{}", model.empty() ? "" : q.text(row, model),
-                                         model.empty() || metric.empty() ? "" : " · ",
-                                         metric.empty() ? "" : q.text(row, metric));
+        std::string model_text = model.empty() ? "" : q.text(row, model);
+        if (const Record* r = c.input.records->find(model_text); r && r->model)
+            model_text = r->model->name;
+        std::string series =
+            fmt::format("{}{}{}", model_text, model.empty() || metric.empty() ? "" : " · ",
+                        metric.empty() ? "" : q.text(row, metric));
         points.push_back({{"series", series.empty() ? "quality" : series},
                           {"kv_cache_dtype", q.text(row, dtype)},
                           {"score", *value},
@@ -450,9 +537,19 @@ json quality_chart(Context& c) {
     }
     std::vector<std::string> order;
     for (const auto& d : cache_dtypes()) order.emplace_back(d.name);
-    json x = {{"field", "kv_cache_dtype"}, {"type", "ordinal"}, {"title", "cache dtype"}, {"sort", order}};
-    json y = {{"field", "score"}, {"type", "quantitative"}, {"title", "score"}, {"scale", {{"zero", false}}}};
-    json color = {{"field", "series"}, {"type", "nominal"}, {"title", "model · metric"}};
+    json x = {{"field", "kv_cache_dtype"},
+              {"type", "ordinal"},
+              {"title", "cache dtype"},
+              {"sort", order},
+              {"axis", {{"labelAngle", 0}}}};
+    json y = {{"field", "score"},
+              {"type", "quantitative"},
+              {"title", "score"},
+              {"scale", {{"zero", false}}}};
+    json color = {{"field", "series"},
+                  {"type", "nominal"},
+                  {"title", "model · metric"},
+                  {"legend", {{"labelLimit", 400}}}};
     json spec = {{"width", 520},
                  {"height", 320},
                  {"datasets", {{"quality", points}}},
@@ -467,15 +564,20 @@ json quality_chart(Context& c) {
                      {{"x", x},
                       {"y", y},
                       {"color", color},
-                      {"tooltip", tooltip({{"series", "model · metric"}, {"kv_cache_dtype", "cache dtype"},
-                                           {"score", "score"}, {"record", "record"}, {"source", "source"}})}}}}}}};
-    return {{"id", "quality"},
-            {"title", "Quality against cache dtype"},
-            {"description", "Scores the catalog holds for each model and metric at each cache dtype."},
-            {"spec", spec},
-            {"datasets", {{"quality", points}}},
-            {"marks", {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
-                       {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
+                      {"tooltip", tooltip({{"series", "model · metric"},
+                                           {"kv_cache_dtype", "cache dtype"},
+                                           {"score", "score"},
+                                           {"record", "record"},
+                                           {"source", "source"}})}}}}}}};
+    return {
+        {"id", "quality"},
+        {"title", "Quality against cache dtype"},
+        {"description", "Scores the catalog holds for each model and metric at each cache dtype."},
+        {"spec", spec},
+        {"datasets", {{"quality", points}}},
+        {"marks",
+         {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
+          {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
 }
 
 json rows_table(const Context& c) {
@@ -499,7 +601,8 @@ std::vector<std::int64_t> context_grid(std::int64_t top, const std::vector<std::
     for (std::int64_t p = 1024; p < top; p *= 2) points.insert(p);
     points.insert(top);
     for (std::int64_t e : extra) {
-        if (e >= 1024 && e <= top) points.insert(e);
+        if (e >= 1024 && e <= top)
+            points.insert(e);
     }
     return {points.begin(), points.end()};
 }
@@ -509,29 +612,36 @@ json report_content(const ReportInput& input) {
     choose_subjects(c);
     json charts = json::array();
     charts.push_back(kv_memory_chart(c));
-    json decode = speed_chart(
-        c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s", "Decode speed against context",
-        "Measured decode speed of one sequence at each context, per model, accelerator, engine and cache dtype. "
-        "Dashed: the bandwidth roofline, memory bandwidth / (active weights + KV cache at the context + fixed "
-        "state), drawn where the row names an accelerator and an exact weight format.",
-        true);
+    json decode =
+        speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
+                    "Decode speed against context",
+                    "Measured decode speed of one sequence at each context, per model, "
+                    "accelerator, engine and cache dtype. "
+                    "Dashed: the bandwidth roofline, memory bandwidth / (active weights + KV cache "
+                    "at the context + fixed "
+                    "state), drawn where the row names an accelerator and an exact weight format.",
+                    true);
     if (decode.is_null()) {
-        c.notes.push_back("no row of the catalog reports a decode speed; the decode chart is not drawn");
+        c.notes.push_back(
+            "no row of the catalog reports a decode speed; the decode chart is not drawn");
     } else {
         charts.push_back(std::move(decode));
     }
     if (c.rows.has("measured_prefill_tps_at_ctx")) {
-        json prefill = speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps", "prefill, tokens/s",
-                                   "Prefill speed against context",
-                                   "Measured prefill (prompt processing) speed at each context.", false);
+        json prefill =
+            speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps",
+                        "prefill, tokens/s", "Prefill speed against context",
+                        "Measured prefill (prompt processing) speed at each context.", false);
         if (prefill.is_null()) {
-            c.notes.push_back("no row of the catalog reports a prefill speed; the prefill chart is not drawn");
+            c.notes.push_back(
+                "no row of the catalog reports a prefill speed; the prefill chart is not drawn");
         } else {
             charts.push_back(std::move(prefill));
         }
     }
     charts.push_back(bytes_per_token_chart(c));
-    if (json quality = quality_chart(c); !quality.is_null()) charts.push_back(std::move(quality));
+    if (json quality = quality_chart(c); !quality.is_null())
+        charts.push_back(std::move(quality));
 
     std::set<std::string> row_models;
     for (const auto& row : input.rows.rows) row_models.insert(c.rows.text(row, "model"));

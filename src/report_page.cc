@@ -14,10 +14,17 @@ std::string json_for_script(const nlohmann::json& value) {
     out.reserve(text.size());
     for (char ch : text) {
         switch (ch) {
-            case '<': out += "\\u003c"; break;
-            case '>': out += "\\u003e"; break;
-            case '&': out += "\\u0026"; break;
-            default: out += ch;
+            case '<':
+                out += "\\u003c";
+                break;
+            case '>':
+                out += "\\u003e";
+                break;
+            case '&':
+                out += "\\u0026";
+                break;
+            default:
+                out += ch;
         }
     }
     return out;
@@ -28,12 +35,23 @@ std::string html_escape(std::string_view text) {
     out.reserve(text.size());
     for (char ch : text) {
         switch (ch) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += ch;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += ch;
         }
     }
     return out;
@@ -45,9 +63,12 @@ std::string inline_script(std::string_view script) {
     std::size_t start = 0;
     while (start < script.size()) {
         std::size_t end = script.find('\n', start);
-        std::string_view line = script.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start + 1);
-        if (!line.starts_with("//# sourceMappingURL=")) out += line;
-        if (end == std::string_view::npos) break;
+        std::string_view line = script.substr(
+            start, end == std::string_view::npos ? std::string_view::npos : end - start + 1);
+        if (!line.starts_with("//# sourceMappingURL="))
+            out += line;
+        if (end == std::string_view::npos)
+            break;
         start = end + 1;
     }
     // "</script" can only occur inside a string or a regular expression in JavaScript,
@@ -56,8 +77,10 @@ std::string inline_script(std::string_view script) {
     safe.reserve(out.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (out[i] == '<' && i + 1 < out.size() && out[i + 1] == '/' && out.size() - i >= 8 &&
-            std::equal(out.begin() + static_cast<std::ptrdiff_t>(i) + 2, out.begin() + static_cast<std::ptrdiff_t>(i) + 8,
-                       "script", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
+            std::equal(
+                out.begin() + static_cast<std::ptrdiff_t>(i) + 2,
+                out.begin() + static_cast<std::ptrdiff_t>(i) + 8, "script",
+                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
             safe += "<\\/";
             ++i;
             continue;
@@ -70,8 +93,8 @@ std::string inline_script(std::string_view script) {
 namespace {
 
 std::string license_block(std::string_view name, std::string_view version, std::string_view text) {
-    return fmt::format("<details><summary>{} {} (BSD-3-Clause)</summary><pre>{}</pre></details>\n", name, version,
-                       html_escape(text));
+    return fmt::format("<details><summary>{} {} (BSD-3-Clause)</summary><pre>{}</pre></details>\n",
+                       name, version, html_escape(text));
 }
 
 }  // namespace
@@ -83,7 +106,8 @@ std::string report_html(const nlohmann::json& content) {
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
     // Nothing may be fetched: the policy says so to the browser too.
     page +=
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline' "
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src "
+        "'unsafe-inline' "
         "'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'\">\n";
     page += fmt::format("<title>{}</title>\n", html_escape(title));
     page += "<style>\n";
@@ -92,8 +116,10 @@ std::string report_html(const nlohmann::json& content) {
     page += "<noscript>This report draws its charts and its table with JavaScript.</noscript>\n";
     page += "<main id=\"report\"></main>\n";
     page += "<footer id=\"licenses\"><h2>Libraries in this page</h2>\n";
-    page += "<p>The charts are drawn by Vega, Vega-Lite and vega-embed, carried inside this file under their "
-            "licenses:</p>\n";
+    page +=
+        "<p>The charts are drawn by Vega, Vega-Lite and vega-embed, carried inside this file under "
+        "their "
+        "licenses:</p>\n";
     page += license_block("Vega", assets::kVegaVersion, assets::kVegaLicense);
     page += license_block("Vega-Lite", assets::kVegaLiteVersion, assets::kVegaLiteLicense);
     page += license_block("vega-embed", assets::kVegaEmbedVersion, assets::kVegaEmbedLicense);
@@ -101,7 +127,8 @@ std::string report_html(const nlohmann::json& content) {
     page += "<script type=\"application/json\" id=\"report-content\">";
     page += json_for_script(content);
     page += "</script>\n";
-    for (std::string_view lib : {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs, assets::kReportPageJs}) {
+    for (std::string_view lib :
+         {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs, assets::kReportPageJs}) {
         page += "<script>\n";
         page += inline_script(lib);
         page += "\n</script>\n";

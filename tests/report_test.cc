@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 class ReportTest : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         lint_ = new LintResult(lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"}));
         tmp_ = new test::TempDir();
@@ -41,7 +41,9 @@ protected:
         in.records = &lint_->records;
         in.link = [](const std::string& file) { return "../" + file; };
         in.generated_by = "kvcat test";
-        for (const auto& row : run_read_only(db(), "SELECT record_id, name FROM sources ORDER BY record_id, position").rows) {
+        for (const auto& row :
+             run_read_only(db(), "SELECT record_id, name FROM sources ORDER BY record_id, position")
+                 .rows) {
             in.sources[std::get<std::string>(row[0])].push_back(std::get<std::string>(row[1]));
         }
         return in;
@@ -49,7 +51,8 @@ protected:
 
     static const json& chart(const json& content, const std::string& id) {
         for (const auto& c : content["charts"]) {
-            if (c["id"] == id) return c;
+            if (c["id"] == id)
+                return c;
         }
         static const json none;
         ADD_FAILURE() << "no chart " << id;
@@ -65,7 +68,8 @@ test::TempDir* ReportTest::tmp_ = nullptr;
 
 TEST(ContextGrid, PowersOfTwoToTheTopWithTheWindowInside) {
     EXPECT_EQ(context_grid(8192, {}), (std::vector<std::int64_t>{1024, 2048, 4096, 8192}));
-    EXPECT_EQ(context_grid(5000, {1536, 512, 9000}), (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
+    EXPECT_EQ(context_grid(5000, {1536, 512, 9000}),
+              (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
 }
 
 TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
@@ -74,14 +78,16 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
     std::set<std::string> series, dtypes;
     std::size_t models = 0;
     for (const auto& r : lint_->records.records()) models += r.model ? 1 : 0;
-    for (const auto& row : run_read_only(db(), "SELECT DISTINCT kv_cache_dtype FROM kv_efficiency").rows) {
+    for (const auto& row :
+         run_read_only(db(), "SELECT DISTINCT kv_cache_dtype FROM kv_efficiency").rows) {
         dtypes.insert(std::get<std::string>(row[0]));
     }
     for (const auto& p : kv) {
         series.insert(p["series"].get<std::string>());
         const Model& m = *lint_->records.find(p["model"].get<std::string>())->model;
-        Rational bytes = kv_cache_bytes(m, *find_cache_dtype(p["kv_cache_dtype"].get<std::string>()),
-                                        p["context_length"].get<std::int64_t>());
+        Rational bytes =
+            kv_cache_bytes(m, *find_cache_dtype(p["kv_cache_dtype"].get<std::string>()),
+                           p["context_length"].get<std::int64_t>());
         ASSERT_TRUE(bytes.is_integer());
         EXPECT_EQ(p["kv_bytes"].get<std::int64_t>(), bytes.num()) << p.dump();
     }
@@ -100,9 +106,10 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
 TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
     json content = report_content(input());
     const json& decode = chart(content, "decode");
-    Table row = run_read_only(db(),
-                              "SELECT context_length, roofline_tps, measured_tps_at_ctx FROM kv_rows "
-                              "WHERE roofline_tps IS NOT NULL AND measured_tps_at_ctx IS NOT NULL");
+    Table row =
+        run_read_only(db(),
+                      "SELECT context_length, roofline_tps, measured_tps_at_ctx FROM kv_rows "
+                      "WHERE roofline_tps IS NOT NULL AND measured_tps_at_ctx IS NOT NULL");
     ASSERT_FALSE(row.rows.empty());
     std::int64_t context = std::get<std::int64_t>(row.rows[0][0]);
     bool met = false;
@@ -129,8 +136,9 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
     in.rows.rows[0].back() = 1500.0;
     Table quality;
     quality.columns = {"model", "kv_cache_dtype", "metric", "score"};
-    quality.rows = {{std::string("models/qwen3.5-27b"), std::string("bf16"), std::string("gsm8k"), 0.91},
-                    {std::string("models/qwen3.5-27b"), std::string("q8_0"), std::string("gsm8k"), 0.90}};
+    quality.rows = {
+        {std::string("models/qwen3.5-27b"), std::string("bf16"), std::string("gsm8k"), 0.91},
+        {std::string("models/qwen3.5-27b"), std::string("q8_0"), std::string("gsm8k"), 0.90}};
     in.quality = quality;
     json content = report_content(in);
     EXPECT_EQ(chart(content, "prefill")["datasets"]["measured"].size(), 1u);
@@ -139,7 +147,8 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
 
     in.quality->columns = {"model", "flavour", "metric", "verdict"};
     json unknown = report_content(in);
-    EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos) << unknown["notes"];
+    EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos)
+        << unknown["notes"];
 }
 
 TEST_F(ReportTest, TableHoldsEveryRowWithItsLink) {
@@ -163,7 +172,8 @@ TEST(ReportPage, NothingFromARecordCanCloseItsScriptElement) {
     EXPECT_EQ(text.find('>'), std::string::npos) << text;
     EXPECT_EQ(text.find('&'), std::string::npos) << text;
     EXPECT_EQ(json::parse(text), hostile);
-    EXPECT_EQ(html_escape("<b title='x'>\"&\"</b>"), "&lt;b title=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/b&gt;");
+    EXPECT_EQ(html_escape("<b title='x'>\"&\"</b>"),
+              "&lt;b title=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/b&gt;");
 }
 
 TEST(ReportPage, InlineScriptDropsTheSourceMapAndCannotEndItsElement) {
@@ -174,14 +184,15 @@ TEST(ReportPage, InlineScriptDropsTheSourceMapAndCannotEndItsElement) {
 TEST(ReportPage, CarriesTheLibrariesTheirLicensesAndNoOutsideReference) {
     std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
     EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
-    for (const char* needed : {"vegaEmbed", "vegaLite", "Interactive Data Lab", "Vega-Lite 6.5.0", "Vega 6.4.0",
-                               "vega-embed 7.3.0", "default-src 'none'"}) {
+    for (const char* needed : {"vegaEmbed", "vegaLite", "Interactive Data Lab", "Vega-Lite 6.5.0",
+                               "Vega 6.4.0", "vega-embed 7.3.0", "default-src 'none'"}) {
         EXPECT_NE(page.find(needed), std::string::npos) << needed;
     }
     EXPECT_EQ(page.find("sourceMappingURL"), std::string::npos);
     // The page's own part, before the libraries' code, refers to nothing outside it.
     std::string own = page.substr(0, page.find("<script>\n"));
-    for (const char* outside : {"<script src", "<link", "<img", "src=", "href=", "@import", "url("}) {
+    for (const char* outside :
+         {"<script src", "<link", "<img", "src=", "href=", "@import", "url("}) {
         EXPECT_EQ(own.find(outside), std::string::npos) << outside;
     }
 }
@@ -193,7 +204,8 @@ using test::Outcome;
 json content_of(const std::string& page) {
     const std::string open = "<script type=\"application/json\" id=\"report-content\">";
     std::size_t from = page.find(open);
-    if (from == std::string::npos) return nullptr;
+    if (from == std::string::npos)
+        return nullptr;
     from += open.size();
     return json::parse(page.substr(from, page.find("</script>", from) - from));
 }
@@ -205,15 +217,17 @@ TEST(CmdReport, WritesOnePageIntoANewFolderAndFiltersItsRows) {
     json content = content_of(test::read_file(k.dir() / "site/index.html"));
     ASSERT_TRUE(content.is_object());
     EXPECT_EQ(content["table"]["rows"].size(), 2u);
-    EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0), 0u);
+    EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0),
+              0u);
 
-    Outcome some = k.run({"report", "--out", "-", "--link-base", "https://example.org/repo/blob/main",
-                          "model=models/qwen3.5-27b"});
+    Outcome some = k.run({"report", "--out", "-", "--link-base",
+                          "https://example.org/repo/blob/main", "model=models/qwen3.5-27b"});
     ASSERT_EQ(some.status, 0) << some.err;
     json filtered = content_of(some.out);
     ASSERT_EQ(filtered["table"]["rows"].size(), 1u);
     EXPECT_EQ(filtered["table"]["links"][0],
-              "https://example.org/repo/blob/main/records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml");
+              "https://example.org/repo/blob/main/records/kv-efficiency/"
+              "llamacpp-qwen35-27b-rtx3090-64k.yaml");
     EXPECT_EQ(filtered["summary"]["models"], 1);
     EXPECT_EQ(filtered["summary"]["accelerators"], 1);
 }

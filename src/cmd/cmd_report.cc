@@ -32,7 +32,8 @@ struct ReportOptions {
 std::vector<std::string> row_columns(const std::string& db) {
     std::vector<std::string> out;
     for (const auto& name : run_read_only(db, "SELECT * FROM kv_rows LIMIT 0").columns) {
-        if (find_column(name)) out.push_back(name);
+        if (find_column(name))
+            out.push_back(name);
     }
     return out;
 }
@@ -47,8 +48,11 @@ std::map<std::string, std::vector<std::string>> sources_by_record(const std::str
 }
 
 std::optional<Table> quality_table(const std::string& db) {
-    Table has = run_read_only(db, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = 'quality'");
-    if (std::get<std::int64_t>(has.rows.at(0).at(0)) == 0) return std::nullopt;
+    Table has = run_read_only(
+        db,
+        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = 'quality'");
+    if (std::get<std::int64_t>(has.rows.at(0).at(0)) == 0)
+        return std::nullopt;
     return run_read_only(db, "SELECT * FROM quality");
 }
 
@@ -57,7 +61,8 @@ std::optional<Table> quality_table(const std::string& db) {
 std::function<std::string(const std::string&)> record_links(const ReportOptions& o) {
     if (!o.link_base.empty()) {
         std::string base = o.link_base;
-        if (!base.ends_with('/')) base += '/';
+        if (!base.ends_with('/'))
+            base += '/';
         return [base](const std::string& file) {
             return base + fs::path(file).lexically_normal().generic_string();
         };
@@ -76,7 +81,8 @@ int run_report(const ReportOptions& o) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    if (int code = ensure_fresh_catalog(o.db, o.records); code != ExitCode::ok) return code;
+    if (int code = ensure_fresh_catalog(o.db, o.records); code != ExitCode::ok)
+        return code;
     std::string page;
     try {
         spec.columns = row_columns(o.db);
@@ -106,8 +112,10 @@ int run_report(const ReportOptions& o) {
     }
     // A site folder is made as needed: `--out site/index.html` in a fresh checkout.
     std::error_code ec;
-    if (fs::path parent = fs::path(o.out).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-    if (!write_whole_file(o.out, page, true)) return ExitCode::failure;
+    if (fs::path parent = fs::path(o.out).parent_path(); !parent.empty())
+        fs::create_directories(parent, ec);
+    if (!write_whole_file(o.out, page, true))
+        return ExitCode::failure;
     spdlog::info("wrote {} ({} KiB)", o.out, page.size() / 1024);
     return ExitCode::ok;
 }
@@ -116,16 +124,21 @@ int run_report(const ReportOptions& o) {
 
 void setup_report(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<ReportOptions>();
-    CLI::App* sub = app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
+    CLI::App* sub =
+        app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
     sub->add_option("--out", o->out, "The page to write (- for stdout); replaced when it exists")
         ->capture_default_str();
     sub->add_option("--db", o->db, "The catalog file")->capture_default_str();
-    sub->add_option("--records", o->records, "Where the records are (the catalog is rebuilt when stale)")
+    sub->add_option("--records", o->records,
+                    "Where the records are (the catalog is rebuilt when stale)")
         ->capture_default_str();
     sub->add_option("--title", o->title, "The page's title")->capture_default_str();
     sub->add_option("--link-base", o->link_base,
-                    "Link each row to BASE/<its record file> (a repository's web view) instead of the file on disk");
-    sub->add_option("filters", o->filters, "column OP value, as for query: only these rows, their models and accelerators");
+                    "Link each row to BASE/<its record file> (a repository's web view) instead of "
+                    "the file on disk");
+    sub->add_option(
+        "filters", o->filters,
+        "column OP value, as for query: only these rows, their models and accelerators");
     sub->footer(
         "The page holds its data, Vega, Vega-Lite and vega-embed: it requests nothing.\n"
         "Examples:\n"
