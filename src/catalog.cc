@@ -33,7 +33,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::array kColumns = {
-    ColumnInfo{"id", "text", "", false, "the record id, kv-efficiency/NAME"},
+    ColumnInfo{"id", "text", "", false,
+               "the row id: the record id, or <record id>@<context> for a point of a curve"},
+    ColumnInfo{"record_id", "text", "", false, "the record the row comes from, kv-efficiency/NAME"},
     ColumnInfo{"model", "text", "", false, "the model record's id"},
     ColumnInfo{"model_name", "text", "", false, "the model's published name"},
     ColumnInfo{"accelerator", "text", "", false, "the accelerator record's id; empty when not tied to hardware"},
@@ -59,14 +61,25 @@ constexpr std::array kColumns = {
     ColumnInfo{"gqa_reduction", "number", "ratio", true, "gqa_baseline_bytes_per_token / kv_bytes_per_token"},
     ColumnInfo{"mha_reduction", "number", "ratio", true, "mha_baseline_bytes_per_token / kv_bytes_per_token"},
     ColumnInfo{"weight_bytes", "integer", "bytes", true,
-               "resident weights at weight_quant; empty when the format has no exact size"},
+               "resident weights: the record's weight_bytes, else derived from weight_quant; empty when neither "
+               "is known"},
     ColumnInfo{"roofline_tps", "number", "tokens/s", true,
-               "decode ceiling for one sequence: bandwidth / (active weights + KV at context + fixed state)"},
+               "decode ceiling per request: bandwidth / (active weights + concurrency x (KV at context + fixed "
+               "state))"},
     ColumnInfo{"roofline_fraction", "number", "ratio", true, "measured_tps_at_ctx / roofline_tps"},
     ColumnInfo{"measured_tps_at_ctx", "number", "tokens/s", false,
-               "decode speed at context_length; empty when the source did not report it"},
+               "decode speed of one request at context_length; empty when the source did not report it"},
     ColumnInfo{"measured_ttft_ms_at_ctx", "number", "ms", false,
                "time to first token at context_length; empty when the source did not report it"},
+    ColumnInfo{"measured_prefill_tps_at_ctx", "number", "tokens/s", false,
+               "prompt-processing speed at context_length; empty when the source did not report it"},
+    ColumnInfo{"concurrency", "integer", "requests", false, "requests in flight while measuring"},
+    ColumnInfo{"prompt_tokens", "integer", "tokens", false, "the prompt length of the prefill test"},
+    ColumnInfo{"gen_tokens", "integer", "tokens", false, "tokens generated in the decode test"},
+    ColumnInfo{"tps_stddev", "number", "tokens/s", false, "standard deviation printed beside the decode speed"},
+    ColumnInfo{"prefill_tps_stddev", "number", "tokens/s", false,
+               "standard deviation printed beside the prefill speed"},
+    ColumnInfo{"weight_bytes_source", "text", "", false, "stated (the record's weight_bytes) or derived"},
     ColumnInfo{"provenance", "text", "", false, "measured, third-party-measured, derived or joined"},
     ColumnInfo{"measured_on_model", "text", "", false, "the model the measurement was taken on, when another"},
     ColumnInfo{"context_extension", "text", "", false, "how a context above the native one was reached"},
@@ -78,7 +91,7 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 11> kDefaultColumns = {
+constexpr std::array<std::string_view, 12> kDefaultColumns = {
     "id",
     "accelerator",
     "engine",
@@ -88,6 +101,7 @@ constexpr std::array<std::string_view, 11> kDefaultColumns = {
     "kv_bytes_per_token",
     "kv_bytes_at_context",
     "measured_tps_at_ctx",
+    "measured_prefill_tps_at_ctx",
     "measured_ttft_ms_at_ctx",
     "provenance",
 };

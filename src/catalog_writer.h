@@ -78,6 +78,7 @@ private:
     std::filesystem::path tmp_path_;
     std::unique_ptr<SQLite::Database> db_;
     std::unique_ptr<SQLite::Statement> row_insert_;
+    std::unique_ptr<SQLite::Statement> quality_insert_;
     std::unique_ptr<SQLite::Statement> source_insert_;
     std::unique_ptr<SQLite::Statement> file_insert_;
     std::mutex mutex_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -114,6 +115,12 @@ struct Context {
     std::vector<CacheDtype> dtypes;
     json notes = json::array();
 
+    /// The record a row comes from: its record_id where the catalog has one (a point of a
+    /// curve is "<record id>@<context>"), else its id.
+    std::string record_of(const std::vector<Cell>& row) const {
+        std::string record = rows.text(row, "record_id");
+        return record.empty() ? rows.text(row, "id") : record;
+    }
     std::string source_of(const std::string& id) const {
         auto it = input.sources.find(id);
         if (it == input.sources.end() || it->second.empty())
@@ -299,7 +306,7 @@ std::string speed_series(const Context& c, const std::vector<Cell>& row) {
 
 json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name,
                double value) {
-    std::string id = c.rows.text(row, "id");
+    std::string record = c.record_of(row);
     return {{"series", speed_series(c, row)},
             {"model_name", c.rows.text(row, "model_name")},
             {"accelerator", c.rows.text(row, "accelerator_name")},
@@ -308,37 +315,47 @@ json speed_row(const Context& c, const std::vector<Cell>& row, const char* value
             {"context_length", c.rows.integer(row, "context_length").value_or(0)},
             {value_name, value},
             {"roofline_tps", cell_json(c.rows.at(row, "roofline_tps"))},
-            {"record", id},
+            {"row", c.rows.text(row, "id")},
+            {"record", record},
             {"file", c.rows.text(row, "file")},
-            {"source", c.source_of(id)}};
+            {"source", c.source_of(record)}};
 }
 
-/// The dashed ceiling of one series: bandwidth / (active weights + KV at the context + fixed
-/// state).
+/// The dashed ceiling of one series: what each of `concurrency` requests can decode at most,
+/// bandwidth / (active weights + concurrency x (KV at the context + fixed state)), with the
+/// row's weights as the catalog takes them (stated, else from an exact weight format).
 void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series,
                   json& out) {
-    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1)
-        return;  // the ceiling is for one sequence
     const Record* model = c.input.records->find(c.rows.text(row, "model"));
     const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
-    auto quant = find_weight_quant(c.rows.text(row, "weight_quant"));
     auto dtype = find_cache_dtype(c.rows.text(row, "kv_cache_dtype"));
-    if (!model || !model->model || !accelerator || !accelerator->accelerator || !quant || !dtype)
+    if (!model || !model->model || !accelerator || !accelerator->accelerator || !dtype)
         return;
+    std::string quant = c.rows.text(row, "weight_quant");
+    std::optional<std::int64_t> stated_weights;
+    if (c.rows.text(row, "weight_bytes_source") == "stated")
+        stated_weights = c.rows.integer(row, "weight_bytes");
+    std::int64_t concurrency = c.rows.integer(row, "concurrency").value_or(1);
     std::vector<std::int64_t> extra;
     if (model->model->sliding)
         extra.push_back(model->model->sliding->window);
     try {
+        auto weights = row_weights(
+            *model->model, quant.empty() ? std::nullopt : std::optional(quant), stated_weights);
+        if (!weights)
+            return;
+        Rational fixed = fixed_state_bytes(*model->model);
         for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
-            Roofline r = decode_roofline(*model->model, *accelerator->accelerator, *quant,
-                                         kv_cache_bytes(*model->model, *dtype, context));
-            out.push_back(
-                {{"series", series},
-                 {"context_length", context},
-                 {"ceiling_tps", r.ceiling_tps.to_double()},
-                 {"record", c.rows.text(row, "id")},
-                 {"source",
-                  "kvcat: memory bandwidth / (active weights + KV at the context + fixed state)"}});
+            Roofline r =
+                batch_roofline(*accelerator->accelerator, weights->active,
+                               kv_cache_bytes(*model->model, *dtype, context), fixed, concurrency);
+            out.push_back({{"series", series},
+                           {"context_length", context},
+                           {"ceiling_tps", r.ceiling_tps.to_double()},
+                           {"record", c.record_of(row)},
+                           {"source",
+                            "kvcat: memory bandwidth / (active weights + concurrency x (KV at the "
+                            "context + fixed state))"}});
         }
     } catch (const std::exception&) {
         // A figure is missing from a record: that series has no ceiling.
@@ -496,43 +513,73 @@ json bytes_per_token_chart(Context& c) {
             {"marks", {{"bpt", {{"dataset", "bytes"}, {"per", "row"}}}}}};
 }
 
-/// Quality against cache dtype, from a `quality` table when the catalog has one. Its columns
-/// are found by name: a dtype, a score, and optionally a model, a metric and a record id.
+/// Quality against cache dtype, from the catalog's quality results (the quality_rows view, or
+/// a quality table). Columns are found by name: a cache dtype and a value are needed; a
+/// model, benchmark, metric, unit, record id and a baseline dtype and value are used when
+/// there. A result measured against a baseline gives two points, the baseline's and its own,
+/// joined by a line; each metric gets its own panel and scale.
 json quality_chart(Context& c) {
     if (!c.input.quality)
         return nullptr;
     Columns q(*c.input.quality);
     std::string dtype = q.first_of({"kv_cache_dtype", "kv_dtype", "dtype"});
-    std::string score = q.first_of({"score", "value", "accuracy", "quality"});
+    std::string score = q.first_of({"value", "score", "accuracy", "quality"});
     if (dtype.empty() || score.empty()) {
         c.notes.push_back(
-            "the catalog's quality table has no cache dtype or score column this report knows; "
-            "quality is not drawn");
+            "the catalog's quality results have no cache dtype or value column this report "
+            "knows; quality is not drawn");
         return nullptr;
     }
     std::string model = q.first_of({"model_name", "model"});
-    std::string metric = q.first_of({"metric", "benchmark", "task", "eval"});
-    std::string record = q.first_of({"id", "record", "record_id", "kv_id", "point_id"});
+    std::string benchmark = q.first_of({"benchmark", "task", "eval"});
+    std::string metric = q.first_of({"metric"});
+    std::string unit = q.first_of({"unit"});
+    std::string record = q.first_of({"record_id", "id", "record"});
+    std::string baseline_dtype = q.first_of({"baseline_kv_cache_dtype"});
+    std::string baseline_value = q.first_of({"baseline_value"});
+    std::set<std::string> row_records;  // with filters, only the results of the rows shown
+    for (const auto& row : c.rows.table().rows) row_records.insert(c.record_of(row));
     json points = json::array();
+    std::set<std::tuple<std::string, std::string, double>> seen;
     for (const auto& row : q.table().rows) {
         auto value = q.number(row, score);
         if (!value)
             continue;
         std::string id = record.empty() ? "" : q.text(row, record);
+        if (c.input.filtered && !record.empty() && !row_records.count(id))
+            continue;
         std::string model_text = model.empty() ? "" : q.text(row, model);
         if (const Record* r = c.input.records->find(model_text); r && r->model)
             model_text = r->model->name;
-        std::string series =
-            fmt::format("{}{}{}", model_text, model.empty() || metric.empty() ? "" : " · ",
-                        metric.empty() ? "" : q.text(row, metric));
-        points.push_back({{"series", series.empty() ? "quality" : series},
-                          {"kv_cache_dtype", q.text(row, dtype)},
-                          {"score", *value},
-                          {"record", id},
-                          {"source", c.source_of(id)}});
+        std::vector<std::string> parts;
+        for (const std::string& part :
+             {model_text, benchmark.empty() ? "" : q.text(row, benchmark)}) {
+            if (!part.empty())
+                parts.push_back(part);
+        }
+        std::string series = parts.empty() ? "quality" : fmt::format("{}", fmt::join(parts, " · "));
+        std::string panel = metric.empty() ? "value" : q.text(row, metric);
+        if (!unit.empty() && !q.text(row, unit).empty())
+            panel += fmt::format(" ({})", q.text(row, unit));
+        auto add = [&](const std::string& at, double v, const char* role) {
+            if (!seen.insert({series + "\n" + panel, at, v}).second)
+                return;
+            points.push_back({{"series", series},
+                              {"panel", panel},
+                              {"kv_cache_dtype", at},
+                              {"value", v},
+                              {"role", role},
+                              {"record", id},
+                              {"source", c.source_of(id)}});
+        };
+        if (!baseline_dtype.empty()) {
+            if (auto base = q.number(row, baseline_value))
+                add(q.text(row, baseline_dtype), *base, "baseline");
+        }
+        add(q.text(row, dtype), *value, "measured");
     }
     if (points.empty()) {
-        c.notes.push_back("the catalog's quality table holds no scores yet; quality is not drawn");
+        c.notes.push_back("the catalog holds no quality results; quality is not drawn");
         return nullptr;
     }
     std::vector<std::string> order;
@@ -542,42 +589,50 @@ json quality_chart(Context& c) {
               {"title", "cache dtype"},
               {"sort", order},
               {"axis", {{"labelAngle", 0}}}};
-    json y = {{"field", "score"},
+    json y = {{"field", "value"},
               {"type", "quantitative"},
-              {"title", "score"},
+              {"title", nullptr},
               {"scale", {{"zero", false}}}};
     json color = {{"field", "series"},
                   {"type", "nominal"},
-                  {"title", "model · metric"},
-                  {"legend", {{"labelLimit", 400}}}};
-    json spec = {{"width", 520},
-                 {"height", 320},
-                 {"datasets", {{"quality", points}}},
+                  {"title", "model · benchmark"},
+                  {"legend", {{"labelLimit", 400}, {"orient", "bottom"}, {"columns", 1}}}};
+    json spec = {{"datasets", {{"quality", points}}},
                  {"data", {{"name", "quality"}}},
-                 {"layer",
-                  {{{"name", "quality_lines"},
-                    {"mark", {{"type", "line"}}},
-                    {"encoding", {{"x", x}, {"y", y}, {"color", color}}}},
-                   {{"name", "quality_points"},
-                    {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
-                    {"encoding",
-                     {{"x", x},
-                      {"y", y},
-                      {"color", color},
-                      {"tooltip", tooltip({{"series", "model · metric"},
-                                           {"kv_cache_dtype", "cache dtype"},
-                                           {"score", "score"},
-                                           {"record", "record"},
-                                           {"source", "source"}})}}}}}}};
-    return {
-        {"id", "quality"},
-        {"title", "Quality against cache dtype"},
-        {"description", "Scores the catalog holds for each model and metric at each cache dtype."},
-        {"spec", spec},
-        {"datasets", {{"quality", points}}},
-        {"marks",
-         {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
-          {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
+                 {"facet", {{"field", "panel"}, {"type", "nominal"}, {"title", nullptr}}},
+                 {"columns", 3},
+                 {"resolve", {{"scale", {{"y", "independent"}}}}},
+                 {"spec",
+                  {{"width", 300},
+                   {"height", 220},
+                   {"layer",
+                    {{{"name", "quality_lines"},
+                      {"mark", {{"type", "line"}}},
+                      {"encoding", {{"x", x}, {"y", y}, {"color", color}}}},
+                     {{"name", "quality_points"},
+                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
+                      {"encoding",
+                       {{"x", x},
+                        {"y", y},
+                        {"color", color},
+                        {"tooltip", tooltip({{"series", "model · benchmark"},
+                                             {"panel", "metric"},
+                                             {"kv_cache_dtype", "cache dtype"},
+                                             {"value", "value"},
+                                             {"role", "measured or baseline"},
+                                             {"record", "record"},
+                                             {"source", "source"}})}}}}}}}}};
+    return {{"id", "quality"},
+            {"title", "Quality against cache dtype"},
+            {"description",
+             "The quality results the catalog holds, each beside its baseline dtype where the "
+             "record gives the baseline's figure: one panel per metric, one line per model and "
+             "benchmark."},
+            {"spec", spec},
+            {"datasets", {{"quality", points}}},
+            {"marks",
+             {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
+              {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
 }
 
 json rows_table(const Context& c) {
@@ -615,11 +670,11 @@ json report_content(const ReportInput& input) {
     json decode =
         speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
                     "Decode speed against context",
-                    "Measured decode speed of one sequence at each context, per model, "
-                    "accelerator, engine and cache dtype. "
-                    "Dashed: the bandwidth roofline, memory bandwidth / (active weights + KV cache "
-                    "at the context + fixed "
-                    "state), drawn where the row names an accelerator and an exact weight format.",
+                    "Measured decode speed of one request at each context, per model, "
+                    "accelerator, engine and cache dtype (and concurrency, when several requests "
+                    "ran at once). Dashed: the bandwidth roofline per request, memory bandwidth / "
+                    "(active weights + concurrency x (KV cache at the context + fixed state)), "
+                    "drawn where the catalog knows the accelerator and the weights' size.",
                     true);
     if (decode.is_null()) {
         c.notes.push_back(

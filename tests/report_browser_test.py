@@ -16,7 +16,7 @@ itself, or failed load; then checks, against the catalog read with Python's sqli
   - a tooltip names the record and its source;
 and keeps a full-page screenshot (report.png) in the artifacts folder. Then a model name and
 a source name written to break out of the page are drawn as text, with no error or request,
-in a catalog that also has a quality table, whose chart is drawn and counted as well.
+in a catalog that also holds a quality result, whose chart is drawn and counted as well.
 
 Usage: report_browser_test.py --kvcat BINARY --source REPO --artifacts DIR
 """
@@ -182,7 +182,8 @@ def check_marks(page, content, failures):
         check(not got["nan"], "%s: a coordinate is NaN" % chart["id"], failures)
         for name, how in chart["marks"].items():
             rows = chart["datasets"][how["dataset"]]
-            expected = len(rows) if how["per"] == "row" else len({r["series"] for r in rows})
+            # A line per series, in each panel of a faceted chart.
+            expected = len(rows) if how["per"] == "row" else len({(r["series"], r.get("panel")) for r in rows})
             check(expected > 0, "%s/%s: no data to draw" % (chart["id"], name), failures)
             check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
                 chart["id"], name, got["marks"][name], expected, how["per"]), failures)
@@ -375,19 +376,12 @@ def hostile_run(args, chromium):
                 raise Failure("%s no longer holds %r; update the hostile test" % (relative, old))
             new = old.split("name: ")[0] + "name: " + json.dumps("Hostile " + HOSTILE)
             open(path, "w", encoding="utf-8").write(text.replace(old, new, 1))
-        # A catalog with a quality table, as a newer kvcat may write one: the report finds its
-        # columns by name and draws them.
-        built = subprocess.run([args.kvcat, "build"], cwd=work, capture_output=True, text=True)
-        if built.returncode != 0:
-            raise Failure("kvcat build of the hostile records failed (%d): %s" % (built.returncode, built.stderr))
-        con = sqlite3.connect(os.path.join(work, "kvcat.db"))
-        con.execute("CREATE TABLE quality (id TEXT, model TEXT, kv_cache_dtype TEXT, metric TEXT, score REAL)")
-        con.executemany("INSERT INTO quality VALUES (?, ?, ?, ?, ?)", [
-            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "bf16", "perplexity", 6.10),
-            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "q8_0", "perplexity", 6.11),
-            ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", "models/qwen3.5-27b", "q4_0", "perplexity", 6.32)])
-        con.commit()
-        con.close()
+        # A quality result in a record, against its baseline dtype: the report draws both points.
+        with open(os.path.join(records, "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k.yaml"), "a",
+                  encoding="utf-8") as f:
+            f.write("quality:\n  - benchmark: wikitext-2\n    metric: perplexity\n    value: 6.21\n"
+                    "    unit: ppl\n    higher_is_better: false\n    baseline_kv_cache_dtype: bf16\n"
+                    "    baseline_value: 6.2\n")
         built = subprocess.run([args.kvcat, "report", "--out", "report.html"], cwd=work, capture_output=True,
                                text=True)
         if built.returncode != 0:
@@ -404,8 +398,10 @@ def hostile_run(args, chromium):
             state = page.evaluate("document.body ? document.body.dataset.state || null : null")
         check(state == "drawn", "hostile: the page did not finish drawing (state %r)" % state, failures)
         content = page.evaluate("window.kvcatReport.content")
-        check([c["id"] for c in content["charts"] if c["id"] == "quality"] == ["quality"],
-              "hostile: no quality chart from the catalog's quality table", failures)
+        quality = [c for c in content["charts"] if c["id"] == "quality"]
+        check(len(quality) == 1 and sorted((p["kv_cache_dtype"], p["value"]) for p in
+                                           quality[0]["datasets"]["quality"]) == [("bf16", 6.2), ("fp8", 6.21)],
+              "hostile: the quality result is not drawn beside its baseline: %r" % quality, failures)
         check_marks(page, content, failures)
         # Hover the decode point whose source is hostile, so its tooltip is drawn too.
         box = page.evaluate("""(() => { const p = document.querySelector('#decode g.decode_points_marks > path');

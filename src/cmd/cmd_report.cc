@@ -48,13 +48,17 @@ std::map<std::string, std::vector<std::string>> sources_by_record(const std::str
     return out;
 }
 
+/// The catalog's quality results: the quality_rows view (each result beside its model and
+/// dtype) when the catalog has it, else a quality table, else none.
 std::optional<Table> quality_table(const std::string& db) {
-    Table has = run_read_only(
-        db,
-        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = 'quality'");
-    if (std::get<std::int64_t>(has.rows.at(0).at(0)) == 0)
-        return std::nullopt;
-    return run_read_only(db, "SELECT * FROM quality");
+    for (const char* name : {"quality_rows", "quality"}) {
+        Table has = run_read_only(
+            db, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1",
+            {Cell{std::string(name)}});
+        if (std::get<std::int64_t>(has.rows.at(0).at(0)) != 0)
+            return run_read_only(db, fmt::format("SELECT * FROM {}", name));
+    }
+    return std::nullopt;
 }
 
 /// The model and accelerator records the charts are computed from. Only their folders are
@@ -66,7 +70,8 @@ RecordSet reference_records(const std::string& records) {
     std::vector<Record> out;
     for (const char* folder : {"models", "accelerators"}) {
         std::error_code ec;
-        if (!fs::is_directory(root / folder, ec)) continue;
+        if (!fs::is_directory(root / folder, ec))
+            continue;
         for (const auto& file : record_files(root / folder)) {
             std::vector<Diagnostic> findings;  // none: the catalog's build linted these files
             out.push_back(load_record(file, file, path_under_root(file, root_shown), findings));
