@@ -26,6 +26,7 @@
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
+#include "records_root.h"
 #include "rules/rules.h"
 #include "weight_quant.h"
 
@@ -520,6 +521,22 @@ void CatalogWriter::set_meta(const std::string& key, const std::string& value) {
     st.exec();
 }
 
+void CatalogWriter::set_built_from(const fs::path& records_root) {
+    const std::string shown = records_root.lexically_normal().generic_string();
+    RecordSetFingerprint fingerprint;
+    {
+        std::lock_guard lock(mutex_);
+        SQLite::Statement q(*db_, "SELECT path, size, mtime_ns FROM files");
+        while (q.executeStep()) {
+            add_to_fingerprint(fingerprint, path_under_root(q.getColumn(0).getString(), shown),
+                               q.getColumn(1).getInt64(), q.getColumn(2).getInt64());
+        }
+    }
+    set_meta("records_root", shown);
+    set_meta(std::string(kMetaResolvedRoot), resolved_root(records_root));
+    set_meta(std::string(kMetaRecordSet), fingerprint.text());
+}
+
 BuildStats CatalogWriter::commit() {
     std::lock_guard lock(mutex_);
     {
@@ -617,8 +634,17 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             return plan;
         }
     }
+    // A catalog that does not yet say what it was built from is written again, even when
+    // nothing changed: otherwise every query would find it stale and rebuild it in vain.
+    bool says_what_it_was_built_from = false;
+    {
+        SQLite::Statement meta(previous, "SELECT count(*) FROM build_meta WHERE key IN (?1, ?2)");
+        meta.bind(1, std::string(kMetaResolvedRoot));
+        meta.bind(2, std::string(kMetaRecordSet));
+        says_what_it_was_built_from = meta.executeStep() && meta.getColumn(0).getInt() == 2;
+    }
     const std::vector<std::string> files = record_files(records_root);
-    if (every_stamp_matches(previous, files)) {
+    if (says_what_it_was_built_from && every_stamp_matches(previous, files)) {
         plan.incremental = true;
         plan.up_to_date = true;
         plan.reason = "nothing changed";
@@ -688,7 +714,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         if (k.kind != kind_name(RecordKind::kv_efficiency)) changed_ids.insert(k.id);
     }
     plan.incremental = true;
-    if (plan.changed_files == 0 && !touched) {
+    if (plan.changed_files == 0 && !touched && says_what_it_was_built_from) {
         plan.up_to_date = true;
         plan.reason = "nothing changed";
         return plan;

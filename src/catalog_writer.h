@@ -67,6 +67,9 @@ public:
     /// The warnings and silenced findings to remember for the next incremental build.
     void set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored);
     void set_meta(const std::string& key, const std::string& value);
+    /// Records what the catalog is built from: the root as given and resolved, and the
+    /// fingerprint of the record files written so far (call it once every row is in).
+    void set_built_from(const std::filesystem::path& records_root);
 
     /// Finishes, syncs and renames into place. Throws on failure; the old catalog stays.
     BuildStats commit();

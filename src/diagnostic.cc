@@ -42,6 +42,8 @@ namespace {
 constexpr std::array kRules = {
     RuleInfo{"file-unreadable", Severity::error, "a record file could not be read"},
     RuleInfo{"file-too-large", Severity::error, "a record file is over the size limit"},
+    RuleInfo{"file-outside-root", Severity::error,
+             "a record path resolves, through a link, outside the records root; it is never read"},
     RuleInfo{"file-empty", Severity::error, "a record file holds no document"},
     RuleInfo{"yaml-encoding", Severity::error, "a record is not clean UTF-8 text (NUL byte, invalid UTF-8, a control character in a value)"},
     RuleInfo{"yaml-syntax", Severity::error, "the YAML does not parse"},
@@ -101,6 +103,13 @@ namespace diag {
 
 Diagnostic file_unreadable(const std::string& file, const std::string& why) {
     return make("file-unreadable", Severity::error, whole_file(file), fmt::format("cannot read the file: {}", why));
+}
+
+Diagnostic file_outside_root(const std::string& file, const std::string& resolves_to, const std::string& root) {
+    return make("file-outside-root", Severity::error, whole_file(file),
+                fmt::format("the file resolves to {}, outside the records root {}; it is not read (a record must "
+                            "be a file inside the root)",
+                            resolves_to, root));
 }
 
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit) {

@@ -57,6 +57,7 @@ namespace diag {
 
 Diagnostic file_unreadable(const std::string& file, const std::string& why);
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit);
+Diagnostic file_outside_root(const std::string& file, const std::string& resolves_to, const std::string& root);
 Diagnostic file_empty(const std::string& file);
 Diagnostic encoding(const Position& pos, const std::string& what);
 Diagnostic yaml_syntax(const Position& pos, const std::string& what);

@@ -242,9 +242,14 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
 
     std::string t;
     t += "# yaml-language-server: $schema=../../schema/kv-efficiency.schema.json\n";
-    t += fmt::format("# Written by `kvcat new kv-efficiency`. The byte figures are computed from {}\n", model_id);
+    t += fmt::format("# Written by `{}`. The byte figures are computed from {}\n", opt.written_by, model_id);
     t += fmt::format("# and the {} element size; do not edit them by hand. `kvcat lint` fails on this\n", dtype->name);
-    t += fmt::format("# file ([schema-missing-key]) until {}, at the end, {} written.\n", join(out.to_fill, ", "),
+    std::string fill = out.to_fill.back();
+    if (out.to_fill.size() > 1) {
+        std::vector<std::string> head(out.to_fill.begin(), out.to_fill.end() - 1);
+        fill = join(head, ", ") + " and " + fill;
+    }
+    t += fmt::format("# file ([schema-missing-key]) until {}, at the end, {} written.\n", fill,
                      out.to_fill.size() == 1 ? "is" : "are");
     t += fmt::format("id: {}\n", yaml_inline(id));
     t += fmt::format("model: {}\n", yaml_inline(model_id));
@@ -278,6 +283,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
             t += fmt::format("    measured_tps_at_ctx: {}\n", number(p.tps));
             t += fmt::format("    measured_prefill_tps_at_ctx: {}\n", number(p.prefill_tps));
             t += fmt::format("    measured_ttft_ms_at_ctx: {}\n", number(p.ttft_ms));
+            if (p.total_tps) t += fmt::format("    measured_total_tps_at_ctx: {}\n", *p.total_tps);
             if (p.prompt_tokens) t += fmt::format("    prompt_tokens: {}\n", *p.prompt_tokens);
             if (p.gen_tokens) t += fmt::format("    gen_tokens: {}\n", *p.gen_tokens);
             if (p.concurrency != 1) t += fmt::format("    concurrency: {}\n", p.concurrency);

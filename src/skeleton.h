@@ -41,6 +41,7 @@ struct SkeletonOptions {
     std::optional<std::int64_t> weight_bytes;   ///< the weights' real size, when known
     std::optional<std::string> methodology;     ///< drafted by an importer; else left for the author
     std::optional<std::string> provenance;      ///< measured, third-party-measured, ...
+    std::string written_by = "kvcat new kv-efficiency";  ///< the command named in the header comment
 };
 
 struct Skeleton {

@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
-#include "cmd/write_file.h"
+#include "cmd/skeleton_output.h"
 #include "lint.h"
 #include "skeleton.h"
 
@@ -58,18 +58,8 @@ std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text)
 int run_new_kv(const NewKvOptions& o) {
     auto contexts = parse_contexts(o.context);
     if (!contexts) return ExitCode::failure;
-    std::error_code ec;
-    if (!fs::is_directory(o.records, ec)) {
-        spdlog::error("{}: no such records folder (give --records DIR)", o.records);
-        return ExitCode::failure;
-    }
-    LintResult catalog;
-    try {
-        catalog = lint_paths({fs::path(o.records)});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    auto catalog = load_records_for_skeleton(o.records);
+    if (!catalog) return ExitCode::failure;
 
     SkeletonOptions options;
     options.model = o.model;
@@ -89,32 +79,7 @@ int run_new_kv(const NewKvOptions& o) {
     if (!o.weight_quant.empty()) options.weight_quant = o.weight_quant;
     if (!o.id.empty()) options.id = o.id;
 
-    // A file written into a kv-efficiency/ folder is named by its id, so the one decides the other.
-    fs::path out_path(o.out);
-    bool into_folder = !o.out.empty() && out_path.parent_path().filename() == "kv-efficiency";
-    if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
-
-    Skeleton skeleton = make_kv_skeleton(catalog, options);
-    if (!skeleton.ok()) {
-        for (const auto& p : skeleton.problems) spdlog::error("{}", p);
-        return ExitCode::failure;
-    }
-    if (o.out.empty()) {
-        std::cout << skeleton.text;
-        std::cout.flush();
-        return ExitCode::ok;
-    }
-    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
-    if (into_folder && out_path.stem().string() != expected_stem) {
-        spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", o.out,
-                      skeleton.id, expected_stem);
-        return ExitCode::failure;
-    }
-    if (!write_whole_file(out_path, skeleton.text, o.force)) return ExitCode::failure;
-    std::string fill;
-    for (const auto& k : skeleton.to_fill) fill += (fill.empty() ? "" : ", ") + k;
-    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", o.out, skeleton.id, fill, o.out);
-    return ExitCode::ok;
+    return emit_skeleton(*catalog, std::move(options), o.out, o.force);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 # the lint rule ids are listed here; tests/completion_test.sh checks them against the
 # binary's SARIF rule list. Needs nothing from the bash-completion package.
 
-_kvcat_rules="file-unreadable file-too-large file-empty yaml-encoding yaml-syntax yaml-duplicate-key
+_kvcat_rules="file-unreadable file-too-large file-outside-root file-empty yaml-encoding yaml-syntax yaml-duplicate-key
 yaml-alias yaml-too-deep yaml-multiple-documents record-kind schema-not-mapping schema-missing-key
 schema-type schema-unknown-key schema-enum schema-value id-path-mismatch id-duplicate ref-unresolved
 model-layers kv-basis-product kv-basis-model kv-dtype-bytes attention-variant-mismatch
