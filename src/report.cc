@@ -592,7 +592,8 @@ json quality_chart(Context& c) {
     json y = {{"field", "value"},
               {"type", "quantitative"},
               {"title", nullptr},
-              {"scale", {{"zero", false}}}};
+              {"scale", {{"zero", false}}},
+              {"axis", {{"format", "~g"}}}};
     json color = {{"field", "series"},
                   {"type", "nominal"},
                   {"title", "model · benchmark"},
