@@ -197,6 +197,20 @@ TEST(ReportPage, CarriesTheLibrariesTheirLicensesAndNoOutsideReference) {
     }
 }
 
+TEST(ReportPage, EmbedsEachVendoredLibraryByteForByte) {
+    std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
+    for (const char* lib :
+         {"third_party/vega/vega.min.js", "third_party/vega-lite/vega-lite.min.js",
+          "third_party/vega-embed/vega-embed.min.js"}) {
+        std::string text = test::read_file(fs::path(KVCAT_SOURCE_DIR) / lib);
+        // Everything but a source-map comment, which the page leaves out.
+        std::string code = text.substr(0, text.find("//# sourceMappingURL="));
+        ASSERT_GT(code.size(), 50000u) << lib;
+        EXPECT_NE(page.find(code), std::string::npos)
+            << lib << " is not in the page as it is on disk";
+    }
+}
+
 using test::KvcatRunner;
 using test::Outcome;
 
