@@ -168,6 +168,17 @@ COUNT_MARKS = r"""
 """
 
 
+def wait_for_tooltip(page, seconds=5):
+    """The text of Vega's tooltip once it shows (it follows the pointer after a short delay)."""
+    deadline = time.time() + seconds
+    while True:
+        tip = page.evaluate("(() => { const t = document.getElementById('vg-tooltip-element');"
+                            " return t && t.classList.contains('visible') ? t.textContent : ''; })()")
+        if tip or time.time() > deadline:
+            return tip
+        time.sleep(0.1)
+
+
 def check(condition, message, failures):
     if not condition:
         failures.append(message)
@@ -327,8 +338,7 @@ def run(args):
             return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()""")
         for kind in ("mouseMoved",):
             page.send("Input.dispatchMouseEvent", {"type": kind, "x": box["x"], "y": box["y"]})
-        time.sleep(0.3)
-        tip = page.evaluate("document.getElementById('vg-tooltip-element')?.textContent || ''")
+        tip = wait_for_tooltip(page)
         # Points overlap where curves meet, so the one under the pointer is any row of the chart.
         named = [r for r in charts["kv-memory"]["datasets"]["kv"]
                  if r["record"] in tip and r["source"] in tip and r["model_name"] in tip]
@@ -411,8 +421,7 @@ def hostile_run(args, chromium):
             p.scrollIntoView({block: 'center'}); const r = p.getBoundingClientRect();
             return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()""")
         page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box["x"], "y": box["y"]})
-        time.sleep(0.5)
-        tip = page.evaluate("document.getElementById('vg-tooltip-element')?.textContent || ''")
+        tip = wait_for_tooltip(page)
         check(HOSTILE in tip, "hostile: the tooltip does not show the source as text: %r" % tip[:300], failures)
         shown = page.evaluate("""(() => ({
             legend: Array.from(document.querySelectorAll('#kv-memory svg text')).map(t => t.textContent),
