@@ -185,7 +185,7 @@ json kv_memory_chart(Context& c) {
                                   {"kv_bytes", plot_number(bytes)},
                                   {"fixed_state_bytes", plot_number(fixed)},
                                   {"total_gib", ((bytes + fixed) / kGiB).to_double()},
-                                  {"record", m->file},
+                                  {"record", m->id},
                                   {"source", Context::record_source(*m)}});
                 }
             } catch (const std::exception& e) {
@@ -216,7 +216,7 @@ json kv_memory_chart(Context& c) {
                           {"label", label},
                           {"memory_bytes", plot_number(bytes)},
                           {"total_gib", (bytes / kGiB).to_double()},
-                          {"record", a->file},
+                          {"record", a->id},
                           {"source", Context::record_source(*a)}});
     }
     json y = {{"field", "total_gib"},
@@ -439,18 +439,18 @@ json speed_chart(Context& c, const std::string& id, const std::string& column,
 }
 
 json bytes_per_token_chart(Context& c) {
-    json bars = json::array();
+    json dots = json::array();
     for (const Record* m : c.models) {
         for (const auto& d : c.dtypes) {
             auto add = [&](const char* basis, const std::optional<Rational>& bytes) {
                 if (!bytes)
                     return;
-                bars.push_back({{"model_name", m->model->name},
+                dots.push_back({{"model_name", m->model->name},
                                 {"kv_cache_dtype", std::string(d.name)},
                                 {"label", fmt::format("{} · {}", m->model->name, d.name)},
                                 {"basis", basis},
                                 {"bytes_per_token", plot_number(*bytes)},
-                                {"record", m->file},
+                                {"record", m->id},
                                 {"source", Context::record_source(*m)}});
             };
             try {
@@ -469,7 +469,7 @@ json bytes_per_token_chart(Context& c) {
     json spec = {
         {"width", 620},
         {"height", {{"step", 20}}},
-        {"datasets", {{"bytes", bars}}},
+        {"datasets", {{"bytes", dots}}},
         {"data", {{"name", "bytes"}}},
         {"name", "bpt"},
         {"mark", {{"type", "point"}, {"filled", true}, {"size", 80}, {"opacity", 0.9}}},
@@ -509,7 +509,7 @@ json bytes_per_token_chart(Context& c) {
              "keep a fixed "
              "state, so neither is in the first figure. Log scale."},
             {"spec", spec},
-            {"datasets", {{"bytes", bars}}},
+            {"datasets", {{"bytes", dots}}},
             {"marks", {{"bpt", {{"dataset", "bytes"}, {"per", "row"}}}}}};
 }
 
