@@ -151,6 +151,18 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
         << unknown["notes"];
 }
 
+TEST_F(ReportTest, ACatalogWithoutRowsStillDrawsItsModelsAtBf16) {
+    ReportInput in = input();
+    in.rows.rows.clear();
+    json content = report_content(in);
+    std::vector<std::string> ids;
+    for (const auto& c : content["charts"]) ids.push_back(c["id"]);
+    EXPECT_EQ(ids, (std::vector<std::string>{"kv-memory", "bytes-per-token"}));
+    EXPECT_EQ(content["summary"]["dtypes"], json::array({"bf16"}));
+    EXPECT_NE(content["notes"].dump().find("decode chart is not drawn"), std::string::npos);
+    EXPECT_TRUE(content["table"]["rows"].empty());
+}
+
 TEST_F(ReportTest, TableHoldsEveryRowWithItsLink) {
     json content = report_content(input());
     const json& table = content["table"];
