@@ -130,7 +130,7 @@ _kvcat() {
         fi
     fi
     case $sub in
-        query)
+        query | report)
             # A filter starts with a column name; the operator and value are the user's.
             mapfile -t COMPREPLY < <(compgen -W "$(_kvcat_columns "$prog")" -- "$cur")
             compopt -o nospace 2>/dev/null || true ;;
