@@ -1,21 +1,12 @@
 #include "vocabulary.h"
 
 #include <array>
-#include <cctype>
+
+#include "suggest.h"
 
 namespace kvcat {
 
 namespace {
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
 
 constexpr std::array<std::string_view, 4> kLlamaCpp = {"llamacpp", "llama-cpp", "llama_cpp", "ggml"};
 constexpr std::array<std::string_view, 3> kIkLlama = {"ik-llama.cpp", "ik_llamacpp", "ik-llamacpp"};
@@ -108,9 +99,9 @@ const EngineName* find_engine(std::string_view name) {
 
 const EngineName* engine_spelled(std::string_view spelling) {
     for (const auto& e : kEngines) {
-        if (same_ignoring_case(e.name, spelling)) return &e;
+        if (equal_ignoring_case(e.name, spelling)) return &e;
         for (auto s : e.spellings) {
-            if (same_ignoring_case(s, spelling)) return &e;
+            if (equal_ignoring_case(s, spelling)) return &e;
         }
     }
     return nullptr;
@@ -125,7 +116,7 @@ const WeightFormatName* find_weight_format(std::string_view name) {
 
 const WeightFormatName* weight_format_spelled(std::string_view spelling) {
     for (const auto& w : kWeightFormats) {
-        if (same_ignoring_case(w.name, spelling)) return &w;
+        if (equal_ignoring_case(w.name, spelling)) return &w;
     }
     return nullptr;
 }
