@@ -69,8 +69,11 @@ cp -r "$source_dir/records" "$scratch/records"
     { cat "$scratch/lint.out" "$scratch/lint.err" >&2; fail "installed kvcat lint failed"; }
 [ ! -s "$scratch/lint.out" ] || { cat "$scratch/lint.out" >&2; fail "findings on the shipped records"; }
 grep -q "checked: 0 errors" "$scratch/lint.err" || { cat "$scratch/lint.err" >&2; fail "no lint summary"; }
-(cd "$scratch" && "$kvcat" -q query --format csv --columns id) | grep -q '^kv-efficiency/' ||
-    fail "installed kvcat query found no rows"
+# Into a file, not a pipe: grep -q stops reading at its first match, and under pipefail the
+# writer's broken pipe would fail the line once the answer outgrows the pipe's buffer.
+(cd "$scratch" && "$kvcat" -q query --format csv --columns id) >"$scratch/query.out" ||
+    fail "installed kvcat query failed"
+grep -q '^kv-efficiency/' "$scratch/query.out" || fail "installed kvcat query found no rows"
 
 # The man page renders without warnings; the completion registers itself.
 if command -v man >/dev/null; then
