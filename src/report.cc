@@ -97,8 +97,9 @@ json context_axis() {
     return {{"field", "context_length"},
             {"type", "quantitative"},
             {"title", "context (tokens)"},
-            {"scale", {{"type", "log"}, {"base", 2}}},
-            {"axis", {{"labelExpr", kContextLabel}, {"tickCount", 10}}}};
+            // Logarithmic above a thousand tokens and linear below, so a depth-0 point has a place.
+            {"scale", {{"type", "symlog"}, {"constant", 1024}}},
+            {"axis", {{"labelExpr", kContextLabel}, {"values", {0, 1024, 4096, 16384, 65536, 262144, 1048576}}}}};
 }
 
 json tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {

@@ -80,6 +80,7 @@ constexpr std::array kWeightFormats = {
     WeightFormatName{"NVFP4", "NVIDIA 4-bit float with block scales"},
     WeightFormatName{"AWQ-INT4", "activation-aware 4-bit integer weights"},
     WeightFormatName{"GPTQ-INT4", "GPTQ 4-bit integer weights"},
+    WeightFormatName{"AutoRound-INT4", "Intel AutoRound 4-bit integer weights"},
     WeightFormatName{"INT4", "4-bit integer weights, recipe unstated"},
     WeightFormatName{"W8A8", "8-bit weights and activations"},
     WeightFormatName{"FP8-W8A8", "fp8 weights and activations"},

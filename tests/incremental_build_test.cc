@@ -16,9 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A records tree: the shipped records plus `rows` copies of the 27B row at other contexts.
+/// A records tree: the seed catalog (tests/fixtures/seed-catalog) plus `rows` copies of the
+/// 27B row at other contexts, so the counts below do not move as records/ grows.
 void make_records(const fs::path& root, int rows) {
-    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", root, fs::copy_options::recursive);
+    fs::copy(fs::path(KVCAT_FIXTURES_DIR) / "seed-catalog/records", root, fs::copy_options::recursive);
     std::string base = test::read_file(root / "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml");
     for (int i = 0; i < rows; ++i) {
         std::string text = base;

@@ -40,10 +40,13 @@ inline int run_shell(const std::string& command) {
 
 class KvcatRunner {
 public:
-    /// With `with_records`, the scratch directory starts with a copy of records/.
+    /// With `with_records`, the scratch directory starts with a copy of the seed catalog
+    /// (tests/fixtures/seed-catalog/records, the catalog as first shipped): the expected rows
+    /// stay fixed while records/ grows.
     explicit KvcatRunner(bool with_records = true) {
         if (with_records) {
-            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir() / "records", fs::copy_options::recursive);
+            fs::copy(fs::path(KVCAT_FIXTURES_DIR) / "seed-catalog/records", dir() / "records",
+                     fs::copy_options::recursive);
         }
     }
 

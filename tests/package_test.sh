@@ -73,8 +73,11 @@ cp -r "$source_dir/records" "$scratch/records"
     { cat "$scratch/lint.out" "$scratch/lint.err" >&2; fail "installed kvcat lint failed"; }
 [ ! -s "$scratch/lint.out" ] || { cat "$scratch/lint.out" >&2; fail "findings on the shipped records"; }
 grep -q "checked: 0 errors" "$scratch/lint.err" || { cat "$scratch/lint.err" >&2; fail "no lint summary"; }
-(cd "$scratch" && "$kvcat" -q query --format csv --columns id) | grep -q '^kv-efficiency/' ||
-    fail "installed kvcat query found no rows"
+# Into a file, not a pipe: grep -q stops reading at its first match, and under pipefail the
+# writer's broken pipe would fail the line once the answer outgrows the pipe's buffer.
+(cd "$scratch" && "$kvcat" -q query --format csv --columns id) >"$scratch/query.out" ||
+    fail "installed kvcat query failed"
+grep -q '^kv-efficiency/' "$scratch/query.out" || fail "installed kvcat query found no rows"
 # The installed binary carries the report's libraries: nothing beside it is needed.
 (cd "$scratch" && "$kvcat" -q report --out report.html) || fail "installed kvcat report failed"
 grep -q "vegaEmbed" "$scratch/report.html" || fail "the installed kvcat's report lacks vega-embed"

@@ -375,8 +375,9 @@ def hostile_run(args, chromium):
     work = tempfile.mkdtemp(prefix="kvcat-report-hostile-")
     browser = None
     try:
+        # The catalog as first shipped (tests/fixtures/seed-catalog): the edits below name its records.
         records = os.path.join(work, "records")
-        shutil.copytree(os.path.join(args.source, "records"), records)
+        shutil.copytree(os.path.join(args.source, "tests", "fixtures", "seed-catalog", "records"), records)
         for relative, old in (("models/llama-3.1-8b.yaml", "name: Llama-3.1-8B"),
                               ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml",
                                "  - name: Hardware Corner, RTX 3090 per-card benchmark page")):

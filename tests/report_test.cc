@@ -25,7 +25,7 @@ using nlohmann::json;
 class ReportTest : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
-        lint_ = new LintResult(lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"}));
+        lint_ = new LintResult(lint_paths({test::fixture_path("seed-catalog/records")}));
         tmp_ = new test::TempDir();
         build_catalog(lint_->records, db());
     }
