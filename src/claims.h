@@ -71,7 +71,16 @@ struct Claim {
     /// Sides in the order written. The first expression side is the one recomputed;
     /// every other side must agree with it (a stated decimal at its stated digits).
     std::vector<ClaimSide> sides;
+    /// holds: recomputed and right; wrong: recomputed and wrong (an error);
+    /// binary_only: right only when KB/MB/GB/TB mean powers of 1024 (a note suggesting
+    /// KiB/MiB/GiB); unjudged: found, but not every operand and result could be read with
+    /// certainty, or it is stated as an approximation (`why` says which).
+    enum class Verdict { holds, wrong, binary_only, unjudged };
+    Verdict verdict = Verdict::holds;
+    /// false only for Verdict::wrong: a claim left unjudged is never reported as wrong.
     bool holds = true;
+    /// Why the claim was left unjudged; for binary_only, the units to write instead.
+    std::string why;
     /// Index into `sides` of the first side that disagrees (valid when !holds).
     std::size_t wrong_side = 0;
     /// The recomputed value rendered like the side it is compared with (the wrong side;
