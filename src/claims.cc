@@ -292,7 +292,8 @@ struct Tokens {
 std::string plain_digits(std::string_view s) {
     std::string out;
     for (char c : s) {
-        if (c != ',' && c != '{' && c != '}')
+        // separators: "65,536", "262{,}144", "54 000" and its no-break or thin spaces
+        if (c != ',' && c != '{' && c != '}' && c != ' ' && static_cast<unsigned char>(c) < 0x80)
             out += c;
     }
     return out;
@@ -553,6 +554,10 @@ class Tokenizer {
             for (;;) {
                 // "65,536", and LaTeX's "262{,}144"
                 std::size_t sep = byte_at(s_, j) == ',' ? 1 : (s_.substr(j, 3) == "{,}" ? 3 : 0);
+                if (sep == 0 && byte_at(s_, j) == ' ')
+                    sep = 1;  // "54 000": a space between groups of three
+                else if (sep == 0 && special_at(s_, j).kind == Special::space && byte_at(s_, j) >= 0x80)
+                    sep = special_at(s_, j).len;  // no-break and thin spaces
                 std::size_t k = j + sep;
                 if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) || !is_digit(byte_at(s_, k + 1)) ||
                     !is_digit(byte_at(s_, k + 2)) || is_digit(byte_at(s_, k + 3)))
@@ -749,12 +754,14 @@ struct UnlikeUnits : std::runtime_error {
 
 // A reading settles each ambiguity of a claim: bit 0, "k" after a number as 1024
 // rather than 1000; bit 1, KB/MB/GB/TB on operands as powers of 1024; bit 2, the same
-// in stated results; bit 3, a stated "1.05B" as billions rather than bytes.
-constexpr unsigned kReadings = 16;
+// in stated results; bit 3, a stated "1.05B" as billions rather than bytes; bit 4, a chain
+// of bare numbers already in the result's unit ("2 x 4.99 = 9.98 GiB").
+constexpr unsigned kReadings = 32;
 constexpr unsigned kBinaryCounts = 1;  // "32k" context is 32,768 tokens
 constexpr unsigned kBinaryOperandUnits = 2;
 constexpr unsigned kBinaryResultUnits = 4;
 constexpr unsigned kBillions = 8;
+constexpr unsigned kInResultUnit = 16;
 
 bool is_decimal_byte_unit(std::string_view unit) {
     std::string_view base = unit.substr(0, unit.find('/'));
@@ -1196,13 +1203,29 @@ class Parser {
         return left == Kind::num || left == Kind::word || left == Kind::rparen;
     }
 
+    /// A '(' that is a function's argument list ("ceil(262144/1568)") or that annotates a
+    /// named operand of a larger expression ("* num_bytes (2 for fp16) / 1024").
+    bool annotates_operand(std::size_t lparen) const {
+        if (lparen == 0)
+            return false;
+        if (kind(lparen - 1) == Kind::word && t_[lparen - 1].end == t_[lparen].begin)
+            return true;
+        std::size_t k = lparen;
+        std::size_t words = 0;
+        while (k > 0 && kind(k - 1) == Kind::word && words < kMaxFillerWords) {
+            --k;
+            ++words;
+        }
+        return words > 0 && k > 0 && is_op(k - 1);
+    }
+
     std::optional<Claim> try_claim(std::size_t i, std::size_t& resume) const {
         if (kind(i) != Kind::num || !num(i).usable)
             return std::nullopt;
         if (operand_of_larger(i))
             return std::nullopt;
         bool in_paren = i > 0 && kind(i - 1) == Kind::lparen;
-        if (in_paren && operand_of_larger(i - 1))
+        if (in_paren && (operand_of_larger(i - 1) || annotates_operand(i - 1)))
             return std::nullopt;
 
         std::vector<SideParse> sides;
@@ -1343,6 +1366,8 @@ class Parser {
         const Number& n = num(side.tok);
         if (stated_billions(side, reading))
             return Rational(1000000000);
+        if ((reading & kInResultUnit) && !unit_info(side.unit).exact)
+            return suffix_scale(n.suffix, reading & kBinaryCounts);
         return suffix_scale(n.suffix, reading & kBinaryCounts) *
                unit_scale(side.unit, reading & kBinaryResultUnits);
     }
@@ -1366,6 +1391,15 @@ class Parser {
             return true;
         auto truncated = truncate_scaled(in_unit, side.decimals);  // "34.5" for 34.56 also holds
         return truncated && *truncated == stated;
+    }
+
+    /// Whether an expression side starts from the value reached so far and goes on.
+    bool continues(const Rational& value, const SideParse& side, unsigned reading) const {
+        const auto& rpn = side.expr.rpn;
+        if (side.expr.sum || rpn.size() < 3 || rpn[0].op != 0 || rpn[1].op != 0 || (rpn[2].op != '*' && rpn[2].op != '/'))
+            return false;  // its first operand must stand alone: "v x n", not "(v + n) x m"
+        Quantity first = leaf_value(side.expr.leaves.front(), reading, false);
+        return first.v == value && evaluate(side.expr, reading).v != value;
     }
 
     static std::string plain_display(const Rational& v) {
@@ -1547,17 +1581,29 @@ class Parser {
         };
         std::optional<Outcome> best_wrong;
         std::optional<unsigned> holding;
+        bool bare_chain = true;  // no operand has a byte unit
+        for (const Leaf& leaf : sides[ref].expr.leaves) bare_chain = bare_chain && !is_byte_unit(leaf.unit);
         std::optional<std::pair<std::size_t, const char*>> failure;
         for (unsigned pass = 0; pass < 2 && !holding; ++pass) {
             for (unsigned reading = 0; reading < kReadings && !holding; ++reading) {
                 bool binary_units = reading & (kBinaryOperandUnits | kBinaryResultUnits);
                 if (binary_units != (pass == 1))
                     continue;
+                if ((reading & kInResultUnit) && !bare_chain)
+                    continue;
                 try {
                     Rational value = evaluate(sides[ref].expr, reading).v;
                     std::size_t k = 0;
                     for (; k < sides.size(); ++k) {
-                        if (k != ref && !agrees(value, sides[k], reading))
+                        if (k == ref)
+                            continue;
+                        if (k > ref && sides[k].expression && continues(value, sides[k], reading)) {
+                            // "= 10,296 B/tok x 1,430,656 tok = 13.7 GiB": the chain goes on
+                            // from the figure just reached.
+                            value = evaluate(sides[k].expr, reading).v;
+                            continue;
+                        }
+                        if (!agrees(value, sides[k], reading))
                             break;
                     }
                     if (k == sides.size()) {
