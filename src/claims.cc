@@ -1200,7 +1200,21 @@ class Parser {
         Kind left = kind(k - 2);
         if (op == Kind::minus)
             return left == Kind::num || left == Kind::rparen;
-        return left == Kind::num || left == Kind::word || left == Kind::rparen;
+        // "x[i] * 2", "[TILE_KV] * 2": a bracket closes an operand too
+        bool bracket = left == Kind::punct && (text(k - 2) == "]" || text(k - 2) == "}");
+        return left == Kind::num || left == Kind::word || left == Kind::rparen || bracket;
+    }
+
+    /// "at 32k", "for 8 users", "per 4 GPUs", "across 2 cards": a figure so followed is
+    /// about a quantity the chain before it does not compute.
+    bool qualified_elsewhere(std::size_t i) const {
+        if (kind(i) != Kind::word || !same_line(i) || kind(i + 1) != Kind::num)
+            return false;
+        for (std::string_view w : {"at", "for", "per", "across", "over", "with", "x"}) {
+            if (iequals(text(i), w))
+                return true;
+        }
+        return false;
     }
 
     /// A '(' that is a function's argument list ("ceil(262144/1568)") or that annotates a
@@ -1272,6 +1286,10 @@ class Parser {
         while (link && sides.size() < kMaxSides) {
             auto side = parse_side(link->next, link->verb);
             if (!side)
+                break;
+            // "= 256 KB/token -> 8.0 GB at 32k": a later figure for a larger quantity
+            // ends the claim; the factor that leads to it is not written.
+            if (sides.size() >= 2 && !side->expression && qualified_elsewhere(side->next))
                 break;
             link = link_at(side->next, side->expression);
             sides.push_back(std::move(*side));
@@ -1616,9 +1634,10 @@ class Parser {
                         double v = value.to_double();
                         o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
                     }
-                    // The figure shown for a wrong claim reads KB..TB as written (powers of 1000).
-                    if (pass == 0 && (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
-                        (o.wrong_side == best_wrong->wrong_side && o.distance < best_wrong->distance)))
+                    // The reading that gets furthest, then nearest, is the one reported; at the
+                    // same side the figure reads KB..TB as written (powers of 1000).
+                    if (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
+                        (o.wrong_side == best_wrong->wrong_side && pass == 0 && o.distance < best_wrong->distance))
                         best_wrong = o;
                 } catch (const std::domain_error&) {
                     failure = {first_other, "division by zero"};
