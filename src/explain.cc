@@ -231,6 +231,13 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
         silenced.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"rule", d.rule}, {"message", d.message}});
     }
     out["silenced"] = silenced;
+    // A claim that a lint_ignore names is shown as silenced, with the reason.
+    for (const auto& d : lint.ignored) {
+        if (d.pos.file != record.file || d.rule != "prose-arithmetic") continue;
+        for (auto& c : out["claims"]) {
+            if (c["line"] == d.pos.line && c["column"] == d.pos.column) c["silenced"] = d.message;
+        }
+    }
     if (!record.kv) return out;
 
     const KvRow& row = *record.kv;
@@ -332,6 +339,7 @@ std::string render_explanation_text(const nlohmann::json& e) {
                            verdict_label(c.value("verdict", std::string("holds"))), c["field"].get<std::string>(),
                            text);
         if (c.contains("why")) out += fmt::format("      {}\n", c["why"].get<std::string>());
+        if (c.contains("silenced")) out += fmt::format("      silenced by lint_ignore: {}\n", c["silenced"].get<std::string>());
         if (!c["holds"].get<bool>()) {
             out += fmt::format("      {} = {}, not {}\n", c["expression"].get<std::string>(),
                                c["computed"].get<std::string>(), c.value("wrong_side", std::string("?")));
