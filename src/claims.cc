@@ -8,9 +8,10 @@
 // after the chain it consumed, so the whole scan is linear in the input size.
 //
 // The scanner works on bytes and never decodes UTF-8: the only multi-byte sequences
-// it recognises are U+00D7 (multiplication sign), U+2192 (rightwards arrow) and a few
-// space characters; any other byte >= 0x80 is treated as part of a word, so invalid
-// UTF-8 is harmless.
+// it recognises are U+00D7 and U+00F7 (multiplication and division signs), U+2192
+// (rightwards arrow), U+2248 (almost equal), superscript two and three, dashes, a few
+// space characters and CJK punctuation; any other byte >= 0x80 is treated as part of a
+// word, so invalid UTF-8 is harmless.
 #include "claims.h"
 
 #include <cmath>
