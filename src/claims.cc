@@ -1457,7 +1457,10 @@ class Parser {
         if (exact_side(side, reading))
             return plain_display(computed);
         Rational in_unit = computed / stated_scale(side, reading);
-        std::string number = fixed_display(in_unit.round_scaled(side.decimals), side.decimals);
+        // Never a zero for a value that is not: "0.00012 GB", not "0.00 GB".
+        int decimals = side.decimals;
+        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() && decimals < side.decimals + 9) ++decimals;
+        std::string number = fixed_display(in_unit.round_scaled(decimals), decimals);
         const Number& n = num(side.tok);
         if (stated_billions(side, reading))
             return number + "B";
@@ -1682,8 +1685,8 @@ class Parser {
         // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
         if (best_wrong->distance > std::log(999.0) && !sides[best_wrong->wrong_side].expression &&
             evaluate(sides[ref].expr, 0).dim == 0 && !unit_info(sides[best_wrong->wrong_side].unit).exact) {
-            unjudged("read as bytes the chain is " + best_wrong->display +
-                     ", a thousand times off: a unit or factor is implied, not written");
+            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) + ", a thousand times off " +
+                     std::string(s_.substr(sides[best_wrong->wrong_side].begin, sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) + " in bytes and in its unit: a unit or factor is implied, not written");
             return claim;
         }
         claim.holds = false;

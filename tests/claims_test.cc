@@ -700,6 +700,19 @@ TEST(Claims, UnsureUnitsAreLeftUnjudged) {
     // A thousandfold gap means a unit was implied, not that the sum is wrong.
     Claim implied = only_claim("64 x 8 x 128 x 2 = 32 GB");
     EXPECT_EQ(implied.verdict, Verdict::unjudged);
+    EXPECT_NE(implied.why.find("131,072"), std::string::npos) << implied.why;
+}
+
+TEST(Claims, AWrongFigureIsNeverShownAsZero) {
+    // 30 MiB against "1.0 GiB": the right figure is 0.03 GiB, not "0.0 GiB".
+    Claim c = only_claim("30 MiB x 1 = 1.0 GiB");
+    EXPECT_EQ(c.verdict, Verdict::wrong);
+    EXPECT_EQ(c.computed_display, "0.03 GiB");
+    // A bare chain already in the result's unit.
+    EXPECT_EQ(only_claim("2 x 4.99 = 9.98 GiB").verdict, Verdict::holds);
+    Claim wrong = only_claim("2 x 4.99 = 10.5 GiB");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "10.0 GiB");
 }
 
 TEST(Claims, ApproximateOperandsAreNeverErrors) {

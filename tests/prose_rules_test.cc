@@ -212,6 +212,24 @@ TEST(ProseRules, HoldingOnlyWithBinaryUnitsIsANote) {
     EXPECT_FALSE(has_errors(r.diagnostics));
 }
 
+TEST(ProseRules, ExplainListsUnjudgedClaimsWithTheReason) {
+    ProseRecord rec("From the thread: 8,000 tokens x 1 user -> 1 GB.");
+    LintResult r = rec.lint();
+    EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
+    const Record* row = find_record(r, "kv-efficiency/row");
+    ASSERT_NE(row, nullptr);
+    nlohmann::json e = explain_record(r, *row);
+    const nlohmann::json* unjudged = nullptr;
+    for (const auto& c : e["claims"]) {
+        if (c["verdict"] == "unjudged") unjudged = &c;
+    }
+    ASSERT_NE(unjudged, nullptr) << e["claims"].dump();
+    EXPECT_NE((*unjudged)["why"].get<std::string>().find("size per token"), std::string::npos);
+    std::string text = render_explanation_text(e);
+    EXPECT_NE(text.find("1 left unjudged"), std::string::npos) << text;
+    EXPECT_NE(text.find("not judged"), std::string::npos) << text;
+}
+
 TEST(ProseRules, AQuotedWrongClaimIsSilencedByItsText) {
     const std::string quote = "The paper says 16 x 128 x 2B = 8192B for one layer.";
     ProseRecord plain(quote);
