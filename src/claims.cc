@@ -98,7 +98,8 @@ SpecialAt special_at(std::string_view s, std::size_t i) {
     if (c == 0xEF && c1 == 0xBC && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
         // Fullwidth ! ( ) , : ; ? (U+FF01..U+FF1F, the punctuation among them)
-        if (c2 == 0x81 || c2 == 0x88 || c2 == 0x89 || c2 == 0x8C || c2 == 0x9A || c2 == 0x9B || c2 == 0x9F)
+        if (c2 == 0x81 || c2 == 0x88 || c2 == 0x89 || c2 == 0x8C || c2 == 0x9A || c2 == 0x9B ||
+            c2 == 0x9F)
             return {Special::punct, 3};
     }
     return {};
@@ -260,7 +261,22 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
 
 // plus/minus are a free-standing '+' / '-'; pow is a spaced "**"; approx is U+2248;
 // colon may mark a result after an expression.
-enum class Kind { num, word, mul, div, plus, minus, pow, eq, approx, colon, lparen, rparen, punct, brk };
+enum class Kind {
+    num,
+    word,
+    mul,
+    div,
+    plus,
+    minus,
+    pow,
+    eq,
+    approx,
+    colon,
+    lparen,
+    rparen,
+    punct,
+    brk
+};
 
 // Tokens are kept small (a 1 MB input may hold half a million of them); the details
 // of number tokens live in a separate array.
@@ -268,8 +284,8 @@ struct Token {
     Kind kind = Kind::punct;
     std::size_t begin = 0;  ///< byte span of the whole token
     std::size_t end = 0;
-    std::size_t number = 0;  ///< index into Tokens::numbers for Kind::num
-    bool line_start = false; ///< first token on its line
+    std::size_t number = 0;   ///< index into Tokens::numbers for Kind::num
+    bool line_start = false;  ///< first token on its line
 };
 
 struct Number {
@@ -374,13 +390,25 @@ class Tokenizer {
             }
             Kind special = Kind::punct;
             switch (sp.kind) {
-                case Special::times: special = Kind::mul; break;
-                case Special::divide: special = Kind::div; break;
-                case Special::arrow: special = Kind::eq; break;
-                case Special::approx: special = Kind::approx; break;
-                case Special::punct: special = Kind::punct; break;
+                case Special::times:
+                    special = Kind::mul;
+                    break;
+                case Special::divide:
+                    special = Kind::div;
+                    break;
+                case Special::arrow:
+                    special = Kind::eq;
+                    break;
+                case Special::approx:
+                    special = Kind::approx;
+                    break;
+                case Special::punct:
+                    special = Kind::punct;
+                    break;
                 case Special::none:
-                case Special::space: sp.len = 0; break;
+                case Special::space:
+                    sp.len = 0;
+                    break;
             }
             if (sp.len > 0) {
                 push(special, i, i + sp.len);
@@ -476,7 +504,8 @@ class Tokenizer {
                 for (auto [name, op] : {std::pair{std::string_view("times"), Kind::mul},
                                         std::pair{std::string_view("cdot"), Kind::mul},
                                         std::pair{std::string_view("div"), Kind::div}}) {
-                    if (s_.substr(i + 1, name.size()) == name && !is_alpha(byte_at(s_, i + 1 + name.size()))) {
+                    if (s_.substr(i + 1, name.size()) == name &&
+                        !is_alpha(byte_at(s_, i + 1 + name.size()))) {
                         push(op, i, i + 1 + name.size());
                         return i + 1 + name.size();
                     }
@@ -514,7 +543,8 @@ class Tokenizer {
     std::size_t star(std::size_t i) {
         std::size_t end = i;
         while (byte_at(s_, end) == '*' && end < s_.size()) ++end;
-        if (end - i == 2 && spaced(i, end) && !out_.tokens.empty() && out_.tokens.back().kind == Kind::num) {
+        if (end - i == 2 && spaced(i, end) && !out_.tokens.empty() &&
+            out_.tokens.back().kind == Kind::num) {
             push(Kind::pow, i, end);  // "1024 ** 3"
             return end;
         }
@@ -557,11 +587,13 @@ class Tokenizer {
                 std::size_t sep = byte_at(s_, j) == ',' ? 1 : (s_.substr(j, 3) == "{,}" ? 3 : 0);
                 if (sep == 0 && byte_at(s_, j) == ' ')
                     sep = 1;  // "54 000": a space between groups of three
-                else if (sep == 0 && special_at(s_, j).kind == Special::space && byte_at(s_, j) >= 0x80)
+                else if (sep == 0 && special_at(s_, j).kind == Special::space &&
+                         byte_at(s_, j) >= 0x80)
                     sep = special_at(s_, j).len;  // no-break and thin spaces
                 std::size_t k = j + sep;
-                if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) || !is_digit(byte_at(s_, k + 1)) ||
-                    !is_digit(byte_at(s_, k + 2)) || is_digit(byte_at(s_, k + 3)))
+                if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) ||
+                    !is_digit(byte_at(s_, k + 1)) || !is_digit(byte_at(s_, k + 2)) ||
+                    is_digit(byte_at(s_, k + 3)))
                     break;
                 j = k + 3;
                 grouped = true;
@@ -585,7 +617,8 @@ class Tokenizer {
                 exponent = std::stoi(std::string(s_.substr(j + 1, k - j - 1)));
                 j = k;
             }
-        } else if ((byte_at(s_, j) == 'e' || byte_at(s_, j) == 'E') && !grouped && is_digit(byte_at(s_, j + 1))) {
+        } else if ((byte_at(s_, j) == 'e' || byte_at(s_, j) == 'E') && !grouped &&
+                   is_digit(byte_at(s_, j + 1))) {
             std::size_t k = j + 1;
             while (k < n && is_digit(byte_at(s_, k)) && k - j <= 3) ++k;
             if (!continues_word(s_, k)) {
@@ -593,12 +626,15 @@ class Tokenizer {
                 ten_power = true;
                 j = k;
             }
-        } else if (byte_at(s_, j) == 0xC2 && (byte_at(s_, j + 1) == 0xB2 || byte_at(s_, j + 1) == 0xB3) &&
-                   !grouped && decimals == 0 && !continues_word(s_, j + 2)) {
+        } else if (byte_at(s_, j) == 0xC2 &&
+                   (byte_at(s_, j + 1) == 0xB2 || byte_at(s_, j + 1) == 0xB3) && !grouped &&
+                   decimals == 0 && !continues_word(s_, j + 2)) {
             exponent = byte_at(s_, j + 1) == 0xB2 ? 2 : 3;
             j += 2;
         }
-        const std::size_t digits_end = exponent > 0 ? (ten_power ? s_.find_first_of("eE", i) : s_.find_first_of("^\xC2", i)) : j;
+        const std::size_t digits_end =
+            exponent > 0 ? (ten_power ? s_.find_first_of("eE", i) : s_.find_first_of("^\xC2", i))
+                         : j;
         const std::size_t num_end = j;
 
         bool as_word = false;
@@ -630,7 +666,8 @@ class Tokenizer {
                 if (auto glued = match_glued_unit(s_, num_end)) {
                     unit = glued->unit;
                     end = glued->end;
-                } else if ((c == 'k' || c == 'K' || c == 'M') && exponent == 0 && !continues_word(s_, num_end + 1)) {
+                } else if ((c == 'k' || c == 'K' || c == 'M') && exponent == 0 &&
+                           !continues_word(s_, num_end + 1)) {
                     suffix = c == 'M' ? 'M' : 'k';  // "77k", "1.1k", "671M"
                     end = num_end + 1;
                 } else {
@@ -674,7 +711,8 @@ class Tokenizer {
         if (decimals <= kMaxDecimals)
             num.value = Rational::parse(plain_digits(s_.substr(i, digits_end - i)));
         if (num.value && exponent > 0)
-            num.value = raise(ten_power ? Rational(10) : *num.value, exponent, ten_power ? *num.value : Rational(1));
+            num.value = raise(ten_power ? Rational(10) : *num.value, exponent,
+                              ten_power ? *num.value : Rational(1));
         push(Kind::num, i, end);
         out_.tokens.back().number = out_.numbers.size();
         out_.numbers.push_back(std::move(num));
@@ -719,21 +757,21 @@ struct Leaf {
 struct Expr {
     std::vector<Step> rpn;
     std::vector<Leaf> leaves;
-    std::vector<char> ops;  ///< binary operators in written order (leaves.size() - 1 of them)
-    std::string shown;      ///< "320 KiB x 32768", "(16 x 4 + 5 x 8) x 2"
-    std::size_t after = 0;  ///< token index where a link may follow (after filler)
-    std::size_t last = 0;   ///< last token of the expression proper (a number or ')')
+    std::vector<char> ops;     ///< binary operators in written order (leaves.size() - 1 of them)
+    std::string shown;         ///< "320 KiB x 32768", "(16 x 4 + 5 x 8) x 2"
+    std::size_t after = 0;     ///< token index where a link may follow (after filler)
+    std::size_t last = 0;      ///< last token of the expression proper (a number or ')')
     std::size_t last_end = 0;  ///< byte end of the last operand with its unit
-    bool sum = false;       ///< has a '+' or '-' outside any group
-    bool approx = false;    ///< an operand is written as an approximation ("~1.1k")
-    bool incomplete = false;  ///< an operator whose operand is not a readable number
+    bool sum = false;          ///< has a '+' or '-' outside any group
+    bool approx = false;       ///< an operand is written as an approximation ("~1.1k")
+    bool incomplete = false;   ///< an operator whose operand is not a readable number
     bool too_long = false;
 };
 
 struct SideParse {
     bool expression = false;
-    Expr expr;                  ///< for an expression
-    std::size_t tok = 0;        ///< the number token of a stated side
+    Expr expr;            ///< for an expression
+    std::size_t tok = 0;  ///< the number token of a stated side
     std::string unit;
     int decimals = 0;
     bool approx = false;
@@ -896,7 +934,9 @@ class Parser {
     bool is_operand_start(std::size_t i) const { return is_factor(i) || kind(i) == Kind::lparen; }
 
     /// Past a U+2248 before an operand: "x ≈8 entries".
-    std::size_t skip_approx(std::size_t i) const { return kind(i) == Kind::approx && is_factor(i + 1) ? i + 1 : i; }
+    std::size_t skip_approx(std::size_t i) const {
+        return kind(i) == Kind::approx && is_factor(i + 1) ? i + 1 : i;
+    }
 
     /// The token after `i` on the same line, or `i` itself when the next one opens a line.
     bool same_line(std::size_t i) const { return i < t_.size() && !t_[i].line_start; }
@@ -959,7 +999,8 @@ class Parser {
         }
         e.leaves.insert(e.leaves.end(), inner.leaves.begin(), inner.leaves.end());
         e.ops.insert(e.ops.end(), inner.ops.begin(), inner.ops.end());
-        bool keep_parens = inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
+        bool keep_parens =
+            inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
         e.shown += keep_parens ? "(" + inner.shown + ")" : inner.shown;
         e.approx = e.approx || inner.approx;
         e.last = q;
@@ -972,8 +1013,9 @@ class Parser {
     bool power(std::size_t& p, Expr& e, int depth, bool result) const {
         if (!atom(p, e, depth, result))
             return false;
-        if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value && num(p + 1).value->is_integer() &&
-            num(p + 1).value->num() <= 64 && num(p + 1).unit.empty() && !num(p + 1).suffix) {
+        if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value &&
+            num(p + 1).value->is_integer() && num(p + 1).value->num() <= 64 &&
+            num(p + 1).unit.empty() && !num(p + 1).suffix) {
             e.ops.push_back('^');
             e.shown += "^";
             std::size_t q = p + 1;
@@ -1002,7 +1044,8 @@ class Parser {
             std::size_t q = skip_approx(p + 1);
             if (!is_operand_start(q)) {
                 Kind operand = kind(q);
-                e.incomplete = operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
+                e.incomplete =
+                    operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
                 return true;
             }
             e.ops.push_back(op);
@@ -1027,7 +1070,8 @@ class Parser {
             char op = kind(p) == Kind::plus ? '+' : '-';
             std::size_t q = skip_approx(p + 1);
             if (!is_operand_start(q)) {
-                e.incomplete = kind(q) == Kind::word || kind(q) == Kind::num || kind(q) == Kind::lparen;
+                e.incomplete =
+                    kind(q) == Kind::word || kind(q) == Kind::num || kind(q) == Kind::lparen;
                 return true;
             }
             e.ops.push_back(op);
@@ -1132,7 +1176,8 @@ class Parser {
 
     /// Emphasis or code marks around a result: "= **1.05B**", "= `4096`".
     std::size_t skip_marks(std::size_t i) const {
-        while (kind(i) == Kind::punct && (text(i) == "**" || text(i) == "`" || text(i) == "*" || text(i) == "__"))
+        while (kind(i) == Kind::punct &&
+               (text(i) == "**" || text(i) == "`" || text(i) == "*" || text(i) == "__"))
             ++i;
         return i;
     }
@@ -1184,7 +1229,8 @@ class Parser {
         if (!is_factor(p))
             return std::nullopt;
         auto e = parse_expr(p, false);
-        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 || kind(e->after) != Kind::rparen)
+        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 ||
+            kind(e->after) != Kind::rparen)
             return std::nullopt;
         SideParse expr = expression_side(std::move(*e));
         expr.next = expr.expr.after + 1;
@@ -1261,7 +1307,8 @@ class Parser {
             if (in_paren) {
                 // "(64 x 24 heads x 256 x 2 x 2) would be ...", "(16x4x256 + 5x8x128) x 2 = ..."
                 e = parse_expr(i - 1, false);
-                if (e && (e->incomplete || e->too_long || e->leaves.size() < 2 || !link_at(e->after, true)))
+                if (e && (e->incomplete || e->too_long || e->leaves.size() < 2 ||
+                          !link_at(e->after, true)))
                     e.reset();
             }
             if (!e)
@@ -1315,7 +1362,8 @@ class Parser {
 
     /// Operands written "13B" read as billions of parameters when another operand is in
     /// bytes ("13B x 2 bytes"): then B cannot also mean bytes.
-    static bool billions_in(const Expr& e, const std::vector<Number>& numbers, const std::vector<Token>& tokens) {
+    static bool billions_in(const Expr& e, const std::vector<Number>& numbers,
+                            const std::vector<Token>& tokens) {
         bool glued_b = false;
         bool other_bytes = false;
         for (const Leaf& leaf : e.leaves) {
@@ -1354,8 +1402,14 @@ class Parser {
             stack.pop_back();
             Quantity& a = stack.back();
             switch (step.op) {
-                case '*': a.v = a.v * b.v; a.dim += b.dim; break;
-                case '/': a.v = a.v / b.v; a.dim -= b.dim; break;
+                case '*':
+                    a.v = a.v * b.v;
+                    a.dim += b.dim;
+                    break;
+                case '/':
+                    a.v = a.v / b.v;
+                    a.dim -= b.dim;
+                    break;
                 case '+':
                 case '-':
                     if (a.dim != b.dim)
@@ -1370,7 +1424,8 @@ class Parser {
                     a.dim *= static_cast<int>(exp);
                     break;
                 }
-                default: break;
+                default:
+                    break;
             }
         }
         return stack.back();
@@ -1415,7 +1470,8 @@ class Parser {
     /// Whether an expression side starts from the value reached so far and goes on.
     bool continues(const Rational& value, const SideParse& side, unsigned reading) const {
         const auto& rpn = side.expr.rpn;
-        if (side.expr.sum || rpn.size() < 3 || rpn[0].op != 0 || rpn[1].op != 0 || (rpn[2].op != '*' && rpn[2].op != '/'))
+        if (side.expr.sum || rpn.size() < 3 || rpn[0].op != 0 || rpn[1].op != 0 ||
+            (rpn[2].op != '*' && rpn[2].op != '/'))
             return false;  // its first operand must stand alone: "v x n", not "(v + n) x m"
         Quantity first = leaf_value(side.expr.leaves.front(), reading, false);
         return first.v == value && evaluate(side.expr, reading).v != value;
@@ -1451,7 +1507,8 @@ class Parser {
     }
 
     /// The computed value written the way `side` states its number.
-    std::string display_like(const Rational& computed, const SideParse& side, unsigned reading) const {
+    std::string display_like(const Rational& computed, const SideParse& side,
+                             unsigned reading) const {
         if (side.expression)
             return plain_display(computed);
         if (exact_side(side, reading))
@@ -1459,7 +1516,9 @@ class Parser {
         Rational in_unit = computed / stated_scale(side, reading);
         // Never a zero for a value that is not: "0.00012 GB", not "0.00 GB".
         int decimals = side.decimals;
-        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() && decimals < side.decimals + 9) ++decimals;
+        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() &&
+               decimals < side.decimals + 9)
+            ++decimals;
         std::string number = fixed_display(in_unit.round_scaled(decimals), decimals);
         const Number& n = num(side.tok);
         if (stated_billions(side, reading))
@@ -1479,7 +1538,8 @@ class Parser {
         side.length = p.end - p.begin;
         side.text = std::string(s_.substr(p.begin, p.end - p.begin));
         if (p.expression) {
-            for (const Leaf& leaf : p.expr.leaves) side.factors.push_back(num(leaf.tok).value.value_or(Rational()));
+            for (const Leaf& leaf : p.expr.leaves)
+                side.factors.push_back(num(leaf.tok).value.value_or(Rational()));
             side.ops = p.expr.ops;
         } else {
             side.factors.push_back(num(p.tok).value.value_or(Rational()));
@@ -1530,7 +1590,8 @@ class Parser {
             if (q.dim < 0 || q.dim > 1)
                 return "the operands' units do not multiply to bytes or a count";
             if (bytes && q.dim == 0 && counts_tokens)
-                return "a count of tokens gives bytes only with a size per token, and none is stated";
+                return "a count of tokens gives bytes only with a size per token, and none is "
+                       "stated";
             if (!bytes && side.unit != "B" && q.dim == 1 && (scaled_operand || bits))
                 return "the result has no unit while an operand is in " +
                        std::string(bits ? "bits" : "a scaled byte unit");
@@ -1538,7 +1599,8 @@ class Parser {
         return {};
     }
 
-    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind, bool before_chain) const {
+    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind,
+                bool before_chain) const {
         Claim claim;
         claim.kind = claim_kind;
         claim.offset = sides.front().begin;
@@ -1604,7 +1666,8 @@ class Parser {
         std::optional<Outcome> best_wrong;
         std::optional<unsigned> holding;
         bool bare_chain = true;  // no operand has a byte unit
-        for (const Leaf& leaf : sides[ref].expr.leaves) bare_chain = bare_chain && !is_byte_unit(leaf.unit);
+        for (const Leaf& leaf : sides[ref].expr.leaves)
+            bare_chain = bare_chain && !is_byte_unit(leaf.unit);
         std::optional<std::pair<std::size_t, const char*>> failure;
         for (unsigned pass = 0; pass < 2 && !holding; ++pass) {
             for (unsigned reading = 0; reading < kReadings && !holding; ++reading) {
@@ -1634,14 +1697,16 @@ class Parser {
                     }
                     Outcome o{reading, k, 0, display_like(value, sides[k], reading)};
                     if (!sides[k].expression && num(sides[k].tok).value) {
-                        double stated = num(sides[k].tok).value->to_double() * stated_scale(sides[k], reading).to_double();
+                        double stated = num(sides[k].tok).value->to_double() *
+                                        stated_scale(sides[k], reading).to_double();
                         double v = value.to_double();
                         o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
                     }
                     // The reading that gets furthest, then nearest, is the one reported; at the
                     // same side the figure reads KB..TB as written (powers of 1000).
                     if (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
-                        (o.wrong_side == best_wrong->wrong_side && pass == 0 && o.distance < best_wrong->distance))
+                        (o.wrong_side == best_wrong->wrong_side && pass == 0 &&
+                         o.distance < best_wrong->distance))
                         best_wrong = o;
                 } catch (const std::domain_error&) {
                     failure = {first_other, "division by zero"};
@@ -1654,8 +1719,8 @@ class Parser {
         }
         if (holding && !(*holding & (kBinaryOperandUnits | kBinaryResultUnits))) {
             try {
-                claim.computed_display =
-                    display_like(evaluate(sides[ref].expr, *holding).v, sides[last_other], *holding);
+                claim.computed_display = display_like(evaluate(sides[ref].expr, *holding).v,
+                                                      sides[last_other], *holding);
             } catch (const std::exception&) {
             }
         }
@@ -1677,16 +1742,22 @@ class Parser {
             return claim;
         }
         if (approximate) {
-            unjudged(before_chain ? "a figure given before the chain it came from reads as an approximation"
-                                  : "stated as an approximation");
+            unjudged(before_chain
+                         ? "a figure given before the chain it came from reads as an approximation"
+                         : "stated as an approximation");
             return claim;
         }
         // A chain of bare numbers against a figure in KB..TB that is off by a factor of a
         // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
         if (best_wrong->distance > std::log(999.0) && !sides[best_wrong->wrong_side].expression &&
-            evaluate(sides[ref].expr, 0).dim == 0 && !unit_info(sides[best_wrong->wrong_side].unit).exact) {
-            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) + ", a thousand times off " +
-                     std::string(s_.substr(sides[best_wrong->wrong_side].begin, sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) + " in bytes and in its unit: a unit or factor is implied, not written");
+            evaluate(sides[ref].expr, 0).dim == 0 &&
+            !unit_info(sides[best_wrong->wrong_side].unit).exact) {
+            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) +
+                     ", a thousand times off " +
+                     std::string(s_.substr(
+                         sides[best_wrong->wrong_side].begin,
+                         sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) +
+                     " in bytes and in its unit: a unit or factor is implied, not written");
             return claim;
         }
         claim.holds = false;

@@ -641,14 +641,16 @@ using Verdict = kvcat::Claim::Verdict;
 Claim only_claim(std::string_view text) {
     auto claims = find_claims(text);
     EXPECT_EQ(claims.size(), 1u) << text;
-    if (claims.empty()) return Claim{};
+    if (claims.empty())
+        return Claim{};
     expect_well_formed(text, claims[0]);
     return claims[0];
 }
 
 TEST(Claims, UnitsOnOperandsAreCarried) {
-    for (const char* text : {"320 KiB x 32,768 = 10 GiB", "960 blocks x 36 KB = 34.6 MB",
-                             "8 \xC3\x97 256 \xC3\x97 4MB = 8,192 MB", "3500 token \xC3\x97 128 KiB = 437.5 MiB"}) {
+    for (const char* text :
+         {"320 KiB x 32,768 = 10 GiB", "960 blocks x 36 KB = 34.6 MB",
+          "8 \xC3\x97 256 \xC3\x97 4MB = 8,192 MB", "3500 token \xC3\x97 128 KiB = 437.5 MiB"}) {
         SCOPED_TRACE(text);
         Claim c = only_claim(text);
         EXPECT_EQ(c.verdict, Verdict::holds);
@@ -680,7 +682,8 @@ TEST(Claims, DecimalUnitsHoldInEitherReadingBinaryOnlyIsANote) {
     EXPECT_TRUE(binary.holds);
     EXPECT_EQ(binary.computed_display, "524 KB/token");
     EXPECT_NE(binary.why.find("KiB for KB"), std::string::npos) << binary.why;
-    EXPECT_EQ(only_claim("2 x 65,536 bytes = 131,072 bytes = 128 KB").verdict, Verdict::binary_only);
+    EXPECT_EQ(only_claim("2 x 65,536 bytes = 131,072 bytes = 128 KB").verdict,
+              Verdict::binary_only);
     EXPECT_EQ(only_claim("32 x 16,384 = 524 KB").verdict, Verdict::holds);
     // Neither reading: wrong, shown in the reading nearer the stated figure.
     Claim wrong = only_claim("32 layers x 16,384 = 600 KB/token");
@@ -716,7 +719,9 @@ TEST(Claims, AWrongFigureIsNeverShownAsZero) {
 }
 
 TEST(Claims, ApproximateOperandsAreNeverErrors) {
-    Claim before = only_claim("8.3 GB (\xE2\x89\x88" "8 entries \xC3\x97 ~1.1k tokens \xC3\x97 128 KB)");
+    Claim before = only_claim(
+        "8.3 GB (\xE2\x89\x88"
+        "8 entries \xC3\x97 ~1.1k tokens \xC3\x97 128 KB)");
     EXPECT_EQ(before.verdict, Verdict::unjudged);
     EXPECT_EQ(before.expression, "8 x 1.1k x 128 KB");
     EXPECT_EQ(only_claim("~4,000 x 2 = 9,000").verdict, Verdict::unjudged);
@@ -725,7 +730,9 @@ TEST(Claims, ApproximateOperandsAreNeverErrors) {
 }
 
 TEST(Claims, ResultEndsAtCjkFullStopAndAtAnOperatorOpeningTheNextLine) {
-    const std::string cjk = "2 x 32 x 8 x 128 x 2 = 131,072 bytes = 128 KiB\xE3\x80\x82" "3500 token \xC3\x97 128 KiB = 437.5 MiB";
+    const std::string cjk =
+        "2 x 32 x 8 x 128 x 2 = 131,072 bytes = 128 KiB\xE3\x80\x82"
+        "3500 token \xC3\x97 128 KiB = 437.5 MiB";
     auto claims = find_claims(cjk);
     ASSERT_EQ(claims.size(), 2u);
     EXPECT_EQ(claims[0].verdict, Verdict::holds);
@@ -773,7 +780,12 @@ TEST(Claims, ExponentNotation) {
 }
 
 TEST(Claims, SumsAndGroups) {
-    Claim sum = only_claim("(16\xC3\x97" "4\xC3\x97" "256 + 5\xC3\x97" "8\xC3\x97" "128) \xC3\x97 2 = 43,008");
+    Claim sum = only_claim(
+        "(16\xC3\x97"
+        "4\xC3\x97"
+        "256 + 5\xC3\x97"
+        "8\xC3\x97"
+        "128) \xC3\x97 2 = 43,008");
     EXPECT_EQ(sum.verdict, Verdict::holds);
     EXPECT_EQ(sum.expression, "(16 x 4 x 256 + 5 x 8 x 128) x 2");
     Claim wrong = only_claim("(16 x 4 x 256 + 5 x 8 x 128) x 2 = 40,000");
