@@ -791,16 +791,19 @@ struct UnlikeUnits : std::runtime_error {
     UnlikeUnits() : std::runtime_error("unlike units") {}
 };
 
-// A reading settles each ambiguity of a claim: bit 0, "k" after a number as 1024
-// rather than 1000; bit 1, KB/MB/GB/TB on operands as powers of 1024; bit 2, the same
-// in stated results; bit 3, a stated "1.05B" as billions rather than bytes; bit 4, a chain
-// of bare numbers already in the result's unit ("2 x 4.99 = 9.98 GiB").
+// A reading settles each ambiguity of a claim: bit 0, "k" and "M" after a number as 1024
+// and 2^20 rather than 1000 and 10^6; bit 1, KB/MB/GB/TB on operands as powers of 1024;
+// bit 2, the same in stated results; bit 3, a stated "1.05B" as billions rather than
+// bytes; bit 4, a chain of bare numbers already in the result's unit ("2 x 4.99 = 9.98 GiB").
 constexpr unsigned kReadings = 32;
 constexpr unsigned kBinaryCounts = 1;  // "32k" context is 32,768 tokens
 constexpr unsigned kBinaryOperandUnits = 2;
 constexpr unsigned kBinaryResultUnits = 4;
 constexpr unsigned kBillions = 8;
 constexpr unsigned kInResultUnit = 16;
+
+/// |log(computed / stated)| beyond which a figure is taken to measure something else.
+const double kThousandfold = std::log(999.0);
 
 bool is_decimal_byte_unit(std::string_view unit) {
     std::string_view base = unit.substr(0, unit.find('/'));
@@ -828,7 +831,7 @@ Rational suffix_scale(char suffix, bool binary) {
     if (suffix == 'k')
         return Rational(binary ? 1024 : 1000);
     if (suffix == 'M')
-        return Rational(1000 * 1000);  // "671M" parameters, "1M" tokens: always 10^6
+        return Rational(binary ? 1024 * 1024 : 1000 * 1000);  // "1M" of context may be 2^20
     return Rational(1);
 }
 
@@ -1702,11 +1705,12 @@ class Parser {
                         double v = value.to_double();
                         o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
                     }
-                    // The reading that gets furthest, then nearest, is the one reported; at the
-                    // same side the figure reads KB..TB as written (powers of 1000).
+                    // The reading that gets furthest is the one reported; at the same side the
+                    // plainest (k = 1000, KB = 1000 B, B = bytes), unless it is a thousand times
+                    // off and another is nearer.
                     if (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
-                        (o.wrong_side == best_wrong->wrong_side && pass == 0 &&
-                         o.distance < best_wrong->distance))
+                        (o.wrong_side == best_wrong->wrong_side &&
+                         best_wrong->distance > kThousandfold && o.distance < best_wrong->distance))
                         best_wrong = o;
                 } catch (const std::domain_error&) {
                     failure = {first_other, "division by zero"};
@@ -1749,7 +1753,7 @@ class Parser {
         }
         // A chain of bare numbers against a figure in KB..TB that is off by a factor of a
         // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
-        if (best_wrong->distance > std::log(999.0) && !sides[best_wrong->wrong_side].expression &&
+        if (best_wrong->distance > kThousandfold && !sides[best_wrong->wrong_side].expression &&
             evaluate(sides[ref].expr, 0).dim == 0 &&
             !unit_info(sides[best_wrong->wrong_side].unit).exact) {
             unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) +
