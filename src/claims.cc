@@ -8,11 +8,13 @@
 // after the chain it consumed, so the whole scan is linear in the input size.
 //
 // The scanner works on bytes and never decodes UTF-8: the only multi-byte sequences
-// it recognises are U+00D7 (multiplication sign), U+2192 (rightwards arrow) and a few
-// space characters; any other byte >= 0x80 is treated as part of a word, so invalid
-// UTF-8 is harmless.
+// it recognises are U+00D7 and U+00F7 (multiplication and division signs), U+2192
+// (rightwards arrow), U+2248 (almost equal), superscript two and three, dashes, a few
+// space characters and CJK punctuation; any other byte >= 0x80 is treated as part of a
+// word, so invalid UTF-8 is harmless.
 #include "claims.h"
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -49,7 +51,7 @@ bool is_ascii_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-enum class Special { none, space, times, arrow };
+enum class Special { none, space, times, divide, arrow, approx, punct };
 
 struct SpecialAt {
     Special kind = Special::none;
@@ -70,15 +72,35 @@ SpecialAt special_at(std::string_view s, std::size_t i) {
     unsigned char c1 = byte_at(s, i + 1);
     if (c == 0xC3 && c1 == 0x97)
         return {Special::times, 2};  // U+00D7
+    if (c == 0xC3 && c1 == 0xB7)
+        return {Special::divide, 2};  // U+00F7
     if (c == 0xC2 && c1 == 0xA0)
         return {Special::space, 2};  // no-break space
     if (c == 0xE2 && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
         if (c1 == 0x86 && c2 == 0x92)
             return {Special::arrow, 3};  // U+2192
+        if (c1 == 0x89 && c2 == 0x88)
+            return {Special::approx, 3};  // U+2248
+        if (c1 == 0x80 && (c2 == 0x94 || c2 == 0x93))
+            return {Special::punct, 3};  // em and en dash
         // U+2000..U+200A (en quad .. hair space, incl. thin space), U+202F narrow nbsp
         if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xAF))
             return {Special::space, 3};
+    }
+    if (c == 0xE3 && c1 == 0x80 && i + 2 < s.size()) {
+        unsigned char c2 = byte_at(s, i + 2);
+        if (c2 == 0x80)
+            return {Special::space, 3};  // U+3000 ideographic space
+        if (c2 >= 0x81 && c2 <= 0x91)
+            return {Special::punct, 3};  // U+3001..U+3011: CJK full stop, comma, brackets
+    }
+    if (c == 0xEF && c1 == 0xBC && i + 2 < s.size()) {
+        unsigned char c2 = byte_at(s, i + 2);
+        // Fullwidth ! ( ) , : ; ? (U+FF01..U+FF1F, the punctuation among them)
+        if (c2 == 0x81 || c2 == 0x88 || c2 == 0x89 || c2 == 0x8C || c2 == 0x9A || c2 == 0x9B ||
+            c2 == 0x9F)
+            return {Special::punct, 3};
     }
     return {};
 }
@@ -237,7 +259,24 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
 // ---------------------------------------------------------------------------------
 // Tokens
 
-enum class Kind { num, word, mul, div, eq, lparen, rparen, punct, brk };
+// plus/minus are a free-standing '+' / '-'; pow is a spaced "**"; approx is U+2248;
+// colon may mark a result after an expression.
+enum class Kind {
+    num,
+    word,
+    mul,
+    div,
+    plus,
+    minus,
+    pow,
+    eq,
+    approx,
+    colon,
+    lparen,
+    rparen,
+    punct,
+    brk
+};
 
 // Tokens are kept small (a 1 MB input may hold half a million of them); the details
 // of number tokens live in a separate array.
@@ -245,7 +284,8 @@ struct Token {
     Kind kind = Kind::punct;
     std::size_t begin = 0;  ///< byte span of the whole token
     std::size_t end = 0;
-    std::size_t number = 0;  ///< index into Tokens::numbers for Kind::num
+    std::size_t number = 0;   ///< index into Tokens::numbers for Kind::num
+    bool line_start = false;  ///< first token on its line
 };
 
 struct Number {
@@ -253,6 +293,9 @@ struct Number {
     bool usable = false;            ///< clean left/right context: may be a factor or a result
     bool ratio = false;             ///< written with a glued "x" / U+00D7: "4.0x"
     std::string_view unit;          ///< canonical glued unit ("x" for a ratio), "" if none
+    bool glued_b = false;           ///< the unit is a bare "B" against the digits ("13B")
+    char suffix = 0;                ///< 'k' or 'M' written against the digits ("77k", "671M")
+    bool approx = false;            ///< written after "~" or U+2248
     std::optional<Rational> value;  ///< nullopt when the literal does not fit 64 bits
     int decimals = 0;
 };
@@ -266,7 +309,8 @@ struct Tokens {
 std::string plain_digits(std::string_view s) {
     std::string out;
     for (char c : s) {
-        if (c != ',')
+        // separators: "65,536", "262{,}144", "54 000" and its no-break or thin spaces
+        if (c != ',' && c != '{' && c != '}' && c != ' ' && static_cast<unsigned char>(c) < 0x80)
             out += c;
     }
     return out;
@@ -290,7 +334,6 @@ bool clean_left(std::string_view s, std::size_t i) {
             case '^':
             case '@':
             case ':':
-            case '~':
             case '\\':
             case '&':
             case '$':
@@ -300,12 +343,23 @@ bool clean_left(std::string_view s, std::size_t i) {
                 return !is_alnum(p);
         }
     }
-    // Non-ASCII: only the recognised separators may precede a number.
+    // Non-ASCII: only the recognised separators and punctuation may precede a number.
     if (i >= 2 && special_at(s, i - 2).len == 2)
         return true;
     if (i >= 3 && special_at(s, i - 3).len == 3)
         return true;
     return false;
+}
+
+/// factor * base^exponent, or nullopt when it leaves 64 bits.
+std::optional<Rational> raise(const Rational& base, int exponent, const Rational& factor) {
+    try {
+        Rational v = factor;
+        for (int k = 0; k < exponent; ++k) v = v * base;
+        return v;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 class Tokenizer {
@@ -315,22 +369,49 @@ class Tokenizer {
     Tokens run() {
         std::size_t i = 0;
         int newlines = 0;
+        line_start_ = true;
         while (i < s_.size()) {
             SpecialAt sp = special_at(s_, i);
             if (sp.kind == Special::space) {
-                if (byte_at(s_, i) == '\n' && ++newlines == 2)
-                    push(Kind::brk, i, i + 1);
+                if (byte_at(s_, i) == '\n') {
+                    line_start_ = true;
+                    if (++newlines == 2)
+                        push(Kind::brk, i, i + 1);
+                }
                 i += sp.len;
                 continue;
             }
             newlines = 0;
-            if (sp.kind == Special::times) {
-                push(Kind::mul, i, i + sp.len);
-                i += sp.len;
+            if (line_start_ && continuation_marker(i)) {
+                // "# = 131072 bytes", "// x 80 layers": a comment marker that opens a line
+                // continues the text above it.
+                i += byte_at(s_, i) == '#' ? 1 : 2;
                 continue;
             }
-            if (sp.kind == Special::arrow) {
-                push(Kind::eq, i, i + sp.len);
+            Kind special = Kind::punct;
+            switch (sp.kind) {
+                case Special::times:
+                    special = Kind::mul;
+                    break;
+                case Special::divide:
+                    special = Kind::div;
+                    break;
+                case Special::arrow:
+                    special = Kind::eq;
+                    break;
+                case Special::approx:
+                    special = Kind::approx;
+                    break;
+                case Special::punct:
+                    special = Kind::punct;
+                    break;
+                case Special::none:
+                case Special::space:
+                    sp.len = 0;
+                    break;
+            }
+            if (sp.len > 0) {
+                push(special, i, i + sp.len);
                 i += sp.len;
                 continue;
             }
@@ -349,12 +430,39 @@ class Tokenizer {
     }
 
   private:
+    /// Blank on both sides of the bytes [begin, end).
+    bool spaced(std::size_t begin, std::size_t end) const {
+        return begin > 0 && is_ascii_space(byte_at(s_, begin - 1)) && end < s_.size() &&
+               is_ascii_space(byte_at(s_, end));
+    }
+
     void push(Kind kind, std::size_t begin, std::size_t end) {
         Token t;
         t.kind = kind;
         t.begin = begin;
         t.end = end;
+        t.line_start = line_start_;
+        line_start_ = false;
         out_.tokens.push_back(t);
+    }
+
+    /// "#" or "//" followed by a blank, or by a lone line end.
+    bool continuation_marker(std::size_t i) const {
+        std::size_t len = byte_at(s_, i) == '#' ? 1 : (s_.substr(i, 2) == "//" ? 2 : 0);
+        if (len == 0)
+            return false;
+        unsigned char next = byte_at(s_, i + len);
+        return i + len >= s_.size() || next == ' ' || next == '\t' || next == '\n';
+    }
+
+    /// Whether the bytes before i on its line, back to the last non-blank, end with '~'
+    /// or U+2248: "~1.1k", "≈ 8".
+    bool approx_before(std::size_t i) const {
+        std::size_t k = i;
+        while (k > 0 && (byte_at(s_, k - 1) == ' ' || byte_at(s_, k - 1) == '\t')) --k;
+        if (k >= 1 && byte_at(s_, k - 1) == '~')
+            return true;
+        return k >= 3 && special_at(s_, k - 3).kind == Special::approx;
     }
 
     std::size_t punctuation(std::size_t i) {
@@ -377,6 +485,31 @@ class Tokenizer {
                     push(Kind::eq, i, i + 2);
                     return i + 2;
                 }
+                if (spaced(i, i + 1)) {
+                    push(Kind::minus, i, i + 1);
+                    return i + 1;
+                }
+                break;
+            case '+':
+                if (spaced(i, i + 1)) {
+                    push(Kind::plus, i, i + 1);
+                    return i + 1;
+                }
+                break;
+            case ':':
+                push(Kind::colon, i, i + 1);
+                return i + 1;
+            case '\\':
+                // LaTeX operators: "\times", "\cdot", "\div".
+                for (auto [name, op] : {std::pair{std::string_view("times"), Kind::mul},
+                                        std::pair{std::string_view("cdot"), Kind::mul},
+                                        std::pair{std::string_view("div"), Kind::div}}) {
+                    if (s_.substr(i + 1, name.size()) == name &&
+                        !is_alpha(byte_at(s_, i + 1 + name.size()))) {
+                        push(op, i, i + 1 + name.size());
+                        return i + 1 + name.size();
+                    }
+                }
                 break;
             case '!':
             case '<':
@@ -386,6 +519,8 @@ class Tokenizer {
                     push(Kind::punct, i, i + 2);
                     return i + 2;
                 }
+                if (c == '~' && is_digit(next))
+                    return i + 1;  // "~1.1k": the number remembers it is approximate
                 break;
             case '/':
                 if (next == '/') {
@@ -408,6 +543,11 @@ class Tokenizer {
     std::size_t star(std::size_t i) {
         std::size_t end = i;
         while (byte_at(s_, end) == '*' && end < s_.size()) ++end;
+        if (end - i == 2 && spaced(i, end) && !out_.tokens.empty() &&
+            out_.tokens.back().kind == Kind::num) {
+            push(Kind::pow, i, end);  // "1024 ** 3"
+            return end;
+        }
         bool is_mul = false;
         if (end - i == 1) {
             bool space_before = i == 0 || is_ascii_space(byte_at(s_, i - 1));
@@ -442,10 +582,20 @@ class Tokenizer {
         bool grouped = false;
         if (int_len <= 3) {
             // Thousands separators: groups of exactly three digits after the first.
-            while (byte_at(s_, j) == ',' && j + 3 < n && is_digit(byte_at(s_, j + 1)) &&
-                   is_digit(byte_at(s_, j + 2)) && is_digit(byte_at(s_, j + 3)) &&
-                   !is_digit(byte_at(s_, j + 4))) {
-                j += 4;
+            for (;;) {
+                // "65,536", and LaTeX's "262{,}144"
+                std::size_t sep = byte_at(s_, j) == ',' ? 1 : (s_.substr(j, 3) == "{,}" ? 3 : 0);
+                if (sep == 0 && byte_at(s_, j) == ' ')
+                    sep = 1;  // "54 000": a space between groups of three
+                else if (sep == 0 && special_at(s_, j).kind == Special::space &&
+                         byte_at(s_, j) >= 0x80)
+                    sep = special_at(s_, j).len;  // no-break and thin spaces
+                std::size_t k = j + sep;
+                if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) ||
+                    !is_digit(byte_at(s_, k + 1)) || !is_digit(byte_at(s_, k + 2)) ||
+                    is_digit(byte_at(s_, k + 3)))
+                    break;
+                j = k + 3;
                 grouped = true;
             }
         }
@@ -457,9 +607,38 @@ class Tokenizer {
                 ++decimals;
             }
         }
+        // Exponents written against the digits: "10^9", "1e6", "1024²".
+        int exponent = 0;
+        bool ten_power = false;  // "1e6": the mantissa times 10^exponent
+        if (byte_at(s_, j) == '^' && !grouped && decimals == 0 && is_digit(byte_at(s_, j + 1))) {
+            std::size_t k = j + 1;
+            while (k < n && is_digit(byte_at(s_, k)) && k - j <= 3) ++k;
+            if (!continues_word(s_, k) && byte_at(s_, k) != '^') {
+                exponent = std::stoi(std::string(s_.substr(j + 1, k - j - 1)));
+                j = k;
+            }
+        } else if ((byte_at(s_, j) == 'e' || byte_at(s_, j) == 'E') && !grouped &&
+                   is_digit(byte_at(s_, j + 1))) {
+            std::size_t k = j + 1;
+            while (k < n && is_digit(byte_at(s_, k)) && k - j <= 3) ++k;
+            if (!continues_word(s_, k)) {
+                exponent = std::stoi(std::string(s_.substr(j + 1, k - j - 1)));
+                ten_power = true;
+                j = k;
+            }
+        } else if (byte_at(s_, j) == 0xC2 &&
+                   (byte_at(s_, j + 1) == 0xB2 || byte_at(s_, j + 1) == 0xB3) && !grouped &&
+                   decimals == 0 && !continues_word(s_, j + 2)) {
+            exponent = byte_at(s_, j + 1) == 0xB2 ? 2 : 3;
+            j += 2;
+        }
+        const std::size_t digits_end =
+            exponent > 0 ? (ten_power ? s_.find_first_of("eE", i) : s_.find_first_of("^\xC2", i))
+                         : j;
         const std::size_t num_end = j;
 
         bool as_word = false;
+        char suffix = 0;
         bool list = false;
         bool ratio = false;
         std::string_view unit;
@@ -487,6 +666,10 @@ class Tokenizer {
                 if (auto glued = match_glued_unit(s_, num_end)) {
                     unit = glued->unit;
                     end = glued->end;
+                } else if ((c == 'k' || c == 'K' || c == 'M') && exponent == 0 &&
+                           !continues_word(s_, num_end + 1)) {
+                    suffix = c == 'M' ? 'M' : 'k';  // "77k", "1.1k", "671M"
+                    end = num_end + 1;
                 } else {
                     as_word = true;  // "4k", "35B-A3B", "3090Ti"
                 }
@@ -519,11 +702,17 @@ class Tokenizer {
         num.num_end = num_end;
         num.ratio = ratio;
         num.unit = ratio ? std::string_view("x") : unit;
-        num.decimals = decimals;
+        num.glued_b = unit == "B" && byte_at(s_, num_end) == 'B' && end == num_end + 1;
+        num.suffix = suffix;
+        num.decimals = exponent > 0 ? 0 : decimals;
+        num.approx = approx_before(i);
         const bool leading_zero = byte_at(s_, i) == '0' && (int_len > 1 || grouped);
         num.usable = clean_left(s_, i) && !list && !leading_zero;
         if (decimals <= kMaxDecimals)
-            num.value = Rational::parse(plain_digits(s_.substr(i, num_end - i)));
+            num.value = Rational::parse(plain_digits(s_.substr(i, digits_end - i)));
+        if (num.value && exponent > 0)
+            num.value = raise(ten_power ? Rational(10) : *num.value, exponent,
+                              ten_power ? *num.value : Rational(1));
         push(Kind::num, i, end);
         out_.tokens.back().number = out_.numbers.size();
         out_.numbers.push_back(std::move(num));
@@ -532,6 +721,7 @@ class Tokenizer {
 
     std::string_view s_;
     Tokens out_;
+    bool line_start_ = true;
 };
 
 // ---------------------------------------------------------------------------------
@@ -550,24 +740,110 @@ constexpr std::string_view kVerbs[][3] = {
     {"totaling", "", ""},   {"yields", "", ""},     {"yield", "", ""},     {"yielding", "", ""},
 };
 
-struct Chain {
-    std::vector<std::size_t> factors;  ///< token indices
-    std::vector<char> ops;
-    std::size_t after = 0;    ///< token index where a link may follow (after filler / ')')
-    bool incomplete = false;  ///< ends in an operator whose operand is not a number
+/// One step of an expression in postfix order: a leaf (an operand) or an operator.
+struct Step {
+    char op = 0;           ///< 0 for a leaf; '*', '/', '+', '-' or '^'
+    std::size_t leaf = 0;  ///< index into Expr::leaves
+};
+
+/// An operand as written: its number token and the unit that follows it.
+struct Leaf {
+    std::size_t tok = 0;
+    std::string_view unit;  ///< canonical byte unit ("KiB", "B/token"), "bit", or ""
+    bool tokens = false;    ///< "tokens" follows: a count of tokens
+};
+
+/// An expression with precedence: sums of products of powers of operands and groups.
+struct Expr {
+    std::vector<Step> rpn;
+    std::vector<Leaf> leaves;
+    std::vector<char> ops;     ///< binary operators in written order (leaves.size() - 1 of them)
+    std::string shown;         ///< "320 KiB x 32768", "(16 x 4 + 5 x 8) x 2"
+    std::size_t after = 0;     ///< token index where a link may follow (after filler)
+    std::size_t last = 0;      ///< last token of the expression proper (a number or ')')
+    std::size_t last_end = 0;  ///< byte end of the last operand with its unit
+    bool sum = false;          ///< has a '+' or '-' outside any group
+    bool approx = false;       ///< an operand is written as an approximation ("~1.1k")
+    bool incomplete = false;   ///< an operator whose operand is not a readable number
     bool too_long = false;
 };
 
 struct SideParse {
     bool expression = false;
-    std::vector<std::size_t> factors;  ///< token indices
-    std::vector<char> ops;
+    Expr expr;            ///< for an expression
+    std::size_t tok = 0;  ///< the number token of a stated side
     std::string unit;
     int decimals = 0;
+    bool approx = false;
     std::size_t begin = 0;  ///< byte span
     std::size_t end = 0;
     std::size_t next = 0;  ///< token index after the side (after trailing filler for chains)
 };
+
+/// An exact value and how many byte units it carries (1 for bytes, 0 for a count).
+struct Quantity {
+    Rational v;
+    int dim = 0;
+};
+
+/// Two operands with different byte powers added: "2 bytes + 3".
+struct UnlikeUnits : std::runtime_error {
+    UnlikeUnits() : std::runtime_error("unlike units") {}
+};
+
+// A reading settles each ambiguity of a claim: bit 0, "k" and "M" after a number as 1024
+// and 2^20 rather than 1000 and 10^6; bit 1, KB/MB/GB/TB on operands as powers of 1024;
+// bit 2, the same in stated results; bit 3, a stated "1.05B" as billions rather than
+// bytes; bit 4, a chain of bare numbers already in the result's unit ("2 x 4.99 = 9.98 GiB").
+constexpr unsigned kReadings = 32;
+constexpr unsigned kBinaryCounts = 1;  // "32k" context is 32,768 tokens
+constexpr unsigned kBinaryOperandUnits = 2;
+constexpr unsigned kBinaryResultUnits = 4;
+constexpr unsigned kBillions = 8;
+constexpr unsigned kInResultUnit = 16;
+
+/// |log(computed / stated)| beyond which a figure is taken to measure something else.
+const double kThousandfold = std::log(999.0);
+
+bool is_decimal_byte_unit(std::string_view unit) {
+    std::string_view base = unit.substr(0, unit.find('/'));
+    return base == "KB" || base == "MB" || base == "GB" || base == "TB";
+}
+
+/// Bytes per unit under a reading: "KB" is 1000 or 1024.
+Rational unit_scale(std::string_view unit, bool binary) {
+    if (unit == "bit")
+        return Rational(1, 8);
+    UnitInfo info = unit_info(unit);
+    if (binary && is_decimal_byte_unit(unit)) {
+        std::int64_t scale = 1;
+        for (std::int64_t k = info.scale; k > 1; k /= 1000) scale *= 1024;
+        return Rational(scale);
+    }
+    return Rational(info.scale);
+}
+
+bool is_byte_unit(std::string_view unit) {
+    return !unit.empty() && unit != "x";
+}
+
+Rational suffix_scale(char suffix, bool binary) {
+    if (suffix == 'k')
+        return Rational(binary ? 1024 : 1000);
+    if (suffix == 'M')
+        return Rational(binary ? 1024 * 1024 : 1000 * 1000);  // "1M" of context may be 2^20
+    return Rational(1);
+}
+
+/// The digits scaled to `digits` decimals, truncated toward zero.
+std::optional<std::int64_t> truncate_scaled(const Rational& r, int digits) {
+    __int128 scaled = r.num();
+    for (int k = 0; k < digits; ++k) scaled *= 10;
+    scaled /= r.den();
+    if (scaled > INT64_MAX || scaled < INT64_MIN)
+        return std::nullopt;
+    return static_cast<std::int64_t>(scaled);
+}
 
 class Parser {
   public:
@@ -630,11 +906,14 @@ class Parser {
         return std::nullopt;
     }
 
-    /// Skips a short run of words and parenthetical groups; stops at a verb.
-    std::size_t skip_filler(std::size_t i) const {
+    /// Skips a short run of words and parenthetical groups; stops at a verb, and in a
+    /// result at the end of its line.
+    std::size_t skip_filler(std::size_t i, bool result = false) const {
         std::size_t words = 0;
         std::size_t parens = 0;
         while (i < t_.size()) {
+            if (result && t_[i].line_start)
+                break;
             if (kind(i) == Kind::word) {
                 if (words == kMaxFillerWords || verb_at(i) > 0)
                     break;
@@ -655,49 +934,184 @@ class Parser {
         return i;
     }
 
-    /// Numbers joined by operators from factor token `start`. With `in_paren`, one ')'
-    /// closing the '(' before `start` may appear after a factor.
-    Chain parse_chain(std::size_t start, bool in_paren) const {
-        Chain c;
-        c.factors.push_back(start);
-        bool closed = false;
-        std::size_t p = start + 1;
-        for (;;) {
-            std::size_t q = skip_filler(p);
-            if (in_paren && !closed && kind(q) == Kind::rparen) {
-                closed = true;
-                q = skip_filler(q + 1);
+    bool is_operand_start(std::size_t i) const { return is_factor(i) || kind(i) == Kind::lparen; }
+
+    /// Past a U+2248 before an operand: "x ≈8 entries".
+    std::size_t skip_approx(std::size_t i) const {
+        return kind(i) == Kind::approx && is_factor(i + 1) ? i + 1 : i;
+    }
+
+    /// The token after `i` on the same line, or `i` itself when the next one opens a line.
+    bool same_line(std::size_t i) const { return i < t_.size() && !t_[i].line_start; }
+
+    /// A unit written after an operand: "KiB", "bytes", "KB/token", "bits".
+    std::string_view operand_unit(std::size_t i) const {
+        if (kind(i) != Kind::word || !same_line(i))
+            return {};
+        std::string_view w = text(i);
+        if (w == "bit" || w == "bits")
+            return "bit";
+        if (auto unit = canonical_unit(w))
+            return *unit;
+        return {};
+    }
+
+    /// An operand: a number with its unit, or a parenthesised expression; then filler.
+    bool atom(std::size_t& p, Expr& e, int depth, bool result) const {
+        if (is_factor(p)) {
+            const Number& n = num(p);
+            Leaf leaf;
+            leaf.tok = p;
+            e.approx = e.approx || n.approx || (p > 0 && kind(p - 1) == Kind::approx);
+            std::size_t q = p + 1;
+            if (!n.unit.empty()) {
+                leaf.unit = n.unit;
+            } else if (auto unit = operand_unit(q); !unit.empty()) {
+                leaf.unit = unit;
+                ++q;
             }
-            c.after = q;
-            if (!is_op(q))
-                break;
-            if (is_factor(q + 1)) {
-                if (c.factors.size() == kMaxFactors) {
-                    c.too_long = true;
-                    break;
-                }
-                c.ops.push_back(kind(q) == Kind::mul ? '*' : '/');
-                c.factors.push_back(q + 1);
-                p = q + 2;
-                continue;
-            }
-            Kind operand = kind(q + 1);
-            c.incomplete = operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
-            break;
+            if (kind(q) == Kind::word && same_line(q) &&
+                (text(q) == "tokens" || text(q) == "token" || text(q) == "tok"))
+                leaf.tokens = true;
+            std::string shown = plain_digits(s_.substr(t_[p].begin, n.num_end - t_[p].begin));
+            if (n.suffix)
+                shown += n.suffix;
+            if (n.glued_b)
+                shown += "B";
+            else if (!leaf.unit.empty() && leaf.unit != "B" && leaf.unit != "B/token")
+                shown += " " + std::string(leaf.unit);
+            e.shown += shown;
+            e.rpn.push_back(Step{0, e.leaves.size()});
+            e.leaves.push_back(leaf);
+            e.last = p;
+            e.last_end = t_[q - 1].end;
+            p = skip_filler(q, result);
+            return true;
         }
-        return c;
+        if (kind(p) != Kind::lparen || depth >= 3)
+            return false;
+        Expr inner;
+        std::size_t q = p + 1;
+        if (!expr(q, inner, depth + 1, result) || kind(q) != Kind::rparen)
+            return false;
+        std::size_t base = e.leaves.size();
+        for (Step step : inner.rpn) {
+            if (step.op == 0)
+                step.leaf += base;
+            e.rpn.push_back(step);
+        }
+        e.leaves.insert(e.leaves.end(), inner.leaves.begin(), inner.leaves.end());
+        e.ops.insert(e.ops.end(), inner.ops.begin(), inner.ops.end());
+        bool keep_parens =
+            inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
+        e.shown += keep_parens ? "(" + inner.shown + ")" : inner.shown;
+        e.approx = e.approx || inner.approx;
+        e.last = q;
+        e.last_end = t_[q].end;
+        p = skip_filler(q + 1, result);
+        return true;
+    }
+
+    /// An operand raised to a power: "1024 ** 3" (a spaced "**").
+    bool power(std::size_t& p, Expr& e, int depth, bool result) const {
+        if (!atom(p, e, depth, result))
+            return false;
+        if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value &&
+            num(p + 1).value->is_integer() && num(p + 1).value->num() <= 64 &&
+            num(p + 1).unit.empty() && !num(p + 1).suffix) {
+            e.ops.push_back('^');
+            e.shown += "^";
+            std::size_t q = p + 1;
+            e.shown += plain_digits(s_.substr(t_[q].begin, num(q).num_end - t_[q].begin));
+            e.rpn.push_back(Step{0, e.leaves.size()});
+            e.leaves.push_back(Leaf{q, {}, false});
+            e.rpn.push_back(Step{'^', 0});
+            e.last = q;
+            e.last_end = t_[q].end;
+            p = skip_filler(q + 1, result);
+        }
+        return true;
+    }
+
+    /// Powers joined by x, *, /, \times, U+00D7, U+00F7. In a result an operator that opens
+    /// a line starts something else ("= 2,048 bytes\nx 80 layers").
+    bool term(std::size_t& p, Expr& e, int depth, bool result) const {
+        if (!power(p, e, depth, result))
+            return false;
+        while (is_op(p) && !(result && t_[p].line_start)) {
+            if (e.leaves.size() >= kMaxFactors) {
+                e.too_long = true;
+                return true;
+            }
+            char op = kind(p) == Kind::mul ? '*' : '/';
+            std::size_t q = skip_approx(p + 1);
+            if (!is_operand_start(q)) {
+                Kind operand = kind(q);
+                e.incomplete =
+                    operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
+                return true;
+            }
+            e.ops.push_back(op);
+            e.shown += op == '*' ? " x " : " / ";
+            if (!power(q, e, depth, result)) {
+                e.incomplete = true;
+                return true;
+            }
+            e.rpn.push_back(Step{op, 0});
+            p = q;
+        }
+        return true;
+    }
+
+    /// Terms joined by a free-standing '+' (or '-' inside parentheses).
+    bool expr(std::size_t& p, Expr& e, int depth, bool result) const {
+        if (!term(p, e, depth, result))
+            return false;
+        while (!e.incomplete && !e.too_long &&
+               (kind(p) == Kind::plus || (kind(p) == Kind::minus && depth > 0)) &&
+               !(result && t_[p].line_start)) {
+            char op = kind(p) == Kind::plus ? '+' : '-';
+            std::size_t q = skip_approx(p + 1);
+            if (!is_operand_start(q)) {
+                e.incomplete =
+                    kind(q) == Kind::word || kind(q) == Kind::num || kind(q) == Kind::lparen;
+                return true;
+            }
+            e.ops.push_back(op);
+            e.shown += op == '+' ? " + " : " - ";
+            e.sum = true;
+            if (!term(q, e, depth, result)) {
+                e.incomplete = true;
+                return true;
+            }
+            e.rpn.push_back(Step{op, 0});
+            p = q;
+        }
+        e.after = p;
+        return true;
+    }
+
+    /// The expression starting at token i (a number or '('), or nullopt.
+    std::optional<Expr> parse_expr(std::size_t i, bool result) const {
+        Expr e;
+        std::size_t p = i;
+        if (!expr(p, e, 0, result))
+            return std::nullopt;
+        e.after = p;
+        return e;
     }
 
     /// A stated number at token i, with its unit (glued, "x", or the following word(s)).
     SideParse stated_side(std::size_t i) const {
         SideParse side;
-        side.factors.push_back(i);
+        side.tok = i;
         side.decimals = num(i).decimals;
         side.unit = num(i).unit;
+        side.approx = num(i).approx || (i > 0 && kind(i - 1) == Kind::approx);
         side.begin = t_[i].begin;
         side.end = t_[i].end;
         side.next = i + 1;
-        if (side.unit.empty() && kind(i + 1) == Kind::word) {
+        if (side.unit.empty() && !num(i).suffix && kind(i + 1) == Kind::word && same_line(i + 1)) {
             if (auto unit = canonical_unit(text(i + 1))) {
                 side.unit = *unit;
                 side.end = t_[i + 1].end;
@@ -714,20 +1128,26 @@ class Parser {
         return side;
     }
 
-    SideParse expression_side(const Chain& c) const {
+    SideParse expression_side(Expr e) const {
         SideParse side;
         side.expression = true;
-        side.factors = c.factors;
-        side.ops = c.ops;
-        side.begin = t_[c.factors.front()].begin;
-        side.end = num(c.factors.back()).num_end;
-        side.next = c.after;
+        side.begin = t_[e.leaves.front().tok].begin;
+        side.end = e.last_end;
+        side.next = e.after;
+        side.approx = e.approx;
+        side.expr = std::move(e);
         return side;
     }
 
     /// A side after a link: an expression or a stated number. After a verb a ratio
     /// ("is 4x faster") or "N times" compares something else, so it is not a side.
     std::optional<SideParse> parse_side(std::size_t i, bool after_verb) const {
+        if (kind(i) == Kind::lparen && is_factor(i + 1)) {
+            auto e = parse_expr(i, true);
+            if (e && !e->incomplete && !e->too_long && e->leaves.size() >= 2)
+                return expression_side(std::move(*e));
+            return std::nullopt;
+        }
         if (kind(i) != Kind::num || !num(i).usable)
             return std::nullopt;
         if (after_verb &&
@@ -736,7 +1156,7 @@ class Parser {
         }
         if (num(i).ratio) {
             SideParse side = stated_side(i);
-            if (is_op(side.next)) {
+            if (is_op(side.next) && !t_[side.next].line_start) {
                 Kind operand = kind(side.next + 1);
                 if (operand == Kind::word || operand == Kind::lparen || operand == Kind::num) {
                     return std::nullopt;
@@ -744,11 +1164,11 @@ class Parser {
             }
             return side;
         }
-        Chain c = parse_chain(i, false);
-        if (c.too_long || c.incomplete)
+        auto e = parse_expr(i, true);
+        if (!e || e->too_long || e->incomplete)
             return std::nullopt;
-        if (c.factors.size() >= 2)
-            return expression_side(c);
+        if (e->leaves.size() >= 2)
+            return expression_side(std::move(*e));
         return stated_side(i);
     }
 
@@ -757,13 +1177,23 @@ class Parser {
         bool verb = false;
     };
 
-    /// The link ('=', "->", U+2192, or a verb after an expression) at token i.
-    std::optional<Link> link_at(std::size_t i, bool allow_verb) const {
+    /// Emphasis or code marks around a result: "= **1.05B**", "= `4096`".
+    std::size_t skip_marks(std::size_t i) const {
+        while (kind(i) == Kind::punct &&
+               (text(i) == "**" || text(i) == "`" || text(i) == "*" || text(i) == "__"))
+            ++i;
+        return i;
+    }
+
+    /// The link ('=', "->", U+2192, ':' or a verb after an expression) at token i.
+    std::optional<Link> link_at(std::size_t i, bool after_expression) const {
         if (kind(i) == Kind::eq)
-            return Link{i + 1, false};
-        if (allow_verb) {
+            return Link{skip_marks(i + 1), false};
+        if (after_expression) {
+            if (kind(i) == Kind::colon && kind(skip_marks(i + 1)) == Kind::num)
+                return Link{skip_marks(i + 1), false};
             if (std::size_t len = verb_at(i))
-                return Link{i + len, true};
+                return Link{skip_marks(i + len), true};
         }
         return std::nullopt;
     }
@@ -779,42 +1209,92 @@ class Parser {
         }
         if (kind(p) != Kind::lparen || !is_factor(p + 1))
             return std::nullopt;
-        Chain c = parse_chain(p + 1, false);
-        if (c.too_long || c.incomplete || c.factors.size() < 2)
+        auto e = parse_expr(p + 1, false);
+        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 || e->sum)
             return std::nullopt;
-        std::size_t close = c.factors.back() + 1;
+        std::size_t close = e->last + 1;
         if (kind(close) == Kind::word && canonical_unit(text(close)))
             ++close;
         if (kind(close) != Kind::rparen)
             return std::nullopt;
-        SideParse expr = expression_side(c);
+        SideParse expr = expression_side(std::move(*e));
         expr.next = close + 1;
         return std::vector<SideParse>{stated_side(i), expr};  // a ratio has its unit "x"
+    }
+
+    /// "8.3 GB (≈8 entries × ~1.1k tokens × 128 KB)": a figure, then the chain it came from.
+    std::optional<std::vector<SideParse>> result_before_chain(std::size_t i) const {
+        SideParse first = stated_side(i);
+        if (!is_byte_unit(first.unit) || kind(first.next) != Kind::lparen)
+            return std::nullopt;
+        std::size_t p = first.next + 1;
+        while (kind(p) == Kind::approx) ++p;
+        if (!is_factor(p))
+            return std::nullopt;
+        auto e = parse_expr(p, false);
+        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 ||
+            kind(e->after) != Kind::rparen)
+            return std::nullopt;
+        SideParse expr = expression_side(std::move(*e));
+        expr.next = expr.expr.after + 1;
+        return std::vector<SideParse>{std::move(first), std::move(expr)};
+    }
+
+    /// Whether the token at k is the right operand of an operator ("n x 2", "a + (b)").
+    bool operand_of_larger(std::size_t k) const {
+        if (k < 2)
+            return false;
+        Kind op = kind(k - 1);
+        if (!(is_op(k - 1) || op == Kind::plus || op == Kind::pow || op == Kind::minus))
+            return false;
+        Kind left = kind(k - 2);
+        if (op == Kind::minus)
+            return left == Kind::num || left == Kind::rparen;
+        // "x[i] * 2", "[TILE_KV] * 2": a bracket closes an operand too
+        bool bracket = left == Kind::punct && (text(k - 2) == "]" || text(k - 2) == "}");
+        return left == Kind::num || left == Kind::word || left == Kind::rparen || bracket;
+    }
+
+    /// "at 32k", "for 8 users", "per 4 GPUs", "across 2 cards": a figure so followed is
+    /// about a quantity the chain before it does not compute.
+    bool qualified_elsewhere(std::size_t i) const {
+        if (kind(i) != Kind::word || !same_line(i) || kind(i + 1) != Kind::num)
+            return false;
+        for (std::string_view w : {"at", "for", "per", "across", "over", "with", "x"}) {
+            if (iequals(text(i), w))
+                return true;
+        }
+        return false;
+    }
+
+    /// A '(' that is a function's argument list ("ceil(262144/1568)") or that annotates a
+    /// named operand of a larger expression ("* num_bytes (2 for fp16) / 1024").
+    bool annotates_operand(std::size_t lparen) const {
+        if (lparen == 0)
+            return false;
+        if (kind(lparen - 1) == Kind::word && t_[lparen - 1].end == t_[lparen].begin)
+            return true;
+        std::size_t k = lparen;
+        std::size_t words = 0;
+        while (k > 0 && kind(k - 1) == Kind::word && words < kMaxFillerWords) {
+            --k;
+            ++words;
+        }
+        return words > 0 && k > 0 && is_op(k - 1);
     }
 
     std::optional<Claim> try_claim(std::size_t i, std::size_t& resume) const {
         if (kind(i) != Kind::num || !num(i).usable)
             return std::nullopt;
-        // An operand of a larger expression ("n x 2 x 3", "a / (2 x 3)") is not a start.
-        auto binary_op_before = [&](std::size_t k) {
-            if (k == 0 || !is_op(k - 1))
-                return false;
-            if (k == 1)
-                return false;
-            Kind left = kind(k - 2);
-            return left == Kind::num || left == Kind::word || left == Kind::rparen;
-        };
-        if (binary_op_before(i))
+        if (operand_of_larger(i))
             return std::nullopt;
-        bool in_paren = false;
-        if (i > 0 && kind(i - 1) == Kind::lparen) {
-            if (binary_op_before(i - 1))
-                return std::nullopt;
-            in_paren = true;
-        }
+        bool in_paren = i > 0 && kind(i - 1) == Kind::lparen;
+        if (in_paren && (operand_of_larger(i - 1) || annotates_operand(i - 1)))
+            return std::nullopt;
 
         std::vector<SideParse> sides;
         Claim::Kind claim_kind = Claim::Kind::equation;
+        bool before_chain = false;
         std::optional<Link> link;
         if (num(i).ratio) {
             if (auto ratio = ratio_form(i)) {
@@ -826,13 +1306,28 @@ class Parser {
                 sides.push_back(std::move(first));
             }
         } else {
-            Chain c = parse_chain(i, in_paren);
-            resume = c.factors.back() + 1;
-            if (c.too_long || c.incomplete)
+            std::optional<Expr> e;
+            if (in_paren) {
+                // "(64 x 24 heads x 256 x 2 x 2) would be ...", "(16x4x256 + 5x8x128) x 2 = ..."
+                e = parse_expr(i - 1, false);
+                if (e && (e->incomplete || e->too_long || e->leaves.size() < 2 ||
+                          !link_at(e->after, true)))
+                    e.reset();
+            }
+            if (!e)
+                e = parse_expr(i, false);
+            if (!e)
                 return std::nullopt;
-            if (c.factors.size() >= 2) {
-                sides.push_back(expression_side(c));
-                link = link_at(c.after, true);
+            resume = e->leaves.back().tok + 1;
+            if (e->too_long || e->incomplete)
+                return std::nullopt;
+            if (e->leaves.size() >= 2) {
+                std::size_t after = e->after;
+                sides.push_back(expression_side(std::move(*e)));
+                link = link_at(after, true);
+            } else if (auto before = result_before_chain(i)) {
+                sides = std::move(*before);
+                before_chain = true;
             } else {
                 SideParse first = stated_side(i);
                 link = link_at(first.next, false);
@@ -842,6 +1337,10 @@ class Parser {
         while (link && sides.size() < kMaxSides) {
             auto side = parse_side(link->next, link->verb);
             if (!side)
+                break;
+            // "= 256 KB/token -> 8.0 GB at 32k": a later figure for a larger quantity
+            // ends the claim; the factor that leads to it is not written.
+            if (sides.size() >= 2 && !side->expression && qualified_elsewhere(side->next))
                 break;
             link = link_at(side->next, side->expression);
             sides.push_back(std::move(*side));
@@ -856,40 +1355,129 @@ class Parser {
         // For expression sides `next` may include trailing filler; resume after the
         // last number instead so that nothing the claim did not use is skipped.
         const SideParse& last = sides.back();
-        resume = last.expression ? last.factors.back() + 1 : last.next;
-        if (claim_kind == Claim::Kind::ratio)
+        resume = last.expression ? last.expr.leaves.back().tok + 1 : last.next;
+        if (claim_kind == Claim::Kind::ratio || before_chain)
             resume = last.next;
-        return build(sides, claim_kind);
+        return build(sides, claim_kind, before_chain);
     }
-
     // -----------------------------------------------------------------------------
     // Evaluation
 
-    Rational evaluate(const SideParse& side) const {
-        const Number& first = num(side.factors.front());
-        if (!first.value)
-            throw OverflowError("number does not fit in 64 bits");
-        Rational v = *first.value;
-        for (std::size_t k = 1; k < side.factors.size(); ++k) {
-            const Number& f = num(side.factors[k]);
-            if (!f.value)
-                throw OverflowError("number does not fit in 64 bits");
-            v = side.ops[k - 1] == '*' ? v * *f.value : v / *f.value;
+    /// Operands written "13B" read as billions of parameters when another operand is in
+    /// bytes ("13B x 2 bytes"): then B cannot also mean bytes.
+    static bool billions_in(const Expr& e, const std::vector<Number>& numbers,
+                            const std::vector<Token>& tokens) {
+        bool glued_b = false;
+        bool other_bytes = false;
+        for (const Leaf& leaf : e.leaves) {
+            const Number& n = numbers[tokens[leaf.tok].number];
+            if (n.glued_b)
+                glued_b = true;
+            else if (is_byte_unit(leaf.unit))
+                other_bytes = true;
         }
-        return v;
+        return glued_b && other_bytes;
     }
 
-    bool agrees(const Rational& computed, const SideParse& side) const {
+    Quantity leaf_value(const Leaf& leaf, unsigned reading, bool billions) const {
+        const Number& n = num(leaf.tok);
+        if (!n.value)
+            throw OverflowError("number does not fit in 64 bits");
+        Quantity q{*n.value * suffix_scale(n.suffix, reading & kBinaryCounts), 0};
+        if (n.glued_b && billions) {
+            q.v = q.v * Rational(1000000000);
+        } else if (is_byte_unit(leaf.unit)) {
+            q.v = q.v * unit_scale(leaf.unit, reading & kBinaryOperandUnits);
+            q.dim = 1;
+        }
+        return q;
+    }
+
+    Quantity evaluate(const Expr& e, unsigned reading) const {
+        bool billions = billions_in(e, n_, t_);
+        std::vector<Quantity> stack;
+        for (const Step& step : e.rpn) {
+            if (step.op == 0) {
+                stack.push_back(leaf_value(e.leaves[step.leaf], reading, billions));
+                continue;
+            }
+            Quantity b = stack.back();
+            stack.pop_back();
+            Quantity& a = stack.back();
+            switch (step.op) {
+                case '*':
+                    a.v = a.v * b.v;
+                    a.dim += b.dim;
+                    break;
+                case '/':
+                    a.v = a.v / b.v;
+                    a.dim -= b.dim;
+                    break;
+                case '+':
+                case '-':
+                    if (a.dim != b.dim)
+                        throw UnlikeUnits();
+                    a.v = step.op == '+' ? a.v + b.v : a.v - b.v;
+                    break;
+                case '^': {
+                    Rational base = a.v;
+                    std::int64_t exp = b.v.num();
+                    a.v = Rational(1);
+                    for (std::int64_t k = 0; k < exp; ++k) a.v = a.v * base;
+                    a.dim *= static_cast<int>(exp);
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+        return stack.back();
+    }
+
+    bool stated_billions(const SideParse& side, unsigned reading) const {
+        return num(side.tok).glued_b && (reading & kBillions);
+    }
+
+    /// Bytes (or count) per unit of a stated side under a reading.
+    Rational stated_scale(const SideParse& side, unsigned reading) const {
+        const Number& n = num(side.tok);
+        if (stated_billions(side, reading))
+            return Rational(1000000000);
+        if ((reading & kInResultUnit) && !unit_info(side.unit).exact)
+            return suffix_scale(n.suffix, reading & kBinaryCounts);
+        return suffix_scale(n.suffix, reading & kBinaryCounts) *
+               unit_scale(side.unit, reading & kBinaryResultUnits);
+    }
+
+    bool exact_side(const SideParse& side, unsigned reading) const {
+        return unit_info(side.unit).exact && side.decimals == 0 && !num(side.tok).suffix &&
+               !stated_billions(side, reading);
+    }
+
+    bool agrees(const Rational& computed, const SideParse& side, unsigned reading) const {
         if (side.expression)
-            return evaluate(side) == computed;
-        const Number& tok = num(side.factors.front());
+            return evaluate(side.expr, reading).v == computed;
+        const Number& tok = num(side.tok);
         if (!tok.value)
             throw OverflowError("number does not fit in 64 bits");
-        UnitInfo info = unit_info(side.unit);
-        if (info.exact && side.decimals == 0)
+        if (exact_side(side, reading))
             return computed == *tok.value;
-        Rational in_unit = computed / Rational(info.scale);
-        return in_unit.round_scaled(side.decimals) == tok.value->round_scaled(side.decimals);
+        Rational in_unit = computed / stated_scale(side, reading);
+        std::int64_t stated = tok.value->round_scaled(side.decimals);
+        if (in_unit.round_scaled(side.decimals) == stated)
+            return true;
+        auto truncated = truncate_scaled(in_unit, side.decimals);  // "34.5" for 34.56 also holds
+        return truncated && *truncated == stated;
+    }
+
+    /// Whether an expression side starts from the value reached so far and goes on.
+    bool continues(const Rational& value, const SideParse& side, unsigned reading) const {
+        const auto& rpn = side.expr.rpn;
+        if (side.expr.sum || rpn.size() < 3 || rpn[0].op != 0 || rpn[1].op != 0 ||
+            (rpn[2].op != '*' && rpn[2].op != '/'))
+            return false;  // its first operand must stand alone: "v x n", not "(v + n) x m"
+        Quantity first = leaf_value(side.expr.leaves.front(), reading, false);
+        return first.v == value && evaluate(side.expr, reading).v != value;
     }
 
     static std::string plain_display(const Rational& v) {
@@ -922,17 +1510,27 @@ class Parser {
     }
 
     /// The computed value written the way `side` states its number.
-    std::string display_like(const Rational& computed, const SideParse& side) const {
+    std::string display_like(const Rational& computed, const SideParse& side,
+                             unsigned reading) const {
         if (side.expression)
             return plain_display(computed);
-        UnitInfo info = unit_info(side.unit);
-        if (info.exact && side.decimals == 0)
+        if (exact_side(side, reading))
             return plain_display(computed);
-        Rational in_unit = computed / Rational(info.scale);
-        std::string number = fixed_display(in_unit.round_scaled(side.decimals), side.decimals);
+        Rational in_unit = computed / stated_scale(side, reading);
+        // Never a zero for a value that is not: "0.00012 GB", not "0.00 GB".
+        int decimals = side.decimals;
+        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() &&
+               decimals < side.decimals + 9)
+            ++decimals;
+        std::string number = fixed_display(in_unit.round_scaled(decimals), decimals);
+        const Number& n = num(side.tok);
+        if (stated_billions(side, reading))
+            return number + "B";
+        if (n.suffix)
+            number += n.suffix;
         if (side.unit == "x")
             return number + "x";
-        if (info.exact)
+        if (unit_info(side.unit).exact)
             return number;
         return number + " " + side.unit;
     }
@@ -942,15 +1540,20 @@ class Parser {
         side.offset = p.begin;
         side.length = p.end - p.begin;
         side.text = std::string(s_.substr(p.begin, p.end - p.begin));
-        for (std::size_t f : p.factors) side.factors.push_back(num(f).value.value_or(Rational()));
-        side.ops = p.ops;
+        if (p.expression) {
+            for (const Leaf& leaf : p.expr.leaves)
+                side.factors.push_back(num(leaf.tok).value.value_or(Rational()));
+            side.ops = p.expr.ops;
+        } else {
+            side.factors.push_back(num(p.tok).value.value_or(Rational()));
+        }
         side.unit = p.unit;
         side.decimals = p.decimals;
         try {
             if (p.expression) {
-                side.value = evaluate(p);
-            } else if (num(p.factors.front()).value) {
-                side.value = *num(p.factors.front()).value * Rational(unit_info(p.unit).scale);
+                side.value = evaluate(p.expr, 0).v;
+            } else if (num(p.tok).value) {
+                side.value = *num(p.tok).value * stated_scale(p, 0);
             }
         } catch (const std::exception&) {
             side.value = Rational();  // does not fit: left at 0 (see claims.h)
@@ -958,18 +1561,49 @@ class Parser {
         return side;
     }
 
-    std::string expression_text(const SideParse& p) const {
-        std::string out;
-        for (std::size_t k = 0; k < p.factors.size(); ++k) {
-            if (k > 0)
-                out += p.ops[k - 1] == '*' ? " x " : " / ";
-            const Token& t = t_[p.factors[k]];
-            out += plain_digits(s_.substr(t.begin, num(p.factors[k]).num_end - t.begin));
+    /// Why the units of a claim cannot be read with certainty, or "" when they can.
+    std::string unit_doubt(const std::vector<SideParse>& sides, std::size_t ref) const {
+        const Expr& e = sides[ref].expr;
+        Quantity q;
+        try {
+            q = evaluate(e, 0);
+        } catch (const UnlikeUnits&) {
+            return "it adds numbers in different units";
         }
-        return out;
+        bool counts_tokens = false;
+        bool scaled_operand = false;
+        bool bits = false;
+        for (const Leaf& leaf : e.leaves) {
+            counts_tokens = counts_tokens || leaf.tokens;
+            bits = bits || leaf.unit == "bit";
+            if (is_byte_unit(leaf.unit) && unit_scale(leaf.unit, false) != Rational(1))
+                scaled_operand = true;
+        }
+        for (std::size_t k = 0; k < sides.size(); ++k) {
+            if (k == ref)
+                continue;
+            const SideParse& side = sides[k];
+            if (side.expression) {
+                Quantity other = evaluate(side.expr, 0);
+                if (other.dim != q.dim && other.dim != 0 && q.dim != 0)
+                    return "its sides are in different units";
+                continue;
+            }
+            bool bytes = is_byte_unit(side.unit) && !num(side.tok).glued_b;
+            if (q.dim < 0 || q.dim > 1)
+                return "the operands' units do not multiply to bytes or a count";
+            if (bytes && q.dim == 0 && counts_tokens)
+                return "a count of tokens gives bytes only with a size per token, and none is "
+                       "stated";
+            if (!bytes && side.unit != "B" && q.dim == 1 && (scaled_operand || bits))
+                return "the result has no unit while an operand is in " +
+                       std::string(bits ? "bits" : "a scaled byte unit");
+        }
+        return {};
     }
 
-    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind) const {
+    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind,
+                bool before_chain) const {
         Claim claim;
         claim.kind = claim_kind;
         claim.offset = sides.front().begin;
@@ -979,21 +1613,33 @@ class Parser {
 
         std::size_t ref = 0;
         while (!sides[ref].expression) ++ref;
-        claim.expression = expression_text(sides[ref]);
+        claim.expression = sides[ref].expr.shown;
         std::size_t first_other = ref == 0 ? 1 : 0;
         std::size_t last_other = ref == sides.size() - 1 ? sides.size() - 2 : sides.size() - 1;
+        bool approximate = before_chain;
+        for (const auto& side : sides) approximate = approximate || side.approx;
 
         // Overflow policy: a claim whose arithmetic leaves 64 bits is reported as not
         // holding, with computed_display "overflow" (a division by zero likewise, with
         // "division by zero"); nothing is wrapped and nothing is thrown.
         auto fail = [&](std::size_t side, const char* why) {
             claim.holds = false;
+            claim.verdict = Claim::Verdict::wrong;
             claim.wrong_side = side;
             claim.computed_display = why;
         };
+        auto unjudged = [&](std::string why) {
+            claim.holds = true;
+            claim.verdict = Claim::Verdict::unjudged;
+            claim.why = std::move(why);
+        };
         Rational computed;
         try {
-            computed = evaluate(sides[ref]);
+            computed = evaluate(sides[ref].expr, 0).v;
+        } catch (const UnlikeUnits&) {
+            claim.computed_display = "?";
+            unjudged("it adds numbers in different units");
+            return claim;
         } catch (const std::domain_error&) {
             fail(first_other, "division by zero");
             return claim;
@@ -1001,30 +1647,155 @@ class Parser {
             fail(first_other, "overflow");
             return claim;
         }
-        for (std::size_t k = 0; k < sides.size(); ++k) {
-            if (k == ref)
-                continue;
-            try {
-                if (!agrees(computed, sides[k])) {
-                    claim.holds = false;
-                    claim.wrong_side = k;
-                    claim.computed_display = display_like(computed, sides[k]);
-                    return claim;
-                }
-            } catch (const std::domain_error&) {
-                fail(k, "division by zero");
-                return claim;
-            } catch (const std::exception&) {
-                fail(k, "overflow");
-                return claim;
-            }
-        }
         try {
-            claim.computed_display = display_like(computed, sides[last_other]);
+            claim.computed_display = display_like(computed, sides[last_other], 0);
         } catch (const std::exception&) {
             claim.computed_display = plain_display(computed);
         }
+        std::string doubt = unit_doubt(sides, ref);
+        if (!doubt.empty()) {
+            unjudged(doubt);
+            return claim;
+        }
+
+        // Try every reading of the claim's ambiguous units; the first that holds wins,
+        // readings that take KB/MB/GB/TB as powers of 1024 last.
+        struct Outcome {
+            unsigned reading = 0;
+            std::size_t wrong_side = 0;  ///< sides.size() when every side agrees
+            double distance = 0;
+            std::string display;
+        };
+        std::optional<Outcome> best_wrong;
+        std::optional<unsigned> holding;
+        bool bare_chain = true;  // no operand has a byte unit
+        for (const Leaf& leaf : sides[ref].expr.leaves)
+            bare_chain = bare_chain && !is_byte_unit(leaf.unit);
+        std::optional<std::pair<std::size_t, const char*>> failure;
+        for (unsigned pass = 0; pass < 2 && !holding; ++pass) {
+            for (unsigned reading = 0; reading < kReadings && !holding; ++reading) {
+                bool binary_units = reading & (kBinaryOperandUnits | kBinaryResultUnits);
+                if (binary_units != (pass == 1))
+                    continue;
+                if ((reading & kInResultUnit) && !bare_chain)
+                    continue;
+                try {
+                    Rational value = evaluate(sides[ref].expr, reading).v;
+                    std::size_t k = 0;
+                    for (; k < sides.size(); ++k) {
+                        if (k == ref)
+                            continue;
+                        if (k > ref && sides[k].expression && continues(value, sides[k], reading)) {
+                            // "= 10,296 B/tok x 1,430,656 tok = 13.7 GiB": the chain goes on
+                            // from the figure just reached.
+                            value = evaluate(sides[k].expr, reading).v;
+                            continue;
+                        }
+                        if (!agrees(value, sides[k], reading))
+                            break;
+                    }
+                    if (k == sides.size()) {
+                        holding = reading;
+                        break;
+                    }
+                    Outcome o{reading, k, 0, display_like(value, sides[k], reading)};
+                    if (!sides[k].expression && num(sides[k].tok).value) {
+                        double stated = num(sides[k].tok).value->to_double() *
+                                        stated_scale(sides[k], reading).to_double();
+                        double v = value.to_double();
+                        o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
+                    }
+                    // The reading that gets furthest is the one reported; at the same side the
+                    // plainest (k = 1000, KB = 1000 B, B = bytes), unless it is a thousand times
+                    // off and another is nearer.
+                    if (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
+                        (o.wrong_side == best_wrong->wrong_side &&
+                         best_wrong->distance > kThousandfold && o.distance < best_wrong->distance))
+                        best_wrong = o;
+                } catch (const std::domain_error&) {
+                    failure = {first_other, "division by zero"};
+                } catch (const UnlikeUnits&) {
+                } catch (const std::exception&) {
+                    if (!failure)
+                        failure = {first_other, "overflow"};
+                }
+            }
+        }
+        if (holding && !(*holding & (kBinaryOperandUnits | kBinaryResultUnits))) {
+            try {
+                claim.computed_display = display_like(evaluate(sides[ref].expr, *holding).v,
+                                                      sides[last_other], *holding);
+            } catch (const std::exception&) {
+            }
+        }
+        if (holding) {
+            if (*holding & (kBinaryOperandUnits | kBinaryResultUnits)) {
+                claim.verdict = Claim::Verdict::binary_only;
+                claim.why = binary_advice(sides);
+            }
+            return claim;
+        }
+        if (!best_wrong) {
+            if (failure) {
+                if (approximate) {
+                    unjudged("stated as an approximation");
+                    return claim;
+                }
+                fail(failure->first, failure->second);
+            }
+            return claim;
+        }
+        if (approximate) {
+            unjudged(before_chain
+                         ? "a figure given before the chain it came from reads as an approximation"
+                         : "stated as an approximation");
+            return claim;
+        }
+        // A chain of bare numbers against a figure in KB..TB that is off by a factor of a
+        // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
+        if (best_wrong->distance > kThousandfold && !sides[best_wrong->wrong_side].expression &&
+            evaluate(sides[ref].expr, 0).dim == 0 &&
+            !unit_info(sides[best_wrong->wrong_side].unit).exact) {
+            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) +
+                     ", a thousand times off " +
+                     std::string(s_.substr(
+                         sides[best_wrong->wrong_side].begin,
+                         sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) +
+                     " in bytes and in its unit: a unit or factor is implied, not written");
+            return claim;
+        }
+        claim.holds = false;
+        claim.verdict = Claim::Verdict::wrong;
+        claim.wrong_side = best_wrong->wrong_side;
+        claim.computed_display = best_wrong->display;
         return claim;
+    }
+
+    /// "write KiB for KB" / "write MiB for MB, GiB for GB": the units as they are meant.
+    std::string binary_advice(const std::vector<SideParse>& sides) const {
+        std::vector<std::string> seen;
+        auto note = [&](std::string_view unit) {
+            if (!is_decimal_byte_unit(unit))
+                return;
+            std::string base(unit.substr(0, unit.find('/')));
+            for (const auto& s : seen)
+                if (s == base)
+                    return;
+            seen.push_back(base);
+        };
+        for (const auto& side : sides) {
+            if (side.expression)
+                for (const Leaf& leaf : side.expr.leaves) note(leaf.unit);
+            else
+                note(side.unit);
+        }
+        std::string out;
+        for (const auto& base : seen) {
+            if (!out.empty())
+                out += ", ";
+            out += base.substr(0, 1) + "iB for " + base;
+        }
+        return "it holds only with powers of 1024: write " + out;
     }
 
     std::string_view s_;

@@ -9,21 +9,27 @@
 // file position is the caller's business.
 //
 // Recognised forms (the scan is a hand-written tokenizer, linear in the text size):
-//  - a chain of two or more numbers joined by a standalone "x", U+00D7, "*" or "/",
-//    evaluated left to right; up to 5 words and 2 short parenthetical groups ("heads",
+//  - an expression of numbers joined by a standalone "x", U+00D7, "*", "/", U+00F7, "\times",
+//    "\cdot" or "\div", with sums ("+", and "-" inside parentheses), parenthesised groups and
+//    powers ("1024 ** 3", "1024²"); up to 5 words and 2 short parenthetical groups ("heads",
 //    "(K+V)", "byte (fp8)") may stand between a number and the next operator;
-//  - followed by "=", "->", U+2192 or a verb phrase (is, are, would be, will be, gives,
+//  - followed by "=", "->", U+2192, ':' or a verb phrase (is, are, would be, will be, gives,
 //    comes to, makes, equals, totals, yields, ...) and a stated result; "=" may chain
-//    further sides, each either an expression or a stated number;
+//    further sides, each either an expression or a stated number, and a side that starts
+//    from the value reached so far carries the chain on;
 //  - a stated number first and an expression after "=": "65,536 = 64 x 1,024";
 //  - a chain inside parentheses whose result follows the ')':
 //    "(64 x 24 heads x 256 x 2 x 2) would be 1,572,864 B/token";
+//  - a figure before its chain, "8.3 GB (8 entries x 1.1k tokens x 128 KB)": never wrong;
 //  - a ratio "<N>x [up to 5 words] (<expression>)": "a 4.0x reduction (262144/65536)".
-// Not claims: a number glued to letters, '-', '%', ':' or '^' ("4k", "fp8",
-// "2026-04-22", "14%", "2^30"), comma lists ("3,7,...,63"), numbers with a leading
-// zero, an expression with no stated result, approximations ("~=", U+2248,
-// "is about"), an expression that is an operand of something larger ("n x 2 x 3 = 6",
-// "2 x (3 x 4) = 24"), and "x" glued between digits ("2x2").
+// Units on operands are carried (KiB x count is KiB; "13B x 2 bytes" is 26 GB; bits are
+// eighths of a byte), KB..TB hold in either the SI or the binary reading, "k" after a number
+// is 1000 or 1024. A claim whose operands or result cannot be read with certainty, or that is
+// written as an approximation, is found but left unjudged (Verdict::unjudged, with why).
+// Not claims: a number glued to letters, '-', '%' or ':' ("fp8", "2026-04-22", "14%"),
+// comma lists ("3,7,...,63"), numbers with a leading zero, an expression with no stated
+// result, approximations ("~=", U+2248, "is about"), an expression that is an operand of
+// something larger ("n x 2 x 3 = 6", "ceil(a/b) = c"), and "x" glued between digits ("2x2").
 #pragma once
 
 #include <cstddef>
@@ -41,17 +47,20 @@ struct ClaimSide {
     std::size_t offset = 0;        ///< byte offset of the side in the scanned text
     std::size_t length = 0;        ///< byte length of the side as written
     std::string text;              ///< the side exactly as written
-    std::vector<Rational> factors; ///< the numbers of an expression, in order (one for a number)
-    std::vector<char> ops;         ///< '*' or '/' between consecutive factors (size factors-1)
+    std::vector<Rational> factors; ///< the numbers of an expression as written, in order (one for a number)
+    /// The binary operators in written order (size factors-1): '*' or '/', and '+', '-' or
+    /// '^' in sums and powers (then factors are not a plain product).
+    std::vector<char> ops;
     /// Canonical unit of a stated number: "" (none), "B" (also "byte(s)"), "B/token" (also
     /// "bytes/token", "bytes per token"), "KiB" "MiB" "GiB" "TiB" (1024^n bytes), "KB"
     /// (also "kB") "MB" "GB" "TB" (1000^n bytes), any of those with "/token", or "x" for
-    /// a ratio ("4.0x"). Always "" for an expression: units on its factors are ignored.
+    /// a ratio ("4.0x"). Always "" for an expression, whose operands' units are carried
+    /// into its value.
     std::string unit;
     int decimals = 0;              ///< digits after the point of a single stated number
-    /// Exact value: bytes for byte units (1.00 GiB -> 1073741824), the plain number
-    /// otherwise, the left-to-right product/quotient for an expression. Rational() (0)
-    /// when it does not fit in 64 bits or divides by zero.
+    /// Exact value: bytes for byte units (1.00 GiB -> 1073741824, KB..TB as powers of 1000),
+    /// the plain number otherwise, the value of an expression (operands in bytes when they
+    /// carry a byte unit). Rational() (0) when it does not fit in 64 bits or divides by zero.
     Rational value;
     bool is_expression() const { return factors.size() > 1; }
 };
@@ -71,7 +80,16 @@ struct Claim {
     /// Sides in the order written. The first expression side is the one recomputed;
     /// every other side must agree with it (a stated decimal at its stated digits).
     std::vector<ClaimSide> sides;
+    /// holds: recomputed and right; wrong: recomputed and wrong (an error);
+    /// binary_only: right only when KB/MB/GB/TB mean powers of 1024 (a note suggesting
+    /// KiB/MiB/GiB); unjudged: found, but not every operand and result could be read with
+    /// certainty, or it is stated as an approximation (`why` says which).
+    enum class Verdict { holds, wrong, binary_only, unjudged };
+    Verdict verdict = Verdict::holds;
+    /// false only for Verdict::wrong: a claim left unjudged is never reported as wrong.
     bool holds = true;
+    /// Why the claim was left unjudged; for binary_only, the units to write instead.
+    std::string why;
     /// Index into `sides` of the first side that disagrees (valid when !holds).
     std::size_t wrong_side = 0;
     /// The recomputed value rendered like the side it is compared with (the wrong side;
@@ -89,8 +107,9 @@ struct Claim {
     /// wrong_side is then the side that failed, or the first side other than the
     /// recomputed one when the recomputed side itself failed.
     std::string computed_display;
-    /// The recomputed expression, numbers only, as written minus thousands separators,
-    /// joined by " x " and " / ": "64 x 4 x 256 x 2 x 2", "65536 / 16384".
+    /// The recomputed expression, numbers as written minus thousands separators, scaled units
+    /// kept, joined by " x ", " / ", " + ": "64 x 4 x 256 x 2 x 2", "320 KiB x 32768",
+    /// "(16 x 4 x 256 + 5 x 8 x 128) x 2".
     std::string expression;
 };
 

@@ -38,6 +38,24 @@ std::string gib(const Rational& bytes) {
     return fmt::format("{}.{:02d} GiB", group_thousands(scaled / 100), std::llabs(scaled % 100));
 }
 
+const char* verdict_name(Claim::Verdict v) {
+    switch (v) {
+        case Claim::Verdict::holds: return "holds";
+        case Claim::Verdict::wrong: return "wrong";
+        case Claim::Verdict::binary_only: return "binary-units";
+        case Claim::Verdict::unjudged: return "unjudged";
+    }
+    return "unjudged";
+}
+
+/// How explain labels a claim: "checked, holds", "WRONG", ...
+const char* verdict_label(const std::string& verdict) {
+    if (verdict == "wrong") return "WRONG";
+    if (verdict == "binary-units") return "holds only in KiB/MiB/GiB";
+    if (verdict == "unjudged") return "not judged";
+    return "checked, holds";
+}
+
 json claims_json(const Record& record) {
     json out = json::array();
     for (const auto& c : record_claims(record)) {
@@ -48,7 +66,9 @@ json claims_json(const Record& record) {
                {"expression", c.claim.expression},
                {"computed", c.claim.computed_display},
                {"holds", c.claim.holds},
+               {"verdict", verdict_name(c.claim.verdict)},
                {"kind", c.claim.kind == Claim::Kind::ratio ? "ratio" : "equation"}};
+        if (!c.claim.why.empty()) j["why"] = c.claim.why;
         if (!c.claim.holds && c.claim.wrong_side < c.claim.sides.size()) {
             j["wrong_side"] = c.claim.sides[c.claim.wrong_side].text;
         }
@@ -211,6 +231,13 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
         silenced.push_back({{"line", d.pos.line}, {"column", d.pos.column}, {"rule", d.rule}, {"message", d.message}});
     }
     out["silenced"] = silenced;
+    // A claim that a lint_ignore names is shown as silenced, with the reason.
+    for (const auto& d : lint.ignored) {
+        if (d.pos.file != record.file || d.rule != "prose-arithmetic") continue;
+        for (auto& c : out["claims"]) {
+            if (c["line"] == d.pos.line && c["column"] == d.pos.column) c["silenced"] = d.message;
+        }
+    }
     if (!record.kv) return out;
 
     const KvRow& row = *record.kv;
@@ -294,16 +321,25 @@ std::string render_explanation_text(const nlohmann::json& e) {
 
     const auto& claims = e["claims"];
     std::size_t holding = 0;
-    for (const auto& c : claims) holding += c["holds"].get<bool>() ? 1 : 0;
-    out += fmt::format("\nArithmetic found in the prose: {} claim{}, {} hold{}\n", claims.size(),
+    std::size_t unjudged = 0;
+    for (const auto& c : claims) {
+        std::string verdict = c.value("verdict", std::string("holds"));
+        holding += verdict == "holds" || verdict == "binary-units" ? 1 : 0;
+        unjudged += verdict == "unjudged" ? 1 : 0;
+    }
+    out += fmt::format("\nArithmetic found in the prose: {} claim{}, {} hold{}", claims.size(),
                        claims.size() == 1 ? "" : "s", holding, holding == 1 ? "s" : "");
+    out += unjudged ? fmt::format(", {} left unjudged\n", unjudged) : std::string("\n");
     for (const auto& c : claims) {
         std::string text = c["text"].get<std::string>();
         for (auto& ch : text) {
             if (ch == '\n') ch = ' ';
         }
         out += fmt::format("  {}:{}  {}  {}\n      {}\n", c["line"].get<int>(), c["column"].get<int>(),
-                           c["holds"].get<bool>() ? "checked, holds" : "WRONG", c["field"].get<std::string>(), text);
+                           verdict_label(c.value("verdict", std::string("holds"))), c["field"].get<std::string>(),
+                           text);
+        if (c.contains("why")) out += fmt::format("      {}\n", c["why"].get<std::string>());
+        if (c.contains("silenced")) out += fmt::format("      silenced by lint_ignore: {}\n", c["silenced"].get<std::string>());
         if (!c["holds"].get<bool>()) {
             out += fmt::format("      {} = {}, not {}\n", c["expression"].get<std::string>(),
                                c["computed"].get<std::string>(), c.value("wrong_side", std::string("?")));

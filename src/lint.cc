@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "record_claims.h"
 #include "records_root.h"
 #include "rules/rules.h"
 #include "suggest.h"
@@ -171,15 +173,63 @@ void walk(const fs::path& dir, FoundFiles& found) {
     std::sort(found.links.begin(), found.links.end());
 }
 
-/// Moves the record's silenced warnings from `findings` to `ignored`, and reports ignores
-/// that are malformed or silence nothing.
+/// Runs of white space as one space, ends trimmed: how a named claim is compared.
+std::string squeezed(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (space) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+/// The index of the prose-arithmetic ignore naming the claim found at `pos`, if any. A claim
+/// is named by its text as the record writes it, or by a passage containing it.
+std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<LocatedClaim>& claims, const Position& pos) {
+    for (const auto& located : claims) {
+        if (located.pos.line != pos.line || located.pos.column != pos.column) continue;
+        std::string text = squeezed(located.claim.text);
+        for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+            const LintIgnore& ig = r.kv->lint_ignore[k];
+            if (ig.rule != "prose-arithmetic" || ig.claim.empty() || ig.reason.empty()) continue;
+            std::string named = squeezed(ig.claim);
+            if (!named.empty() && (text.find(named) != std::string::npos || named.find(text) != std::string::npos)) {
+                return k;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+/// Moves the record's silenced findings from `findings` to `ignored` (warnings by rule, a
+/// prose-arithmetic claim by its text), and reports ignores that are malformed or silence nothing.
 void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vector<Diagnostic>& ignored) {
     if (!r.kv || r.kv->lint_ignore.empty()) return;
     std::set<std::string> used;
+    std::set<std::size_t> used_claims;
+    std::vector<LocatedClaim> claims;
+    for (const auto& ig : r.kv->lint_ignore) {
+        if (!ig.claim.empty() && claims.empty()) claims = record_claims(r);
+    }
     std::vector<Diagnostic> kept;
     for (auto& d : findings) {
         bool silenced = false;
-        if (d.pos.file == r.file && d.severity == Severity::warning) {
+        if (d.pos.file == r.file && d.rule == "prose-arithmetic" && !claims.empty()) {
+            if (auto k = claim_ignore(r, claims, d.pos)) {
+                used_claims.insert(*k);
+                Diagnostic note = d;
+                note.severity = Severity::note;
+                note.message += fmt::format(" (ignored: {})", r.kv->lint_ignore[*k].reason);
+                ignored.push_back(std::move(note));
+                silenced = true;
+            }
+        }
+        if (!silenced && d.pos.file == r.file && d.severity == Severity::warning) {
             for (const auto& ig : r.kv->lint_ignore) {
                 if (ig.rule == d.rule && !ig.reason.empty()) {
                     used.insert(ig.rule);
@@ -195,8 +245,24 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
         if (!silenced) kept.push_back(std::move(d));
     }
     findings = std::move(kept);
-    for (const auto& ig : r.kv->lint_ignore) {
+    for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+        const LintIgnore& ig = r.kv->lint_ignore[k];
         Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
+        if (!ig.claim.empty()) {
+            if (ig.rule != "prose-arithmetic") {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore names a claim for '{}'; a claim can be named only for prose-arithmetic",
+                                     ig.rule)));
+            } else if (ig.reason.empty()) {
+                findings.push_back(diag::ignore_problem(pos, "lint_ignore for a prose-arithmetic claim gives no reason"));
+            } else if (!used_claims.count(k)) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for the claim \"{}\" silences nothing: no wrong claim of this record "
+                                     "reads so",
+                                     squeezed(ig.claim))));
+            }
+            continue;
+        }
         auto info = std::find_if(all_rules().begin(), all_rules().end(),
                                  [&](const RuleInfo& ri) { return ri.id == ig.rule; });
         if (info == all_rules().end()) {
@@ -208,7 +274,8 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
                                  hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint))));
         } else if (info->severity == Severity::error) {
             findings.push_back(diag::ignore_problem(
-                pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced", ig.rule)));
+                pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced{}", ig.rule,
+                                 ig.rule == "prose-arithmetic" ? " (a quoted claim can be, named with claim:)" : "")));
         } else if (ig.reason.empty()) {
             findings.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
         } else if (!used.count(ig.rule)) {

@@ -23,6 +23,8 @@ void scan(const Record& record, const YamlNode& node, const std::string& path, s
     switch (node.kind) {
         case YamlNode::Kind::mapping:
             for (const auto& [key, value] : node.entries) {
+                // lint_ignore names claims to silence; its text is not the record's prose
+                if (path.empty() && key.value == "lint_ignore") continue;
                 scan(record, value, path.empty() ? key.value : path + "." + key.value, out);
             }
             return;

@@ -17,7 +17,7 @@ struct LocatedClaim {
     std::vector<Mark> side_marks;  ///< where each of claim.sides starts in the file
 };
 
-/// Scans every string value of the record (keys excluded), in file order.
+/// Scans every string value of the record (keys and lint_ignore excluded), in file order.
 std::vector<LocatedClaim> record_claims(const Record& record);
 
 /// The statement's product and result, parsed: the first claim of kv_bytes_basis.statement.

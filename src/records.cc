@@ -295,7 +295,7 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     if (const YamlNode* ig = root.find("lint_ignore"); ig && ig->is_sequence()) {
         for (const auto& item : ig->items) {
             if (!item.is_mapping()) continue;
-            r.lint_ignore.push_back(LintIgnore{str(&item, "rule"), str(&item, "reason"), item.mark});
+            r.lint_ignore.push_back(LintIgnore{str(&item, "rule"), str(&item, "reason"), item.mark, str(&item, "claim")});
         }
     }
     return r;

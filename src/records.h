@@ -32,6 +32,7 @@ struct LintIgnore {
     std::string rule;
     std::string reason;
     Mark mark;
+    std::string claim;  ///< prose-arithmetic only: the claim's text, as written in the record
 };
 
 /// Growing layers of one shape, for models whose KV heads or head_dim vary by layer.

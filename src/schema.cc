@@ -58,6 +58,7 @@ constexpr std::array kSourceFields = {
 constexpr std::array kIgnoreFields = {
     FieldSpec{"rule", F::string, true, false, "the rule id whose finding this record silences"},
     FieldSpec{"reason", F::string, true, false, "why the finding does not apply; shown by lint -v"},
+    FieldSpec{"claim", F::string, false, false, "for prose-arithmetic: the text of the one claim silenced"},
 };
 
 constexpr std::array kKvLayerFields = {

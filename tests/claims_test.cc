@@ -231,8 +231,8 @@ TEST(Claims, ApproximationsAreNotClaims) {
 
 TEST(Claims, OperandOfLargerExpressionIsNotAClaim) {
     // Recomputing "2 x 3" alone would wrongly flag these.
-    for (const char* text : {"n x 2 x 3 = 12", "2 x (3 x 4) = 24", "2 x 3 = 2 x n",
-                             "2^10 x 2 = 2048", "12:30 x 2 = 5", "1,5 x 2 = 3"}) {
+    for (const char* text : {"n x 2 x 3 = 12", "n x (3 x 4) = 24", "2 x 3 = 2 x n",
+                             "n^10 x 2 = 2048", "12:30 x 2 = 5", "1,5 x 2 = 3", "n + 2 x 3 = 7"}) {
         SCOPED_TRACE(text);
         EXPECT_EQ(find_claims(text).size(), 0u);
     }
@@ -444,7 +444,8 @@ TEST(Claims, DecimalResultRoundsHalfAwayFromZero) {
     EXPECT_FALSE(wrong[0].holds);
     EXPECT_EQ(wrong[0].computed_display, "1.06");
 
-    // 0.995 KB is the lower edge of "1.00 KB", 1.005 KB already rounds to 1.01.
+    // 0.995 KB is the lower edge of "1.00 KB"; 1.005 KB rounds to 1.01 but truncates to
+    // 1.00, which an author may also write; 1.01 KB is past both.
     auto low_edge = find_claims("995 x 1 = 1.00 KB");
     ASSERT_EQ(low_edge.size(), 1u);
     EXPECT_TRUE(low_edge[0].holds);
@@ -454,7 +455,11 @@ TEST(Claims, DecimalResultRoundsHalfAwayFromZero) {
     EXPECT_FALSE(below[0].holds);
     EXPECT_EQ(below[0].computed_display, "0.99 KB");
 
-    auto high_edge = find_claims("1005 x 1 = 1.00 KB");
+    auto truncated = find_claims("1005 x 1 = 1.00 KB");
+    ASSERT_EQ(truncated.size(), 1u);
+    EXPECT_TRUE(truncated[0].holds);
+
+    auto high_edge = find_claims("1010 x 1 = 1.00 KB");
     ASSERT_EQ(high_edge.size(), 1u);
     EXPECT_FALSE(high_edge[0].holds);
     EXPECT_EQ(high_edge[0].computed_display, "1.01 KB");
@@ -470,7 +475,11 @@ TEST(Claims, IntegerResultExactForBytesRoundedForScaledUnits) {
     ASSERT_EQ(kib.size(), 1u);
     EXPECT_TRUE(kib[0].holds);
 
-    auto kib_wrong = find_claims("5000 x 1 = 4 KiB");
+    auto kib_truncated = find_claims("5000 x 1 = 4 KiB");  // 4.88 KiB, written truncated
+    ASSERT_EQ(kib_truncated.size(), 1u);
+    EXPECT_TRUE(kib_truncated[0].holds);
+
+    auto kib_wrong = find_claims("5000 x 1 = 3 KiB");
     ASSERT_EQ(kib_wrong.size(), 1u);
     EXPECT_FALSE(kib_wrong[0].holds);
     EXPECT_EQ(kib_wrong[0].computed_display, "5 KiB");
@@ -622,3 +631,180 @@ TEST(Claims, RandomInputsNeverCrash) {
 }
 
 }  // namespace
+
+// --- Units on operands, ambiguous units, boundaries and the forms authors use --------
+// The passages below are taken from public GitHub threads about KV-cache sizes; the
+// corpus test (tests/prose-corpus/) holds them with their addresses.
+
+using Verdict = kvcat::Claim::Verdict;
+
+Claim only_claim(std::string_view text) {
+    auto claims = find_claims(text);
+    EXPECT_EQ(claims.size(), 1u) << text;
+    if (claims.empty())
+        return Claim{};
+    expect_well_formed(text, claims[0]);
+    return claims[0];
+}
+
+TEST(Claims, UnitsOnOperandsAreCarried) {
+    for (const char* text :
+         {"320 KiB x 32,768 = 10 GiB", "960 blocks x 36 KB = 34.6 MB",
+          "8 \xC3\x97 256 \xC3\x97 4MB = 8,192 MB", "3500 token \xC3\x97 128 KiB = 437.5 MiB"}) {
+        SCOPED_TRACE(text);
+        Claim c = only_claim(text);
+        EXPECT_EQ(c.verdict, Verdict::holds);
+    }
+    Claim wrong = only_claim("320 KiB x 32,768 = 12 GiB");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.expression, "320 KiB x 32768");
+    EXPECT_EQ(wrong.computed_display, "10 GiB");  // never the "0 GiB" of a dropped unit
+}
+
+TEST(Claims, BillionsBeforeBytesPerParameter) {
+    Claim c = only_claim("13B \xC3\x97 2 bytes (bf16) = 26 GB");
+    EXPECT_EQ(c.verdict, Verdict::holds);
+    Claim wrong = only_claim("13B \xC3\x97 2 bytes (bf16) = 20 GB");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "26 GB");
+    // Alone, a glued B is bytes.
+    EXPECT_EQ(only_claim("2 x 2 = 4B").verdict, Verdict::holds);
+}
+
+TEST(Claims, BitsAreEighthsOfAByte) {
+    EXPECT_EQ(only_claim("32 x 8 x 128 x 2 x 8 bits = 64 KiB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("32 x 8 x 128 x 2 x 8 bits = 512 KiB").verdict, Verdict::wrong);
+}
+
+TEST(Claims, DecimalUnitsHoldInEitherReadingBinaryOnlyIsANote) {
+    Claim binary = only_claim("32 layers \xC3\x97 16,384 = 512 KB/token");
+    EXPECT_EQ(binary.verdict, Verdict::binary_only);
+    EXPECT_TRUE(binary.holds);
+    EXPECT_EQ(binary.computed_display, "524 KB/token");
+    EXPECT_NE(binary.why.find("KiB for KB"), std::string::npos) << binary.why;
+    EXPECT_EQ(only_claim("2 x 65,536 bytes = 131,072 bytes = 128 KB").verdict,
+              Verdict::binary_only);
+    EXPECT_EQ(only_claim("32 x 16,384 = 524 KB").verdict, Verdict::holds);
+    // Neither reading: wrong, shown in the reading nearer the stated figure.
+    Claim wrong = only_claim("32 layers x 16,384 = 600 KB/token");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "524 KB/token");
+}
+
+TEST(Claims, UnsureUnitsAreLeftUnjudged) {
+    Claim tokens = only_claim("8,000 tokens \xC3\x97 1 user \xE2\x86\x92 1 GB");
+    EXPECT_EQ(tokens.verdict, Verdict::unjudged);
+    EXPECT_TRUE(tokens.holds);
+    EXPECT_FALSE(tokens.why.empty());
+    // A bare result for KiB operands: which unit is meant is not written.
+    EXPECT_EQ(only_claim("320 KiB x 4 = 1280").verdict, Verdict::unjudged);
+    // Bytes times bytes is no size.
+    EXPECT_EQ(only_claim("2 bytes x 4 KiB = 8 KiB").verdict, Verdict::unjudged);
+    // A thousandfold gap means a unit was implied, not that the sum is wrong.
+    Claim implied = only_claim("64 x 8 x 128 x 2 = 32 GB");
+    EXPECT_EQ(implied.verdict, Verdict::unjudged);
+    EXPECT_NE(implied.why.find("131,072"), std::string::npos) << implied.why;
+}
+
+TEST(Claims, AWrongFigureIsNeverShownAsZero) {
+    // 30 MiB against "1.0 GiB": the right figure is 0.03 GiB, not "0.0 GiB".
+    Claim c = only_claim("30 MiB x 1 = 1.0 GiB");
+    EXPECT_EQ(c.verdict, Verdict::wrong);
+    EXPECT_EQ(c.computed_display, "0.03 GiB");
+    // A bare chain already in the result's unit.
+    EXPECT_EQ(only_claim("2 x 4.99 = 9.98 GiB").verdict, Verdict::holds);
+    Claim wrong = only_claim("2 x 4.99 = 10.5 GiB");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "10.0 GiB");
+}
+
+TEST(Claims, ApproximateOperandsAreNeverErrors) {
+    Claim before = only_claim(
+        "8.3 GB (\xE2\x89\x88"
+        "8 entries \xC3\x97 ~1.1k tokens \xC3\x97 128 KB)");
+    EXPECT_EQ(before.verdict, Verdict::unjudged);
+    EXPECT_EQ(before.expression, "8 x 1.1k x 128 KB");
+    EXPECT_EQ(only_claim("~4,000 x 2 = 9,000").verdict, Verdict::unjudged);
+    // Right ones still hold.
+    EXPECT_EQ(only_claim("1 GiB (1,024 x 1,048,576 bytes)").verdict, Verdict::holds);
+}
+
+TEST(Claims, ResultEndsAtCjkFullStopAndAtAnOperatorOpeningTheNextLine) {
+    const std::string cjk =
+        "2 x 32 x 8 x 128 x 2 = 131,072 bytes = 128 KiB\xE3\x80\x82"
+        "3500 token \xC3\x97 128 KiB = 437.5 MiB";
+    auto claims = find_claims(cjk);
+    ASSERT_EQ(claims.size(), 2u);
+    EXPECT_EQ(claims[0].verdict, Verdict::holds);
+    EXPECT_EQ(claims[1].verdict, Verdict::holds);
+
+    auto lines = find_claims("2 x 8 x 128 x 2 = 4096 bytes\nx 80 layers = 320 KiB");
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].text, "2 x 8 x 128 x 2 = 4096 bytes");
+    EXPECT_TRUE(lines[0].holds);
+}
+
+TEST(Claims, ContinuationLinesJoinTheChain) {
+    Claim comment = only_claim("# 2 * 32 * 8 * 128 * 2\n# = 131072 bytes");
+    EXPECT_EQ(comment.verdict, Verdict::holds);
+    EXPECT_EQ(comment.expression, "2 x 32 x 8 x 128 x 2");
+    Claim slashes = only_claim("2 x 32 x 8 x 128\n// x 2 bytes\n= 131,072");
+    EXPECT_EQ(slashes.expression, "2 x 32 x 8 x 128 x 2");
+    EXPECT_TRUE(slashes.holds);
+    Claim wrong = only_claim("2 x 32 x 8 x 128\n  x 2\n  = 262,144 bytes");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "131,072");
+}
+
+TEST(Claims, ResultMarkersAndOperatorSpellings) {
+    for (const char* text : {"2 x 8 x 128 x 2: 4,096 bytes", "2 x 8 x 128 x 2 \xE2\x86\x92 4 KiB",
+                             "2 \\times 8 \\times 128 \\times 2 = 4096", "4,096 \xC3\xB7 2 = 2,048",
+                             "4 \\cdot 1024 = 4096", "2 x 8 x 128 x 2 = **4,096**"}) {
+        SCOPED_TRACE(text);
+        EXPECT_EQ(only_claim(text).verdict, Verdict::holds);
+    }
+    EXPECT_EQ(only_claim("2 x 8 x 128 x 2: 8,192 bytes").verdict, Verdict::wrong);
+}
+
+TEST(Claims, ExponentNotation) {
+    EXPECT_EQ(only_claim("26 \xC3\x97 10^9 bytes = 26 GB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("1e6 tokens x 2 bytes = 2 MB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("1e6 x 4 = 4,000,000").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("1024 ** 3 = 1 GiB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("1024\xC2\xB2 x 4 = 4 MiB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("2^30 x 2 = 2 GiB").verdict, Verdict::holds);
+    Claim wrong = only_claim("1024 ** 3 x 2 = 3 GiB");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.expression, "1024^3 x 2");
+    EXPECT_EQ(wrong.computed_display, "2 GiB");
+}
+
+TEST(Claims, SumsAndGroups) {
+    Claim sum = only_claim(
+        "(16\xC3\x97"
+        "4\xC3\x97"
+        "256 + 5\xC3\x97"
+        "8\xC3\x97"
+        "128) \xC3\x97 2 = 43,008");
+    EXPECT_EQ(sum.verdict, Verdict::holds);
+    EXPECT_EQ(sum.expression, "(16 x 4 x 256 + 5 x 8 x 128) x 2");
+    Claim wrong = only_claim("(16 x 4 x 256 + 5 x 8 x 128) x 2 = 40,000");
+    EXPECT_EQ(wrong.computed_display, "43,008");
+    EXPECT_EQ(only_claim("2 x (3 x 4) = 24").verdict, Verdict::holds);
+    Claim ratio = only_claim("128 * (34/32) = 136");
+    EXPECT_EQ(ratio.verdict, Verdict::holds);
+    EXPECT_EQ(ratio.expression, "128 x (34 / 32)");
+    EXPECT_EQ(only_claim("4096 + 4096 = 8192").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("2 bytes + 4 = 6").verdict, Verdict::unjudged);
+}
+
+TEST(Claims, SuffixedOperandsAndResults) {
+    EXPECT_EQ(only_claim("77k tokens \xC3\x97 128 KiB = 9.4 GiB").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("32k x 128 KiB = 4 GiB").verdict, Verdict::holds);  // k as 1024
+    EXPECT_EQ(only_claim("671M x 2 = 1.342B").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("1024 x 1024 x 1000 = **1.05B**").verdict, Verdict::holds);
+    Claim wrong = only_claim("671M x 2 = 1.5B");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "1.3B");
+    EXPECT_EQ(only_claim("64 \\times 4096 = 262{,}144").verdict, Verdict::holds);
+}

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "explain.h"
 #include "lint.h"
 #include "record_claims.h"
+#include "test_util.h"
 
 namespace kvcat {
 namespace {
@@ -180,6 +182,102 @@ TEST(ProseRules, EveryStatedResultIsGuarded) {
     }
     EXPECT_GE(mutations, 14u);
     fs::remove_all(dir);
+}
+
+// --- Notes for KB-as-KiB, and silencing one quoted claim --------------------------
+
+/// The pass fixture with `notes` and an optional lint_ignore block in a fresh directory.
+struct ProseRecord {
+    test::TempDir dir;
+    explicit ProseRecord(const std::string& notes, const std::string& ignores = "") {
+        fs::copy(fixture("prose-arithmetic/pass"), dir.path(), fs::copy_options::recursive);
+        fs::path row = dir / "kv-efficiency/row.yaml";
+        std::string s = test::read_file(row);
+        auto at = s.find("notes: |");
+        auto end = s.find("sources:", at);
+        s.replace(at, end - at, "notes: |\n  " + notes + "\n" + ignores);
+        test::write_file(row, s);
+    }
+    LintResult lint() const { return lint_paths({dir.path()}); }
+};
+
+TEST(ProseRules, HoldingOnlyWithBinaryUnitsIsANote) {
+    ProseRecord rec("32 layers x 16,384 = 512 KB/token, as the thread put it.");
+    LintResult r = rec.lint();
+    auto found = of_rule(r, "prose-arithmetic");
+    ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
+    EXPECT_EQ(found[0].severity, Severity::note);
+    EXPECT_EQ(found[0].message,
+              "32 x 16384 = 524 KB/token with decimal units; it holds only with powers of 1024: write KiB for KB");
+    EXPECT_FALSE(has_errors(r.diagnostics));
+}
+
+TEST(ProseRules, ExplainListsUnjudgedClaimsWithTheReason) {
+    ProseRecord rec("From the thread: 8,000 tokens x 1 user -> 1 GB.");
+    LintResult r = rec.lint();
+    EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
+    const Record* row = find_record(r, "kv-efficiency/row");
+    ASSERT_NE(row, nullptr);
+    nlohmann::json e = explain_record(r, *row);
+    const nlohmann::json* unjudged = nullptr;
+    for (const auto& c : e["claims"]) {
+        if (c["verdict"] == "unjudged") unjudged = &c;
+    }
+    ASSERT_NE(unjudged, nullptr) << e["claims"].dump();
+    EXPECT_NE((*unjudged)["why"].get<std::string>().find("size per token"), std::string::npos);
+    std::string text = render_explanation_text(e);
+    EXPECT_NE(text.find("1 left unjudged"), std::string::npos) << text;
+    EXPECT_NE(text.find("not judged"), std::string::npos) << text;
+}
+
+TEST(ProseRules, AQuotedWrongClaimIsSilencedByItsText) {
+    const std::string quote = "The paper says 16 x 128 x 2B = 8192B for one layer.";
+    ProseRecord plain(quote);
+    ASSERT_EQ(of_rule(plain.lint(), "prose-arithmetic").size(), 1u);
+
+    ProseRecord quoted(quote, "lint_ignore:\n  - rule: prose-arithmetic\n    claim: \"16 x 128 x 2B = 8192B\"\n"
+                              "    reason: quoted verbatim from the paper, which is wrong here\n");
+    LintResult r = quoted.lint();
+    EXPECT_TRUE(r.diagnostics.empty()) << test::describe(r.diagnostics);
+    ASSERT_EQ(r.ignored.size(), 1u);
+    EXPECT_EQ(r.ignored[0].rule, "prose-arithmetic");
+    EXPECT_NE(r.ignored[0].message.find("(ignored: quoted verbatim"), std::string::npos) << r.ignored[0].message;
+
+    // explain marks the claim as silenced, with the reason.
+    const Record* rec = find_record(r, "kv-efficiency/row");
+    ASSERT_NE(rec, nullptr);
+    nlohmann::json e = explain_record(r, *rec);
+    bool marked = false;
+    for (const auto& c : e["claims"]) marked = marked || c.contains("silenced");
+    EXPECT_TRUE(marked) << e["claims"].dump();
+    EXPECT_NE(render_explanation_text(e).find("silenced by lint_ignore"), std::string::npos);
+}
+
+TEST(ProseRules, AClaimIgnoreSilencesThatClaimOnly) {
+    ProseRecord rec("First 16 x 128 x 2B = 8192B, then 2 x 3 = 7.",
+                    "lint_ignore:\n  - rule: prose-arithmetic\n    claim: 16 x 128 x 2B = 8192B\n    reason: quoted\n");
+    LintResult r = rec.lint();
+    auto found = of_rule(r, "prose-arithmetic");
+    ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
+    EXPECT_EQ(found[0].message, "2 x 3 = 6, not 7");
+}
+
+TEST(ProseRules, AClaimIgnoreThatMatchesNothingOrAnotherRuleIsReported) {
+    ProseRecord stale("Nothing wrong: 2 x 3 = 6.",
+                      "lint_ignore:\n  - rule: prose-arithmetic\n    claim: 2 x 3 = 7\n    reason: quoted\n");
+    auto stale_found = of_rule(stale.lint(), "lint-ignore");
+    ASSERT_EQ(stale_found.size(), 1u);
+    EXPECT_NE(stale_found[0].message.find("silences nothing"), std::string::npos) << stale_found[0].message;
+
+    ProseRecord other("2 x 3 = 6.", "lint_ignore:\n  - rule: id-context-tag\n    claim: 2 x 3 = 6\n    reason: x\n");
+    auto other_found = of_rule(other.lint(), "lint-ignore");
+    ASSERT_EQ(other_found.size(), 1u);
+    EXPECT_NE(other_found[0].message.find("only for prose-arithmetic"), std::string::npos) << other_found[0].message;
+
+    ProseRecord whole("16 x 128 x 2B = 8192B.", "lint_ignore:\n  - rule: prose-arithmetic\n    reason: no claim named\n");
+    LintResult r = whole.lint();
+    EXPECT_EQ(of_rule(r, "prose-arithmetic").size(), 1u);  // the rule as a whole stays an error
+    EXPECT_EQ(of_rule(r, "lint-ignore").size(), 1u);
 }
 
 }  // namespace

@@ -51,14 +51,34 @@ std::optional<std::vector<Rational>> structured_factors(const KvBasis& b) {
     return out;
 }
 
+/// A claim right only when KB/MB/GB/TB are read as powers of 1024: a note, not an error,
+/// since that usage is common; it names the binary units to write.
+Diagnostic binary_units_note(const Position& pos, const Claim& c) {
+    Diagnostic d = diag::prose_arithmetic(pos, c.expression, c.computed_display, c.sides.back().text);
+    d.severity = Severity::note;
+    d.message = fmt::format("{} = {} with decimal units; {}", c.expression, c.computed_display, c.why);
+    return d;
+}
+
 }  // namespace
 
 void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     for (const auto& located : record_claims(r)) {
         const Claim& c = located.claim;
-        if (c.holds || c.wrong_side >= c.sides.size()) continue;
-        out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
-                                             stated_figure(c.sides[c.wrong_side])));
+        switch (c.verdict) {
+            case Claim::Verdict::wrong:
+                if (c.wrong_side < c.sides.size()) {
+                    out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
+                                                         stated_figure(c.sides[c.wrong_side])));
+                }
+                break;
+            case Claim::Verdict::binary_only:
+                out.push_back(binary_units_note(located.pos, c));
+                break;
+            case Claim::Verdict::holds:
+            case Claim::Verdict::unjudged:
+                break;
+        }
     }
 }
 
