@@ -14,6 +14,8 @@
 // word, so invalid UTF-8 is harmless.
 #include "claims.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -1347,6 +1349,18 @@ class Parser {
         }
 
         if (sides.size() < 2)
+            return std::nullopt;
+        // Slashes that only divide can also list or label: "run 2/3: 9997 prompt tok" is
+        // the second of three runs, and "16k / 32k / 64k = 1.09 / 2.23 / 4.68" pairs two
+        // lists item by item. Neither is a quotient, so neither is judged.
+        auto only_divides = [](const SideParse& side) {
+            return side.expression && !side.expr.ops.empty() &&
+                   std::all_of(side.expr.ops.begin(), side.expr.ops.end(), [](char op) { return op == '/'; });
+        };
+        if (only_divides(sides[0]) && kind(sides[0].expr.after) == Kind::colon)
+            return std::nullopt;
+        if (only_divides(sides[0]) && sides[0].expr.leaves.size() >= 3 && only_divides(sides[1]) &&
+            sides[1].expr.leaves.size() == sides[0].expr.leaves.size())
             return std::nullopt;
         bool any_expression = false;
         for (const auto& side : sides) any_expression = any_expression || side.expression;

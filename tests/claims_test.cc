@@ -808,3 +808,15 @@ TEST(Claims, SuffixedOperandsAndResults) {
     EXPECT_EQ(wrong.computed_display, "1.3B");
     EXPECT_EQ(only_claim("64 \\times 4096 = 262{,}144").verdict, Verdict::holds);
 }
+
+// Slashes that list or label rather than divide: a benchmark log's "run 2/3:" and two lists
+// paired item by item. Both come from records of the shipped catalog.
+TEST(Claims, SlashesThatListOrLabelAreNoClaim) {
+    EXPECT_TRUE(find_claims("the lines \"[bench] prefill-10k run 2/3: 9997 prompt tok, 14328.3 prefill tok/s\"").empty());
+    EXPECT_TRUE(find_claims("run 3/3: 9627 prompt tok, 14232.0 prefill tok/s, ttft 676ms").empty());
+    EXPECT_TRUE(find_claims("TTFT at 16k / 32k / 64k / 128k = 1.09 / 2.23 / 4.68 / 10.41 s").empty());
+    // A quotient written out is still judged.
+    auto claims = find_claims("the ratio is 262144 / 65536 = 4");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_TRUE(claims[0].holds);
+}
