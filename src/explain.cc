@@ -106,7 +106,7 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
                           {"bytes_per_token_until_window", exact(Rational(m.sliding->layers) * per_layer * bpe)}};
     }
     if (m.linear) {
-        out["linear"] = {{"kind", m.linear->kind},
+        out["linear"] = {{"kind", std::string(name_of(m.linear->kind))},
                          {"layers", m.linear->layers},
                          {"state_dtype", m.linear->state_dtype},
                          {"fixed_state_bytes", exact(fixed_state_bytes(m))}};

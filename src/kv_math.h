@@ -41,10 +41,19 @@ struct ModelBasis {
     std::optional<std::int64_t> latent_dim;
     std::int64_t kv_factor = 2;
     std::vector<KvGroup> groups;  ///< when the growing layers differ in shape
+    std::optional<std::int64_t> indexer_bytes;  ///< an indexer's key cache per token per layer, bytes
+    std::optional<std::int64_t> window;  ///< set when no layer grows: `layers` are bounded layers, capped here
     std::string layers_how;
 };
 /// nullopt when the model record lacks the figures.
 std::optional<ModelBasis> model_basis(const Model& model);
+
+/// Bytes per token per layer of an indexer's key cache: keys in their dtype plus the scales.
+std::int64_t indexer_bytes_per_token_layer(const IndexerShape& indexer);
+
+/// Bytes each token adds across the growing layers (for an all-bounded model, until the
+/// window): growing elements x bytes_per_element, plus the indexer's bytes per layer.
+Rational growing_bytes_per_token(const ModelBasis& basis, const Rational& bytes_per_element);
 
 /// Elements per token per growing layer: kv_heads x head_dim x kv_factor, or the latent.
 /// For a model with kv_groups, the shape of its uniform (sliding) layers.
@@ -55,7 +64,8 @@ Rational elements_per_layer_token(const ModelBasis& basis);
 Rational growing_elements_per_token(const ModelBasis& basis);
 
 /// Bytes of the whole cache at `context` tokens for one sequence: growing layers x context,
-/// plus sliding layers x min(context, window).
+/// plus sliding or chunked layers x min(context, window); for a model with no growing layer,
+/// bytes_per_token (the bounded layers') x min(context, window).
 Rational kv_bytes_at_context(const Model& model, const Rational& bytes_per_token, std::int64_t context,
                              const Rational& bytes_per_element);
 

@@ -57,13 +57,25 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.reserve = reserve;
     t.available = t.memory - t.weights - t.fixed_state - t.reserve;
     Rational per_layer = elements_per_layer_token(*basis) * dtype.bytes_per_element();
-    t.growing_per_token = growing_elements_per_token(*basis) * dtype.bytes_per_element() * Rational(batch);
+    if (basis->indexer_bytes) per_layer += Rational(*basis->indexer_bytes);
+    t.growing_per_token = basis->window ? Rational(0)
+                                        : growing_bytes_per_token(*basis, dtype.bytes_per_element()) * Rational(batch);
     if (model.sliding) {
         t.sliding_per_token = Rational(model.sliding->layers) * per_layer * Rational(batch);
         t.window = model.sliding->window;
     }
-    if (!(t.available > Rational(0)) || t.growing_per_token.is_zero()) {
+    if (!(t.available > Rational(0))) {
         t.max_context = 0;
+        return t;
+    }
+    if (t.growing_per_token.is_zero()) {
+        // No layer grows: once a window's worth fits, any context does, up to the native one.
+        if (t.sliding_per_token.is_zero() || !(t.sliding_per_token * Rational(t.window) > t.available)) {
+            t.max_context = t.native_context;
+            t.bounded = true;
+        } else {
+            t.max_context = (t.available / t.sliding_per_token).floor();
+        }
         return t;
     }
     // Past the window the sliding layers cost a fixed window's worth; below it, every layer grows.

@@ -48,6 +48,7 @@ struct FitTerms {
     std::int64_t batch = 1;
     std::int64_t max_context = 0;  ///< 0 when even the weights do not fit
     std::int64_t native_context = 0;
+    bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
 };
 
 /// The largest context that fits. Throws PhysicsError when a figure is missing.

@@ -254,7 +254,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     t += ".\n";
     if (model.linear) {
         t += fmt::format("# The {} {} layers keep a fixed state per sequence ({} bytes), not counted above.\n",
-                         model.linear->layers, model.linear->kind, fixed_state.to_display());
+                         model.linear->layers, name_of(model.linear->kind), fixed_state.to_display());
     }
     t += "# provenance (optional): measured, third-party-measured, derived, or joined (then name\n";
     t += "# measured_on_model).\n";

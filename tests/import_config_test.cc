@@ -232,7 +232,7 @@ TEST(ImportConfig, QwenHybridNestedRoundTripsAgainstTheShippedRows) {
     EXPECT_EQ(m.kv_layers.interval, 4);
     EXPECT_EQ(m.kv_layers.first_index, 3);
     ASSERT_TRUE(m.linear.has_value());
-    EXPECT_EQ(m.linear->kind, "gated-deltanet");
+    EXPECT_EQ(m.linear->kind, kvcat::StateKind::gated_deltanet);
     EXPECT_EQ(m.linear->layers, 48);
     EXPECT_EQ(m.linear->value_heads, 48);
     EXPECT_EQ(m.linear->state_dtype, "float32");
@@ -371,7 +371,7 @@ TEST(ImportConfig, Mamba2HybridWithAttentionPeriodLintsClean) {
     EXPECT_EQ(m.kv_layers.interval, 8);
     EXPECT_EQ(m.kv_layers.first_index, 4);
     ASSERT_TRUE(m.linear.has_value());
-    EXPECT_EQ(m.linear->kind, "mamba2");
+    EXPECT_EQ(m.linear->kind, kvcat::StateKind::mamba2);
     EXPECT_EQ(m.linear->layers, 28);
     EXPECT_EQ(m.linear->key_heads, 8);       // mamba_n_groups
     EXPECT_EQ(m.linear->key_head_dim, 128);  // mamba_d_state
