@@ -98,11 +98,14 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     }
     out["kv_factor"] = basis->kv_factor;
     out["bytes_per_element"] = exact(bpe);
-    Rational per_token = growing_elements_per_token(*basis) * bpe;
+    Rational per_token = growing_bytes_per_token(*basis, bpe);
     out["bytes_per_token"] = exact(per_token);
+    if (basis->indexer_bytes) out["indexer_bytes_per_layer_token"] = *basis->indexer_bytes;
+    if (basis->window) out["bounded_at"] = *basis->window;
     if (m.sliding) {
         out["sliding"] = {{"layers", m.sliding->layers},
                           {"window", m.sliding->window},
+                          {"kind", std::string(name_of(m.sliding->kind))},
                           {"bytes_per_token_until_window", exact(Rational(m.sliding->layers) * per_layer * bpe)}};
     }
     if (m.linear) {
@@ -113,8 +116,8 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     }
     if (row.context_length) {
         std::int64_t ctx = *row.context_length;
-        Rational growing = per_token * Rational(ctx);
         Rational total = kv_bytes_at_context(m, per_token, ctx, bpe);
+        Rational growing = basis->window ? Rational(0) : per_token * Rational(ctx);
         out["at_context"] = {{"context_length", ctx},
                              {"growing_bytes", exact(growing)},
                              {"sliding_bytes", exact(total - growing)},
