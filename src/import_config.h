@@ -47,6 +47,7 @@ struct ImportResult {
     std::string id;                     ///< models/NAME
     std::string text;                   ///< the record, YAML
     std::vector<std::string> problems;  ///< empty on success; each names the field or option
+    std::vector<std::string> keys_read;  ///< every config key the import looked at, present or not
     bool ok() const { return problems.empty(); }
     /// Every problem, one a line.
     std::string message() const;
