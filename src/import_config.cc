@@ -1098,7 +1098,7 @@ void Importer::read_mtp() {
     // An MTP head is trained with the model but does not serve requests as a decoder layer.
     FieldReader& r = *r_;
     for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
-        if (auto mtp = r.positive(key)) {
+        if (auto mtp = r.index(key); mtp && *mtp > 0) {
             notes_.push_back(fmt::format("{} {}: the multi-token-prediction {} not counted as a decoder layer that "
                                          "serves requests, so num_layers is num_hidden_layers ({}); an engine that "
                                          "runs MTP speculative decoding caches for {} as well.",
@@ -1328,6 +1328,40 @@ void Importer::write() {
 }
 
 }  // namespace
+
+json parse_config_json(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) {
+                out += text[++i];
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            out += c;
+            continue;
+        }
+        bool matched = false;
+        for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
+            if (text.substr(i, word.size()) == word) {
+                out += "null";
+                i += word.size() - 1;
+                matched = true;
+                break;
+            }
+        }
+        if (!matched) out += c;
+    }
+    return json::parse(out);
+}
 
 ImportResult import_model_config(const json& config, const ImportOptions& opt) {
     ImportResult out;

@@ -47,6 +47,12 @@ struct ImportResult {
     std::string message() const;
 };
 
+/// Parses config.json text. Python's json module, which writes most configs, spells the
+/// floats it cannot write in JSON as NaN, Infinity and -Infinity (Nemotron-H's
+/// time_step_limit); outside strings those are read as null, since no figure kvcat reads is
+/// one of them. Throws nlohmann::json::parse_error for anything else that is not JSON.
+nlohmann::json parse_config_json(std::string_view text);
+
 /// Builds a model record from a parsed config.json. Never throws for bad input.
 ImportResult import_model_config(const nlohmann::json& config, const ImportOptions& options);
 
