@@ -18,7 +18,13 @@ std::optional<E> parse_from(std::string_view text, const std::array<E, N>& all) 
 constexpr std::array kVariants = {AttentionVariant::mha,    AttentionVariant::gqa,    AttentionVariant::mqa,
                                   AttentionVariant::mla,    AttentionVariant::hybrid, AttentionVariant::sliding};
 constexpr std::array kStateKinds = {StateKind::gated_deltanet, StateKind::mamba1, StateKind::mamba2,
-                                    StateKind::short_conv};
+                                    StateKind::short_conv, StateKind::lightning};
+
+constexpr std::array<std::string_view, 5> kHeadWidths = {"key_heads", "value_heads", "key_head_dim", "value_head_dim",
+                                                         "conv_kernel"};
+constexpr std::array<std::string_view, 3> kMamba1Widths = {"inner_dim", "state_dim", "conv_kernel"};
+constexpr std::array<std::string_view, 2> kConvWidths = {"inner_dim", "conv_kernel"};
+constexpr std::array<std::string_view, 2> kLightningWidths = {"value_heads", "value_head_dim"};
 constexpr std::array kWindowKinds = {WindowKind::sliding, WindowKind::chunked};
 
 }  // namespace
@@ -45,6 +51,7 @@ std::string_view name_of(StateKind k) {
         case StateKind::mamba1: return "mamba";
         case StateKind::mamba2: return "mamba2";
         case StateKind::short_conv: return "short-conv";
+        case StateKind::lightning: return "lightning";
     }
     return "";
 }
@@ -55,28 +62,20 @@ std::string_view title_of(StateKind k) {
         case StateKind::mamba1: return "Mamba-1";
         case StateKind::mamba2: return "Mamba-2";
         case StateKind::short_conv: return "short-convolution";
+        case StateKind::lightning: return "lightning-attention";
     }
     return "";
 }
 
-bool state_kind_has_heads(StateKind k) {
+std::span<const std::string_view> state_kind_widths(StateKind k) {
     switch (k) {
         case StateKind::gated_deltanet:
-        case StateKind::mamba2: return true;
-        case StateKind::mamba1:
-        case StateKind::short_conv: return false;
+        case StateKind::mamba2: return kHeadWidths;
+        case StateKind::mamba1: return kMamba1Widths;
+        case StateKind::short_conv: return kConvWidths;
+        case StateKind::lightning: return kLightningWidths;
     }
-    return false;
-}
-
-bool state_kind_has_recurrent_state(StateKind k) {
-    switch (k) {
-        case StateKind::gated_deltanet:
-        case StateKind::mamba1:
-        case StateKind::mamba2: return true;
-        case StateKind::short_conv: return false;
-    }
-    return false;
+    return {};
 }
 
 std::optional<WindowKind> parse_window_kind(std::string_view text) { return parse_from(text, kWindowKinds); }

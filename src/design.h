@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace kvcat {
@@ -20,6 +21,7 @@ enum class StateKind {
     mamba1,          ///< "mamba": Mamba-1, no heads; state over d_inner channels
     mamba2,          ///< "mamba2": Mamba-2, heads of d_head with groups of d_state
     short_conv,      ///< "short-conv": a gated short convolution (LFM2), conv state only
+    lightning,       ///< "lightning": MiniMax's lightning attention, a heads x width x width state, no conv
 };
 
 /// How a bounded layer bounds its cache.
@@ -35,10 +37,10 @@ std::optional<StateKind> parse_state_kind(std::string_view text);
 std::string_view name_of(StateKind k);
 /// "Gated DeltaNet", "Mamba-1", ... for prose.
 std::string_view title_of(StateKind k);
-/// Whether the kind is described by heads (key/value heads and widths) or by an inner width.
-bool state_kind_has_heads(StateKind k);
-/// Whether the kind keeps a recurrent (SSM) state beside its conv state.
-bool state_kind_has_recurrent_state(StateKind k);
+/// The linear_attention widths a kind is described by, as the record names them: heads and
+/// head widths for Gated DeltaNet and Mamba-2, an inner width for Mamba-1 and short
+/// convolutions, with conv_kernel for every kind that convolves.
+std::span<const std::string_view> state_kind_widths(StateKind k);
 
 std::optional<WindowKind> parse_window_kind(std::string_view text);
 std::string_view name_of(WindowKind k);

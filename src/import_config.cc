@@ -29,6 +29,7 @@ enum class Role {
     linear,   ///< Gated DeltaNet: a fixed state
     mamba,    ///< Mamba-1 or Mamba-2: a fixed state
     conv,     ///< a gated short convolution (LFM2): a fixed conv state
+    lightning,  ///< MiniMax's lightning attention: a fixed state
     none,     ///< an MLP-only block: nothing kept
     shared,   ///< reuses an earlier layer's KV cache (Gemma 3n): adds nothing
 };
@@ -322,6 +323,7 @@ private:
     // Layout sources, tried in read_layout's order.
     bool layout_from_layer_types(std::size_t n);
     bool layout_from_pattern_string(std::size_t n);
+    bool layout_from_attention_types(std::size_t n);
     bool layout_from_attention_period(std::size_t n);
     bool layout_from_chunking(std::size_t n);
     bool layout_from_sliding_window(std::size_t n);
@@ -330,6 +332,7 @@ private:
     void read_gated_deltanet(std::int64_t n_layers);
     void read_mamba(std::int64_t n_layers);
     void read_short_conv(std::int64_t n_layers);
+    void read_lightning(std::int64_t n_layers);
     std::optional<std::string> state_dtype();
 
     const json& config_;
@@ -496,7 +499,8 @@ void Importer::read_heads() {
 void Importer::read_layout() {
     if (!d_.layers) return;
     auto n = static_cast<std::size_t>(*d_.layers);
-    bool done = layout_from_layer_types(n) || layout_from_pattern_string(n) || layout_from_attention_period(n) ||
+    bool done = layout_from_layer_types(n) || layout_from_pattern_string(n) || layout_from_attention_types(n) ||
+                layout_from_attention_period(n) ||
                 layout_from_chunking(n) || layout_from_sliding_window(n);
     if (done) return;
     FieldReader& r = *r_;
@@ -623,6 +627,33 @@ bool Importer::layout_from_pattern_string(std::size_t n) {
     d_.layout_how = fmt::format("hybrid_override_pattern {}: {} attention (*), {} Mamba-2 (M) and {} MLP-only (-, E) "
                                 "layers",
                                 p, d_.count(Role::full), d_.count(Role::mamba), d_.count(Role::none));
+    return true;
+}
+
+bool Importer::layout_from_attention_types(std::size_t n) {
+    // MiniMax: attn_type_list has 1 for a softmax-attention layer and 0 for lightning attention.
+    FieldReader& r = *r_;
+    const json* list = r.get("attn_type_list");
+    if (!list) return false;
+    if (!list->is_array() || list->size() != n) {
+        problems_.push_back(fmt::format("{} must have one entry per layer ({}); found {}", r.path("attn_type_list"), n,
+                                        json_text(*list).substr(0, 80)));
+        return true;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const json& v = (*list)[i];
+        if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
+            problems_.push_back(fmt::format("{}[{}] is {}; expected 1 (softmax attention) or 0 (lightning attention)",
+                                            r.path("attn_type_list"), i, json_text(v)));
+            d_.roles.clear();
+            return true;
+        }
+        d_.roles.push_back(v.get<std::int64_t>() == 1 ? Role::full : Role::lightning);
+    }
+    r.note_read(fmt::format("attn_type_list ({} softmax, {} lightning)", d_.count(Role::full),
+                            d_.count(Role::lightning)));
+    d_.layout_how = fmt::format("attn_type_list: {} softmax-attention layers (1) and {} lightning-attention layers (0)",
+                                d_.count(Role::full), d_.count(Role::lightning));
     return true;
 }
 
@@ -869,9 +900,10 @@ std::optional<std::string> Importer::state_dtype() {
 }
 
 void Importer::read_state() {
-    std::int64_t n_linear = d_.count(Role::linear), n_mamba = d_.count(Role::mamba), n_conv = d_.count(Role::conv);
+    std::int64_t n_linear = d_.count(Role::linear), n_mamba = d_.count(Role::mamba), n_conv = d_.count(Role::conv),
+                 n_lightning = d_.count(Role::lightning);
     if (d_.state_beside_attention) n_mamba = d_.count(Role::full);
-    int kinds = (n_linear > 0) + (n_mamba > 0) + (n_conv > 0);
+    int kinds = (n_linear > 0) + (n_mamba > 0) + (n_conv > 0) + (n_lightning > 0);
     if (kinds > 1) {
         problems_.push_back("a config with more than one kind of fixed-state layer (linear attention, Mamba, "
                             "convolution) is not supported");
@@ -881,6 +913,7 @@ void Importer::read_state() {
     if (n_linear) read_gated_deltanet(n_linear);
     if (n_mamba) read_mamba(n_mamba);
     if (n_conv) read_short_conv(n_conv);
+    if (n_lightning) read_lightning(n_lightning);
     if (d_.state && d_.state_beside_attention) d_.state->beside_attention = true;
 }
 
@@ -1073,6 +1106,25 @@ void Importer::read_short_conv(std::int64_t n_layers) {
                                  n_layers, *kernel, *hidden));
 }
 
+void Importer::read_lightning(std::int64_t n_layers) {
+    // Lightning attention keeps, per head, a head_dim x head_dim state and no convolution;
+    // it runs on the query heads (num_attention_heads) at head_dim.
+    if (!d_.heads || !d_.head_dim) return;  // read_size and read_heads name what is missing
+    auto dtype = state_dtype();
+    if (!dtype) return;
+    StateDraft s;
+    s.kind = StateKind::lightning;
+    s.layers = n_layers;
+    s.value_heads = *d_.heads;
+    s.value_head_dim = *d_.head_dim;
+    s.state_dtype = *dtype;
+    d_.state = s;
+    notes_.push_back(fmt::format("The {} lightning-attention layers each keep a state of {} heads (num_attention_heads) "
+                                 "x {} x {} (head_dim) elements, as vLLM's linear-attention state has it, and no conv "
+                                 "state; it does not grow with context.",
+                                 n_layers, *d_.heads, *d_.head_dim, *d_.head_dim));
+}
+
 void Importer::read_indexer() {
     // DeepSeek-V3.2's sparse attention: a lightning indexer caches one key of index_head_dim
     // per token in every layer, beside the MLA latent.
@@ -1110,7 +1162,8 @@ void Importer::read_mtp() {
 
 void Importer::check_design() {
     if (d_.roles.empty()) return;
-    std::int64_t n_state = d_.count(Role::linear) + d_.count(Role::mamba) + d_.count(Role::conv);
+    std::int64_t n_state =
+        d_.count(Role::linear) + d_.count(Role::mamba) + d_.count(Role::conv) + d_.count(Role::lightning);
     std::int64_t bounded = d_.count(Role::sliding) + d_.count(Role::chunked);
     if (d_.mla && d_.count(Role::full) != *d_.layers) {
         problems_.push_back("an MLA config whose layers are not all full attention is not supported");
@@ -1299,16 +1352,16 @@ void Importer::write() {
         t += "linear_attention:\n";
         t += fmt::format("  kind: {}\n", name_of(s.kind));
         t += fmt::format("  layers: {}\n", s.layers);
-        if (state_kind_has_heads(s.kind)) {
-            t += fmt::format("  key_heads: {}\n", s.key_heads);
-            t += fmt::format("  value_heads: {}\n", s.value_heads);
-            t += fmt::format("  key_head_dim: {}\n", s.key_head_dim);
-            t += fmt::format("  value_head_dim: {}\n", s.value_head_dim);
-        } else {
-            t += fmt::format("  inner_dim: {}\n", s.inner_dim);
-            if (state_kind_has_recurrent_state(s.kind)) t += fmt::format("  state_dim: {}\n", s.state_dim);
+        for (std::string_view width : state_kind_widths(s.kind)) {
+            std::int64_t v = width == "key_heads"        ? s.key_heads
+                             : width == "value_heads"    ? s.value_heads
+                             : width == "key_head_dim"   ? s.key_head_dim
+                             : width == "value_head_dim" ? s.value_head_dim
+                             : width == "inner_dim"      ? s.inner_dim
+                             : width == "state_dim"      ? s.state_dim
+                                                         : s.conv_kernel;
+            t += fmt::format("  {}: {}\n", width, v);
         }
-        t += fmt::format("  conv_kernel: {}\n", s.conv_kernel);
         t += fmt::format("  state_dtype: {}\n", s.state_dtype);
         if (s.beside_attention) t += "  beside_attention: true\n";
     }

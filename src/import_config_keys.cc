@@ -45,9 +45,7 @@ constexpr std::array kKeys = {
     ConfigKey{"attn_output_gate", K::ignored, kNumerics},
     ConfigKey{"attn_scale", K::ignored, kNumerics},
     ConfigKey{"attn_temperature_tuning", K::ignored, kNumerics},
-    ConfigKey{"attn_type_list", K::refused,
-              "MiniMax's per-layer choice of lightning (linear) or softmax attention; kvcat has no fixed-state "
-              "kind for lightning attention"},
+    ConfigKey{"attn_type_list", K::read, ""},
     ConfigKey{"audio_config", K::ignored, kVision},
     ConfigKey{"auto_map", K::ignored, kBookkeeping},
     ConfigKey{"aux_loss_alpha", K::ignored, kTraining},

@@ -265,8 +265,14 @@ Rational fixed_state_bytes(const Model& m) {
             conv_channels = Rational(l.inner_dim);
             recurrent = Rational(0);
             break;
+        case StateKind::lightning:
+            // Lightning attention (vLLM linear_attention_state_shape): one head_dim x head_dim
+            // state per head, no convolution.
+            conv_channels = Rational(0);
+            recurrent = Rational(l.value_heads) * Rational(l.value_head_dim) * Rational(l.value_head_dim);
+            break;
     }
-    Rational conv = Rational(l.conv_kernel - 1) * conv_channels;
+    Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
     std::int64_t bytes = (l.state_dtype == "float32" || l.state_dtype == "fp32") ? 4 : 2;
     return Rational(l.layers) * (conv + recurrent) * Rational(bytes);
 }

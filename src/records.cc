@@ -126,32 +126,23 @@ Model read_model(const YamlNode& root) {
         l.state_dtype = str(la, "state_dtype");
         l.beside_attention = str(la, "beside_attention") == "true";
         auto layers = int_field(la, "layers");
-        auto ck = int_field(la, "conv_kernel");
-        bool complete = kind && layers && ck;
+        bool complete = kind && layers;
         if (complete) {
             l.kind = *kind;
             l.layers = *layers;
-            l.conv_kernel = *ck;
-            if (state_kind_has_heads(*kind)) {
-                auto kh = int_field(la, "key_heads");
-                auto vh = int_field(la, "value_heads");
-                auto kd = int_field(la, "key_head_dim");
-                auto vd = int_field(la, "value_head_dim");
-                complete = kh && vh && kd && vd;
-                if (complete) {
-                    l.key_heads = *kh;
-                    l.value_heads = *vh;
-                    l.key_head_dim = *kd;
-                    l.value_head_dim = *vd;
+            for (std::string_view width : state_kind_widths(*kind)) {
+                auto v = int_field(la, std::string(width));
+                if (!v) {
+                    complete = false;
+                    break;
                 }
-            } else {
-                auto inner = int_field(la, "inner_dim");
-                auto state = int_field(la, "state_dim");
-                complete = inner && (state || !state_kind_has_recurrent_state(*kind));
-                if (complete) {
-                    l.inner_dim = *inner;
-                    l.state_dim = state.value_or(0);
-                }
+                if (width == "key_heads") l.key_heads = *v;
+                if (width == "value_heads") l.value_heads = *v;
+                if (width == "key_head_dim") l.key_head_dim = *v;
+                if (width == "value_head_dim") l.value_head_dim = *v;
+                if (width == "inner_dim") l.inner_dim = *v;
+                if (width == "state_dim") l.state_dim = *v;
+                if (width == "conv_kernel") l.conv_kernel = *v;
             }
         }
         if (complete) m.linear = l;

@@ -45,7 +45,8 @@ constexpr std::array<std::string_view, 6> kVariants = {"mha", "gqa", "mqa", "mla
 constexpr std::array<std::string_view, 4> kProvenance = {"measured", "third-party-measured", "derived", "joined"};
 constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32", "f16",  "fp16", "bf16", "fp8",  "fp8_e4m3",
                                                           "fp8_e5m2", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
-constexpr std::array<std::string_view, 4> kLinearKinds = {"gated-deltanet", "mamba", "mamba2", "short-conv"};
+constexpr std::array<std::string_view, 5> kLinearKinds = {"gated-deltanet", "mamba", "mamba2", "short-conv",
+                                                          "lightning"};
 constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
 constexpr std::array<std::string_view, 2> kIndexerDtypes = {"fp8", "bf16"};
 constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
@@ -97,17 +98,18 @@ constexpr std::array kLinearFields = {
     FieldSpec{"kind", F::enumeration, true, false, "the linear-attention or SSM layer type", kLinearKinds},
     FieldSpec{"layers", F::integer, true, false, "how many layers are linear attention", {}, {}, true},
     FieldSpec{"key_heads", F::integer, false, false, "linear_num_key_heads (gated-deltanet, mamba2)", {}, {}, true},
-    FieldSpec{"value_heads", F::integer, false, false, "linear_num_value_heads (gated-deltanet, mamba2)", {}, {},
+    FieldSpec{"value_heads", F::integer, false, false, "linear_num_value_heads (gated-deltanet, mamba2, lightning)", {}, {},
               true},
     FieldSpec{"key_head_dim", F::integer, false, false, "linear_key_head_dim, elements (gated-deltanet, mamba2)", {},
               {}, true},
-    FieldSpec{"value_head_dim", F::integer, false, false, "linear_value_head_dim, elements (gated-deltanet, mamba2)",
+    FieldSpec{"value_head_dim", F::integer, false, false, "linear_value_head_dim, elements (gated-deltanet, mamba2, lightning)",
               {}, {}, true},
     FieldSpec{"inner_dim", F::integer, false, false, "channels of the state, elements (mamba: d_inner; short-conv)",
               {}, {}, true},
     FieldSpec{"state_dim", F::integer, false, false, "SSM state per channel, elements (mamba: d_state)", {}, {},
               true},
-    FieldSpec{"conv_kernel", F::integer, true, false, "linear_conv_kernel_dim", {}, {}, true},
+    FieldSpec{"conv_kernel", F::integer, false, false, "linear_conv_kernel_dim (every kind but lightning)", {}, {},
+              true},
     FieldSpec{"state_dtype", F::enumeration, true, false, "dtype of the fixed recurrent state", kStateDtypes},
     FieldSpec{"beside_attention", F::boolean, false, false,
               "true when these mixers run in the same layers as attention rather than in layers of their own"},

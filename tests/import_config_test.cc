@@ -615,14 +615,14 @@ TEST_F(ImportConfigCli, InputErrorsExitTwoNamingTheFile) {
 
     // A key that changes the cache in a way kvcat does not model is refused by name.
     TempDir dir;
-    json lightning = load_config("llama-3.1-8b.json");
-    lightning["attn_type_list"] = json::array({0, 1});
-    write_file(dir.path() / "lightning.json", lightning.dump());
-    Outcome refused = kvcat({"import-config", (dir.path() / "lightning.json").string(), "--name", "Lightning",
+    json zamba = load_config("llama-3.1-8b.json");
+    zamba["layers_block_type"] = json::array({"mamba", "hybrid"});
+    write_file(dir.path() / "zamba.json", zamba.dump());
+    Outcome refused = kvcat({"import-config", (dir.path() / "zamba.json").string(), "--name", "Zamba-Like",
                              "--total-params-b", "8", "--active-params-b", "8"});
     EXPECT_EQ(refused.status, 2);
     EXPECT_EQ(refused.out, "");
-    EXPECT_TRUE(contains(refused.err, "attn_type_list is set: MiniMax's per-layer choice of lightning")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "layers_block_type is set: Zamba-style blocks")) << refused.err;
 
     Outcome usage = kvcat({"import-config"});
     EXPECT_EQ(usage.status, 2);

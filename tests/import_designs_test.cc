@@ -412,6 +412,25 @@ TEST(ImportDesigns, Granite4StyleLayerTypesWithMambaLayers) {
     EXPECT_TRUE(contains(r.text, "  kind: mamba2\n  layers: 28\n")) << r.text;
 }
 
+// ---- lightning attention ----------------------------------------------------------------
+
+TEST(ImportDesigns, MiniMaxM1LightningLayersKeepAHeadsByWidthSquaredState) {
+    Imported m1("minimax-m1.json", "MiniMax-M1", 456, 45.9);
+    ASSERT_TRUE(m1.clean()) << m1.why();
+    const Model& m = m1.model();
+    EXPECT_EQ(m.attention_variant, "hybrid");
+    // attn_type_list: a softmax layer (1) at every 8th index from 7.
+    EXPECT_EQ(m.kv_layers.count, 10);
+    EXPECT_EQ(m.kv_layers.interval, 8);
+    EXPECT_EQ(m.kv_layers.first_index, 7);
+    ASSERT_TRUE(m.linear);
+    EXPECT_EQ(m.linear->kind, kvcat::StateKind::lightning);
+    EXPECT_EQ(m.linear->layers, 70);
+    EXPECT_EQ(per_token(m, "bf16"), Rational(10 * 8 * 128 * 2 * 2));
+    // vLLM's linear-attention state: 64 heads x 128 x 128 per layer, no conv; f32 here.
+    EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(70LL * 64 * 128 * 128 * 4));
+}
+
 // ---- the Jamba paper's table ------------------------------------------------------------
 
 TEST(ImportDesigns, JambaPaperKvCacheAt256kTokensIn16Bit) {
@@ -484,15 +503,15 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
 
 TEST(ConfigKeys, AKnownUnmodelledKeyIsRefusedByName) {
     json config = load_config("llama-3.1-8b.json");
-    config["attn_type_list"] = json::array({0, 1, 0, 1});
+    config["layers_block_type"] = json::array({"mamba", "hybrid"});
     ImportOptions o;
     o.config_file = "c.json";
-    o.name = "MiniMax-Like";
+    o.name = "Zamba-Like";
     o.total_params_b = o.active_params_b = 8;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.message(), "attn_type_list is set: MiniMax's per-layer choice of lightning (linear) or "
-                                      "softmax attention"))
+    EXPECT_TRUE(contains(r.message(), "layers_block_type is set: Zamba-style blocks, where attention layers share "
+                                      "weights and caches"))
         << r.message();
     EXPECT_TRUE(contains(r.message(), "The cache or state figures would be wrong")) << r.message();
 }

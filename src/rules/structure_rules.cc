@@ -87,17 +87,9 @@ void model_layers_agree(const Record& r, const RecordSet& set, std::vector<Diagn
     // The widths each fixed-state kind is described by.
     if (const YamlNode* la = r.node("linear_attention"); la && la->is_mapping()) {
         if (auto kind = parse_state_kind(as_string(la->find("kind")).value_or(""))) {
-            std::vector<const char*> needed;
-            switch (*kind) {
-                case StateKind::gated_deltanet:
-                case StateKind::mamba2:
-                    needed = {"key_heads", "value_heads", "key_head_dim", "value_head_dim"};
-                    break;
-                case StateKind::mamba1: needed = {"inner_dim", "state_dim"}; break;
-                case StateKind::short_conv: needed = {"inner_dim"}; break;
-            }
-            for (const char* key : needed) {
-                if (!la->find(key)) {
+            std::span<const std::string_view> needed = state_kind_widths(*kind);
+            for (std::string_view key : needed) {
+                if (!la->find(std::string(key))) {
                     out.push_back(diag::missing_key(r.where("linear_attention.kind"),
                                                     fmt::format("linear_attention.{}", key),
                                                     fmt::format("a width of a {} layer", title_of(*kind)), false));
