@@ -271,12 +271,23 @@ std::string render_explanation_text(const nlohmann::json& e) {
         if (m.contains("layer_problem")) out += fmt::format("  problem: {}\n", m["layer_problem"].get<std::string>());
         if (m.value("complete", false)) {
             out += fmt::format("  per layer per token: {}\n", m["per_layer_how"].get<std::string>());
-            out += fmt::format("  {} layers x {} elements x {} bytes = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
-                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), show(m["bytes_per_token"]));
-            if (m.contains("sliding")) {
+            std::string indexer;
+            if (m.contains("indexer_bytes_per_layer_token")) {
+                indexer = fmt::format(" + {} layers x {} indexer bytes", m["growing_layers"].get<std::int64_t>(),
+                                      m["indexer_bytes_per_layer_token"].get<std::int64_t>());
+            }
+            out += fmt::format("  {} layers x {} elements x {} bytes{} = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
+                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), indexer,
+                               show(m["bytes_per_token"]));
+            if (m.contains("bounded_at")) {
+                out += fmt::format("  no layer grows: those bytes stop at the {}-token window\n",
+                                   m["bounded_at"].get<std::int64_t>());
+            } else if (m.contains("sliding")) {
                 const auto& s = m["sliding"];
-                out += fmt::format("  sliding layers: {} with a window of {} tokens, {} B/token until the window fills\n",
-                                   s["layers"].get<std::int64_t>(), s["window"].get<std::int64_t>(),
+                bool chunked = s.value("kind", std::string("sliding")) == "chunked";
+                out += fmt::format("  {} layers: {} holding at most {} tokens ({}), {} B/token until it fills\n",
+                                   chunked ? "chunked" : "sliding", s["layers"].get<std::int64_t>(),
+                                   s["window"].get<std::int64_t>(), chunked ? "one chunk" : "the window",
                                    show(s["bytes_per_token_until_window"]));
             }
             if (m.contains("linear")) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dtype.h"
+#include "explain.h"
 #include "import_config.h"
 #include "import_config_keys.h"
 #include "kv_math.h"
@@ -128,6 +129,25 @@ TEST(ImportDesigns, Llama4ChunkedLayersHoldOneChunkAndOnlyTheNopeLayersGrow) {
     EXPECT_EQ(at_context(m, "bf16", 131072), Rational(7650410496LL));  // about 7.7 GB, not 25.8 GB
     // Below one chunk every layer grows.
     EXPECT_EQ(at_context(m, "bf16", 4096), Rational(48LL * 8 * 128 * 2 * 2 * 4096));
+}
+
+TEST(ImportDesigns, ExplainNamesTheChunkedLayersAndTheirChunk) {
+    Imported scout("llama-4-scout.json", "Llama-4-Scout-17B-16E", 109, 17);
+    ASSERT_TRUE(scout.clean()) << scout.why();
+    kvcat::SkeletonOptions o;
+    o.model = scout.result().id;
+    o.engine = "vLLM";
+    o.kv_dtype = "bf16";
+    o.context = 131072;
+    kvcat::Skeleton s = kvcat::make_kv_skeleton(scout.lint(), o);
+    ASSERT_TRUE(s.problems.empty()) << s.problems.front();
+    write_file(scout.records() / (s.id + ".yaml"),
+               s.text + "methodology: Derived.\nnotes: Chunked.\nsources:\n  - name: the model record\n");
+    auto lint = kvcat::lint_paths({scout.records()});
+    ASSERT_TRUE(lint.diagnostics.empty()) << describe(lint.diagnostics);
+    std::string text = kvcat::render_explanation_text(kvcat::explain_record(lint, *lint.records.find(s.id)));
+    EXPECT_TRUE(contains(text, "chunked layers: 36 holding at most 8192 tokens (one chunk)")) << text;
+    EXPECT_TRUE(contains(text, "growing 6,442,450,944 + sliding 1,207,959,552 = 7,650,410,496 bytes")) << text;
 }
 
 TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
