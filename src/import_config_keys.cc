@@ -59,6 +59,9 @@ constexpr std::array kKeys = {
     ConfigKey{"cache_implementation", K::ignored,
               "which transformers cache class to build; the layout it follows is read from the layer keys"},
     ConfigKey{"chunk_size", K::ignored, "the Mamba-2 scan's chunk during prefill: compute, not state"},
+    ConfigKey{"compress_ratios", K::refused,
+              "DeepSeek-V4's per-layer KV compression (compressed and sparse attention), which kvcat does not model"},
+    ConfigKey{"compress_rope_theta", K::ignored, kPosition},
     ConfigKey{"conv_L_cache", K::read, ""},
     ConfigKey{"conv_bias", K::ignored, kWeights},
     ConfigKey{"conv_kernel", K::read, ""},
@@ -71,6 +74,7 @@ constexpr std::array kKeys = {
     ConfigKey{"eos_token_id", K::ignored, kToken},
     ConfigKey{"ep_size", K::ignored, kRouting},
     ConfigKey{"expand", K::read, ""},
+    ConfigKey{"expert_dtype", K::ignored, "the experts' weight format; fit takes the weights' size as an option"},
     ConfigKey{"expert_layer_offset", K::ignored, kRouting},
     ConfigKey{"expert_layer_period", K::ignored, kRouting},
     ConfigKey{"experts_per_token", K::ignored, kRouting},
@@ -81,6 +85,9 @@ constexpr std::array kKeys = {
     ConfigKey{"full_attn_idxs", K::read, ""},
     ConfigKey{"global_attn_every_n_layers", K::refused,
               "ModernBERT's global/local pattern, an encoder's, which kvcat does not read"},
+    ConfigKey{"hc_eps", K::ignored, kNumerics},
+    ConfigKey{"hc_mult", K::ignored, "hyper-connections: residual streams, not cached"},
+    ConfigKey{"hc_sinkhorn_iters", K::ignored, kNumerics},
     ConfigKey{"head_dim", K::read, ""},
     ConfigKey{"hidden_act", K::ignored, kWeights},
     ConfigKey{"hidden_activation", K::ignored, kWeights},
@@ -166,12 +173,15 @@ constexpr std::array kKeys = {
     ConfigKey{"num_dense_layers", K::ignored, kRouting},
     ConfigKey{"num_experts", K::ignored, kRouting},
     ConfigKey{"num_experts_per_tok", K::ignored, kRouting},
+    ConfigKey{"num_hash_layers", K::ignored, kRouting},
     ConfigKey{"num_hidden_layers", K::read, ""},
     ConfigKey{"num_key_value_heads", K::read, ""},
     ConfigKey{"num_kv_shared_layers", K::read, ""},
     ConfigKey{"num_local_experts", K::ignored, kRouting},
     ConfigKey{"num_logits_to_keep", K::ignored, "how many logits the forward pass returns"},
     ConfigKey{"num_nextn_predict_layers", K::read, ""},
+    ConfigKey{"o_groups", K::ignored, kWeights},
+    ConfigKey{"o_lora_rank", K::ignored, "the rank of the output projection: a weight, not cache"},
     ConfigKey{"output_gate_type", K::ignored, kNumerics},
     ConfigKey{"output_router_logits", K::ignored, kRouting},
     ConfigKey{"pad_token_id", K::ignored, kToken},
@@ -245,10 +255,10 @@ const ConfigKey* find_config_key(std::string_view name) {
 bool looks_cache_relevant(std::string_view name) {
     std::string lower;
     for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    static constexpr std::array<std::string_view, 26> kWords = {
+    static constexpr std::array<std::string_view, 27> kWords = {
         "layer", "head",  "attn",   "attention", "kv",      "cache",    "window", "chunk",  "ssm",
         "mamba", "conv",  "state",  "share",     "index",   "linear",   "pattern", "recurren", "sparse",
-        "lora",  "position", "context", "mixer", "hybrid", "retention", "delta", "n_embd"};
+        "lora",  "position", "context", "mixer", "hybrid", "retention", "delta", "n_embd", "compress"};
     for (auto w : kWords) {
         if (lower.find(w) != std::string::npos) return true;
     }

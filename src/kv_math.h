@@ -2,10 +2,13 @@
 //
 // Full-attention layers (MHA, GQA, MQA) cache K and V: kv_heads x head_dim x 2
 // elements per token per layer. An MLA layer caches one latent of kv_lora_rank +
-// qk_rope_head_dim elements. A sliding-window layer stops growing at its window. A
-// linear-attention (Gated DeltaNet, Mamba) layer keeps a fixed state per sequence
-// that does not grow with context. Every figure is a Rational; a product that does
-// not fit in 64 bits throws OverflowError.
+// qk_rope_head_dim elements, plus (DeepSeek-V3.2) an indexer key in its own dtype. A
+// sliding-window or chunked layer stops growing at its window or chunk; when every
+// caching layer does, nothing grows. A fixed-state layer (Gated DeltaNet, Mamba-1,
+// Mamba-2, a short convolution, lightning attention) keeps a state per sequence that
+// does not grow with context; each kind's shape is one case of a switch over StateKind.
+// Every figure is a Rational; a product that does not fit in 64 bits throws
+// OverflowError.
 #pragma once
 
 #include <cstdint>

@@ -536,6 +536,18 @@ TEST(ConfigKeys, AKnownUnmodelledKeyIsRefusedByName) {
     EXPECT_TRUE(contains(r.message(), "The cache or state figures would be wrong")) << r.message();
 }
 
+TEST(ConfigKeys, DeepSeekV4CompressedAttentionIsRefusedByName) {
+    ImportOptions o;
+    o.config_file = "deepseek-v4-flash.json";
+    o.name = "DeepSeek-V4-Flash";
+    o.total_params_b = 284;
+    o.active_params_b = 13;
+    ImportResult r = kvcat::import_model_config(load_config("deepseek-v4-flash.json"), o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.message(), "compress_ratios is set: DeepSeek-V4's per-layer KV compression")) << r.message();
+    EXPECT_TRUE(r.text.empty());
+}
+
 TEST(ConfigKeys, AnUnknownKeyThatLooksCacheRelevantIsRefusedAnOtherIsNamedInTheNotes) {
     json config = load_config("llama-3.1-8b.json");
     config["global_kv_window_layers"] = 4;
