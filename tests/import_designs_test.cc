@@ -415,6 +415,19 @@ TEST(ImportDesigns, Lfm2ConvLayersKeepOnlyAConvState) {
     EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(10 * 2 * 2048 * 4));
 }
 
+TEST(ImportDesigns, Granite4HLayerTypesWithMamba2Layers) {
+    Imported granite("granite-4.0-h-350m.json", "granite-4.0-h-350m", 0.34, 0.34);
+    ASSERT_TRUE(granite.clean()) << granite.why();
+    const Model& m = granite.model();
+    EXPECT_EQ(m.kv_layers.indices, (std::vector<std::int64_t>{10, 13, 17, 27}));
+    ASSERT_TRUE(m.linear);
+    EXPECT_EQ(m.linear->kind, kvcat::StateKind::mamba2);
+    EXPECT_EQ(m.linear->layers, 28);
+    EXPECT_EQ(per_token(m, "bf16"), Rational(4 * 4 * 64 * 2 * 2));  // head_dim 768 / 12
+    // conv 3 x (48 x 32 + 2 x 1 x 128) + SSM 48 x 32 x 128 = 201,984 elements per Mamba layer.
+    EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(28LL * 201984 * 4));
+}
+
 TEST(ImportDesigns, Granite4StyleLayerTypesWithMambaLayers) {
     // The layer_types spelling of Granite-4.0-H (mamba / attention) over the Nemotron-H sizes.
     json config = load_config("mamba2-hybrid.json");
