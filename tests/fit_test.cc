@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gguf.h"
+#include "import_config.h"
 #include "kvcat_runner.h"
 #include "lint.h"
 #include "physics.h"
@@ -85,6 +86,29 @@ TEST(FitTensorParallel, AnMlaLatentIsWholeOnEveryCard) {
     EXPECT_EQ(eight.growing_per_token, Rational(70272));  // 61 x 576 x 2, not divided
     EXPECT_EQ(eight.weights, Rational(671000000000LL / 8));
     EXPECT_TRUE(eight.fits);
+}
+
+TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
+    // Mistral-7B-v0.1 slides on every layer: 32 x 8 x 128 x 2 x 2 = 131,072 bytes per token up to
+    // 4,096 tokens, 512 MiB in all, whatever the context.
+    kvcat::ImportOptions o;
+    o.config_file = "mistral-7b-v0.1.json";
+    o.name = "Mistral-7B-v0.1";
+    o.total_params_b = o.active_params_b = 7.24;
+    auto config = kvcat::parse_config_json(kvcat::test::read_file(kvcat::test::fixture_path("configs/mistral-7b-v0.1.json")));
+    kvcat::ImportResult r = kvcat::import_model_config(config, o);
+    ASSERT_TRUE(r.ok()) << r.message();
+    TempDir dir;
+    kvcat::test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records" / "accelerators", dir.path() / "records" / "accelerators");
+    kvcat::test::write_file(dir.path() / "records" / (r.id + ".yaml"), r.text);
+    LintResult lint = kvcat::lint_paths({dir.path() / "records"});
+    ASSERT_TRUE(lint.diagnostics.empty()) << kvcat::test::describe(lint.diagnostics);
+    FitTerms t = fit(model(lint, r.id), card(lint, "accelerators/nvidia-rtx-3090"), "bf16", "bf16", 1);
+    EXPECT_TRUE(t.bounded);
+    EXPECT_EQ(t.growing_per_token, Rational(0));
+    EXPECT_EQ(t.sliding_per_token, Rational(131072));
+    EXPECT_EQ(t.max_context, 32768);  // the native context: no layer grows past 4,096 tokens
+    EXPECT_EQ(kvcat::fit_bytes_at(t, 1000000) - kvcat::fit_bytes_at(t, 4096), Rational(0));
 }
 
 // ---- does not fit -----------------------------------------------------------------------
