@@ -40,8 +40,12 @@ CREATE TABLE accelerators (
     file                  TEXT NOT NULL
 ) STRICT;
 
+-- One row per measured point: a record in the single-point form gives one row whose id is
+-- the record's; a record with `measurements:` gives one row per point, with the id
+-- "<record id>@<context>" ("@32k", "@0"), plus "-c<N>" for a concurrency other than 1.
 CREATE TABLE kv_efficiency (
     id                       TEXT PRIMARY KEY,
+    record_id                TEXT NOT NULL,     -- the record the row comes from
     model                    TEXT NOT NULL REFERENCES models(id),
     accelerator              TEXT REFERENCES accelerators(id),
     engine                   TEXT NOT NULL,
@@ -60,11 +64,18 @@ CREATE TABLE kv_efficiency (
     mha_baseline_bytes_per_token ANY,          -- every layer caching as MHA at its query heads (derived)
     gqa_reduction            REAL,              -- gqa baseline / kv_bytes_per_token (derived)
     mha_reduction            REAL,              -- mha baseline / kv_bytes_per_token (derived)
-    weight_bytes             INTEGER,           -- resident weights at weight_quant; NULL when the format is not exact (derived)
+    weight_bytes             INTEGER,           -- resident weights: the record's weight_bytes, else derived from weight_quant; NULL when neither
+    weight_bytes_source      TEXT,              -- "stated" or "derived", NULL with weight_bytes
     roofline_tps             REAL,              -- bandwidth / bytes read per token, one sequence (derived)
     roofline_fraction        REAL,              -- measured_tps_at_ctx / roofline_tps (derived)
     measured_tps_at_ctx      REAL,              -- tokens/s; NULL when the source did not report it
     measured_ttft_ms_at_ctx  REAL,              -- ms; NULL when the source did not report it
+    measured_prefill_tps_at_ctx REAL,           -- tokens/s of prompt processing; NULL when the source did not report it
+    concurrency              INTEGER NOT NULL,  -- requests in flight while measuring
+    prompt_tokens            INTEGER,           -- the prompt length of the prefill test
+    gen_tokens               INTEGER,           -- tokens generated in the decode test
+    tps_stddev               REAL,              -- as printed beside the decode speed
+    prefill_tps_stddev       REAL,              -- as printed beside the prefill speed
     provenance               TEXT,
     measured_on_model        TEXT REFERENCES models(id),
     context_extension        TEXT,
@@ -72,6 +83,24 @@ CREATE TABLE kv_efficiency (
     methodology              TEXT NOT NULL,
     notes                    TEXT NOT NULL,
     file                     TEXT NOT NULL
+) STRICT;
+
+-- Quality results of a record's cache dtype against a baseline dtype (perplexity, KL
+-- divergence, long-context recovery), one row per item of the record's `quality:` list.
+CREATE TABLE quality (
+    record_id               TEXT NOT NULL,
+    position                INTEGER NOT NULL,
+    benchmark               TEXT NOT NULL,
+    metric                  TEXT NOT NULL,
+    value                   REAL NOT NULL,
+    unit                    TEXT NOT NULL,
+    higher_is_better        INTEGER NOT NULL,
+    baseline_kv_cache_dtype TEXT NOT NULL,
+    baseline_value          REAL,
+    context_length          INTEGER,
+    recovery_percent        REAL,     -- value / baseline_value x 100: as stated, else derived when both are given
+    file                    TEXT NOT NULL,
+    PRIMARY KEY (record_id, position)
 ) STRICT;
 
 CREATE TABLE sources (
@@ -100,11 +129,13 @@ CREATE INDEX kv_efficiency_accelerator ON kv_efficiency(accelerator);
 CREATE INDEX kv_efficiency_dtype ON kv_efficiency(kv_cache_dtype);
 CREATE INDEX kv_efficiency_engine ON kv_efficiency(engine);
 CREATE INDEX kv_efficiency_bytes ON kv_efficiency(kv_bytes_per_token);
+CREATE INDEX kv_efficiency_record ON kv_efficiency(record_id);
 
--- One row per kv-efficiency record, joined with its model and accelerator.
+-- One row per measured point, joined with its model and accelerator.
 CREATE VIEW kv_rows AS
 SELECT
     k.id,
+    k.record_id,
     k.model,
     m.name                 AS model_name,
     k.accelerator,
@@ -129,6 +160,13 @@ SELECT
     k.roofline_fraction,
     k.measured_tps_at_ctx,
     k.measured_ttft_ms_at_ctx,
+    k.measured_prefill_tps_at_ctx,
+    k.concurrency,
+    k.prompt_tokens,
+    k.gen_tokens,
+    k.tps_stddev,
+    k.prefill_tps_stddev,
+    k.weight_bytes_source,
     k.provenance,
     k.measured_on_model,
     k.context_extension,
@@ -141,6 +179,32 @@ SELECT
 FROM kv_efficiency AS k
 JOIN models AS m ON m.id = k.model
 LEFT JOIN accelerators AS a ON a.id = k.accelerator;
+
+-- Quality results beside the row they belong to: its model, engine, accelerator and dtype.
+CREATE VIEW quality_rows AS
+SELECT
+    q.record_id,
+    r.model,
+    m.name AS model_name,
+    r.accelerator,
+    r.engine,
+    r.weight_quant,
+    r.kv_cache_dtype,
+    q.baseline_kv_cache_dtype,
+    q.benchmark,
+    q.metric,
+    q.value,
+    q.baseline_value,
+    q.unit,
+    q.higher_is_better,
+    q.recovery_percent,
+    q.context_length,
+    q.file
+FROM quality AS q
+JOIN (SELECT record_id, min(model) AS model, min(accelerator) AS accelerator, min(engine) AS engine,
+             min(weight_quant) AS weight_quant, min(kv_cache_dtype) AS kv_cache_dtype
+      FROM kv_efficiency GROUP BY record_id) AS r ON r.record_id = q.record_id
+JOIN models AS m ON m.id = r.model;
 
 -- Every record file of the build, for incremental rebuilds: a file whose size and
 -- modification time are unchanged is not read again; one whose bytes hash the same is

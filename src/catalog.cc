@@ -2,15 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <map>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog_sql.h"
+#include "records_root.h"
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
@@ -33,7 +30,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::array kColumns = {
-    ColumnInfo{"id", "text", "", false, "the record id, kv-efficiency/NAME"},
+    ColumnInfo{"id", "text", "", false,
+               "the row id: the record id, or <record id>@<context> for a point of a curve"},
+    ColumnInfo{"record_id", "text", "", false, "the record the row comes from, kv-efficiency/NAME"},
     ColumnInfo{"model", "text", "", false, "the model record's id"},
     ColumnInfo{"model_name", "text", "", false, "the model's published name"},
     ColumnInfo{"accelerator", "text", "", false, "the accelerator record's id; empty when not tied to hardware"},
@@ -59,14 +58,25 @@ constexpr std::array kColumns = {
     ColumnInfo{"gqa_reduction", "number", "ratio", true, "gqa_baseline_bytes_per_token / kv_bytes_per_token"},
     ColumnInfo{"mha_reduction", "number", "ratio", true, "mha_baseline_bytes_per_token / kv_bytes_per_token"},
     ColumnInfo{"weight_bytes", "integer", "bytes", true,
-               "resident weights at weight_quant; empty when the format has no exact size"},
+               "resident weights: the record's weight_bytes, else derived from weight_quant; empty when neither "
+               "is known"},
     ColumnInfo{"roofline_tps", "number", "tokens/s", true,
-               "decode ceiling for one sequence: bandwidth / (active weights + KV at context + fixed state)"},
+               "decode ceiling per request: bandwidth / (active weights + concurrency x (KV at context + fixed "
+               "state))"},
     ColumnInfo{"roofline_fraction", "number", "ratio", true, "measured_tps_at_ctx / roofline_tps"},
     ColumnInfo{"measured_tps_at_ctx", "number", "tokens/s", false,
-               "decode speed at context_length; empty when the source did not report it"},
+               "decode speed of one request at context_length; empty when the source did not report it"},
     ColumnInfo{"measured_ttft_ms_at_ctx", "number", "ms", false,
                "time to first token at context_length; empty when the source did not report it"},
+    ColumnInfo{"measured_prefill_tps_at_ctx", "number", "tokens/s", false,
+               "prompt-processing speed at context_length; empty when the source did not report it"},
+    ColumnInfo{"concurrency", "integer", "requests", false, "requests in flight while measuring"},
+    ColumnInfo{"prompt_tokens", "integer", "tokens", false, "the prompt length of the prefill test"},
+    ColumnInfo{"gen_tokens", "integer", "tokens", false, "tokens generated in the decode test"},
+    ColumnInfo{"tps_stddev", "number", "tokens/s", false, "standard deviation printed beside the decode speed"},
+    ColumnInfo{"prefill_tps_stddev", "number", "tokens/s", false,
+               "standard deviation printed beside the prefill speed"},
+    ColumnInfo{"weight_bytes_source", "text", "", false, "stated (the record's weight_bytes) or derived"},
     ColumnInfo{"provenance", "text", "", false, "measured, third-party-measured, derived or joined"},
     ColumnInfo{"measured_on_model", "text", "", false, "the model the measurement was taken on, when another"},
     ColumnInfo{"context_extension", "text", "", false, "how a context above the native one was reached"},
@@ -78,7 +88,7 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 11> kDefaultColumns = {
+constexpr std::array<std::string_view, 12> kDefaultColumns = {
     "id",
     "accelerator",
     "engine",
@@ -88,6 +98,7 @@ constexpr std::array<std::string_view, 11> kDefaultColumns = {
     "kv_bytes_per_token",
     "kv_bytes_at_context",
     "measured_tps_at_ctx",
+    "measured_prefill_tps_at_ctx",
     "measured_ttft_ms_at_ctx",
     "provenance",
 };
@@ -168,95 +179,6 @@ bool only_whitespace_or_comments(const char* tail) {
     return true;
 }
 
-/// A modification time, ordered.
-struct MTime {
-    std::int64_t sec = 0;
-    std::int64_t nsec = 0;
-    auto operator<=>(const MTime&) const = default;
-};
-
-MTime mtime_of(const struct stat& st) { return MTime{st.st_mtim.tv_sec, st.st_mtim.tv_nsec}; }
-
-/// A modification time and whose it is.
-struct Newest {
-    MTime time;
-    std::string path;
-};
-
-struct Folder {
-    std::string path;
-    int depth = 0;
-};
-
-/// Reads one folder: the newest of its entries goes to `newest`, its subfolders to `found`.
-void scan_folder(const Folder& folder, Newest& newest, std::vector<Folder>& found) {
-    int fd = ::open(folder.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
-    DIR* dir = ::fdopendir(fd);
-    if (!dir) {
-        ::close(fd);
-        return;
-    }
-    while (dirent* entry = ::readdir(dir)) {
-        const char* name = entry->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        struct stat st {};
-        if (::fstatat(::dirfd(dir), name, &st, 0) != 0) continue;  // vanished, or a dangling link
-        if (mtime_of(st) > newest.time) {
-            newest.time = mtime_of(st);
-            newest.path = folder.path + "/" + name;
-        }
-        bool is_dir = entry->d_type == DT_DIR;
-        if (entry->d_type == DT_UNKNOWN) {
-            struct stat own {};
-            is_dir = ::fstatat(::dirfd(dir), name, &own, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(own.st_mode);
-        }
-        if (is_dir && folder.depth < 64) found.push_back(Folder{folder.path + "/" + name, folder.depth + 1});
-    }
-    ::closedir(dir);
-}
-
-/// The newest modification time under a folder (the folder, every entry, links followed
-/// for the time but never walked into), and whose it is. Every query asks this of every
-/// record file, so each folder is read once, each entry is stated relative to its open
-/// folder (no path is looked up again), and folders are shared out over every core.
-Newest newest_under(const fs::path& root) {
-    struct stat st {};
-    if (::stat(root.c_str(), &st) != 0) return Newest{};
-    const Newest start{mtime_of(st), root.string()};
-    Newest newest = start;  // written by each worker as it finishes, under the lock
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<Folder> queue{Folder{root.string(), 0}};
-    int busy = 0;
-    auto work = [&] {
-        Newest mine = start;
-        std::vector<Folder> found;
-        std::unique_lock lock(mutex);
-        for (;;) {
-            changed.wait(lock, [&] { return !queue.empty() || busy == 0; });
-            if (queue.empty()) break;  // and nobody is reading a folder that could add more
-            Folder folder = std::move(queue.back());
-            queue.pop_back();
-            ++busy;
-            lock.unlock();
-            found.clear();
-            scan_folder(folder, mine, found);
-            lock.lock();
-            for (auto& f : found) queue.push_back(std::move(f));
-            --busy;
-            changed.notify_all();
-        }
-        if (mine.time > newest.time) newest = std::move(mine);
-    };
-    unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    return newest;
-}
-
 }  // namespace
 
 std::span<const ColumnInfo> kv_row_columns() { return kColumns; }
@@ -274,27 +196,105 @@ const ColumnInfo* find_column(std::string_view name) {
 
 std::span<const std::string_view> default_query_columns() { return kDefaultColumns; }
 
-std::optional<std::string> catalog_staleness(const fs::path& db_path, const fs::path& records_root) {
+std::map<std::string, std::string> catalog_meta(const fs::path& db_path) {
+    std::map<std::string, std::string> meta;
+    try {
+        SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+        SQLite::Statement q(db, "SELECT key, value FROM build_meta");
+        while (q.executeStep()) meta.emplace(q.getColumn(0).getString(), q.getColumn(1).getString());
+    } catch (const std::exception&) {
+        // No build_meta: a catalog older than it, or not a catalog (said elsewhere).
+    }
+    return meta;
+}
+
+std::int64_t catalog_record_files(const fs::path& db_path) {
+    try {
+        SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+        return db.execAndGet("SELECT count(*) FROM files").getInt64();
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+Freshness catalog_freshness(const fs::path& db_path, const fs::path& records_root) {
+    Freshness f;
     std::error_code ec;
     if (!fs::exists(db_path, ec)) {
-        return fmt::format("{} does not exist yet", db_path.string());
+        f.state = Freshness::State::missing;
+        f.why = fmt::format("{} does not exist yet", db_path.string());
+        return f;
     }
     int version = 0;
     std::string why;
     if (!is_kvcat_catalog_impl(db_path, &version, &why)) {
         throw CatalogError(fmt::format("{}: {}; refusing to use or replace it", db_path.string(), why));
     }
+    auto meta = catalog_meta(db_path);
+    // The root the lint would take for this folder (a kind folder names its parent).
+    const fs::path walk_root = fs::is_directory(records_root, ec) ? records_root_for(records_root) : records_root;
+    const std::string root = resolved_root(walk_root);
+    auto built_from = meta.find(std::string(kMetaResolvedRoot));
+    // A catalog of another root that holds no record has nothing to lose: it may be rebuilt.
+    if (built_from != meta.end() && built_from->second != root && catalog_record_files(db_path) == 0) {
+        f.state = Freshness::State::stale;
+        f.why = fmt::format("{} was built from {}, which held no record", db_path.string(), built_from->second);
+        return f;
+    }
+    if (built_from != meta.end() && built_from->second != root) {
+        f.state = Freshness::State::other_root;
+        f.built_from = built_from->second;
+        f.why = fmt::format("{} was built from the records in {}, not {}", db_path.string(), built_from->second, root);
+        return f;
+    }
     if (version != kCatalogSchemaVersion) {
-        return fmt::format("{} has schema version {}; this kvcat writes version {}", db_path.string(), version,
-                           kCatalogSchemaVersion);
+        f.state = Freshness::State::stale;
+        f.why = fmt::format("{} has schema version {}; this kvcat writes version {}", db_path.string(), version,
+                            kCatalogSchemaVersion);
+        return f;
     }
-    struct stat db_stat {};
-    if (::stat(db_path.c_str(), &db_stat) != 0) return fmt::format("cannot read the time of {}", db_path.string());
-    Newest newest = newest_under(records_root);
-    if (newest.time > mtime_of(db_stat)) {
-        return fmt::format("{} is newer than the catalog", newest.path);
+    if (built_from == meta.end()) {
+        // A catalog from before the resolved root was kept names its root as it was spelled.
+        auto spelled = meta.find("records_root");
+        std::string given = walk_root.lexically_normal().generic_string();
+        if (spelled != meta.end() && spelled->second != given) {
+            f.state = Freshness::State::other_root;
+            f.built_from = spelled->second;
+            f.why = fmt::format("{} was built from the records in {}, not {}", db_path.string(), spelled->second,
+                                given);
+            return f;
+        }
     }
-    return std::nullopt;
+    auto recorded = meta.find(std::string(kMetaRecordSet));
+    if (built_from == meta.end() || recorded == meta.end()) {
+        f.state = Freshness::State::stale;
+        f.why = fmt::format("{} does not say which records it was built from", db_path.string());
+        return f;
+    }
+    RecordSetFingerprint now = fingerprint_on_disk(walk_root);
+    if (now.text() != recorded->second) {
+        auto colon = recorded->second.find(':');
+        std::string before = recorded->second.substr(0, colon);
+        f.state = Freshness::State::stale;
+        f.why = before == std::to_string(now.files)
+                    ? fmt::format("a record under {} changed since the catalog was built", walk_root.string())
+                    : fmt::format("{} holds {} record files; the catalog was built from {}", walk_root.string(),
+                                  now.files, before);
+        return f;
+    }
+    f.state = Freshness::State::fresh;
+    return f;
+}
+
+std::optional<std::string> catalog_staleness(const fs::path& db_path, const fs::path& records_root) {
+    Freshness f = catalog_freshness(db_path, records_root);
+    if (f.state == Freshness::State::fresh) return std::nullopt;
+    return f.why;
+}
+
+std::optional<std::chrono::steady_clock::time_point> QueryLimits::deadline() const {
+    if (!timeout) return std::nullopt;
+    return started.value_or(std::chrono::steady_clock::now()) + *timeout;
 }
 
 Table run_read_only(const fs::path& db_path, const std::string& sql, const std::vector<Cell>& parameters,
@@ -315,9 +315,19 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
     sqlite3_exec(raw, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
     sqlite3_set_authorizer(raw, authorize, nullptr);
     Deadline deadline;
-    if (limits.timeout) {
-        deadline.at = std::chrono::steady_clock::now() + *limits.timeout;
+    auto ends = limits.deadline();
+    auto past_time_limit = [&] {
+        return CatalogError(fmt::format("the command ran past its time limit of {} ms (--timeout)",
+                                        limits.timeout ? limits.timeout->count() : 0));
+    };
+    if (ends) {
+        deadline.at = *ends;
         sqlite3_progress_handler(raw, 1000, progress, &deadline);
+        if (std::chrono::steady_clock::now() > *ends) throw past_time_limit();
+    }
+    if (limits.max_value_bytes > 0) {
+        sqlite3_limit(raw, SQLITE_LIMIT_LENGTH,
+                      static_cast<int>(std::min<std::size_t>(limits.max_value_bytes, 0x7fffffff)));
     }
 
     sqlite3_stmt* stmt = nullptr;
@@ -361,16 +371,22 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
         const char* name = sqlite3_column_name(stmt, c);
         table.columns.emplace_back(name ? name : "");
     }
+    std::size_t result_bytes = 0;
+    for (const auto& name : table.columns) result_bytes += name.size();
     while (true) {
         rc = sqlite3_step(stmt);
         if (rc == SQLITE_DONE) break;
         if (rc != SQLITE_ROW) {
-            if (rc == SQLITE_INTERRUPT) {
-                throw CatalogError(fmt::format("the query ran past its time limit of {} ms",
-                                               limits.timeout ? limits.timeout->count() : 0));
+            if (rc == SQLITE_INTERRUPT) throw past_time_limit();
+            if (rc == SQLITE_TOOBIG || sqlite3_errcode(raw) == SQLITE_TOOBIG) {
+                throw CatalogError(fmt::format(
+                    "a value would be larger than the limit of {} bytes on a single value (--max-value-bytes)",
+                    limits.max_value_bytes > 0 ? limits.max_value_bytes
+                                               : static_cast<std::size_t>(sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, -1))));
             }
             throw CatalogError(fmt::format("SQL error: {}", sqlite3_errmsg(raw)));
         }
+        if (ends && std::chrono::steady_clock::now() > *ends) throw past_time_limit();
         std::vector<Cell> row;
         row.reserve(static_cast<std::size_t>(columns));
         for (int c = 0; c < columns; ++c) {
@@ -381,9 +397,18 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
                 default: {
                     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
                     int bytes = sqlite3_column_bytes(stmt, c);
+                    result_bytes += static_cast<std::size_t>(bytes);
+                    if (limits.max_result_bytes > 0 && result_bytes > limits.max_result_bytes) break;
                     row.emplace_back(std::string(text ? text : "", static_cast<std::size_t>(bytes)));
                 }
             }
+            result_bytes += sizeof(Cell);  // what holding the cell costs, whatever it holds
+        }
+        if (limits.max_result_bytes > 0 && result_bytes > limits.max_result_bytes) {
+            throw CatalogError(fmt::format(
+                "the result is larger than the output limit of {} bytes (--max-output-bytes); narrow it with WHERE "
+                "or LIMIT, or raise the limit",
+                limits.max_result_bytes));
         }
         table.rows.push_back(std::move(row));
     }

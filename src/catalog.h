@@ -6,7 +6,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -19,7 +21,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 3;
+inline constexpr int kCatalogSchemaVersion = 4;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {
@@ -46,12 +48,52 @@ std::span<const std::string_view> default_query_columns();
 /// `why` what it is instead.
 bool is_kvcat_catalog(const std::filesystem::path& path, int* version, std::string* why);
 
-/// Why the catalog needs a rebuild (missing, older than a record, wrong schema), or nullopt.
+/// build_meta keys saying what a catalog was built from: the records root resolved
+/// (resolved_root) and the fingerprint of its record files (RecordSetFingerprint::text).
+inline constexpr std::string_view kMetaResolvedRoot = "records_root_resolved";
+inline constexpr std::string_view kMetaRecordSet = "record_set";
+
+/// Every build_meta entry of a catalog; empty when it has none or cannot be read.
+std::map<std::string, std::string> catalog_meta(const std::filesystem::path& db_path);
+
+/// How many record files a catalog was built from (0 when it cannot be read).
+std::int64_t catalog_record_files(const std::filesystem::path& db_path);
+
+/// Whether a catalog answers for a records root.
+struct Freshness {
+    enum class State {
+        fresh,       ///< built from this root, from exactly the record files there now
+        missing,     ///< no catalog yet
+        stale,       ///< built from this root, but the records changed (or the schema did)
+        other_root,  ///< built from another records root: never to be rebuilt from this one
+    };
+    State state = State::fresh;
+    std::string why;         ///< for a log line, when not fresh
+    std::string built_from;  ///< the root it was built from, for other_root
+};
+
+/// Compares the catalog's recorded root and record-set fingerprint with `records_root`
+/// (modification times are part of the fingerprint, never compared alone). Throws
+/// CatalogError when `db_path` holds something that is not a kvcat catalog.
+Freshness catalog_freshness(const std::filesystem::path& db_path, const std::filesystem::path& records_root);
+
+/// Why the catalog needs a rebuild (missing, records changed, wrong schema, another root),
+/// or nullopt.
 std::optional<std::string> catalog_staleness(const std::filesystem::path& db_path,
                                              const std::filesystem::path& records_root);
 
 struct QueryLimits {
+    /// How long the command may take, counted from `started` (from the call when unset):
+    /// preparing, stepping and collecting every row.
     std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::chrono::steady_clock::time_point> started;
+    /// The largest single value (string or blob) a statement may make; 0: SQLite's own limit.
+    std::size_t max_value_bytes = 0;
+    /// The most bytes the whole result may hold (its text, and each cell's own size); 0: no limit.
+    std::size_t max_result_bytes = 0;
+
+    /// When the time is up, if there is a limit.
+    std::optional<std::chrono::steady_clock::time_point> deadline() const;
 };
 
 /// Runs one read-only statement. Throws CatalogError with a clear message otherwise.

@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <array>
+#include <string_view>
+#include <type_traits>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -23,6 +26,7 @@
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
+#include "records_root.h"
 #include "rules/rules.h"
 #include "weight_quant.h"
 
@@ -116,7 +120,8 @@ struct DerivedFigures {
     std::optional<Rational> roofline_tps;
 };
 
-DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow& k, const Rational& at_context) {
+DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow& k, const MeasurementPoint& point,
+                              const Rational& at_context) {
     DerivedFigures d;
     auto dtype = find_cache_dtype(k.kv_cache_dtype);
     if (!dtype) return d;
@@ -124,14 +129,87 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
     try {
         d.gqa_baseline = all_layers_gqa_bytes(m, bpe);
         d.mha_baseline = all_layers_mha_bytes(m, bpe);
-        auto quant = k.weight_quant ? find_weight_quant(*k.weight_quant) : std::nullopt;
-        if (quant && m.total_params_b_exact) d.weight_bytes = resident_weight_bytes(m, *quant);
+        auto weights = row_weights(m, k.weight_quant, k.weight_bytes);
+        if (weights) d.weight_bytes = weights->resident;
         const Accelerator* accelerator = rules::accelerator_of(refs, k);
-        if (quant && accelerator) d.roofline_tps = decode_roofline(m, *accelerator, *quant, at_context).ceiling_tps;
+        if (weights && accelerator) {
+            d.roofline_tps =
+                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m), point.concurrency)
+                    .ceiling_tps;
+        }
     } catch (const std::exception&) {
         // A figure that cannot be worked out exactly stays NULL rather than approximate.
     }
     return d;
+}
+
+/// The columns of kv_efficiency, in the order catalog.sql declares them. The insert names
+/// each column, so a column added to the table is a compile error here until it is bound.
+enum class RowColumn {
+    id, record_id, model, accelerator, engine, engine_version, kv_cache_dtype, weight_quant, attention_variant,
+    context_length, kv_bytes_per_token, kv_bytes_per_token_exact, bytes_per_element, basis_statement,
+    kv_bytes_at_context, fixed_state_bytes, gqa_baseline_bytes_per_token, mha_baseline_bytes_per_token,
+    gqa_reduction, mha_reduction, weight_bytes, weight_bytes_source, roofline_tps, roofline_fraction,
+    measured_tps_at_ctx, measured_ttft_ms_at_ctx, measured_prefill_tps_at_ctx, concurrency, prompt_tokens,
+    gen_tokens, tps_stddev, prefill_tps_stddev, provenance, measured_on_model, context_extension, offload,
+    methodology, notes, file, count_
+};
+
+constexpr std::array<std::string_view, static_cast<std::size_t>(RowColumn::count_)> kRowColumnNames = {
+    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "weight_quant",
+    "attention_variant", "context_length", "kv_bytes_per_token", "kv_bytes_per_token_exact", "bytes_per_element",
+    "basis_statement", "kv_bytes_at_context", "fixed_state_bytes", "gqa_baseline_bytes_per_token",
+    "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction", "weight_bytes", "weight_bytes_source",
+    "roofline_tps", "roofline_fraction", "measured_tps_at_ctx", "measured_ttft_ms_at_ctx",
+    "measured_prefill_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens", "tps_stddev", "prefill_tps_stddev",
+    "provenance", "measured_on_model", "context_extension", "offload", "methodology", "notes", "file",
+};
+
+/// The 1-based parameter of a column in the row insert.
+int col(RowColumn c) { return static_cast<int>(c) + 1; }
+
+template <typename T>
+void bind_at(SQLite::Statement& st, RowColumn c, const T& value) {
+    if constexpr (std::is_convertible_v<T, std::string_view> && !std::is_same_v<T, std::string>) {
+        st.bind(col(c), std::string(value));
+    } else {
+        st.bind(col(c), value);
+    }
+}
+
+std::string row_insert_sql() {
+    std::string names;
+    std::string params;
+    for (std::size_t i = 0; i < kRowColumnNames.size(); ++i) {
+        names += (i ? ", " : "") + std::string(kRowColumnNames[i]);
+        params += fmt::format("{}?{}", i ? ", " : "", i + 1);
+    }
+    return fmt::format("INSERT INTO kv_efficiency ({}) VALUES ({})", names, params);
+}
+
+void insert_quality(SQLite::Statement& st, const Record& r) {
+    int position = 0;
+    for (const auto& q : r.kv->quality) {
+        st.reset();
+        st.clearBindings();
+        st.bind(1, r.id);
+        st.bind(2, position++);
+        st.bind(3, q.benchmark);
+        st.bind(4, q.metric);
+        bind_optional(st, 5, q.value);
+        st.bind(6, q.unit);
+        st.bind(7, q.higher_is_better.value_or(false) ? 1 : 0);
+        st.bind(8, q.baseline_kv_cache_dtype);
+        bind_optional(st, 9, q.baseline_value);
+        bind_optional(st, 10, q.context_length);
+        if (q.recovery_percent) {
+            st.bind(11, q.recovery_percent->to_double());
+        } else if (q.value_exact && q.baseline_value_exact && !q.baseline_value_exact->is_zero()) {
+            st.bind(11, (*q.value_exact * Rational(100) / *q.baseline_value_exact).to_double());
+        }
+        st.bind(12, r.file);
+        st.exec();
+    }
 }
 
 std::string notes_of(const Record& r) { return r.node("notes") ? r.node("notes")->value : ""; }
@@ -236,15 +314,14 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
         }
         db_->exec("BEGIN");
         db_->exec(kCatalogSql);
-        row_insert_ = std::make_unique<SQLite::Statement>(
-            *db_,
-            "INSERT INTO kv_efficiency VALUES "
-            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,"
-            "?29,?30,?31)");
+        row_insert_ = std::make_unique<SQLite::Statement>(*db_, row_insert_sql());
+        quality_insert_ = std::make_unique<SQLite::Statement>(
+            *db_, "INSERT INTO quality VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
         source_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO sources VALUES (?1,?2,?3,?4,?5,?6)");
         file_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO files VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
     } catch (...) {
         row_insert_.reset();
+        quality_insert_.reset();
         source_insert_.reset();
         file_insert_.reset();
         db_.reset();
@@ -256,6 +333,7 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
 CatalogWriter::~CatalogWriter() {
     if (committed_) return;
     row_insert_.reset();
+    quality_insert_.reset();
     source_insert_.reset();
     file_insert_.reset();
     db_.reset();  // never throws: SQLiteCpp closes quietly
@@ -305,64 +383,83 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
     const KvRow& k = *r.kv;
     const Record* model_record = refs.find(k.model);
     if (!model_record || !model_record->model || !k.kv_bytes_per_token || !k.basis.bytes_per_element ||
-        !k.context_length) {
+        k.points.empty()) {
         // Such a row has lint errors, so this build will not be committed; skip it.
         return;
     }
     const Model& m = *model_record->model;
     Rational per_token = *k.kv_bytes_per_token;
     Rational bpe = *k.basis.bytes_per_element;
-    Rational at_context(0);
+    struct PointFigures {
+        Rational at_context;
+        DerivedFigures derived;
+    };
+    std::vector<PointFigures> figures;
     Rational fixed(0);
-    DerivedFigures derived;
     try {
-        at_context = kv_bytes_at_context(m, per_token, *k.context_length, bpe);
         fixed = fixed_state_bytes(m);
-        derived = derive_figures(refs, m, k, at_context);
+        for (const auto& point : k.points) {
+            Rational at_context = kv_bytes_at_context(m, per_token, point.context_length, bpe);
+            figures.push_back(PointFigures{at_context, derive_figures(refs, m, k, point, at_context)});
+        }
     } catch (const OverflowError&) {
         return;  // reported by the lint as arith-overflow; the build will not be committed
     }
     std::lock_guard lock(mutex_);
-    SQLite::Statement& st = *row_insert_;
-    st.reset();
-    st.clearBindings();
-    st.bind(1, r.id);
-    st.bind(2, k.model);
-    bind_optional(st, 3, k.accelerator);
-    st.bind(4, k.engine);
-    bind_optional(st, 5, k.engine_version);
-    st.bind(6, k.kv_cache_dtype);
-    bind_optional(st, 7, k.weight_quant);
-    st.bind(8, k.attention_variant);
-    st.bind(9, static_cast<std::int64_t>(*k.context_length));
-    bind_rational(st, 10, per_token);
-    st.bind(11, per_token.to_string());
-    st.bind(12, bpe.to_string());
-    st.bind(13, k.basis.statement);
-    bind_rational(st, 14, at_context);
-    bind_rational(st, 15, fixed);
-    bind_rational_or_null(st, 16, derived.gqa_baseline);
-    bind_rational_or_null(st, 17, derived.mha_baseline);
-    bind_ratio(st, 18, derived.gqa_baseline, per_token);
-    bind_ratio(st, 19, derived.mha_baseline, per_token);
-    bind_rational_or_null(st, 20, derived.weight_bytes);
-    bind_rational_or_null(st, 21, derived.roofline_tps);
-    if (derived.roofline_tps && k.measured_tps_at_ctx_exact && !derived.roofline_tps->is_zero()) {
-        st.bind(22, (*k.measured_tps_at_ctx_exact / *derived.roofline_tps).to_double());
+    for (std::size_t i = 0; i < k.points.size(); ++i) {
+        const MeasurementPoint& point = k.points[i];
+        const DerivedFigures& derived = figures[i].derived;
+        SQLite::Statement& st = *row_insert_;
+        st.reset();
+        st.clearBindings();
+        using C = RowColumn;
+        bind_at(st, C::id, point_row_id(r.id, point));
+        bind_at(st, C::record_id, r.id);
+        bind_at(st, C::model, k.model);
+        bind_optional(st, col(C::accelerator), k.accelerator);
+        bind_at(st, C::engine, k.engine);
+        bind_optional(st, col(C::engine_version), k.engine_version);
+        bind_at(st, C::kv_cache_dtype, k.kv_cache_dtype);
+        bind_optional(st, col(C::weight_quant), k.weight_quant);
+        bind_at(st, C::attention_variant, k.attention_variant);
+        bind_at(st, C::context_length, point.context_length);
+        bind_rational(st, col(C::kv_bytes_per_token), per_token);
+        bind_at(st, C::kv_bytes_per_token_exact, per_token.to_string());
+        bind_at(st, C::bytes_per_element, bpe.to_string());
+        bind_at(st, C::basis_statement, k.basis.statement);
+        bind_rational(st, col(C::kv_bytes_at_context), figures[i].at_context);
+        bind_rational(st, col(C::fixed_state_bytes), fixed);
+        bind_rational_or_null(st, col(C::gqa_baseline_bytes_per_token), derived.gqa_baseline);
+        bind_rational_or_null(st, col(C::mha_baseline_bytes_per_token), derived.mha_baseline);
+        bind_ratio(st, col(C::gqa_reduction), derived.gqa_baseline, per_token);
+        bind_ratio(st, col(C::mha_reduction), derived.mha_baseline, per_token);
+        bind_rational_or_null(st, col(C::weight_bytes), derived.weight_bytes);
+        if (derived.weight_bytes) bind_at(st, C::weight_bytes_source, k.weight_bytes ? "stated" : "derived");
+        bind_rational_or_null(st, col(C::roofline_tps), derived.roofline_tps);
+        if (derived.roofline_tps && point.tps_exact && !derived.roofline_tps->is_zero()) {
+            bind_at(st, C::roofline_fraction, (*point.tps_exact / *derived.roofline_tps).to_double());
+        }
+        bind_optional(st, col(C::measured_tps_at_ctx), point.tps);
+        bind_optional(st, col(C::measured_ttft_ms_at_ctx), point.ttft_ms);
+        bind_optional(st, col(C::measured_prefill_tps_at_ctx), point.prefill_tps);
+        bind_at(st, C::concurrency, point.concurrency);
+        bind_optional(st, col(C::prompt_tokens), point.prompt_tokens);
+        bind_optional(st, col(C::gen_tokens), point.gen_tokens);
+        bind_optional(st, col(C::tps_stddev), point.tps_stddev);
+        bind_optional(st, col(C::prefill_tps_stddev), point.prefill_tps_stddev);
+        bind_optional(st, col(C::provenance), k.provenance);
+        bind_optional(st, col(C::measured_on_model), k.measured_on_model);
+        bind_optional(st, col(C::context_extension), k.context_extension);
+        bind_optional(st, col(C::offload), k.offload);
+        bind_at(st, C::methodology, k.methodology);
+        bind_at(st, C::notes, k.notes);
+        bind_at(st, C::file, r.file);
+        st.exec();
+        ++stats_.rows;
     }
-    bind_optional(st, 23, k.measured_tps_at_ctx);
-    bind_optional(st, 24, k.measured_ttft_ms_at_ctx);
-    bind_optional(st, 25, k.provenance);
-    bind_optional(st, 26, k.measured_on_model);
-    bind_optional(st, 27, k.context_extension);
-    bind_optional(st, 28, k.offload);
-    st.bind(29, k.methodology);
-    st.bind(30, k.notes);
-    st.bind(31, r.file);
-    st.exec();
+    insert_quality(*quality_insert_, r);
     insert_sources(*source_insert_, r);
     insert_file(r, RecordKind::kv_efficiency);
-    ++stats_.rows;
 }
 
 void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files) {
@@ -383,7 +480,9 @@ void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files
         "INSERT INTO kv_efficiency SELECT * FROM previous.kv_efficiency WHERE file IN (SELECT file FROM keep)");
     db_->exec(
         "INSERT INTO sources SELECT s.* FROM previous.sources AS s "
-        "JOIN previous.kv_efficiency AS k ON k.id = s.record_id WHERE k.file IN (SELECT file FROM keep)");
+        "WHERE s.record_id IN (SELECT DISTINCT record_id FROM previous.kv_efficiency "
+        "WHERE file IN (SELECT file FROM keep))");
+    db_->exec("INSERT INTO quality SELECT * FROM previous.quality WHERE file IN (SELECT file FROM keep)");
     // The stamps are today's: a file touched but unchanged is not hashed again next time.
     db_->exec(
         "INSERT INTO files SELECT f.path, f.id, f.kind, keep.size, keep.mtime_ns, f.hash, f.id_line, f.id_column "
@@ -422,6 +521,22 @@ void CatalogWriter::set_meta(const std::string& key, const std::string& value) {
     st.exec();
 }
 
+void CatalogWriter::set_built_from(const fs::path& records_root) {
+    const std::string shown = records_root.lexically_normal().generic_string();
+    RecordSetFingerprint fingerprint;
+    {
+        std::lock_guard lock(mutex_);
+        SQLite::Statement q(*db_, "SELECT path, size, mtime_ns FROM files");
+        while (q.executeStep()) {
+            add_to_fingerprint(fingerprint, path_under_root(q.getColumn(0).getString(), shown),
+                               q.getColumn(1).getInt64(), q.getColumn(2).getInt64());
+        }
+    }
+    set_meta("records_root", shown);
+    set_meta(std::string(kMetaResolvedRoot), resolved_root(records_root));
+    set_meta(std::string(kMetaRecordSet), fingerprint.text());
+}
+
 BuildStats CatalogWriter::commit() {
     std::lock_guard lock(mutex_);
     {
@@ -438,6 +553,7 @@ BuildStats CatalogWriter::commit() {
     }
     db_->exec(fmt::format("PRAGMA user_version = {}", kCatalogSchemaVersion));
     row_insert_.reset();
+    quality_insert_.reset();
     source_insert_.reset();
     file_insert_.reset();
     db_->exec("COMMIT");
@@ -457,7 +573,7 @@ BuildStats build_catalog(const RecordSet& records, const fs::path& db_path) {
         if (!r.kv) continue;
         const Record* model = records.find(r.kv->model);
         if (!model || !model->model || !r.kv->kv_bytes_per_token || !r.kv->basis.bytes_per_element ||
-            !r.kv->context_length) {
+            r.kv->points.empty()) {
             throw CatalogError(fmt::format("{}: the record is incomplete or names no model; lint it first", r.file));
         }
         writer.row(r, records);
@@ -518,8 +634,17 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             return plan;
         }
     }
+    // A catalog that does not yet say what it was built from is written again, even when
+    // nothing changed: otherwise every query would find it stale and rebuild it in vain.
+    bool says_what_it_was_built_from = false;
+    {
+        SQLite::Statement meta(previous, "SELECT count(*) FROM build_meta WHERE key IN (?1, ?2)");
+        meta.bind(1, std::string(kMetaResolvedRoot));
+        meta.bind(2, std::string(kMetaRecordSet));
+        says_what_it_was_built_from = meta.executeStep() && meta.getColumn(0).getInt() == 2;
+    }
     const std::vector<std::string> files = record_files(records_root);
-    if (every_stamp_matches(previous, files)) {
+    if (says_what_it_was_built_from && every_stamp_matches(previous, files)) {
         plan.incremental = true;
         plan.up_to_date = true;
         plan.reason = "nothing changed";
@@ -589,7 +714,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         if (k.kind != kind_name(RecordKind::kv_efficiency)) changed_ids.insert(k.id);
     }
     plan.incremental = true;
-    if (plan.changed_files == 0 && !touched) {
+    if (plan.changed_files == 0 && !touched && says_what_it_was_built_from) {
         plan.up_to_date = true;
         plan.reason = "nothing changed";
         return plan;

@@ -67,6 +67,9 @@ public:
     /// The warnings and silenced findings to remember for the next incremental build.
     void set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored);
     void set_meta(const std::string& key, const std::string& value);
+    /// Records what the catalog is built from: the root as given and resolved, and the
+    /// fingerprint of the record files written so far (call it once every row is in).
+    void set_built_from(const std::filesystem::path& records_root);
 
     /// Finishes, syncs and renames into place. Throws on failure; the old catalog stays.
     BuildStats commit();
@@ -78,6 +81,7 @@ private:
     std::filesystem::path tmp_path_;
     std::unique_ptr<SQLite::Database> db_;
     std::unique_ptr<SQLite::Statement> row_insert_;
+    std::unique_ptr<SQLite::Statement> quality_insert_;
     std::unique_ptr<SQLite::Statement> source_insert_;
     std::unique_ptr<SQLite::Statement> file_insert_;
     std::mutex mutex_;

@@ -42,6 +42,8 @@ namespace {
 constexpr std::array kRules = {
     RuleInfo{"file-unreadable", Severity::error, "a record file could not be read"},
     RuleInfo{"file-too-large", Severity::error, "a record file is over the size limit"},
+    RuleInfo{"file-outside-root", Severity::error,
+             "a record path resolves, through a link, outside the records root; it is never read"},
     RuleInfo{"file-empty", Severity::error, "a record file holds no document"},
     RuleInfo{"yaml-encoding", Severity::error, "a record is not clean UTF-8 text (NUL byte, invalid UTF-8, a control character in a value)"},
     RuleInfo{"yaml-syntax", Severity::error, "the YAML does not parse"},
@@ -76,6 +78,8 @@ constexpr std::array kRules = {
     RuleInfo{"kv-statement-mismatch", Severity::error,
              "kv_bytes_basis.statement does not state the basis factors and kv_bytes_per_token"},
     RuleInfo{"id-context-tag", Severity::warning, "an id's context tag (-64k, -256k, -1m) disagrees with context_length"},
+    RuleInfo{"quality-recovery", Severity::error,
+             "a quality entry's recovery_percent is not value / baseline_value x 100 at its stated precision"},
     RuleInfo{"lint-ignore", Severity::warning,
              "a lint_ignore entry without a reason, for an unknown or error rule, or that silences nothing"},
 };
@@ -99,6 +103,13 @@ namespace diag {
 
 Diagnostic file_unreadable(const std::string& file, const std::string& why) {
     return make("file-unreadable", Severity::error, whole_file(file), fmt::format("cannot read the file: {}", why));
+}
+
+Diagnostic file_outside_root(const std::string& file, const std::string& resolves_to, const std::string& root) {
+    return make("file-outside-root", Severity::error, whole_file(file),
+                fmt::format("the file resolves to {}, outside the records root {}; it is not read (a record must "
+                            "be a file inside the root)",
+                            resolves_to, root));
 }
 
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit) {
@@ -287,10 +298,10 @@ Diagnostic statement_mismatch(const Position& pos, const std::string& what, cons
 }
 
 Diagnostic above_roofline(const Position& pos, const std::string& measured, const std::string& ceiling,
-                          const std::string& how) {
+                          const std::string& how, const std::string& field) {
     Diagnostic d = make("tps-above-roofline", Severity::error, pos,
-                        fmt::format("measured_tps_at_ctx {} is above the bandwidth ceiling of {} tokens/s: {}",
-                                    measured, ceiling, how));
+                        fmt::format("{} {} is above the bandwidth ceiling of {} tokens/s: {}", field, measured,
+                                    ceiling, how));
     d.stated = measured;
     d.computed = ceiling;
     return d;
@@ -304,6 +315,16 @@ Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const 
                                     needed, memory, how));
     d.stated = memory;
     d.computed = needed;
+    return d;
+}
+
+Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
+                            const std::string& how) {
+    Diagnostic d = make("quality-recovery", Severity::error, pos,
+                        fmt::format("recovery_percent {} does not follow from the values: {} = {}", stated, how,
+                                    computed));
+    d.stated = stated;
+    d.computed = computed;
     return d;
 }
 

@@ -57,6 +57,7 @@ namespace diag {
 
 Diagnostic file_unreadable(const std::string& file, const std::string& why);
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit);
+Diagnostic file_outside_root(const std::string& file, const std::string& resolves_to, const std::string& root);
 Diagnostic file_empty(const std::string& file);
 Diagnostic encoding(const Position& pos, const std::string& what);
 Diagnostic yaml_syntax(const Position& pos, const std::string& what);
@@ -98,7 +99,10 @@ Diagnostic prose_arithmetic(const Position& pos, const std::string& expression, 
 Diagnostic statement_mismatch(const Position& pos, const std::string& what, const std::string& stated,
                               const std::string& expected);
 Diagnostic above_roofline(const Position& pos, const std::string& measured, const std::string& ceiling,
-                          const std::string& how);
+                          const std::string& how, const std::string& field = "measured_tps_at_ctx");
+/// A quality entry\'s stated recovery_percent is not value / baseline_value x 100.
+Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
+                            const std::string& how);
 Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,
                           const std::string& how);
 Diagnostic id_context_tag(const Position& pos, const std::string& tag, const std::string& tag_tokens,

@@ -1,5 +1,6 @@
 #include "explain.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -7,6 +8,7 @@
 
 #include "dtype.h"
 #include "kv_math.h"
+#include "physics.h"
 #include "record_claims.h"
 #include "rules/rules.h"
 
@@ -114,8 +116,10 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
                          {"state_dtype", m.linear->state_dtype},
                          {"fixed_state_bytes", exact(fixed_state_bytes(m))}};
     }
-    if (row.context_length) {
-        std::int64_t ctx = *row.context_length;
+    if (!row.points.empty()) {
+        // The longest context the row describes; every point's figures are in "points".
+        std::int64_t ctx = 0;
+        for (const auto& p : row.points) ctx = std::max(ctx, p.context_length);
         Rational total = kv_bytes_at_context(m, per_token, ctx, bpe);
         Rational growing = basis->window ? Rational(0) : per_token * Rational(ctx);
         out["at_context"] = {{"context_length", ctx},
@@ -135,6 +139,45 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
         if (!per_token.is_zero()) baselines["all_layers_mha_factor"] = (*h / per_token).to_double();
     }
     out["baselines"] = baselines;
+    return out;
+}
+
+json points_json(const RecordSet& set, const KvRow& row, const Model* model, const std::optional<CacheDtype>& dtype) {
+    json out = json::array();
+    const Accelerator* accelerator = rules::accelerator_of(set, row);
+    for (const auto& p : row.points) {
+        json j{{"context_length", p.context_length},
+               {"concurrency", p.concurrency},
+               {"measured_tps_at_ctx", p.tps ? json(*p.tps) : json(nullptr)},
+               {"measured_prefill_tps_at_ctx", p.prefill_tps ? json(*p.prefill_tps) : json(nullptr)},
+               {"measured_ttft_ms_at_ctx", p.ttft_ms ? json(*p.ttft_ms) : json(nullptr)}};
+        if (model && dtype) {
+            try {
+                auto basis = model_basis(*model);
+                if (basis) {
+                    Rational bpe = dtype->bytes_per_element();
+                    Rational kv = kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe,
+                                                      p.context_length, bpe);
+                    j["kv_bytes_at_context"] = exact(kv);
+                    auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
+                    if (weights && accelerator) {
+                        Roofline roof = batch_roofline(*accelerator, weights->active, kv, fixed_state_bytes(*model),
+                                                       p.concurrency);
+                        j["roofline_tps"] = roof.ceiling_tps.to_double();
+                        j["roofline_how"] = fmt::format(
+                            "{} GB/s / ({} bytes of {} + {} x ({} bytes of KV + {} bytes of fixed state))",
+                            accelerator->memory_bandwidth_gb_s_exact->to_display(),
+                            group_thousands(roof.weights.floor()), weights->label, p.concurrency,
+                            group_thousands(kv.floor()), group_thousands(fixed_state_bytes(*model).floor()));
+                        if (p.tps_exact) j["roofline_fraction"] = (*p.tps_exact / roof.ceiling_tps).to_double();
+                    }
+                }
+            } catch (const std::exception&) {
+                // an overflow or a missing figure: the lint's findings say which
+            }
+        }
+        out.push_back(std::move(j));
+    }
     return out;
 }
 
@@ -206,17 +249,29 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
             out["model_basis"] = {{"complete", false}, {"layer_problem", "a product does not fit in 64 bits"}};
         }
     }
+    out["points"] = points_json(lint.records, row, model, dtype);
     json unverified = json::array();
-    unverified.push_back(row.measured_tps_at_ctx
-                             ? fmt::format("measured_tps_at_ctx {} is a measurement: checked to be a positive number, "
-                                           "not re-measured",
-                                           *row.measured_tps_at_ctx)
-                             : std::string("measured_tps_at_ctx is null: the source did not report it"));
-    unverified.push_back(row.measured_ttft_ms_at_ctx
-                             ? fmt::format("measured_ttft_ms_at_ctx {} is a measurement: checked to be a positive "
-                                           "number, not re-measured",
-                                           *row.measured_ttft_ms_at_ctx)
-                             : std::string("measured_ttft_ms_at_ctx is null: the source did not report it"));
+    for (const auto& p : row.points) {
+        std::string at = p.listed ? fmt::format(" at context {}", group_thousands(p.context_length)) : "";
+        unverified.push_back(p.tps ? fmt::format("measured_tps_at_ctx {}{} is a measurement: checked to be a positive "
+                                                 "number under the bandwidth ceiling, not re-measured",
+                                                 *p.tps, at)
+                                   : fmt::format("measured_tps_at_ctx{} is null: the source did not report it", at));
+        if (p.prefill_tps) {
+            unverified.push_back(fmt::format("measured_prefill_tps_at_ctx {}{} is a measurement: checked to be a "
+                                             "positive number, not re-measured",
+                                             *p.prefill_tps, at));
+        }
+        unverified.push_back(p.ttft_ms ? fmt::format("measured_ttft_ms_at_ctx {}{} is a measurement: checked to be a "
+                                                     "positive number, not re-measured",
+                                                     *p.ttft_ms, at)
+                                       : fmt::format("measured_ttft_ms_at_ctx{} is null: the source did not report it",
+                                                     at));
+    }
+    for (const auto& q : row.quality) {
+        unverified.push_back(fmt::format("quality {} {} {} {} is a measurement, not re-measured", q.benchmark,
+                                         q.metric, q.value ? fmt::format("{}", *q.value) : "?", q.unit));
+    }
     unverified.push_back("sources are named, not fetched: kvcat cannot read them");
     unverified.push_back("sentences that state no arithmetic are not checked");
     out["not_verified"] = unverified;
@@ -313,6 +368,23 @@ std::string render_explanation_text(const nlohmann::json& e) {
                 out += fmt::format("  what if every layer cached as MHA: {} B/token ({:.1f}x)\n",
                                    show(bl["all_layers_mha_bytes_per_token"]), bl["all_layers_mha_factor"].get<double>());
             }
+        }
+    }
+    if (e.contains("points") && !e["points"].empty()) {
+        out += "\nMeasured points (the roofline is the ceiling the lint applied):\n";
+        auto number = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{}", v.get<double>()); };
+        for (const auto& p : e["points"]) {
+            out += fmt::format("  context {:>9}  decode {:>8} t/s  prefill {:>9} t/s  ttft {:>8} ms",
+                               group_thousands(p["context_length"].get<std::int64_t>()), number(p["measured_tps_at_ctx"]),
+                               number(p["measured_prefill_tps_at_ctx"]), number(p["measured_ttft_ms_at_ctx"]));
+            if (p["concurrency"].get<std::int64_t>() != 1) out += fmt::format("  x{}", p["concurrency"].get<std::int64_t>());
+            if (p.contains("roofline_tps")) {
+                out += fmt::format("  ceiling {:.2f} t/s", p["roofline_tps"].get<double>());
+                if (p.contains("roofline_fraction")) {
+                    out += fmt::format(" ({:.0f}%)", 100 * p["roofline_fraction"].get<double>());
+                }
+            }
+            out += "\n";
         }
     }
     if (e.contains("not_verified")) {

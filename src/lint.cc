@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "records_root.h"
 #include "rules/rules.h"
 #include "suggest.h"
 
@@ -78,11 +79,12 @@ constexpr RecordRule kRecordRules[] = {
     rules::dtype_bytes_agree,     rules::basis_product_agrees,    rules::basis_agrees_with_model,
     rules::variant_agrees_with_model, rules::context_within_native, rules::tps_within_roofline,
     rules::fits_in_memory,        rules::prose_arithmetic_holds,  rules::statement_matches_basis,
-    rules::id_context_tag_agrees,
+    rules::id_context_tag_agrees, rules::quality_recovery_holds,
 };
 
 struct FoundFiles {
     std::vector<std::string> yaml;     ///< record files as shown, sorted
+    std::vector<std::string> links;    ///< those of them that are symbolic links, sorted
     std::vector<std::string> skipped;  ///< other files
     std::vector<Diagnostic> problems;  ///< unwalkable entries
 };
@@ -157,6 +159,7 @@ void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& fo
                 diag::file_unreadable(child_shown, sec && !dangling ? sec.message() : what_it_is(*it)));
             continue;
         }
+        if (link) found.links.push_back(child_shown);
         found.yaml.push_back(std::move(child_shown));
     }
 }
@@ -164,6 +167,7 @@ void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& fo
 void walk(const fs::path& dir, FoundFiles& found) {
     walk_into(dir, shown(dir), found, 0);
     std::sort(found.yaml.begin(), found.yaml.end());
+    std::sort(found.links.begin(), found.links.end());
 }
 
 /// Moves the record's silenced warnings from `findings` to `ignored`, and reports ignores
@@ -232,6 +236,23 @@ void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic
 }
 
 rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.where("id")}; }
+
+/// Loads a record file, unless it resolves outside its root (`resolved`, when it may): then
+/// the file is never opened, and the record is empty but for that finding.
+Record load_inside_root(const std::string& file, const std::string& relative, const std::string* resolved,
+                        std::vector<Diagnostic>& out) {
+    if (resolved) {
+        std::string real = file;
+        if (auto where = outside_root(fs::path(file), *resolved, &real)) {
+            LoadedYaml refused;
+            refused.source = std::make_shared<SourceText>(file, std::string());
+            refused.diagnostics.push_back(diag::file_outside_root(file, *where, *resolved));
+            return make_record(std::move(refused), relative, out);
+        }
+        return load_record(real, file, relative, out);  // the checked target, not the link again
+    }
+    return load_record(file, file, relative, out);
+}
 
 }  // namespace
 
@@ -313,14 +334,18 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     struct Job {
         std::string file;
         const std::string* root;  ///< its root as shown, in root_names
+        const std::string* resolved = nullptr;  ///< its root resolved, when the file may lead outside it
         std::string relative() const { return path_under_root(file, *root); }
     };
     std::vector<Job> reference_jobs;
     std::vector<Job> row_jobs;
     std::vector<std::string> root_names;
-    root_names.reserve(roots.size());  // the jobs point into it
+    std::vector<std::string> root_resolved;
+    root_names.reserve(roots.size());  // the jobs point into them
+    root_resolved.reserve(roots.size());
     for (const auto& root : roots) {
         const std::string& root_name = root_names.emplace_back(shown(root));
+        const std::string& resolved = root_resolved.emplace_back(resolved_root(root));
         FoundFiles found;
         walk(root, found);
         for (auto& d : found.problems) {
@@ -332,10 +357,19 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
             if (std::binary_search(found.yaml.begin(), found.yaml.end(), r) || problems.count(r)) continue;
             if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(r);
         }
-        for (auto& f : extra) found.yaml.push_back(std::move(f));
+        // A link, or a file named outside the walk (through a linked folder, say), may lead
+        // outside the root: those are resolved before anything is read. The walk enters no
+        // linked folder, so a file it found through real folders can only leave by its own link.
+        std::sort(extra.begin(), extra.end());
+        auto may_leave = [&](const std::string& file) {
+            return std::binary_search(found.links.begin(), found.links.end(), file) ||
+                   std::binary_search(extra.begin(), extra.end(), file);
+        };
+        for (const auto& f : extra) found.yaml.push_back(f);
         for (auto& file : found.yaml) {
             bool row = kind_from_path(path_under_root(file, root_name)) == RecordKind::kv_efficiency;
-            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root_name});
+            const std::string* check = may_leave(file) ? &resolved : nullptr;
+            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root_name, check});
         }
     }
     // A file under two named roots is checked once.
@@ -354,7 +388,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::vector<std::vector<Diagnostic>> reference_findings;
     for (const auto& job : reference_jobs) {
         std::vector<Diagnostic> own;
-        references.push_back(load_record(job.file, job.file, job.relative(), own));
+        references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
         reference_findings.push_back(std::move(own));
     }
     auto refs = std::make_unique<RecordSet>(std::move(references));
@@ -395,7 +429,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
                     ++o.unchanged;
                 } else {
                     std::vector<Diagnostic> own;
-                    Record r = load_record(file, file, job.relative(), own);
+                    Record r = load_inside_root(file, job.relative(), job.resolved, own);
                     check_record(r, *refs, std::move(own), o.findings, o.ignored);
                     o.ids.push_back(id_entry(r));
                     if (options.sink) options.sink->row(r, *refs);

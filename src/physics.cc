@@ -241,6 +241,35 @@ std::string fit_text(const FitTerms& t, const std::string& model_id, const std::
     return out;
 }
 
+std::optional<RowWeights> row_weights(const Model& model, const std::optional<std::string>& weight_quant,
+                                      std::optional<std::int64_t> weight_bytes) {
+    if (weight_bytes) {
+        Rational total = require(model.total_params_b_exact, "total_params_b");
+        Rational active = require(model.active_params_b_exact, "active_params_b");
+        if (total.is_zero()) throw PhysicsError("total_params_b is zero");
+        Rational resident(*weight_bytes);
+        return RowWeights{resident, resident * active / total, "weights (weight_bytes)"};
+    }
+    auto quant = weight_quant ? find_weight_quant(*weight_quant) : std::nullopt;
+    if (!quant) return std::nullopt;
+    return RowWeights{resident_weight_bytes(model, *quant), active_weight_bytes(model, *quant),
+                      fmt::format("{} weights", quant->name)};
+}
+
+Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
+                        const Rational& fixed_state, std::int64_t concurrency) {
+    if (concurrency < 1) throw PhysicsError("the concurrency must be at least 1");
+    Roofline r;
+    r.bandwidth = require(accelerator.memory_bandwidth_gb_s_exact, "memory_bandwidth_gb_s") * kBillion;
+    r.weights = active_weights;
+    r.kv = kv_at_context * Rational(concurrency);
+    r.fixed_state = fixed_state * Rational(concurrency);
+    Rational per_step = r.weights + r.kv + r.fixed_state;
+    if (per_step.is_zero()) throw PhysicsError("nothing is read per token");
+    r.ceiling_tps = r.bandwidth / per_step;
+    return r;
+}
+
 Roofline decode_roofline(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
                          const Rational& kv_bytes_at_context) {
     Roofline r;

@@ -103,6 +103,27 @@ struct Roofline {
 Roofline decode_roofline(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
                          const Rational& kv_bytes_at_context);
 
+/// The weights of a kv-efficiency row: what must be resident and what one decoded token reads.
+struct RowWeights {
+    Rational resident;
+    Rational active;
+    std::string label;  ///< "Q4_K weights", or "weights (weight_bytes)" when the record states their size
+};
+
+/// From the row's stated weight_bytes when it has one (the part read per token scaled by active /
+/// total parameters, which is exact for a dense model), else from the weight format's exact
+/// size. nullopt when neither is known (no format, or a mixed recipe such as Q4_K_M).
+/// Throws PhysicsError when the model lacks its parameter counts.
+std::optional<RowWeights> row_weights(const Model& model, const std::optional<std::string>& weight_quant,
+                                      std::optional<std::int64_t> weight_bytes);
+
+/// The decode ceiling of each of `concurrency` requests decoding together at one context: a
+/// step reads the active weights at least once and every request's KV cache and state, so
+/// each request's speed is at most bandwidth / (active weights + concurrency x (KV + state)).
+/// With concurrency 1 it is decode_roofline. Throws PhysicsError.
+Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
+                        const Rational& fixed_state, std::int64_t concurrency);
+
 /// "47.66" for display: a rational to two decimals.
 std::string two_decimals(const Rational& r);
 

@@ -8,13 +8,13 @@ namespace kvcat {
 
 namespace {
 
-LocatedClaim locate(const Record& record, const YamlNode& node, const std::string& path, Claim claim) {
+/// `where` is the scalar's locator, shared by its claims: they come in file order, so
+/// finding every position costs one walk of the scalar.
+LocatedClaim locate(const Record& record, ScalarLocator& where, const std::string& path, Claim claim) {
     LocatedClaim out;
     out.field = path;
-    out.pos = record.source->position(locate_in_scalar(*record.source, node, claim.offset));
-    for (const auto& side : claim.sides) {
-        out.side_marks.push_back(locate_in_scalar(*record.source, node, side.offset));
-    }
+    out.pos = record.source->position(where.locate(claim.offset));
+    for (const auto& side : claim.sides) out.side_marks.push_back(where.locate(side.offset));
     out.claim = std::move(claim);
     return out;
 }
@@ -31,11 +31,13 @@ void scan(const Record& record, const YamlNode& node, const std::string& path, s
                 scan(record, node.items[i], fmt::format("{}[{}]", path, i), out);
             }
             return;
-        case YamlNode::Kind::scalar:
-            for (auto& claim : find_claims(node.value)) {
-                out.push_back(locate(record, node, path, std::move(claim)));
-            }
+        case YamlNode::Kind::scalar: {
+            auto claims = find_claims(node.value);
+            if (claims.empty()) return;
+            ScalarLocator where(*record.source, node);
+            for (auto& claim : claims) out.push_back(locate(record, where, path, std::move(claim)));
             return;
+        }
         case YamlNode::Kind::null:
             return;
     }
@@ -53,7 +55,8 @@ std::optional<LocatedClaim> statement_claim(const Record& record) {
     const YamlNode* node = record.node("kv_bytes_basis.statement");
     if (!node || !node->is_scalar() || !record.source) return std::nullopt;
     for (auto& claim : find_claims(node->value)) {
-        return locate(record, *node, "kv_bytes_basis.statement", std::move(claim));
+        ScalarLocator where(*record.source, *node);
+        return locate(record, where, "kv_bytes_basis.statement", std::move(claim));
     }
     return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -170,7 +171,113 @@ Accelerator read_accelerator(const YamlNode& root) {
     return a;
 }
 
-KvRow read_kv(const YamlNode& root) {
+/// Where a mapping's key is written (the mapping itself when the key is absent).
+Mark key_mark(const YamlNode& mapping, std::string_view key) {
+    for (const auto& [k, v] : mapping.entries) {
+        if (k.value == key) return k.mark;
+    }
+    return mapping.mark;
+}
+
+MeasurementPoint read_point(const YamlNode& parent, std::string path, bool listed) {
+    MeasurementPoint p;
+    p.context_length = int_field(&parent, "context_length").value_or(0);
+    p.tps = num_field(&parent, "measured_tps_at_ctx");
+    p.tps_exact = decimal_field(&parent, "measured_tps_at_ctx");
+    p.prefill_tps = num_field(&parent, "measured_prefill_tps_at_ctx");
+    p.ttft_ms = num_field(&parent, "measured_ttft_ms_at_ctx");
+    p.total_tps = num_field(&parent, "measured_total_tps_at_ctx");
+    p.total_tps_exact = decimal_field(&parent, "measured_total_tps_at_ctx");
+    p.prompt_tokens = int_field(&parent, "prompt_tokens");
+    p.gen_tokens = int_field(&parent, "gen_tokens");
+    p.concurrency = int_field(&parent, "concurrency").value_or(1);
+    p.tps_stddev = num_field(&parent, "tps_stddev");
+    p.prefill_tps_stddev = num_field(&parent, "prefill_tps_stddev");
+    p.path = std::move(path);
+    p.listed = listed;
+    return p;
+}
+
+/// The points of a row, in either form. A record that has both forms, or neither, gets a
+/// schema finding here and no points, so no per-point rule judges a half-read record.
+std::vector<MeasurementPoint> read_points(const YamlNode& root, const SourceText& source,
+                                          std::vector<Diagnostic>& out) {
+    std::vector<MeasurementPoint> points;
+    const YamlNode* list = root.find("measurements");
+    static constexpr std::string_view kSingle[] = {"context_length", "measured_tps_at_ctx", "measured_ttft_ms_at_ctx"};
+    if (list) {
+        bool mixed = false;
+        for (auto key : kSingle) {
+            if (root.find(key)) {
+                out.push_back(diag::bad_value(
+                    source.position(key_mark(root, key)), std::string(key),
+                    "cannot stand beside measurements: a record is either one point (context_length, "
+                    "measured_tps_at_ctx, measured_ttft_ms_at_ctx at the top level) or a list of points under "
+                    "measurements; move it into a point"));
+                mixed = true;
+            }
+        }
+        if (mixed || !list->is_sequence()) return points;
+        if (list->items.empty()) {
+            out.push_back(diag::bad_value(source.position(list->mark), "measurements",
+                                          "must hold at least one point"));
+            return points;
+        }
+        std::size_t index = 0;
+        std::vector<int> lines;  // where each kept point starts, for the repeated-point message
+        for (const auto& item : list->items) {
+            std::string path = fmt::format("measurements.{}.", index++);
+            if (!item.is_mapping() || !as_integer(item.find("context_length"))) continue;
+            MeasurementPoint p = read_point(item, std::move(path), true);
+            for (std::size_t i = 0; i < points.size(); ++i) {
+                if (points[i].context_length == p.context_length && points[i].concurrency == p.concurrency) {
+                    out.push_back(diag::bad_value(
+                        source.position(item.find("context_length")->mark), "context_length",
+                        fmt::format("repeats the point at line {} (context {}, concurrency {}); each point of a "
+                                    "record needs its own context or concurrency",
+                                    lines[i], p.context_length, p.concurrency)));
+                    break;
+                }
+            }
+            lines.push_back(item.mark.line);
+            points.push_back(std::move(p));
+        }
+        return points;
+    }
+    // The single-point form: its three keys are required, as the schema's table once said.
+    bool complete = true;
+    for (auto key : kSingle) {
+        if (root.find(key)) continue;
+        bool nullable = key != "context_length";
+        out.push_back(diag::missing_key(source.position(root.mark), std::string(key),
+                                        nullable ? "a number or null" : "a whole number", nullable));
+        complete = false;
+    }
+    if (complete && as_integer(root.find("context_length"))) points.push_back(read_point(root, "", false));
+    return points;
+}
+
+QualityResult read_quality(const YamlNode& item, std::string path) {
+    QualityResult q;
+    q.benchmark = str(&item, "benchmark");
+    q.metric = str(&item, "metric");
+    q.value = num_field(&item, "value");
+    q.value_exact = decimal_field(&item, "value");
+    q.unit = str(&item, "unit");
+    if (const YamlNode* h = item.find("higher_is_better"); h && h->is_scalar() && !h->quoted) {
+        if (h->value == "true") q.higher_is_better = true;
+        if (h->value == "false") q.higher_is_better = false;
+    }
+    q.baseline_kv_cache_dtype = str(&item, "baseline_kv_cache_dtype");
+    q.baseline_value = num_field(&item, "baseline_value");
+    q.baseline_value_exact = decimal_field(&item, "baseline_value");
+    q.context_length = int_field(&item, "context_length");
+    q.recovery_percent = decimal_field(&item, "recovery_percent");
+    q.path = std::move(path);
+    return q;
+}
+
+KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagnostic>& out) {
     KvRow r;
     r.model = str(&root, "model");
     r.accelerator = opt_str(&root, "accelerator");
@@ -179,7 +286,6 @@ KvRow read_kv(const YamlNode& root) {
     r.kv_cache_dtype = str(&root, "kv_cache_dtype");
     r.weight_quant = opt_str(&root, "weight_quant");
     r.attention_variant = str(&root, "attention_variant");
-    r.context_length = int_field(&root, "context_length");
     r.kv_bytes_per_token = rational_field(&root, "kv_bytes_per_token");
     if (const YamlNode* b = mapping_field(&root, "kv_bytes_basis")) {
         r.basis.layers = int_field(b, "layers");
@@ -193,9 +299,15 @@ KvRow read_kv(const YamlNode& root) {
         r.basis.window = int_field(b, "window");
         r.basis.statement = str(b, "statement");
     }
-    r.measured_tps_at_ctx = num_field(&root, "measured_tps_at_ctx");
-    r.measured_tps_at_ctx_exact = decimal_field(&root, "measured_tps_at_ctx");
-    r.measured_ttft_ms_at_ctx = num_field(&root, "measured_ttft_ms_at_ctx");
+    r.points = read_points(root, source, out);
+    if (const YamlNode* ql = root.find("quality"); ql && ql->is_sequence()) {
+        std::size_t index = 0;
+        for (const auto& item : ql->items) {
+            std::string path = fmt::format("quality.{}.", index++);
+            if (item.is_mapping()) r.quality.push_back(read_quality(item, std::move(path)));
+        }
+    }
+    r.weight_bytes = int_field(&root, "weight_bytes");
     r.provenance = opt_str(&root, "provenance");
     r.measured_on_model = opt_str(&root, "measured_on_model");
     r.context_extension = opt_str(&root, "context_extension");
@@ -228,7 +340,16 @@ const YamlNode* Record::node(std::string_view dotted) const {
     if (!root) return nullptr;
     const YamlNode* cur = &*root;
     for (auto part : split_dots(dotted)) {
-        if (!cur || !cur->is_mapping()) return nullptr;
+        if (!cur) return nullptr;
+        if (cur->is_sequence()) {
+            // A list item by its 0-based index: "measurements.2.context_length".
+            std::size_t index = 0;
+            auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+            if (ec != std::errc() || ptr != part.data() + part.size() || index >= cur->items.size()) return nullptr;
+            cur = &cur->items[index];
+            continue;
+        }
+        if (!cur->is_mapping()) return nullptr;
         cur = cur->find(part);
     }
     return cur;
@@ -255,6 +376,21 @@ Position Record::where_key(std::string_view dotted) const {
         }
     }
     return where(dotted);
+}
+
+std::string context_tag(std::int64_t context) {
+    constexpr std::int64_t kMi = 1024 * 1024;
+    if (context == 0) return "0";
+    if (context % kMi == 0) return fmt::format("{}m", context / kMi);
+    if (context % 1024 == 0) return fmt::format("{}k", context / 1024);
+    return std::to_string(context);
+}
+
+std::string point_row_id(const std::string& record_id, const MeasurementPoint& point) {
+    if (!point.listed) return record_id;
+    std::string id = record_id + "@" + context_tag(point.context_length);
+    if (point.concurrency != 1) id += fmt::format("-c{}", point.concurrency);
+    return id;
 }
 
 std::optional<std::pair<std::string, std::int64_t>> context_tag_of_id(const std::string& id) {
@@ -317,7 +453,7 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     switch (*kind) {
         case RecordKind::model: rec.model = read_model(root); break;
         case RecordKind::accelerator: rec.accelerator = read_accelerator(root); break;
-        case RecordKind::kv_efficiency: rec.kv = read_kv(root); break;
+        case RecordKind::kv_efficiency: rec.kv = read_kv(root, *rec.source, out); break;
     }
     return rec;
 }

@@ -136,6 +136,47 @@ struct KvBasis {
     std::string statement;
 };
 
+/// One measured point of a row: a context and what the source reported there. A record in
+/// the single-point form has one, read from its top-level keys; a record with
+/// `measurements:` has one per item.
+struct MeasurementPoint {
+    std::int64_t context_length = 0;
+    std::optional<double> tps;                  ///< decode tokens/s per request
+    std::optional<Rational> tps_exact;          ///< the decimal as written, for exact comparisons
+    std::optional<double> prefill_tps;          ///< prompt-processing tokens/s
+    std::optional<double> ttft_ms;              ///< time to first token
+    std::optional<double> total_tps;            ///< decode tokens/s summed over the requests in flight
+    std::optional<Rational> total_tps_exact;
+    std::optional<std::int64_t> prompt_tokens;  ///< the prompt length of the prefill test
+    std::optional<std::int64_t> gen_tokens;     ///< tokens generated in the decode test
+    std::int64_t concurrency = 1;               ///< requests in flight
+    std::optional<double> tps_stddev;
+    std::optional<double> prefill_tps_stddev;
+    /// Where its keys are: "" for the top level, "measurements.3." for the fourth item.
+    std::string path;
+    bool listed = false;  ///< true when it is an item of `measurements:`
+
+    std::string key(std::string_view field) const { return path + std::string(field); }
+};
+
+/// One quality result of a row's cache dtype against a baseline dtype.
+struct QualityResult {
+    std::string benchmark;
+    std::string metric;
+    std::optional<double> value;
+    std::optional<Rational> value_exact;
+    std::string unit;
+    std::optional<bool> higher_is_better;
+    std::string baseline_kv_cache_dtype;
+    std::optional<double> baseline_value;
+    std::optional<Rational> baseline_value_exact;
+    std::optional<std::int64_t> context_length;
+    std::optional<Rational> recovery_percent;  ///< as stated: value / baseline_value x 100
+    std::string path;                          ///< "quality.0."
+
+    std::string key(std::string_view field) const { return path + std::string(field); }
+};
+
 struct KvRow {
     std::string model;
     std::optional<std::string> accelerator;  ///< nullopt when null or absent
@@ -144,12 +185,13 @@ struct KvRow {
     std::string kv_cache_dtype;
     std::optional<std::string> weight_quant;
     std::string attention_variant;
-    std::optional<std::int64_t> context_length;
     std::optional<Rational> kv_bytes_per_token;
     KvBasis basis;
-    std::optional<double> measured_tps_at_ctx;
-    std::optional<Rational> measured_tps_at_ctx_exact;  ///< the decimal as written, for exact comparisons
-    std::optional<double> measured_ttft_ms_at_ctx;
+    /// The measured points: one for the single-point form, one per item of `measurements:`.
+    /// Empty when the record has neither form right (a schema finding says which).
+    std::vector<MeasurementPoint> points;
+    std::vector<QualityResult> quality;
+    std::optional<std::int64_t> weight_bytes;  ///< the weights' real size, when the record states it
     std::optional<std::string> provenance;
     std::optional<std::string> measured_on_model;
     std::optional<std::string> context_extension;
@@ -179,6 +221,15 @@ struct Record {
     /// The position of the key at a dotted path (for a value that is absent or null).
     Position where_key(std::string_view dotted) const;
 };
+
+/// The id of the catalog row one point becomes: the record's id for a record in the
+/// single-point form; "<id>@<context>" for a listed point ("@32k", "@0", "@130064"), with
+/// "-c<N>" added when the point was taken at a concurrency other than 1.
+std::string point_row_id(const std::string& record_id, const MeasurementPoint& point);
+
+/// "32k" for 32768, "1m" for 1048576, "0", or the plain number when it is not a whole
+/// number of k.
+std::string context_tag(std::int64_t context);
 
 /// The context tag at the end of an id and the tokens it names: "...-64k" -> {"64k", 65536},
 /// "...-1m" -> {"1m", 1048576}; nullopt when the id ends in no such tag. The id-context-tag

@@ -182,6 +182,48 @@ constexpr std::array kBasisFields = {
     FieldSpec{"statement", F::string, true, false, "the product in words, with its result"},
 };
 
+constexpr std::array kPointFields = {
+    FieldSpec{"context_length", F::integer, true, false,
+              "the context (depth) the point was taken at, tokens; 0 for an empty context"},
+    FieldSpec{"measured_tps_at_ctx", F::number, true, true,
+              "decode speed of one request at context_length, tokens/s; null when the source did not report it", {},
+              {}, true},
+    FieldSpec{"measured_prefill_tps_at_ctx", F::number, true, true,
+              "prompt-processing speed at context_length, tokens/s; null when the source did not report it", {}, {},
+              true},
+    FieldSpec{"measured_ttft_ms_at_ctx", F::number, true, true,
+              "time to first token at context_length, ms; null when the source did not report it", {}, {}, true},
+    FieldSpec{"measured_total_tps_at_ctx", F::number, false, true,
+              "decode tokens/s summed over all requests in flight, when the source reports the total rather than "
+              "one request's speed",
+              {}, {}, true},
+    FieldSpec{"prompt_tokens", F::integer, false, false, "the prompt length of the prefill test, tokens", {}, {},
+              true},
+    FieldSpec{"gen_tokens", F::integer, false, false, "tokens generated in the decode test", {}, {}, true},
+    FieldSpec{"concurrency", F::integer, false, false, "requests in flight while measuring; 1 when absent", {}, {},
+              true},
+    FieldSpec{"tps_stddev", F::number, false, false, "the standard deviation printed beside the decode speed"},
+    FieldSpec{"prefill_tps_stddev", F::number, false, false,
+              "the standard deviation printed beside the prefill speed"},
+};
+
+constexpr std::array kQualityFields = {
+    FieldSpec{"benchmark", F::string, true, false, "what was run: wikitext-2, MRCR, RULER, ..."},
+    FieldSpec{"metric", F::string, true, false, "what was measured: perplexity, KL divergence, AUC, accuracy"},
+    FieldSpec{"value", F::number, true, false, "the result at the record's kv_cache_dtype, as printed"},
+    FieldSpec{"unit", F::string, true, false, "the unit of value and baseline_value: ppl, nats, percent, ..."},
+    FieldSpec{"higher_is_better", F::boolean, true, false, "true when a larger value is a better result"},
+    FieldSpec{"baseline_kv_cache_dtype", F::enumeration, true, false, "the cache dtype the result is compared with",
+              kDtypeNames},
+    FieldSpec{"baseline_value", F::number, true, true,
+              "the result at baseline_kv_cache_dtype, as printed; null when the source gives only a ratio"},
+    FieldSpec{"context_length", F::integer, false, false, "the context the result was measured at, tokens", {}, {},
+              true},
+    FieldSpec{"recovery_percent", F::number, false, false,
+              "value / baseline_value x 100, as the source states it; checked when both values are given", {}, {},
+              true},
+};
+
 constexpr std::array kKvFields = {
     FieldSpec{"id", F::string, true, false, "kv-efficiency/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"model", F::reference, true, false, "the model record, e.g. models/qwen3.5-27b"},
@@ -191,15 +233,29 @@ constexpr std::array kKvFields = {
     FieldSpec{"kv_cache_dtype", F::enumeration, true, false, "the element type of the KV cache", kDtypeNames},
     FieldSpec{"weight_quant", F::string, false, true, "the weights' quantisation: Q4_K, fp8, bf16, ..."},
     FieldSpec{"attention_variant", F::enumeration, true, false, "the attention design, as the model's", kVariants},
-    FieldSpec{"context_length", F::integer, true, false, "the context the row describes, tokens", {}, {}, true},
+    FieldSpec{"context_length", F::integer, false, false,
+              "the context the row describes, tokens (single-point form; a curve uses measurements)", {}, {}, true},
+    FieldSpec{"weight_bytes", F::integer, false, false,
+              "the weights' real size in bytes (a GGUF file's tensors, llama-bench's model_size); overrides the "
+              "format's nominal size in the roofline and the memory fit",
+              {}, {}, true},
     FieldSpec{"kv_bytes_per_token", F::rational, true, false,
               "bytes of KV cache each token adds, across the layers that keep growing", {}, {}, true},
     FieldSpec{"kv_bytes_basis", F::mapping, true, false, "the factors whose product is kv_bytes_per_token", {},
               kBasisFields},
-    FieldSpec{"measured_tps_at_ctx", F::number, true, true,
-              "decode speed at context_length, tokens/s; null when the source did not report it", {}, {}, true},
-    FieldSpec{"measured_ttft_ms_at_ctx", F::number, true, true,
-              "time to first token at context_length, ms; null when the source did not report it", {}, {}, true},
+    FieldSpec{"measured_tps_at_ctx", F::number, false, true,
+              "decode speed of one request at context_length, tokens/s; null when the source did not report it "
+              "(single-point form)",
+              {}, {}, true},
+    FieldSpec{"measured_ttft_ms_at_ctx", F::number, false, true,
+              "time to first token at context_length, ms; null when the source did not report it (single-point form)",
+              {}, {}, true},
+    FieldSpec{"measurements", F::point_list, false, false,
+              "the measured points of a curve, one per context (and concurrency); replaces context_length and the "
+              "measured_* keys",
+              {}, kPointFields},
+    FieldSpec{"quality", F::quality_list, false, false,
+              "quality results of kv_cache_dtype against a baseline cache dtype", {}, kQualityFields},
     FieldSpec{"provenance", F::enumeration, false, false,
               "measured, third-party-measured, derived, or joined (architecture and measurement from two sources)",
               kProvenance},
@@ -439,6 +495,8 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
         case F::source_list:
         case F::ignore_list:
         case F::group_list:
+        case F::point_list:
+        case F::quality_list:
             check_mapping_list(value, spec, source, out);
             return;
     }
@@ -458,6 +516,8 @@ std::span<const FieldSpec> record_fields(RecordKind kind) {
 std::span<const FieldSpec> source_fields() { return kSourceFields; }
 std::span<const FieldSpec> ignore_fields() { return kIgnoreFields; }
 std::span<const FieldSpec> kv_group_fields() { return kKvGroupFields; }
+std::span<const FieldSpec> point_fields() { return kPointFields; }
+std::span<const FieldSpec> quality_fields() { return kQualityFields; }
 std::span<const std::string_view> attention_variants() { return kVariants; }
 std::span<const std::string_view> provenance_values() { return kProvenance; }
 std::span<const std::string_view> cache_dtype_names() { return kDtypeNames; }
@@ -477,6 +537,8 @@ std::string_view describe_type(FieldType type) {
         case F::source_list: return "a list of sources";
         case F::ignore_list: return "a list of {rule, reason}";
         case F::group_list: return "a list of {layers, kv_heads, head_dim}";
+        case F::point_list: return "a list of measured points";
+        case F::quality_list: return "a list of quality results";
     }
     return "a value";
 }

@@ -36,7 +36,9 @@ enum class FieldType {
     integer_list,
     source_list,
     ignore_list,
-    group_list,  ///< a list of {layers, kv_heads, head_dim}
+    group_list,    ///< a list of {layers, kv_heads, head_dim}
+    point_list,    ///< a list of measured points
+    quality_list,  ///< a list of quality results
 };
 
 struct FieldSpec {
@@ -54,6 +56,8 @@ std::span<const FieldSpec> record_fields(RecordKind kind);
 std::span<const FieldSpec> source_fields();
 std::span<const FieldSpec> ignore_fields();
 std::span<const FieldSpec> kv_group_fields();
+std::span<const FieldSpec> point_fields();
+std::span<const FieldSpec> quality_fields();
 
 /// The allowed values of attention_variant, provenance and the other enumerations.
 std::span<const std::string_view> attention_variants();

@@ -15,6 +15,20 @@ namespace kvcat {
 
 namespace {
 
+/// A YAML literal block for a text of several lines: "|\n  line\n  line\n".
+std::string yaml_block(std::string_view text) {
+    std::string out = "|\n";
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(start, end - start);
+        out += line.empty() ? "\n" : "  " + std::string(line) + "\n";
+        start = end + 1;
+    }
+    return out;
+}
+
 constexpr std::int64_t kMi = 1024 * 1024;
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
@@ -51,22 +65,18 @@ std::string gib(const Rational& bytes) {
 
 std::string Skeleton::message() const { return join(problems, "\n"); }
 
-std::string context_tag(std::int64_t tokens) {
-    if (tokens > 0 && tokens % kMi == 0) return fmt::format("{}m", tokens / kMi);
-    if (tokens > 0 && tokens % 1024 == 0) return fmt::format("{}k", tokens / 1024);
-    return std::to_string(tokens);
-}
-
-std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view dtype,
-                          std::int64_t tokens) {
-    std::string_view model = model_id;
-    if (auto slash = model.rfind('/'); slash != std::string_view::npos) model.remove_prefix(slash + 1);
+std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view accelerator_id,
+                          std::string_view weight_quant, std::string_view dtype, std::int64_t tokens) {
+    auto name_of = [](std::string_view id) {
+        if (auto slash = id.rfind('/'); slash != std::string_view::npos) id.remove_prefix(slash + 1);
+        return id;
+    };
     std::vector<std::string> parts;
-    for (auto part : {engine, model, dtype}) {
+    for (auto part : {engine, name_of(model_id), name_of(accelerator_id), weight_quant, dtype}) {
         std::string safe = file_safe_name(part);
         if (!safe.empty()) parts.push_back(safe);
     }
-    parts.push_back(context_tag(tokens));
+    if (tokens > 0) parts.push_back(context_tag(tokens));
     return "kv-efficiency/" + join(parts, "-");
 }
 
@@ -128,8 +138,21 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     };
     one_line("--engine", opt.engine);
     if (opt.weight_quant) one_line("--weight-quant", *opt.weight_quant);
-    if (opt.context <= 0) problems.push_back("--context must be a whole number of tokens greater than zero");
+    if (opt.engine_version) one_line("--engine-version", *opt.engine_version);
+    bool curve = !opt.points.empty();
+    if (!curve && opt.context <= 0) problems.push_back("--context must be a whole number of tokens greater than zero");
+    for (const auto& p : opt.points) {
+        if (p.context_length < 0) problems.push_back("a point's context must not be negative");
+    }
     if (!problems.empty()) return out;
+    // The longest context the record describes: the single point's, or the curve's last.
+    std::int64_t longest = opt.context;
+    if (curve) {
+        longest = 0;
+        for (const auto& p : opt.points) longest = std::max(longest, p.context_length);
+    }
+    std::string weight_name = opt.weight_quant.value_or("");
+    std::string accelerator_name = accelerator_id.value_or("");
 
     const Model& model = *model_rec->model;
     std::optional<ModelBasis> mb;
@@ -146,21 +169,22 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     }
 
     // The id, and its context tag.
-    std::string id = opt.id ? with_folder(*opt.id, "kv-efficiency")
-                            : default_kv_id(opt.engine, model_id, dtype->name, opt.context);
+    std::string default_id =
+        default_kv_id(opt.engine, model_id, accelerator_name, weight_name, dtype->name, longest);
+    std::string id = opt.id ? with_folder(*opt.id, "kv-efficiency") : default_id;
     std::string id_name = id.substr(id.find('/') + 1);
     if (!id.starts_with("kv-efficiency/") || id_name.empty() || id_name.find('/') != std::string::npos ||
         file_safe_name(id_name) != id_name) {
         problems.push_back(fmt::format("id '{}' is not kv-efficiency/NAME with NAME a plain lower-case file name "
                                        "(e.g. '{}')",
-                                       id, default_kv_id(opt.engine, model_id, dtype->name, opt.context)));
+                                       id, default_id));
         return out;
     }
-    if (auto tag = context_tag_of_id(id); tag && tag->second != opt.context) {
-        problems.push_back(fmt::format("id '{}' ends in a tag for {} tokens, but --context is {}; the lint's "
+    if (auto tag = context_tag_of_id(id); tag && tag->second != longest) {
+        problems.push_back(fmt::format("id '{}' ends in a tag for {} tokens, but the {} context is {}; the lint's "
                                        "id-context-tag rule would warn. End the id with -{}",
-                                       id, group_thousands(tag->second), group_thousands(opt.context),
-                                       context_tag(opt.context)));
+                                       id, group_thousands(tag->second), curve ? "longest" : "record's",
+                                       group_thousands(longest), context_tag(longest)));
         return out;
     }
 
@@ -179,7 +203,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     Rational fixed_state;
     try {
         per_token = basis_product(basis);
-        if (per_token) at_context = kv_bytes_at_context(model, *per_token, opt.context, *basis.bytes_per_element);
+        if (per_token) at_context = kv_bytes_at_context(model, *per_token, longest, *basis.bytes_per_element);
         fixed_state = fixed_state_bytes(model);
     } catch (const OverflowError&) {
         problems.push_back(fmt::format("the basis of {} at {} overflows 64 bits", model_id, dtype->name));
@@ -230,25 +254,34 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
                                  group_thousands(*mb->window));
     }
 
-    bool above_native = model.native_context && opt.context > *model.native_context;
+    bool above_native = model.native_context && longest > *model.native_context;
     out.id = id;
-    out.to_fill = {"methodology", "notes", "sources"};
+    out.to_fill = {"notes", "sources"};
+    if (!opt.methodology) out.to_fill.insert(out.to_fill.begin(), "methodology");
     if (above_native) out.to_fill.insert(out.to_fill.begin(), "context_extension");
 
     std::string t;
     t += "# yaml-language-server: $schema=../../schema/kv-efficiency.schema.json\n";
-    t += fmt::format("# Written by `kvcat new kv-efficiency`. The byte figures are computed from {}\n", model_id);
+    t += fmt::format("# Written by `{}`. The byte figures are computed from {}\n", opt.written_by, model_id);
     t += fmt::format("# and the {} element size; do not edit them by hand. `kvcat lint` fails on this\n", dtype->name);
-    t += "# file ([schema-missing-key]) until methodology, notes and sources, at the end, are written.\n";
+    std::string fill = out.to_fill.back();
+    if (out.to_fill.size() > 1) {
+        std::vector<std::string> head(out.to_fill.begin(), out.to_fill.end() - 1);
+        fill = join(head, ", ") + " and " + fill;
+    }
+    t += fmt::format("# file ([schema-missing-key]) until {}, at the end, {} written.\n", fill,
+                     out.to_fill.size() == 1 ? "is" : "are");
     t += fmt::format("id: {}\n", yaml_inline(id));
     t += fmt::format("model: {}\n", yaml_inline(model_id));
     t += fmt::format("accelerator: {}\n", accelerator_id ? yaml_inline(*accelerator_id) : "null");
     t += fmt::format("engine: {}\n", yaml_inline(opt.engine));
-    t += "engine_version: null\n";
+    t += fmt::format("engine_version: {}\n", opt.engine_version ? yaml_inline(*opt.engine_version) : "null");
     t += fmt::format("weight_quant: {}\n", opt.weight_quant ? yaml_inline(*opt.weight_quant) : "null");
     t += fmt::format("kv_cache_dtype: {}\n", dtype->name);
+    if (opt.weight_bytes) t += fmt::format("weight_bytes: {}\n", *opt.weight_bytes);
     t += fmt::format("attention_variant: {}\n", model.attention_variant);
-    t += fmt::format("context_length: {}\n", opt.context);
+    if (opt.provenance) t += fmt::format("provenance: {}\n", yaml_inline(*opt.provenance));
+    if (!curve) t += fmt::format("context_length: {}\n", opt.context);
     t += fmt::format("kv_bytes_per_token: {}\n", per_token_yaml);
     t += "kv_bytes_basis:\n";
     t += fmt::format("  layers: {}  # layers that grow a KV cache: {}\n", mb->layers, mb->layers_how);
@@ -267,9 +300,26 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     }
     if (mb->window) t += fmt::format("  window: {}  # no layer grows past it\n", *mb->window);
     t += fmt::format("  statement: {}\n", yaml_inline(statement));
-    t += "measured_tps_at_ctx: null\n";
-    t += "measured_ttft_ms_at_ctx: null\n";
-    t += fmt::format("# At {} tokens one sequence's cache is {} bytes ({})", group_thousands(opt.context),
+    if (curve) {
+        t += "measurements:\n";
+        auto number = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string("null"); };
+        for (const auto& p : opt.points) {
+            t += fmt::format("  - context_length: {}\n", p.context_length);
+            t += fmt::format("    measured_tps_at_ctx: {}\n", number(p.tps));
+            t += fmt::format("    measured_prefill_tps_at_ctx: {}\n", number(p.prefill_tps));
+            t += fmt::format("    measured_ttft_ms_at_ctx: {}\n", number(p.ttft_ms));
+            if (p.total_tps) t += fmt::format("    measured_total_tps_at_ctx: {}\n", *p.total_tps);
+            if (p.prompt_tokens) t += fmt::format("    prompt_tokens: {}\n", *p.prompt_tokens);
+            if (p.gen_tokens) t += fmt::format("    gen_tokens: {}\n", *p.gen_tokens);
+            if (p.concurrency != 1) t += fmt::format("    concurrency: {}\n", p.concurrency);
+            if (p.tps_stddev) t += fmt::format("    tps_stddev: {}\n", *p.tps_stddev);
+            if (p.prefill_tps_stddev) t += fmt::format("    prefill_tps_stddev: {}\n", *p.prefill_tps_stddev);
+        }
+    } else {
+        t += "measured_tps_at_ctx: null\n";
+        t += "measured_ttft_ms_at_ctx: null\n";
+    }
+    t += fmt::format("# At {} tokens one sequence's cache is {} bytes ({})", group_thousands(longest),
                      at_context.is_integer() ? group_thousands(at_context.num()) : at_context.to_display(),
                      gib(at_context));
     if (model.sliding && !mb->window) {
@@ -281,20 +331,28 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
         t += fmt::format("# The {} {} layers keep a fixed state per sequence ({} bytes), not counted above.\n",
                          model.linear->layers, name_of(model.linear->kind), fixed_state.to_display());
     }
-    t += "# provenance (optional): measured, third-party-measured, derived, or joined (then name\n";
-    t += "# measured_on_model).\n";
+    if (!opt.provenance) {
+        t += "# provenance (optional): measured, third-party-measured, derived, or joined (then name\n";
+        t += "# measured_on_model).\n";
+    }
     if (above_native) {
         t += fmt::format("# context_length {} is above {}'s native context {}: say how it was reached\n",
-                         group_thousands(opt.context), model_id, group_thousands(*model.native_context));
+                         group_thousands(longest), model_id, group_thousands(*model.native_context));
         t += "# (RoPE scaling, YaRN, the engine's flag). Until then the lint warns [context-above-native].\n";
         t += "context_extension:\n";
     }
+    if (opt.methodology) t += "methodology: " + yaml_block(*opt.methodology);
     t += "#\n";
     t += "# For the author. kvcat cannot know these; write them here, then run kvcat lint on this file:\n";
-    t += "# methodology: |\n";
-    t += "#   How the figures were obtained: engine build and flags, hardware, prompt and output\n";
-    t += "#   lengths, how speed was measured; or that the row only derives the cache size from\n";
-    t += "#   the model record.\n";
+    if (!opt.methodology) {
+        t += "# methodology: |\n";
+        t += "#   How the figures were obtained: engine build and flags, hardware, prompt and output\n";
+        t += "#   lengths, how speed was measured; or that the row only derives the cache size from\n";
+        t += "#   the model record.\n";
+    } else {
+        t += "# methodology above was drafted from the benchmark file: add what it cannot say (the source's\n";
+        t += "#   address, the table or run, what the file leaves unsaid).\n";
+    }
     t += "# notes: |\n";
     t += "#   What the row shows and its caveats.\n";
     t += "# sources:\n";

@@ -21,6 +21,7 @@
 
 #include "lint.h"
 #include "rational.h"
+#include "records.h"
 
 namespace kvcat {
 
@@ -32,6 +33,15 @@ struct SkeletonOptions {
     std::optional<std::string> accelerator;   ///< accelerators/NAME (or NAME); null when absent
     std::optional<std::string> weight_quant;  ///< null when absent
     std::optional<std::string> id;            ///< kv-efficiency/NAME (or NAME); default: default_kv_id()
+    /// When non-empty, the record is a curve: one `measurements:` item per point, each with its
+    /// context and whatever was measured there (`context` is then ignored). A single context
+    /// of 0 is a curve of one point, since the single-point form needs a context above 0.
+    std::vector<MeasurementPoint> points;
+    std::optional<std::string> engine_version;  ///< null when absent
+    std::optional<std::int64_t> weight_bytes;   ///< the weights' real size, when known
+    std::optional<std::string> methodology;     ///< drafted by an importer; else left for the author
+    std::optional<std::string> provenance;      ///< measured, third-party-measured, ...
+    std::string written_by = "kvcat new kv-efficiency";  ///< the command named in the header comment
 };
 
 struct Skeleton {
@@ -48,12 +58,9 @@ struct Skeleton {
 /// `catalog` (as lint_paths() loaded them). Pure: no I/O. Never throws for bad input.
 Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& options);
 
-/// "64k" for 65,536, "1m" for 1,048,576, "1536k", or the plain number when it is not a
-/// whole number of k: the tag the id-context-tag rule reads back.
-std::string context_tag(std::int64_t tokens);
-
 /// kv-efficiency/<engine>-<model NAME>-<dtype>-<context tag>, lower case, file-safe.
-std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view dtype,
+std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view accelerator_id,
+                          std::string_view weight_quant, std::string_view dtype,
                           std::int64_t tokens);
 
 /// "65536", "64k", "1M" (powers of two, as query reads them) to tokens; nullopt unless a

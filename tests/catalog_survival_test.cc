@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -178,17 +179,19 @@ TEST_F(CatalogSurvival, KilledBuildsNeverDamageTheCatalog) {
 }
 
 TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
-    // Two readers: `kvcat sql` over the whole table, and `kvcat query` as a user runs it.
+    // Two readers: `kvcat sql` over the whole table, and `kvcat query` as a user runs it,
+    // each naming the records the catalog is built from (a reader that finds them changed
+    // builds too, or answers from the catalog as it is while a record is half written).
     // Whole numbers only: a floating-point sum depends on the order rows were written in.
     const std::string sql =
         "SELECT count(*) || ':' || total(CAST(round(measured_tps_at_ctx * 10) AS INTEGER)) FROM kv_efficiency";
     auto answer = [&](bool with_query) {
         fs::path out = dir_ / "read-out.txt", err = dir_ / "read-err.txt";
         std::vector<std::string> args =
-            with_query ? std::vector<std::string>{"query", "--db", db_.string(), "--records", (dir_ / "none").string(),
+            with_query ? std::vector<std::string>{"-q", "query", "--db", db_.string(), "--records", records_.string(),
                                                   "--format", "csv", "--columns", "id,measured_tps_at_ctx",
                                                   "measured_tps_at_ctx>0"}
-                       : std::vector<std::string>{"sql", "--db", db_.string(), "--records", (dir_ / "none").string(),
+                       : std::vector<std::string>{"-q", "sql", "--db", db_.string(), "--records", records_.string(),
                                                   "--format", "csv", sql};
         int status = wait_for(spawn(args, out, err));
         return std::make_pair(status, kvcat::test::read_file(out) + kvcat::test::read_file(err));
@@ -238,6 +241,156 @@ TEST_F(CatalogSurvival, FullDiskFailsClearlyAndKeepsTheCatalog) {
     EXPECT_NE(err.find("the previous catalog is unchanged"), std::string::npos) << err;
     EXPECT_EQ(kvcat::test::read_file(db_), before);
     EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
+    const std::string count_sql = "SELECT count(*) FROM kv_efficiency";
+    auto run = [&](const std::vector<std::string>& args) {
+        int status = wait_for(spawn(args, out_, err_));
+        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
+    };
+    auto [status, rows, err] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    ASSERT_EQ(status, 0) << err;
+    ASSERT_NE(rows, "count(*)\n0\n");
+    const std::string before = kvcat::test::read_file(db_);
+    const std::string root = fs::canonical(records_).generic_string();
+
+    // An empty folder, a missing one, and another root with records: each is refused, and
+    // the catalog is left as it was.
+    fs::create_directories(dir_ / "empty");
+    fs::create_directories(dir_ / "other" / "models");
+    fs::copy(records_ / "models", dir_ / "other" / "models", fs::copy_options::recursive);
+    for (const fs::path& wrong : {dir_ / "empty", dir_ / "missing", dir_ / "other"}) {
+        for (const std::string& command : {std::string("query"), std::string("sql")}) {
+            std::vector<std::string> args = {command, "--db", db_.string(), "--records", wrong.string()};
+            if (command == "sql") args.push_back(count_sql);
+            auto [s, out, e] = run(args);
+            EXPECT_EQ(s, 2) << command << " --records " << wrong << ": " << e;
+            EXPECT_EQ(out, "") << command << " --records " << wrong;
+            EXPECT_NE(e.find("was built from the records in " + root), std::string::npos) << e;
+            EXPECT_NE(e.find("it is never rebuilt from other records"), std::string::npos) << e;
+            EXPECT_EQ(kvcat::test::read_file(db_), before) << command << " --records " << wrong << " changed the catalog";
+        }
+    }
+    // The right folder still answers from the whole catalog.
+    auto [s2, rows2, e2] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    EXPECT_EQ(s2, 0) << e2;
+    EXPECT_EQ(rows2, rows);
+
+    // The right folder, emptied: the catalog is kept, and answers while saying why.
+    fs::rename(records_, dir_ / "records-away");
+    fs::create_directories(records_);
+    auto [s3, rows3, e3] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    EXPECT_EQ(s3, 0) << e3;
+    EXPECT_EQ(rows3, rows);
+    EXPECT_NE(e3.find("holds no record file"), std::string::npos) << e3;
+    EXPECT_EQ(kvcat::test::read_file(db_), before);
+    auto [s4, rows4, e4] = run({"build", "--db", db_.string(), records_.string()});
+    EXPECT_EQ(s4, 2) << e4;
+    EXPECT_NE(e4.find("holds no record file"), std::string::npos) << e4;
+    EXPECT_EQ(kvcat::test::read_file(db_), before);
+}
+
+TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCatalog) {
+    const std::vector<std::string> query = {"query", "--db", db_.string(), "--records", records_.string(),
+                                            "--format", "csv", "--columns", "id,measured_tps_at_ctx"};
+    auto run = [&](std::vector<std::string> args) {
+        int status = wait_for(spawn(args, out_, err_));
+        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
+    };
+    auto [status, answer, err] = run(query);
+    ASSERT_EQ(status, 0) << err;
+    const std::string before = kvcat::test::read_file(db_);
+
+    // Half of a record written, as an editor or a copy leaves it mid-way.
+    fs::path row = records_ / "kv-efficiency/gen-000/row-000003.yaml";
+    const std::string whole = kvcat::test::read_file(row);
+    kvcat::test::write_file(row, whole.substr(0, whole.size() / 2));
+    const std::string shown = row.lexically_normal().generic_string();
+    auto [s1, a1, e1] = run(query);
+    EXPECT_EQ(s1, 0) << e1;
+    EXPECT_EQ(a1, answer) << "the answer is the last good catalog's";
+    EXPECT_NE(e1.find("is behind the records: 1 file has errors"), std::string::npos) << e1;
+    EXPECT_NE(e1.find(shown + ":"), std::string::npos) << "the file that kept it behind is named: " << e1;
+    EXPECT_NE(e1.find("error: ["), std::string::npos) << "with its first finding: " << e1;
+    EXPECT_EQ(kvcat::test::read_file(db_), before);
+
+    // sql the same; --strict turns it into a failure; build still refuses to write.
+    auto [s2, a2, e2] = run({"sql", "--db", db_.string(), "--records", records_.string(), "SELECT count(*) FROM kv_efficiency"});
+    EXPECT_EQ(s2, 0) << e2;
+    EXPECT_NE(e2.find("is behind the records"), std::string::npos) << e2;
+    std::vector<std::string> strict = query;
+    strict.push_back("--strict");
+    auto [s3, a3, e3] = run(strict);
+    EXPECT_EQ(s3, 1) << e3;
+    EXPECT_EQ(a3, "");
+    auto [s4, a4, e4] = run({"build", "--db", db_.string(), records_.string()});
+    EXPECT_EQ(s4, 1) << e4;
+    EXPECT_NE(e4.find("was not written"), std::string::npos) << e4;
+    EXPECT_EQ(kvcat::test::read_file(db_), before);
+
+    // Written in full: the catalog catches up, and says nothing more after that.
+    kvcat::test::write_file(row, whole);
+    auto [s5, a5, e5] = run(query);
+    EXPECT_EQ(s5, 0) << e5;
+    EXPECT_EQ(a5, answer);
+    EXPECT_EQ(e5.find("behind"), std::string::npos) << e5;
+    auto [s6, a6, e6] = run(query);
+    EXPECT_EQ(s6, 0) << e6;
+    EXPECT_EQ(e6, "") << "a fresh catalog is read without a word";
+}
+
+TEST_F(CatalogSurvival, AFileRemovedIsBuiltForOnceNotOnEveryQuery) {
+    const std::vector<std::string> query = {"query", "--db", db_.string(), "--records", records_.string(),
+                                            "--columns", "id"};
+    ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0) << kvcat::test::read_file(err_);
+    // A file that is not a record, removed: its folder's time moves, the records do not.
+    kvcat::test::write_file(records_ / "kv-efficiency" / "scratch.txt", "notes\n");
+    fs::remove(records_ / "kv-efficiency" / "scratch.txt");
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0);
+        EXPECT_EQ(kvcat::test::read_file(err_), "") << "query " << i;
+    }
+    // A record removed: built once, then quiet.
+    fs::remove(records_ / "kv-efficiency/gen-000/row-000003.yaml");
+    ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0);
+    EXPECT_NE(kvcat::test::read_file(err_).find("building the catalog"), std::string::npos);
+    ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0);
+    EXPECT_EQ(kvcat::test::read_file(err_), "") << "the second query after a removal built again";
+}
+
+TEST_F(CatalogSurvival, CommitSyncsTheNewCatalogBeforeRenamingIt) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "a preload library cannot come before the AddressSanitizer runtime";
+#else
+    // tests/sync_log_shim.cc logs every fsync and rename the build makes, in order.
+    fs::path log = dir_ / "sync.log";
+    flip();
+    std::string command = "cd " + dir_.path().string() + " && env LD_PRELOAD=" + KVCAT_SYNC_LOG_SHIM +
+                          " KVCAT_SYNC_LOG=" + log.string() + " " + KVCAT_BINARY +
+                          " -q build --db kvcat.db records >/dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(kvcat::test::read_file(log));
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+    std::string listing;
+    for (const auto& l : lines) listing += l + "\n";
+    auto rename = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.starts_with("rename ") && l.ends_with(" kvcat.db") && l.find("kvcat.db.tmp-") != std::string::npos;
+    });
+    ASSERT_NE(rename, lines.end()) << "no rename of a temporary file over kvcat.db:\n" << listing;
+    std::string tmp = rename->substr(7, rename->find(' ', 7) - 7);
+    bool synced_before = std::any_of(lines.begin(), rename, [&](const std::string& l) {
+        return l.starts_with("fsync ") && l.ends_with("/" + tmp);
+    });
+    EXPECT_TRUE(synced_before) << tmp << " was not synced before it was renamed:\n" << listing;
+    bool folder_synced_after = std::any_of(rename + 1, lines.end(), [&](const std::string& l) {
+        return l == "fsync " + dir_.path().string() || l == "fsync " + fs::canonical(dir_.path()).string();
+    });
+    EXPECT_TRUE(folder_synced_after) << "the folder was not synced after the rename:\n" << listing;
+#endif
 }
 
 TEST_F(CatalogSurvival, UnwritableFolderFailsClearly) {

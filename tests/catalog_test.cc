@@ -125,6 +125,56 @@ TEST_F(CatalogTest, SqlIsReadOnly) {
     EXPECT_NO_THROW(run_read_only(db_, "PRAGMA table_info(kv_efficiency)"));
 }
 
+/// What run_read_only refuses `sql` with; empty when it does not throw CatalogError.
+std::string refusal(const fs::path& db, const std::string& sql, const QueryLimits& limits = {}) {
+    try {
+        run_read_only(db, sql, {}, limits);
+    } catch (const CatalogError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+constexpr std::string_view kReadOnlyRefusal =
+    "the catalog is read-only here: only SELECT (and schema-reading PRAGMAs) may run; writes, ATTACH, "
+    "load_extension and pragmas that change settings are refused";
+
+TEST_F(CatalogTest, AttachIsRefusedItselfNotForWantOfAFile) {
+    // ATTACH of a file that is missing fails anyway ("unable to open"): the refusal must be the
+    // authorizer's, for a database that would open (':memory:', an existing catalog).
+    build_catalog(shipped().records, db_);
+    fs::path other = dir_ / "other.db";
+    build_catalog(shipped().records, other);
+    std::string before = bytes_of(other);
+    for (const std::string& sql : {std::string("ATTACH DATABASE ':memory:' AS x"),
+                                   "ATTACH DATABASE '" + other.string() + "' AS x", std::string("ATTACH ':memory:' AS x")}) {
+        EXPECT_EQ(refusal(db_, sql), kReadOnlyRefusal) << sql;
+    }
+    EXPECT_EQ(bytes_of(other), before);
+}
+
+TEST_F(CatalogTest, SqlLimitsNameTheLimitThatStoppedThem) {
+    build_catalog(shipped().records, db_);
+    QueryLimits limits;
+    limits.max_value_bytes = 1 << 20;
+    EXPECT_EQ(refusal(db_, "SELECT zeroblob(1000000000)", limits),
+              "a value would be larger than the limit of 1048576 bytes on a single value (--max-value-bytes)");
+    EXPECT_EQ(refusal(db_, "SELECT length(zeroblob(1000))", limits), "");
+    limits.max_result_bytes = 100000;
+    EXPECT_EQ(refusal(db_,
+                      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) "
+                      "SELECT x, 'some text' FROM c",
+                      limits),
+              "the result is larger than the output limit of 100000 bytes (--max-output-bytes); narrow it with "
+              "WHERE or LIMIT, or raise the limit");
+    EXPECT_EQ(refusal(db_, "SELECT id FROM kv_rows", limits), "");
+    // The time limit counts from when the command started, not from the statement.
+    QueryLimits late;
+    late.timeout = std::chrono::milliseconds(50);
+    late.started = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    EXPECT_EQ(refusal(db_, "SELECT 1", late), "the command ran past its time limit of 50 ms (--timeout)");
+}
+
 TEST_F(CatalogTest, QueryTimeLimitStopsARunawayQuery) {
     build_catalog(shipped().records, db_);
     QueryLimits limits;
@@ -136,43 +186,91 @@ TEST_F(CatalogTest, QueryTimeLimitStopsARunawayQuery) {
                  CatalogError);
 }
 
-TEST_F(CatalogTest, StalenessFollowsTheRecords) {
+/// What `kvcat build` writes for a records root, through the library.
+void build_from(const fs::path& records, const fs::path& db) {
+    CatalogWriter writer(db);
+    LintOptions options;
+    options.sink = &writer;
+    options.keep_rows = false;
+    LintResult r = lint_paths({records}, options);
+    ASSERT_FALSE(has_errors(r.diagnostics));
+    writer.set_built_from(records);
+    writer.commit();
+}
+
+TEST_F(CatalogTest, FreshnessComparesTheRootAndTheRecordFilesNotTimesAlone) {
     fs::path records = dir_ / "records";
     fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", records, fs::copy_options::recursive);
-    EXPECT_TRUE(catalog_staleness(db_, records));  // missing
-    build_catalog(lint_paths({records}).records, db_);
-    EXPECT_FALSE(catalog_staleness(db_, records));
-    // A record written after the catalog makes it stale.
-    auto later = fs::last_write_time(db_) + std::chrono::seconds(5);
-    fs::last_write_time(records / "models" / "qwen3.5-27b.yaml", later);
-    auto why = catalog_staleness(db_, records);
-    ASSERT_TRUE(why);
-    EXPECT_NE(why->find("qwen3.5-27b.yaml"), std::string::npos) << *why;
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::missing);
+    build_from(records, db_);
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+    auto meta = catalog_meta(db_);
+    EXPECT_EQ(meta["records_root_resolved"], fs::canonical(records).generic_string());
+    const std::string files = std::to_string(lint_paths({records}).files.size());
+    EXPECT_TRUE(meta["record_set"].starts_with(files + ":")) << meta["record_set"];
 
-    // Deep in a folder the walk shares out: the newest file is found, whichever core reads it.
-    fs::last_write_time(records / "models" / "qwen3.5-27b.yaml", fs::last_write_time(db_) - std::chrono::seconds(5));
-    build_catalog(lint_paths({records}).records, db_);
-    ASSERT_FALSE(catalog_staleness(db_, records));
-    fs::path deep = records / "kv-efficiency" / "a" / "b" / "c";
-    fs::create_directories(deep);
-    for (int i = 0; i < 50; ++i) std::ofstream(deep / ("note-" + std::to_string(i) + ".txt")) << i;
-    fs::path newest = records / "kv-efficiency" / "a" / "b" / "row.yaml";
-    std::ofstream(newest) << "id: x\n";
-    auto old_time = fs::last_write_time(db_) - std::chrono::seconds(60);
-    for (const auto& e : fs::recursive_directory_iterator(records)) fs::last_write_time(e.path(), old_time);
-    fs::last_write_time(records, old_time);
-    EXPECT_FALSE(catalog_staleness(db_, records));
-    fs::last_write_time(newest, fs::last_write_time(db_) + std::chrono::seconds(5));
-    why = catalog_staleness(db_, records);
-    ASSERT_TRUE(why);
-    EXPECT_NE(why->find("a/b/row.yaml"), std::string::npos) << *why;
-    // A record removed changes its folder's time, and that is enough.
-    fs::last_write_time(newest, old_time);
-    ASSERT_FALSE(catalog_staleness(db_, records));
-    fs::remove(deep / "note-7.txt");
-    why = catalog_staleness(db_, records);
-    ASSERT_TRUE(why);
-    EXPECT_NE(why->find("a/b/c"), std::string::npos) << *why;
+    // A record touched is noticed; its time put back, it is fresh again: times are compared
+    // with what the catalog recorded for each file, not with the catalog's own time.
+    fs::path model = records / "models" / "qwen3.5-27b.yaml";
+    auto was = fs::last_write_time(model);
+    fs::last_write_time(model, was + std::chrono::seconds(5));
+    Freshness touched = catalog_freshness(db_, records);
+    EXPECT_EQ(touched.state, Freshness::State::stale);
+    EXPECT_NE(touched.why.find("changed since the catalog was built"), std::string::npos) << touched.why;
+    fs::last_write_time(model, was);
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+
+    // A record replaced by one with an older time (cp -p, an archive unpacked) is noticed,
+    // though nothing under the root is newer than the catalog.
+    std::string text = test::read_file(model);
+    test::write_file(model, text + "# edited\n");
+    fs::last_write_time(model, fs::last_write_time(db_) - std::chrono::hours(24));
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::stale);
+    build_from(records, db_);
+    ASSERT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+
+    // A file that is not a record, added then removed, changes nothing (its folder's time
+    // moved, which made every query rebuild in vain when times alone were compared).
+    test::write_file(records / "kv-efficiency" / "notes.txt", "a note\n");
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+    fs::remove(records / "kv-efficiency" / "notes.txt");
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+
+    // A record deep in folders the walk shares out over the cores, added then removed.
+    fs::path deep = records / "kv-efficiency" / "a" / "b" / "row.yaml";
+    test::write_file(deep, "id: x\n");
+    Freshness added = catalog_freshness(db_, records);
+    EXPECT_EQ(added.state, Freshness::State::stale);
+    EXPECT_NE(added.why.find("the catalog was built from " + files), std::string::npos) << added.why;
+    fs::remove(deep);
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::fresh);
+    fs::remove(records / "kv-efficiency" / "llamacpp-qwen35-27b-rtx3090-64k.yaml");
+    EXPECT_EQ(catalog_freshness(db_, records).state, Freshness::State::stale);
+}
+
+TEST_F(CatalogTest, ACatalogOfAnotherRootIsNeverFreshNorStale) {
+    fs::path records = dir_ / "records";
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", records, fs::copy_options::recursive);
+    build_from(records, db_);
+    fs::create_directories(dir_ / "empty");
+    Freshness other = catalog_freshness(db_, dir_ / "empty");
+    EXPECT_EQ(other.state, Freshness::State::other_root);
+    EXPECT_EQ(other.built_from, fs::canonical(records).generic_string());
+    // The same root spelled another way, or through a link, is the same root.
+    EXPECT_EQ(catalog_freshness(db_, dir_ / "empty" / ".." / "records").state, Freshness::State::fresh);
+    fs::create_directory_symlink(records, dir_ / "link");
+    EXPECT_EQ(catalog_freshness(db_, dir_ / "link").state, Freshness::State::fresh);
+}
+
+TEST_F(CatalogTest, AnEmptyCatalogOfAnotherRootMayBeRebuilt) {
+    // Built from an empty folder, it holds nothing that a build from the records could lose.
+    fs::create_directories(dir_ / "empty");
+    build_from(dir_ / "empty", db_);
+    fs::path records = dir_ / "records";
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", records, fs::copy_options::recursive);
+    Freshness f = catalog_freshness(db_, records);
+    EXPECT_EQ(f.state, Freshness::State::stale) << f.why;
+    EXPECT_NE(f.why.find("which held no record"), std::string::npos) << f.why;
 }
 
 TEST_F(CatalogTest, MissingCatalogIsAClearError) {

@@ -1,6 +1,7 @@
 // Runs the built kvcat binary as a user would.
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +91,70 @@ TEST_F(EndToEnd, SqlCannotWriteAndLeavesTheCatalogByteIdentical) {
     Outcome count = kvcat({"sql", "--format", "csv", "SELECT count(*) AS n FROM models"});
     EXPECT_EQ(count.status, 0);
     EXPECT_EQ(count.out.substr(0, 3), "n\r\n");
+}
+
+TEST_F(EndToEnd, SqlRefusesAttachEvenOfADatabaseThatWouldOpen) {
+    ASSERT_EQ(kvcat({"build"}).status, 0);
+    ASSERT_EQ(kvcat({"build", "--db", "other.db"}).status, 0);
+    for (const std::string& sql : {std::string("ATTACH DATABASE ':memory:' AS x"), std::string("ATTACH 'other.db' AS x")}) {
+        Outcome r = kvcat({"sql", sql});
+        EXPECT_EQ(r.status, 2) << sql;
+        EXPECT_EQ(r.out, "") << sql;
+        EXPECT_NE(r.err.find("writes, ATTACH, load_extension and pragmas that change settings are refused"),
+                  std::string::npos)
+            << sql << ": " << r.err;
+    }
+}
+
+/// Runs `kvcat sql ...` in `dir` with its answer thrown away and a 60 s guard: a gigabyte of
+/// output must not fill the disk when the limits fail. Returns the status and stderr.
+std::pair<int, std::string> sql_to_nowhere(const fs::path& dir, const std::vector<std::string>& args) {
+    std::string command = "cd " + kvcat::test::shell_quote(dir.string()) + " && timeout 60 " +
+                          kvcat::test::shell_quote(KVCAT_BINARY) + " sql";
+    for (const auto& a : args) command += " " + kvcat::test::shell_quote(a);
+    command += " >/dev/null 2>" + kvcat::test::shell_quote((dir / "sql.err").string());
+    int status = kvcat::test::run_shell(command);
+    return {status, slurp(dir / "sql.err")};
+}
+
+TEST_F(EndToEnd, SqlStopsAGigabyteValueAtTheValueLimit) {
+    ASSERT_EQ(kvcat({"build"}).status, 0);
+    auto start = std::chrono::steady_clock::now();
+    auto [status, err] = sql_to_nowhere(dir_, {"--timeout", "3000", "SELECT zeroblob(1000000000)"});
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(status, 2) << err;
+    EXPECT_NE(err.find("larger than the limit of 16777216 bytes on a single value (--max-value-bytes)"),
+              std::string::npos)
+        << err;
+    // Not a speed test: the guard only says the command did not run to the 60 s timeout.
+    EXPECT_LT(took, std::chrono::seconds(60));
+}
+
+TEST_F(EndToEnd, SqlStopsAnAnswerPastItsByteBudgetOrItsTime) {
+    ASSERT_EQ(kvcat({"build"}).status, 0);
+    const std::string many = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2000000) "
+                             "SELECT x, 'a line of text' FROM c";
+    auto [status, err] = sql_to_nowhere(dir_, {"--max-output-bytes", "1000000", many});
+    EXPECT_EQ(status, 2) << err;
+    EXPECT_NE(err.find("larger than the output limit of 1000000 bytes (--max-output-bytes)"), std::string::npos) << err;
+    auto [late, why] = sql_to_nowhere(dir_, {"--timeout", "100", "--max-output-bytes", "100000000000", many});
+    EXPECT_EQ(late, 2) << why;
+    EXPECT_NE(why.find("ran past its time limit of 100 ms (--timeout)"), std::string::npos) << why;
+}
+
+TEST_F(EndToEnd, ARecordLinkedOutOfTheRootIsNeverReadByAnyCommand) {
+    // The secret sits beside the records, outside their root; a record file links to it.
+    std::ofstream(dir_ / "secret.txt") << "HOST-SECRET-91c2\n";
+    fs::create_symlink(dir_ / "secret.txt", dir_ / "records/kv-efficiency/leak.yaml");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"lint"}, std::vector<std::string>{"lint", "records/kv-efficiency/leak.yaml"},
+          std::vector<std::string>{"lint", "--format", "json"}, std::vector<std::string>{"explain", "records/kv-efficiency/leak.yaml"},
+          std::vector<std::string>{"build"}, std::vector<std::string>{"query"}}) {
+        Outcome r = kvcat(args);
+        std::string all = r.out + r.err;
+        EXPECT_EQ(all.find("HOST-SECRET"), std::string::npos) << args[0] << " printed the file: " << all;
+        EXPECT_NE(all.find("file-outside-root"), std::string::npos) << args[0] << ": " << all;
+    }
 }
 
 TEST_F(EndToEnd, StaleCatalogIsRebuiltBeforeAQuery) {

@@ -40,6 +40,41 @@ TEST(Filter, ParsesEveryOperator) {
     EXPECT_EQ(std::get<std::int64_t>(spaced.value), 65536);
 }
 
+TEST(Filter, EachOperatorBecomesItsOwnSql) {
+    // The SQL a filter produces, operator by operator: '>' must never widen to '>='.
+    struct Case {
+        const char* filter;
+        const char* where;
+    };
+    for (const Case& c : {Case{"context_length>64k", "context_length > ?"}, Case{"context_length>=64k", "context_length >= ?"},
+                          Case{"context_length<64k", "context_length < ?"}, Case{"context_length<=64k", "context_length <= ?"},
+                          Case{"context_length=64k", "context_length = ?"},
+                          Case{"context_length!=64k", "context_length IS NOT ?"},
+                          Case{"model~models/qwen*", "model GLOB ?"}}) {
+        QuerySpec spec;
+        spec.columns = {"id"};
+        spec.filters.push_back(parse_filter(c.filter));
+        BoundSql bound = build_query_sql(spec);
+        EXPECT_EQ(bound.sql, std::string("SELECT id FROM kv_rows WHERE ") + c.where + " ORDER BY id") << c.filter;
+        ASSERT_EQ(bound.parameters.size(), 1u) << c.filter;
+    }
+}
+
+TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
+    QuerySpec spec;
+    spec.columns = {"id", "context_length"};
+    spec.filters = {parse_filter("attention_variant=hybrid"), parse_filter("context_length>64k")};
+    spec.sort_column = "context_length";
+    spec.descending = true;
+    BoundSql bound = build_query_sql(spec);
+    EXPECT_EQ(bound.sql,
+              "SELECT id, context_length FROM kv_rows WHERE attention_variant = ? AND context_length > ? "
+              "ORDER BY context_length DESC, id");
+    ASSERT_EQ(bound.parameters.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "hybrid");
+    EXPECT_EQ(std::get<std::int64_t>(bound.parameters[1]), 65536);
+}
+
 TEST(Filter, BadOperatorIsRefused) {
     EXPECT_THROW(parse_filter("context_length=>64k"), FilterError);
     EXPECT_THROW(parse_filter("context_length<>64k"), FilterError);

@@ -163,6 +163,31 @@ std::string shared_model_record(const std::string& id) {
     return text;
 }
 
+/// The shared kv record as it stands while being written: cut off inside the statement's quotes.
+std::string half_written_record() {
+    std::string text = shared_kv_record("half-written-record");
+    const std::string cut_after = "  statement: \"16 full-attention layers x 4 kv";
+    auto at = text.find(cut_after);
+    if (at == std::string::npos) throw std::runtime_error("_template-kv.yaml lost its statement");
+    return text.substr(0, at + cut_after.size());
+}
+
+/// The shared kv record with its notes made of `line` repeated, as a literal block, to just
+/// under the 1 MiB limit.
+std::string record_of_a_megabyte(const std::string& name, const std::string& line) {
+    std::string text = shared_kv_record(name);
+    const std::string notes = "notes: >-\n";
+    auto from = text.find(notes);
+    auto to = text.find("sources:", from);
+    if (from == std::string::npos || to == std::string::npos) throw std::runtime_error("_template-kv.yaml lost its notes");
+    std::string block = "notes: |-\n";
+    std::size_t room = (1u << 20) - (text.size() - (to - from)) - block.size();
+    std::string padded = "  " + line + "\n";
+    while (block.size() + padded.size() <= room) block += padded;
+    text.replace(from, to - from, block);
+    return text;
+}
+
 /// Inputs too big to commit: a record over the 1 MiB limit, and ids of a million characters.
 std::vector<Case> generated_cases() {
     std::vector<Case> cases;
@@ -204,6 +229,38 @@ std::vector<Case> generated_cases() {
                                  std::string(240, 'y') + "\n");
                 write_file(root / kv, text);
             }});
+    }
+    {
+        // A record that links to a file outside the root (here a system file any machine has):
+        // a finding at the link, and not a byte of the file read or quoted.
+        const std::string file = "kv-efficiency/link-outside-the-root.yaml";
+        cases.push_back(Case{"link-outside-the-root",
+                             {Row{file, "file-outside-root", 0, 0, "the file resolves to /etc/passwd, outside the records root"}},
+                             "",
+                             [file](const fs::path& root) {
+                                 fs::create_directories((root / file).parent_path());
+                                 fs::create_symlink("/etc/passwd", root / file);
+                             }});
+    }
+    {
+        // A record cut off while it is being written, mid-way through a quoted string.
+        const std::string file = "kv-efficiency/half-written-record.yaml";
+        cases.push_back(Case{"half-written-record",
+                             {Row{file, "yaml-syntax", 18, 14, "a quoted string opened here is not closed"}},
+                             "",
+                             [file](const fs::path& root) { write_file(root / file, half_written_record()); }});
+    }
+    {
+        // A record at the 1 MiB limit whose notes are nothing but correct arithmetic: every
+        // claim is found, checked and placed, and the lint stays linear in the file's size.
+        const std::string file = "kv-efficiency/claims-filling-a-megabyte.yaml";
+        cases.push_back(Case{"claims-filling-a-megabyte",
+                             {Row{file, "clean", -1, -1, ""}},
+                             "",
+                             [file](const fs::path& root) {
+                                 write_file(root / file, record_of_a_megabyte("claims-filling-a-megabyte",
+                                                                              "1 x 1 = 1 x 1 = 1"));
+                             }});
     }
     return cases;
 }
@@ -388,7 +445,7 @@ TEST(HostileCorpus, HasTheCasesTheIssueAsksFor) {
           "integer-beyond-64-bits", "product-overflows-64-bits", "dangling-reference", "reference-to-itself",
           "duplicate-ids", "id-path-mismatch", "unterminated-double-quote", "mapping-as-a-key", "very-long-line",
           "arithmetic-prose", "unknown-keys-at-every-level", "tag-binary", "merge-key", "document-start-only",
-          "document-end-only"}) {
+          "document-end-only", "link-outside-the-root", "half-written-record", "claims-filling-a-megabyte"}) {
         EXPECT_TRUE(names.count(needed)) << "the corpus lacks the case " << needed;
     }
     // The corpus reaches most of the lint: every loader rule at least.
@@ -694,6 +751,70 @@ TEST(HostileTree, DanglingSymlinkIsUnreadable) {
     if (d) EXPECT_NE(d->message.find("a link to nothing"), std::string::npos) << d->message;
     expect_good_record_clean(*o.result, dir->path());
     EXPECT_EQ(o.result->diagnostics.size(), 1u) << describe(o.result->diagnostics);
+}
+
+TEST(HostileTree, LinksOutOfTheRootAreNeverFollowedNorQuoted) {
+    // A secret outside the root, reached by a link to the file, by a link to its folder,
+    // and by naming the file through that folder: never read, so never quoted.
+    auto outside = std::make_shared<TempDir>();
+    write_file(outside->path() / "secret.yaml", "SECRET-TOKEN-7f3a\n");
+    auto dir = tree_with_a_good_record();
+    fs::path kv = dir->path() / "kv-efficiency";
+    fs::create_symlink(outside->path() / "secret.yaml", kv / "secret.yaml");
+    fs::create_directory_symlink(outside->path(), kv / "linked");
+    std::shared_ptr<void> keep(nullptr, [dir, outside](void*) {});
+    Outcome o = lint_guarded({dir->path(), kv / "linked" / "secret.yaml"}, keep);
+    ASSERT_TRUE(o.result) << o.failure;
+    for (const fs::path& entry : {kv / "secret.yaml", kv / "linked" / "secret.yaml"}) {
+        const Diagnostic* d = only_finding_for(*o.result, entry, "file-outside-root");
+        if (d) {
+            EXPECT_EQ(d->severity, Severity::error);
+            EXPECT_NE(d->message.find(fs::canonical(outside->path() / "secret.yaml").generic_string()),
+                      std::string::npos)
+                << d->message;
+        }
+    }
+    for (const auto& d : o.result->diagnostics) {
+        EXPECT_EQ(format_text(d).find("SECRET"), std::string::npos) << "a finding quotes a file outside the root";
+    }
+    for (const auto& r : o.result->records.records()) {
+        ASSERT_TRUE(r.source == nullptr || r.source->text().find("SECRET") == std::string::npos)
+            << r.file << " was read";
+    }
+    expect_good_record_clean(*o.result, dir->path());
+    EXPECT_EQ(o.result->diagnostics.size(), 2u) << describe(o.result->diagnostics);
+}
+
+/// The lint of a records root holding the shared records and one more kv file, under the
+/// hang guard: the seconds it took.
+double seconds_to_lint(const std::string& name, const std::string& text) {
+    auto dir = std::make_shared<TempDir>();
+    kvcat::test::copy_tree(hostile_dir() / "_shared", dir->path());
+    write_file(dir->path() / "kv-efficiency" / (name + ".yaml"), text);
+    auto start = std::chrono::steady_clock::now();
+    Outcome o = lint_guarded({dir->path()}, dir);
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    EXPECT_TRUE(o.result) << o.failure;
+    if (o.result) EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
+    return took.count();
+}
+
+TEST(HostileCorpus, AMegabyteOfClaimsLintsInAboutTheTimeOfAMegabyteOfWords) {
+    // Not a speed limit: the two lints are compared with each other in one run. A walk of
+    // the scalar per claim made the record of claims take minutes (the hang guard stops
+    // it at 20 s); linear, it costs a few times the plain one, for the claims it checks.
+    const std::string claims = record_of_a_megabyte("claims-filling-a-megabyte", "1 x 1 = 1 x 1 = 1");
+    const std::string words = record_of_a_megabyte("words-filling-a-megabyte", "a quiet line of words..");
+    ASSERT_GT(claims.size(), 1000000u);
+    ASSERT_LE(claims.size(), 1u << 20);
+    ASSERT_EQ(claims.size() / 1000, words.size() / 1000) << "the two records should be the same size";
+    double best_claims = 1e9, best_words = 1e9;
+    for (int i = 0; i < 3; ++i) {
+        best_words = std::min(best_words, seconds_to_lint("words-filling-a-megabyte", words));
+        best_claims = std::min(best_claims, seconds_to_lint("claims-filling-a-megabyte", claims));
+    }
+    std::cout << "[ NOTE     ] 1 MiB of claims: " << best_claims << " s; 1 MiB of words: " << best_words << " s\n";
+    EXPECT_LT(best_claims, 25 * best_words) << "a megabyte of claims costs far more than a megabyte of words";
 }
 
 TEST(HostileTree, DirectoryNamedLikeARecordIsUnreadable) {

@@ -2,6 +2,7 @@
 // it, and the result always equals a full build's.
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
@@ -79,7 +80,7 @@ Built build(const fs::path& root, const fs::path& db, bool incremental) {
     EXPECT_FALSE(has_errors(b.lint.diagnostics));
     if (b.plan.incremental) writer.copy_unchanged(b.plan.unchanged_stamps);
     writer.set_findings(b.lint.diagnostics, b.lint.ignored);
-    writer.set_meta("records_root", root.lexically_normal().generic_string());
+    writer.set_built_from(root);
     b.stats = writer.commit();
     return b;
 }
@@ -147,6 +148,54 @@ TEST_F(IncrementalBuild, ChangedModelRechecksEveryRowThatNamesIt) {
     for (const auto& d : again.lint.diagnostics) warned = warned || d.rule == "context-above-native";
     EXPECT_TRUE(warned);
     expect_equals_full_build();
+}
+
+/// The row files a plan takes unchanged from the catalog, relative to the root.
+std::set<std::string> unchanged_rows(const BuildPlan& plan, const fs::path& root) {
+    std::set<std::string> out;
+    for (const auto& [file, u] : plan.unchanged) {
+        out.insert(fs::path(file).lexically_relative(root.lexically_normal()).generic_string());
+        EXPECT_EQ(plan.unchanged_stamps.count(file), 1u) << file;
+    }
+    return out;
+}
+
+TEST_F(IncrementalBuild, PlanForAChangedModelReadsAgainExactlyTheRowsThatNameIt) {
+    // Only the 35B row names the 35B model: the plan keeps every other row, not that one.
+    fs::path model = root_ / "models/qwen3.5-35b-a3b.yaml";
+    test::write_file(model, test::read_file(model) + "# edited\n");
+    BuildPlan plan = plan_build(db_, root_);
+    ASSERT_TRUE(plan.incremental) << plan.reason;
+    EXPECT_FALSE(plan.up_to_date);
+    EXPECT_EQ(plan.changed_files, 1u);
+    std::set<std::string> kept = unchanged_rows(plan, root_);
+    EXPECT_EQ(kept.size(), 13u);
+    EXPECT_FALSE(kept.count("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k.yaml"));
+    EXPECT_TRUE(kept.count("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml"));
+    EXPECT_TRUE(kept.count("kv-efficiency/copies/copy-0.yaml"));
+}
+
+TEST_F(IncrementalBuild, PlanForAModelNamedAsMeasuredOnModelReadsThatRowAgainToo) {
+    // The 27B is named by its row, the 12 copies, and the 35B row (as measured_on_model).
+    fs::path model = root_ / "models/qwen3.5-27b.yaml";
+    test::write_file(model, test::read_file(model) + "# edited\n");
+    BuildPlan plan = plan_build(db_, root_);
+    ASSERT_TRUE(plan.incremental) << plan.reason;
+    EXPECT_TRUE(unchanged_rows(plan, root_).empty());
+}
+
+TEST_F(IncrementalBuild, PlanForAnAcceleratorNoRowNamesKeepsEveryRow) {
+    fs::path accel = root_ / "accelerators/nvidia-h100-sxm.yaml";
+    test::write_file(accel, test::read_file(accel) + "# edited\n");
+    BuildPlan plan = plan_build(db_, root_);
+    ASSERT_TRUE(plan.incremental) << plan.reason;
+    EXPECT_EQ(unchanged_rows(plan, root_).size(), 14u);
+    EXPECT_EQ(plan.changed_files, 1u);
+}
+
+TEST_F(IncrementalBuild, PlanWithNothingChangedIsUpToDate) {
+    BuildPlan plan = plan_build(db_, root_);
+    EXPECT_TRUE(plan.up_to_date) << plan.reason;
 }
 
 TEST_F(IncrementalBuild, ChangedAcceleratorRechecksOnlyItsRows) {

@@ -40,17 +40,22 @@ using kvcat::test::write_file;
 
 // --- Which rules have no committed failing fixture --------------------------------
 
-/// A rule whose failing input is written at test time, and the tests that write it.
+/// Writes a generated fixture's records root into `dir`: the failing one or the passing one.
+void write_too_large_fixture(const fs::path& dir, bool failing);
+
+/// A rule whose failing input is written at test time, the tests that check it in detail,
+/// and the writer the fixture tests below use.
 struct Generated {
     std::string_view rule;
     std::string_view trips_test;
     std::string_view passes_test;
+    void (*write)(const fs::path& dir, bool failing);
 };
 
 /// Kept short on purpose: everything else has a committed fixture.
 constexpr Generated kGeneratedAtTestTime[] = {
     // A record over 1 MiB is not something to commit.
-    {"file-too-large", "FileTooLargeTrips", "FileTooLargePasses"},
+    {"file-too-large", "FileTooLargeTrips", "FileTooLargePasses", write_too_large_fixture},
 };
 
 const Generated* generated_for(std::string_view rule) {
@@ -156,6 +161,49 @@ TEST(LintRules, FileUnreadableTripsOnceOnADanglingLink) {
 
 TEST(LintRules, FileUnreadablePasses) { expect_clean("file-unreadable/pass"); }
 
+// --- file-outside-root --------------------------------------------------------------
+
+TEST(LintRules, FileOutsideRootTrips) {
+    // fail/models/qwen3.5-27b.yaml links to ../../outside/qwen3.5-27b.yaml, a valid model
+    // record outside the fail/ root: reported as the link, and nothing of it read.
+    LintResult result = lint_fixture("file-outside-root/fail");
+    const Diagnostic* d =
+        expect_finding(result, "file-outside-root/fail", "file-outside-root", "models/qwen3.5-27b.yaml", 0, 0);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->severity, Severity::error);
+    const std::string target =
+        fs::canonical(fixture_path("file-outside-root/outside/qwen3.5-27b.yaml")).generic_string();
+    EXPECT_EQ(d->message, "the file resolves to " + target + ", outside the records root " +
+                              fs::canonical(fixture_path("file-outside-root/fail")).generic_string() +
+                              "; it is not read (a record must be a file inside the root)");
+    expect_only_rules(result, {"file-outside-root"});
+    // Never read: the record the link leads to is not among the records.
+    for (const auto& r : result.records.records()) EXPECT_TRUE(r.id.empty()) << r.id;
+}
+
+TEST(LintRules, FileOutsideRootTripsThroughALinkedFolderNamedOnTheCommandLine) {
+    TempDir dir;
+    fs::create_directories(dir / "records" / "models");
+    write_file(dir / "elsewhere" / "secret.yaml", "top-secret-value\n");
+    fs::create_directory_symlink(dir / "elsewhere", dir / "records" / "models" / "linked");
+    fs::path named = dir / "records" / "models" / "linked" / "secret.yaml";
+    LintResult result = kvcat::lint_paths({named});
+    auto found = find_rule(result.diagnostics, "file-outside-root");
+    ASSERT_EQ(found.size(), 1u) << describe(result.diagnostics);
+    EXPECT_EQ(found[0]->pos.file, named.lexically_normal().generic_string());
+    for (const auto& d : result.diagnostics) {
+        EXPECT_EQ(format_text(d).find("top-secret-value"), std::string::npos) << format_text(d);
+    }
+    expect_only_rules(result, {"file-outside-root"});
+}
+
+TEST(LintRules, FileOutsideRootPasses) {
+    // pass/models/qwen3.5-27b.yaml links to ../texts/qwen3.5-27b.txt, inside the root.
+    LintResult result = lint_fixture("file-outside-root/pass");
+    EXPECT_TRUE(result.diagnostics.empty()) << describe(result.diagnostics);
+    ASSERT_NE(result.records.find("models/qwen3.5-27b"), nullptr) << "a link inside the root is read";
+}
+
 // --- file-too-large (generated: a committed 1 MiB record is not reasonable) --------
 
 /// The accelerator record padded with one comment line to exactly `size` bytes.
@@ -167,9 +215,13 @@ std::string padded_accelerator(std::size_t size) {
     return text;
 }
 
+void write_too_large_fixture(const fs::path& dir, bool failing) {
+    write_file(dir / kAcceleratorFile, padded_accelerator((1u << 20) + (failing ? 1 : 0)));
+}
+
 TEST(LintRules, FileTooLargeTrips) {
     TempDir dir;
-    write_file(dir / kAcceleratorFile, padded_accelerator((1u << 20) + 1));
+    write_too_large_fixture(dir.path(), true);
     LintResult result = kvcat::lint_paths({dir.path()});
     auto found = find_rule(result.diagnostics, "file-too-large");
     ASSERT_EQ(found.size(), 1u) << describe(result.diagnostics);
@@ -184,7 +236,7 @@ TEST(LintRules, FileTooLargeTrips) {
 
 TEST(LintRules, FileTooLargePasses) {
     TempDir dir;
-    write_file(dir / kAcceleratorFile, padded_accelerator(1u << 20));  // exactly at the limit
+    write_too_large_fixture(dir.path(), false);  // exactly at the limit
     ASSERT_EQ(fs::file_size(dir / kAcceleratorFile), 1u << 20);
     LintResult result = kvcat::lint_paths({dir.path()});
     EXPECT_EQ(result.files.size(), 1u);
@@ -882,13 +934,21 @@ std::vector<std::string> rule_ids() {
     return ids;
 }
 
+/// The fixture's records root: committed, or written now into `scratch` for a generated rule.
+fs::path fixture_root(const std::string& id, const std::string& side, const TempDir& scratch) {
+    if (const Generated* g = generated_for(id)) {
+        EXPECT_TRUE(test_exists("LintRules", g->trips_test)) << id << ": no test LintRules." << g->trips_test;
+        EXPECT_TRUE(test_exists("LintRules", g->passes_test)) << id << ": no test LintRules." << g->passes_test;
+        g->write(scratch.path(), side == "fail");
+        return scratch.path();
+    }
+    return fixture_path(id + "/" + side);
+}
+
 TEST_P(RuleFixture, PassFixtureIsClean) {
     const std::string& id = GetParam();
-    if (const Generated* g = generated_for(id)) {
-        SUCCEED() << id << " is written at test time by LintRules." << g->passes_test;
-        return;
-    }
-    fs::path dir = fixture_path(id + "/pass");
+    TempDir scratch;
+    fs::path dir = fixture_root(id, "pass", scratch);
     ASSERT_TRUE(fs::is_directory(dir)) << id << ": no pass fixture at " << dir;
     LintResult result;
     ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;
@@ -898,11 +958,8 @@ TEST_P(RuleFixture, PassFixtureIsClean) {
 
 TEST_P(RuleFixture, FailFixtureTripsItsRule) {
     const std::string& id = GetParam();
-    if (const Generated* g = generated_for(id)) {
-        SUCCEED() << id << " is written at test time by LintRules." << g->trips_test;
-        return;
-    }
-    fs::path dir = fixture_path(id + "/fail");
+    TempDir scratch;
+    fs::path dir = fixture_root(id, "fail", scratch);
     ASSERT_TRUE(fs::is_directory(dir)) << id << ": no fail fixture at " << dir;
     LintResult result;
     ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;

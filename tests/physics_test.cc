@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "catalog_writer.h"
+#include "kv_math.h"
 #include "lint.h"
 #include "test_util.h"
 
@@ -101,6 +102,28 @@ TEST(Roofline, SeedFourCeiling) {
     EXPECT_EQ(roof.ceiling_tps, Rational(936000000000LL) / Rational(15187500000LL + 4294967296LL + 156893184LL));
     EXPECT_EQ(two_decimals(roof.ceiling_tps), "47.66");
     EXPECT_LT(Rational(288, 10), roof.ceiling_tps);  // the measured 28.8 is physically possible
+}
+
+TEST(Roofline, MixtureOfExpertsReadsItsActiveWeightsOnly) {
+    // Qwen3.5-35B-A3B: 35B parameters in all, 3B active per token. Decoding reads the 3B;
+    // the memory holds the 35B. fp8 weights are one byte each; at 64k the fp8 cache is
+    // 10 layers x 2 kv heads x 256 x 2 x 1 byte = 10,240 B/token.
+    LintResult r = shipped();
+    const Model& moe = model(r, "models/qwen3.5-35b-a3b");
+    const Accelerator& h100 = accelerator(r, "accelerators/nvidia-h100-sxm");
+    const WeightQuant& fp8 = *find_weight_quant("fp8");
+    const Rational kv = Rational(65536LL * 10240);
+    Roofline roof = decode_roofline(moe, h100, fp8, kv);
+    EXPECT_EQ(roof.bandwidth, Rational(3350000000000LL));
+    EXPECT_EQ(roof.weights, Rational(3000000000LL));  // active, not the 35,000,000,000 of all experts
+    EXPECT_EQ(roof.kv, kv);
+    EXPECT_EQ(roof.fixed_state, fixed_state_bytes(moe));
+    EXPECT_EQ(roof.ceiling_tps, Rational(3350000000000LL) / (Rational(3000000000LL) + kv + fixed_state_bytes(moe)));
+    const Rational if_all_were_read =
+        Rational(3350000000000LL) / (Rational(35000000000LL) + kv + fixed_state_bytes(moe));
+    EXPECT_GT(roof.ceiling_tps, Rational(8) * if_all_were_read);
+    // The memory the weights take is the total.
+    EXPECT_EQ(resident_weight_bytes(moe, fp8), Rational(35000000000LL));
 }
 
 TEST(PhysicsRules, TpsAboveRooflineTrips) {

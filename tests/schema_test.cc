@@ -74,7 +74,9 @@ std::set<std::string> expected_types(const FieldSpec& f) {
         case FieldType::integer_list:
         case FieldType::source_list:
         case FieldType::ignore_list:
-        case FieldType::group_list: t = {"array"}; break;
+        case FieldType::group_list:
+        case FieldType::point_list:
+        case FieldType::quality_list: t = {"array"}; break;
     }
     if (f.nullable) t.insert("null");
     return t;
@@ -227,8 +229,10 @@ public:
             case FieldType::source_list:
             case FieldType::ignore_list:
             case FieldType::group_list:
-                if (f.type == FieldType::source_list) {
-                    expect_eq(p, "minItems", 1, where, "the loader wants at least one source");
+            case FieldType::point_list:
+            case FieldType::quality_list:
+                if (f.type == FieldType::source_list || f.type == FieldType::point_list) {
+                    expect_eq(p, "minItems", 1, where, "the loader wants at least one item");
                 } else if (p.contains("minItems") && p["minItems"] != 0) {
                     add(where, "has a minItems, but the loader accepts an empty list");
                 }
@@ -407,10 +411,10 @@ TEST(JsonSchemaComparisonCatches, APropertyAddedToTheSchemaButNotTheTable) {
 TEST(JsonSchemaComparisonCatches, ARequiredListThatDiffers) {
     json s = load_schema(RecordKind::kv_efficiency);
     auto& req = s["required"];
-    req.erase(std::find(req.begin(), req.end(), "measured_tps_at_ctx"));
+    req.erase(std::find(req.begin(), req.end(), "kv_bytes_basis"));
     req.push_back("provenance");
     auto m = compare(s, record_fields(RecordKind::kv_efficiency), "kv-efficiency");
-    expect_mismatch(m, {"'measured_tps_at_ctx' is required by the loader but not by the schema"});
+    expect_mismatch(m, {"'kv_bytes_basis' is required by the loader but not by the schema"});
     expect_mismatch(m, {"'provenance' is required by the schema but not by the loader"});
 }
 

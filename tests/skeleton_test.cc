@@ -253,12 +253,24 @@ TEST(Skeleton, ContextTagsAndDefaultIds) {
     EXPECT_EQ(kvcat::context_tag(2097152), "2m");
     EXPECT_EQ(kvcat::context_tag(1536 * 1024), "1536k");
     EXPECT_EQ(kvcat::context_tag(100000), "100000");
-    EXPECT_EQ(kvcat::default_kv_id("llama.cpp", "models/llama-3.1-8b", "q8_0", 65536),
+    EXPECT_EQ(kvcat::context_tag(0), "0");
+    EXPECT_EQ(kvcat::default_kv_id("llama.cpp", "models/llama-3.1-8b", "", "", "q8_0", 65536),
               "kv-efficiency/llama.cpp-llama-3.1-8b-q8_0-64k");
-    EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/qwen3.5-35b-a3b", "fp8", 262144),
+    EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/qwen3.5-35b-a3b", "", "", "fp8", 262144),
               "kv-efficiency/vllm-qwen3.5-35b-a3b-fp8-256k");
-    EXPECT_EQ(kvcat::default_kv_id("SGLang / FA3", "models/deepseek-v3", "bf16", 163840),
+    EXPECT_EQ(kvcat::default_kv_id("SGLang / FA3", "models/deepseek-v3", "", "", "bf16", 163840),
               "kv-efficiency/sglang-fa3-deepseek-v3-bf16-160k");
+    // The card and the weight format are part of the id, so a 3090 run and a 4090 run of the
+    // same model and dtype do not collide; a curve with no context above 0 has no tag.
+    EXPECT_EQ(kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16",
+                                   65536),
+              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
+    EXPECT_NE(kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16",
+                                   65536),
+              kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-4090", "Q4_K", "f16",
+                                   65536));
+    EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/llama-3.1-8b", "", "bf16", "bf16", 0),
+              "kv-efficiency/vllm-llama-3.1-8b-bf16-bf16");
 }
 
 TEST(Skeleton, ContextNumbersTakePowerOfTwoSuffixes) {

@@ -6,23 +6,39 @@
 #include <string>
 #include <vector>
 
+#include "catalog.h"
+#include "diagnostic.h"
 #include "table.h"
 
 namespace kvcat::cmd {
 
-/// Builds the catalog when it is missing or older than a record. Returns an exit code:
-/// 0 when the catalog is ready, 1 when the records have errors, 2 on failure.
-int ensure_fresh_catalog(const std::string& db, const std::string& records);
+/// What a build left undone, for query and sql to say why they answer from an older catalog.
+struct BuildOutcome {
+    bool written = false;
+    std::vector<Diagnostic> errors;  ///< the lint errors that kept the catalog from being written
+    bool no_records = false;         ///< the folder held no record file, and a catalog with some was kept
+};
+
+/// Builds the catalog when it is missing or its records changed (`known`: a freshness
+/// already worked out). Never rebuilds a catalog built from another root (exit 2), and
+/// when the records have errors answers from the catalog as last built, saying on stderr
+/// which files kept it behind (exit 0, or 1 when `strict`). Returns an exit code: 0 when
+/// the catalog can be read, 1 when the records have errors and there is no catalog (or
+/// `strict`), 2 on failure.
+int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict = false,
+                         const Freshness* known = nullptr);
 
 /// Runs `read` on the catalog and, at the same time, checks that the catalog is fresh (the
 /// check is a stat of every record file; the read does not wait for it). The answer is
 /// returned only once the check says the catalog was fresh; when it was not, the catalog is
-/// rebuilt and `read` runs again. On failure returns nothing and sets `code`.
+/// rebuilt (or kept, as ensure_fresh_catalog says) and `read` runs again. On failure
+/// returns nothing and sets `code`.
 std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
-                                        const std::function<Table()>& read, int& code);
+                                        const std::function<Table()>& read, int& code, bool strict = false);
 
-/// Lints then builds, incrementally unless `full`; prints findings to stderr. Returns an exit code.
+/// Lints then builds, incrementally unless `full`. With `outcome`, the lint's errors go
+/// there rather than to stderr; without it they are printed. Returns an exit code.
 int lint_and_build(const std::string& db, const std::vector<std::string>& paths, bool print_warnings,
-                   bool full = false);
+                   bool full = false, BuildOutcome* outcome = nullptr);
 
 }  // namespace kvcat::cmd

@@ -42,8 +42,46 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// True when `db` holds a catalog this kvcat can answer from.
+bool readable_catalog(const std::string& db) {
+    std::error_code ec;
+    if (!std::filesystem::exists(db, ec)) return false;
+    int version = 0;
+    std::string why;
+    return is_kvcat_catalog(db, &version, &why) && version == kCatalogSchemaVersion;
+}
+
+/// Says on stderr that `db` answers as it was last built, and why: the files whose errors
+/// kept it behind, each with its first finding.
+void say_behind(const std::string& db, const std::string& records, const BuildOutcome& outcome, bool strict) {
+    const char* then = strict ? "--strict makes this a failure" : "answering from it as it was last built";
+    if (outcome.no_records) {
+        spdlog::warn("{} holds no record file; {} is kept as it was last built, {}", records, db, then);
+        return;
+    }
+    std::vector<std::pair<const Diagnostic*, std::size_t>> first_of_file;  // the first finding, and how many
+    for (const auto& d : outcome.errors) {
+        if (!first_of_file.empty() && first_of_file.back().first->pos.file == d.pos.file) {
+            ++first_of_file.back().second;
+        } else {
+            first_of_file.emplace_back(&d, 1);
+        }
+    }
+    spdlog::warn("{} is behind the records: {} file{} {} errors, so it was not rebuilt; {}", db,
+                 first_of_file.size(), first_of_file.size() == 1 ? "" : "s", first_of_file.size() == 1 ? "has" : "have",
+                 then);
+    for (const auto& [d, count] : first_of_file) {
+        std::string more = count > 1 ? fmt::format(" (and {} more in this file)", count - 1) : "";
+        spdlog::warn("  {}{}", format_text(*d), more);
+    }
+}
+
+}  // namespace
+
 int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings,
-                   bool full) {
+                   bool full, BuildOutcome* outcome) {
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
     std::error_code ec;
     BuildPlan plan;
@@ -80,19 +118,32 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         LintResult result = lint_paths(paths, options);
         bool errors = has_errors(result.diagnostics);
         for (const auto& d : result.diagnostics) {
-            if (d.severity == Severity::error || print_warnings) std::cerr << format_text(d) << '\n';
+            if (outcome && d.severity == Severity::error) {
+                outcome->errors.push_back(d);
+            } else if (d.severity == Severity::error || print_warnings) {
+                std::cerr << format_text(d) << '\n';
+            }
         }
         if (errors) {
-            spdlog::error("the records have errors; {} was not written", db);
+            if (!outcome) spdlog::error("the records have errors; {} was not written", db);
             return ExitCode::findings;  // the writer removes its temporary file
+        }
+        if (result.files.empty() && catalog_record_files(db) > 0) {
+            // An empty or emptied folder never replaces a catalog that holds records.
+            if (outcome) {
+                outcome->no_records = true;
+            } else {
+                spdlog::error("{} holds no record file; {}, built from {} record files, is kept as it was", path_texts[0],
+                              db, catalog_record_files(db));
+            }
+            return ExitCode::failure;
         }
         if (plan.incremental) writer.copy_unchanged(plan.unchanged_stamps);
         writer.set_findings(result.diagnostics, result.ignored);
-        if (paths.size() == 1) {
-            writer.set_meta("records_root", records_root_for(paths[0]).lexically_normal().generic_string());
-        }
+        if (paths.size() == 1) writer.set_built_from(records_root_for(paths[0]));
         writer.set_meta("kvcat_version", KVCAT_VERSION);
         BuildStats stats = writer.commit();
+        if (outcome) outcome->written = true;
         spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
                      stats.models, stats.models == 1 ? "" : "s", stats.accelerators,
                      stats.accelerators == 1 ? "" : "s", stats.rows, stats.rows == 1 ? "" : "s", result.rows_read,
@@ -104,37 +155,55 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
     return ExitCode::ok;
 }
 
-int ensure_fresh_catalog(const std::string& db, const std::string& records) {
-    std::optional<std::string> stale;
+int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known) {
+    Freshness freshness;
     try {
-        stale = catalog_staleness(db, records);
+        freshness = known ? *known : catalog_freshness(db, records);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    if (!stale) return ExitCode::ok;
+    switch (freshness.state) {
+        case Freshness::State::fresh: return ExitCode::ok;
+        case Freshness::State::other_root:
+            spdlog::error("{}; it is never rebuilt from other records. Query it with --records {}, or give {} a "
+                          "catalog of its own with --db FILE",
+                          freshness.why, freshness.built_from, records);
+            return ExitCode::failure;
+        case Freshness::State::missing:
+        case Freshness::State::stale: break;
+    }
     std::error_code ec;
     if (!std::filesystem::is_directory(records, ec)) {
         if (std::filesystem::exists(db, ec)) {
-            spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", *stale, records);
+            spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", freshness.why, records);
             return ExitCode::ok;
         }
         spdlog::error("{} does not exist and there is no {} folder to build it from", db, records);
         return ExitCode::failure;
     }
-    spdlog::info("building the catalog: {}", *stale);
-    return lint_and_build(db, {records}, false);
+    spdlog::info("building the catalog: {}", freshness.why);
+    BuildOutcome outcome;
+    int code = lint_and_build(db, {records}, false, false, &outcome);
+    if (code == ExitCode::ok) return code;
+    if ((!outcome.errors.empty() || outcome.no_records) && readable_catalog(db)) {
+        say_behind(db, records, outcome, strict);
+        return strict ? ExitCode::findings : ExitCode::ok;
+    }
+    for (const auto& d : outcome.errors) std::cerr << format_text(d) << '\n';
+    if (!outcome.errors.empty()) spdlog::error("the records have errors; {} was not written", db);
+    return code;
 }
 
 std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
-                                        const std::function<Table()>& read, int& code) {
+                                        const std::function<Table()>& read, int& code, bool strict) {
     std::error_code ec;
     if (!std::filesystem::exists(db, ec)) {
-        code = ensure_fresh_catalog(db, records);
+        code = ensure_fresh_catalog(db, records, strict);
         if (code != ExitCode::ok) return std::nullopt;
         return read();
     }
-    auto check = std::async(std::launch::async, [&] { return catalog_staleness(db, records); });
+    auto check = std::async(std::launch::async, [&] { return catalog_freshness(db, records); });
     std::optional<Table> early;
     std::exception_ptr early_error;
     try {
@@ -142,21 +211,21 @@ std::optional<Table> read_fresh_catalog(const std::string& db, const std::string
     } catch (...) {
         early_error = std::current_exception();
     }
-    std::optional<std::string> stale;
+    Freshness freshness;
     try {
-        stale = check.get();
+        freshness = check.get();
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());  // a foreign or unreadable catalog: this error comes first
         code = ExitCode::failure;
         return std::nullopt;
     }
-    if (!stale) {
+    if (freshness.state == Freshness::State::fresh) {
         if (early_error) std::rethrow_exception(early_error);
         code = ExitCode::ok;
         return early;
     }
-    // Stale: what was read is dropped unseen; build, then read the new catalog.
-    code = ensure_fresh_catalog(db, records);
+    // Not fresh: what was read is dropped unseen; build (or keep), then read the catalog.
+    code = ensure_fresh_catalog(db, records, strict, &freshness);
     if (code != ExitCode::ok) return std::nullopt;
     return read();
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -6,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
-#include "cmd/write_file.h"
+#include "cmd/skeleton_output.h"
 #include "lint.h"
 #include "skeleton.h"
 
@@ -29,60 +30,56 @@ struct NewKvOptions {
     bool force = false;
 };
 
+/// "0,16k,32k" -> {0, 16384, 32768}; nullopt (after an error message) when a part is not a context.
+std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
+    std::vector<std::int64_t> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        auto comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        std::string part = text.substr(start, comma - start);
+        auto v = part == "0" ? std::optional<std::int64_t>(0) : parse_context(part);
+        if (!v) {
+            spdlog::error("--context '{}' is not a number of tokens; write e.g. 65536, 64k or 1M, or a comma list "
+                          "such as 0,16k,32k",
+                          part);
+            return std::nullopt;
+        }
+        if (std::find(out.begin(), out.end(), *v) != out.end()) {
+            spdlog::error("--context names {} twice", part);
+            return std::nullopt;
+        }
+        out.push_back(*v);
+        start = comma + 1;
+    }
+    return out;
+}
+
 int run_new_kv(const NewKvOptions& o) {
-    auto context = parse_context(o.context);
-    if (!context) {
-        spdlog::error("--context '{}' is not a number of tokens; write e.g. 65536, 64k or 1M", o.context);
-        return ExitCode::failure;
-    }
-    std::error_code ec;
-    if (!fs::is_directory(o.records, ec)) {
-        spdlog::error("{}: no such records folder (give --records DIR)", o.records);
-        return ExitCode::failure;
-    }
-    LintResult catalog;
-    try {
-        catalog = lint_paths({fs::path(o.records)});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    auto contexts = parse_contexts(o.context);
+    if (!contexts) return ExitCode::failure;
+    auto catalog = load_records_for_skeleton(o.records);
+    if (!catalog) return ExitCode::failure;
 
     SkeletonOptions options;
     options.model = o.model;
     options.engine = o.engine;
     options.kv_dtype = o.kv_dtype;
-    options.context = *context;
+    if (contexts->size() == 1 && contexts->front() > 0) {
+        options.context = contexts->front();
+    } else {
+        // A curve: one measurements item per context, in the order given, speeds left null.
+        for (auto c : *contexts) {
+            MeasurementPoint p;
+            p.context_length = c;
+            options.points.push_back(p);
+        }
+    }
     if (!o.accelerator.empty()) options.accelerator = o.accelerator;
     if (!o.weight_quant.empty()) options.weight_quant = o.weight_quant;
     if (!o.id.empty()) options.id = o.id;
 
-    // A file written into a kv-efficiency/ folder is named by its id, so the one decides the other.
-    fs::path out_path(o.out);
-    bool into_folder = !o.out.empty() && out_path.parent_path().filename() == "kv-efficiency";
-    if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
-
-    Skeleton skeleton = make_kv_skeleton(catalog, options);
-    if (!skeleton.ok()) {
-        for (const auto& p : skeleton.problems) spdlog::error("{}", p);
-        return ExitCode::failure;
-    }
-    if (o.out.empty()) {
-        std::cout << skeleton.text;
-        std::cout.flush();
-        return ExitCode::ok;
-    }
-    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
-    if (into_folder && out_path.stem().string() != expected_stem) {
-        spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", o.out,
-                      skeleton.id, expected_stem);
-        return ExitCode::failure;
-    }
-    if (!write_whole_file(out_path, skeleton.text, o.force)) return ExitCode::failure;
-    std::string fill;
-    for (const auto& k : skeleton.to_fill) fill += (fill.empty() ? "" : ", ") + k;
-    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", o.out, skeleton.id, fill, o.out);
-    return ExitCode::ok;
+    return emit_skeleton(*catalog, std::move(options), o.out, o.force);
 }
 
 }  // namespace
@@ -101,10 +98,14 @@ void setup_new(CLI::App& app, int& exit_code) {
     kv->add_option("--model", o->model, "The model record, models/NAME")->required();
     kv->add_option("--engine", o->engine, "The inference engine: llama.cpp, vLLM, ...")->required();
     kv->add_option("--kv-dtype", o->kv_dtype, "The KV cache element type: bf16, fp8, q8_0, ...")->required();
-    kv->add_option("--context", o->context, "Context length, tokens; k and M are powers of two (64k, 1M)")->required();
+    kv->add_option("--context", o->context,
+                   "Context length, tokens; k and M are powers of two (64k, 1M); a comma list (0,16k,32k) writes "
+                   "one record with a point per context")
+        ->required();
     kv->add_option("--accelerator", o->accelerator, "The accelerator record, accelerators/NAME (default: null)");
     kv->add_option("--weight-quant", o->weight_quant, "The weights' quantisation: Q4_K, fp8, ... (default: null)");
-    kv->add_option("--id", o->id, "The record id, kv-efficiency/NAME (default: engine-model-dtype-context)");
+    kv->add_option("--id", o->id,
+                   "The record id, kv-efficiency/NAME (default: engine-model-accelerator-weights-dtype-context)");
     kv->add_option("--records", o->records, "Where the model and accelerator records are")->capture_default_str();
     kv->add_option("--out", o->out, "Write the skeleton to this file instead of stdout");
     kv->add_flag("--force", o->force, "Replace an existing --out file");
@@ -113,7 +114,9 @@ void setup_new(CLI::App& app, int& exit_code) {
         "  kvcat new kv-efficiency --model models/llama-3.1-8b --engine llama.cpp --kv-dtype q8_0 --context 64k\n"
         "  kvcat new kv-efficiency --model models/llama-3.1-8b --engine vLLM --kv-dtype bf16 --context 128k \\\n"
         "      --accelerator accelerators/nvidia-h100-sxm --weight-quant bf16 \\\n"
-        "      --out records/kv-efficiency/vllm-llama-3.1-8b-bf16-128k.yaml\n"
+        "      --out records/kv-efficiency/vllm-llama-3.1-8b-nvidia-h100-sxm-bf16-bf16-128k.yaml\n"
+        "  kvcat new kv-efficiency --model models/qwen3.5-27b --engine llama.cpp --kv-dtype f16 \\\n"
+        "      --accelerator accelerators/nvidia-rtx-3090 --weight-quant Q4_K --context 0,16k,32k,64k\n"
         "The bytes per token, their basis and statement are computed from the model record. methodology,\n"
         "notes and sources are left for you: kvcat lint reports them missing until you write them.\n"
         "Exit status: 0 written, 2 usage error, unknown model, dtype or accelerator.");

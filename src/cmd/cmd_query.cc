@@ -22,6 +22,7 @@ struct QueryOptions {
     std::string columns_text;
     std::string sort;
     bool descending = false;
+    bool strict = false;
 };
 
 std::vector<std::string> split_columns(const std::string& text) {
@@ -47,8 +48,9 @@ int run_query(const QueryOptions& options) {
         BoundSql bound = build_query_sql(spec);
         auto format = parse_table_format(options.format);
         int code = ExitCode::ok;
-        auto table = read_fresh_catalog(options.db, options.records,
-                                        [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code);
+        auto table = read_fresh_catalog(
+            options.db, options.records, [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code,
+            options.strict);
         if (!table) return code;
         std::cout << render_table(*table, *format, RenderOptions{stdout_terminal_width()});
         return ExitCode::ok;
@@ -78,6 +80,8 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_option("--columns", options->columns_text, "Columns to show, comma-separated");
     sub->add_option("--sort", options->sort, "Sort by this column (default: id)");
     sub->add_flag("--desc", options->descending, "Sort descending");
+    sub->add_flag("--strict", options->strict,
+                  "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed");
     sub->footer(
         "Numbers take k and M suffixes in powers of two: 64k = 65536, 1M = 1048576.\n"
@@ -85,7 +89,9 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query attention_variant=hybrid 'context_length>64k'\n"
         "  kvcat query 'model~models/qwen*' --format csv\n"
         "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
-        "A missing or stale catalog is rebuilt from --records first.");
+        "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
+        "last built answers and stderr says which files kept it behind; one built from another folder is\n"
+        "never rebuilt (exit 2).");
     sub->callback([options, &exit_code] { exit_code = run_query(*options); });
 }
 

@@ -14,23 +14,42 @@ namespace kvcat::cmd {
 
 namespace {
 
+// Bounds on what one statement may produce: a value, and the whole answer.
+constexpr std::size_t kDefaultMaxValueBytes = std::size_t{16} << 20;
+constexpr std::size_t kDefaultMaxOutputBytes = std::size_t{256} << 20;
+
 struct SqlOptions {
     std::string db = "kvcat.db";
     std::string records = "records";
     std::string format = "table";
     std::string sql;
     int timeout_ms = 0;
+    std::size_t max_value_bytes = kDefaultMaxValueBytes;
+    std::size_t max_output_bytes = kDefaultMaxOutputBytes;
+    bool strict = false;
 };
 
 int run_sql(const SqlOptions& options) {
     try {
         QueryLimits limits;
+        limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
         if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
+        limits.max_value_bytes = options.max_value_bytes;
+        limits.max_result_bytes = options.max_output_bytes;
         int code = ExitCode::ok;
-        auto table = read_fresh_catalog(options.db, options.records,
-                                        [&] { return run_read_only(options.db, options.sql, {}, limits); }, code);
+        auto table = read_fresh_catalog(
+            options.db, options.records, [&] { return run_read_only(options.db, options.sql, {}, limits); }, code,
+            options.strict);
         if (!table) return code;
-        std::cout << render_table(*table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
+        std::string text = render_table(*table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
+        table.reset();
+        auto deadline = limits.deadline();
+        if (deadline && std::chrono::steady_clock::now() > *deadline) {
+            spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
+                          options.timeout_ms);
+            return ExitCode::failure;
+        }
+        std::cout << text;
         return ExitCode::ok;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
@@ -51,11 +70,20 @@ void setup_sql(CLI::App& app, int& exit_code) {
     sub->add_option("--format", options->format, "Output format")
         ->check(CLI::IsMember(formats))
         ->capture_default_str();
-    sub->add_option("--timeout", options->timeout_ms, "Stop the query after this many milliseconds")
+    sub->add_option("--timeout", options->timeout_ms, "Stop the whole command after this many milliseconds")
         ->check(CLI::PositiveNumber);
+    sub->add_option("--max-value-bytes", options->max_value_bytes, "The largest value a statement may make")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_option("--max-output-bytes", options->max_output_bytes, "The most bytes the answer may hold in memory")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_flag("--strict", options->strict,
+                  "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("sql", options->sql, "The statement")->required();
     sub->footer(
         "The catalog is opened read-only: writes, ATTACH, load_extension and pragmas that set values are refused.\n"
+        "--timeout counts from the start of the command; a value or an answer over its byte limit is an error.\n"
         "Examples:\n"
         "  kvcat sql \"SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token\"\n"
         "  kvcat sql --format json \"SELECT * FROM column_info\"");

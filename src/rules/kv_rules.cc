@@ -118,12 +118,15 @@ void variant_agrees_with_model(const Record& r, const RecordSet& set, std::vecto
 }
 
 void context_within_native(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
-    if (!r.kv || !r.kv->context_length) return;
+    if (!r.kv || r.kv->context_extension) return;
     const Model* model = model_of(set, *r.kv);
     if (!model || !model->native_context) return;
-    if (*r.kv->context_length > *model->native_context && !r.kv->context_extension) {
-        out.push_back(diag::context_above_native(r.where("context_length"), group_thousands(*r.kv->context_length),
-                                                 group_thousands(*model->native_context), r.kv->model));
+    for (const auto& point : r.kv->points) {
+        if (point.context_length > *model->native_context) {
+            out.push_back(diag::context_above_native(r.where(point.key("context_length")),
+                                                     group_thousands(point.context_length),
+                                                     group_thousands(*model->native_context), r.kv->model));
+        }
     }
 }
 

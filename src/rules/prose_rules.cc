@@ -150,11 +150,15 @@ void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<
 }
 
 void id_context_tag_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
-    if (!r.kv || !r.kv->context_length || r.id.empty()) return;
+    if (!r.kv || r.kv->points.empty() || r.id.empty()) return;
     auto tag = context_tag_of_id(r.id);
-    if (!tag || tag->second == *r.kv->context_length) return;
+    if (!tag) return;
+    // A curve's id names its longest context; a single point's names that point.
+    std::int64_t longest = 0;
+    for (const auto& point : r.kv->points) longest = std::max(longest, point.context_length);
+    if (tag->second == longest) return;
     out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
-                                       group_thousands(*r.kv->context_length)));
+                                       group_thousands(longest)));
 }
 
 }  // namespace kvcat::rules

@@ -42,6 +42,9 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& refs, std::vector<
 void statement_matches_basis(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
 void id_context_tag_agrees(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
 
+// quality_rules.cc
+void quality_recovery_holds(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
+
 /// The model record a kv-efficiency row names, when it resolves to a model.
 const Model* model_of(const RecordSet& set, const KvRow& row);
 

@@ -6,12 +6,12 @@
 # the lint rule ids are listed here; tests/completion_test.sh checks them against the
 # binary's SARIF rule list. Needs nothing from the bash-completion package.
 
-_kvcat_rules="file-unreadable file-too-large file-empty yaml-encoding yaml-syntax yaml-duplicate-key
+_kvcat_rules="file-unreadable file-too-large file-outside-root file-empty yaml-encoding yaml-syntax yaml-duplicate-key
 yaml-alias yaml-too-deep yaml-multiple-documents record-kind schema-not-mapping schema-missing-key
 schema-type schema-unknown-key schema-enum schema-value id-path-mismatch id-duplicate ref-unresolved
 model-layers kv-basis-product kv-basis-model kv-dtype-bytes attention-variant-mismatch
 context-above-native arith-overflow tps-above-roofline exceeds-memory prose-arithmetic
-kv-statement-mismatch id-context-tag lint-ignore"
+kv-statement-mismatch id-context-tag quality-recovery lint-ignore"
 
 # The help of `kvcat [SUB...] --help` (SUB a space-separated command path such as
 # "new kv-efficiency"), cached per program and path for the session.

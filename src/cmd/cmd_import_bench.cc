@@ -1,0 +1,155 @@
+// kvcat import-bench: one record, with its points, from a benchmark's own output.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "bench_import.h"
+#include "cmd/commands.h"
+#include "cmd/skeleton_output.h"
+#include "skeleton.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+struct ImportBenchOptions {
+    std::vector<std::string> files;
+    std::string model;
+    std::string accelerator;
+    std::string engine;
+    std::string engine_version;
+    std::string kv_dtype;
+    std::string weight_quant;
+    std::string provenance;
+    std::string context;
+    std::int64_t concurrency = 0;
+    std::string id;
+    std::string records = "records";
+    std::string out;
+    bool force = false;
+};
+
+/// What the file says, as the first draft of the methodology.
+std::string draft_methodology(const BenchRun& run, const std::vector<std::string>& files) {
+    std::string files_text;
+    for (const auto& f : files) files_text += (files_text.empty() ? "" : ", ") + f;
+    std::string t = fmt::format("Imported by kvcat import-bench from {} output ({}).\n", run.format, files_text);
+    t += fmt::format("{} point{}: ", run.points.size(), run.points.size() == 1 ? "" : "s");
+    if (run.format.starts_with("llama-bench")) {
+        t += "each point is the pp test (prompt processing) and the tg test (generation) at one depth\n"
+             "(n_depth), avg_ts as measured_*_tps_at_ctx and stddev_ts as *_stddev.\n";
+    } else if (run.format.starts_with("vLLM")) {
+        t += "one per result file, at its input length and max_concurrency; measured_tps_at_ctx is\n"
+             "1000 / median_tpot_ms, measured_total_tps_at_ctx is output_throughput.\n";
+    } else {
+        t += "one per CSV row, as written.\n";
+    }
+    if (!run.facts.empty()) {
+        t += "What the file records of the run:\n";
+        for (const auto& f : run.facts) t += "  - " + f + "\n";
+    }
+    return t;
+}
+
+int run_import_bench(const ImportBenchOptions& o) {
+    BenchOptions bench_options;
+    if (!o.context.empty()) {
+        auto c = o.context == "0" ? std::optional<std::int64_t>(0) : parse_context(o.context);
+        if (!c) {
+            spdlog::error("--context '{}' is not a number of tokens; write e.g. 8192 or 8k", o.context);
+            return ExitCode::failure;
+        }
+        bench_options.context = c;
+    }
+    if (o.concurrency > 0) bench_options.concurrency = o.concurrency;
+    BenchRun run;
+    try {
+        run = read_bench_files(o.files, bench_options);
+    } catch (const BenchError& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+
+    SkeletonOptions options;
+    options.model = o.model;
+    options.points = run.points;
+    // What the command line says wins over what the file says; what neither says is an error.
+    options.engine = !o.engine.empty() ? o.engine : run.engine.value_or("");
+    if (options.engine.empty()) {
+        spdlog::error("{} output does not name its engine: give --engine (llama.cpp, vLLM, ...)", run.format);
+        return ExitCode::failure;
+    }
+    options.kv_dtype = !o.kv_dtype.empty() ? o.kv_dtype : run.kv_dtype.value_or("");
+    if (options.kv_dtype.empty()) {
+        spdlog::error("{} output does not name its KV cache dtype: give --kv-dtype (the engine's default when the "
+                      "run set none, e.g. bf16 for a bf16 model on vLLM)",
+                      run.format);
+        return ExitCode::failure;
+    }
+    if (!o.kv_dtype.empty() && run.kv_dtype && *run.kv_dtype != o.kv_dtype) {
+        spdlog::error("--kv-dtype {} disagrees with the file's cache type {}", o.kv_dtype, *run.kv_dtype);
+        return ExitCode::failure;
+    }
+    if (!o.engine_version.empty()) {
+        options.engine_version = o.engine_version;
+    } else {
+        options.engine_version = run.engine_version;
+    }
+    if (!o.weight_quant.empty()) {
+        options.weight_quant = o.weight_quant;
+    } else {
+        options.weight_quant = run.weight_quant;
+    }
+    options.weight_bytes = run.weight_bytes;
+    if (!o.accelerator.empty()) options.accelerator = o.accelerator;
+    if (!o.provenance.empty()) options.provenance = o.provenance;
+    if (!o.id.empty()) options.id = o.id;
+    options.methodology = draft_methodology(run, o.files);
+    options.written_by = "kvcat import-bench";
+
+    auto catalog = load_records_for_skeleton(o.records);
+    if (!catalog) return ExitCode::failure;
+    return emit_skeleton(*catalog, std::move(options), o.out, o.force);
+}
+
+}  // namespace
+
+void setup_import_bench(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<ImportBenchOptions>();
+    CLI::App* sub = app.add_subcommand("import-bench", "Write a kv-efficiency record from a benchmark's own output");
+    sub->add_option("files", o->files,
+                    "llama-bench -o json or -o jsonl output, vllm bench serve --save-result JSON (one file a point), "
+                    "or a CSV with context_length,tps,prefill_tps,ttft_ms")
+        ->required()
+        ->check(CLI::ExistingFile);
+    sub->add_option("--model", o->model, "The model record, models/NAME")->required();
+    sub->add_option("--accelerator", o->accelerator, "The accelerator record, accelerators/NAME (default: null)");
+    sub->add_option("--engine", o->engine, "The engine, when the file does not say (CSV) or to name a fork");
+    sub->add_option("--engine-version", o->engine_version, "The engine's version or build (default: the file's)");
+    sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype, when the file does not say (vLLM, CSV)");
+    sub->add_option("--weight-quant", o->weight_quant, "The weights' format (default: llama-bench's model_type)");
+    sub->add_option("--provenance", o->provenance, "measured, third-party-measured, derived or joined")
+        ->check(CLI::IsMember({"measured", "third-party-measured", "derived", "joined"}));
+    sub->add_option("--context", o->context, "The input length of a vLLM result that does not name it");
+    sub->add_option("--concurrency", o->concurrency, "Requests in flight, for a vLLM result without max_concurrency")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--id", o->id, "The record id (default: engine-model-accelerator-weights-dtype-context)");
+    sub->add_option("--records", o->records, "Where the model and accelerator records are")->capture_default_str();
+    sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
+    sub->add_flag("--force", o->force, "Replace an existing --out file");
+    sub->footer(
+        "Examples:\n"
+        "  llama-bench -m qwen.gguf -d 0,16384,32768,65536 -o json > run.json\n"
+        "  kvcat import-bench run.json --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
+        "      --out records/kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml\n"
+        "  kvcat import-bench 8k.json 32k.json --model models/llama-3.1-8b --kv-dtype bf16\n"
+        "The byte figures come from the model record; the methodology is drafted from what the file\n"
+        "says; notes and sources are left for you, and kvcat lint reports them until you write them.\n"
+        "Exit status: 0 written, 2 a file that cannot be read as one run, or a usage error.");
+    sub->callback([o, &exit_code] { exit_code = run_import_bench(*o); });
+}
+
+}  // namespace kvcat::cmd

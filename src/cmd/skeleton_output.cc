@@ -1,0 +1,58 @@
+#include "cmd/skeleton_output.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "cmd/commands.h"
+#include "cmd/write_file.h"
+
+namespace kvcat::cmd {
+
+namespace fs = std::filesystem;
+
+std::optional<LintResult> load_records_for_skeleton(const std::string& records) {
+    std::error_code ec;
+    if (!fs::is_directory(records, ec)) {
+        spdlog::error("{}: no such records folder (give --records DIR)", records);
+        return std::nullopt;
+    }
+    try {
+        return lint_paths({fs::path(records)});
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return std::nullopt;
+    }
+}
+
+int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std::string& out, bool force) {
+    // A file written into a kv-efficiency/ folder is named by its id, so the one decides the other.
+    fs::path out_path(out);
+    bool into_folder = !out.empty() && out_path.parent_path().filename() == "kv-efficiency";
+    if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
+
+    Skeleton skeleton = make_kv_skeleton(catalog, options);
+    if (!skeleton.ok()) {
+        for (const auto& p : skeleton.problems) spdlog::error("{}", p);
+        return ExitCode::failure;
+    }
+    if (out.empty()) {
+        std::cout << skeleton.text;
+        std::cout.flush();
+        return ExitCode::ok;
+    }
+    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
+    if (into_folder && out_path.stem().string() != expected_stem) {
+        spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", out,
+                      skeleton.id, expected_stem);
+        return ExitCode::failure;
+    }
+    if (!write_whole_file(out_path, skeleton.text, force)) return ExitCode::failure;
+    std::string fill;
+    for (const auto& k : skeleton.to_fill) fill += (fill.empty() ? "" : ", ") + k;
+    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", out, skeleton.id, fill, out);
+    return ExitCode::ok;
+}
+
+}  // namespace kvcat::cmd

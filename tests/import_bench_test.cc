@@ -1,0 +1,187 @@
+// kvcat import-bench: benchmark output read into points, and a record written from it that
+// lints once a person adds notes and sources.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_import.h"
+#include "kvcat_runner.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path bench_file(const std::string& name) { return test::fixture_path("import-bench/" + name); }
+
+BenchRun read_one(const std::string& name, const BenchOptions& options = {}) {
+    return read_bench_files({bench_file(name).string()}, options);
+}
+
+TEST(ImportBench, ReadsTheLlamaBenchReadmeRun) {
+    BenchRun run = read_one("llama-bench-readme.json");
+    EXPECT_EQ(run.format, "llama-bench JSON");
+    EXPECT_EQ(run.engine, "llama.cpp");
+    EXPECT_EQ(run.engine_version, "8cf427ff (5163)");
+    EXPECT_EQ(run.kv_dtype, "f16");
+    EXPECT_EQ(run.weight_quant, "Q4_K_M");
+    EXPECT_EQ(run.weight_bytes, 4677120000LL);
+    ASSERT_EQ(run.points.size(), 1u);
+    const MeasurementPoint& p = run.points[0];
+    EXPECT_EQ(p.context_length, 0);
+    EXPECT_DOUBLE_EQ(*p.prefill_tps, 7100.002165);
+    EXPECT_DOUBLE_EQ(*p.prefill_tps_stddev, 140.341520);
+    EXPECT_EQ(p.prompt_tokens, 512);
+    EXPECT_DOUBLE_EQ(*p.tps, 118.881588);
+    EXPECT_DOUBLE_EQ(*p.tps_stddev, 1.041811);
+    EXPECT_EQ(p.gen_tokens, 128);
+    EXPECT_FALSE(p.ttft_ms.has_value());
+}
+
+TEST(ImportBench, GroupsJsonlTestsByDepthAndLeavesOutCombinedTests) {
+    BenchRun run = read_one("depths.jsonl");
+    EXPECT_EQ(run.format, "llama-bench JSONL");
+    ASSERT_EQ(run.points.size(), 4u);
+    std::vector<std::int64_t> depths;
+    for (const auto& p : run.points) depths.push_back(p.context_length);
+    EXPECT_EQ(depths, (std::vector<std::int64_t>{0, 16384, 32768, 65536}));
+    EXPECT_DOUBLE_EQ(*run.points[3].tps, 28.8);
+    EXPECT_DOUBLE_EQ(*run.points[3].prefill_tps, 678.9);
+    bool said = false;
+    for (const auto& f : run.facts) said = said || f.find("1 combined prompt-and-generation (pg) test left out") == 0;
+    EXPECT_TRUE(said);
+}
+
+TEST(ImportBench, VllmResultsAreOnePointAFile) {
+    BenchRun run = read_bench_files({bench_file("vllm-32k.json").string(), bench_file("vllm-8k.json").string()});
+    EXPECT_EQ(run.engine, "vLLM");
+    EXPECT_FALSE(run.kv_dtype.has_value());  // a result file does not name its cache dtype
+    ASSERT_EQ(run.points.size(), 2u);
+    EXPECT_EQ(run.points[0].context_length, 8192);  // sorted by context
+    EXPECT_DOUBLE_EQ(*run.points[0].tps, 125.0);    // 1000 / 8.0 ms
+    EXPECT_DOUBLE_EQ(*run.points[1].tps, 100.0);    // 1000 / 10.0 ms
+    EXPECT_DOUBLE_EQ(*run.points[1].ttft_ms, 1830.5);
+    EXPECT_DOUBLE_EQ(*run.points[1].total_tps, 92.6);
+    EXPECT_EQ(run.points[1].concurrency, 1);
+}
+
+TEST(ImportBench, ACsvIsReadAsWritten) {
+    BenchRun run = read_one("curve.csv");
+    ASSERT_EQ(run.points.size(), 3u);
+    EXPECT_DOUBLE_EQ(*run.points[1].prefill_tps, 977.4);
+    EXPECT_FALSE(run.points[2].prefill_tps.has_value());
+    EXPECT_FALSE(run.engine.has_value());
+}
+
+TEST(ImportBench, WeightFormatsFromModelTypes) {
+    EXPECT_EQ(weight_quant_of_model_type("qwen2 7B Q4_K - Medium"), "Q4_K_M");
+    EXPECT_EQ(weight_quant_of_model_type("gpt-oss 20B MXFP4 MoE"), "MXFP4");
+    EXPECT_EQ(weight_quant_of_model_type("qwen3moe 30B.A3B Q8_0"), "Q8_0");
+    EXPECT_EQ(weight_quant_of_model_type("llama 7B mostly Q4_0"), "Q4_0");
+    EXPECT_EQ(weight_quant_of_model_type("llama 8B BF16"), "bf16");
+    EXPECT_FALSE(weight_quant_of_model_type("llama").has_value());
+    EXPECT_FALSE(weight_quant_of_model_type("llama 8B IQ2_XXS - 2.0625 bpw").has_value());
+}
+
+/// Each malformed file gives an error at its file:line:column with the expected words, and
+/// never a crash.
+TEST(ImportBench, MalformedFilesAreClearErrors) {
+    std::ifstream in(bench_file("bad/expected.tsv"));
+    ASSERT_TRUE(in);
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream cells(line);
+        std::string name, row, column, text;
+        std::getline(cells, name, '\t');
+        std::getline(cells, row, '\t');
+        std::getline(cells, column, '\t');
+        std::getline(cells, text);
+        ++cases;
+        std::string path = bench_file("bad/" + name).string();
+        try {
+            read_bench_files({path});
+            ADD_FAILURE() << name << " was read without an error";
+        } catch (const BenchError& e) {
+            std::string want = path + ":" + row + ":" + column + ": ";
+            EXPECT_EQ(std::string(e.what()).rfind(want, 0), 0u) << name << ": " << e.what() << "\nwanted " << want;
+            EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << name << ": " << e.what();
+        }
+    }
+    EXPECT_EQ(cases, 10);
+    // Every file in bad/ has its line in expected.tsv.
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(bench_file("bad"))) files += entry.path().filename() != "expected.tsv";
+    EXPECT_EQ(files, cases);
+}
+
+TEST(ImportBench, FilesOfTwoConfigurationsAreRefused) {
+    try {
+        read_bench_files({bench_file("llama-bench-readme.json").string(), bench_file("depths.jsonl").string()});
+        ADD_FAILURE() << "two runs were merged";
+    } catch (const BenchError& e) {
+        EXPECT_NE(std::string(e.what()).find("one record holds one configuration"), std::string::npos) << e.what();
+    }
+}
+
+// ---- the binary ------------------------------------------------------------------------------
+
+using test::Outcome;
+
+TEST(ImportBenchCli, ARunBecomesARecordThatLintsOncePeopleWriteTheirPart) {
+    test::KvcatRunner runner;
+    const std::string file = "records/kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml";
+    Outcome r = runner.run({"import-bench", bench_file("depths.jsonl").string(), "--model", "qwen3.5-27b",
+                            "--accelerator", "nvidia-rtx-3090", "--provenance", "measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("# Written by `kvcat import-bench`"), std::string::npos) << text;
+    EXPECT_NE(text.find("engine_version: 1a2b3c4d (7000)\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("weight_quant: Q4_K_M\nkv_cache_dtype: f16\nweight_bytes: 16500000000\n"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  - context_length: 65536\n    measured_tps_at_ctx: 28.8\n"
+                        "    measured_prefill_tps_at_ctx: 678.9\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("methodology: |\n  Imported by kvcat import-bench"), std::string::npos) << text;
+
+    // Until a person writes notes and sources, the lint names exactly those.
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 1);
+    EXPECT_NE(lint.out.find("'notes' is missing"), std::string::npos) << lint.out;
+    EXPECT_NE(lint.out.find("'sources' is missing"), std::string::npos) << lint.out;
+    EXPECT_EQ(lint.out.find("'methodology' is missing"), std::string::npos) << lint.out;
+
+    std::ofstream(runner.dir() / file, std::ios::app) << "notes: |\n  A test run.\nsources:\n  - name: a test file\n";
+    lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns",
+                            "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx",
+                            "context_length>=32k", "model~*qwen3.5-27b*", "record_id~*q4_k_m*"});
+    ASSERT_EQ(q.status, 0) << q.err;
+    EXPECT_EQ(q.out,
+              "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx\r\n"
+              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@32k,32768,31,848.2\r\n"
+              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@64k,65536,28.8,678.9\r\n");
+}
+
+TEST(ImportBenchCli, AVllmResultNeedsItsCacheDtypeNamed) {
+    test::KvcatRunner runner;
+    Outcome r = runner.run({"import-bench", bench_file("vllm-8k.json").string(), "--model", "llama-3.1-8b"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("does not name its KV cache dtype: give --kv-dtype"), std::string::npos) << r.err;
+    r = runner.run({"import-bench", bench_file("vllm-8k.json").string(), "--model", "llama-3.1-8b", "--kv-dtype",
+                    "bf16"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("measured_tps_at_ctx: 125\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("measured_total_tps_at_ctx"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kvcat
