@@ -9,6 +9,7 @@
 // .source.txt.
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -486,6 +487,58 @@ TEST(ImportDesigns, JambaPaperKvCacheAt256kTokensIn16Bit) {
     Imported v01("mistral-7b-v0.1.json", "Mistral-7B-v0.1");
     ASSERT_TRUE(v01.clean()) << v01.why();
     EXPECT_EQ(at_context(v01.model(), "bf16", k256), Rational(kGiB / 2));
+}
+
+// ---- bad layouts are named, never guessed ----------------------------------------------
+
+ImportResult import_edited(const std::string& fixture, const std::function<void(json&)>& edit) {
+    json config = load_config(fixture);
+    edit(config);
+    ImportOptions o;
+    o.config_file = fixture;
+    o.name = "X";
+    o.total_params_b = o.active_params_b = 10;
+    return kvcat::import_model_config(config, o);
+}
+
+TEST(ImportDesigns, BrokenLayoutKeysAreNamedWithWhatWasExpected) {
+    struct Case {
+        const char* fixture;
+        std::function<void(json&)> edit;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"nemotron-h-8b.json", [](json& c) { c["hybrid_override_pattern"] = "M-M*"; },
+         "hybrid_override_pattern must have one character per layer (52)"},
+        {"nemotron-h-8b.json",
+         [](json& c) {
+             std::string p = c["hybrid_override_pattern"];
+             p[3] = 'X';
+             c["hybrid_override_pattern"] = p;
+         },
+         "hybrid_override_pattern[3] is 'X'; kvcat reads M (Mamba-2), * (attention)"},
+        {"minimax-m1.json", [](json& c) { c["attn_type_list"][5] = 2; },
+         "attn_type_list[5] is 2; expected 1 (softmax attention) or 0 (lightning attention)"},
+        {"llama-4-scout.json", [](json& c) { c["text_config"]["no_rope_layers"] = json::array({1, 0}); },
+         "text_config.no_rope_layers must have one entry per layer (48); found 2"},
+        {"gemma-3n-e4b.json", [](json& c) { c["text_config"]["num_kv_shared_layers"] = 35; },
+         "text_config.num_kv_shared_layers is 35, but the model has 35 layers"},
+        {"llama-3.1-8b.json", [](json& c) { c["index_head_dim"] = 128; },
+         "index_head_dim is set on a model that is not MLA"},
+        {"lfm2-1.2b.json", [](json& c) { c.erase("conv_L_cache"); },
+         "the 10 convolution layers need conv_L_cache and hidden_size; the config lacks conv_L_cache"},
+        {"lfm2-1.2b.json", [](json& c) { c["full_attn_idxs"] = json::array({2, 5}); },
+         "full_attn_idxs and layer_types disagree about layer 8"},
+        {"gemma-2-9b-it.json", [](json& c) { c["sliding_window_size"] = 2048; },
+         "sliding_window_size 2048 disagrees with sliding_window 4096"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.message);
+        ImportResult r = import_edited(c.fixture, c.edit);
+        ASSERT_FALSE(r.ok());
+        EXPECT_TRUE(contains(r.message(), c.message)) << r.message();
+        EXPECT_TRUE(r.text.empty());
+    }
 }
 
 // ---- right or refused -------------------------------------------------------------------
