@@ -17,7 +17,7 @@ namespace kvcat {
 
 /// Thrown for a file that is not a GGUF file or whose header is cut short or inconsistent.
 class GgufError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -27,8 +27,8 @@ struct GgufWeights {
     std::uint64_t alignment = 32;
     std::uint64_t data_offset = 0;  ///< where the tensor data starts
     std::uint64_t file_size = 0;
-    std::uint64_t data_bytes = 0;   ///< file_size - data_offset: the weights as loaded
-    std::string file_type;          ///< general.file_type as a number, when the header states it
+    std::uint64_t data_bytes = 0;  ///< file_size - data_offset: the weights as loaded
+    std::string file_type;         ///< general.file_type as a number, when the header states it
 };
 
 /// Reads the header of the GGUF file at `path`. Throws GgufError or std::runtime_error (I/O).
