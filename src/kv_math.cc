@@ -237,24 +237,30 @@ Rational kv_bytes_at_context(const Model& m, const Rational& bytes_per_token, st
     return total;
 }
 
-Rational fixed_state_bytes(const Model& m) {
+Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
     if (!m.linear) return Rational(0);
+    if (cards < 1) cards = 1;
     const LinearShape& l = *m.linear;
     Rational conv_channels;
     Rational recurrent;
     switch (l.kind) {
         case StateKind::gated_deltanet:
-        case StateKind::mamba2:
+        case StateKind::mamba2: {
             // vLLM (mamba_utils.py): a Gated DeltaNet layer convolves its keys, queries and
             // values, 2 x key heads x key width + value heads x value width channels, and keeps
             // value heads x value width x key width of recurrent state. Mamba-2 has the same
             // shapes with B and C as keys and queries (n_groups heads of d_state) and x as values
             // (n_heads of d_head): conv over d_inner + 2 x n_groups x d_state channels, state
             // n_heads x d_head x d_state.
-            conv_channels = Rational(l.key_head_dim) * Rational(l.key_heads) * Rational(2) +
+            // Over several cards vLLM splits the heads, and repeats Mamba-2's groups until they
+            // split too: groups that the cards do not divide become `cards` groups.
+            std::int64_t key_heads = l.key_heads;
+            if (l.kind == StateKind::mamba2 && cards > 1 && key_heads % cards != 0) key_heads = cards;
+            conv_channels = Rational(l.key_head_dim) * Rational(key_heads) * Rational(2) +
                             Rational(l.value_head_dim) * Rational(l.value_heads);
             recurrent = Rational(l.value_heads) * Rational(l.value_head_dim) * Rational(l.key_head_dim);
             break;
+        }
         case StateKind::mamba1:
             // Mamba-1 (vLLM mamba1_state_shape): conv over d_inner channels, SSM d_inner x d_state.
             conv_channels = Rational(l.inner_dim);
@@ -274,7 +280,7 @@ Rational fixed_state_bytes(const Model& m) {
     }
     Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
     std::int64_t bytes = (l.state_dtype == "float32" || l.state_dtype == "fp32") ? 4 : 2;
-    return Rational(l.layers) * (conv + recurrent) * Rational(bytes);
+    return Rational(l.layers) * (conv + recurrent) * Rational(bytes) / Rational(cards);
 }
 
 std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe) {

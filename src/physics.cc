@@ -89,7 +89,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     }
     if (setup.gpus > 1) t.weights_how += fmt::format(", split over {} cards", setup.gpus);
     // The fixed state's heads and conv channels are split over the cards like the weights.
-    t.fixed_state = fixed_state_bytes(model) * batch / cards;
+    t.fixed_state = fixed_state_bytes(model, setup.gpus) * batch;
     t.reserve = setup.reserve;
     t.available = t.memory - t.weights - t.fixed_state - t.reserve;
     t.fits = t.available > Rational(0);

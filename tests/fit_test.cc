@@ -12,6 +12,7 @@
 
 #include "gguf.h"
 #include "import_config.h"
+#include "kv_math.h"
 #include "kvcat_runner.h"
 #include "lint.h"
 #include "physics.h"
@@ -123,6 +124,27 @@ TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
     EXPECT_EQ(t.sliding_per_token, Rational(131072));
     EXPECT_EQ(t.max_context, 32768);  // the native context: no layer grows past 4,096 tokens
     EXPECT_EQ(kvcat::fit_bytes_at(t, 1000000) - kvcat::fit_bytes_at(t, 4096), Rational(0));
+}
+
+TEST(FitTensorParallel, Mamba2GroupsAreRepeatedUntilTheCardsDivideThem) {
+    // Falcon-H1-1.5B: 24 Mamba-2 mixers of 48 heads x 64, one group of 256, conv 4, f32.
+    kvcat::ImportOptions o;
+    o.config_file = "falcon-h1-1.5b.json";
+    o.name = "Falcon-H1-1.5B";
+    o.total_params_b = o.active_params_b = 1.55;
+    auto config = kvcat::parse_config_json(
+        kvcat::test::read_file(kvcat::test::fixture_path("configs/falcon-h1-1.5b.json")));
+    kvcat::ImportResult r = kvcat::import_model_config(config, o);
+    ASSERT_TRUE(r.ok()) << r.message();
+    TempDir dir;
+    kvcat::test::write_file(dir.path() / "records" / (r.id + ".yaml"), r.text);
+    LintResult lint = kvcat::lint_paths({dir.path() / "records"});
+    const Model& m = model(lint, r.id);
+    std::int64_t ssm = 48 * 64 * 256;
+    EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(24LL * (3 * (3072 + 2 * 256) + ssm) * 4));
+    // On 2 cards the one group becomes 2: conv over 3,072 + 2 x 2 x 256 channels, halved.
+    EXPECT_EQ(kvcat::fixed_state_bytes(m, 2),
+              Rational(24LL * (3 * (3072 + 2 * 2 * 256) + ssm) * 4) / Rational(2));
 }
 
 // ---- does not fit -----------------------------------------------------------------------
