@@ -279,8 +279,13 @@ Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
             break;
     }
     Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
-    std::int64_t bytes = (l.state_dtype == "float32" || l.state_dtype == "fp32") ? 4 : 2;
-    return Rational(l.layers) * (conv + recurrent) * Rational(bytes) / Rational(cards);
+    auto bytes = [](const std::string& dtype) {
+        return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2);
+    };
+    // The conv state may be kept in another dtype than the recurrent state (vLLM keeps it in
+    // the model's dtype, llama.cpp in f32); without conv_state_dtype both are state_dtype.
+    Rational conv_bytes = bytes(l.conv_state_dtype.empty() ? l.state_dtype : l.conv_state_dtype);
+    return Rational(l.layers) * (conv * conv_bytes + recurrent * bytes(l.state_dtype)) / Rational(cards);
 }
 
 std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe) {

@@ -125,6 +125,7 @@ Model read_model(const YamlNode& root) {
         LinearShape l;
         auto kind = parse_state_kind(str(la, "kind"));
         l.state_dtype = str(la, "state_dtype");
+        l.conv_state_dtype = str(la, "conv_state_dtype");
         l.beside_attention = str(la, "beside_attention") == "true";
         auto layers = int_field(la, "layers");
         bool complete = kind && layers;

@@ -78,6 +78,7 @@ struct LinearShape {
     std::int64_t state_dim = 0;  ///< Mamba-1 d_state
     std::int64_t conv_kernel = 0;
     std::string state_dtype;
+    std::string conv_state_dtype;  ///< the conv state's dtype when it differs from state_dtype; "" = the same
     bool beside_attention = false;  ///< in the same layers as attention (Falcon-H1), not layers of their own
 };
 

@@ -111,6 +111,9 @@ constexpr std::array kLinearFields = {
     FieldSpec{"conv_kernel", F::integer, false, false, "linear_conv_kernel_dim (every kind but lightning)", {}, {},
               true},
     FieldSpec{"state_dtype", F::enumeration, true, false, "dtype of the fixed recurrent state", kStateDtypes},
+    FieldSpec{"conv_state_dtype", F::enumeration, false, false,
+              "dtype of the conv state when it differs from state_dtype (vLLM: the model's dtype)",
+              kStateDtypes},
     FieldSpec{"beside_attention", F::boolean, false, false,
               "true when these mixers run in the same layers as attention rather than in layers of their own"},
 };

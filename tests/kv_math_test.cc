@@ -218,5 +218,15 @@ TEST(KvMath, LayersOfDifferentShapesAreSummed) {
     EXPECT_EQ(basis_expression(b), "(20 x 8 x 128 + 12 x 4 x 256) x 2 x 2");
 }
 
+TEST(KvMath, ConvStateMayBeKeptInItsOwnDtype) {
+    // vLLM's default for Qwen3.5: the conv state in the model's bf16, the recurrent state in f32.
+    Model m = qwen35_27b();
+    Rational both_f32 = fixed_state_bytes(m);
+    m.linear->conv_state_dtype = "bfloat16";
+    // 48 layers x (3 x 10,240 conv elements x 2 bytes + 786,432 state elements x 4 bytes).
+    EXPECT_EQ(fixed_state_bytes(m), Rational(48LL * (3 * 10240 * 2 + 786432 * 4)));
+    EXPECT_EQ(both_f32 - fixed_state_bytes(m), Rational(48LL * 3 * 10240 * 2));
+}
+
 }  // namespace
 }  // namespace kvcat
