@@ -1,8 +1,8 @@
 # Where `cmake --install` puts kvcat, and how CPack turns that into a .deb.
 #
 # Only the program and what a user reads are installed: the binary, the JSON Schemas and
-# catalog.sql (editors and other tools validate records against them), the man page and
-# the bash completion. The tests are never installed.
+# catalog.sql (editors and other tools validate records against them), the man page, the
+# bash completion and the licenses of the libraries built in. The tests are never installed.
 
 include(GNUInstallDirs)
 
@@ -14,6 +14,12 @@ install(FILES
         "${PROJECT_SOURCE_DIR}/schema/catalog.sql"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/schema)
 install(FILES "${PROJECT_SOURCE_DIR}/docs/kvcat.1" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# kvcat carries Vega, Vega-Lite and vega-embed inside it for `kvcat report`; their licenses
+# go with it.
+foreach(lib vega vega-lite vega-embed)
+    install(FILES "${PROJECT_SOURCE_DIR}/third_party/${lib}/LICENSE"
+            DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party/${lib})
+endforeach()
 # bash-completion loads completions/NAME on demand, by the command's name.
 install(FILES "${PROJECT_SOURCE_DIR}/tools/completion/kvcat.bash"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions

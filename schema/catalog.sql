@@ -103,6 +103,14 @@ CREATE TABLE quality (
     PRIMARY KEY (record_id, position)
 ) STRICT;
 
+-- The engines the catalog knows (src/vocabulary.cc): a fork names its upstream, so
+-- "llama.cpp and its forks" is one join.
+CREATE TABLE engines (
+    name        TEXT PRIMARY KEY,
+    upstream    TEXT,
+    description TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE sources (
     record_id TEXT NOT NULL,
     position  INTEGER NOT NULL,
@@ -205,6 +213,53 @@ JOIN (SELECT record_id, min(model) AS model, min(accelerator) AS accelerator, mi
              min(weight_quant) AS weight_quant, min(kv_cache_dtype) AS kv_cache_dtype
       FROM kv_efficiency GROUP BY record_id) AS r ON r.record_id = q.record_id
 JOIN models AS m ON m.id = r.model;
+
+-- Each model's KV cost per cache dtype, worked out from its architecture, so that a curve
+-- need not be derived again by hand. The bytes of one sequence at context C are
+--   kv_bytes_per_token x C + sliding_kv_bytes_per_token x min(C, sliding_window)
+-- plus fixed_state_bytes once. kv_bytes_per_token counts the layers that keep growing: an
+-- MLA layer caches its latent once (kv_lora_rank + qk_rope_head_dim), any other layer K and
+-- V (kv_heads x head_dim x 2). The models table holds one kv_heads x head_dim per model, so
+-- a model whose growing layers differ in shape (kv_groups in its record) is beyond this
+-- view: `kvcat curve` works from the record and is exact for it, and a test compares this
+-- view with kvcat's own arithmetic for every shipped model. The dtypes and their exact
+-- sizes are src/dtype.cc's (a test keeps the lists equal); bytes_per_element is exact
+-- ("17/16" for q8_0), and a byte figure that is not whole is a real.
+CREATE VIEW model_kv AS
+WITH dtypes(kv_cache_dtype, bytes_num, bytes_den) AS (VALUES
+    ('f32', 4, 1), ('fp32', 4, 1), ('f16', 2, 1), ('fp16', 2, 1), ('bf16', 2, 1),
+    ('fp8', 1, 1), ('fp8_e4m3', 1, 1), ('fp8_e5m2', 1, 1),
+    ('q8_0', 17, 16), ('q5_1', 3, 4), ('q5_0', 11, 16), ('q4_1', 5, 8), ('q4_0', 9, 16),
+    ('iq4_nl', 9, 16)
+),
+sized AS (
+    SELECT
+        m.id AS model,
+        d.kv_cache_dtype,
+        m.attention_variant,
+        d.bytes_num,
+        d.bytes_den,
+        d.bytes_num * CASE WHEN m.attention_variant = 'mla'
+                           THEN m.kv_layers * (m.kv_lora_rank + m.qk_rope_head_dim)
+                           ELSE m.kv_layers * m.kv_heads * m.head_dim * 2 END AS growing_num,
+        d.bytes_num * coalesce(m.sliding_layers * m.kv_heads * m.head_dim * 2, 0) AS sliding_num,
+        m.sliding_window,
+        m.fixed_state_bytes
+    FROM models AS m CROSS JOIN dtypes AS d
+)
+SELECT
+    model,
+    kv_cache_dtype,
+    attention_variant,
+    CASE WHEN bytes_den = 1 THEN CAST(bytes_num AS TEXT) ELSE bytes_num || '/' || bytes_den END
+        AS bytes_per_element,
+    CASE WHEN growing_num % bytes_den = 0 THEN growing_num / bytes_den ELSE growing_num * 1.0 / bytes_den END
+        AS kv_bytes_per_token,
+    CASE WHEN sliding_num % bytes_den = 0 THEN sliding_num / bytes_den ELSE sliding_num * 1.0 / bytes_den END
+        AS sliding_kv_bytes_per_token,
+    sliding_window,
+    fixed_state_bytes
+FROM sized;
 
 -- Every record file of the build, for incremental rebuilds: a file whose size and
 -- modification time are unchanged is not read again; one whose bytes hash the same is

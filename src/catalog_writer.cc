@@ -28,6 +28,7 @@
 #include "physics.h"
 #include "records_root.h"
 #include "rules/rules.h"
+#include "vocabulary.h"
 #include "weight_quant.h"
 
 namespace kvcat {
@@ -360,6 +361,15 @@ void CatalogWriter::insert_file(const Record& r, RecordKind kind) {
 
 void CatalogWriter::begin(const RecordSet& refs) {
     std::lock_guard lock(mutex_);
+    SQLite::Statement engine_insert(*db_, "INSERT INTO engines VALUES (?1, ?2, ?3)");
+    for (const auto& e : engine_names()) {
+        engine_insert.reset();
+        engine_insert.clearBindings();
+        engine_insert.bind(1, std::string(e.name));
+        if (!e.upstream.empty()) engine_insert.bind(2, std::string(e.upstream));
+        engine_insert.bind(3, std::string(e.what));
+        engine_insert.exec();
+    }
     SQLite::Statement model_insert(
         *db_, "INSERT INTO models VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
     SQLite::Statement accel_insert(*db_, "INSERT INTO accelerators VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");

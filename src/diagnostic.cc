@@ -78,6 +78,10 @@ constexpr std::array kRules = {
     RuleInfo{"kv-statement-mismatch", Severity::error,
              "kv_bytes_basis.statement does not state the basis factors and kv_bytes_per_token"},
     RuleInfo{"id-context-tag", Severity::warning, "an id's context tag (-64k, -256k, -1m) disagrees with context_length"},
+    RuleInfo{"engine-name", Severity::error,
+             "engine is not in the catalog's vocabulary, or is spelled otherwise (vllm for vLLM)"},
+    RuleInfo{"weight-format-name", Severity::warning,
+             "weight_quant is not a weight format the catalog knows, or is spelled otherwise (q4_k_m for Q4_K_M)"},
     RuleInfo{"quality-recovery", Severity::error,
              "a quality entry's recovery_percent is not value / baseline_value x 100 at its stated precision"},
     RuleInfo{"lint-ignore", Severity::warning,
@@ -315,6 +319,23 @@ Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const 
                                     needed, memory, how));
     d.stated = memory;
     d.computed = needed;
+    return d;
+}
+
+Diagnostic engine_name(const Position& pos, const std::string& written, const std::string& what,
+                       const std::string& meant) {
+    Diagnostic d = make("engine-name", Severity::error, pos, fmt::format("engine '{}': {}", written, what));
+    d.stated = written;
+    if (!meant.empty()) d.computed = meant;
+    return d;
+}
+
+Diagnostic weight_format_name(const Position& pos, const std::string& written, const std::string& what,
+                              const std::string& meant) {
+    Diagnostic d =
+        make("weight-format-name", Severity::warning, pos, fmt::format("weight_quant '{}': {}", written, what));
+    d.stated = written;
+    if (!meant.empty()) d.computed = meant;
     return d;
 }
 

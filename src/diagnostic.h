@@ -100,7 +100,12 @@ Diagnostic statement_mismatch(const Position& pos, const std::string& what, cons
                               const std::string& expected);
 Diagnostic above_roofline(const Position& pos, const std::string& measured, const std::string& ceiling,
                           const std::string& how, const std::string& field = "measured_tps_at_ctx");
-/// A quality entry\'s stated recovery_percent is not value / baseline_value x 100.
+/// An engine or weight format outside the catalog's vocabulary, or spelled otherwise.
+Diagnostic engine_name(const Position& pos, const std::string& written, const std::string& what,
+                       const std::string& meant);
+Diagnostic weight_format_name(const Position& pos, const std::string& written, const std::string& what,
+                              const std::string& meant);
+/// A quality entry's stated recovery_percent is not value / baseline_value x 100.
 Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
                             const std::string& how);
 Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,

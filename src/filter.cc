@@ -136,12 +136,16 @@ BoundSql build_query_sql(const QuerySpec& spec) {
     for (const auto& f : spec.filters) {
         const ColumnInfo& info = require_column(f.column);
         if (!where.empty()) where += " AND ";
+        // Text compares without regard to ASCII case, so engine=vllm finds vLLM and
+        // weight_quant~*q4_k* finds Q4_K_M; numbers compare as numbers.
+        bool text = info.type == "text";
         if (f.op == "~") {
-            where += fmt::format("{} GLOB ?", info.name);
+            where += text ? fmt::format("lower({}) GLOB lower(?)", info.name) : fmt::format("{} GLOB ?", info.name);
         } else if (f.op == "!=") {
-            where += fmt::format("{} IS NOT ?", info.name);  // NULL differs from every value
+            // NULL differs from every value
+            where += fmt::format("{} IS NOT ?{}", info.name, text ? " COLLATE NOCASE" : "");
         } else {
-            where += fmt::format("{} {} ?", info.name, f.op);
+            where += fmt::format("{} {} ?{}", info.name, f.op, text ? " COLLATE NOCASE" : "");
         }
         out.parameters.push_back(f.value);
     }

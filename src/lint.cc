@@ -79,7 +79,8 @@ constexpr RecordRule kRecordRules[] = {
     rules::dtype_bytes_agree,     rules::basis_product_agrees,    rules::basis_agrees_with_model,
     rules::variant_agrees_with_model, rules::context_within_native, rules::tps_within_roofline,
     rules::fits_in_memory,        rules::prose_arithmetic_holds,  rules::statement_matches_basis,
-    rules::id_context_tag_agrees, rules::quality_recovery_holds,
+    rules::id_context_tag_agrees, rules::quality_recovery_holds, rules::engine_is_known,
+    rules::weight_format_is_known,
 };
 
 struct FoundFiles {

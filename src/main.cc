@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_new(app, exit_code);
     kvcat::cmd::setup_fit(app, exit_code);
     kvcat::cmd::setup_columns(app, exit_code);
+    kvcat::cmd::setup_curve(app, exit_code);
+    kvcat::cmd::setup_report(app, exit_code);
 
     try {
         app.parse(argc, argv);

@@ -1,9 +1,21 @@
 #include "suggest.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <vector>
 
 namespace kvcat {
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
     // Optimal string alignment distance in three rolling rows: memory grows with one word,

@@ -1,7 +1,8 @@
 #include "weight_quant.h"
 
 #include <array>
-#include <cctype>
+
+#include "suggest.h"
 
 namespace kvcat {
 
@@ -17,23 +18,13 @@ constexpr std::array kQuants = {
     WeightQuant{"Q2_K", 256, 84},
 };
 
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 }  // namespace
 
 std::span<const WeightQuant> weight_quants() { return kQuants; }
 
 std::optional<WeightQuant> find_weight_quant(std::string_view name) {
     for (const auto& q : kQuants) {
-        if (same_ignoring_case(q.name, name)) return q;
+        if (equal_ignoring_case(q.name, name)) return q;
     }
     return std::nullopt;
 }

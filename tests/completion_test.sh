@@ -39,6 +39,8 @@ expect query --format nd -- ndjson
 expect query --sort kv_bytes_p -- kv_bytes_per_token
 expect query --columns id,kv_cache -- id,kv_cache_dtype
 expect query attention_v -- attention_variant
+expect report attention_v -- attention_variant
+expect curve --form -- --format
 expect sql --format mark -- markdown
 expect columns --format c -- csv
 # Nested subcommands, and the options of the nested one.
@@ -53,7 +55,7 @@ fi
 
 # Every subcommand kvcat --help lists is offered.
 subs=$(COMP_WORDS=("$kvcat" ""); COMP_CWORD=1; _kvcat; echo "${COMPREPLY[*]}")
-for s in lint build query sql columns explain fit; do
+for s in lint build query sql columns explain fit curve report; do
     [[ " $subs " == *" $s "* ]] || { echo "FAIL: subcommand $s not offered: [$subs]" >&2; failures=$((failures + 1)); }
 done
 

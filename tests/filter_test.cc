@@ -50,7 +50,9 @@ TEST(Filter, EachOperatorBecomesItsOwnSql) {
                           Case{"context_length<64k", "context_length < ?"}, Case{"context_length<=64k", "context_length <= ?"},
                           Case{"context_length=64k", "context_length = ?"},
                           Case{"context_length!=64k", "context_length IS NOT ?"},
-                          Case{"model~models/qwen*", "model GLOB ?"}}) {
+                          Case{"model~models/qwen*", "lower(model) GLOB lower(?)"},
+                          Case{"engine=vllm", "engine = ? COLLATE NOCASE"},
+                          Case{"engine!=vllm", "engine IS NOT ? COLLATE NOCASE"}}) {
         QuerySpec spec;
         spec.columns = {"id"};
         spec.filters.push_back(parse_filter(c.filter));
@@ -68,7 +70,7 @@ TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
     spec.descending = true;
     BoundSql bound = build_query_sql(spec);
     EXPECT_EQ(bound.sql,
-              "SELECT id, context_length FROM kv_rows WHERE attention_variant = ? AND context_length > ? "
+              "SELECT id, context_length FROM kv_rows WHERE attention_variant = ? COLLATE NOCASE AND context_length > ? "
               "ORDER BY context_length DESC, id");
     ASSERT_EQ(bound.parameters.size(), 2u);
     EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "hybrid");

@@ -42,9 +42,13 @@ for lib in libyaml-cpp0.7 libsqlite3-0 libspdlog1.10 libfmt9; do
     [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 
-# Exactly these files: the program, schemas, man page and completion; never the tests.
+# Exactly these files: the program, schemas, man page, completion and the licenses of the
+# report's libraries; never the tests.
 expected="./usr/bin/kvcat
 ./usr/share/bash-completion/completions/kvcat
+./usr/share/doc/kvcat/third_party/vega-embed/LICENSE
+./usr/share/doc/kvcat/third_party/vega-lite/LICENSE
+./usr/share/doc/kvcat/third_party/vega/LICENSE
 ./usr/share/kvcat/schema/accelerator.schema.json
 ./usr/share/kvcat/schema/catalog.sql
 ./usr/share/kvcat/schema/kv-efficiency.schema.json
@@ -71,6 +75,9 @@ cp -r "$source_dir/records" "$scratch/records"
 grep -q "checked: 0 errors" "$scratch/lint.err" || { cat "$scratch/lint.err" >&2; fail "no lint summary"; }
 (cd "$scratch" && "$kvcat" -q query --format csv --columns id) | grep -q '^kv-efficiency/' ||
     fail "installed kvcat query found no rows"
+# The installed binary carries the report's libraries: nothing beside it is needed.
+(cd "$scratch" && "$kvcat" -q report --out report.html) || fail "installed kvcat report failed"
+grep -q "vegaEmbed" "$scratch/report.html" || fail "the installed kvcat's report lacks vega-embed"
 
 # The man page renders without warnings; the completion registers itself.
 if command -v man >/dev/null; then

@@ -82,6 +82,11 @@ def main():
     check(re.search(r"kvcat lint --format github", runs) is not None, "the workflow runs kvcat lint --format github")
     check(any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps),
           "the workflow uploads SARIF")
+    check(re.search(r"kvcat report --out site/index\.html", runs) is not None, "the workflow writes kvcat report")
+    check(any(s.get("uses", "").startswith("actions/upload-artifact") and s["with"]["path"] == "site/index.html"
+              for s in steps), "the workflow keeps the report as an artifact")
+    check(any(s.get("uses", "").startswith("actions/deploy-pages") for s in steps),
+          "the workflow publishes the report to GitHub Pages")
 
     if failures:
         sys.exit(1)

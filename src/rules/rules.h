@@ -42,6 +42,10 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& refs, std::vector<
 void statement_matches_basis(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
 void id_context_tag_agrees(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
 
+// vocabulary_rules.cc
+void engine_is_known(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
+void weight_format_is_known(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
+
 // quality_rules.cc
 void quality_recovery_holds(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
 

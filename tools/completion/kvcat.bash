@@ -11,7 +11,7 @@ yaml-alias yaml-too-deep yaml-multiple-documents record-kind schema-not-mapping 
 schema-type schema-unknown-key schema-enum schema-value id-path-mismatch id-duplicate ref-unresolved
 model-layers kv-basis-product kv-basis-model kv-dtype-bytes attention-variant-mismatch
 context-above-native arith-overflow tps-above-roofline exceeds-memory prose-arithmetic
-kv-statement-mismatch id-context-tag quality-recovery lint-ignore"
+kv-statement-mismatch id-context-tag engine-name weight-format-name quality-recovery lint-ignore"
 
 # The help of `kvcat [SUB...] --help` (SUB a space-separated command path such as
 # "new kv-efficiency"), cached per program and path for the session.
@@ -130,7 +130,7 @@ _kvcat() {
         fi
     fi
     case $sub in
-        query)
+        query | report)
             # A filter starts with a column name; the operator and value are the user's.
             mapfile -t COMPREPLY < <(compgen -W "$(_kvcat_columns "$prog")" -- "$cur")
             compopt -o nospace 2>/dev/null || true ;;

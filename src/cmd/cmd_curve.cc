@@ -1,0 +1,159 @@
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cmd/commands.h"
+#include "curve.h"
+#include "lint.h"
+#include "render.h"
+#include "suggest.h"
+#include "terminal.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+struct CurveOptions {
+    std::string model;
+    std::string kv_dtypes = "bf16";
+    std::string accelerators;  ///< empty: every accelerator record
+    std::string contexts;
+    std::string weight_quant;
+    std::string records = "records";
+    std::string format = "table";
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t comma = text.find(',', start);
+        std::string part =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty())
+            out.push_back(part);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string not_found(const std::string& what, const std::string& id, const RecordSet& records,
+                      RecordKind kind) {
+    auto ids = records.ids_of(kind);
+    std::string near = closest_match(id, ids);
+    return fmt::format("no {} record '{}'{}", what, id,
+                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+}
+
+/// Fills `request` from the options; an empty string when it could, else what is wrong.
+std::string make_request(const CurveOptions& o, const RecordSet& records, CurveRequest& request) {
+    const Record* model = records.find(o.model);
+    if (!model || !model->model)
+        return not_found("model", o.model, records, RecordKind::model);
+    request.model_id = o.model;
+    request.model = &*model->model;
+    for (const auto& name : split_commas(o.kv_dtypes)) {
+        auto dtype = find_cache_dtype(name);
+        if (!dtype) {
+            std::string valid;
+            for (const auto& d : cache_dtypes())
+                valid += (valid.empty() ? "" : ", ") + std::string(d.name);
+            return fmt::format("unknown KV cache dtype '{}'; valid: {}", name, valid);
+        }
+        request.dtypes.push_back(*dtype);
+    }
+    if (request.dtypes.empty())
+        return "--kv-dtype names no dtype";
+    if (o.accelerators.empty()) {
+        for (const auto& r : records.records()) {
+            if (r.accelerator)
+                request.accelerators.push_back({r.id, &*r.accelerator});
+        }
+    } else {
+        for (const auto& id : split_commas(o.accelerators)) {
+            const Record* a = records.find(id);
+            if (!a || !a->accelerator)
+                return not_found("accelerator", id, records, RecordKind::accelerator);
+            request.accelerators.push_back({id, &*a->accelerator});
+        }
+    }
+    if (!o.weight_quant.empty()) {
+        request.weight_quant = find_weight_quant(o.weight_quant);
+        if (!request.weight_quant)
+            return fmt::format("unknown weight format '{}'", o.weight_quant);
+    }
+    try {
+        request.contexts = parse_contexts(o.contexts);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+int run_curve(const CurveOptions& o) {
+    auto format = parse_table_format(o.format);
+    LintResult lint;
+    try {
+        LintOptions options;
+        options.keep_rows = false;
+        lint = lint_paths({o.records}, options);
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+    CurveRequest request;
+    if (std::string problem = make_request(o, lint.records, request); !problem.empty()) {
+        spdlog::error("{}", problem);
+        return ExitCode::failure;
+    }
+    const Record* model = lint.records.find(o.model);
+    for (const auto& d : lint.diagnostics) {
+        if (d.severity == Severity::error && d.pos.file == model->file)
+            spdlog::warn("{}", format_text(d));
+    }
+    try {
+        Table table = curve_table(request, kv_curve(request));
+        std::cout << render_table(table, *format, RenderOptions{stdout_terminal_width()});
+    } catch (const std::exception& e) {
+        spdlog::error("{}: {}", o.model, e.what());
+        return ExitCode::failure;
+    }
+    return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_curve(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<CurveOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "curve", "A model's KV cache bytes at each context, and what fits where");
+    sub->add_option("--model", o->model, "A model record id")->required();
+    sub->add_option("--kv-dtype", o->kv_dtypes, "Cache dtypes, comma-separated")
+        ->capture_default_str();
+    sub->add_option("--accelerator", o->accelerators,
+                    "Accelerator ids, comma-separated (default: every one)");
+    sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
+    sub->add_option("--weight-quant", o->weight_quant,
+                    "Count the weights in this format against memory too");
+    sub->add_option("--records", o->records, "Where the records are")->capture_default_str();
+    std::vector<std::string> formats;
+    for (auto f : table_format_names()) formats.emplace_back(f);
+    sub->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember(formats))
+        ->capture_default_str();
+    sub->footer(
+        "kv_bytes is one sequence's cache: growing layers at every token, sliding layers up to\n"
+        "their window. fits_<accelerator> is yes when kv_bytes + fixed_state_bytes (+ "
+        "weight_bytes\n"
+        "with --weight-quant) is at most the card's memory; no runtime reserve is held back.\n"
+        "Examples:\n"
+        "  kvcat curve --model models/llama-3.1-8b --kv-dtype bf16 --contexts 8k,128k\n"
+        "  kvcat curve --model models/gemma-3-27b --kv-dtype bf16,q8_0 --contexts 1k,32k,128k "
+        "--format csv");
+    sub->callback([o, &exit_code] { exit_code = run_curve(*o); });
+}
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,173 @@
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog.h"
+#include "cmd/catalog_access.h"
+#include "cmd/commands.h"
+#include "cmd/write_file.h"
+#include "filter.h"
+#include "lint.h"
+#include "report.h"
+#include "report_page.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+    std::string out = "kvcat-report.html";
+    std::string db = "kvcat.db";
+    std::string records = "records";
+    std::string title = "kvcat report";
+    std::string link_base;
+    std::vector<std::string> filters;
+};
+
+/// Every column of kv_rows that this kvcat can name in a filter, in the catalog's order: a
+/// newer catalog's extra columns are read when the column table knows them.
+std::vector<std::string> row_columns(const std::string& db) {
+    std::vector<std::string> out;
+    for (const auto& name : run_read_only(db, "SELECT * FROM kv_rows LIMIT 0").columns) {
+        if (find_column(name))
+            out.push_back(name);
+    }
+    return out;
+}
+
+std::map<std::string, std::vector<std::string>> sources_by_record(const std::string& db) {
+    std::map<std::string, std::vector<std::string>> out;
+    Table t = run_read_only(db, "SELECT record_id, name FROM sources ORDER BY record_id, position");
+    for (const auto& row : t.rows) {
+        out[std::get<std::string>(row[0])].push_back(std::get<std::string>(row[1]));
+    }
+    return out;
+}
+
+/// The catalog's quality results: the quality_rows view (each result beside its model and
+/// dtype) when the catalog has it, else a quality table, else none.
+std::optional<Table> quality_table(const std::string& db) {
+    for (const char* name : {"quality_rows", "quality"}) {
+        Table has = run_read_only(
+            db, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1",
+            {Cell{std::string(name)}});
+        if (std::get<std::int64_t>(has.rows.at(0).at(0)) != 0)
+            return run_read_only(db, fmt::format("SELECT * FROM {}", name));
+    }
+    return std::nullopt;
+}
+
+/// The model and accelerator records the charts are computed from. Only their folders are
+/// read: the catalog was built from them, so they lint clean, and the rows, which may be a
+/// hundred thousand files, come from the catalog.
+RecordSet reference_records(const std::string& records) {
+    fs::path root = records_root_for(records);
+    std::string root_shown = root.lexically_normal().generic_string();
+    std::vector<Record> out;
+    for (const char* folder : {"models", "accelerators"}) {
+        std::error_code ec;
+        if (!fs::is_directory(root / folder, ec))
+            continue;
+        for (const auto& file : record_files(root / folder)) {
+            std::vector<Diagnostic> findings;  // none: the catalog's build linted these files
+            out.push_back(load_record(file, file, path_under_root(file, root_shown), findings));
+        }
+    }
+    return RecordSet(std::move(out));
+}
+
+/// Links from the page to the record files: under --link-base when given (a repository's
+/// web view), else relative to where the page is written, so they work from a disk.
+std::function<std::string(const std::string&)> record_links(const ReportOptions& o) {
+    if (!o.link_base.empty()) {
+        std::string base = o.link_base;
+        if (!base.ends_with('/'))
+            base += '/';
+        return [base](const std::string& file) {
+            return base + fs::path(file).lexically_normal().generic_string();
+        };
+    }
+    fs::path page_dir = o.out == "-" ? fs::current_path() : fs::absolute(o.out).parent_path();
+    return [page_dir](const std::string& file) {
+        return fs::absolute(file).lexically_normal().lexically_relative(page_dir).generic_string();
+    };
+}
+
+int run_report(const ReportOptions& o) {
+    QuerySpec spec;
+    try {
+        for (const auto& f : o.filters) spec.filters.push_back(parse_filter(f));
+    } catch (const FilterError& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+    if (int code = ensure_fresh_catalog(o.db, o.records); code != ExitCode::ok)
+        return code;
+    std::string page;
+    try {
+        spec.columns = row_columns(o.db);
+        BoundSql bound = build_query_sql(spec);
+        RecordSet references = reference_records(o.records);
+        ReportInput input;
+        input.rows = run_read_only(o.db, bound.sql, bound.parameters);
+        input.filtered = !spec.filters.empty();
+        input.sources = sources_by_record(o.db);
+        input.quality = quality_table(o.db);
+        input.records = &references;
+        input.link = record_links(o);
+        input.title = o.title;
+        input.generated_by = fmt::format("kvcat {}", KVCAT_VERSION);
+        nlohmann::json content = report_content(input);
+        for (const auto& note : content["notes"]) spdlog::info("{}", note.get<std::string>());
+        page = report_html(content);
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+    if (o.out == "-") {
+        std::cout << page;
+        return ExitCode::ok;
+    }
+    // A site folder is made as needed: `--out site/index.html` in a fresh checkout.
+    std::error_code ec;
+    if (fs::path parent = fs::path(o.out).parent_path(); !parent.empty())
+        fs::create_directories(parent, ec);
+    if (!write_whole_file(o.out, page, true))
+        return ExitCode::failure;
+    spdlog::info("wrote {} ({} KiB)", o.out, page.size() / 1024);
+    return ExitCode::ok;
+}
+
+}  // namespace
+
+void setup_report(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<ReportOptions>();
+    CLI::App* sub =
+        app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
+    sub->add_option("--out", o->out, "The page to write (- for stdout); replaced when it exists")
+        ->capture_default_str();
+    sub->add_option("--db", o->db, "The catalog file")->capture_default_str();
+    sub->add_option("--records", o->records,
+                    "Where the records are (the catalog is rebuilt when stale)")
+        ->capture_default_str();
+    sub->add_option("--title", o->title, "The page's title")->capture_default_str();
+    sub->add_option("--link-base", o->link_base,
+                    "Link each row to BASE/<its record file> (a repository's web view) instead of "
+                    "the file on disk");
+    sub->add_option(
+        "filters", o->filters,
+        "column OP value, as for query: only these rows, their models and accelerators");
+    sub->footer(
+        "The page holds its data, Vega, Vega-Lite and vega-embed: it requests nothing.\n"
+        "Examples:\n"
+        "  kvcat report --out report.html\n"
+        "  kvcat report --out qwen.html 'model~models/qwen*'\n"
+        "  kvcat report --out site/index.html --link-base https://github.com/OWNER/REPO/blob/main");
+    sub->callback([o, &exit_code] { exit_code = run_report(*o); });
+}
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,719 @@
+#include "report.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "curve.h"
+#include "dtype.h"
+#include "kv_math.h"
+#include "physics.h"
+#include "weight_quant.h"
+
+namespace kvcat {
+
+namespace {
+
+using json = nlohmann::json;
+
+const Rational kGiB(1LL << 30);
+
+json cell_json(const Cell& c) {
+    if (const auto* i = std::get_if<std::int64_t>(&c))
+        return *i;
+    if (const auto* d = std::get_if<double>(&c))
+        return *d;
+    if (const auto* s = std::get_if<std::string>(&c))
+        return *s;
+    return nullptr;
+}
+
+/// A number for plotting: exact bytes stay whole when they are.
+json plot_number(const Rational& r) {
+    if (r.is_integer())
+        return r.num();
+    return r.to_double();
+}
+
+/// The rows of a table, read by column name; a column the catalog lacks reads as NULL.
+class Columns {
+  public:
+    explicit Columns(const Table& t) : table_(t) {
+        for (std::size_t i = 0; i < t.columns.size(); ++i) index_[t.columns[i]] = i;
+    }
+    bool has(const std::string& name) const { return index_.count(name) != 0; }
+    const Cell& at(const std::vector<Cell>& row, const std::string& name) const {
+        static const Cell kNull;
+        auto it = index_.find(name);
+        return it == index_.end() || it->second >= row.size() ? kNull : row[it->second];
+    }
+    std::string text(const std::vector<Cell>& row, const std::string& name) const {
+        const Cell& c = at(row, name);
+        if (const auto* s = std::get_if<std::string>(&c))
+            return *s;
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return std::to_string(*i);
+        return "";
+    }
+    std::optional<double> number(const std::vector<Cell>& row, const std::string& name) const {
+        const Cell& c = at(row, name);
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&c))
+            return *d;
+        return std::nullopt;
+    }
+    std::optional<std::int64_t> integer(const std::vector<Cell>& row,
+                                        const std::string& name) const {
+        const Cell& c = at(row, name);
+        if (const auto* i = std::get_if<std::int64_t>(&c))
+            return *i;
+        return std::nullopt;
+    }
+    /// The first of `names` the table has, or "".
+    std::string first_of(std::initializer_list<const char*> names) const {
+        for (const char* n : names) {
+            if (has(n))
+                return n;
+        }
+        return "";
+    }
+    const Table& table() const { return table_; }
+
+  private:
+    const Table& table_;
+    std::map<std::string, std::size_t> index_;
+};
+
+/// Tick labels in the units contexts are spoken of: 1k, 128k, 1M.
+const char* kContextLabel =
+    "datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + 'M' : "
+    "datum.value >= 1024 ? format(datum.value / 1024, '~g') + 'k' : format(datum.value, '~g')";
+
+json context_axis() {
+    return {{"field", "context_length"},
+            {"type", "quantitative"},
+            {"title", "context (tokens)"},
+            {"scale", {{"type", "log"}, {"base", 2}}},
+            {"axis", {{"labelExpr", kContextLabel}, {"tickCount", 10}}}};
+}
+
+json tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {
+    json out = json::array();
+    for (const auto& [field, title] : fields) out.push_back({{"field", field}, {"title", title}});
+    return out;
+}
+
+struct Context {
+    const ReportInput& input;
+    Columns rows;
+    std::vector<const Record*> models;
+    std::vector<const Record*> accelerators;
+    std::vector<CacheDtype> dtypes;
+    json notes = json::array();
+
+    /// The record a row comes from: its record_id where the catalog has one (a point of a
+    /// curve is "<record id>@<context>"), else its id.
+    std::string record_of(const std::vector<Cell>& row) const {
+        std::string record = rows.text(row, "record_id");
+        return record.empty() ? rows.text(row, "id") : record;
+    }
+    std::string source_of(const std::string& id) const {
+        auto it = input.sources.find(id);
+        if (it == input.sources.end() || it->second.empty())
+            return "";
+        return it->second.front();
+    }
+    static std::string record_source(const Record& r) {
+        return r.sources.empty() ? "" : r.sources.front().name;
+    }
+    /// The largest context a curve of this model reaches: its native context, or further
+    /// when a row of the catalog went further.
+    std::int64_t top_context(const Record& model) const {
+        std::int64_t top = model.model->native_context.value_or(131072);
+        for (const auto& row : rows.table().rows) {
+            if (rows.text(row, "model") == model.id)
+                top = std::max(top, rows.integer(row, "context_length").value_or(0));
+        }
+        return top;
+    }
+};
+
+/// Which models, accelerators and dtypes to draw: those of the rows when filtered, else every
+/// model and accelerator record; the dtypes the rows use (bf16 when there are none).
+void choose_subjects(Context& c) {
+    std::set<std::string> row_models, row_accelerators, row_dtypes;
+    for (const auto& row : c.rows.table().rows) {
+        row_models.insert(c.rows.text(row, "model"));
+        row_accelerators.insert(c.rows.text(row, "accelerator"));
+        row_dtypes.insert(c.rows.text(row, "kv_cache_dtype"));
+    }
+    for (const auto& r : c.input.records->records()) {
+        if (r.model && (!c.input.filtered || row_models.count(r.id)))
+            c.models.push_back(&r);
+        if (r.accelerator && (!c.input.filtered || row_accelerators.count(r.id)))
+            c.accelerators.push_back(&r);
+    }
+    for (const auto& d : cache_dtypes()) {
+        if (row_dtypes.count(std::string(d.name)))
+            c.dtypes.push_back(d);
+    }
+    if (c.dtypes.empty())
+        c.dtypes.push_back(*find_cache_dtype("bf16"));
+}
+
+json kv_memory_chart(Context& c) {
+    json kv = json::array();
+    for (const Record* m : c.models) {
+        std::vector<std::int64_t> extra;
+        if (m->model->sliding)
+            extra.push_back(m->model->sliding->window);
+        auto grid = context_grid(c.top_context(*m), extra);
+        for (const auto& d : c.dtypes) {
+            try {
+                Rational fixed = fixed_state_bytes(*m->model);
+                for (std::int64_t context : grid) {
+                    Rational bytes = kv_cache_bytes(*m->model, d, context);
+                    kv.push_back({{"model", m->id},
+                                  {"model_name", m->model->name},
+                                  {"kv_cache_dtype", std::string(d.name)},
+                                  {"series", fmt::format("{} {}", m->model->name, d.name)},
+                                  {"context_length", context},
+                                  {"kv_bytes", plot_number(bytes)},
+                                  {"fixed_state_bytes", plot_number(fixed)},
+                                  {"total_gib", ((bytes + fixed) / kGiB).to_double()},
+                                  {"record", m->id},
+                                  {"source", Context::record_source(*m)}});
+                }
+            } catch (const std::exception& e) {
+                c.notes.push_back(
+                    fmt::format("{} at {}: no KV curve ({})", m->id, d.name, e.what()));
+            }
+        }
+    }
+    // One label per memory size, naming every accelerator of that size, so labels never overlap.
+    std::map<Rational, std::vector<std::string>> names_by_size;
+    for (const Record* a : c.accelerators) {
+        if (a->accelerator->memory_gb_exact)
+            names_by_size[memory_bytes(*a->accelerator)].push_back(a->accelerator->name);
+    }
+    json memory = json::array();
+    for (const Record* a : c.accelerators) {
+        if (!a->accelerator->memory_gb_exact)
+            continue;
+        Rational bytes = memory_bytes(*a->accelerator);
+        std::string label;
+        if (auto it = names_by_size.find(bytes);
+            it != names_by_size.end() && it->second.front() == a->accelerator->name) {
+            label = fmt::format("{} ({} GB)", fmt::join(it->second, ", "),
+                                (bytes / Rational(1000000000)).to_display());
+        }
+        memory.push_back({{"accelerator", a->id},
+                          {"name", a->accelerator->name},
+                          {"label", label},
+                          {"memory_bytes", plot_number(bytes)},
+                          {"total_gib", (bytes / kGiB).to_double()},
+                          {"record", a->id},
+                          {"source", Context::record_source(*a)}});
+    }
+    json y = {{"field", "total_gib"},
+              {"type", "quantitative"},
+              {"title", "KV cache + fixed state, one sequence (GiB)"},
+              {"scale", {{"type", "log"}}}};
+    json kv_tooltip = tooltip({{"model_name", "model"},
+                               {"kv_cache_dtype", "cache dtype"},
+                               {"context_length", "context"},
+                               {"kv_bytes", "KV bytes"},
+                               {"fixed_state_bytes", "fixed state bytes"},
+                               {"total_gib", "GiB"},
+                               {"record", "record"},
+                               {"source", "source"}});
+    kv_tooltip[5]["format"] = ".3f";
+    json spec = {
+        {"width", 760},
+        {"height", 420},
+        {"datasets", {{"kv", kv}, {"memory", memory}}},
+        {"layer",
+         {{{"name", "memory_rules"},
+           {"data", {{"name", "memory"}}},
+           {"mark", {{"type", "rule"}, {"color", "#8a8a8a"}, {"strokeWidth", 1}}},
+           {"encoding",
+            {{"y", y},
+             {"tooltip", tooltip({{"name", "accelerator"},
+                                  {"memory_bytes", "memory bytes"},
+                                  {"record", "record"},
+                                  {"source", "source"}})}}}},
+          {{"name", "memory_labels"},
+           {"data", {{"name", "memory"}}},
+           {"mark",
+            {{"type", "text"},
+             {"align", "left"},
+             {"x", 4},
+             {"dy", -7},
+             {"fontSize", 10},
+             {"color", "#555"}}},
+           {"encoding", {{"y", y}, {"text", {{"field", "label"}}}}}},
+          {{"name", "kv_lines"},
+           {"data", {{"name", "kv"}}},
+           {"mark", {{"type", "line"}, {"strokeWidth", 1.6}}},
+           {"encoding",
+            {{"x", context_axis()},
+             {"y", y},
+             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}}},
+             {"strokeDash",
+              {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
+             {"detail", {{"field", "series"}}}}}},
+          {{"name", "kv_points"},
+           {"data", {{"name", "kv"}}},
+           {"mark", {{"type", "point"}, {"filled", true}, {"size", 22}}},
+           {"encoding",
+            {{"x", context_axis()},
+             {"y", y},
+             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}}},
+             {"tooltip", kv_tooltip}}}}}}};
+    return {{"id", "kv-memory"},
+            {"title", "KV cache memory against context"},
+            {"description",
+             "One sequence's KV cache plus the fixed state of linear-attention layers, for each "
+             "model at each "
+             "cache dtype in the catalog, worked out exactly by kvcat from the model records: "
+             "sliding-window "
+             "layers stop growing at their window, an MLA layer caches its latent once. Grey "
+             "lines: each "
+             "accelerator's memory (the vendor's GB)."},
+            {"spec", spec},
+            {"datasets", {{"kv", kv}, {"memory", memory}}},
+            {"marks",
+             {{"kv_lines", {{"dataset", "kv"}, {"per", "series"}}},
+              {"kv_points", {{"dataset", "kv"}, {"per", "row"}}},
+              {"memory_rules", {{"dataset", "memory"}, {"per", "row"}}},
+              {"memory_labels", {{"dataset", "memory"}, {"per", "row"}}}}}};
+}
+
+/// "Llama-3.1-8B · RTX 3090 · llama.cpp · bf16", and " · 4 at once" with a concurrency column.
+std::string speed_series(const Context& c, const std::vector<Cell>& row) {
+    std::string accelerator = c.rows.text(row, "accelerator_name");
+    std::string out = fmt::format("{} · {} · {} · {}", c.rows.text(row, "model_name"),
+                                  accelerator.empty() ? "no accelerator named" : accelerator,
+                                  c.rows.text(row, "engine"), c.rows.text(row, "kv_cache_dtype"));
+    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1)
+        out += fmt::format(" · {} at once", *n);
+    return out;
+}
+
+json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name,
+               double value) {
+    std::string record = c.record_of(row);
+    return {{"series", speed_series(c, row)},
+            {"model_name", c.rows.text(row, "model_name")},
+            {"accelerator", c.rows.text(row, "accelerator_name")},
+            {"engine", c.rows.text(row, "engine")},
+            {"kv_cache_dtype", c.rows.text(row, "kv_cache_dtype")},
+            {"context_length", c.rows.integer(row, "context_length").value_or(0)},
+            {value_name, value},
+            {"roofline_tps", cell_json(c.rows.at(row, "roofline_tps"))},
+            {"row", c.rows.text(row, "id")},
+            {"record", record},
+            {"file", c.rows.text(row, "file")},
+            {"source", c.source_of(record)}};
+}
+
+/// The dashed ceiling of one series: what each of `concurrency` requests can decode at most,
+/// bandwidth / (active weights + concurrency x (KV at the context + fixed state)), with the
+/// row's weights as the catalog takes them (stated, else from an exact weight format).
+void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series,
+                  json& out) {
+    const Record* model = c.input.records->find(c.rows.text(row, "model"));
+    const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
+    auto dtype = find_cache_dtype(c.rows.text(row, "kv_cache_dtype"));
+    if (!model || !model->model || !accelerator || !accelerator->accelerator || !dtype)
+        return;
+    std::string quant = c.rows.text(row, "weight_quant");
+    std::optional<std::int64_t> stated_weights;
+    if (c.rows.text(row, "weight_bytes_source") == "stated")
+        stated_weights = c.rows.integer(row, "weight_bytes");
+    std::int64_t concurrency = c.rows.integer(row, "concurrency").value_or(1);
+    std::vector<std::int64_t> extra;
+    if (model->model->sliding)
+        extra.push_back(model->model->sliding->window);
+    try {
+        auto weights = row_weights(
+            *model->model, quant.empty() ? std::nullopt : std::optional(quant), stated_weights);
+        if (!weights)
+            return;
+        Rational fixed = fixed_state_bytes(*model->model);
+        for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
+            Roofline r =
+                batch_roofline(*accelerator->accelerator, weights->active,
+                               kv_cache_bytes(*model->model, *dtype, context), fixed, concurrency);
+            out.push_back({{"series", series},
+                           {"context_length", context},
+                           {"ceiling_tps", r.ceiling_tps.to_double()},
+                           {"record", c.record_of(row)},
+                           {"source",
+                            "kvcat: memory bandwidth / (active weights + concurrency x (KV at the "
+                            "context + fixed state))"}});
+        }
+    } catch (const std::exception&) {
+        // A figure is missing from a record: that series has no ceiling.
+    }
+}
+
+json speed_chart(Context& c, const std::string& id, const std::string& column,
+                 const char* value_name, const std::string& title, const std::string& heading,
+                 const std::string& description, bool with_roofline) {
+    json points = json::array();
+    json ceilings = json::array();
+    std::set<std::string> with_ceiling;
+    for (const auto& row : c.rows.table().rows) {
+        auto value = c.rows.number(row, column);
+        if (!value)
+            continue;
+        json p = speed_row(c, row, value_name, *value);
+        std::string series = p["series"];
+        points.push_back(std::move(p));
+        if (with_roofline && with_ceiling.insert(series).second)
+            add_roofline(c, row, series, ceilings);
+    }
+    if (points.empty())
+        return nullptr;
+    json color = {
+        {"field", "series"},
+        {"type", "nominal"},
+        {"title", "model · accelerator · engine · dtype"},
+        {"legend",
+         {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 600}, {"titleLimit", 600}}}};
+    json y = {{"field", value_name},
+              {"type", "quantitative"},
+              {"title", title},
+              {"scale", {{"type", "log"}}}};
+    json layers = json::array();
+    json marks = json::object();
+    if (!ceilings.empty()) {
+        json ceiling_y = y;
+        ceiling_y["field"] = "ceiling_tps";
+        layers.push_back(
+            {{"name", "roofline_lines"},
+             {"data", {{"name", "roofline"}}},
+             {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
+             {"encoding",
+              {{"x", context_axis()},
+               {"y", ceiling_y},
+               {"color", color},
+               {"tooltip", tooltip({{"series", "series"},
+                                    {"context_length", "context"},
+                                    {"ceiling_tps", "ceiling, tokens/s"},
+                                    {"record", "record"},
+                                    {"source", "source"}})}}}});
+        marks["roofline_lines"] = {{"dataset", "roofline"}, {"per", "series"}};
+    }
+    std::string lines = id + "_lines", dots = id + "_points";
+    layers.push_back({{"name", lines},
+                      {"data", {{"name", "measured"}}},
+                      {"mark", {{"type", "line"}, {"strokeWidth", 1.8}}},
+                      {"encoding", {{"x", context_axis()}, {"y", y}, {"color", color}}}});
+    layers.push_back({{"name", dots},
+                      {"data", {{"name", "measured"}}},
+                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 70}}},
+                      {"encoding",
+                       {{"x", context_axis()},
+                        {"y", y},
+                        {"color", color},
+                        {"tooltip", tooltip({{"series", "series"},
+                                             {"context_length", "context"},
+                                             {value_name, title.c_str()},
+                                             {"roofline_tps", "roofline, tokens/s"},
+                                             {"record", "record"},
+                                             {"source", "source"}})}}}});
+    marks[lines] = {{"dataset", "measured"}, {"per", "series"}};
+    marks[dots] = {{"dataset", "measured"}, {"per", "row"}};
+    json datasets = {{"measured", points}};
+    if (!ceilings.empty())
+        datasets["roofline"] = ceilings;
+    json spec = {{"width", 760}, {"height", 360}, {"datasets", datasets}, {"layer", layers}};
+    return {{"id", id},     {"title", heading},     {"description", description},
+            {"spec", spec}, {"datasets", datasets}, {"marks", marks}};
+}
+
+json bytes_per_token_chart(Context& c) {
+    json dots = json::array();
+    for (const Record* m : c.models) {
+        for (const auto& d : c.dtypes) {
+            auto add = [&](const char* basis, const std::optional<Rational>& bytes) {
+                if (!bytes)
+                    return;
+                dots.push_back({{"model_name", m->model->name},
+                                {"kv_cache_dtype", std::string(d.name)},
+                                {"label", fmt::format("{} · {}", m->model->name, d.name)},
+                                {"basis", basis},
+                                {"bytes_per_token", plot_number(*bytes)},
+                                {"record", m->id},
+                                {"source", Context::record_source(*m)}});
+            };
+            try {
+                // The baselines first, so the model's own figure is drawn on top where they meet.
+                add("all layers MHA", all_layers_mha_bytes(*m->model, d.bytes_per_element()));
+                add("all layers GQA", all_layers_gqa_bytes(*m->model, d.bytes_per_element()));
+                add("as built", growing_kv_bytes_per_token(*m->model, d));
+            } catch (const std::exception& e) {
+                c.notes.push_back(
+                    fmt::format("{} at {}: no bytes per token ({})", m->id, d.name, e.what()));
+            }
+        }
+    }
+    json basis_order = {"as built", "all layers GQA", "all layers MHA"};
+    // Dots, not bars: on a log axis a bar's length means nothing.
+    json spec = {
+        {"width", 620},
+        {"height", {{"step", 20}}},
+        {"datasets", {{"bytes", dots}}},
+        {"data", {{"name", "bytes"}}},
+        {"name", "bpt"},
+        {"mark", {{"type", "point"}, {"filled", true}, {"size", 80}, {"opacity", 0.9}}},
+        {"encoding",
+         {{"y", {{"field", "label"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+          {"x",
+           {{"field", "bytes_per_token"},
+            {"type", "quantitative"},
+            {"title", "KV bytes per token (growing layers)"},
+            {"scale", {{"type", "log"}}},
+            {"axis", {{"format", "~s"}}}}},
+          {"color",
+           {{"field", "basis"},
+            {"type", "nominal"},
+            {"sort", basis_order},
+            {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
+            {"title", "cache layout"}}},
+          {"shape",
+           {{"field", "basis"},
+            {"type", "nominal"},
+            {"sort", basis_order},
+            {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
+          {"tooltip", tooltip({{"model_name", "model"},
+                               {"kv_cache_dtype", "cache dtype"},
+                               {"basis", "layout"},
+                               {"bytes_per_token", "bytes per token"},
+                               {"record", "record"},
+                               {"source", "source"}})}}}};
+    return {{"id", "bytes-per-token"},
+            {"title", "KV bytes per token by model and dtype"},
+            {"description",
+             "What one more token of context costs in the layers that keep growing, as the model "
+             "is built, "
+             "against two what-ifs: every layer caching as GQA at the model's KV heads, and as "
+             "full MHA at its "
+             "query heads. Sliding-window layers stop at their window and linear-attention layers "
+             "keep a fixed "
+             "state, so neither is in the first figure. Log scale."},
+            {"spec", spec},
+            {"datasets", {{"bytes", dots}}},
+            {"marks", {{"bpt", {{"dataset", "bytes"}, {"per", "row"}}}}}};
+}
+
+/// Quality against cache dtype, from the catalog's quality results (the quality_rows view, or
+/// a quality table). Columns are found by name: a cache dtype and a value are needed; a
+/// model, benchmark, metric, unit, record id and a baseline dtype and value are used when
+/// there. A result measured against a baseline gives two points, the baseline's and its own,
+/// joined by a line; each metric gets its own panel and scale.
+json quality_chart(Context& c) {
+    if (!c.input.quality)
+        return nullptr;
+    Columns q(*c.input.quality);
+    std::string dtype = q.first_of({"kv_cache_dtype", "kv_dtype", "dtype"});
+    std::string score = q.first_of({"value", "score", "accuracy", "quality"});
+    if (dtype.empty() || score.empty()) {
+        c.notes.push_back(
+            "the catalog's quality results have no cache dtype or value column this report "
+            "knows; quality is not drawn");
+        return nullptr;
+    }
+    std::string model = q.first_of({"model_name", "model"});
+    std::string benchmark = q.first_of({"benchmark", "task", "eval"});
+    std::string metric = q.first_of({"metric"});
+    std::string unit = q.first_of({"unit"});
+    std::string record = q.first_of({"record_id", "id", "record"});
+    std::string baseline_dtype = q.first_of({"baseline_kv_cache_dtype"});
+    std::string baseline_value = q.first_of({"baseline_value"});
+    std::set<std::string> row_records;  // with filters, only the results of the rows shown
+    for (const auto& row : c.rows.table().rows) row_records.insert(c.record_of(row));
+    json points = json::array();
+    std::set<std::tuple<std::string, std::string, double>> seen;
+    for (const auto& row : q.table().rows) {
+        auto value = q.number(row, score);
+        if (!value)
+            continue;
+        std::string id = record.empty() ? "" : q.text(row, record);
+        if (c.input.filtered && !record.empty() && !row_records.count(id))
+            continue;
+        std::string model_text = model.empty() ? "" : q.text(row, model);
+        if (const Record* r = c.input.records->find(model_text); r && r->model)
+            model_text = r->model->name;
+        std::vector<std::string> parts;
+        for (const std::string& part :
+             {model_text, benchmark.empty() ? "" : q.text(row, benchmark)}) {
+            if (!part.empty())
+                parts.push_back(part);
+        }
+        std::string series = parts.empty() ? "quality" : fmt::format("{}", fmt::join(parts, " · "));
+        std::string panel = metric.empty() ? "value" : q.text(row, metric);
+        if (!unit.empty() && !q.text(row, unit).empty())
+            panel += fmt::format(" ({})", q.text(row, unit));
+        auto add = [&](const std::string& at, double v, const char* role) {
+            if (!seen.insert({series + "\n" + panel, at, v}).second)
+                return;
+            points.push_back({{"series", series},
+                              {"panel", panel},
+                              {"kv_cache_dtype", at},
+                              {"value", v},
+                              {"role", role},
+                              {"record", id},
+                              {"source", c.source_of(id)}});
+        };
+        if (!baseline_dtype.empty()) {
+            if (auto base = q.number(row, baseline_value))
+                add(q.text(row, baseline_dtype), *base, "baseline");
+        }
+        add(q.text(row, dtype), *value, "measured");
+    }
+    if (points.empty()) {
+        c.notes.push_back("the catalog holds no quality results; quality is not drawn");
+        return nullptr;
+    }
+    std::vector<std::string> order;
+    for (const auto& d : cache_dtypes()) order.emplace_back(d.name);
+    json x = {{"field", "kv_cache_dtype"},
+              {"type", "ordinal"},
+              {"title", "cache dtype"},
+              {"sort", order},
+              {"axis", {{"labelAngle", 0}}}};
+    json y = {{"field", "value"},
+              {"type", "quantitative"},
+              {"title", nullptr},
+              {"scale", {{"zero", false}}},
+              {"axis", {{"format", "~g"}}}};
+    json color = {{"field", "series"},
+                  {"type", "nominal"},
+                  {"title", "model · benchmark"},
+                  {"legend", {{"labelLimit", 400}, {"orient", "bottom"}, {"columns", 1}}}};
+    json spec = {{"datasets", {{"quality", points}}},
+                 {"data", {{"name", "quality"}}},
+                 {"facet", {{"field", "panel"}, {"type", "nominal"}, {"title", nullptr}}},
+                 {"columns", 3},
+                 {"resolve", {{"scale", {{"y", "independent"}}}}},
+                 {"spec",
+                  {{"width", 300},
+                   {"height", 220},
+                   {"layer",
+                    {{{"name", "quality_lines"},
+                      {"mark", {{"type", "line"}}},
+                      {"encoding", {{"x", x}, {"y", y}, {"color", color}}}},
+                     {{"name", "quality_points"},
+                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
+                      {"encoding",
+                       {{"x", x},
+                        {"y", y},
+                        {"color", color},
+                        {"tooltip", tooltip({{"series", "model · benchmark"},
+                                             {"panel", "metric"},
+                                             {"kv_cache_dtype", "cache dtype"},
+                                             {"value", "value"},
+                                             {"role", "measured or baseline"},
+                                             {"record", "record"},
+                                             {"source", "source"}})}}}}}}}}};
+    return {{"id", "quality"},
+            {"title", "Quality against cache dtype"},
+            {"description",
+             "The quality results the catalog holds, each beside its baseline dtype where the "
+             "record gives the baseline's figure: one panel per metric, one line per model and "
+             "benchmark."},
+            {"spec", spec},
+            {"datasets", {{"quality", points}}},
+            {"marks",
+             {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
+              {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
+}
+
+json rows_table(const Context& c) {
+    const Table& t = c.rows.table();
+    json rows = json::array();
+    json links = json::array();
+    for (const auto& row : t.rows) {
+        json cells = json::array();
+        for (const auto& cell : row) cells.push_back(cell_json(cell));
+        rows.push_back(std::move(cells));
+        std::string file = c.rows.text(row, "file");
+        links.push_back(file.empty() || !c.input.link ? json(nullptr) : json(c.input.link(file)));
+    }
+    return {{"columns", t.columns}, {"rows", rows}, {"links", links}, {"link_column", "id"}};
+}
+
+}  // namespace
+
+std::vector<std::int64_t> context_grid(std::int64_t top, const std::vector<std::int64_t>& extra) {
+    std::set<std::int64_t> points;
+    for (std::int64_t p = 1024; p < top; p *= 2) points.insert(p);
+    points.insert(top);
+    for (std::int64_t e : extra) {
+        if (e >= 1024 && e <= top)
+            points.insert(e);
+    }
+    return {points.begin(), points.end()};
+}
+
+json report_content(const ReportInput& input) {
+    Context c{input, Columns(input.rows), {}, {}, {}, json::array()};
+    choose_subjects(c);
+    json charts = json::array();
+    charts.push_back(kv_memory_chart(c));
+    json decode =
+        speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
+                    "Decode speed against context",
+                    "Measured decode speed of one request at each context, per model, "
+                    "accelerator, engine and cache dtype (and concurrency, when several requests "
+                    "ran at once). Dashed: the bandwidth roofline per request, memory bandwidth / "
+                    "(active weights + concurrency x (KV cache at the context + fixed state)), "
+                    "drawn where the catalog knows the accelerator and the weights' size.",
+                    true);
+    if (decode.is_null()) {
+        c.notes.push_back(
+            "no row of the catalog reports a decode speed; the decode chart is not drawn");
+    } else {
+        charts.push_back(std::move(decode));
+    }
+    if (c.rows.has("measured_prefill_tps_at_ctx")) {
+        json prefill =
+            speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps",
+                        "prefill, tokens/s", "Prefill speed against context",
+                        "Measured prefill (prompt processing) speed at each context.", false);
+        if (prefill.is_null()) {
+            c.notes.push_back(
+                "no row of the catalog reports a prefill speed; the prefill chart is not drawn");
+        } else {
+            charts.push_back(std::move(prefill));
+        }
+    }
+    charts.push_back(bytes_per_token_chart(c));
+    if (json quality = quality_chart(c); !quality.is_null())
+        charts.push_back(std::move(quality));
+
+    std::set<std::string> row_models;
+    for (const auto& row : input.rows.rows) row_models.insert(c.rows.text(row, "model"));
+    json dtypes = json::array();
+    for (const auto& d : c.dtypes) dtypes.push_back(std::string(d.name));
+    return {{"title", input.title},
+            {"generated_by", input.generated_by},
+            {"summary",
+             {{"rows", input.rows.rows.size()},
+              {"models", c.models.size()},
+              {"accelerators", c.accelerators.size()},
+              {"dtypes", dtypes},
+              {"filtered", input.filtered}}},
+            {"charts", charts},
+            {"table", rows_table(c)},
+            {"notes", c.notes}};
+}
+
+}  // namespace kvcat

@@ -1,0 +1,70 @@
+// One vocabulary for engines and weight formats, so rows from many sources query together.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "rules/rules.h"
+#include "schema.h"
+#include "suggest.h"
+#include "vocabulary.h"
+
+namespace kvcat::rules {
+
+namespace {
+
+template <typename Names>
+std::string nearest(std::string_view written, const Names& names) {
+    std::vector<std::string_view> all;
+    for (const auto& n : names) all.push_back(n.name);
+    return closest_match(written, all);
+}
+
+}  // namespace
+
+void engine_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+    if (!r.kv || r.kv->engine.empty() || find_engine(r.kv->engine)) return;
+    const YamlNode* node = r.node("engine");
+    // A number or a boolean where the name belongs is schema-type's finding, not this one.
+    if (!node || !node->is_scalar() || node->value != r.kv->engine || !as_string(node) ||
+        (!node->quoted && (as_number(node) || node->value == "true" || node->value == "false"))) {
+        return;
+    }
+    std::string known;
+    for (const auto& e : engine_names()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    if (const EngineName* meant = engine_spelled(r.kv->engine)) {
+        out.push_back(diag::engine_name(r.where("engine"), r.kv->engine,
+                                        fmt::format("write '{}', the catalog's spelling, so that its rows query "
+                                                    "together",
+                                                    meant->name),
+                                        std::string(meant->name)));
+        return;
+    }
+    std::string near = nearest(r.kv->engine, engine_names());
+    out.push_back(diag::engine_name(
+        r.where("engine"), r.kv->engine,
+        fmt::format("it is not an engine the catalog knows{}; known: {} (a new engine or fork is added to "
+                    "src/vocabulary.cc with its upstream)",
+                    near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near), known),
+        near));
+}
+
+void weight_format_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+    if (!r.kv || !r.kv->weight_quant || find_weight_format(*r.kv->weight_quant)) return;
+    const std::string& written = *r.kv->weight_quant;
+    if (const WeightFormatName* meant = weight_format_spelled(written)) {
+        out.push_back(diag::weight_format_name(r.where("weight_quant"), written,
+                                               fmt::format("write '{}', the catalog's spelling", meant->name),
+                                               std::string(meant->name)));
+        return;
+    }
+    std::string near = nearest(written, weight_format_names());
+    out.push_back(diag::weight_format_name(
+        r.where("weight_quant"), written,
+        fmt::format("it is not a weight format the catalog knows{}; if it is a real format, add it to "
+                    "src/vocabulary.cc",
+                    near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
+        near));
+}
+
+}  // namespace kvcat::rules

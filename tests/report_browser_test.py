@@ -1,0 +1,468 @@
+#!/usr/bin/env python3
+"""kvcat report, opened in a real browser: Debian's headless Chromium, driven over the
+DevTools protocol on a pipe (no port is opened, nothing but the page file is loaded).
+
+The report of the shipped catalog is written into a scratch copy of the records and
+opened from disk. The test fails on any console error or warning, uncaught exception,
+browser log error (a Content-Security-Policy refusal is one), request other than the page
+itself, or failed load; then checks, against the catalog read with Python's sqlite3:
+  - every chart drew every mark: one symbol, rule or label per data row, one line per
+    series, and no coordinate is NaN;
+  - the KV memory chart has a curve per model per cache dtype of the catalog and a line per
+    accelerator; the decode chart a point per row with a measured speed;
+  - the table holds every row, each id links to its record file (which exists), the
+    filter hides what does not match and shows what does, and a header click sorts;
+  - each chart's CSV has a header and a line per data row, and a CSV link saves it;
+  - a tooltip names the record and its source;
+and keeps a full-page screenshot (report.png) in the artifacts folder. Then a model name and
+a source name written to break out of the page are drawn as text, with no error or request,
+in a catalog that also holds a quality result, whose chart is drawn and counted as well.
+
+Usage: report_browser_test.py --kvcat BINARY --source REPO --artifacts DIR
+"""
+
+import argparse
+import base64
+import fcntl
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+
+class Failure(Exception):
+    pass
+
+
+class Browser:
+    """Chromium with --remote-debugging-pipe: commands on its fd 3, answers on its fd 4,
+    each message JSON ending in a NUL byte."""
+
+    def __init__(self, chromium, profile):
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+
+        def wire():
+            # Move both ends above the low numbers first, so dup2 cannot overwrite one.
+            a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
+            b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        args = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+                "--user-data-dir=" + profile, "--no-first-run", "--no-default-browser-check",
+                "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--hide-scrollbars", "--mute-audio", "--window-size=1280,900",
+                # No name resolves: a request for anything off the disk fails, and is seen.
+                "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"]
+        self.log = open(os.path.join(profile, "chromium.log"), "wb")
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                     preexec_fn=wire, pass_fds=(3, 4))
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self.next_id = 0
+        self.buffer = b""
+        self.events = []
+
+    def _read_message(self, deadline):
+        while b"\0" not in self.buffer:
+            if time.time() > deadline:
+                raise Failure("Chromium did not answer in time")
+            chunk = os.read(self.from_chrome, 1 << 16)
+            if not chunk:
+                raise Failure("Chromium closed its pipe (see chromium.log in the profile)")
+            self.buffer += chunk
+        message, _, self.buffer = self.buffer.partition(b"\0")
+        return json.loads(message)
+
+    def send(self, method, params=None, session=None, timeout=60):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.to_chrome, json.dumps(message).encode() + b"\0")
+        deadline = time.time() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise Failure("%s: %s" % (method, reply["error"]))
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def close(self):
+        try:
+            self.send("Browser.close", timeout=10)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+class Page:
+    def __init__(self, browser):
+        self.browser = browser
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            self.send(domain + ".enable")
+
+    def send(self, method, params=None, timeout=60):
+        return self.browser.send(method, params, self.session, timeout)
+
+    def evaluate(self, expression):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise Failure("evaluating %s: %s" % (expression[:80], result["exceptionDetails"]))
+        return result["result"].get("value")
+
+    def problems(self, page_url):
+        """Console errors and warnings, exceptions, log errors, and any request but the page."""
+        found = []
+        for e in self.browser.events:
+            method, p = e.get("method"), e.get("params", {})
+            if method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "warning", "assert"):
+                text = " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))
+                found.append("console %s: %s" % (p["type"], text))
+            elif method == "Runtime.exceptionThrown":
+                found.append("uncaught: %s" % p["exceptionDetails"].get("exception", {}).get("description",
+                                                                                            p["exceptionDetails"]))
+            elif method == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
+                found.append("browser log %s: %s %s" % (p["entry"]["level"], p["entry"]["text"],
+                                                        p["entry"].get("url", "")))
+            elif (method == "Network.requestWillBeSent" and p["request"]["url"] != page_url and
+                  not p["request"]["url"].startswith("blob:file://")):  # a CSV the page made itself
+                found.append("request: %s" % p["request"]["url"][:200])
+            elif method == "Network.loadingFailed":
+                found.append("failed load: %s" % p.get("errorText"))
+        return found
+
+
+# Counts the drawn items of each named mark: Vega's SVG renderer gives a mark's group the
+# class "<name>_marks", one child element per item (a line mark: one per series, in groups).
+COUNT_MARKS = r"""
+(() => {
+  const out = {};
+  for (const chart of window.kvcatReport.content.charts) {
+    const section = document.getElementById(chart.id);
+    const marks = {};
+    for (const name of Object.keys(chart.marks)) {
+      let n = 0;
+      for (const g of section.querySelectorAll('svg g.' + name + '_marks')) n += g.children.length;
+      marks[name] = n;
+    }
+    const svg = section.querySelector('svg');
+    out[chart.id] = { marks, nan: svg ? svg.outerHTML.includes('NaN') : true, svg: !!svg };
+  }
+  return out;
+})()
+"""
+
+
+def wait_for_tooltip(page, seconds=5):
+    """The text of Vega's tooltip once it shows (it follows the pointer after a short delay)."""
+    deadline = time.time() + seconds
+    while True:
+        tip = page.evaluate("(() => { const t = document.getElementById('vg-tooltip-element');"
+                            " return t && t.classList.contains('visible') ? t.textContent : ''; })()")
+        if tip or time.time() > deadline:
+            return tip
+        time.sleep(0.1)
+
+
+def check(condition, message, failures):
+    if not condition:
+        failures.append(message)
+
+
+def check_marks(page, content, failures):
+    """Every chart drew every mark, item for item, and no coordinate is NaN."""
+    drawn = page.evaluate(COUNT_MARKS)
+    for chart in content["charts"]:
+        got = drawn[chart["id"]]
+        check(got["svg"], "%s: no SVG drawn" % chart["id"], failures)
+        check(not got["nan"], "%s: a coordinate is NaN" % chart["id"], failures)
+        for name, how in chart["marks"].items():
+            rows = chart["datasets"][how["dataset"]]
+            # A line per series, in each panel of a faceted chart.
+            expected = len(rows) if how["per"] == "row" else len({(r["series"], r.get("panel")) for r in rows})
+            check(expected > 0, "%s/%s: no data to draw" % (chart["id"], name), failures)
+            check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
+                chart["id"], name, got["marks"][name], expected, how["per"]), failures)
+
+
+def catalog_facts(db):
+    con = sqlite3.connect(db)
+    one = lambda sql: con.execute(sql).fetchone()[0]
+    facts = {
+        "models": one("SELECT count(*) FROM models"),
+        "accelerators": one("SELECT count(*) FROM accelerators"),
+        "dtypes": one("SELECT count(DISTINCT kv_cache_dtype) FROM kv_efficiency"),
+        "rows": one("SELECT count(*) FROM kv_rows"),
+        "measured": one("SELECT count(*) FROM kv_rows WHERE measured_tps_at_ctx IS NOT NULL"),
+        "ids": [r[0] for r in con.execute("SELECT id FROM kv_rows ORDER BY id")],
+        "contexts": [r[0] for r in con.execute("SELECT context_length FROM kv_rows")],
+    }
+    con.close()
+    return facts
+
+
+def run(args):
+    chromium = shutil.which("chromium")
+    if not chromium:
+        raise Failure("Debian's chromium is not installed: run ./tools/deps chromium (./tools/test does)")
+    failures = []
+    work = tempfile.mkdtemp(prefix="kvcat-report-test-")
+    browser = None
+    try:
+        shutil.copytree(os.path.join(args.source, "records"), os.path.join(work, "records"))
+        built = subprocess.run([args.kvcat, "report", "--out", "site/report.html"], cwd=work,
+                               capture_output=True, text=True)
+        if built.returncode != 0:
+            raise Failure("kvcat report failed (%d): %s" % (built.returncode, built.stderr))
+        page_path = os.path.join(work, "site", "report.html")
+        facts = catalog_facts(os.path.join(work, "kvcat.db"))
+        page_url = "file://" + page_path
+
+        profile = os.path.join(work, "profile")
+        os.mkdir(profile)
+        browser = Browser(chromium, profile)
+        page = Page(browser)
+        page.send("Page.navigate", {"url": page_url})
+        state = None
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            state = page.evaluate("document.body ? document.body.dataset.state || null : null")
+            if state in ("drawn", "failed"):
+                break
+            time.sleep(0.2)
+        check(state == "drawn", "the page did not finish drawing (state %r)" % state, failures)
+        time.sleep(0.5)  # let late console messages arrive
+
+        # Every chart drew every mark, item for item.
+        content = page.evaluate("window.kvcatReport.content")
+        check_marks(page, content, failures)
+        for chart in content["charts"]:
+            # Each chart's CSV: a header, then a line per row.
+            for name, rows in chart["datasets"].items():
+                text = page.evaluate("window.kvcatReport.csv(window.kvcatReport.content.charts.find("
+                                     "c => c.id === %s).datasets[%s])" % (json.dumps(chart["id"]), json.dumps(name)))
+                lines = text.rstrip("\r\n").split("\r\n")
+                check(lines[0].split(",") == list(rows[0].keys()), "%s/%s: CSV header %r" % (
+                    chart["id"], name, lines[0]), failures)
+                check(len(lines) == len(rows) + 1, "%s/%s: CSV has %d lines for %d rows" % (
+                    chart["id"], name, len(lines), len(rows)), failures)
+
+        # A CSV link downloads the chart's rows, made in the page (a blob: address).
+        downloads = os.path.join(work, "downloads")
+        os.mkdir(downloads)
+        browser.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads,
+                                                     "eventsEnabled": True})
+        page.evaluate("document.querySelector('#kv-memory a.csv').click()")
+        saved = os.path.join(downloads, "kv-memory-kv.csv")
+        deadline = time.time() + 20
+        while time.time() < deadline and not any(e.get("method") == "Browser.downloadProgress" and
+                                                  e["params"].get("state") == "completed" for e in browser.events):
+            browser.send("Browser.getVersion")  # reads the events that arrived meanwhile
+            time.sleep(0.1)
+        expected_csv = page.evaluate("window.kvcatReport.csv(window.kvcatReport.content.charts[0].datasets.kv)")
+        got_csv = open(saved, newline="").read() if os.path.exists(saved) else None
+        check(got_csv == expected_csv and expected_csv.count("\r\n") == len(content["charts"][0]["datasets"]["kv"]) + 1,
+              "the kv-memory CSV link saved %r" % (got_csv[:200] if got_csv else got_csv), failures)
+
+        # The charts against the catalog itself.
+        charts = {c["id"]: c for c in content["charts"]}
+        kv = charts["kv-memory"]["datasets"]
+        check(len({r["series"] for r in kv["kv"]}) == facts["models"] * facts["dtypes"],
+              "kv-memory: %d curves for %d models x %d dtypes" % (len({r["series"] for r in kv["kv"]}),
+                                                                   facts["models"], facts["dtypes"]), failures)
+        check(len(kv["memory"]) == facts["accelerators"], "kv-memory: %d memory lines for %d accelerators" % (
+            len(kv["memory"]), facts["accelerators"]), failures)
+        if facts["measured"]:
+            check("decode" in charts and len(charts["decode"]["datasets"]["measured"]) == facts["measured"],
+                  "decode: not one point per row with a measured speed (%d)" % facts["measured"], failures)
+
+        # The table: every row, links to files that exist, filter and sort.
+        table = page.evaluate("""(() => Array.from(document.querySelectorAll('#rows-table tbody tr')).map(tr => ({
+            id: tr.cells[0].textContent, href: tr.cells[0].querySelector('a')?.getAttribute('href') || null,
+            hidden: tr.hidden })))()""")
+        check(sorted(r["id"] for r in table) == facts["ids"], "table ids %r, catalog %r" % (
+            [r["id"] for r in table], facts["ids"]), failures)
+        for r in table:
+            target = os.path.normpath(os.path.join(os.path.dirname(page_path), r["href"] or ""))
+            check(r["href"] and os.path.isfile(target), "row %s links to %r, not a file" % (r["id"], r["href"]),
+                  failures)
+
+        def filtered(text):
+            return page.evaluate("""(() => { const f = document.getElementById('row-filter');
+                f.value = %s; f.dispatchEvent(new Event('input'));
+                return { shown: Array.from(document.querySelectorAll('#rows-table tbody tr'))
+                                   .filter(tr => !tr.hidden).map(tr => tr.cells[0].textContent),
+                         count: document.getElementById('row-count').textContent }; })()""" % json.dumps(text))
+
+        one = facts["ids"][0]
+        word = one.split("/")[-1]
+        got = filtered(word.upper())
+        expected = [i for i in facts["ids"] if word in i]
+        check(sorted(got["shown"]) == expected, "filter %r shows %r, expected %r" % (word, got["shown"], expected),
+              failures)
+        check(got["count"] == "%d of %d rows" % (len(expected), facts["rows"]), "filter count %r" % got["count"],
+              failures)
+        got = filtered("no-such-row-anywhere")
+        check(got["shown"] == [] and got["count"].startswith("0 of"), "a filter matching nothing shows %r" % got,
+              failures)
+        got = filtered("")
+        check(len(got["shown"]) == facts["rows"], "clearing the filter shows %d rows" % len(got["shown"]), failures)
+
+        sorted_contexts = page.evaluate("""(() => { const th = Array.from(document.querySelectorAll('#rows-table th'))
+                .find(h => h.textContent === 'context_length');
+            const col = th.cellIndex; const read = () => Array.from(document.querySelectorAll('#rows-table tbody tr'))
+                .map(tr => Number(tr.cells[col].textContent));
+            th.click(); const up = read(); th.click(); return [up, read()]; })()""")
+        check(sorted_contexts[0] == sorted(facts["contexts"]) and
+              sorted_contexts[1] == sorted(facts["contexts"], reverse=True),
+              "sorting by context_length gave %r" % sorted_contexts, failures)
+
+        # A tooltip names the record: hover over the first drawn point of the KV chart.
+        box = page.evaluate("""(() => { const p = document.querySelector('#kv-memory g.kv_points_marks > path');
+            p.scrollIntoView({block: 'center'}); const r = p.getBoundingClientRect();
+            return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()""")
+        for kind in ("mouseMoved",):
+            page.send("Input.dispatchMouseEvent", {"type": kind, "x": box["x"], "y": box["y"]})
+        tip = wait_for_tooltip(page)
+        # Points overlap where curves meet, so the one under the pointer is any row of the chart.
+        named = [r for r in charts["kv-memory"]["datasets"]["kv"]
+                 if r["record"] in tip and r["source"] in tip and r["model_name"] in tip]
+        check(tip and named, "the tooltip %r names no record of the chart with its source" % tip[:300], failures)
+        page.evaluate("window.scrollTo(0, 0)")
+
+        # Full-page screenshot, kept as the test's artifact.
+        metrics = page.send("Page.getLayoutMetrics")
+        height = int(min(metrics["cssContentSize"]["height"], 8000))
+        page.send("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": False})
+        shot = page.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        os.makedirs(args.artifacts, exist_ok=True)
+        with open(os.path.join(args.artifacts, "report.png"), "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        shutil.copy(page_path, os.path.join(args.artifacts, "report.html"))
+
+        failures.extend(page.problems(page_url))
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+# Text a record may hold that would run or fetch something if the page spliced it into HTML.
+HOSTILE = "<img src=x onerror=console.error(1)></script><script>console.error(2)</script>"
+
+
+def hostile_run(args, chromium):
+    """A model name and a source name written to break out of the page: the report must draw
+    them as text, with no error and no request."""
+    failures = []
+    work = tempfile.mkdtemp(prefix="kvcat-report-hostile-")
+    browser = None
+    try:
+        records = os.path.join(work, "records")
+        shutil.copytree(os.path.join(args.source, "records"), records)
+        for relative, old in (("models/llama-3.1-8b.yaml", "name: Llama-3.1-8B"),
+                              ("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml",
+                               "  - name: Hardware Corner, RTX 3090 per-card benchmark page")):
+            path = os.path.join(records, relative)
+            text = open(path, encoding="utf-8").read()
+            if old not in text:
+                raise Failure("%s no longer holds %r; update the hostile test" % (relative, old))
+            new = old.split("name: ")[0] + "name: " + json.dumps("Hostile " + HOSTILE)
+            open(path, "w", encoding="utf-8").write(text.replace(old, new, 1))
+        # A quality result in a record, against its baseline dtype: the report draws both points.
+        llamacpp = os.path.join(records, "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml")
+        if "\nquality:" in open(llamacpp, encoding="utf-8").read():
+            raise Failure("%s has a quality list already; update the hostile test" % llamacpp)
+        with open(llamacpp, "a", encoding="utf-8") as f:
+            f.write("quality:\n  - benchmark: wikitext-2\n    metric: perplexity\n    value: 6.21\n"
+                    "    unit: ppl\n    higher_is_better: false\n    baseline_kv_cache_dtype: f16\n"
+                    "    baseline_value: 6.2\n")
+        built = subprocess.run([args.kvcat, "report", "--out", "report.html"], cwd=work, capture_output=True,
+                               text=True)
+        if built.returncode != 0:
+            raise Failure("kvcat report of the hostile records failed (%d): %s" % (built.returncode, built.stderr))
+        page_path = os.path.join(work, "report.html")
+        profile = os.path.join(work, "profile")
+        os.mkdir(profile)
+        browser = Browser(chromium, profile)
+        page = Page(browser)
+        page.send("Page.navigate", {"url": "file://" + page_path})
+        state, deadline = None, time.time() + 90
+        while time.time() < deadline and state not in ("drawn", "failed"):
+            time.sleep(0.2)
+            state = page.evaluate("document.body ? document.body.dataset.state || null : null")
+        check(state == "drawn", "hostile: the page did not finish drawing (state %r)" % state, failures)
+        content = page.evaluate("window.kvcatReport.content")
+        quality = [c for c in content["charts"] if c["id"] == "quality"]
+        wikitext = sorted((p["kv_cache_dtype"], p["value"]) for p in
+                          (quality[0]["datasets"]["quality"] if quality else []) if "wikitext-2" in p["series"])
+        check(wikitext == [("bf16", 6.21), ("f16", 6.2)],
+              "hostile: the quality result is not drawn beside its baseline: %r" % wikitext, failures)
+        check_marks(page, content, failures)
+        # Hover the decode point whose source is hostile, so its tooltip is drawn too.
+        box = page.evaluate("""(() => { const p = document.querySelector('#decode g.decode_points_marks > path');
+            p.scrollIntoView({block: 'center'}); const r = p.getBoundingClientRect();
+            return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()""")
+        page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box["x"], "y": box["y"]})
+        tip = wait_for_tooltip(page)
+        check(HOSTILE in tip, "hostile: the tooltip does not show the source as text: %r" % tip[:300], failures)
+        shown = page.evaluate("""(() => ({
+            legend: Array.from(document.querySelectorAll('#kv-memory svg text')).map(t => t.textContent),
+            images: document.querySelectorAll('img').length,
+            scripts: document.querySelectorAll('script').length }))()""")
+        # The legend shortens long labels with an ellipsis; the start is enough to see it is text.
+        check(any(t.startswith("Hostile " + HOSTILE[:12]) for t in shown["legend"]),
+              "hostile: the model name is not in the legend as text: %r" % shown["legend"][:40], failures)
+        check(shown["images"] == 0, "hostile: the page grew %d img elements" % shown["images"], failures)
+        check(shown["scripts"] == 5, "hostile: the page has %d script elements, not 5" % shown["scripts"], failures)
+        tip_source = page.evaluate("""window.kvcatReport.content.charts.find(c => c.id === 'decode')
+            .datasets.measured[0].source""")
+        check(tip_source == "Hostile " + HOSTILE, "hostile: the decode point's source is %r" % tip_source, failures)
+        failures.extend("hostile: " + p for p in page.problems("file://" + page_path))
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kvcat", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--artifacts", required=True)
+    args = parser.parse_args()
+    args.kvcat = os.path.abspath(args.kvcat)
+    try:
+        failures = run(args)
+        failures += hostile_run(args, shutil.which("chromium"))
+    except Failure as e:
+        failures = [str(e)]
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    if failures:
+        return 1
+    print("report_browser_test: every chart drawn, table filtered and sorted, no console error or request; "
+          "screenshot in %s" % os.path.join(args.artifacts, "report.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,270 @@
+// The report's content and page: the figures drawn are kvcat's own, charts appear only when
+// the catalog has their columns, nothing from a record can break out of the page, and
+// `kvcat report` writes one self-contained file. The drawing itself is checked in a real
+// browser by report_browser_test.py.
+#include "report.h"
+
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog.h"
+#include "catalog_writer.h"
+#include "curve.h"
+#include "kvcat_runner.h"
+#include "report_page.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class ReportTest : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        lint_ = new LintResult(lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"}));
+        tmp_ = new test::TempDir();
+        build_catalog(lint_->records, db());
+    }
+    static void TearDownTestSuite() {
+        delete tmp_;
+        delete lint_;
+    }
+    static fs::path db() { return *tmp_ / "kvcat.db"; }
+
+    ReportInput input() const {
+        ReportInput in;
+        in.rows = run_read_only(db(), "SELECT * FROM kv_rows ORDER BY id");
+        in.records = &lint_->records;
+        in.link = [](const std::string& file) { return "../" + file; };
+        in.generated_by = "kvcat test";
+        for (const auto& row :
+             run_read_only(db(), "SELECT record_id, name FROM sources ORDER BY record_id, position")
+                 .rows) {
+            in.sources[std::get<std::string>(row[0])].push_back(std::get<std::string>(row[1]));
+        }
+        return in;
+    }
+
+    static const json& chart(const json& content, const std::string& id) {
+        for (const auto& c : content["charts"]) {
+            if (c["id"] == id)
+                return c;
+        }
+        static const json none;
+        ADD_FAILURE() << "no chart " << id;
+        return none;
+    }
+
+    static LintResult* lint_;
+    static test::TempDir* tmp_;
+};
+
+LintResult* ReportTest::lint_ = nullptr;
+test::TempDir* ReportTest::tmp_ = nullptr;
+
+TEST(ContextGrid, PowersOfTwoToTheTopWithTheWindowInside) {
+    EXPECT_EQ(context_grid(8192, {}), (std::vector<std::int64_t>{1024, 2048, 4096, 8192}));
+    EXPECT_EQ(context_grid(5000, {1536, 512, 9000}),
+              (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
+}
+
+TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
+    json content = report_content(input());
+    const json& kv = chart(content, "kv-memory")["datasets"]["kv"];
+    std::set<std::string> series, dtypes;
+    std::size_t models = 0;
+    for (const auto& r : lint_->records.records()) models += r.model ? 1 : 0;
+    for (const auto& row :
+         run_read_only(db(), "SELECT DISTINCT kv_cache_dtype FROM kv_efficiency").rows) {
+        dtypes.insert(std::get<std::string>(row[0]));
+    }
+    for (const auto& p : kv) {
+        series.insert(p["series"].get<std::string>());
+        const Model& m = *lint_->records.find(p["model"].get<std::string>())->model;
+        Rational bytes =
+            kv_cache_bytes(m, *find_cache_dtype(p["kv_cache_dtype"].get<std::string>()),
+                           p["context_length"].get<std::int64_t>());
+        ASSERT_TRUE(bytes.is_integer());
+        EXPECT_EQ(p["kv_bytes"].get<std::int64_t>(), bytes.num()) << p.dump();
+    }
+    EXPECT_EQ(series.size(), models * dtypes.size());
+    // Gemma's curve bends at its 1,024-token window: from there only 10 of 62 layers grow.
+    std::map<std::int64_t, std::int64_t> gemma;
+    for (const auto& p : kv) {
+        if (p["model"] == "models/gemma-3-27b" && p["kv_cache_dtype"] == "bf16") {
+            gemma[p["context_length"]] = p["kv_bytes"];
+        }
+    }
+    EXPECT_EQ(gemma.at(2048) - gemma.at(1024), 10LL * 16 * 128 * 2 * 2 * 1024);
+    EXPECT_EQ(chart(content, "kv-memory")["datasets"]["memory"].size(), 5u);
+}
+
+TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
+    json content = report_content(input());
+    const json& decode = chart(content, "decode");
+    Table row =
+        run_read_only(db(),
+                      "SELECT context_length, roofline_tps, measured_tps_at_ctx FROM kv_rows "
+                      "WHERE roofline_tps IS NOT NULL AND measured_tps_at_ctx IS NOT NULL");
+    ASSERT_FALSE(row.rows.empty());
+    std::int64_t context = std::get<std::int64_t>(row.rows[0][0]);
+    bool met = false;
+    for (const auto& p : decode["datasets"]["roofline"]) {
+        if (p["context_length"] == context) {
+            EXPECT_NEAR(p["ceiling_tps"].get<double>(), std::get<double>(row.rows[0][1]), 1e-9);
+            met = true;
+        }
+    }
+    EXPECT_TRUE(met) << "no ceiling at " << context;
+    EXPECT_EQ(decode["datasets"]["measured"].size(), row.rows.size());
+    EXPECT_EQ(decode["datasets"]["measured"][0]["source"].get<std::string>().empty(), false);
+}
+
+TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
+    json plain = report_content(input());
+    for (const auto& c : plain["charts"]) {
+        EXPECT_NE(c["id"], "prefill");
+        EXPECT_NE(c["id"], "quality");
+    }
+    ReportInput in = input();
+    in.rows.columns.push_back("measured_prefill_tps_at_ctx");
+    for (auto& r : in.rows.rows) r.push_back(Cell{});
+    in.rows.rows[0].back() = 1500.0;
+    Table quality;
+    quality.columns = {"model", "kv_cache_dtype", "metric", "score"};
+    quality.rows = {
+        {std::string("models/qwen3.5-27b"), std::string("bf16"), std::string("gsm8k"), 0.91},
+        {std::string("models/qwen3.5-27b"), std::string("q8_0"), std::string("gsm8k"), 0.90}};
+    in.quality = quality;
+    json content = report_content(in);
+    EXPECT_EQ(chart(content, "prefill")["datasets"]["measured"].size(), 1u);
+    EXPECT_EQ(chart(content, "prefill")["datasets"]["measured"][0]["prefill_tps"], 1500.0);
+    EXPECT_EQ(chart(content, "quality")["datasets"]["quality"].size(), 2u);
+
+    in.quality->columns = {"model", "flavour", "metric", "verdict"};
+    json unknown = report_content(in);
+    EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos)
+        << unknown["notes"];
+}
+
+TEST_F(ReportTest, ACatalogWithoutRowsStillDrawsItsModelsAtBf16) {
+    ReportInput in = input();
+    in.rows.rows.clear();
+    json content = report_content(in);
+    std::vector<std::string> ids;
+    for (const auto& c : content["charts"]) ids.push_back(c["id"]);
+    EXPECT_EQ(ids, (std::vector<std::string>{"kv-memory", "bytes-per-token"}));
+    EXPECT_EQ(content["summary"]["dtypes"], json::array({"bf16"}));
+    EXPECT_NE(content["notes"].dump().find("decode chart is not drawn"), std::string::npos);
+    EXPECT_TRUE(content["table"]["rows"].empty());
+}
+
+TEST_F(ReportTest, TableHoldsEveryRowWithItsLink) {
+    json content = report_content(input());
+    const json& table = content["table"];
+    EXPECT_EQ(table["rows"].size(), 2u);
+    EXPECT_EQ(table["columns"][0], "id");
+    std::size_t file_at = 0;
+    while (file_at < table["columns"].size() && table["columns"][file_at] != "file") ++file_at;
+    ASSERT_LT(file_at, table["columns"].size());
+    for (std::size_t i = 0; i < table["rows"].size(); ++i) {
+        std::string file = table["rows"][i][file_at];
+        EXPECT_EQ(table["links"][i], "../" + file);
+    }
+}
+
+TEST(ReportPage, NothingFromARecordCanCloseItsScriptElement) {
+    json hostile = {{"title", "</script><script>alert(1)</script><!--"}, {"note", "a & b > c"}};
+    std::string text = json_for_script(hostile);
+    EXPECT_EQ(text.find('<'), std::string::npos) << text;
+    EXPECT_EQ(text.find('>'), std::string::npos) << text;
+    EXPECT_EQ(text.find('&'), std::string::npos) << text;
+    EXPECT_EQ(json::parse(text), hostile);
+    EXPECT_EQ(html_escape("<b title='x'>\"&\"</b>"),
+              "&lt;b title=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/b&gt;");
+}
+
+TEST(ReportPage, InlineScriptDropsTheSourceMapAndCannotEndItsElement) {
+    std::string script = inline_script("var s = '</SCRIPT>';\n//# sourceMappingURL=lib.min.js.map");
+    EXPECT_EQ(script, "var s = '<\\/SCRIPT>';\n");
+}
+
+TEST(ReportPage, CarriesTheLibrariesTheirLicensesAndNoOutsideReference) {
+    std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
+    EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
+    for (const char* needed : {"vegaEmbed", "vegaLite", "Interactive Data Lab", "Vega-Lite 6.5.0",
+                               "Vega 6.4.0", "vega-embed 7.3.0", "default-src 'none'"}) {
+        EXPECT_NE(page.find(needed), std::string::npos) << needed;
+    }
+    EXPECT_EQ(page.find("sourceMappingURL"), std::string::npos);
+    // The page's own part, before the libraries' code, refers to nothing outside it.
+    std::string own = page.substr(0, page.find("<script>\n"));
+    for (const char* outside :
+         {"<script src", "<link", "<img", "src=", "href=", "@import", "url("}) {
+        EXPECT_EQ(own.find(outside), std::string::npos) << outside;
+    }
+}
+
+TEST(ReportPage, EmbedsEachVendoredLibraryByteForByte) {
+    std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
+    for (const char* lib :
+         {"third_party/vega/vega.min.js", "third_party/vega-lite/vega-lite.min.js",
+          "third_party/vega-embed/vega-embed.min.js"}) {
+        std::string text = test::read_file(fs::path(KVCAT_SOURCE_DIR) / lib);
+        // Everything but a source-map comment, which the page leaves out.
+        std::string code = text.substr(0, text.find("//# sourceMappingURL="));
+        ASSERT_GT(code.size(), 50000u) << lib;
+        EXPECT_NE(page.find(code), std::string::npos)
+            << lib << " is not in the page as it is on disk";
+    }
+}
+
+using test::KvcatRunner;
+using test::Outcome;
+
+/// The report's JSON, read back out of the page.
+json content_of(const std::string& page) {
+    const std::string open = "<script type=\"application/json\" id=\"report-content\">";
+    std::size_t from = page.find(open);
+    if (from == std::string::npos)
+        return nullptr;
+    from += open.size();
+    return json::parse(page.substr(from, page.find("</script>", from) - from));
+}
+
+TEST(CmdReport, WritesOnePageIntoANewFolderAndFiltersItsRows) {
+    KvcatRunner k;
+    Outcome all = k.run({"report", "--out", "site/index.html"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    json content = content_of(test::read_file(k.dir() / "site/index.html"));
+    ASSERT_TRUE(content.is_object());
+    EXPECT_EQ(content["table"]["rows"].size(), 2u);
+    EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0),
+              0u);
+
+    Outcome some = k.run({"report", "--out", "-", "--link-base",
+                          "https://example.org/repo/blob/main", "model=models/qwen3.5-27b"});
+    ASSERT_EQ(some.status, 0) << some.err;
+    json filtered = content_of(some.out);
+    ASSERT_EQ(filtered["table"]["rows"].size(), 1u);
+    EXPECT_EQ(filtered["table"]["links"][0],
+              "https://example.org/repo/blob/main/records/kv-efficiency/"
+              "llamacpp-qwen35-27b-rtx3090-64k.yaml");
+    EXPECT_EQ(filtered["summary"]["models"], 1);
+    EXPECT_EQ(filtered["summary"]["accelerators"], 1);
+}
+
+TEST(CmdReport, ABadFilterIsNamedAndNothingIsWritten) {
+    KvcatRunner k;
+    Outcome r = k.run({"report", "--out", "r.html", "contxt_length>64k"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("context_length"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(k.dir() / "r.html"));
+}
+
+}  // namespace
+}  // namespace kvcat
