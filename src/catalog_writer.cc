@@ -239,7 +239,7 @@ void insert_model(SQLite::Statement& st, const Record& r) {
     bind_optional(st, 16, m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
     bind_optional(st, 17, m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
     if (m.linear) {
-        st.bind(18, m.linear->kind);
+        st.bind(18, std::string(name_of(m.linear->kind)));
         st.bind(19, static_cast<std::int64_t>(m.linear->layers));
     }
     bind_rational(st, 20, fixed_state_bytes(m));

@@ -120,15 +120,18 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     }
     out["kv_factor"] = basis->kv_factor;
     out["bytes_per_element"] = exact(bpe);
-    Rational per_token = growing_elements_per_token(*basis) * bpe;
+    Rational per_token = growing_bytes_per_token(*basis, bpe);
     out["bytes_per_token"] = exact(per_token);
+    if (basis->indexer_bytes) out["indexer_bytes_per_layer_token"] = *basis->indexer_bytes;
+    if (basis->window) out["bounded_at"] = *basis->window;
     if (m.sliding) {
         out["sliding"] = {{"layers", m.sliding->layers},
                           {"window", m.sliding->window},
+                          {"kind", std::string(name_of(m.sliding->kind))},
                           {"bytes_per_token_until_window", exact(Rational(m.sliding->layers) * per_layer * bpe)}};
     }
     if (m.linear) {
-        out["linear"] = {{"kind", m.linear->kind},
+        out["linear"] = {{"kind", std::string(name_of(m.linear->kind))},
                          {"layers", m.linear->layers},
                          {"state_dtype", m.linear->state_dtype},
                          {"fixed_state_bytes", exact(fixed_state_bytes(m))}};
@@ -137,8 +140,8 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
         // The longest context the row describes; every point's figures are in "points".
         std::int64_t ctx = 0;
         for (const auto& p : row.points) ctx = std::max(ctx, p.context_length);
-        Rational growing = per_token * Rational(ctx);
         Rational total = kv_bytes_at_context(m, per_token, ctx, bpe);
+        Rational growing = basis->window ? Rational(0) : per_token * Rational(ctx);
         out["at_context"] = {{"context_length", ctx},
                              {"growing_bytes", exact(growing)},
                              {"sliding_bytes", exact(total - growing)},
@@ -359,12 +362,23 @@ std::string render_explanation_text(const nlohmann::json& e) {
         if (m.contains("layer_problem")) out += fmt::format("  problem: {}\n", m["layer_problem"].get<std::string>());
         if (m.value("complete", false)) {
             out += fmt::format("  per layer per token: {}\n", m["per_layer_how"].get<std::string>());
-            out += fmt::format("  {} layers x {} elements x {} bytes = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
-                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), show(m["bytes_per_token"]));
-            if (m.contains("sliding")) {
+            std::string indexer;
+            if (m.contains("indexer_bytes_per_layer_token")) {
+                indexer = fmt::format(" + {} layers x {} indexer bytes", m["growing_layers"].get<std::int64_t>(),
+                                      m["indexer_bytes_per_layer_token"].get<std::int64_t>());
+            }
+            out += fmt::format("  {} layers x {} elements x {} bytes{} = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
+                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), indexer,
+                               show(m["bytes_per_token"]));
+            if (m.contains("bounded_at")) {
+                out += fmt::format("  no layer grows: those bytes stop at the {}-token window\n",
+                                   m["bounded_at"].get<std::int64_t>());
+            } else if (m.contains("sliding")) {
                 const auto& s = m["sliding"];
-                out += fmt::format("  sliding layers: {} with a window of {} tokens, {} B/token until the window fills\n",
-                                   s["layers"].get<std::int64_t>(), s["window"].get<std::int64_t>(),
+                bool chunked = s.value("kind", std::string("sliding")) == "chunked";
+                out += fmt::format("  {} layers: {} holding at most {} tokens ({}), {} B/token until it fills\n",
+                                   chunked ? "chunked" : "sliding", s["layers"].get<std::int64_t>(),
+                                   s["window"].get<std::int64_t>(), chunked ? "one chunk" : "the window",
                                    show(s["bytes_per_token_until_window"]));
             }
             if (m.contains("linear")) {

@@ -2,24 +2,18 @@
 //
 // import_model_config() reads the figures that decide a model's KV cache from a parsed
 // config (the text model's own fields, from `text_config` when the config nests one) and
-// writes a model record that lints clean. It never guesses: a figure the schema needs
-// and the config does not state (parameter counts, a layer layout it cannot read, the
-// heads of a Mamba-1 layer) is an error naming what is missing, and every default or
-// derivation it does apply (num_key_value_heads defaulting to the query heads, head_dim
+// writes a model record that lints clean. It never guesses: a figure the schema needs and
+// the config does not state (parameter counts, a layer layout it cannot read), and a key
+// that changes the cache in a way kvcat does not model, is an error naming it, and every
+// default or derivation it does apply (num_key_value_heads defaulting to the query heads, head_dim
 // derived from hidden_size, an MTP layer left out, a state dtype taken as float32) is
 // said in the record's notes. It is a pure function: parsed JSON and options in, record
 // text or the list of problems out; reading and writing files is the caller's business.
 //
-// Recognised fields: num_hidden_layers, num_attention_heads, num_key_value_heads,
-// head_dim (else hidden_size / num_attention_heads), max_position_embeddings,
-// rope_scaling (mentioned), layer_types (full_attention, attention, sliding_attention,
-// linear_attention, mamba), full_attention_interval, sliding_window with
-// sliding_window_pattern (every Nth layer global) or layer_types, use_sliding_window,
-// kv_lora_rank + qk_rope_head_dim (MLA), num_nextn_predict_layers (MTP), the Gated
-// DeltaNet fields linear_num_key_heads, linear_num_value_heads, linear_key_head_dim,
-// linear_value_head_dim, linear_conv_kernel_dim and mamba_ssm_dtype, and the Jamba-style
-// attn_layer_period + attn_layer_offset (or attn_layer_indices) with Mamba-2 fields
-// mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv.
+// Which keys it reads, ignores or refuses is the table in import_config_keys.h; the layouts
+// and designs it reads (sliding, chunked, shared, MLA with an indexer, Gated DeltaNet,
+// Mamba-1, Mamba-2 in layers of their own or beside attention, short convolutions, MLP-only
+// layers) are listed in the README's design table.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +41,17 @@ struct ImportResult {
     std::string id;                     ///< models/NAME
     std::string text;                   ///< the record, YAML
     std::vector<std::string> problems;  ///< empty on success; each names the field or option
+    std::vector<std::string> keys_read;  ///< every config key the import looked at, present or not
     bool ok() const { return problems.empty(); }
     /// Every problem, one a line.
     std::string message() const;
 };
+
+/// Parses config.json text. Python's json module, which writes most configs, spells the
+/// floats it cannot write in JSON as NaN, Infinity and -Infinity (Nemotron-H's
+/// time_step_limit); outside strings those are read as null, since no figure kvcat reads is
+/// one of them. Throws nlohmann::json::parse_error for anything else that is not JSON.
+nlohmann::json parse_config_json(std::string_view text);
 
 /// Builds a model record from a parsed config.json. Never throws for bad input.
 ImportResult import_model_config(const nlohmann::json& config, const ImportOptions& options);

@@ -24,7 +24,9 @@ std::optional<Rational> basis_product(const KvBasis& b) {
     } else {
         return std::nullopt;
     }
-    return Rational(*b.layers) * per_layer * Rational(*b.kv_factor) * *b.bytes_per_element;
+    Rational out = Rational(*b.layers) * per_layer * Rational(*b.kv_factor) * *b.bytes_per_element;
+    if (b.indexer_bytes) out += Rational(*b.layers) * Rational(*b.indexer_bytes);
+    return out;
 }
 
 std::string basis_expression(const KvBasis& b) {
@@ -46,6 +48,7 @@ std::string basis_expression(const KvBasis& b) {
     }
     out += fmt::format(" x {} x {}", b.kv_factor ? std::to_string(*b.kv_factor) : "?",
                        b.bytes_per_element ? b.bytes_per_element->to_string() : "?");
+    if (b.indexer_bytes) out += fmt::format(" + {} x {}", b.layers ? std::to_string(*b.layers) : "?", *b.indexer_bytes);
     return out;
 }
 
@@ -110,15 +113,26 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     if (total > 0 && out.count > total) {
         fail(fmt::format("{} KV-caching layers, but the model has {} layers", out.count, total));
     }
-    // Every layer is accounted for exactly once: growing, sliding, linear or sharing another's cache.
+    // Every layer is accounted for exactly once: growing, sliding, linear, sharing another's
+    // cache or keeping nothing. Mixers beside attention live in attention layers, counted there.
     std::int64_t sliding = m.sliding ? m.sliding->layers : 0;
-    std::int64_t linear = m.linear ? m.linear->layers : 0;
+    bool beside = m.linear && m.linear->beside_attention;
+    std::int64_t linear = m.linear && !beside ? m.linear->layers : 0;
     std::int64_t shared = kl.shared.value_or(0);
-    std::int64_t sum = checked_add(checked_add(out.count, sliding), checked_add(linear, shared));
+    std::int64_t stateless = kl.stateless.value_or(0);
+    std::int64_t sum = checked_add(checked_add(checked_add(out.count, sliding), checked_add(linear, shared)), stateless);
     if (total > 0 && sum != total) {
         std::string parts = fmt::format("{} KV-caching + {} sliding + {} linear layers", out.count, sliding, linear);
         if (shared > 0) parts += fmt::format(" + {} sharing another's cache", shared);
+        if (stateless > 0) parts += fmt::format(" + {} keeping no cache", stateless);
         fail(fmt::format("{} = {}, but num_layers is {}", parts, sum, total));
+    }
+    if (beside && m.linear->layers > checked_add(out.count, sliding)) {
+        fail(fmt::format("linear_attention.layers {} run beside attention, but only {} layers have attention",
+                         m.linear->layers, checked_add(out.count, sliding)));
+    }
+    if (total > 0 && out.count == 0 && sliding == 0 && !m.linear) {
+        fail("no layer keeps a KV cache or a state: kv_layers.count is 0 and there are no sliding or linear layers");
     }
     if (!m.kv_groups.empty()) {
         std::int64_t grouped = 0;
@@ -135,13 +149,31 @@ std::optional<ModelBasis> model_basis(const Model& m) {
     std::string ignored;
     KvLayerCount layers = kv_layer_count(m, &ignored);
     if (!layers.valid) return std::nullopt;
+    // A record's variant is parsed when it is read; a model built in memory may carry only the text.
+    // An unknown variant is the schema's finding; its layers are taken as caching K and V.
+    auto variant = m.variant ? m.variant : parse_attention_variant(m.attention_variant);
     b.layers = layers.count;
     b.layers_how = layers.how;
-    if (m.attention_variant == "mla") {
-        if (!m.mla) return std::nullopt;
-        b.latent_dim = m.mla->latent_dim();
-        b.kv_factor = 1;
-        return b;
+    if (layers.count == 0 && m.sliding) {
+        // Every caching layer is bounded: the basis is what each token adds until the window is full.
+        b.layers = m.sliding->layers;
+        b.window = m.sliding->window;
+        b.layers_how = fmt::format("{} {} layers, all bounded at {} tokens", m.sliding->layers,
+                                   name_of(m.sliding->kind), m.sliding->window);
+    }
+    if (m.indexer) b.indexer_bytes = indexer_bytes_per_token_layer(*m.indexer);
+    switch (variant.value_or(AttentionVariant::gqa)) {
+        case AttentionVariant::mla:
+            if (!m.mla) return std::nullopt;
+            b.latent_dim = m.mla->latent_dim();
+            b.kv_factor = 1;
+            return b;
+        case AttentionVariant::mha:
+        case AttentionVariant::gqa:
+        case AttentionVariant::mqa:
+        case AttentionVariant::hybrid:
+        case AttentionVariant::sliding:
+            break;
     }
     b.kv_factor = 2;
     if (!m.kv_groups.empty()) {
@@ -154,6 +186,21 @@ std::optional<ModelBasis> model_basis(const Model& m) {
     b.kv_heads = m.kv_heads;
     b.head_dim = m.head_dim;
     return b;
+}
+
+std::int64_t indexer_bytes_per_token_layer(const IndexerShape& ix) {
+    // head_dim keys in their dtype, plus one scale per quant_block of them (rounded up).
+    auto dtype = find_cache_dtype(ix.cache_dtype);
+    Rational keys = Rational(ix.head_dim) * (dtype ? dtype->bytes_per_element() : Rational(1));
+    std::int64_t blocks = ix.quant_block > 0 ? (ix.head_dim + ix.quant_block - 1) / ix.quant_block : 0;
+    Rational total = keys + Rational(blocks) * Rational(ix.scale_bytes);
+    return total.is_integer() ? total.num() : total.floor() + 1;
+}
+
+Rational growing_bytes_per_token(const ModelBasis& b, const Rational& bytes_per_element) {
+    Rational out = growing_elements_per_token(b) * bytes_per_element;
+    if (b.indexer_bytes) out += Rational(b.layers) * Rational(*b.indexer_bytes);
+    return out;
 }
 
 Rational growing_elements_per_token(const ModelBasis& b) {
@@ -174,27 +221,71 @@ Rational elements_per_layer_token(const ModelBasis& b) {
 
 Rational kv_bytes_at_context(const Model& m, const Rational& bytes_per_token, std::int64_t context,
                              const Rational& bytes_per_element) {
+    auto basis = model_basis(m);
+    if (basis && basis->window) {
+        // No layer grows: every caching layer holds at most the window.
+        return bytes_per_token * Rational(std::min(context, *basis->window));
+    }
     Rational total = bytes_per_token * Rational(context);
-    if (m.sliding) {
-        if (auto basis = model_basis(m)) {
-            Rational per_layer_token = elements_per_layer_token(*basis) * bytes_per_element;
-            total += Rational(m.sliding->layers) * per_layer_token * Rational(std::min(context, m.sliding->window));
-        }
+    if (m.sliding && basis) {
+        // A sliding layer keeps the last `window` tokens; a chunked one the tokens of the current
+        // chunk, at most `window` (vLLM sizes both at the window plus what one step schedules).
+        Rational per_layer_token = elements_per_layer_token(*basis) * bytes_per_element;
+        if (basis->indexer_bytes) per_layer_token += Rational(*basis->indexer_bytes);
+        total += Rational(m.sliding->layers) * per_layer_token * Rational(std::min(context, m.sliding->window));
     }
     return total;
 }
 
-Rational fixed_state_bytes(const Model& m) {
+Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
     if (!m.linear) return Rational(0);
+    if (cards < 1) cards = 1;
     const LinearShape& l = *m.linear;
-    // vLLM's gated_delta_net_state_shape: conv (kernel - 1) x (2 x key + value) channels,
-    // recurrent value_heads x value_head_dim x key_head_dim.
-    Rational conv = Rational(l.conv_kernel - 1) *
-                    (Rational(l.key_head_dim) * Rational(l.key_heads) * Rational(2) +
-                     Rational(l.value_head_dim) * Rational(l.value_heads));
-    Rational recurrent = Rational(l.value_heads) * Rational(l.value_head_dim) * Rational(l.key_head_dim);
-    std::int64_t bytes = (l.state_dtype == "float32" || l.state_dtype == "fp32") ? 4 : 2;
-    return Rational(l.layers) * (conv + recurrent) * Rational(bytes);
+    Rational conv_channels;
+    Rational recurrent;
+    switch (l.kind) {
+        case StateKind::gated_deltanet:
+        case StateKind::mamba2: {
+            // vLLM (mamba_utils.py): a Gated DeltaNet layer convolves its keys, queries and
+            // values, 2 x key heads x key width + value heads x value width channels, and keeps
+            // value heads x value width x key width of recurrent state. Mamba-2 has the same
+            // shapes with B and C as keys and queries (n_groups heads of d_state) and x as values
+            // (n_heads of d_head): conv over d_inner + 2 x n_groups x d_state channels, state
+            // n_heads x d_head x d_state.
+            // Over several cards vLLM splits the heads, and repeats Mamba-2's groups until they
+            // split too: groups that the cards do not divide become `cards` groups.
+            std::int64_t key_heads = l.key_heads;
+            if (l.kind == StateKind::mamba2 && cards > 1 && key_heads % cards != 0) key_heads = cards;
+            conv_channels = Rational(l.key_head_dim) * Rational(key_heads) * Rational(2) +
+                            Rational(l.value_head_dim) * Rational(l.value_heads);
+            recurrent = Rational(l.value_heads) * Rational(l.value_head_dim) * Rational(l.key_head_dim);
+            break;
+        }
+        case StateKind::mamba1:
+            // Mamba-1 (vLLM mamba1_state_shape): conv over d_inner channels, SSM d_inner x d_state.
+            conv_channels = Rational(l.inner_dim);
+            recurrent = Rational(l.inner_dim) * Rational(l.state_dim);
+            break;
+        case StateKind::short_conv:
+            // A gated short convolution (vLLM short_conv_state_shape): conv state only.
+            conv_channels = Rational(l.inner_dim);
+            recurrent = Rational(0);
+            break;
+        case StateKind::lightning:
+            // Lightning attention (vLLM linear_attention_state_shape): one head_dim x head_dim
+            // state per head, no convolution.
+            conv_channels = Rational(0);
+            recurrent = Rational(l.value_heads) * Rational(l.value_head_dim) * Rational(l.value_head_dim);
+            break;
+    }
+    Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
+    auto bytes = [](const std::string& dtype) {
+        return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2);
+    };
+    // The conv state may be kept in another dtype than the recurrent state (vLLM keeps it in
+    // the model's dtype, llama.cpp in f32); without conv_state_dtype both are state_dtype.
+    Rational conv_bytes = bytes(l.conv_state_dtype.empty() ? l.state_dtype : l.conv_state_dtype);
+    return Rational(l.layers) * (conv * conv_bytes + recurrent * bytes(l.state_dtype)) / Rational(cards);
 }
 
 std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe) {

@@ -2,10 +2,13 @@
 //
 // Full-attention layers (MHA, GQA, MQA) cache K and V: kv_heads x head_dim x 2
 // elements per token per layer. An MLA layer caches one latent of kv_lora_rank +
-// qk_rope_head_dim elements. A sliding-window layer stops growing at its window. A
-// linear-attention (Gated DeltaNet, Mamba) layer keeps a fixed state per sequence
-// that does not grow with context. Every figure is a Rational; a product that does
-// not fit in 64 bits throws OverflowError.
+// qk_rope_head_dim elements, plus (DeepSeek-V3.2) an indexer key in its own dtype. A
+// sliding-window or chunked layer stops growing at its window or chunk; when every
+// caching layer does, nothing grows. A fixed-state layer (Gated DeltaNet, Mamba-1,
+// Mamba-2, a short convolution, lightning attention) keeps a state per sequence that
+// does not grow with context; each kind's shape is one case of a switch over StateKind.
+// Every figure is a Rational; a product that does not fit in 64 bits throws
+// OverflowError.
 #pragma once
 
 #include <cstdint>
@@ -41,10 +44,19 @@ struct ModelBasis {
     std::optional<std::int64_t> latent_dim;
     std::int64_t kv_factor = 2;
     std::vector<KvGroup> groups;  ///< when the growing layers differ in shape
+    std::optional<std::int64_t> indexer_bytes;  ///< an indexer's key cache per token per layer, bytes
+    std::optional<std::int64_t> window;  ///< set when no layer grows: `layers` are bounded layers, capped here
     std::string layers_how;
 };
 /// nullopt when the model record lacks the figures.
 std::optional<ModelBasis> model_basis(const Model& model);
+
+/// Bytes per token per layer of an indexer's key cache: keys in their dtype plus the scales.
+std::int64_t indexer_bytes_per_token_layer(const IndexerShape& indexer);
+
+/// Bytes each token adds across the growing layers (for an all-bounded model, until the
+/// window): growing elements x bytes_per_element, plus the indexer's bytes per layer.
+Rational growing_bytes_per_token(const ModelBasis& basis, const Rational& bytes_per_element);
 
 /// Elements per token per growing layer: kv_heads x head_dim x kv_factor, or the latent.
 /// For a model with kv_groups, the shape of its uniform (sliding) layers.
@@ -55,12 +67,15 @@ Rational elements_per_layer_token(const ModelBasis& basis);
 Rational growing_elements_per_token(const ModelBasis& basis);
 
 /// Bytes of the whole cache at `context` tokens for one sequence: growing layers x context,
-/// plus sliding layers x min(context, window).
+/// plus sliding or chunked layers x min(context, window); for a model with no growing layer,
+/// bytes_per_token (the bounded layers') x min(context, window).
 Rational kv_bytes_at_context(const Model& model, const Rational& bytes_per_token, std::int64_t context,
                              const Rational& bytes_per_element);
 
 /// The fixed per-sequence state of the linear-attention layers, bytes (0 when none).
-Rational fixed_state_bytes(const Model& model);
+/// With `cards` > 1, one card's share under tensor parallelism: the heads and channels split
+/// over the cards, a Mamba-2 layer's groups repeated until the cards divide them, as vLLM does.
+Rational fixed_state_bytes(const Model& model, std::int64_t cards = 1);
 
 /// What-if baselines that records argue with: every layer caching as GQA at the model's KV
 /// heads, and as full MHA at its query heads, bytes per token at `bytes_per_element`.

@@ -36,7 +36,22 @@ Rational active_weight_bytes(const Model& model, const WeightQuant& quant);
 /// The accelerator's memory, bytes (the vendor's GB taken as 10^9 bytes).
 Rational memory_bytes(const Accelerator& accelerator);
 
+/// How a model is deployed for a fit: the batch, the cards it is spread over and, when known,
+/// the real size of its weights.
+struct FitSetup {
+    std::int64_t batch = 1;
+    Rational reserve = kDefaultReserveBytes;  ///< held back on each card
+    std::int64_t gpus = 1;                    ///< tensor parallel over this many cards
+    std::optional<Rational> weight_bytes;     ///< the weights' real size; else parameters x bits per weight
+    std::string weight_how;                   ///< where weight_bytes comes from, for the printout
+};
+
+/// Terms of a fit, per card: with --gpus N each card holds its share of the weights, the KV
+/// cache and the state, and the largest context is the one the fullest card allows.
 struct FitTerms {
+    std::int64_t gpus = 1;
+    std::string weights_how;   ///< "all parameters x 4.5 bits / 8", or the file it was read from
+    std::string kv_split_how;  ///< how the KV heads are spread over the cards
     Rational memory;
     Rational weights;
     Rational fixed_state;       ///< x batch
@@ -48,16 +63,33 @@ struct FitTerms {
     std::int64_t batch = 1;
     std::int64_t max_context = 0;  ///< 0 when even the weights do not fit
     std::int64_t native_context = 0;
+    bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
+    bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
 };
 
-/// The largest context that fits. Throws PhysicsError when a figure is missing.
+/// The largest context that fits. Throws PhysicsError when a figure is missing, or when the
+/// KV heads cannot be spread over the cards as engines spread them.
 FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
                      const CacheDtype& dtype, std::int64_t batch, const Rational& reserve);
+/// The same for a deployment: `quant` may be null when setup.weight_bytes is given.
+FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant* quant,
+                     const CacheDtype& dtype, const FitSetup& setup);
+
+/// Bytes one card holds at `context` tokens: weights, fixed state, reserve and the KV cache.
+Rational fit_bytes_at(const FitTerms& terms, std::int64_t context);
+
+/// "does not fit: the weights alone need 1,250.00 GiB of 22.35 GiB" when terms.fits is false.
+std::string fit_refusal(const FitTerms& terms);
 
 nlohmann::json fit_json(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
                         const WeightQuant& quant, const CacheDtype& dtype);
 std::string fit_text(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
                      const WeightQuant& quant, const CacheDtype& dtype);
+/// The same without a weight format (weights given as bytes or read from a file): `weights` names them.
+nlohmann::json fit_json(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                        const std::string& weights, const CacheDtype& dtype);
+std::string fit_text(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                     const std::string& weights, const CacheDtype& dtype);
 
 struct Roofline {
     Rational bandwidth;      ///< bytes per second

@@ -90,6 +90,7 @@ Model read_model(const YamlNode& root) {
     m.native_context = int_field(&root, "native_context");
     m.num_layers = int_field(&root, "num_layers");
     m.attention_variant = str(&root, "attention_variant");
+    m.variant = parse_attention_variant(m.attention_variant);
     m.attention_heads = int_field(&root, "attention_heads");
     m.kv_heads = int_field(&root, "kv_heads");
     m.head_dim = int_field(&root, "head_dim");
@@ -98,6 +99,7 @@ Model read_model(const YamlNode& root) {
         m.kv_layers.interval = int_field(kl, "interval");
         m.kv_layers.first_index = int_field(kl, "first_index");
         m.kv_layers.shared = int_field(kl, "shared");
+        m.kv_layers.stateless = int_field(kl, "stateless");
         if (const YamlNode* idx = kl->find("indices"); idx && idx->is_sequence()) {
             for (const auto& item : idx->items) {
                 if (auto v = as_integer(&item)) m.kv_layers.indices.push_back(*v);
@@ -113,27 +115,46 @@ Model read_model(const YamlNode& root) {
     if (const YamlNode* sw = mapping_field(&root, "sliding_window")) {
         auto window = int_field(sw, "window");
         auto layers = int_field(sw, "layers");
-        if (window && layers) m.sliding = SlidingShape{*window, *layers};
+        std::string kind_text = str(sw, "kind");
+        auto kind = kind_text.empty() ? std::optional<WindowKind>(WindowKind::sliding) : parse_window_kind(kind_text);
+        if (window && layers && kind) m.sliding = SlidingShape{*window, *layers, *kind};
     }
     if (const YamlNode* la = mapping_field(&root, "linear_attention")) {
+        // A shape is kept only when every width its kind needs is there; the model-layers
+        // rule names what is missing.
         LinearShape l;
-        l.kind = str(la, "kind");
+        auto kind = parse_state_kind(str(la, "kind"));
         l.state_dtype = str(la, "state_dtype");
+        l.conv_state_dtype = str(la, "conv_state_dtype");
+        l.beside_attention = str(la, "beside_attention") == "true";
         auto layers = int_field(la, "layers");
-        auto kh = int_field(la, "key_heads");
-        auto vh = int_field(la, "value_heads");
-        auto kd = int_field(la, "key_head_dim");
-        auto vd = int_field(la, "value_head_dim");
-        auto ck = int_field(la, "conv_kernel");
-        if (layers && kh && vh && kd && vd && ck) {
+        bool complete = kind && layers;
+        if (complete) {
+            l.kind = *kind;
             l.layers = *layers;
-            l.key_heads = *kh;
-            l.value_heads = *vh;
-            l.key_head_dim = *kd;
-            l.value_head_dim = *vd;
-            l.conv_kernel = *ck;
-            m.linear = l;
+            for (std::string_view width : state_kind_widths(*kind)) {
+                auto v = int_field(la, std::string(width));
+                if (!v) {
+                    complete = false;
+                    break;
+                }
+                if (width == "key_heads") l.key_heads = *v;
+                if (width == "value_heads") l.value_heads = *v;
+                if (width == "key_head_dim") l.key_head_dim = *v;
+                if (width == "value_head_dim") l.value_head_dim = *v;
+                if (width == "inner_dim") l.inner_dim = *v;
+                if (width == "state_dim") l.state_dim = *v;
+                if (width == "conv_kernel") l.conv_kernel = *v;
+            }
         }
+        if (complete) m.linear = l;
+    }
+    if (const YamlNode* ix = mapping_field(&root, "indexer")) {
+        auto head_dim = int_field(ix, "head_dim");
+        auto scale = int_field(ix, "scale_bytes");
+        auto block = int_field(ix, "quant_block");
+        std::string dtype = str(ix, "cache_dtype");
+        if (head_dim && scale && block && !dtype.empty()) m.indexer = IndexerShape{*head_dim, dtype, *scale, *block};
     }
     return m;
 }
@@ -275,6 +296,8 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
         r.basis.groups = read_groups(b, "groups");
         r.basis.kv_factor = int_field(b, "kv_factor");
         r.basis.bytes_per_element = rational_field(b, "bytes_per_element");
+        r.basis.indexer_bytes = int_field(b, "indexer_bytes");
+        r.basis.window = int_field(b, "window");
         r.basis.statement = str(b, "statement");
     }
     r.points = read_points(root, source, out);

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "design.h"
 #include "rational.h"
 #include "schema.h"
 #include "yaml_loader.h"
@@ -46,6 +47,7 @@ struct KvGroup {
 struct KvLayers {
     std::optional<std::int64_t> count;
     std::optional<std::int64_t> shared;  ///< layers reusing another layer's cache
+    std::optional<std::int64_t> stateless;  ///< layers that keep neither a cache nor a state (MLP-only blocks)
     std::optional<std::int64_t> interval;
     std::optional<std::int64_t> first_index;
     std::vector<std::int64_t> indices;
@@ -61,17 +63,32 @@ struct MlaShape {
 struct SlidingShape {
     std::int64_t window = 0;
     std::int64_t layers = 0;
+    WindowKind kind = WindowKind::sliding;
 };
 
+/// The fixed-state layers of a hybrid. Which widths apply depends on the kind: heads for
+/// Gated DeltaNet and Mamba-2, an inner width (and a state width for Mamba-1) otherwise.
 struct LinearShape {
-    std::string kind;
+    StateKind kind = StateKind::gated_deltanet;
     std::int64_t layers = 0;
     std::int64_t key_heads = 0;
     std::int64_t value_heads = 0;
     std::int64_t key_head_dim = 0;
     std::int64_t value_head_dim = 0;
+    std::int64_t inner_dim = 0;  ///< Mamba-1 d_inner; the channels of a short convolution
+    std::int64_t state_dim = 0;  ///< Mamba-1 d_state
     std::int64_t conv_kernel = 0;
     std::string state_dtype;
+    std::string conv_state_dtype;  ///< the conv state's dtype when it differs from state_dtype; "" = the same
+    bool beside_attention = false;  ///< in the same layers as attention (Falcon-H1), not layers of their own
+};
+
+/// A sparse-attention indexer's key cache (DeepSeek-V3.2): per token, per growing layer.
+struct IndexerShape {
+    std::int64_t head_dim = 0;
+    std::string cache_dtype;          ///< the element type of the keys, e.g. fp8
+    std::int64_t scale_bytes = 0;     ///< bytes of one quantisation scale
+    std::int64_t quant_block = 0;     ///< elements per scale
 };
 
 struct Model {
@@ -85,6 +102,7 @@ struct Model {
     std::optional<std::int64_t> native_context;
     std::optional<std::int64_t> num_layers;
     std::string attention_variant;
+    std::optional<AttentionVariant> variant;  ///< attention_variant, parsed; nullopt when invalid
     std::optional<std::int64_t> attention_heads;
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
@@ -93,6 +111,7 @@ struct Model {
     std::optional<MlaShape> mla;
     std::optional<SlidingShape> sliding;
     std::optional<LinearShape> linear;
+    std::optional<IndexerShape> indexer;
 };
 
 struct Accelerator {
@@ -114,6 +133,8 @@ struct KvBasis {
     std::vector<KvGroup> groups;  ///< for a model whose layers differ
     std::optional<std::int64_t> kv_factor;
     std::optional<Rational> bytes_per_element;
+    std::optional<std::int64_t> indexer_bytes;  ///< an indexer's key cache, bytes per token per layer
+    std::optional<std::int64_t> window;         ///< all-sliding model: the layers stop growing here
     std::string statement;
 };
 

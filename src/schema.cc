@@ -45,7 +45,10 @@ constexpr std::array<std::string_view, 6> kVariants = {"mha", "gqa", "mqa", "mla
 constexpr std::array<std::string_view, 4> kProvenance = {"measured", "third-party-measured", "derived", "joined"};
 constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32", "f16",  "fp16", "bf16", "fp8",  "fp8_e4m3",
                                                           "fp8_e5m2", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
-constexpr std::array<std::string_view, 3> kLinearKinds = {"gated-deltanet", "mamba", "mamba2"};
+constexpr std::array<std::string_view, 5> kLinearKinds = {"gated-deltanet", "mamba", "mamba2", "short-conv",
+                                                          "lightning"};
+constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
+constexpr std::array<std::string_view, 2> kIndexerDtypes = {"fp8", "bf16"};
 constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
 
 constexpr std::array kSourceFields = {
@@ -62,12 +65,15 @@ constexpr std::array kIgnoreFields = {
 };
 
 constexpr std::array kKvLayerFields = {
-    FieldSpec{"count", F::integer, true, false, "how many layers grow a full (unbounded) KV cache", {}, {}, true},
+    FieldSpec{"count", F::integer, true, false,
+              "how many layers grow a full (unbounded) KV cache; 0 when every layer is bounded"},
     FieldSpec{"interval", F::integer, false, false, "every Nth layer is a full-attention layer", {}, {}, true},
     FieldSpec{"first_index", F::integer, false, false, "0-based index of the first full-attention layer"},
     FieldSpec{"indices", F::integer_list, false, false, "0-based indices of the layers that grow a KV cache"},
     FieldSpec{"shared", F::integer, false, false,
               "layers that read another layer's KV cache and add none of their own"},
+    FieldSpec{"stateless", F::integer, false, false,
+              "layers that keep neither a KV cache nor a fixed state (an MLP-only block)"},
 };
 
 constexpr std::array kKvGroupFields = {
@@ -84,17 +90,41 @@ constexpr std::array kMlaFields = {
 constexpr std::array kSlidingFields = {
     FieldSpec{"window", F::integer, true, false, "tokens a sliding layer keeps", {}, {}, true},
     FieldSpec{"layers", F::integer, true, false, "how many layers use the sliding window", {}, {}, true},
+    FieldSpec{"kind", F::enumeration, false, false,
+              "sliding (the last window tokens; the default) or chunked (within fixed chunks of window tokens)",
+              kWindowKinds},
 };
 
 constexpr std::array kLinearFields = {
     FieldSpec{"kind", F::enumeration, true, false, "the linear-attention or SSM layer type", kLinearKinds},
     FieldSpec{"layers", F::integer, true, false, "how many layers are linear attention", {}, {}, true},
-    FieldSpec{"key_heads", F::integer, true, false, "linear_num_key_heads", {}, {}, true},
-    FieldSpec{"value_heads", F::integer, true, false, "linear_num_value_heads", {}, {}, true},
-    FieldSpec{"key_head_dim", F::integer, true, false, "linear_key_head_dim, elements", {}, {}, true},
-    FieldSpec{"value_head_dim", F::integer, true, false, "linear_value_head_dim, elements", {}, {}, true},
-    FieldSpec{"conv_kernel", F::integer, true, false, "linear_conv_kernel_dim", {}, {}, true},
+    FieldSpec{"key_heads", F::integer, false, false, "linear_num_key_heads (gated-deltanet, mamba2)", {}, {}, true},
+    FieldSpec{"value_heads", F::integer, false, false, "linear_num_value_heads (gated-deltanet, mamba2, lightning)", {}, {},
+              true},
+    FieldSpec{"key_head_dim", F::integer, false, false, "linear_key_head_dim, elements (gated-deltanet, mamba2)", {},
+              {}, true},
+    FieldSpec{"value_head_dim", F::integer, false, false, "linear_value_head_dim, elements (gated-deltanet, mamba2, lightning)",
+              {}, {}, true},
+    FieldSpec{"inner_dim", F::integer, false, false, "channels of the state, elements (mamba: d_inner; short-conv)",
+              {}, {}, true},
+    FieldSpec{"state_dim", F::integer, false, false, "SSM state per channel, elements (mamba: d_state)", {}, {},
+              true},
+    FieldSpec{"conv_kernel", F::integer, false, false, "linear_conv_kernel_dim (every kind but lightning)", {}, {},
+              true},
     FieldSpec{"state_dtype", F::enumeration, true, false, "dtype of the fixed recurrent state", kStateDtypes},
+    FieldSpec{"conv_state_dtype", F::enumeration, false, false,
+              "dtype of the conv state when it differs from state_dtype (vLLM: the model's dtype)",
+              kStateDtypes},
+    FieldSpec{"beside_attention", F::boolean, false, false,
+              "true when these mixers run in the same layers as attention rather than in layers of their own"},
+};
+
+constexpr std::array kIndexerFields = {
+    FieldSpec{"head_dim", F::integer, true, false, "width of one indexer key, elements", {}, {}, true},
+    FieldSpec{"cache_dtype", F::enumeration, true, false, "element type of the cached indexer keys",
+              kIndexerDtypes},
+    FieldSpec{"scale_bytes", F::integer, true, false, "bytes of one quantisation scale", {}, {}, true},
+    FieldSpec{"quant_block", F::integer, true, false, "elements that share one scale", {}, {}, true},
 };
 
 constexpr std::array kModelFields = {
@@ -117,6 +147,8 @@ constexpr std::array kModelFields = {
     FieldSpec{"mla", F::mapping, false, false, "the MLA latent (mla only)", {}, kMlaFields},
     FieldSpec{"sliding_window", F::mapping, false, false, "sliding-window layers (sliding only)", {}, kSlidingFields},
     FieldSpec{"linear_attention", F::mapping, false, false, "the fixed-state layers of a hybrid", {}, kLinearFields},
+    FieldSpec{"indexer", F::mapping, false, false, "a sparse-attention indexer's key cache in every growing layer",
+              {}, kIndexerFields},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };
@@ -147,6 +179,10 @@ constexpr std::array kBasisFields = {
     FieldSpec{"kv_factor", F::integer, true, false, "2 for K and V, 1 for an MLA latent", {}, {}, true},
     FieldSpec{"bytes_per_element", F::rational, true, false,
               "bytes per cached element of kv_cache_dtype; a fraction such as 34/32 is allowed", {}, {}, true},
+    FieldSpec{"indexer_bytes", F::integer, false, false,
+              "a sparse-attention indexer's key cache, bytes per token per layer, in its own dtype", {}, {}, true},
+    FieldSpec{"window", F::integer, false, false,
+              "for a model whose every layer is bounded: the tokens after which no layer grows", {}, {}, true},
     FieldSpec{"statement", F::string, true, false, "the product in words, with its result"},
 };
 

@@ -196,6 +196,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     basis.latent_dim = mb->latent_dim;
     basis.kv_factor = mb->kv_factor;
     basis.bytes_per_element = dtype->bytes_per_element();
+    basis.indexer_bytes = mb->indexer_bytes;
+    basis.window = mb->window;
     std::optional<Rational> per_token;
     Rational at_context;
     Rational fixed_state;
@@ -222,16 +224,34 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
                                      ? std::to_string(per_token->num())
                                      : fmt::format("{}/{}", per_token->num(), per_token->den());
     std::string statement;
-    if (mb->latent_dim) {
+    std::string layers_word = "layers";
+    if (mb->window) {
+        layers_word = fmt::format("{} layers", name_of(model.sliding->kind));
+    } else if (model.variant) {
+        switch (*model.variant) {
+            case AttentionVariant::hybrid: layers_word = "full-attention layers"; break;
+            case AttentionVariant::sliding: layers_word = "global layers"; break;
+            case AttentionVariant::mla:
+            case AttentionVariant::mha:
+            case AttentionVariant::gqa:
+            case AttentionVariant::mqa: break;
+        }
+    }
+    if (mb->latent_dim && mb->indexer_bytes) {
+        statement = fmt::format("{} layers x ({} latent x 1 x {} {} ({}) + {} indexer bytes) = {} B/token", mb->layers,
+                                *mb->latent_dim, bpe_text, byte_word, dtype->name, *mb->indexer_bytes,
+                                per_token->to_display());
+    } else if (mb->latent_dim) {
         statement = fmt::format("{} layers x {} latent x 1 x {} {} ({}) = {} B/token", mb->layers, *mb->latent_dim,
                                 bpe_text, byte_word, dtype->name, per_token->to_display());
     } else {
-        std::string layers_word = model.attention_variant == "hybrid"    ? "full-attention layers"
-                                  : model.attention_variant == "sliding" ? "global layers"
-                                                                         : "layers";
         statement = fmt::format("{} {} x {} kv heads x {} head_dim x 2 (K+V) x {} {} ({}) = {} B/token", mb->layers,
                                 layers_word, *mb->kv_heads, *mb->head_dim, bpe_text, byte_word, dtype->name,
                                 per_token->to_display());
+    }
+    if (mb->window) {
+        statement += fmt::format(" until the {}-token window is full; no layer grows past it",
+                                 group_thousands(*mb->window));
     }
 
     bool above_native = model.native_context && longest > *model.native_context;
@@ -274,6 +294,11 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
         t += "  kv_factor: 2  # K and V\n";
     }
     t += fmt::format("  bytes_per_element: {}  # {}: {}\n", bpe_text, dtype->name, dtype->description);
+    if (mb->indexer_bytes) {
+        t += fmt::format("  indexer_bytes: {}  # the indexer's key cache per token per layer, in its own dtype\n",
+                         *mb->indexer_bytes);
+    }
+    if (mb->window) t += fmt::format("  window: {}  # no layer grows past it\n", *mb->window);
     t += fmt::format("  statement: {}\n", yaml_inline(statement));
     if (curve) {
         t += "measurements:\n";
@@ -297,14 +322,14 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     t += fmt::format("# At {} tokens one sequence's cache is {} bytes ({})", group_thousands(longest),
                      at_context.is_integer() ? group_thousands(at_context.num()) : at_context.to_display(),
                      gib(at_context));
-    if (model.sliding) {
-        t += fmt::format(",\n# counting the {} sliding-window layers at min(context, {}) tokens each", model.sliding->layers,
-                         group_thousands(model.sliding->window));
+    if (model.sliding && !mb->window) {
+        t += fmt::format(",\n# counting the {} {} layers at min(context, {}) tokens each", model.sliding->layers,
+                         name_of(model.sliding->kind), group_thousands(model.sliding->window));
     }
     t += ".\n";
     if (model.linear) {
         t += fmt::format("# The {} {} layers keep a fixed state per sequence ({} bytes), not counted above.\n",
-                         model.linear->layers, model.linear->kind, fixed_state.to_display());
+                         model.linear->layers, name_of(model.linear->kind), fixed_state.to_display());
     }
     if (!opt.provenance) {
         t += "# provenance (optional): measured, third-party-measured, derived, or joined (then name\n";

@@ -46,7 +46,7 @@ Model qwen35_27b() {
     m.kv_layers.count = 16;
     m.kv_layers.interval = 4;
     m.kv_layers.first_index = 3;
-    m.linear = LinearShape{"gated-deltanet", 48, 16, 48, 128, 128, 4, "float32"};
+    m.linear = LinearShape{StateKind::gated_deltanet, 48, 16, 48, 128, 128, 0, 0, 4, "float32"};
     return m;
 }
 
@@ -55,7 +55,7 @@ Model qwen35_35b_a3b() {
     m.attention_variant = "hybrid";
     m.kv_layers.count = 10;
     m.kv_layers.interval = 4;
-    m.linear = LinearShape{"gated-deltanet", 30, 16, 32, 128, 128, 4, "float32"};
+    m.linear = LinearShape{StateKind::gated_deltanet, 30, 16, 32, 128, 128, 0, 0, 4, "float32"};
     return m;
 }
 
@@ -216,6 +216,16 @@ TEST(KvMath, LayersOfDifferentShapesAreSummed) {
     b.bytes_per_element = Rational(2);
     EXPECT_EQ(*basis_product(b), Rational(131072));
     EXPECT_EQ(basis_expression(b), "(20 x 8 x 128 + 12 x 4 x 256) x 2 x 2");
+}
+
+TEST(KvMath, ConvStateMayBeKeptInItsOwnDtype) {
+    // vLLM's default for Qwen3.5: the conv state in the model's bf16, the recurrent state in f32.
+    Model m = qwen35_27b();
+    Rational both_f32 = fixed_state_bytes(m);
+    m.linear->conv_state_dtype = "bfloat16";
+    // 48 layers x (3 x 10,240 conv elements x 2 bytes + 786,432 state elements x 4 bytes).
+    EXPECT_EQ(fixed_state_bytes(m), Rational(48LL * (3 * 10240 * 2 + 786432 * 4)));
+    EXPECT_EQ(both_f32 - fixed_state_bytes(m), Rational(48LL * 3 * 10240 * 2));
 }
 
 }  // namespace

@@ -851,8 +851,10 @@ TEST(LoaderEnforcesSchema, AValueOutsideItsEnumIsReportedAtTheValue) {
 TEST(LoaderEnforcesSchema, BoundsMatchTheSchemaMinimums) {
     expect_one(load(kAccelerator, edit(kAccelerator, "memory_gb: 24", "memory_gb: 0")), "schema-value", 4, 12,
                {"'memory_gb' must be greater than zero"});
-    expect_one(load(kModel, edit(kModel, "  count: 4", "  count: 0")), "schema-value", 14, 10,
-               {"'count' must be greater than zero"});
+    // 0 growing layers is a model whose every layer is bounded or keeps a fixed state.
+    EXPECT_TRUE(load(kModel, edit(kModel, "  count: 4", "  count: 0")).empty());
+    expect_one(load(kModel, edit(kModel, "  count: 4", "  count: -1")), "schema-value", 14, 10,
+               {"'count' must not be negative"});
     expect_one(load(kModel, edit(kModel, "  count: 4", "  count: 4\n  first_index: -1")), "schema-value", 15, 16,
                {"'first_index' must not be negative"});
     EXPECT_TRUE(load(kModel, edit(kModel, "  count: 4", "  count: 4\n  first_index: 0")).empty());

@@ -1,11 +1,15 @@
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
 #include "dtype.h"
+#include "gguf.h"
 #include "lint.h"
+#include "skeleton.h"
 #include "physics.h"
 #include "schema.h"
 #include "weight_quant.h"
@@ -21,6 +25,10 @@ struct FitOptions {
     std::string kv_dtype;
     std::int64_t batch = 1;
     std::string reserve_gib = "1";
+    std::int64_t gpus = 1;
+    std::optional<std::int64_t> weight_bytes;
+    std::string weight_file;
+    std::string contexts;
     std::string records = "records";
     std::string format = "text";
 };
@@ -35,11 +43,82 @@ std::string names_of(std::span<const T> table) {
     return out;
 }
 
+std::int64_t ceil_bytes(const Rational& r) { return r.is_integer() ? r.num() : r.floor() + 1; }
+
+/// "8k,32k,128k" as tokens; nullopt (and a logged error) on a bad entry.
+std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
+    std::vector<std::int64_t> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        auto tokens = parse_context(part);
+        if (!tokens) {
+            spdlog::error("--contexts: '{}' is not a context such as 8k, 32768 or 1M", part);
+            return std::nullopt;
+        }
+        out.push_back(*tokens);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+/// The memory one card holds at each context, and whether it fits.
+std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& contexts) {
+    std::string out = fmt::format("  at each context (one card{}):\n", t.batch > 1 ? ", the whole batch" : "");
+    for (auto c : contexts) {
+        Rational total = fit_bytes_at(t, c);
+        bool fits = !(total > t.memory);
+        out += fmt::format("  {:>10} tokens {:>22} bytes  ({})  {}\n", group_thousands(c),
+                           group_thousands(ceil_bytes(total)), two_decimals(total / Rational(1LL << 30)) + " GiB",
+                           fits ? "fits" : "does not fit");
+    }
+    return out;
+}
+
 int run_fit(const FitOptions& o) {
-    auto quant = find_weight_quant(o.weight_quant);
-    if (!quant) {
-        spdlog::error("unknown weight format '{}'; exact ones are: {}", o.weight_quant, names_of(weight_quants()));
+    int weight_sources = !o.weight_quant.empty() + o.weight_bytes.has_value() + !o.weight_file.empty();
+    if (weight_sources != 1) {
+        spdlog::error("give the weights' size one way: --weight-quant FORMAT, --weight-bytes N or --weight-file "
+                      "FILE.gguf");
         return ExitCode::failure;
+    }
+    std::optional<WeightQuant> quant;
+    FitSetup setup;
+    setup.batch = o.batch;
+    setup.gpus = o.gpus;
+    std::string weights_name;
+    if (!o.weight_quant.empty()) {
+        quant = find_weight_quant(o.weight_quant);
+        if (!quant) {
+            spdlog::error("unknown weight format '{}'; exact ones are: {} (for a mixed recipe such as Q4_K_M give "
+                          "--weight-file FILE.gguf or --weight-bytes N)",
+                          o.weight_quant, names_of(weight_quants()));
+            return ExitCode::failure;
+        }
+        weights_name = std::string(quant->name);
+    } else if (o.weight_bytes) {
+        if (*o.weight_bytes <= 0) {
+            spdlog::error("--weight-bytes must be a number of bytes greater than zero");
+            return ExitCode::failure;
+        }
+        setup.weight_bytes = Rational(*o.weight_bytes);
+        setup.weight_how = "as given by --weight-bytes";
+        weights_name = fmt::format("{} bytes", group_thousands(*o.weight_bytes));
+    } else {
+        try {
+            GgufWeights g = read_gguf_weights(o.weight_file);
+            setup.weight_bytes = Rational(static_cast<std::int64_t>(g.data_bytes));
+            setup.weight_how = fmt::format("the tensor data of {}: {} tensors, the file's {} bytes less its {}-byte "
+                                           "header",
+                                           o.weight_file, g.tensors, group_thousands(static_cast<std::int64_t>(g.file_size)),
+                                           group_thousands(static_cast<std::int64_t>(g.data_offset)));
+            weights_name = o.weight_file;
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}", o.weight_file, e.what());
+            return ExitCode::failure;
+        }
     }
     auto dtype = find_cache_dtype(o.kv_dtype);
     if (!dtype) {
@@ -50,6 +129,13 @@ int run_fit(const FitOptions& o) {
     if (!reserve_gib || reserve_gib->is_negative()) {
         spdlog::error("--reserve-gib must be a number of GiB, such as 1 or 0.5");
         return ExitCode::failure;
+    }
+    setup.reserve = *reserve_gib * Rational(1LL << 30);
+    std::vector<std::int64_t> contexts;
+    if (!o.contexts.empty()) {
+        auto parsed = parse_contexts(o.contexts);
+        if (!parsed) return ExitCode::failure;
+        contexts = *parsed;
     }
     LintResult lint;
     try {
@@ -74,12 +160,27 @@ int run_fit(const FitOptions& o) {
         }
     }
     try {
-        Rational reserve = *reserve_gib * Rational(1LL << 30);
-        FitTerms terms = fit_context(*model->model, *accelerator->accelerator, *quant, *dtype, o.batch, reserve);
+        FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
         if (o.format == "json") {
-            std::cout << fit_json(terms, o.model, o.accelerator, *quant, *dtype).dump(2) << '\n';
+            nlohmann::json j = quant ? fit_json(terms, o.model, o.accelerator, *quant, *dtype)
+                                     : fit_json(terms, o.model, o.accelerator, weights_name, *dtype);
+            if (!terms.fits) j["refusal"] = fit_refusal(terms);
+            if (!contexts.empty()) {
+                j["at_contexts"] = nlohmann::json::array();
+                for (auto c : contexts) {
+                    Rational total = fit_bytes_at(terms, c);
+                    j["at_contexts"].push_back(
+                        {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
+                }
+            }
+            std::cout << j.dump(2) << '\n';
         } else {
-            std::cout << fit_text(terms, o.model, o.accelerator, *quant, *dtype);
+            std::cout << fit_text(terms, o.model, o.accelerator, weights_name, *dtype);
+            if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
+        }
+        if (!terms.fits) {
+            spdlog::error("{}", fit_refusal(terms));
+            return ExitCode::findings;
         }
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
@@ -95,7 +196,13 @@ void setup_fit(CLI::App& app, int& exit_code) {
     CLI::App* sub = app.add_subcommand("fit", "The largest context that fits on an accelerator, every term shown");
     sub->add_option("--model", o->model, "A model record id")->required();
     sub->add_option("--accelerator", o->accelerator, "An accelerator record id")->required();
-    sub->add_option("--weight-quant", o->weight_quant, "The weights' format: Q4_K, Q8_0, bf16, fp8, ...")->required();
+    sub->add_option("--weight-quant", o->weight_quant, "The weights' format: Q4_K, Q8_0, bf16, fp8, ...");
+    sub->add_option("--weight-bytes", o->weight_bytes, "The weights' real size, bytes (all cards together)");
+    sub->add_option("--weight-file", o->weight_file, "A GGUF file: its tensor data is the weights' size");
+    sub->add_option("--gpus", o->gpus, "Cards the model is spread over (tensor parallel)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_option("--contexts", o->contexts, "Also show the memory at each of these contexts: 8k,32k,128k");
     sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype: bf16, fp8, q8_0, ...")->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
     sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back for the runtime, GiB")->capture_default_str();
@@ -105,7 +212,10 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "Example:\n"
         "  kvcat fit --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
         "            --weight-quant Q4_K --kv-dtype bf16\n"
-        "With --format json the answer is max_context and the other keys are the terms.");
+        "  kvcat fit --model models/deepseek-v3 --accelerator accelerators/nvidia-h200 --gpus 8 \\\n"
+        "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
+        "With --format json the answer is max_context and the other keys are the terms.\n"
+        "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
     sub->callback([o, &exit_code] { exit_code = run_fit(*o); });
 }
 

@@ -43,7 +43,7 @@ int run_import_config(const ImportConfigOptions& o) {
     buffer << in.rdbuf();
     nlohmann::json config;
     try {
-        config = nlohmann::json::parse(buffer.str());
+        config = parse_config_json(buffer.str());
     } catch (const nlohmann::json::parse_error& e) {
         spdlog::error("{}: not valid JSON: {}", o.config, e.what());
         return ExitCode::failure;

@@ -69,6 +69,12 @@ void basis_agrees_with_model(const Record& r, const RecordSet& set, std::vector<
         }
     };
     compare("layers", b.layers, mb->layers, fmt::format("the layers that grow a KV cache: {}", mb->layers_how));
+    compare("indexer_bytes", b.indexer_bytes, mb->indexer_bytes,
+            "its indexer's key cache per token and layer: head_dim keys in cache_dtype plus one scale per "
+            "quant_block");
+    compare("window", b.window, mb->window,
+            mb->window ? "no layer of it grows: every caching layer stops at this window"
+                       : "some of its layers grow without bound, so the basis has no window");
     if (!mb->groups.empty() || !b.groups.empty()) {
         if (mb->groups != b.groups) {
             auto text = [](const std::vector<KvGroup>& groups) {

@@ -85,13 +85,31 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<D
 void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->basis.statement.empty()) return;
     Position where = r.where("kv_bytes_basis.statement");
-    if (!r.kv->basis.groups.empty()) {
-        // A sum over differing layers is not a chain the recogniser reads; the statement
-        // must at least give the result.
+    const std::string& st = r.kv->basis.statement;
+    auto states = [&](std::int64_t v) {
+        return st.find(group_thousands(v)) != std::string::npos || st.find(std::to_string(v)) != std::string::npos;
+    };
+    if (r.kv->basis.window && !states(*r.kv->basis.window)) {
+        // A model whose every layer is bounded: the statement says where the growth stops.
+        out.push_back(diag::statement_mismatch(
+            where,
+            fmt::format("the statement does not give the window, {} tokens, after which no layer grows",
+                        group_thousands(*r.kv->basis.window)),
+            "", group_thousands(*r.kv->basis.window)));
+    }
+    if (!r.kv->basis.groups.empty() || r.kv->basis.indexer_bytes) {
+        // A sum over differing layers, or a KV term plus an indexer term, is not a chain the
+        // recogniser reads; the statement must at least give the indexer's bytes and the result.
+        if (r.kv->basis.indexer_bytes && !states(*r.kv->basis.indexer_bytes)) {
+            out.push_back(diag::statement_mismatch(
+                where,
+                fmt::format("the statement does not give the indexer's {} bytes per token per layer",
+                            *r.kv->basis.indexer_bytes),
+                "", std::to_string(*r.kv->basis.indexer_bytes)));
+        }
         if (!r.kv->kv_bytes_per_token || !r.kv->kv_bytes_per_token->is_integer()) return;
         std::int64_t v = r.kv->kv_bytes_per_token->num();
-        const std::string& st = r.kv->basis.statement;
-        if (st.find(group_thousands(v)) == std::string::npos && st.find(std::to_string(v)) == std::string::npos) {
+        if (!states(v)) {
             out.push_back(diag::statement_mismatch(
                 where, fmt::format("the statement does not give kv_bytes_per_token, {}", group_thousands(v)), "",
                 group_thousands(v)));

@@ -73,7 +73,8 @@ void model_layers_agree(const Record& r, const RecordSet& set, std::vector<Diagn
             std::pair<std::int64_t, const char*> factors[] = {
                 {l.layers, "linear_attention.layers"},           {l.key_heads, "linear_attention.key_heads"},
                 {l.value_heads, "linear_attention.value_heads"}, {l.key_head_dim, "linear_attention.key_head_dim"},
-                {l.value_head_dim, "linear_attention.value_head_dim"}, {l.conv_kernel, "linear_attention.conv_kernel"}};
+                {l.value_head_dim, "linear_attention.value_head_dim"}, {l.inner_dim, "linear_attention.inner_dim"},
+                {l.state_dim, "linear_attention.state_dim"},     {l.conv_kernel, "linear_attention.conv_kernel"}};
             auto largest = std::max_element(std::begin(factors), std::end(factors));
             out.push_back(diag::overflow(r.where(largest->second), "the fixed state of the linear layers"));
         }
@@ -83,18 +84,49 @@ void model_layers_agree(const Record& r, const RecordSet& set, std::vector<Diagn
             out.push_back(diag::missing_key(r.where("attention_variant"), key, why, false));
         }
     };
-    if (m.attention_variant == "mla") {
-        require("mla", "the latent's kv_lora_rank and qk_rope_head_dim, for an mla model");
-    } else if (!m.attention_variant.empty() && (m.kv_groups.empty() || m.sliding)) {
-        // kv_groups gives the shape of differing layers; sliding layers still need the uniform one.
-        require("kv_heads", "the KV heads per layer, for a model that caches K and V");
-        require("head_dim", "the elements per head, for a model that caches K and V");
+    // The widths each fixed-state kind is described by.
+    if (const YamlNode* la = r.node("linear_attention"); la && la->is_mapping()) {
+        if (auto kind = parse_state_kind(as_string(la->find("kind")).value_or(""))) {
+            std::span<const std::string_view> needed = state_kind_widths(*kind);
+            for (std::string_view key : needed) {
+                if (!la->find(std::string(key))) {
+                    out.push_back(diag::missing_key(r.where("linear_attention.kind"),
+                                                    fmt::format("linear_attention.{}", key),
+                                                    fmt::format("a width of a {} layer", title_of(*kind)), false));
+                }
+            }
+        }
     }
-    if (m.attention_variant == "hybrid") {
-        require("linear_attention", "the fixed-state layers' shape, for a hybrid model");
+    auto variant = m.variant ? m.variant : parse_attention_variant(m.attention_variant);
+    if (!variant) {
+        // The schema reports the unknown variant; any variant but mla caches K and V.
+        if (!m.attention_variant.empty() && m.kv_groups.empty()) {
+            require("kv_heads", "the KV heads per layer, for a model that caches K and V");
+            require("head_dim", "the elements per head, for a model that caches K and V");
+        }
+        return;
     }
-    if (m.attention_variant == "sliding") {
-        require("sliding_window", "the window and the number of sliding layers, for a sliding model");
+    switch (*variant) {
+        case AttentionVariant::mla:
+            require("mla", "the latent's kv_lora_rank and qk_rope_head_dim, for an mla model");
+            break;
+        case AttentionVariant::hybrid:
+            require("linear_attention", "the fixed-state layers' shape, for a hybrid model");
+            [[fallthrough]];
+        case AttentionVariant::mha:
+        case AttentionVariant::gqa:
+        case AttentionVariant::mqa:
+            if (m.kv_groups.empty()) {
+                require("kv_heads", "the KV heads per layer, for a model that caches K and V");
+                require("head_dim", "the elements per head, for a model that caches K and V");
+            }
+            break;
+        case AttentionVariant::sliding:
+            // kv_groups gives the shape of differing layers; sliding layers still need the uniform one.
+            require("kv_heads", "the KV heads per layer, for a model that caches K and V");
+            require("head_dim", "the elements per head, for a model that caches K and V");
+            require("sliding_window", "the window and the number of sliding layers, for a sliding model");
+            break;
     }
 }
 

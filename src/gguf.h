@@ -1,0 +1,37 @@
+// The size of the weights in a GGUF file, read from its header.
+//
+// A GGUF file is a header (magic, version, metadata key/values, tensor descriptions), padding
+// to the alignment, then the tensor data. kvcat reads the header only to find where the data
+// starts and how many tensors it holds, and takes the weights as the bytes from there to the
+// end of the file: what llama.cpp maps into memory. This needs no table of bytes per block for
+// each quantisation type, so a mixed recipe such as Q4_K_M, or a type newer than kvcat, is
+// measured as exactly as a plain one. The padding between tensors (under `alignment` bytes
+// each) is counted, since it is loaded too.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kvcat {
+
+/// Thrown for a file that is not a GGUF file or whose header is cut short or inconsistent.
+class GgufError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+struct GgufWeights {
+    std::uint32_t version = 0;
+    std::uint64_t tensors = 0;
+    std::uint64_t alignment = 32;
+    std::uint64_t data_offset = 0;  ///< where the tensor data starts
+    std::uint64_t file_size = 0;
+    std::uint64_t data_bytes = 0;  ///< file_size - data_offset: the weights as loaded
+    std::string file_type;         ///< general.file_type as a number, when the header states it
+};
+
+/// Reads the header of the GGUF file at `path`. Throws GgufError or std::runtime_error (I/O).
+GgufWeights read_gguf_weights(const std::string& path);
+
+}  // namespace kvcat
