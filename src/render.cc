@@ -216,7 +216,11 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
         }
         case TableFormat::markdown: {
             std::string out = "|";
-            for (const auto& c : t.columns) out += " " + markdown_escape(c) + " |";
+            for (const auto& c : t.columns) {
+                out += ' ';
+                out += markdown_escape(c);
+                out += " |";
+            }
             out += "\n|";
             for (std::size_t c = 0; c < t.columns.size(); ++c) {
                 bool numeric = std::any_of(t.rows.begin(), t.rows.end(),
@@ -226,7 +230,11 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             out += "\n";
             for (const auto& row : t.rows) {
                 out += "|";
-                for (const auto& cell : row) out += " " + markdown_escape(cell_text(cell)) + " |";
+                for (const auto& cell : row) {
+                    out += ' ';
+                    out += markdown_escape(cell_text(cell));
+                    out += " |";
+                }
                 out += "\n";
             }
             return out;

@@ -975,8 +975,8 @@ TEST_P(RuleFixture, FailFixtureTripsItsRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LintRules, RuleFixture, ::testing::ValuesIn(rule_ids()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string name = param_info.param;
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });

@@ -383,8 +383,8 @@ TEST_P(JsonSchemaAgreement, EveryFieldDescriptionIsNotEmptyAndEveryTableFieldHas
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, JsonSchemaAgreement, testing::ValuesIn(kAllKinds),
-                         [](const testing::TestParamInfo<RecordKind>& info) {
-                             std::string name(kind_name(info.param));
+                         [](const testing::TestParamInfo<RecordKind>& param_info) {
+                             std::string name(kind_name(param_info.param));
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });
