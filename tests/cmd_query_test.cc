@@ -198,13 +198,15 @@ TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
     ASSERT_EQ(lines.size(), 5u) << tty.out;  // header, rule, two rows, count
     for (const auto& line : lines) EXPECT_LE(display_width(line), 60u) << line;
     EXPECT_NE(tty.out.find("\xE2\x80\xA6"), std::string::npos) << tty.out;  // the ellipsis
-    EXPECT_NE(tty.out.find("65536"), std::string::npos) << tty.out;
-    EXPECT_NE(tty.out.find("10240"), std::string::npos) << tty.out;
+    // On a terminal the byte counts read in binary units, and the shared folder of ids goes.
+    EXPECT_NE(tty.out.find("64 KiB"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("10 KiB"), std::string::npos) << tty.out;
+    EXPECT_EQ(tty.out.find("kv-efficiency/"), std::string::npos) << tty.out;
 
-    // A wide terminal: nothing is cut.
+    // A wide terminal: nothing is cut (the folder every id shares is still left out).
     Outcome wide = k_.run_on_terminal(args, {"COLUMNS=300"});
     EXPECT_EQ(wide.out.find("\xE2\x80\xA6"), std::string::npos) << wide.out;
-    EXPECT_NE(wide.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("\nllamacpp-qwen35-27b-rtx3090-64k "), std::string::npos) << wide.out;
 
     // Not a terminal: never cut, whatever COLUMNS says.
     Outcome pipe = k_.run(args, {"COLUMNS=60"});
@@ -212,6 +214,49 @@ TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
     EXPECT_EQ(pipe.out.find("\xE2\x80\xA6"), std::string::npos) << pipe.out;
     EXPECT_NE(pipe.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << pipe.out;
     EXPECT_GT(display_width(lines_of(pipe.out)[0]), 60u);
+}
+
+TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    // One row: too wide to read across, so it reads down, every value whole.
+    Outcome one = k_.run_on_terminal({"query", "attention_variant=hybrid", "context_length>64k"}, {"COLUMNS=100"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    for (const auto& line : lines_of(one.out)) EXPECT_LE(display_width(line), 100u) << line;
+    EXPECT_TRUE(one.out.starts_with("-[ row 1 ]")) << one.out;
+    EXPECT_NE(one.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n"), std::string::npos) << one.out;
+    EXPECT_NE(one.out.find("| 10737418240 (10 GiB)"), std::string::npos) << one.out;
+
+    // Every row: ids without their shared folder and still told apart, columns that do not
+    // fit named in a note.
+    Outcome all = k_.run_on_terminal({"query"}, {"COLUMNS=100"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    auto lines = lines_of(all.out);
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 100u) << line;
+    ASSERT_GE(lines.size(), 5u) << all.out;
+    EXPECT_TRUE(lines[2].starts_with("llamacpp-")) << all.out;
+    EXPECT_TRUE(lines[3].starts_with("vllm-")) << all.out;
+    EXPECT_NE(lines[2].find("64k "), std::string::npos) << all.out;  // the end of the id, kept
+    EXPECT_NE(all.out.find("nvidia-rtx-3090"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find(" columns: --columns or --format vertical"), std::string::npos) << all.out;
+
+    // The same query in a pipe is exact, whatever the width.
+    Outcome pipe = k_.run({"query"}, {"COLUMNS=100"});
+    EXPECT_NE(pipe.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"), std::string::npos) << pipe.out;
+    EXPECT_NE(pipe.out.find("10737418240"), std::string::npos) << pipe.out;
+    EXPECT_EQ(pipe.out.find("columns: --columns"), std::string::npos) << pipe.out;
+}
+
+TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
+    Outcome r = k_.run({"-q", "query", "--format", "vertical", "--columns", "id,kv_bytes_per_token"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "-[ row 1 ]-----------\n"
+              "id                 | kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\n"
+              "kv_bytes_per_token | 65536\n"
+              "-[ row 2 ]-----------\n"
+              "id                 | kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
+              "kv_bytes_per_token | 10240\n"
+              "(2 rows)\n");
 }
 
 TEST_F(CmdQuery, SqlTableShowsNullAsDash) {

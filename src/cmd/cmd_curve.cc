@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "curve.h"
 #include "lint.h"
+#include "record_ref.h"
 #include "render.h"
 #include "suggest.h"
 #include "terminal.h"
@@ -116,7 +118,7 @@ int run_curve(const CurveOptions& o) {
     }
     try {
         Table table = curve_table(request, kv_curve(request));
-        std::cout << render_table(table, *format, RenderOptions{stdout_terminal_width()});
+        std::cout << render_table(table, *format, stdout_render_options());
     } catch (const std::exception& e) {
         spdlog::error("{}: {}", o.model, e.what());
         return ExitCode::failure;

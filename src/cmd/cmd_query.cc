@@ -6,6 +6,7 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "filter.h"
 #include "render.h"
 #include "terminal.h"
@@ -52,7 +53,7 @@ int run_query(const QueryOptions& options) {
             options.db, options.records, [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code,
             options.strict);
         if (!table) return code;
-        std::cout << render_table(*table, *format, RenderOptions{stdout_terminal_width()});
+        std::cout << render_table(*table, *format, stdout_render_options());
         return ExitCode::ok;
     } catch (const FilterError& e) {
         spdlog::error("{}", e.what());
