@@ -259,6 +259,62 @@ TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
               "(2 rows)\n");
 }
 
+/// The ids a query prints as CSV, one a line after the header.
+std::vector<std::string> ids_of(const Outcome& r) {
+    std::vector<std::string> ids;
+    auto lines = lines_of(r.out);
+    for (std::size_t i = 1; i < lines.size(); ++i) ids.push_back(lines[i].substr(0, lines[i].find(',')));
+    return ids;
+}
+
+TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    const std::string llama = "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k";
+    const std::string vllm = "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k";
+    auto query = [&](std::vector<std::string> filters) {
+        std::vector<std::string> args = {"query", "--format", "csv", "--columns", "id"};
+        args.insert(args.end(), filters.begin(), filters.end());
+        return k_.run(args);
+    };
+    using Ids = std::vector<std::string>;
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=fp8,bf16"})), (Ids{llama, vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=FP8"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype!=fp8,bf16"})), (Ids{}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx!=null"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx=null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"accelerator=nvidia-rtx-3090"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"model=qwen3.5-35b-a3b"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"id=llamacpp-qwen35-27b-rtx3090-64k"})), (Ids{llama}));
+    // The vLLM row has no roofline; a comparison leaves it out and says so.
+    Outcome under = query({"roofline_fraction<70%"});
+    EXPECT_EQ(ids_of(under), (Ids{llama}));
+    EXPECT_NE(under.err.find("1 row with no roofline_fraction left out by 'roofline_fraction<70%' "
+                             "(see them with roofline_fraction=null)"),
+              std::string::npos)
+        << under.err;
+    Outcome none = query({"roofline_fraction<50%"});
+    EXPECT_EQ(ids_of(none), (Ids{}));
+    EXPECT_NE(none.err.find("1 row with no roofline_fraction"), std::string::npos) << none.err;
+    // != keeps rows without a value, so nothing is said.
+    Outcome differs = query({"roofline_fraction!=0.5"});
+    EXPECT_EQ(ids_of(differs), (Ids{llama, vllm}));
+    EXPECT_EQ(differs.err.find("left out"), std::string::npos) << differs.err;
+    // A mistyped id matches nothing and gets the nearest one in the catalog.
+    Outcome typo = query({"accelerator=nvidia-rtx-309"});
+    EXPECT_EQ(typo.status, 0);
+    EXPECT_EQ(ids_of(typo), (Ids{}));
+    EXPECT_NE(typo.err.find("no record has the id 'accelerators/nvidia-rtx-309' (did you mean "
+                            "accelerator=accelerators/nvidia-rtx-3090?)"),
+              std::string::npos)
+        << typo.err;
+    // A number in the wrong unit is told the column's.
+    Outcome unit = query({"memory_gb=24GiBs"});
+    EXPECT_EQ(unit.status, 2);
+    EXPECT_NE(unit.err.find("memory_gb is a number in GB; write a value such as 24 or 24GB"), std::string::npos)
+        << unit.err;
+    EXPECT_EQ(ids_of(query({"memory_gb>=24GB"})), (Ids{llama}));
+}
+
 TEST_F(CmdQuery, SqlTableShowsNullAsDash) {
     Outcome r = k_.run({"sql", "SELECT NULL AS absent, 1 AS one"});
     ASSERT_EQ(r.status, 0) << r.err;
