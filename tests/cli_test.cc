@@ -51,6 +51,32 @@ TEST_F(Cli, EverySubcommandHelpHasAnExample) {
     }
 }
 
+TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
+    KvcatRunner k;
+    Outcome explain = k.run({"explain", "vllm-qwen35"});
+    EXPECT_EQ(explain.status, 0) << explain.err;
+    EXPECT_TRUE(explain.out.starts_with("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k")) << explain.out;
+    Outcome several = k.run({"explain", "qwen3.5"});
+    EXPECT_EQ(several.status, 2);
+    EXPECT_NE(several.err.find("'qwen3.5' could be any of"), std::string::npos) << several.err;
+
+    Outcome fit = k.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
+                         "--kv-dtype", "bf16", "--format", "json"});
+    EXPECT_EQ(fit.status, 0) << fit.err;
+    Outcome whole = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                           "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
+    EXPECT_EQ(fit.out, whole.out);
+    Outcome typo = k.run({"fit", "--model", "qwen3.5-72b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                          "Q4_K", "--kv-dtype", "bf16"});
+    EXPECT_EQ(typo.status, 2);
+    EXPECT_NE(typo.err.find("no model record 'qwen3.5-72b'; did you mean 'models/qwen3.5-27b'?"), std::string::npos)
+        << typo.err;
+
+    Outcome curve = k.run({"curve", "--model", "llama-3.1-8b", "--contexts", "8k", "--format", "csv"});
+    EXPECT_EQ(curve.status, 0) << curve.err;
+    EXPECT_EQ(curve.out, k.run({"curve", "--model", "models/llama-3.1-8b", "--contexts", "8k", "--format", "csv"}).out);
+}
+
 TEST_F(Cli, MistypedSubcommandGetsADidYouMean) {
     Outcome r = k_.run({"lnt", "records"});
     EXPECT_EQ(r.status, 2);

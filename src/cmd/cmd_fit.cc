@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "lint.h"
 #include "physics.h"
+#include "record_ref.h"
 #include "schema.h"
 #include "weight_quant.h"
 
@@ -58,14 +59,20 @@ int run_fit(const FitOptions& o) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    const Record* model = lint.records.find(o.model);
-    const Record* accelerator = lint.records.find(o.accelerator);
+    RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
+    RecordRef accelerator_ref = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
+    const Record* model = model_ref.record;
+    const Record* accelerator = accelerator_ref.record;
     if (!model || !model->model) {
-        spdlog::error("no model record '{}' under {}", o.model, o.records);
+        spdlog::error("{} under {}", model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
+                      o.records);
         return ExitCode::failure;
     }
     if (!accelerator || !accelerator->accelerator) {
-        spdlog::error("no accelerator record '{}' under {}", o.accelerator, o.records);
+        spdlog::error("{} under {}",
+                      accelerator_ref.record ? accelerator_ref.record->id + " is not a readable accelerator record"
+                                             : accelerator_ref.error,
+                      o.records);
         return ExitCode::failure;
     }
     for (const auto& d : lint.diagnostics) {
@@ -77,9 +84,9 @@ int run_fit(const FitOptions& o) {
         Rational reserve = *reserve_gib * Rational(1LL << 30);
         FitTerms terms = fit_context(*model->model, *accelerator->accelerator, *quant, *dtype, o.batch, reserve);
         if (o.format == "json") {
-            std::cout << fit_json(terms, o.model, o.accelerator, *quant, *dtype).dump(2) << '\n';
+            std::cout << fit_json(terms, model->id, accelerator->id, *quant, *dtype).dump(2) << '\n';
         } else {
-            std::cout << fit_text(terms, o.model, o.accelerator, *quant, *dtype);
+            std::cout << fit_text(terms, model->id, accelerator->id, *quant, *dtype);
         }
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
@@ -102,9 +109,11 @@ void setup_fit(CLI::App& app, int& exit_code) {
     sub->add_option("--records", o->records, "Where the records are")->capture_default_str();
     sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     sub->footer(
-        "Example:\n"
+        "Examples:\n"
         "  kvcat fit --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
         "            --weight-quant Q4_K --kv-dtype bf16\n"
+        "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
+        "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context and the other keys are the terms.");
     sub->callback([o, &exit_code] { exit_code = run_fit(*o); });
 }
