@@ -516,7 +516,7 @@ TEST(LintRules, SchemaTypeTrips) {
                                          "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 9, 17);
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "'context_length' must be a whole number, found '64k'");
+    EXPECT_EQ(d->message, "'context_length' must be a whole number, found '64k'; write 65536 (a record spells numbers out)");
     expect_only_rules(result, {"schema-type"});
 }
 
