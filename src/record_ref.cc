@@ -14,9 +14,22 @@ std::string_view name_of(std::string_view id) {
     return slash == std::string_view::npos ? id : id.substr(slash + 1);
 }
 
+/// True when `text` starts with `prefix` and the prefix ends where a word of it does
+/// ("vllm-qwen35" of "vllm-qwen35-35b-..."), so that "llama-3.1-8" is not taken for
+/// "llama-3.1-8b" but is a mistyped id.
+bool starts_with_words(std::string_view text, std::string_view prefix) {
+    if (prefix.empty() || !text.starts_with(prefix)) return false;
+    auto boundary = [](char c) { return c == '-' || c == '.' || c == '_' || c == '/'; };
+    return text.size() == prefix.size() || boundary(prefix.back()) || boundary(text[prefix.size()]);
+}
+
 }  // namespace
 
 RecordRef resolve_record(const RecordSet& set, std::string_view given, std::optional<RecordKind> kind) {
+    // "vllm-qwen35-..." as the id is shown elided: the start is what is meant.
+    for (std::string_view elided : {"\u2026", "..."}) {
+        if (given.size() > elided.size() && given.ends_with(elided)) given.remove_suffix(elided.size());
+    }
     auto wanted = [&](const Record& r) { return !r.id.empty() && (!kind || r.kind == *kind); };
     // Whole id first, then the name without its folder, then a unique prefix of a name.
     std::vector<const Record*> by_name, by_prefix;
@@ -25,7 +38,7 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
         if (r.id == given) return {&r, ""};
         std::string_view name = name_of(r.id);
         if (name == given) by_name.push_back(&r);
-        else if (!given.empty() && (name.starts_with(given) || std::string_view(r.id).starts_with(given)))
+        else if (starts_with_words(name, given) || starts_with_words(r.id, given))
             by_prefix.push_back(&r);
     }
     if (by_name.size() == 1) return {by_name.front(), ""};

@@ -18,7 +18,8 @@ struct RecordRef {
 };
 
 /// Finds the record `given` names, among records of `kind` (any kind when unset): its id,
-/// its id without the kind's folder, or a prefix of its name that only one record has.
+/// its id without the kind's folder, or a start of its name that ends where a word does and
+/// only one record has ("vllm-qwen35", also written "vllm-qwen35-...").
 RecordRef resolve_record(const RecordSet& set, std::string_view given, std::optional<RecordKind> kind);
 
 }  // namespace kvcat

@@ -32,6 +32,16 @@ TEST(RecordRef, AUniquePrefixNamesItsRecord) {
     EXPECT_EQ(id_of("vllm-qwen35", std::nullopt), "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
     EXPECT_EQ(id_of("kv-efficiency/llamacpp", std::nullopt), "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k");
     EXPECT_EQ(id_of("deepseek", RecordKind::model), "models/deepseek-v3");
+    EXPECT_EQ(id_of("vllm-qwen35-...", std::nullopt), "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
+    EXPECT_EQ(id_of("vllm-qwen35-35b-\u2026", std::nullopt), "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
+}
+
+TEST(RecordRef, AStartMustEndWhereAWordDoes) {
+    // llama-3.1-8 is a mistyped llama-3.1-8b, not a start of it.
+    EXPECT_EQ(id_of("models/llama-3.1-8", RecordKind::model),
+              "error: no model record 'models/llama-3.1-8'; did you mean 'models/llama-3.1-8b'?");
+    EXPECT_TRUE(id_of("qwen3.5-3", RecordKind::model).starts_with("error: no model record 'qwen3.5-3'"));
+    EXPECT_EQ(id_of("qwen3.5-35b", RecordKind::model), "models/qwen3.5-35b-a3b");
 }
 
 TEST(RecordRef, AnAmbiguousPrefixListsWhatItCouldMean) {
