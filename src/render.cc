@@ -298,8 +298,8 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     }
     out += rows_footer(t.rows.size());
     if (kept < t.columns.size()) {
-        out += fmt::format("+{} column{}: --columns or --format vertical\n", t.columns.size() - kept,
-                           t.columns.size() - kept == 1 ? "" : "s");
+        out += fmt::format("+{} column{}: {}\n", t.columns.size() - kept, t.columns.size() - kept == 1 ? "" : "s",
+                           options.more_columns_hint);
     }
     return out;
 }

@@ -29,6 +29,8 @@ struct RenderOptions {
     bool readable = false;
     /// The unit of a column by its name ("bytes", "bytes/token", "" when none); unset: none.
     std::function<std::string_view(std::string_view column)> unit_of;
+    /// How to see the columns a narrow window left out, for the note under the table.
+    std::string_view more_columns_hint = "--columns or --format vertical";
 };
 
 /// Renders the whole table; `table` aligns columns and right-aligns numbers, NULL shows as "-".

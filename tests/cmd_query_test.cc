@@ -239,6 +239,17 @@ TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
     EXPECT_NE(all.out.find("nvidia-rtx-3090"), std::string::npos) << all.out;
     EXPECT_NE(all.out.find(" columns: --columns or --format vertical"), std::string::npos) << all.out;
 
+    // sql has no --columns; its note says what it has.
+    Outcome star = k_.run_on_terminal({"sql", "SELECT * FROM kv_rows"}, {"COLUMNS=100"});
+    ASSERT_EQ(star.status, 0) << star.err;
+    for (const auto& line : lines_of(star.out)) {
+        if (!line.starts_with("+")) {
+            EXPECT_LE(display_width(line), 100u) << line;
+        }
+    }
+    EXPECT_NE(star.out.find(" columns: --format vertical, or fewer columns in the SELECT"), std::string::npos)
+        << star.out;
+
     // The same query in a pipe is exact, whatever the width.
     Outcome pipe = k_.run({"query"}, {"COLUMNS=100"});
     EXPECT_NE(pipe.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"), std::string::npos) << pipe.out;

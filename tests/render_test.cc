@@ -121,6 +121,11 @@ TEST(Render, ColumnsThatCannotFitAreDroppedFromTheRightWithANote) {
     std::string narrow = render_table(wide(), TableFormat::table, width(6));
     EXPECT_EQ(narrow.find("65536"), std::string::npos) << narrow;
     EXPECT_NE(narrow.find("+3 columns"), std::string::npos) << narrow;
+    // A command without --columns names what it has.
+    RenderOptions curve = width(34);
+    curve.more_columns_hint = "--format vertical";
+    EXPECT_NE(render_table(wide(), TableFormat::table, curve).find("(2 rows)\n+2 columns: --format vertical\n"),
+              std::string::npos);
     EXPECT_NE(narrow.find("kv-\u2026"), std::string::npos) << narrow;
 }
 

@@ -31,7 +31,8 @@ Table columns_table() {
 }
 
 int run_columns(const ColumnsOptions& options) {
-    std::cout << render_table(columns_table(), *parse_table_format(options.format), stdout_render_options());
+    std::cout << render_table(columns_table(), *parse_table_format(options.format),
+                              stdout_render_options("--format vertical"));
     std::cout.flush();
     if (!std::cout) {
         spdlog::error("cannot write to stdout");

@@ -120,7 +120,7 @@ int run_curve(const CurveOptions& o) {
     }
     try {
         Table table = curve_table(request, kv_curve(request));
-        std::cout << render_table(table, *format, stdout_render_options());
+        std::cout << render_table(table, *format, stdout_render_options("--format vertical"));
     } catch (const std::exception& e) {
         spdlog::error("{}: {}", o.model, e.what());
         return ExitCode::failure;
