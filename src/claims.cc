@@ -839,7 +839,7 @@ Rational suffix_scale(char suffix, bool binary) {
 
 /// The digits scaled to `digits` decimals, truncated toward zero.
 std::optional<std::int64_t> truncate_scaled(const Rational& r, int digits) {
-    __int128 scaled = r.num();
+    __extension__ __int128 scaled = r.num();  // room for 10^digits times any 64-bit numerator
     for (int k = 0; k < digits; ++k) scaled *= 10;
     scaled /= r.den();
     if (scaled > INT64_MAX || scaled < INT64_MIN)

@@ -312,11 +312,11 @@ Diagnostic above_roofline(const Position& pos, const std::string& measured, cons
 }
 
 Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,
-                          const std::string& how) {
+                          const std::string& how, double needed_gib, double memory_gib) {
     Diagnostic d = make("exceeds-memory", Severity::warning, pos,
-                        fmt::format("needs {} bytes but the accelerator has {}: {}; state an offload if part of it "
-                                    "ran elsewhere",
-                                    needed, memory, how));
+                        fmt::format("needs {} bytes ({:.2f} GiB) but the accelerator has {} ({:.2f} GiB): {}; state "
+                                    "an offload if part of it ran elsewhere",
+                                    needed, needed_gib, memory, memory_gib, how));
     d.stated = memory;
     d.computed = needed;
     return d;

@@ -108,8 +108,10 @@ Diagnostic weight_format_name(const Position& pos, const std::string& written, c
 /// A quality entry's stated recovery_percent is not value / baseline_value x 100.
 Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
                             const std::string& how);
+/// `needed` and `memory` are byte counts as written ("32,524,262,368"); the GiB beside them
+/// are for reading (`needed_gib`, `memory_gib`).
 Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,
-                          const std::string& how);
+                          const std::string& how, double needed_gib, double memory_gib);
 Diagnostic id_context_tag(const Position& pos, const std::string& tag, const std::string& tag_tokens,
                           const std::string& context);
 

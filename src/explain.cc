@@ -141,10 +141,10 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
         std::int64_t ctx = 0;
         for (const auto& p : row.points) ctx = std::max(ctx, p.context_length);
         Rational total = kv_bytes_at_context(m, per_token, ctx, bpe);
-        Rational growing = basis->window ? Rational(0) : per_token * Rational(ctx);
+        Rational growing_bytes = basis->window ? Rational(0) : per_token * Rational(ctx);
         out["at_context"] = {{"context_length", ctx},
-                             {"growing_bytes", exact(growing)},
-                             {"sliding_bytes", exact(total - growing)},
+                             {"growing_bytes", exact(growing_bytes)},
+                             {"sliding_bytes", exact(total - growing_bytes)},
                              {"kv_bytes_at_context", exact(total)},
                              {"fixed_state_bytes", exact(fixed_state_bytes(m))},
                              {"kv_gib_at_context", gib(total)}};

@@ -46,9 +46,19 @@ bool is_identifier(std::string_view s) {
     return true;
 }
 
-}  // namespace
+bool ends_with_nocase(std::string_view s, std::string_view suffix) {
+    if (suffix.empty() || s.size() < suffix.size()) return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i) {
+        char a = s[s.size() - suffix.size() + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+        if (a != b) return false;
+    }
+    return true;
+}
 
-std::optional<Cell> parse_number(std::string_view text) {
+/// "64k", "1.5", "1M" exactly (k, M, G in powers of two); nullopt when it is not a number.
+std::optional<Rational> parse_exact(std::string_view text) {
     text = trim(text);
     if (text.empty()) return std::nullopt;
     std::int64_t multiplier = 1;
@@ -61,16 +71,83 @@ std::optional<Cell> parse_number(std::string_view text) {
         multiplier = 1024LL * 1024 * 1024;
     }
     if (multiplier != 1) text.remove_suffix(1);
+    if (text.find('/') != std::string_view::npos) return std::nullopt;
     auto exact = Rational::parse(text);
-    if (!exact || text.find('/') != std::string_view::npos) return std::nullopt;
+    if (!exact) return std::nullopt;
     try {
-        Rational scaled = *exact * Rational(multiplier);
-        if (scaled.is_integer()) return Cell(scaled.num());
-        return Cell(scaled.to_double());
+        return *exact * Rational(multiplier);
     } catch (const OverflowError&) {
         return std::nullopt;
     }
 }
+
+/// `text` as a number times `factor`, an integer cell when the product is whole.
+std::optional<Cell> scaled(std::string_view text, Rational factor) {
+    auto exact = parse_exact(text);
+    if (!exact) return std::nullopt;
+    try {
+        Rational v = *exact * factor;
+        if (v.is_integer()) return Cell(v.num());
+        return Cell(v.to_double());
+    } catch (const OverflowError&) {
+        return std::nullopt;
+    }
+}
+
+/// A number as a column in `unit` reads it: the unit itself may follow ("24GB", "250ms"),
+/// a ratio may be a percentage ("50%"), a byte count may carry a binary or decimal unit
+/// ("2GiB", "512MiB", "1.5GB").
+std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view unit) {
+    text = trim(text);
+    if (unit == "ratio" && text.ends_with('%')) return scaled(text.substr(0, text.size() - 1), Rational(1, 100));
+    if (unit == "bytes" || unit == "bytes/token") {
+        std::string_view body = text;
+        if (unit == "bytes/token" && ends_with_nocase(body, "/token")) body.remove_suffix(6);
+        struct Suffix {
+            std::string_view name;
+            std::int64_t factor;
+        };
+        static constexpr std::array<Suffix, 8> kSuffixes = {
+            Suffix{"KiB", 1LL << 10}, Suffix{"MiB", 1LL << 20}, Suffix{"GiB", 1LL << 30}, Suffix{"TiB", 1LL << 40},
+            Suffix{"kB", 1000LL},     Suffix{"MB", 1000000LL},  Suffix{"GB", 1000000000LL},
+            Suffix{"TB", 1000000000000LL}};
+        for (const auto& s : kSuffixes) {
+            if (body.ends_with(s.name)) {
+                return scaled(body.substr(0, body.size() - s.name.size()), Rational(s.factor));
+            }
+        }
+        if (body.ends_with('B')) return parse_number(trim(body.substr(0, body.size() - 1)));
+        return parse_number(body);
+    }
+    if (!unit.empty() && ends_with_nocase(text, unit)) return parse_number(text.substr(0, text.size() - unit.size()));
+    if (unit == "billions" && (text.ends_with('B') || text.ends_with('b'))) return parse_number(text.substr(0, text.size() - 1));
+    return parse_number(text);
+}
+
+/// A value a column in `unit` accepts, for error messages.
+std::string example_for_unit(std::string_view unit) {
+    if (unit == "tokens") return "65536, 64k or 1M";
+    if (unit == "bytes") return "2147483648, 2GiB or 512MiB";
+    if (unit == "bytes/token") return "10240 or 10KiB";
+    if (unit == "ratio") return "0.5 or 50%";
+    if (unit == "GB") return "24 or 24GB";
+    if (unit == "GB/s") return "1000 or 1000GB/s";
+    if (unit == "tokens/s") return "30 or 1.5k";
+    if (unit == "ms") return "250 or 250ms";
+    if (unit == "billions") return "27 or 27B";
+    return "8 or 1.5";
+}
+
+}  // namespace
+
+std::string_view id_column_folder(std::string_view column) {
+    if (column == "id" || column == "record_id") return "kv-efficiency/";
+    if (column == "model" || column == "measured_on_model") return "models/";
+    if (column == "accelerator") return "accelerators/";
+    return "";
+}
+
+std::optional<Cell> parse_number(std::string_view text) { return scaled(text, Rational(1)); }
 
 Filter parse_filter(std::string_view text) {
     std::size_t op_at = text.find_first_of("=!<>~");
@@ -101,22 +178,118 @@ Filter parse_filter(std::string_view text) {
     }
     const ColumnInfo& info = require_column(column);
     f.column = std::string(info.name);
-    if (f.op == "~") {
-        f.value = std::string(value);
-    } else if (info.type == "text") {
+    f.text = std::string(text);
+    if (value == "null" || value == "NULL" || value == "Null") {
         if (f.op != "=" && f.op != "!=") {
-            throw FilterError(fmt::format("'{}': {} is text; compare it with =, != or ~ (a glob)", text, info.name));
+            throw FilterError(fmt::format("'{}': null is tested with = or != ({}=null, {}!=null)", text, info.name,
+                                          info.name));
         }
-        f.value = std::string(value);
-    } else {
-        auto number = parse_number(value);
-        if (!number) {
-            throw FilterError(fmt::format("'{}': {} is a number ({}); write a value such as 65536, 64k or 1M", text,
-                                          info.name, info.unit.empty() ? "no unit" : info.unit));
-        }
-        f.value = *number;
+        f.value = std::monostate{};
+        return f;
     }
+    bool list = f.op == "=" || f.op == "!=" || f.op == "~";
+    std::vector<std::string_view> parts;
+    if (list && info.type == "text" && value.find(',') != std::string_view::npos) {
+        std::size_t start = 0;
+        while (true) {
+            std::size_t comma = value.find(',', start);
+            std::string_view part = trim(value.substr(start, comma == std::string_view::npos ? comma : comma - start));
+            if (part.empty()) throw FilterError(fmt::format("'{}': an empty value in the comma list", text));
+            parts.push_back(part);
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+    } else if (list && info.type != "text" && f.op != "~" && value.find(',') != std::string_view::npos) {
+        std::size_t start = 0;
+        while (true) {
+            std::size_t comma = value.find(',', start);
+            parts.push_back(trim(value.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+    } else {
+        parts.push_back(value);
+    }
+    for (std::string_view part : parts) {
+        if (f.op == "~") {
+            f.values.emplace_back(std::string(part));
+        } else if (info.type == "text") {
+            if (f.op != "=" && f.op != "!=") {
+                throw FilterError(fmt::format("'{}': {} is text; compare it with =, != or ~ (a glob)", text, info.name));
+            }
+            std::string v(part);
+            // A record id without its folder: accelerator=nvidia-rtx-4090.
+            std::string_view folder = id_column_folder(info.name);
+            if (!folder.empty() && v.find('/') == std::string::npos) v = std::string(folder) + v;
+            f.values.emplace_back(std::move(v));
+        } else {
+            auto number = parse_number_in_unit(part, info.unit);
+            if (!number) {
+                throw FilterError(fmt::format("'{}': {} is a number{}; write a value such as {}", text, info.name,
+                                              info.unit.empty() ? "" : fmt::format(" in {}", info.unit),
+                                              example_for_unit(info.unit)));
+            }
+            f.values.push_back(*number);
+        }
+    }
+    f.value = f.values.front();
     return f;
+}
+
+namespace {
+
+/// One filter as SQL, its values appended to `parameters`.
+std::string filter_sql(const Filter& f, std::vector<Cell>& parameters) {
+    const ColumnInfo& info = require_column(f.column);
+    if (f.values.empty()) return fmt::format("{} IS {}NULL", info.name, f.op == "!=" ? "NOT " : "");
+    // Text compares without regard to ASCII case, so engine=vllm finds vLLM and
+    // weight_quant~*q4_k* finds Q4_K_M; numbers compare as numbers.
+    bool text = info.type == "text";
+    std::string one;
+    if (f.op == "~") {
+        one = text ? fmt::format("lower({}) GLOB lower(?)", info.name) : fmt::format("{} GLOB ?", info.name);
+    } else {
+        // The collation goes on the column: SQLite 3.40 answers "x = ? COLLATE NOCASE OR x = ?
+        // COLLATE NOCASE" from the index in the column's own (binary) collation, and finds nothing.
+        std::string column = std::string(info.name) + (text ? " COLLATE NOCASE" : "");
+        // NULL differs from every value
+        one = f.op == "!=" ? fmt::format("{} IS NOT ?", column) : fmt::format("{} {} ?", column, f.op);
+    }
+    std::string out;
+    // A list is any of its values: for != that is none of them.
+    const char* join = f.op == "!=" ? " AND " : " OR ";
+    for (const auto& v : f.values) {
+        if (!out.empty()) out += join;
+        out += one;
+        parameters.push_back(v);
+    }
+    return f.values.size() > 1 ? "(" + out + ")" : out;
+}
+
+/// The filters ANDed, leaving out `skip`.
+std::string where_clause(const std::vector<Filter>& filters, const Filter* skip, std::vector<Cell>& parameters) {
+    std::string where;
+    for (const auto& f : filters) {
+        if (&f == skip) continue;
+        if (!where.empty()) where += " AND ";
+        where += filter_sql(f, parameters);
+    }
+    return where;
+}
+
+}  // namespace
+
+std::vector<NullCount> build_null_count_sql(const QuerySpec& spec) {
+    std::vector<NullCount> out;
+    for (const auto& f : spec.filters) {
+        if (f.values.empty() || f.op == "!=") continue;
+        NullCount n{&f, {}};
+        std::string where = where_clause(spec.filters, &f, n.sql.parameters);
+        n.sql.sql = fmt::format("SELECT count(*) FROM kv_rows WHERE {} IS NULL{}{}", require_column(f.column).name,
+                                where.empty() ? "" : " AND ", where);
+        out.push_back(std::move(n));
+    }
+    return out;
 }
 
 BoundSql build_query_sql(const QuerySpec& spec) {
@@ -132,23 +305,7 @@ BoundSql build_query_sql(const QuerySpec& spec) {
         select += info.name;  // a known identifier, never user text
     }
     out.sql = fmt::format("SELECT {} FROM kv_rows", select);
-    std::string where;
-    for (const auto& f : spec.filters) {
-        const ColumnInfo& info = require_column(f.column);
-        if (!where.empty()) where += " AND ";
-        // Text compares without regard to ASCII case, so engine=vllm finds vLLM and
-        // weight_quant~*q4_k* finds Q4_K_M; numbers compare as numbers.
-        bool text = info.type == "text";
-        if (f.op == "~") {
-            where += text ? fmt::format("lower({}) GLOB lower(?)", info.name) : fmt::format("{} GLOB ?", info.name);
-        } else if (f.op == "!=") {
-            // NULL differs from every value
-            where += fmt::format("{} IS NOT ?{}", info.name, text ? " COLLATE NOCASE" : "");
-        } else {
-            where += fmt::format("{} {} ?{}", info.name, f.op, text ? " COLLATE NOCASE" : "");
-        }
-        out.parameters.push_back(f.value);
-    }
+    std::string where = where_clause(spec.filters, nullptr, out.parameters);
     if (!where.empty()) out.sql += " WHERE " + where;
     std::string sort = spec.sort_column.empty() ? "id" : std::string(require_column(spec.sort_column).name);
     out.sql += fmt::format(" ORDER BY {}{}", sort, spec.descending ? " DESC" : "");

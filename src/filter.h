@@ -1,9 +1,12 @@
 // Query filters: "column OP value" to SQL with bound parameters.
 //
 // OP is one of = != > >= < <= and ~ (a glob). Numbers take k and M suffixes in
-// powers of two, as context lengths are counted: 64k is 65536, 1M is 1048576.
-// A value is always bound as a parameter, never spliced into the SQL, and a
-// column must be one of the kv_rows columns.
+// powers of two, as context lengths are counted: 64k is 65536, 1M is 1048576, and
+// may carry the column's unit (24GB, 50%, 2GiB). With = != and ~ a comma list is
+// any of its values (kv_cache_dtype=fp8,bf16); `null` tests for no value. A record
+// id may be given without its folder (accelerator=nvidia-rtx-4090). A value is
+// always bound as a parameter, never spliced into the SQL, and a column must be
+// one of the kv_rows columns.
 #pragma once
 
 #include <optional>
@@ -25,7 +28,9 @@ public:
 struct Filter {
     std::string column;
     std::string op;  ///< "=", "!=", ">", ">=", "<", "<=", "~"
-    Cell value;
+    Cell value;      ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
+    std::vector<Cell> values;  ///< any of these (a comma list); empty for a null test
+    std::string text;          ///< as the user wrote it, for messages
 };
 
 /// Parses "context_length>64k". Throws FilterError.
@@ -48,5 +53,17 @@ struct BoundSql {
 
 /// SELECT ... FROM kv_rows WHERE ... with every value bound. Throws FilterError.
 BoundSql build_query_sql(const QuerySpec& spec);
+
+/// For each filter that leaves out the rows with no value in its column (every operator
+/// but != and the null tests), a count of those rows among the ones the other filters keep.
+struct NullCount {
+    const Filter* filter;
+    BoundSql sql;  ///< SELECT count(*) ...
+};
+std::vector<NullCount> build_null_count_sql(const QuerySpec& spec);
+
+/// The folder a record-id column's values start with ("accelerators/" for accelerator),
+/// "" for other columns.
+std::string_view id_column_folder(std::string_view column);
 
 }  // namespace kvcat

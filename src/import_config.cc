@@ -1,5 +1,12 @@
 #include "import_config.h"
 
+// GCC 12 at -O2 reports the std::optional figures of import_model_config, read only after a
+// has_value() check, as maybe used uninitialized: a false positive of its flow analysis there.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>

@@ -19,6 +19,17 @@ int main(int argc, char** argv) {
     CLI::App app{"kvcat: a checked catalog of LLM KV-cache bytes per token and speed at context"};
     app.set_version_flag("--version",
                          fmt::format("kvcat {} (catalog schema {})", KVCAT_VERSION, kvcat::kCatalogSchemaVersion));
+    app.footer(
+        "Examples:\n"
+        "  kvcat lint                                   # check records/\n"
+        "  kvcat query attention_variant=hybrid 'context_length>64k'\n"
+        "  kvcat query kv_cache_dtype=fp8,bf16 accelerator=nvidia-rtx-4090 --format vertical\n"
+        "  kvcat sql \"SELECT model, max(context_length) FROM kv_rows GROUP BY model\"\n"
+        "  kvcat explain vllm-qwen35                    # a record by its name or the start of it\n"
+        "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --weight-quant Q4_K --kv-dtype bf16\n"
+        "  kvcat curve --model llama-3.1-8b --contexts 8k,128k\n"
+        "  kvcat report --out report.html\n"
+        "kvcat COMMAND --help shows a command's options and examples; man kvcat has them all.");
     app.require_subcommand(1);
     app.fallthrough();
     int verbosity = 0;

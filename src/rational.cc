@@ -7,6 +7,9 @@
 
 namespace kvcat {
 
+// GCC and Clang carry a 128-bit integer as an extension; __extension__ says it is meant.
+__extension__ using Int128 = __int128;
+
 std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
     std::int64_t out = 0;
     if (__builtin_mul_overflow(a, b, &out)) {
@@ -83,8 +86,8 @@ Rational operator-(const Rational& a, const Rational& b) {
 
 std::strong_ordering operator<=>(const Rational& a, const Rational& b) {
     // Compare a.num/a.den with b.num/b.den without overflow, in 128 bits.
-    __int128 left = static_cast<__int128>(a.num_) * b.den_;
-    __int128 right = static_cast<__int128>(b.num_) * a.den_;
+    Int128 left = static_cast<Int128>(a.num_) * b.den_;
+    Int128 right = static_cast<Int128>(b.num_) * a.den_;
     if (left < right) return std::strong_ordering::less;
     if (left > right) return std::strong_ordering::greater;
     return std::strong_ordering::equal;
@@ -99,15 +102,15 @@ std::int64_t Rational::floor() const {
 }
 
 std::int64_t Rational::round_scaled(int digits) const {
-    __int128 scale = 1;
+    Int128 scale = 1;
     for (int i = 0; i < digits; ++i) {
         scale *= 10;
     }
-    __int128 n = static_cast<__int128>(num_) * scale;
-    __int128 d = den_;
+    Int128 n = static_cast<Int128>(num_) * scale;
+    Int128 d = den_;
     bool negative = n < 0;
     if (negative) n = -n;
-    __int128 q = (2 * n + d) / (2 * d);  // half away from zero
+    Int128 q = (2 * n + d) / (2 * d);  // half away from zero
     if (negative) q = -q;
     if (q > INT64_MAX || q < INT64_MIN) {
         throw OverflowError("rounded value does not fit in 64 bits");

@@ -158,7 +158,11 @@ struct MeasurementPoint {
     std::string path;
     bool listed = false;  ///< true when it is an item of `measurements:`
 
-    std::string key(std::string_view field) const { return path + std::string(field); }
+    std::string key(std::string_view field) const {
+        std::string k = path;
+        k.append(field);
+        return k;
+    }
 };
 
 /// One quality result of a row's cache dtype against a baseline dtype.
@@ -176,7 +180,11 @@ struct QualityResult {
     std::optional<Rational> recovery_percent;  ///< as stated: value / baseline_value x 100
     std::string path;                          ///< "quality.0."
 
-    std::string key(std::string_view field) const { return path + std::string(field); }
+    std::string key(std::string_view field) const {
+        std::string k = path;
+        k.append(field);
+        return k;
+    }
 };
 
 struct KvRow {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,7 +12,7 @@ namespace kvcat {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kFormats = {"table", "csv", "tsv", "json", "ndjson", "markdown"};
+constexpr std::array<std::string_view, 7> kFormats = {"table", "csv", "tsv", "json", "ndjson", "markdown", "vertical"};
 
 // U+2026: one display column, where "..." would take three from the value.
 constexpr const char* kEllipsis = "\u2026";
@@ -79,6 +80,30 @@ std::string truncate_to(const std::string& text, std::size_t width) {
     return out + kEllipsis;
 }
 
+/// Byte offset of the display column `column` in `text` (text.size() past the end).
+std::size_t offset_of_column(const std::string& text, std::size_t column) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            if (n == column) return i;
+            ++n;
+        }
+    }
+    return text.size();
+}
+
+/// `text` in `width` display columns with its middle replaced by an ellipsis: ids differ at
+/// both ends (the engine first, the context last), so both ends are kept.
+std::string cut_middle(const std::string& text, std::size_t width) {
+    std::size_t have = display_width(text);
+    if (have <= width) return text;
+    if (width < 3) return truncate_to(text, width);
+    std::size_t keep = width - 1;
+    std::size_t tail = keep / 2;
+    std::size_t head = keep - tail;
+    return text.substr(0, offset_of_column(text, head)) + kEllipsis + text.substr(offset_of_column(text, have - tail));
+}
+
 /// What a cell shows in the aligned table: "-" for NULL, the first line of a multi-line value.
 std::string aligned_text(const Cell& cell) {
     if (std::holds_alternative<std::monostate>(cell)) return "-";
@@ -87,72 +112,265 @@ std::string aligned_text(const Cell& cell) {
     return text;
 }
 
-/// Narrows the widest text columns until the row fits in `max_width`. Numbers are never cut
-/// (a truncated number reads as a different number); text columns shrink to a common cap,
-/// the widest first, but not below kMinTextWidth. When even that does not fit, the line is
-/// left long: a terminal wraps it, which is still better than hiding every column.
-void fit_widths(std::vector<std::size_t>& widths, const std::vector<bool>& numeric, std::size_t max_width) {
-    constexpr std::size_t kMinTextWidth = 4;
-    std::size_t gaps = widths.empty() ? 0 : 2 * (widths.size() - 1);
-    auto total_with_cap = [&](std::size_t cap) {
-        std::size_t sum = gaps;
-        for (std::size_t c = 0; c < widths.size(); ++c) sum += numeric[c] ? widths[c] : std::min(widths[c], cap);
-        return sum;
-    };
-    std::size_t widest = 0;
-    for (std::size_t c = 0; c < widths.size(); ++c) {
-        if (!numeric[c]) widest = std::max(widest, widths[c]);
-    }
-    if (total_with_cap(widest) <= max_width) return;
-    std::size_t cap = widest;
-    while (cap > kMinTextWidth && total_with_cap(cap) > max_width) --cap;
-    for (std::size_t c = 0; c < widths.size(); ++c) {
-        if (!numeric[c]) widths[c] = std::min(widths[c], cap);
-    }
+bool is_byte_unit(std::string_view unit) { return unit == "bytes" || unit == "bytes/token"; }
+
+/// Four significant digits, or the whole number from 1000 up (a rate of 1234 tokens/s
+/// reads better than 1.234e+03).
+std::string readable_real(double v) {
+    if (!std::isfinite(v)) return fmt::format("{}", v);
+    if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
+    return fmt::format("{:.4g}", v);
 }
 
-std::string render_aligned(const Table& t, std::optional<std::size_t> max_width) {
-    std::vector<std::size_t> widths(t.columns.size());
-    std::vector<bool> numeric(t.columns.size(), false);
-    for (std::size_t c = 0; c < t.columns.size(); ++c) widths[c] = display_width(t.columns[c]);
-    // First pass: measure.
+std::optional<double> cell_number(const Cell& cell) {
+    if (auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
+    if (auto* d = std::get_if<double>(&cell)) return *d;
+    return std::nullopt;
+}
+
+/// The column's unit, "" when the caller gave no way to ask.
+std::string_view unit_of(const RenderOptions& options, std::string_view column) {
+    return options.unit_of ? options.unit_of(column) : std::string_view{};
+}
+
+/// A cell as the readable formats show it, whole (no prefix dropped, nothing cut).
+std::string readable_text(const Cell& cell, std::string_view unit, bool raw_beside_human) {
+    if (std::holds_alternative<std::monostate>(cell)) return "-";
+    auto number = cell_number(cell);
+    if (number && is_byte_unit(unit)) {
+        std::string human = human_bytes(*number);
+        if (!raw_beside_human) return human;
+        return fmt::format("{} ({})", cell_text(cell), human);
+    }
+    if (auto* d = std::get_if<double>(&cell)) return readable_real(*d);
+    return cell_text(cell);
+}
+
+/// Bytes of the prefix that every text cell of column `c` shares, cut back to its last '/'
+/// so that whole path segments go ("kv-efficiency/", "models/"); 0 when dropping it would
+/// leave a cell empty or the column holds anything but text.
+std::size_t shared_prefix(const Table& t, std::size_t c) {
+    const std::string* first = nullptr;
+    std::size_t common = 0;
     for (const auto& row : t.rows) {
-        for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-            widths[c] = std::max(widths[c], display_width(aligned_text(row[c])));
-            if (is_number(row[c])) numeric[c] = true;
+        if (c >= row.size() || std::holds_alternative<std::monostate>(row[c])) continue;
+        const auto* text = std::get_if<std::string>(&row[c]);
+        if (!text) return 0;
+        if (!first) {
+            first = text;
+            common = text->size();
+            continue;
+        }
+        std::size_t n = 0;
+        while (n < common && n < text->size() && (*text)[n] == (*first)[n]) ++n;
+        common = n;
+    }
+    if (!first) return 0;
+    std::size_t slash = std::string_view(*first).substr(0, common).rfind('/');
+    if (slash == std::string_view::npos) return 0;
+    std::size_t prefix = slash + 1;
+    for (const auto& row : t.rows) {
+        if (c >= row.size()) continue;
+        if (const auto* text = std::get_if<std::string>(&row[c]); text && text->size() <= prefix) return 0;
+    }
+    return prefix;
+}
+
+/// The table as text cells ready to align: headers, cells, and which columns are numbers.
+struct Shaped {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> cells;
+    std::vector<bool> numeric;
+};
+
+Shaped shape(const Table& t, const RenderOptions& options) {
+    Shaped s;
+    s.header = t.columns;
+    s.numeric.assign(t.columns.size(), false);
+    std::vector<std::size_t> prefix(t.columns.size(), 0);
+    if (options.readable && t.rows.size() > 1) {
+        for (std::size_t c = 0; c < t.columns.size(); ++c) prefix[c] = shared_prefix(t, c);
+    }
+    for (const auto& row : t.rows) {
+        std::vector<std::string> line;
+        for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c) {
+            if (is_number(row[c])) s.numeric[c] = true;
+            if (!options.readable) {
+                line.push_back(aligned_text(row[c]));
+                continue;
+            }
+            std::string text = readable_text(row[c], unit_of(options, t.columns[c]), false);
+            if (auto nl = text.find_first_of("\r\n"); nl != std::string::npos) text = text.substr(0, nl) + kEllipsis;
+            if (prefix[c] && std::holds_alternative<std::string>(row[c])) text = text.substr(prefix[c]);
+            line.push_back(std::move(text));
+        }
+        s.cells.push_back(std::move(line));
+    }
+    return s;
+}
+
+/// Widths for the columns kept, after fitting them in `max_width`. Text columns shrink to a
+/// common cap, the widest first, but not below their floor: the header's width (a header is
+/// never cut) and at least kMinTextWidth, so that a cut value keeps both its ends. Numbers
+/// are never cut (a cut number reads as another number). When even the floors do not fit,
+/// the rightmost columns go, as they come last in the caller's order of importance; the
+/// first column always stays, cut to the width if it must be.
+std::vector<std::size_t> fit_widths(std::vector<std::size_t> widths, const std::vector<std::size_t>& header_widths,
+                                    const std::vector<bool>& numeric, std::size_t max_width,
+                                    const std::vector<std::size_t>& distinct_widths) {
+    constexpr std::size_t kMinTextWidth = 12;
+    std::vector<std::size_t> floors(widths.size());
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        floors[c] = numeric[c] ? widths[c]
+                               : std::min(widths[c], std::max({header_widths[c], kMinTextWidth, distinct_widths[c]}));
+    }
+    auto width_at = [&](std::size_t c, std::size_t cap) { return std::max(floors[c], std::min(widths[c], cap)); };
+    auto total_with_cap = [&](std::size_t kept, std::size_t cap) {
+        std::size_t sum = kept ? 2 * (kept - 1) : 0;
+        for (std::size_t c = 0; c < kept; ++c) sum += width_at(c, cap);
+        return sum;
+    };
+    for (std::size_t kept = widths.size(); kept > 1; --kept) {
+        std::size_t cap = 0;
+        for (std::size_t c = 0; c < kept; ++c) cap = std::max(cap, widths[c]);
+        while (cap > 0 && total_with_cap(kept, cap) > max_width) --cap;
+        if (total_with_cap(kept, cap) <= max_width) {
+            std::vector<std::size_t> out(kept);
+            for (std::size_t c = 0; c < kept; ++c) out[c] = width_at(c, cap);
+            return out;
         }
     }
-    if (max_width) fit_widths(widths, numeric, *max_width);
-    auto pad = [](const std::string& raw, std::size_t width, bool right) {
-        std::string text = truncate_to(raw, width);
+    if (widths.empty()) return widths;
+    return {numeric[0] ? widths[0] : std::min(widths[0], std::max<std::size_t>(max_width, 1))};
+}
+
+/// The narrowest width at which cutting the middle of a text column's values still leaves
+/// different values looking different (0 when they differ at any width, or for a number).
+std::size_t distinct_width(const Shaped& s, std::size_t c, std::size_t natural) {
+    if (s.numeric[c]) return 0;
+    std::vector<std::string> values;
+    for (const auto& line : s.cells) values.push_back(line[c]);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (values.size() < 2) return 0;
+    for (std::size_t w = 3; w < natural; ++w) {
+        std::vector<std::string> cut;
+        cut.reserve(values.size());
+        for (const auto& v : values) cut.push_back(cut_middle(v, w));
+        std::sort(cut.begin(), cut.end());
+        if (std::adjacent_find(cut.begin(), cut.end()) == cut.end()) return w;
+    }
+    return natural;
+}
+
+std::size_t natural_width(const std::vector<std::size_t>& widths) {
+    std::size_t sum = widths.empty() ? 0 : 2 * (widths.size() - 1);
+    for (auto w : widths) sum += w;
+    return sum;
+}
+
+std::vector<std::size_t> measure(const Shaped& s) {
+    std::vector<std::size_t> widths(s.header.size());
+    for (std::size_t c = 0; c < s.header.size(); ++c) widths[c] = display_width(s.header[c]);
+    for (const auto& line : s.cells) {
+        for (std::size_t c = 0; c < line.size(); ++c) widths[c] = std::max(widths[c], display_width(line[c]));
+    }
+    return widths;
+}
+
+std::string rows_footer(std::size_t rows) { return fmt::format("({} row{})\n", rows, rows == 1 ? "" : "s"); }
+
+std::string render_aligned(const Table& t, const RenderOptions& options) {
+    Shaped s = shape(t, options);
+    std::vector<std::size_t> widths = measure(s);  // first pass: measure
+    if (options.max_width) {
+        std::vector<std::size_t> header_widths;
+        for (const auto& h : s.header) header_widths.push_back(display_width(h));
+        // A cut keeps what tells the cells apart: columns go before ids become look-alikes.
+        std::vector<std::size_t> distinct(widths.size(), 0);
+        if (natural_width(widths) > *options.max_width) {
+            for (std::size_t c = 0; c < widths.size(); ++c) distinct[c] = distinct_width(s, c, widths[c]);
+        }
+        widths = fit_widths(widths, header_widths, s.numeric, *options.max_width, distinct);
+    }
+    const std::size_t kept = widths.size();
+    auto pad = [](std::string text, std::size_t width, bool right) {
         std::size_t w = display_width(text);
         std::string fill(width > w ? width - w : 0, ' ');
         return right ? fill + text : text + fill;
     };
+    auto end_line = [](std::string& out) {
+        while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing spaces
+        out += '\n';
+    };
     // Second pass: print.
     std::string out;
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    for (std::size_t c = 0; c < kept; ++c) {
         if (c) out += "  ";
-        out += pad(t.columns[c], widths[c], numeric[c]);
+        out += pad(truncate_to(s.header[c], widths[c]), widths[c], s.numeric[c]);
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += '\n';
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    end_line(out);
+    for (std::size_t c = 0; c < kept; ++c) {
         if (c) out += "  ";
         out += std::string(widths[c], '-');
     }
     out += '\n';
-    for (const auto& row : t.rows) {
-        for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+    for (const auto& line : s.cells) {
+        for (std::size_t c = 0; c < line.size() && c < kept; ++c) {
             if (c) out += "  ";
-            out += pad(aligned_text(row[c]), widths[c], numeric[c]);
+            out += pad(cut_middle(line[c], widths[c]), widths[c], s.numeric[c]);
         }
-        // No trailing spaces at the end of a line.
-        while (!out.empty() && out.back() == ' ') out.pop_back();
-        out += '\n';
+        end_line(out);
     }
-    out += fmt::format("({} row{})\n", t.rows.size(), t.rows.size() == 1 ? "" : "s");
+    out += rows_footer(t.rows.size());
+    if (kept < t.columns.size()) {
+        out += fmt::format("+{} column{}: {}\n", t.columns.size() - kept, t.columns.size() - kept == 1 ? "" : "s",
+                           options.more_columns_hint);
+    }
     return out;
+}
+
+/// One block per row, one line per field, as psql's expanded mode: for rows too wide to
+/// read across. Values are never cut; a value over several lines continues under itself.
+std::string render_vertical(const Table& t, const RenderOptions& options) {
+    std::size_t name_width = 0;
+    for (const auto& c : t.columns) name_width = std::max(name_width, display_width(c));
+    std::string out;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        std::string title = fmt::format("-[ row {} ]", r + 1);
+        out += title + std::string(name_width + 3 > title.size() ? name_width + 3 - title.size() : 0, '-') + "\n";
+        const auto& row = t.rows[r];
+        for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c) {
+            std::string value = options.readable ? readable_text(row[c], unit_of(options, t.columns[c]), true)
+                                                 : (std::holds_alternative<std::monostate>(row[c])
+                                                        ? std::string("-")
+                                                        : cell_text(row[c]));
+            std::string name = t.columns[c];
+            name += std::string(name_width - display_width(name), ' ');
+            std::size_t start = 0;
+            bool first = true;
+            while (true) {
+                std::size_t nl = value.find('\n', start);
+                std::string part = value.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+                if (!part.empty() && part.back() == '\r') part.pop_back();
+                std::string line = (first ? name : std::string(name_width, ' ')) + " | " + part;
+                while (!line.empty() && line.back() == ' ') line.pop_back();
+                out += line + "\n";
+                first = false;
+                if (nl == std::string::npos) break;
+                start = nl + 1;
+            }
+        }
+    }
+    out += rows_footer(t.rows.size());
+    return out;
+}
+
+/// A single row wider than the window reads better down than across.
+bool wants_vertical(const Table& t, const RenderOptions& options) {
+    if (!options.max_width || t.rows.size() != 1) return false;
+    Shaped s = shape(t, options);
+    return natural_width(measure(s)) > *options.max_width;
 }
 
 }  // namespace
@@ -166,6 +384,18 @@ std::optional<TableFormat> parse_table_format(std::string_view name) {
 
 std::span<const std::string_view> table_format_names() { return kFormats; }
 
+std::string human_bytes(double bytes) {
+    static constexpr std::array<std::string_view, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (!std::isfinite(bytes)) return fmt::format("{}", bytes);
+    std::size_t unit = 0;
+    double v = bytes;
+    while (std::fabs(v) >= 1024 && unit + 1 < kUnits.size()) {
+        v /= 1024;
+        ++unit;
+    }
+    return fmt::format("{:.4g} {}", v, kUnits[unit]);
+}
+
 std::string cell_text(const Cell& cell) {
     if (std::holds_alternative<std::monostate>(cell)) return "";
     if (auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
@@ -176,7 +406,9 @@ std::string cell_text(const Cell& cell) {
 std::string render_table(const Table& t, TableFormat format, const RenderOptions& options) {
     switch (format) {
         case TableFormat::table:
-            return render_aligned(t, options.max_width);
+            return wants_vertical(t, options) ? render_vertical(t, options) : render_aligned(t, options);
+        case TableFormat::vertical:
+            return render_vertical(t, options);
         case TableFormat::csv:
         case TableFormat::tsv: {
             char sep = format == TableFormat::csv ? ',' : '\t';
@@ -216,7 +448,11 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
         }
         case TableFormat::markdown: {
             std::string out = "|";
-            for (const auto& c : t.columns) out += " " + markdown_escape(c) + " |";
+            for (const auto& c : t.columns) {
+                out += ' ';
+                out += markdown_escape(c);
+                out += " |";
+            }
             out += "\n|";
             for (std::size_t c = 0; c < t.columns.size(); ++c) {
                 bool numeric = std::any_of(t.rows.begin(), t.rows.end(),
@@ -226,7 +462,11 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             out += "\n";
             for (const auto& row : t.rows) {
                 out += "|";
-                for (const auto& cell : row) out += " " + markdown_escape(cell_text(cell)) + " |";
+                for (const auto& cell : row) {
+                    out += ' ';
+                    out += markdown_escape(cell_text(cell));
+                    out += " |";
+                }
                 out += "\n";
             }
             return out;

@@ -1,6 +1,7 @@
 // Output formats for result tables. A renderer knows nothing of where rows came from.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -10,7 +11,8 @@
 
 namespace kvcat {
 
-enum class TableFormat { table, csv, tsv, json, ndjson, markdown };
+/// `vertical` prints one field per line, a block per row (psql's expanded mode).
+enum class TableFormat { table, csv, tsv, json, ndjson, markdown, vertical };
 
 /// "table" -> TableFormat::table; nullopt for an unknown name.
 std::optional<TableFormat> parse_table_format(std::string_view name);
@@ -21,10 +23,22 @@ struct RenderOptions {
     /// an ellipsis (never numbers, never wrapping). Unset: never cut, as when stdout is a
     /// file or a pipe, where every byte of a value must survive. Other formats ignore it.
     std::optional<std::size_t> max_width;
+    /// Shape values for reading, in `table` and `vertical` only: a prefix every cell of a
+    /// text column shares is dropped ("kv-efficiency/"), reals show 4 significant digits,
+    /// byte counts a binary unit (GiB, MiB). Off in a pipe, where values must stay exact.
+    bool readable = false;
+    /// The unit of a column by its name ("bytes", "bytes/token", "" when none); unset: none.
+    std::function<std::string_view(std::string_view column)> unit_of;
+    /// How to see the columns a narrow window left out, for the note under the table.
+    std::string_view more_columns_hint = "--columns or --format vertical";
 };
 
 /// Renders the whole table; `table` aligns columns and right-aligns numbers, NULL shows as "-".
 std::string render_table(const Table& table, TableFormat format, const RenderOptions& options = {});
+
+/// A byte count in binary units at 4 significant digits: 2281701376 -> "2.125 GiB",
+/// 10240 -> "10 KiB", 512 -> "512 B".
+std::string human_bytes(double bytes);
 
 /// A cell as plain text: "" for NULL, shortest round-trip form for a real.
 std::string cell_text(const Cell& cell);

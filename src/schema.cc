@@ -314,6 +314,25 @@ bool plain_integer(const YamlNode& node, std::int64_t* out) {
     return true;
 }
 
+/// "64k" or "1M" written where a record wants an integer: the integer it means (k and M in
+/// powers of two, as kvcat's command line reads them), for the message to say what to write.
+std::optional<std::int64_t> suffixed_integer(const YamlNode& node) {
+    if (!node.is_scalar() || node.quoted || node.value.size() < 2) return std::nullopt;
+    char last = node.value.back();
+    std::int64_t factor = last == 'k' || last == 'K' ? 1024 : last == 'M' ? 1024 * 1024 : 0;
+    if (!factor) return std::nullopt;
+    std::string_view digits = std::string_view(node.value).substr(0, node.value.size() - 1);
+    if (digits.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+    auto exact = Rational::parse(digits);
+    if (!exact) return std::nullopt;
+    try {
+        Rational v = *exact * Rational(factor);
+        if (v.is_integer()) return v.num();
+    } catch (const OverflowError&) {
+    }
+    return std::nullopt;
+}
+
 bool looks_like_big_integer(const YamlNode& node) {
     if (!node.is_scalar() || node.quoted || node.value.empty()) return false;
     std::size_t i = (node.value[0] == '-' || node.value[0] == '+') ? 1 : 0;
@@ -406,6 +425,10 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             if (!plain_integer(value, &v)) {
                 if (looks_like_big_integer(value)) {
                     out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
+                } else if (auto meant = suffixed_integer(value)) {
+                    out.push_back(diag::wrong_type(pos, name, expected_phrase(spec),
+                                                   fmt::format("{}; write {} (a record spells numbers out)",
+                                                               value.describe(), *meant)));
                 } else {
                     mistyped();
                 }

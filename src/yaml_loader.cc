@@ -304,6 +304,34 @@ public:
     void OnMapEnd() override {}
 };
 
+/// The first tab in the indentation of a line at or before the line holding `limit`: YAML
+/// indents with spaces only, and yaml-cpp's message for a tab does not say so.
+std::optional<std::size_t> tab_in_indentation_before(const std::string& t, std::size_t limit) {
+    std::size_t line_end = t.find('\n', std::min(limit, t.size()));
+    if (line_end == std::string::npos) line_end = t.size();
+    for (std::size_t start = 0; start < line_end;) {
+        std::size_t i = start;
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) {
+            if (t[i] == '\t') {
+                bool content_follows = false;
+                for (std::size_t j = i; j < t.size() && t[j] != '\n'; ++j) {
+                    if (t[j] != ' ' && t[j] != '\t') {
+                        content_follows = true;
+                        break;
+                    }
+                }
+                if (content_follows) return i;
+                break;
+            }
+            ++i;
+        }
+        std::size_t nl = t.find('\n', start);
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+    }
+    return std::nullopt;
+}
+
 /// The offset of a quote that opens a value ("key: \"...") and is not closed on its line,
 /// when the next line starts a new key: the likely cause of a parse error further on.
 std::optional<std::size_t> unclosed_quote_before(const std::string& t, std::size_t limit) {
@@ -455,7 +483,11 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
     } catch (const YAML::ParserException& e) {
         out.root.reset();
         std::size_t error_at = e.mark.is_null() || e.mark.pos < 0 ? t.size() : static_cast<std::size_t>(e.mark.pos);
-        if (auto open = unclosed_quote_before(t, error_at)) {
+        if (auto tab = tab_in_indentation_before(t, error_at)) {
+            Position at = source->position(*tab);
+            out.diagnostics.push_back(diag::yaml_syntax(
+                at, fmt::format("a tab in the indentation (column {}); YAML indents with spaces only", at.column)));
+        } else if (auto open = unclosed_quote_before(t, error_at)) {
             // yaml-cpp ran on to a later quote and failed there; the cause is the quote left open.
             out.diagnostics.push_back(
                 diag::yaml_syntax(source->position(*open), "a quoted string opened here is not closed on its line"));

@@ -51,6 +51,101 @@ TEST_F(Cli, EverySubcommandHelpHasAnExample) {
     }
 }
 
+TEST_F(Cli, TopLevelHelpHasExamplesOfEachEverydayCommand) {
+    Outcome top = k_.run({"--help"});
+    ASSERT_EQ(top.status, 0);
+    auto example = top.out.find("Examples:");
+    ASSERT_NE(example, std::string::npos) << top.out;
+    for (const char* command : {"lint", "query", "sql", "explain", "fit", "curve", "report"}) {
+        EXPECT_NE(top.out.find(std::string("  kvcat ") + command + " ", example), std::string::npos)
+            << command << " in\n" << top.out;
+    }
+}
+
+/// The long options in the "Options:" part of a --help, without --help itself.
+std::vector<std::string> long_options(const std::string& help) {
+    std::vector<std::string> out;
+    auto at = help.find("\nOptions:\n");
+    if (at == std::string::npos) return out;
+    std::size_t end = help.find("\n\n", at + 1);
+    std::string block = help.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    for (std::size_t pos = block.find("\n  "); pos != std::string::npos; pos = block.find("\n  ", pos + 1)) {
+        std::size_t dash = block.find("--", pos);
+        std::size_t line_end = block.find('\n', pos + 1);
+        if (dash == std::string::npos || (line_end != std::string::npos && dash > line_end)) continue;
+        if (block.substr(pos + 3, dash - pos - 3).find_first_not_of(" -h,") != std::string::npos) continue;
+        std::size_t stop = block.find_first_of(" =\n", dash);
+        std::string option = block.substr(dash, stop - dash);
+        if (option != "--help") out.push_back(option);
+    }
+    return out;
+}
+
+TEST_F(Cli, TheManPageCoversEveryCommandAndOption) {
+    std::string man = read_file(fs::path(KVCAT_SOURCE_DIR) / "docs/kvcat.1");
+    // roff writes a hyphen as \-.
+    auto roff = [](std::string text) {
+        std::string out;
+        for (char c : text) {
+            if (c == '-') out += "\\-";
+            else out += c;
+        }
+        return out;
+    };
+    Outcome top = k_.run({"--help"});
+    std::vector<std::vector<std::string>> commands;
+    for (const auto& name : subcommands(top.out)) {
+        commands.push_back({name});
+        for (const auto& sub : subcommands(k_.run({name, "--help"}).out)) commands.push_back({name, sub});
+    }
+    ASSERT_GE(commands.size(), 12u);
+    for (const auto& command : commands) {
+        std::string name = command.size() == 1 ? command[0] : command[0] + " " + command[1];
+        SCOPED_TRACE(name);
+        // An entry under COMMANDS: a line that starts with the command in bold.
+        bool entry = man.find("\n.B " + roff(name) + " ") != std::string::npos ||
+                     man.find("\n.BR " + roff(name) + " ") != std::string::npos ||
+                     man.find("\n.BR \"" + roff(name)) != std::string::npos;
+        EXPECT_TRUE(entry) << "the man page has no entry for " << name;
+        auto args = command;
+        args.push_back("--help");
+        Outcome help = k_.run(args);
+        ASSERT_EQ(help.status, 0) << help.err;
+        for (const auto& option : long_options(help.out)) {
+            EXPECT_NE(man.find(roff(option)), std::string::npos) << "the man page does not mention " << option;
+        }
+    }
+    // The check reads options: a known one is found in `kvcat fit --help`.
+    auto fit = long_options(k_.run({"fit", "--help"}).out);
+    EXPECT_NE(std::find(fit.begin(), fit.end(), "--reserve-gib"), fit.end());
+}
+
+TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
+    KvcatRunner k;
+    Outcome explain = k.run({"explain", "vllm-qwen35"});
+    EXPECT_EQ(explain.status, 0) << explain.err;
+    EXPECT_TRUE(explain.out.starts_with("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k")) << explain.out;
+    Outcome several = k.run({"explain", "qwen3.5"});
+    EXPECT_EQ(several.status, 2);
+    EXPECT_NE(several.err.find("'qwen3.5' could be any of"), std::string::npos) << several.err;
+
+    Outcome fit = k.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
+                         "--kv-dtype", "bf16", "--format", "json"});
+    EXPECT_EQ(fit.status, 0) << fit.err;
+    Outcome whole = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                           "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
+    EXPECT_EQ(fit.out, whole.out);
+    Outcome typo = k.run({"fit", "--model", "qwen3.5-72b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                          "Q4_K", "--kv-dtype", "bf16"});
+    EXPECT_EQ(typo.status, 2);
+    EXPECT_NE(typo.err.find("no model record 'qwen3.5-72b'; did you mean 'models/qwen3.5-27b'?"), std::string::npos)
+        << typo.err;
+
+    Outcome curve = k.run({"curve", "--model", "llama-3.1-8b", "--contexts", "8k", "--format", "csv"});
+    EXPECT_EQ(curve.status, 0) << curve.err;
+    EXPECT_EQ(curve.out, k.run({"curve", "--model", "models/llama-3.1-8b", "--contexts", "8k", "--format", "csv"}).out);
+}
+
 TEST_F(Cli, MistypedSubcommandGetsADidYouMean) {
     Outcome r = k_.run({"lnt", "records"});
     EXPECT_EQ(r.status, 2);

@@ -198,13 +198,15 @@ TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
     ASSERT_EQ(lines.size(), 5u) << tty.out;  // header, rule, two rows, count
     for (const auto& line : lines) EXPECT_LE(display_width(line), 60u) << line;
     EXPECT_NE(tty.out.find("\xE2\x80\xA6"), std::string::npos) << tty.out;  // the ellipsis
-    EXPECT_NE(tty.out.find("65536"), std::string::npos) << tty.out;
-    EXPECT_NE(tty.out.find("10240"), std::string::npos) << tty.out;
+    // On a terminal the byte counts read in binary units, and the shared folder of ids goes.
+    EXPECT_NE(tty.out.find("64 KiB"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("10 KiB"), std::string::npos) << tty.out;
+    EXPECT_EQ(tty.out.find("kv-efficiency/"), std::string::npos) << tty.out;
 
-    // A wide terminal: nothing is cut.
+    // A wide terminal: nothing is cut (the folder every id shares is still left out).
     Outcome wide = k_.run_on_terminal(args, {"COLUMNS=300"});
     EXPECT_EQ(wide.out.find("\xE2\x80\xA6"), std::string::npos) << wide.out;
-    EXPECT_NE(wide.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("\nllamacpp-qwen35-27b-rtx3090-64k "), std::string::npos) << wide.out;
 
     // Not a terminal: never cut, whatever COLUMNS says.
     Outcome pipe = k_.run(args, {"COLUMNS=60"});
@@ -212,6 +214,116 @@ TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
     EXPECT_EQ(pipe.out.find("\xE2\x80\xA6"), std::string::npos) << pipe.out;
     EXPECT_NE(pipe.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << pipe.out;
     EXPECT_GT(display_width(lines_of(pipe.out)[0]), 60u);
+}
+
+TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    // One row: too wide to read across, so it reads down, every value whole.
+    Outcome one = k_.run_on_terminal({"query", "attention_variant=hybrid", "context_length>64k"}, {"COLUMNS=100"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    for (const auto& line : lines_of(one.out)) EXPECT_LE(display_width(line), 100u) << line;
+    EXPECT_TRUE(one.out.starts_with("-[ row 1 ]")) << one.out;
+    EXPECT_NE(one.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n"), std::string::npos) << one.out;
+    EXPECT_NE(one.out.find("| 10737418240 (10 GiB)"), std::string::npos) << one.out;
+
+    // Every row: ids without their shared folder and still told apart, columns that do not
+    // fit named in a note.
+    Outcome all = k_.run_on_terminal({"query"}, {"COLUMNS=100"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    auto lines = lines_of(all.out);
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 100u) << line;
+    ASSERT_GE(lines.size(), 5u) << all.out;
+    EXPECT_TRUE(lines[2].starts_with("llamacpp-")) << all.out;
+    EXPECT_TRUE(lines[3].starts_with("vllm-")) << all.out;
+    EXPECT_NE(lines[2].find("64k "), std::string::npos) << all.out;  // the end of the id, kept
+    EXPECT_NE(all.out.find("nvidia-rtx-3090"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find(" columns: --columns or --format vertical"), std::string::npos) << all.out;
+
+    // sql has no --columns; its note says what it has.
+    Outcome star = k_.run_on_terminal({"sql", "SELECT * FROM kv_rows"}, {"COLUMNS=100"});
+    ASSERT_EQ(star.status, 0) << star.err;
+    for (const auto& line : lines_of(star.out)) {
+        if (!line.starts_with("+")) {
+            EXPECT_LE(display_width(line), 100u) << line;
+        }
+    }
+    EXPECT_NE(star.out.find(" columns: --format vertical, or fewer columns in the SELECT"), std::string::npos)
+        << star.out;
+
+    // The same query in a pipe is exact, whatever the width.
+    Outcome pipe = k_.run({"query"}, {"COLUMNS=100"});
+    EXPECT_NE(pipe.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"), std::string::npos) << pipe.out;
+    EXPECT_NE(pipe.out.find("10737418240"), std::string::npos) << pipe.out;
+    EXPECT_EQ(pipe.out.find("columns: --columns"), std::string::npos) << pipe.out;
+}
+
+TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
+    Outcome r = k_.run({"-q", "query", "--format", "vertical", "--columns", "id,kv_bytes_per_token"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "-[ row 1 ]-----------\n"
+              "id                 | kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\n"
+              "kv_bytes_per_token | 65536\n"
+              "-[ row 2 ]-----------\n"
+              "id                 | kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
+              "kv_bytes_per_token | 10240\n"
+              "(2 rows)\n");
+}
+
+/// The ids a query prints as CSV, one a line after the header.
+std::vector<std::string> ids_of(const Outcome& r) {
+    std::vector<std::string> ids;
+    auto lines = lines_of(r.out);
+    for (std::size_t i = 1; i < lines.size(); ++i) ids.push_back(lines[i].substr(0, lines[i].find(',')));
+    return ids;
+}
+
+TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    const std::string llama = "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k";
+    const std::string vllm = "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k";
+    auto query = [&](std::vector<std::string> filters) {
+        std::vector<std::string> args = {"query", "--format", "csv", "--columns", "id"};
+        args.insert(args.end(), filters.begin(), filters.end());
+        return k_.run(args);
+    };
+    using Ids = std::vector<std::string>;
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=fp8,bf16"})), (Ids{llama, vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=FP8"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype!=fp8,bf16"})), (Ids{}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx!=null"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx=null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"accelerator=nvidia-rtx-3090"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"model=qwen3.5-35b-a3b"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"id=llamacpp-qwen35-27b-rtx3090-64k"})), (Ids{llama}));
+    // The vLLM row has no roofline; a comparison leaves it out and says so.
+    Outcome under = query({"roofline_fraction<70%"});
+    EXPECT_EQ(ids_of(under), (Ids{llama}));
+    EXPECT_NE(under.err.find("1 row with no roofline_fraction left out by 'roofline_fraction<70%' "
+                             "(see them with roofline_fraction=null)"),
+              std::string::npos)
+        << under.err;
+    Outcome none = query({"roofline_fraction<50%"});
+    EXPECT_EQ(ids_of(none), (Ids{}));
+    EXPECT_NE(none.err.find("1 row with no roofline_fraction"), std::string::npos) << none.err;
+    // != keeps rows without a value, so nothing is said.
+    Outcome differs = query({"roofline_fraction!=0.5"});
+    EXPECT_EQ(ids_of(differs), (Ids{llama, vllm}));
+    EXPECT_EQ(differs.err.find("left out"), std::string::npos) << differs.err;
+    // A mistyped id matches nothing and gets the nearest one in the catalog.
+    Outcome typo = query({"accelerator=nvidia-rtx-309"});
+    EXPECT_EQ(typo.status, 0);
+    EXPECT_EQ(ids_of(typo), (Ids{}));
+    EXPECT_NE(typo.err.find("no record has the id 'accelerators/nvidia-rtx-309' (did you mean "
+                            "accelerator=accelerators/nvidia-rtx-3090?)"),
+              std::string::npos)
+        << typo.err;
+    // A number in the wrong unit is told the column's.
+    Outcome unit = query({"memory_gb=24GiBs"});
+    EXPECT_EQ(unit.status, 2);
+    EXPECT_NE(unit.err.find("memory_gb is a number in GB; write a value such as 24 or 24GB"), std::string::npos)
+        << unit.err;
+    EXPECT_EQ(ids_of(query({"memory_gb>=24GB"})), (Ids{llama}));
 }
 
 TEST_F(CmdQuery, SqlTableShowsNullAsDash) {

@@ -73,6 +73,14 @@ if [[ "${binary_rules% }" != "$script_rules" ]]; then
     failures=$((failures + 1))
 fi
 
+# The binary a checkout builds completes too, as the README runs it, not only kvcat on PATH.
+for word in kvcat build/release/kvcat ./build/release/kvcat; do
+    if ! complete -p "$word" 2>/dev/null | grep -q -- "-F _kvcat"; then
+        echo "FAIL: no completion registered for $word" >&2
+        failures=$((failures + 1))
+    fi
+done
+
 if ((failures > 0)); then
     echo "$failures completion check(s) failed" >&2
     exit 1

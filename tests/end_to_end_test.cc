@@ -111,7 +111,10 @@ TEST_F(EndToEnd, SqlRefusesAttachEvenOfADatabaseThatWouldOpen) {
 std::pair<int, std::string> sql_to_nowhere(const fs::path& dir, const std::vector<std::string>& args) {
     std::string command = "cd " + kvcat::test::shell_quote(dir.string()) + " && timeout 60 " +
                           kvcat::test::shell_quote(KVCAT_BINARY) + " sql";
-    for (const auto& a : args) command += " " + kvcat::test::shell_quote(a);
+    for (const auto& a : args) {
+        command += ' ';
+        command += kvcat::test::shell_quote(a);
+    }
     command += " >/dev/null 2>" + kvcat::test::shell_quote((dir / "sql.err").string());
     int status = kvcat::test::run_shell(command);
     return {status, slurp(dir / "sql.err")};

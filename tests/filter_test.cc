@@ -1,11 +1,13 @@
 #include "filter.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "catalog.h"
 #include "catalog_writer.h"
+#include "kvcat_runner.h"
 #include "lint.h"
 
 namespace kvcat {
@@ -51,8 +53,8 @@ TEST(Filter, EachOperatorBecomesItsOwnSql) {
                           Case{"context_length=64k", "context_length = ?"},
                           Case{"context_length!=64k", "context_length IS NOT ?"},
                           Case{"model~models/qwen*", "lower(model) GLOB lower(?)"},
-                          Case{"engine=vllm", "engine = ? COLLATE NOCASE"},
-                          Case{"engine!=vllm", "engine IS NOT ? COLLATE NOCASE"}}) {
+                          Case{"engine=vllm", "engine COLLATE NOCASE = ?"},
+                          Case{"engine!=vllm", "engine COLLATE NOCASE IS NOT ?"}}) {
         QuerySpec spec;
         spec.columns = {"id"};
         spec.filters.push_back(parse_filter(c.filter));
@@ -60,6 +62,23 @@ TEST(Filter, EachOperatorBecomesItsOwnSql) {
         EXPECT_EQ(bound.sql, std::string("SELECT id FROM kv_rows WHERE ") + c.where + " ORDER BY id") << c.filter;
         ASSERT_EQ(bound.parameters.size(), 1u) << c.filter;
     }
+}
+
+// Against a real catalog: a comma list of lower-case names finds the rows of each, which a
+// collation written after the value did not (SQLite answered such an OR from a binary index).
+TEST(Filter, ACommaListIgnoresCaseInTheCatalog) {
+    test::KvcatRunner runner;
+    auto count = [&](const std::string& filter) {
+        test::Outcome q = runner.run({"-q", "query", "--format", "csv", "--columns", "id", filter});
+        EXPECT_EQ(q.status, 0) << q.err;
+        return std::count(q.out.begin(), q.out.end(), '\n') - 1;
+    };
+    long vllm = count("engine=vllm");
+    long llama = count("engine=LLAMA.CPP");
+    EXPECT_GT(vllm, 0);
+    EXPECT_GT(llama, 0);
+    EXPECT_EQ(count("engine=vllm,llama.cpp"), vllm + llama);
+    EXPECT_EQ(count("engine=VLLM,LLAMA.CPP"), vllm + llama);
 }
 
 TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
@@ -70,7 +89,7 @@ TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
     spec.descending = true;
     BoundSql bound = build_query_sql(spec);
     EXPECT_EQ(bound.sql,
-              "SELECT id, context_length FROM kv_rows WHERE attention_variant = ? COLLATE NOCASE AND context_length > ? "
+              "SELECT id, context_length FROM kv_rows WHERE attention_variant COLLATE NOCASE = ? AND context_length > ? "
               "ORDER BY context_length DESC, id");
     ASSERT_EQ(bound.parameters.size(), 2u);
     EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "hybrid");
@@ -104,7 +123,8 @@ TEST(Filter, ValuesAreBoundNeverSpliced) {
     BoundSql bound = build_query_sql(spec);
     EXPECT_EQ(bound.sql.find("OR 1=1"), std::string::npos) << bound.sql;
     ASSERT_EQ(bound.parameters.size(), 1u);
-    EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "x' OR 1=1 --");
+    // An id without a folder gets kv-efficiency/ in front; the rest is the user's text, bound.
+    EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "kv-efficiency/x' OR 1=1 --");
 }
 
 TEST(Filter, InjectionAttemptMatchesNothing) {
@@ -136,6 +156,95 @@ TEST(Filter, ColumnsAndSortAreValidated) {
     spec.sort_column.clear();
     spec.columns = {"nope"};
     EXPECT_THROW(build_query_sql(spec), FilterError);
+}
+
+std::string where_of(std::initializer_list<const char*> filters) {
+    QuerySpec spec;
+    spec.columns = {"id"};
+    for (const char* f : filters) spec.filters.push_back(parse_filter(f));
+    std::string sql = build_query_sql(spec).sql;
+    std::size_t at = sql.find(" WHERE ");
+    std::size_t end = sql.find(" ORDER BY ");
+    return at == std::string::npos ? "" : sql.substr(at + 7, end - at - 7);
+}
+
+TEST(Filter, ACommaListIsAnyOfItsValues) {
+    Filter f = parse_filter("kv_cache_dtype=fp8,bf16");
+    ASSERT_EQ(f.values.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(f.values[1]), "bf16");
+    EXPECT_EQ(where_of({"kv_cache_dtype=fp8,bf16"}),
+              "(kv_cache_dtype COLLATE NOCASE = ? OR kv_cache_dtype COLLATE NOCASE = ?)");
+    // != a list is none of them; a glob list is any glob; numbers list too.
+    EXPECT_EQ(where_of({"engine!=vllm,sglang"}), "(engine COLLATE NOCASE IS NOT ? AND engine COLLATE NOCASE IS NOT ?)");
+    EXPECT_EQ(where_of({"model~*qwen*,*llama*"}), "(lower(model) GLOB lower(?) OR lower(model) GLOB lower(?))");
+    EXPECT_EQ(where_of({"context_length=64k,128k"}), "(context_length = ? OR context_length = ?)");
+    EXPECT_EQ(std::get<std::int64_t>(parse_filter("context_length=64k,128k").values[1]), 131072);
+    EXPECT_THROW(parse_filter("kv_cache_dtype=fp8,,bf16"), FilterError);
+    EXPECT_THROW(parse_filter("context_length>64k,128k"), FilterError);
+}
+
+TEST(Filter, NullTestsForNoValue) {
+    EXPECT_EQ(where_of({"measured_tps_at_ctx!=null"}), "measured_tps_at_ctx IS NOT NULL");
+    EXPECT_EQ(where_of({"roofline_fraction=null"}), "roofline_fraction IS NULL");
+    EXPECT_EQ(where_of({"accelerator=NULL"}), "accelerator IS NULL");
+    QuerySpec spec;
+    spec.filters.push_back(parse_filter("measured_tps_at_ctx!=null"));
+    EXPECT_TRUE(build_query_sql(spec).parameters.empty());
+    EXPECT_THROW(parse_filter("measured_tps_at_ctx>null"), FilterError);
+}
+
+TEST(Filter, NumbersMayCarryTheColumnsUnit) {
+    auto number = [](const char* text) { return parse_filter(text).value; };
+    EXPECT_EQ(std::get<std::int64_t>(number("memory_gb>=24GB")), 24);
+    EXPECT_EQ(std::get<std::int64_t>(number("memory_gb>=24")), 24);
+    EXPECT_DOUBLE_EQ(std::get<double>(number("roofline_fraction<50%")), 0.5);
+    EXPECT_EQ(std::get<std::int64_t>(number("kv_bytes_at_context<2GiB")), 2147483648);
+    EXPECT_EQ(std::get<std::int64_t>(number("kv_bytes_at_context<1.5GB")), 1500000000);
+    EXPECT_EQ(std::get<std::int64_t>(number("kv_bytes_per_token<=10KiB")), 10240);
+    EXPECT_EQ(std::get<std::int64_t>(number("measured_ttft_ms_at_ctx<250ms")), 250);
+    EXPECT_THROW(parse_filter("context_length<50%"), FilterError);  // a percentage is for ratios
+}
+
+TEST(Filter, ANumberErrorSpeaksTheColumnsUnit) {
+    auto message = [](const char* text) {
+        try {
+            parse_filter(text);
+        } catch (const FilterError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string gb = message("memory_gb=24GiBs");
+    EXPECT_NE(gb.find("memory_gb is a number in GB; write a value such as 24 or 24GB"), std::string::npos) << gb;
+    EXPECT_EQ(gb.find("65536"), std::string::npos) << gb;
+    std::string ratio = message("roofline_fraction<half");
+    EXPECT_NE(ratio.find("0.5 or 50%"), std::string::npos) << ratio;
+    std::string tokens = message("context_length>lots");
+    EXPECT_NE(tokens.find("in tokens; write a value such as 65536, 64k or 1M"), std::string::npos) << tokens;
+}
+
+TEST(Filter, ARecordIdMayLeaveOutItsFolder) {
+    EXPECT_EQ(std::get<std::string>(parse_filter("accelerator=nvidia-rtx-4090").value), "accelerators/nvidia-rtx-4090");
+    EXPECT_EQ(std::get<std::string>(parse_filter("model=qwen3.5-27b").value), "models/qwen3.5-27b");
+    EXPECT_EQ(std::get<std::string>(parse_filter("id!=short").value), "kv-efficiency/short");
+    EXPECT_EQ(std::get<std::string>(parse_filter("accelerator=accelerators/x").value), "accelerators/x");
+    EXPECT_EQ(std::get<std::string>(parse_filter("model~qwen*").value), "qwen*");  // a glob is as written
+    EXPECT_EQ(std::get<std::string>(parse_filter("engine=vllm").value), "vllm");
+}
+
+TEST(Filter, NullCountsAskForTheRowsAComparisonLeavesOut) {
+    QuerySpec spec;
+    spec.filters = {parse_filter("roofline_fraction<50%"), parse_filter("engine=vllm"),
+                    parse_filter("accelerator!=x"), parse_filter("measured_tps_at_ctx!=null")};
+    auto counts = build_null_count_sql(spec);
+    // engine=vllm leaves out rows without an engine too; != and null tests keep them.
+    ASSERT_EQ(counts.size(), 2u);
+    EXPECT_EQ(counts[0].filter->column, "roofline_fraction");
+    EXPECT_EQ(counts[0].sql.sql,
+              "SELECT count(*) FROM kv_rows WHERE roofline_fraction IS NULL AND engine COLLATE NOCASE = ? AND "
+              "accelerator COLLATE NOCASE IS NOT ? AND measured_tps_at_ctx IS NOT NULL");
+    ASSERT_EQ(counts[0].sql.parameters.size(), 2u);
+    EXPECT_EQ(counts[1].filter->column, "engine");
 }
 
 }  // namespace

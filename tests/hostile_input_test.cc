@@ -748,7 +748,9 @@ TEST(HostileTree, DanglingSymlinkIsUnreadable) {
     Outcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, kv / "dangling.yaml", "file-unreadable");
-    if (d) EXPECT_NE(d->message.find("a link to nothing"), std::string::npos) << d->message;
+    if (d) {
+        EXPECT_NE(d->message.find("a link to nothing"), std::string::npos) << d->message;
+    }
     expect_good_record_clean(*o.result, dir->path());
     EXPECT_EQ(o.result->diagnostics.size(), 1u) << describe(o.result->diagnostics);
 }
@@ -795,7 +797,9 @@ double seconds_to_lint(const std::string& name, const std::string& text) {
     Outcome o = lint_guarded({dir->path()}, dir);
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     EXPECT_TRUE(o.result) << o.failure;
-    if (o.result) EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
+    if (o.result) {
+        EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
+    }
     return took.count();
 }
 
@@ -839,7 +843,9 @@ TEST(HostileTree, FifoNamedLikeARecordIsUnreadableNotAHang) {
     Outcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, fifo, "file-unreadable");
-    if (d) EXPECT_NE(d->message.find("a FIFO"), std::string::npos) << d->message;
+    if (d) {
+        EXPECT_NE(d->message.find("a FIFO"), std::string::npos) << d->message;
+    }
     expect_good_record_clean(*o.result, dir->path());
 }
 

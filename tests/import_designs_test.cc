@@ -587,8 +587,9 @@ TEST(ConfigKeys, TheTableIsSortedAndNamesEachKeyOnce) {
     auto keys = kvcat::config_keys();
     for (std::size_t i = 1; i < keys.size(); ++i) EXPECT_LT(keys[i - 1].name, keys[i].name);
     for (const auto& k : keys) {
-        if (k.use != kvcat::KeyUse::read)
+        if (k.use != kvcat::KeyUse::read) {
             EXPECT_FALSE(k.why.empty()) << k.name << " says not why";
+        }
     }
 }
 

@@ -46,7 +46,7 @@ Model qwen35_27b() {
     m.kv_layers.count = 16;
     m.kv_layers.interval = 4;
     m.kv_layers.first_index = 3;
-    m.linear = LinearShape{StateKind::gated_deltanet, 48, 16, 48, 128, 128, 0, 0, 4, "float32"};
+    m.linear = LinearShape{StateKind::gated_deltanet, 48, 16, 48, 128, 128, 0, 0, 4, "float32", "", false};
     return m;
 }
 
@@ -55,7 +55,7 @@ Model qwen35_35b_a3b() {
     m.attention_variant = "hybrid";
     m.kv_layers.count = 10;
     m.kv_layers.interval = 4;
-    m.linear = LinearShape{StateKind::gated_deltanet, 30, 16, 32, 128, 128, 0, 0, 4, "float32"};
+    m.linear = LinearShape{StateKind::gated_deltanet, 30, 16, 32, 128, 128, 0, 0, 4, "float32", "", false};
     return m;
 }
 

@@ -67,9 +67,15 @@ private:
     Outcome run_wrapped(const std::vector<std::string>& args, const std::vector<std::string>& env,
                         const std::string& wrapper) const {
         std::string kvcat = shell_quote(KVCAT_BINARY);
-        for (const auto& a : args) kvcat += " " + shell_quote(a);
+        for (const auto& a : args) {
+            kvcat += ' ';
+            kvcat += shell_quote(a);
+        }
         std::string prefix = "env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS";
-        for (const auto& e : env) prefix += " " + shell_quote(e);
+        for (const auto& e : env) {
+            prefix += ' ';
+            prefix += shell_quote(e);
+        }
         std::string out = shell_quote((dir() / ".stdout").string());
         std::string err = shell_quote((dir() / ".stderr").string());
         std::string cmd = "cd " + shell_quote(dir().string()) + " && ";

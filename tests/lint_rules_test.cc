@@ -516,7 +516,7 @@ TEST(LintRules, SchemaTypeTrips) {
                                          "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 9, 17);
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "'context_length' must be a whole number, found '64k'");
+    EXPECT_EQ(d->message, "'context_length' must be a whole number, found '64k'; write 65536 (a record spells numbers out)");
     expect_only_rules(result, {"schema-type"});
 }
 
@@ -975,8 +975,8 @@ TEST_P(RuleFixture, FailFixtureTripsItsRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LintRules, RuleFixture, ::testing::ValuesIn(rule_ids()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string name = param_info.param;
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });

@@ -156,6 +156,10 @@ TEST(PhysicsRules, ExceedsMemoryTrips) {
     // 15,187,500,000 + 262,144 x 65,536 + 156,893,184
     EXPECT_EQ(d.computed, "32,524,262,368");
     EXPECT_EQ(d.stated, "24,000,000,000");
+    // The bytes as written, and in GiB to read: 32,524,262,368 / 2^30 and 24e9 / 2^30.
+    EXPECT_NE(d.message.find("needs 32,524,262,368 bytes (30.29 GiB) but the accelerator has 24,000,000,000 (22.35 GiB)"),
+              std::string::npos)
+        << d.message;
 }
 
 TEST(PhysicsRules, StatedOffloadSilencesExceedsMemory) {

@@ -132,8 +132,9 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
     }
     ReportInput in = input();
     in.rows.columns.push_back("measured_prefill_tps_at_ctx");
-    for (auto& r : in.rows.rows) r.push_back(Cell{});
-    in.rows.rows[0].back() = 1500.0;
+    for (std::size_t i = 0; i < in.rows.rows.size(); ++i) {
+        in.rows.rows[i].push_back(i == 0 ? Cell{1500.0} : Cell{});
+    }
     Table quality;
     quality.columns = {"model", "kv_cache_dtype", "metric", "score"};
     quality.rows = {

@@ -383,8 +383,8 @@ TEST_P(JsonSchemaAgreement, EveryFieldDescriptionIsNotEmptyAndEveryTableFieldHas
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, JsonSchemaAgreement, testing::ValuesIn(kAllKinds),
-                         [](const testing::TestParamInfo<RecordKind>& info) {
-                             std::string name(kind_name(info.param));
+                         [](const testing::TestParamInfo<RecordKind>& param_info) {
+                             std::string name(kind_name(param_info.param));
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });
@@ -792,6 +792,11 @@ TEST(LoaderEnforcesSchema, AWrongTypeIsReportedAtTheValue) {
                18, {"'config_verified' must be true or false"});
     expect_one(load(kKv, edit(kKv, "context_length: 4096", "context_length: 4096.5")), "schema-type", 7, 17,
                {"'context_length'"});
+    // A context written as the command line takes it is told the integer to write instead.
+    expect_one(load(kKv, edit(kKv, "context_length: 4096", "context_length: 64k")), "schema-type", 7, 17,
+               {"'context_length'", "64k", "write 65536"});
+    expect_one(load(kKv, edit(kKv, "context_length: 4096", "context_length: 1M")), "schema-type", 7, 17,
+               {"write 1048576"});
     // A quoted whole number fails the rational's pattern in the schema and the loader alike.
     expect_one(load(kKv, edit(kKv, "kv_bytes_per_token: 8192", "kv_bytes_per_token: \"8192\"")), "schema-type", 8,
                21, {"'kv_bytes_per_token'", "a fraction such as 34/32"});

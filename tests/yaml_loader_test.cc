@@ -50,6 +50,24 @@ TEST(YamlLoader, QuotedAndPlainScalarsStayApart) {
     EXPECT_EQ(y.root->find("e")->mark.line, 5);
 }
 
+TEST(YamlLoader, ATabInTheIndentationIsNamedWithItsColumn) {
+    auto first = load_yaml("f.yaml", "id: a\nnested:\n\tcount: 16\n");
+    const Diagnostic* d = find_rule(first, "yaml-syntax");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 3);
+    EXPECT_EQ(d->pos.column, 1);
+    EXPECT_NE(d->message.find("a tab in the indentation (column 1); YAML indents with spaces only"), std::string::npos)
+        << d->message;
+    auto after_spaces = load_yaml("f.yaml", "id: a\nnested:\n  count: 16\n  \tother: 2\n");
+    d = find_rule(after_spaces, "yaml-syntax");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->pos.line, 4);
+    EXPECT_EQ(d->pos.column, 3);
+    EXPECT_NE(d->message.find("(column 3)"), std::string::npos) << d->message;
+    // A tab inside a value is not indentation, and parses.
+    EXPECT_EQ(find_rule(load_yaml("f.yaml", "id: a\nnote: \"x\ty\"\n"), "yaml-syntax"), nullptr);
+}
+
 TEST(YamlLoader, DuplicateKeyNamesBothLines) {
     auto y = load_yaml("f.yaml", "id: a\nengine: vLLM\nother: 1\nengine: llama.cpp\n");
     const Diagnostic* d = find_rule(y, "yaml-duplicate-key");

@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "render.h"
 #include "terminal.h"
 
@@ -31,7 +32,7 @@ Table columns_table() {
 
 int run_columns(const ColumnsOptions& options) {
     std::cout << render_table(columns_table(), *parse_table_format(options.format),
-                              RenderOptions{stdout_terminal_width()});
+                              stdout_render_options("--format vertical"));
     std::cout.flush();
     if (!std::cout) {
         spdlog::error("cannot write to stdout");

@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "curve.h"
 #include "lint.h"
+#include "record_ref.h"
 #include "render.h"
 #include "suggest.h"
 #include "terminal.h"
@@ -50,10 +52,11 @@ std::string not_found(const std::string& what, const std::string& id, const Reco
 
 /// Fills `request` from the options; an empty string when it could, else what is wrong.
 std::string make_request(const CurveOptions& o, const RecordSet& records, CurveRequest& request) {
-    const Record* model = records.find(o.model);
+    RecordRef model_ref = resolve_record(records, o.model, RecordKind::model);
+    const Record* model = model_ref.record;
     if (!model || !model->model)
-        return not_found("model", o.model, records, RecordKind::model);
-    request.model_id = o.model;
+        return model ? not_found("model", o.model, records, RecordKind::model) : model_ref.error;
+    request.model_id = model->id;
     request.model = &*model->model;
     for (const auto& name : split_commas(o.kv_dtypes)) {
         auto dtype = find_cache_dtype(name);
@@ -74,10 +77,11 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
         }
     } else {
         for (const auto& id : split_commas(o.accelerators)) {
-            const Record* a = records.find(id);
+            RecordRef a_ref = resolve_record(records, id, RecordKind::accelerator);
+            const Record* a = a_ref.record;
             if (!a || !a->accelerator)
-                return not_found("accelerator", id, records, RecordKind::accelerator);
-            request.accelerators.push_back({id, &*a->accelerator});
+                return a ? not_found("accelerator", id, records, RecordKind::accelerator) : a_ref.error;
+            request.accelerators.push_back({a->id, &*a->accelerator});
         }
     }
     if (!o.weight_quant.empty()) {
@@ -116,7 +120,7 @@ int run_curve(const CurveOptions& o) {
     }
     try {
         Table table = curve_table(request, kv_curve(request));
-        std::cout << render_table(table, *format, RenderOptions{stdout_terminal_width()});
+        std::cout << render_table(table, *format, stdout_render_options("--format vertical"));
     } catch (const std::exception& e) {
         spdlog::error("{}: {}", o.model, e.what());
         return ExitCode::failure;

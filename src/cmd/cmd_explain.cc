@@ -6,6 +6,7 @@
 #include "cmd/commands.h"
 #include "explain.h"
 #include "lint.h"
+#include "record_ref.h"
 
 namespace kvcat::cmd {
 
@@ -30,6 +31,15 @@ int run_explain(const ExplainOptions& options) {
         return ExitCode::failure;
     }
     const Record* record = find_record(lint, options.target);
+    if (!record && !is_file) {
+        // A record id may be cut short: its name without the folder, or a prefix only it has.
+        RecordRef ref = resolve_record(lint.records, options.target, std::nullopt);
+        if (!ref.record) {
+            spdlog::error("{} under {}", ref.error, scope.string());
+            return ExitCode::failure;
+        }
+        record = ref.record;
+    }
     if (!record) {
         spdlog::error("no record '{}' under {}", options.target, scope.string());
         return ExitCode::failure;
@@ -56,6 +66,7 @@ void setup_explain(CLI::App& app, int& exit_code) {
     sub->footer(
         "Examples:\n"
         "  kvcat explain kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
+        "  kvcat explain vllm-qwen35          # a name, or its start, when only one record has it\n"
         "  kvcat explain records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml --format json");
     sub->callback([options, &exit_code] { exit_code = run_explain(*options); });
 }

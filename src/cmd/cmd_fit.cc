@@ -11,6 +11,7 @@
 #include "lint.h"
 #include "skeleton.h"
 #include "physics.h"
+#include "record_ref.h"
 #include "schema.h"
 #include "weight_quant.h"
 
@@ -144,14 +145,20 @@ int run_fit(const FitOptions& o) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    const Record* model = lint.records.find(o.model);
-    const Record* accelerator = lint.records.find(o.accelerator);
+    RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
+    RecordRef accelerator_ref = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
+    const Record* model = model_ref.record;
+    const Record* accelerator = accelerator_ref.record;
     if (!model || !model->model) {
-        spdlog::error("no model record '{}' under {}", o.model, o.records);
+        spdlog::error("{} under {}", model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
+                      o.records);
         return ExitCode::failure;
     }
     if (!accelerator || !accelerator->accelerator) {
-        spdlog::error("no accelerator record '{}' under {}", o.accelerator, o.records);
+        spdlog::error("{} under {}",
+                      accelerator_ref.record ? accelerator_ref.record->id + " is not a readable accelerator record"
+                                             : accelerator_ref.error,
+                      o.records);
         return ExitCode::failure;
     }
     for (const auto& d : lint.diagnostics) {
@@ -162,8 +169,8 @@ int run_fit(const FitOptions& o) {
     try {
         FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
         if (o.format == "json") {
-            nlohmann::json j = quant ? fit_json(terms, o.model, o.accelerator, *quant, *dtype)
-                                     : fit_json(terms, o.model, o.accelerator, weights_name, *dtype);
+            nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
+                                     : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
             if (!terms.fits) j["refusal"] = fit_refusal(terms);
             if (!contexts.empty()) {
                 j["at_contexts"] = nlohmann::json::array();
@@ -175,7 +182,7 @@ int run_fit(const FitOptions& o) {
             }
             std::cout << j.dump(2) << '\n';
         } else {
-            std::cout << fit_text(terms, o.model, o.accelerator, weights_name, *dtype);
+            std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
             if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
         }
         if (!terms.fits) {
@@ -209,11 +216,13 @@ void setup_fit(CLI::App& app, int& exit_code) {
     sub->add_option("--records", o->records, "Where the records are")->capture_default_str();
     sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
     sub->footer(
-        "Example:\n"
+        "Examples:\n"
         "  kvcat fit --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
         "            --weight-quant Q4_K --kv-dtype bf16\n"
         "  kvcat fit --model models/deepseek-v3 --accelerator accelerators/nvidia-h200 --gpus 8 \\\n"
         "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
+        "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
+        "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
     sub->callback([o, &exit_code] { exit_code = run_fit(*o); });

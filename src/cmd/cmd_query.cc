@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,8 +7,10 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "filter.h"
 #include "render.h"
+#include "suggest.h"
 #include "terminal.h"
 
 namespace kvcat::cmd {
@@ -38,6 +41,46 @@ std::vector<std::string> split_columns(const std::string& text) {
     return out;
 }
 
+/// The ids a record-id column may hold, as SQL, for did-you-mean; "" for other columns.
+std::string known_ids_sql(std::string_view column) {
+    if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
+    if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
+    if (column == "id" || column == "record_id") return fmt::format("SELECT DISTINCT {0} FROM kv_rows ORDER BY {0}", column);
+    return "";
+}
+
+/// Says on stderr how many rows a comparison left out for having no value, and, when
+/// nothing matched, which record id was probably meant.
+void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, bool no_rows) {
+    for (const auto& n : build_null_count_sql(spec)) {
+        Table count = run_read_only(db, n.sql.sql, n.sql.parameters);
+        auto* left_out = count.rows.empty() ? nullptr : std::get_if<std::int64_t>(&count.rows[0][0]);
+        if (left_out && *left_out > 0) {
+            spdlog::info("{} row{} with no {} left out by '{}' (see them with {}=null)", *left_out,
+                         *left_out == 1 ? "" : "s", n.filter->column, n.filter->text, n.filter->column);
+        }
+    }
+    if (!no_rows) return;
+    for (const auto& f : spec.filters) {
+        std::string sql = known_ids_sql(f.column);
+        if (sql.empty() || f.op != "=") continue;
+        Table ids = run_read_only(db, sql, {});
+        std::vector<std::string> known;
+        for (const auto& row : ids.rows) {
+            if (const auto* id = std::get_if<std::string>(&row[0])) known.push_back(*id);
+        }
+        std::vector<std::string_view> candidates(known.begin(), known.end());
+        for (const auto& v : f.values) {
+            const auto* wanted = std::get_if<std::string>(&v);
+            if (!wanted || std::find(known.begin(), known.end(), *wanted) != known.end()) continue;
+            std::string hint = closest_match(*wanted, candidates);
+            spdlog::info("no record has the id '{}'{}", *wanted,
+                                  hint.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
+                                      : fmt::format(" (did you mean {}={}?)", f.column, hint));
+        }
+    }
+}
+
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
     try {
@@ -52,7 +95,9 @@ int run_query(const QueryOptions& options) {
             options.db, options.records, [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code,
             options.strict);
         if (!table) return code;
-        std::cout << render_table(*table, *format, RenderOptions{stdout_terminal_width()});
+        std::cout << render_table(*table, *format, stdout_render_options());
+        std::cout.flush();
+        explain_what_was_left_out(options.db, spec, table->rows.empty());
         return ExitCode::ok;
     } catch (const FilterError& e) {
         spdlog::error("{}", e.what());
@@ -82,13 +127,21 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--desc", options->descending, "Sort descending");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
-    sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed");
+    sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value");
     sub->footer(
-        "Numbers take k and M suffixes in powers of two: 64k = 65536, 1M = 1048576.\n"
+        "Numbers take k and M suffixes in powers of two (64k = 65536, 1M = 1048576) and may carry the column's\n"
+        "unit (memory_gb>=24GB, roofline_fraction<50%, kv_bytes_at_context<2GiB). With = != and ~ a comma list\n"
+        "is any of its values; null tests for no value. Record ids may leave out their folder.\n"
         "Examples:\n"
         "  kvcat query attention_variant=hybrid 'context_length>64k'\n"
+        "  kvcat query kv_cache_dtype=fp8,bf16 accelerator=nvidia-rtx-4090\n"
+        "  kvcat query measured_tps_at_ctx!=null 'roofline_fraction<50%'\n"
         "  kvcat query 'model~models/qwen*' --format csv\n"
         "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
+        "  kvcat query id=vllm-qwen35-35b-hybrid-fp8kv-256k --format vertical\n"
+        "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
+        "KiB/MiB/GiB and fits the window (csv, json and a pipe keep every value exact); a comparison that\n"
+        "leaves out rows with no value says how many on stderr.\n"
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
         "never rebuilt (exit 2).");

@@ -7,6 +7,7 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/table_output.h"
 #include "render.h"
 #include "terminal.h"
 
@@ -41,7 +42,8 @@ int run_sql(const SqlOptions& options) {
             options.db, options.records, [&] { return run_read_only(options.db, options.sql, {}, limits); }, code,
             options.strict);
         if (!table) return code;
-        std::string text = render_table(*table, *parse_table_format(options.format), RenderOptions{stdout_terminal_width()});
+        std::string text = render_table(*table, *parse_table_format(options.format),
+                                        stdout_render_options("--format vertical, or fewer columns in the SELECT"));
         table.reset();
         auto deadline = limits.deadline();
         if (deadline && std::chrono::steady_clock::now() > *deadline) {

@@ -1,5 +1,7 @@
 #include "cmd/skeleton_output.h"
 
+#include "record_ref.h"
+
 #include <filesystem>
 #include <iostream>
 
@@ -32,6 +34,16 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
     bool into_folder = !out.empty() && out_path.parent_path().filename() == "kv-efficiency";
     if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
 
+    // A short name or a unique prefix stands for its record; anything else is left for the
+    // skeleton to refuse with its did-you-mean.
+    if (RecordRef m = resolve_record(catalog.records, options.model, RecordKind::model); m.record) {
+        options.model = m.record->id;
+    }
+    if (options.accelerator) {
+        if (RecordRef a = resolve_record(catalog.records, *options.accelerator, RecordKind::accelerator); a.record) {
+            options.accelerator = a.record->id;
+        }
+    }
     Skeleton skeleton = make_kv_skeleton(catalog, options);
     if (!skeleton.ok()) {
         for (const auto& p : skeleton.problems) spdlog::error("{}", p);

@@ -8,7 +8,7 @@
 
 namespace kvcat::rules {
 
-void dtype_bytes_agree(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void dtype_bytes_agree(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->basis.bytes_per_element) return;
     auto dtype = find_cache_dtype(r.kv->kv_cache_dtype);
     if (!dtype) return;  // the schema reports an unknown dtype
@@ -26,7 +26,7 @@ void dtype_bytes_agree(const Record& r, const RecordSet& set, std::vector<Diagno
                                     stated.to_display(), expected_text, note));
 }
 
-void basis_product_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void basis_product_agrees(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->kv_bytes_per_token) return;
     const KvBasis& b = r.kv->basis;
     std::optional<Rational> product;
@@ -78,12 +78,12 @@ void basis_agrees_with_model(const Record& r, const RecordSet& set, std::vector<
     if (!mb->groups.empty() || !b.groups.empty()) {
         if (mb->groups != b.groups) {
             auto text = [](const std::vector<KvGroup>& groups) {
-                std::string out;
+                std::string joined;
                 for (const auto& g : groups) {
-                    if (!out.empty()) out += " + ";
-                    out += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
+                    if (!joined.empty()) joined += " + ";
+                    joined += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
                 }
-                return out.empty() ? std::string("absent") : out;
+                return joined.empty() ? std::string("absent") : joined;
             };
             out.push_back(diag::basis_model(r.where(b.groups.empty() ? "kv_bytes_basis" : "kv_bytes_basis.groups"),
                                             "groups", text(b.groups), text(mb->groups), model_id,

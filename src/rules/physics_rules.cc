@@ -100,9 +100,10 @@ void fits_in_memory(const Record& r, const RecordSet& set, std::vector<Diagnosti
             if (needed > memory) {
                 std::string how = fmt::format("{} bytes of {} + {}", group_thousands(p->weights.resident.floor()),
                                               p->weights.label, per_request_terms(*p, point));
+                constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
                 out.push_back(diag::exceeds_memory(r.where(point.key("context_length")),
                                                    group_thousands(needed.floor()), group_thousands(memory.floor()),
-                                                   how));
+                                                   how, needed.to_double() / kGiB, memory.to_double() / kGiB));
             }
         } catch (const OverflowError&) {
             out.push_back(diag::overflow(r.where(point.key("context_length")), "the memory needed at this context"));

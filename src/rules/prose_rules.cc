@@ -62,7 +62,7 @@ Diagnostic binary_units_note(const Position& pos, const Claim& c) {
 
 }  // namespace
 
-void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void prose_arithmetic_holds(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     for (const auto& located : record_claims(r)) {
         const Claim& c = located.claim;
         switch (c.verdict) {
@@ -82,7 +82,7 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& set, std::vector<D
     }
 }
 
-void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void statement_matches_basis(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->basis.statement.empty()) return;
     Position where = r.where("kv_bytes_basis.statement");
     const std::string& st = r.kv->basis.statement;
@@ -169,7 +169,7 @@ void statement_matches_basis(const Record& r, const RecordSet& set, std::vector<
     }
 }
 
-void id_context_tag_agrees(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void id_context_tag_agrees(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->points.empty() || r.id.empty()) return;
     auto tag = context_tag_of_id(r.id);
     if (!tag) return;

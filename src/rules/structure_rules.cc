@@ -8,7 +8,7 @@
 
 namespace kvcat::rules {
 
-void id_matches_path(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void id_matches_path(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.root || !r.root->find("id") || r.id.empty()) return;
     if (r.id != r.path_id) {
         out.push_back(diag::id_path_mismatch(r.where("id"), r.id, r.path_id));
@@ -42,7 +42,7 @@ void ids_are_unique(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& ou
     }
 }
 
-void model_layers_agree(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void model_layers_agree(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.model || !r.root) return;
     const Model& m = *r.model;
     std::string problem;

@@ -141,4 +141,5 @@ _kvcat() {
     return 0
 }
 
-complete -F _kvcat kvcat
+# kvcat on PATH, and the binary as a checkout builds it (bash matches the word as typed).
+complete -F _kvcat kvcat build/release/kvcat ./build/release/kvcat
