@@ -234,28 +234,24 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
         p.context_length = depth;
         p.listed = true;
         auto& [pp_entry, tg_entry] = seen[depth];
+        // One prompt test and one generation test make a point: a second of either is an error.
+        auto take = [&](const Entry*& earlier, const char* test, const char* speed, std::optional<double>& tps,
+                        std::optional<double>& stddev, std::optional<std::int64_t>& tokens, std::int64_t count) {
+            if (earlier) {
+                fail(file, e.line, e.column,
+                     fmt::format("entry {} is a second {} test at depth {} (entry {} at {} is the first): a point "
+                                 "holds one {} speed",
+                                 e.index, test, depth, earlier->index, where(file, *earlier), speed));
+            }
+            earlier = &e;
+            tps = positive(file, e, "avg_ts", *avg);
+            stddev = number(file, e, "stddev_ts");
+            tokens = count;
+        };
         if (prompt > 0) {
-            if (pp_entry) {
-                fail(file, e.line, e.column,
-                     fmt::format("entry {} is a second prompt test at depth {} (entry {} at {} is the first): a "
-                                 "point holds one prefill speed",
-                                 e.index, depth, pp_entry->index, where(file, *pp_entry)));
-            }
-            pp_entry = &e;
-            p.prefill_tps = positive(file, e, "avg_ts", *avg);
-            p.prefill_tps_stddev = number(file, e, "stddev_ts");
-            p.prompt_tokens = prompt;
+            take(pp_entry, "prompt", "prefill", p.prefill_tps, p.prefill_tps_stddev, p.prompt_tokens, prompt);
         } else {
-            if (tg_entry) {
-                fail(file, e.line, e.column,
-                     fmt::format("entry {} is a second generation test at depth {} (entry {} at {} is the first): a "
-                                 "point holds one decode speed",
-                                 e.index, depth, tg_entry->index, where(file, *tg_entry)));
-            }
-            tg_entry = &e;
-            p.tps = positive(file, e, "avg_ts", *avg);
-            p.tps_stddev = number(file, e, "stddev_ts");
-            p.gen_tokens = gen;
+            take(tg_entry, "generation", "decode", p.tps, p.tps_stddev, p.gen_tokens, gen);
         }
     }
     if (combined > 0) {
