@@ -51,6 +51,7 @@ CREATE TABLE kv_efficiency (
     engine                   TEXT NOT NULL,
     engine_version           TEXT,
     kv_cache_dtype           TEXT NOT NULL,
+    v_cache_dtype            TEXT,              -- V's type when it differs from K's (kv_cache_dtype)
     weight_quant             TEXT,
     attention_variant        TEXT NOT NULL,
     context_length           INTEGER NOT NULL,  -- tokens
@@ -151,6 +152,7 @@ SELECT
     k.engine,
     k.engine_version,
     k.kv_cache_dtype,
+    k.v_cache_dtype,
     k.weight_quant,
     k.attention_variant,
     k.context_length,

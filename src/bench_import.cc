@@ -178,13 +178,8 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
     }
     auto type_k = text_field(first, "type_k");
     auto type_v = text_field(first, "type_v");
-    if (type_k && type_v && *type_k != *type_v) {
-        fail(file, first.line, first.column,
-             fmt::format("the K cache is {} and the V cache {}: a record holds one cache dtype for both, so this "
-                         "run cannot be imported as one",
-                         *type_k, *type_v));
-    }
     if (type_k) run.kv_dtype = *type_k;
+    if (type_k && type_v && *type_k != *type_v) run.v_dtype = *type_v;  // -ctk and -ctv differ
     if (auto model_type = text_field(first, "model_type")) run.weight_quant = weight_quant_of_model_type(*model_type);
     run.weight_bytes = whole(file, first, "model_size");
 
@@ -541,6 +536,7 @@ BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOpti
         agree("format", merged->format, run.format);
         agree("engine", merged->engine, run.engine);
         agree("cache type", merged->kv_dtype, run.kv_dtype);
+        agree("V cache type", merged->v_dtype, run.v_dtype);
         agree("weight format", merged->weight_quant, run.weight_quant);
         agree("build", merged->engine_version, run.engine_version);
         for (auto& p : run.points) {

@@ -38,7 +38,8 @@ struct BenchRun {
     std::string format;  ///< "llama-bench JSON", "llama-bench JSONL", "vLLM bench serve JSON", "CSV"
     std::optional<std::string> engine;          ///< llama.cpp, vLLM; none for a CSV
     std::optional<std::string> engine_version;  ///< "8cf427ff (5163)"
-    std::optional<std::string> kv_dtype;        ///< type_k when type_v agrees
+    std::optional<std::string> kv_dtype;        ///< type_k
+    std::optional<std::string> v_dtype;         ///< type_v when it differs from type_k
     std::optional<std::string> weight_quant;    ///< from llama-bench's model_type: "Q4_K - Medium" -> Q4_K_M
     std::optional<std::int64_t> weight_bytes;   ///< llama-bench's model_size: the model's tensor bytes
     std::vector<std::string> facts;             ///< what the file says of the run, for the methodology

@@ -124,9 +124,9 @@ struct DerivedFigures {
 DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow& k, const MeasurementPoint& point,
                               const Rational& at_context) {
     DerivedFigures d;
-    auto dtype = find_cache_dtype(k.kv_cache_dtype);
-    if (!dtype) return d;
-    Rational bpe = dtype->bytes_per_element();
+    auto element = element_bytes(k.kv_cache_dtype, k.v_cache_dtype);
+    if (!element) return d;
+    Rational bpe = *element;
     try {
         d.gqa_baseline = all_layers_gqa_bytes(m, bpe);
         d.mha_baseline = all_layers_mha_bytes(m, bpe);
@@ -147,7 +147,8 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
 /// The columns of kv_efficiency, in the order catalog.sql declares them. The insert names
 /// each column, so a column added to the table is a compile error here until it is bound.
 enum class RowColumn {
-    id, record_id, model, accelerator, engine, engine_version, kv_cache_dtype, weight_quant, attention_variant,
+    id, record_id, model, accelerator, engine, engine_version, kv_cache_dtype, v_cache_dtype, weight_quant,
+    attention_variant,
     context_length, kv_bytes_per_token, kv_bytes_per_token_exact, bytes_per_element, basis_statement,
     kv_bytes_at_context, fixed_state_bytes, gqa_baseline_bytes_per_token, mha_baseline_bytes_per_token,
     gqa_reduction, mha_reduction, weight_bytes, weight_bytes_source, roofline_tps, roofline_fraction,
@@ -157,7 +158,8 @@ enum class RowColumn {
 };
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(RowColumn::count_)> kRowColumnNames = {
-    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "weight_quant",
+    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "v_cache_dtype",
+    "weight_quant",
     "attention_variant", "context_length", "kv_bytes_per_token", "kv_bytes_per_token_exact", "bytes_per_element",
     "basis_statement", "kv_bytes_at_context", "fixed_state_bytes", "gqa_baseline_bytes_per_token",
     "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction", "weight_bytes", "weight_bytes_source",
@@ -430,6 +432,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_at(st, C::engine, k.engine);
         bind_optional(st, col(C::engine_version), k.engine_version);
         bind_at(st, C::kv_cache_dtype, k.kv_cache_dtype);
+        bind_optional(st, col(C::v_cache_dtype), k.v_cache_dtype);
         bind_optional(st, col(C::weight_quant), k.weight_quant);
         bind_at(st, C::attention_variant, k.attention_variant);
         bind_at(st, C::context_length, point.context_length);

@@ -35,8 +35,15 @@ Rational growing_kv_bytes_per_token(const Model& model, const CacheDtype& dtype)
 }
 
 Rational kv_cache_bytes(const Model& model, const CacheDtype& dtype, std::int64_t context) {
-    return kv_bytes_at_context(model, growing_kv_bytes_per_token(model, dtype), context,
-                               dtype.bytes_per_element());
+    return kv_cache_bytes(model, dtype.bytes_per_element(), context);
+}
+
+Rational kv_cache_bytes(const Model& model, const Rational& bytes_per_element, std::int64_t context) {
+    auto basis = model_basis(model);
+    if (!basis)
+        throw PhysicsError("the model record lacks the figures for its KV cache");
+    return kv_bytes_at_context(model, growing_elements_per_token(*basis) * bytes_per_element, context,
+                               bytes_per_element);
 }
 
 std::vector<std::int64_t> parse_contexts(std::string_view list) {

@@ -28,6 +28,8 @@ Rational growing_kv_bytes_per_token(const Model& model, const CacheDtype& dtype)
 /// KV bytes for one sequence at `context` tokens: the growing layers at every token, the
 /// sliding layers up to their window. The fixed state is not included. Throws PhysicsError.
 Rational kv_cache_bytes(const Model& model, const CacheDtype& dtype, std::int64_t context);
+/// The same for a cache whose K and V differ: bytes per element is their mean (element_bytes).
+Rational kv_cache_bytes(const Model& model, const Rational& bytes_per_element, std::int64_t context);
 
 /// "8k,128k,1M,4096" -> tokens (k and M in powers of two, as context lengths are counted).
 /// Throws std::invalid_argument naming the item that is not a positive whole number.

@@ -36,4 +36,13 @@ std::optional<CacheDtype> find_cache_dtype(std::string_view name) {
     return std::nullopt;
 }
 
+std::optional<Rational> element_bytes(std::string_view k, const std::optional<std::string>& v) {
+    auto key = find_cache_dtype(k);
+    if (!key) return std::nullopt;
+    if (!v || *v == k) return key->bytes_per_element();
+    auto value = find_cache_dtype(*v);
+    if (!value) return std::nullopt;
+    return (key->bytes_per_element() + value->bytes_per_element()) / Rational(2);
+}
+
 }  // namespace kvcat

@@ -28,4 +28,10 @@ std::span<const CacheDtype> cache_dtypes();
 /// Lookup by exact name; nullopt when unknown.
 std::optional<CacheDtype> find_cache_dtype(std::string_view name);
 
+/// Bytes per cached element of a cache whose K is `k` and whose V is `v` (the same as K when
+/// absent): the mean of the two, so that elements x 2 (K and V) x it is exact for a cache
+/// that keeps K and V at different types (llama.cpp's -ctk q8_0 -ctv q4_0: 26/32).
+/// nullopt when either name is unknown.
+std::optional<Rational> element_bytes(std::string_view k, const std::optional<std::string>& v);
+
 }  // namespace kvcat

@@ -162,7 +162,7 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     return out;
 }
 
-json points_json(const RecordSet& set, const KvRow& row, const Model* model, const std::optional<CacheDtype>& dtype) {
+json points_json(const RecordSet& set, const KvRow& row, const Model* model, const std::optional<Rational>& element) {
     json out = json::array();
     const Accelerator* accelerator = rules::accelerator_of(set, row);
     for (const auto& p : row.points) {
@@ -171,11 +171,11 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                {"measured_tps_at_ctx", p.tps ? json(*p.tps) : json(nullptr)},
                {"measured_prefill_tps_at_ctx", p.prefill_tps ? json(*p.prefill_tps) : json(nullptr)},
                {"measured_ttft_ms_at_ctx", p.ttft_ms ? json(*p.ttft_ms) : json(nullptr)}};
-        if (model && dtype) {
+        if (model && element) {
             try {
                 auto basis = model_basis(*model);
                 if (basis) {
-                    Rational bpe = dtype->bytes_per_element();
+                    Rational bpe = *element;
                     Rational kv = kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe,
                                                       p.context_length, bpe);
                     j["kv_bytes_at_context"] = exact(kv);
@@ -262,21 +262,27 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
     out["basis"] = basis;
 
     auto dtype = find_cache_dtype(row.kv_cache_dtype);
+    // The bytes per element the basis multiplies: K's, or the mean of K's and V's.
+    auto element = element_bytes(row.kv_cache_dtype, row.v_cache_dtype);
     if (dtype) {
         out["dtype"] = {{"name", std::string(dtype->name)},
                         {"block_values", dtype->block_values},
                         {"block_bytes", dtype->block_bytes},
                         {"bytes_per_element", exact(dtype->bytes_per_element())}};
+        if (row.v_cache_dtype && element) {
+            out["dtype"]["v_name"] = *row.v_cache_dtype;
+            out["dtype"]["mean_bytes_per_element"] = exact(*element);
+        }
     }
     const Model* model = rules::model_of(lint.records, row);
-    if (model && dtype) {
+    if (model && element) {
         try {
-            out["model_basis"] = model_accounting(*model, dtype->bytes_per_element(), row);
+            out["model_basis"] = model_accounting(*model, *element, row);
         } catch (const OverflowError&) {
             out["model_basis"] = {{"complete", false}, {"layer_problem", "a product does not fit in 64 bits"}};
         }
     }
-    out["points"] = points_json(lint.records, row, model, dtype);
+    out["points"] = points_json(lint.records, row, model, element);
     json unverified = json::array();
     for (const auto& p : row.points) {
         std::string at = p.listed ? fmt::format(" at context {}", group_thousands(p.context_length)) : "";
@@ -317,6 +323,10 @@ std::string render_explanation_text(const nlohmann::json& e) {
                                    d["block_values"].get<int>(), show(d["bytes_per_element"]));
             } else {
                 out += fmt::format(" ({} bytes per element)", show(d["bytes_per_element"]));
+            }
+            if (d.contains("v_name")) {
+                out += fmt::format(" for K, {} for V: {} bytes per element on average",
+                                   d["v_name"].get<std::string>(), show(d["mean_bytes_per_element"]));
             }
         }
         out += "\n";

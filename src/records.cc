@@ -285,6 +285,7 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.engine = str(&root, "engine");
     r.engine_version = opt_str(&root, "engine_version");
     r.kv_cache_dtype = str(&root, "kv_cache_dtype");
+    r.v_cache_dtype = opt_str(&root, "v_cache_dtype");
     r.weight_quant = opt_str(&root, "weight_quant");
     r.attention_variant = str(&root, "attention_variant");
     r.kv_bytes_per_token = rational_field(&root, "kv_bytes_per_token");

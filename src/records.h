@@ -193,6 +193,7 @@ struct KvRow {
     std::string engine;
     std::optional<std::string> engine_version;
     std::string kv_cache_dtype;
+    std::optional<std::string> v_cache_dtype;  ///< V's type when it differs from K's (kv_cache_dtype)
     std::optional<std::string> weight_quant;
     std::string attention_variant;
     std::optional<Rational> kv_bytes_per_token;

@@ -329,8 +329,10 @@ void add_roofline(const Context& c, const std::vector<Cell>& row, const std::str
                   json& out) {
     const Record* model = c.input.records->find(c.rows.text(row, "model"));
     const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
-    auto dtype = find_cache_dtype(c.rows.text(row, "kv_cache_dtype"));
-    if (!model || !model->model || !accelerator || !accelerator->accelerator || !dtype)
+    std::string v_dtype = c.rows.text(row, "v_cache_dtype");
+    auto element = element_bytes(c.rows.text(row, "kv_cache_dtype"),
+                                 v_dtype.empty() ? std::nullopt : std::optional<std::string>(v_dtype));
+    if (!model || !model->model || !accelerator || !accelerator->accelerator || !element)
         return;
     std::string quant = c.rows.text(row, "weight_quant");
     std::optional<std::int64_t> stated_weights;
@@ -349,7 +351,7 @@ void add_roofline(const Context& c, const std::vector<Cell>& row, const std::str
         for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
             Roofline r =
                 batch_roofline(*accelerator->accelerator, weights->active,
-                               kv_cache_bytes(*model->model, *dtype, context), fixed, concurrency);
+                               kv_cache_bytes(*model->model, *element, context), fixed, concurrency);
             out.push_back({{"series", series},
                            {"context_length", context},
                            {"ceiling_tps", r.ceiling_tps.to_double()},

@@ -121,6 +121,12 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
                                        join(all, ", ")));
     }
 
+    std::optional<CacheDtype> v_dtype;
+    if (opt.v_dtype && *opt.v_dtype != opt.kv_dtype) {
+        v_dtype = find_cache_dtype(*opt.v_dtype);
+        if (!v_dtype) problems.push_back(fmt::format("unknown V cache dtype '{}'", *opt.v_dtype));
+    }
+
     std::optional<std::string> accelerator_id;
     if (opt.accelerator) {
         accelerator_id = with_folder(*opt.accelerator, "accelerators");
@@ -170,7 +176,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
 
     // The id, and its context tag.
     std::string default_id =
-        default_kv_id(opt.engine, model_id, accelerator_name, weight_name, dtype->name, longest);
+        default_kv_id(opt.engine, model_id, accelerator_name, weight_name,
+                      v_dtype ? fmt::format("{}-{}", dtype->name, v_dtype->name) : std::string(dtype->name), longest);
     std::string id = opt.id ? with_folder(*opt.id, "kv-efficiency") : default_id;
     std::string id_name = id.substr(id.find('/') + 1);
     if (!id.starts_with("kv-efficiency/") || id_name.empty() || id_name.find('/') != std::string::npos ||
@@ -195,7 +202,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     basis.head_dim = mb->head_dim;
     basis.latent_dim = mb->latent_dim;
     basis.kv_factor = mb->kv_factor;
-    basis.bytes_per_element = dtype->bytes_per_element();
+    basis.bytes_per_element = *element_bytes(dtype->name, v_dtype ? std::optional<std::string>(v_dtype->name)
+                                                                  : std::nullopt);
     basis.indexer_bytes = mb->indexer_bytes;
     basis.window = mb->window;
     std::optional<Rational> per_token;
@@ -219,7 +227,21 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     std::string bpe_text = dtype->block_values == 1
                                ? std::to_string(dtype->block_bytes)
                                : fmt::format("{}/{}", dtype->block_bytes, dtype->block_values);
-    std::string byte_word = dtype->bytes_per_element() == Rational(1) ? "byte" : "bytes";
+    std::string dtype_words(dtype->name);
+    if (v_dtype) {
+        // The mean of K's and V's bytes per element, over the blocks' common size when they
+        // share one (q8_0 K and q4_0 V: (34 + 18) / 2 bytes per 32 values = 26/32).
+        std::int64_t num = std::int64_t{dtype->block_bytes} * v_dtype->block_values +
+                           std::int64_t{v_dtype->block_bytes} * dtype->block_values;
+        std::int64_t den = 2 * std::int64_t{dtype->block_values} * v_dtype->block_values;
+        if (dtype->block_values == v_dtype->block_values && (dtype->block_bytes + v_dtype->block_bytes) % 2 == 0) {
+            num = (dtype->block_bytes + v_dtype->block_bytes) / 2;
+            den = dtype->block_values;
+        }
+        bpe_text = den == 1 ? std::to_string(num) : fmt::format("{}/{}", num, den);
+        dtype_words = fmt::format("{} K and {} V, their mean", dtype->name, v_dtype->name);
+    }
+    std::string byte_word = *basis.bytes_per_element == Rational(1) ? "byte" : "bytes";
     std::string per_token_yaml = per_token->is_integer()
                                      ? std::to_string(per_token->num())
                                      : fmt::format("{}/{}", per_token->num(), per_token->den());
@@ -239,14 +261,14 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     }
     if (mb->latent_dim && mb->indexer_bytes) {
         statement = fmt::format("{} layers x ({} latent x 1 x {} {} ({}) + {} indexer bytes) = {} B/token", mb->layers,
-                                *mb->latent_dim, bpe_text, byte_word, dtype->name, *mb->indexer_bytes,
+                                *mb->latent_dim, bpe_text, byte_word, dtype_words, *mb->indexer_bytes,
                                 per_token->to_display());
     } else if (mb->latent_dim) {
         statement = fmt::format("{} layers x {} latent x 1 x {} {} ({}) = {} B/token", mb->layers, *mb->latent_dim,
-                                bpe_text, byte_word, dtype->name, per_token->to_display());
+                                bpe_text, byte_word, dtype_words, per_token->to_display());
     } else {
         statement = fmt::format("{} {} x {} kv heads x {} head_dim x 2 (K+V) x {} {} ({}) = {} B/token", mb->layers,
-                                layers_word, *mb->kv_heads, *mb->head_dim, bpe_text, byte_word, dtype->name,
+                                layers_word, *mb->kv_heads, *mb->head_dim, bpe_text, byte_word, dtype_words,
                                 per_token->to_display());
     }
     if (mb->window) {
@@ -278,6 +300,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     t += fmt::format("engine_version: {}\n", opt.engine_version ? yaml_inline(*opt.engine_version) : "null");
     t += fmt::format("weight_quant: {}\n", opt.weight_quant ? yaml_inline(*opt.weight_quant) : "null");
     t += fmt::format("kv_cache_dtype: {}\n", dtype->name);
+    if (v_dtype) t += fmt::format("v_cache_dtype: {}\n", v_dtype->name);
     if (opt.weight_bytes) t += fmt::format("weight_bytes: {}\n", *opt.weight_bytes);
     t += fmt::format("attention_variant: {}\n", model.attention_variant);
     if (opt.provenance) t += fmt::format("provenance: {}\n", yaml_inline(*opt.provenance));
@@ -293,7 +316,13 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
         t += fmt::format("  head_dim: {}\n", *mb->head_dim);
         t += "  kv_factor: 2  # K and V\n";
     }
-    t += fmt::format("  bytes_per_element: {}  # {}: {}\n", bpe_text, dtype->name, dtype->description);
+    if (v_dtype) {
+        t += fmt::format("  bytes_per_element: {}  # the mean of K's {} ({}) and V's {} ({})\n", bpe_text, dtype->name,
+                         dtype->bytes_per_element().to_display(), v_dtype->name,
+                         v_dtype->bytes_per_element().to_display());
+    } else {
+        t += fmt::format("  bytes_per_element: {}  # {}: {}\n", bpe_text, dtype->name, dtype->description);
+    }
     if (mb->indexer_bytes) {
         t += fmt::format("  indexer_bytes: {}  # the indexer's key cache per token per layer, in its own dtype\n",
                          *mb->indexer_bytes);

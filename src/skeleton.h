@@ -42,6 +42,8 @@ struct SkeletonOptions {
     std::optional<std::string> methodology;     ///< drafted by an importer; else left for the author
     std::optional<std::string> provenance;      ///< measured, third-party-measured, ...
     std::string written_by = "kvcat new kv-efficiency";  ///< the command named in the header comment
+    /// The V cache's type when it differs from K's (`kv_dtype`): the basis then carries their mean.
+    std::optional<std::string> v_dtype;
 };
 
 struct Skeleton {

@@ -114,11 +114,17 @@ TEST(ImportBench, MalformedFilesAreClearErrors) {
             EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << name << ": " << e.what();
         }
     }
-    EXPECT_EQ(cases, 10);
+    EXPECT_EQ(cases, 9);
     // Every file in bad/ has its line in expected.tsv.
     int files = 0;
     for (const auto& entry : fs::directory_iterator(bench_file("bad"))) files += entry.path().filename() != "expected.tsv";
     EXPECT_EQ(files, cases);
+}
+
+TEST(ImportBench, KAndVAtDifferentTypesAreKeptApart) {
+    BenchRun run = read_one("k-and-v-differ.json");
+    EXPECT_EQ(run.kv_dtype, "q8_0");
+    EXPECT_EQ(run.v_dtype, "q4_0");
 }
 
 TEST(ImportBench, FilesOfTwoConfigurationsAreRefused) {
@@ -169,6 +175,36 @@ TEST(ImportBenchCli, ARunBecomesARecordThatLintsOncePeopleWriteTheirPart) {
               "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx\r\n"
               "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@32k,32768,31,848.2\r\n"
               "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@64k,65536,28.8,678.9\r\n");
+}
+
+TEST(ImportBenchCli, KAndVAtDifferentTypesGiveAMeanBytesPerElementThatLints) {
+    test::KvcatRunner runner;
+    const std::string file = "records/kv-efficiency/kv-split.yaml";
+    Outcome r = runner.run({"import-bench", bench_file("k-and-v-differ.json").string(), "--model", "qwen3.5-27b",
+                            "--accelerator", "nvidia-rtx-3090", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("kv_cache_dtype: q8_0\nv_cache_dtype: q4_0\n"), std::string::npos) << text;
+    // 16 layers x 4 kv heads x 256 x 2 (K and V) x (34/32 + 18/32) / 2 = 26,624 bytes a token
+    EXPECT_NE(text.find("kv_bytes_per_token: 26624\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("bytes_per_element: 26/32"), std::string::npos) << text;
+    std::ofstream(runner.dir() / file, std::ios::app) << "notes: |\n  A test run.\nsources:\n  - name: a test file\n";
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns", "kv_cache_dtype,v_cache_dtype,kv_bytes_per_token",
+                            "record_id=kv-efficiency/kv-split"});
+    EXPECT_EQ(q.out, "kv_cache_dtype,v_cache_dtype,kv_bytes_per_token\r\nq8_0,q4_0,26624\r\n") << q.err;
+
+    // Stating K's size alone for such a cache is the kv-dtype-bytes finding, with the mean.
+    std::string wrong = test::read_file(runner.dir() / file);
+    wrong.replace(wrong.find("bytes_per_element: 26/32"), 24, "bytes_per_element: 34/32");
+    std::ofstream(runner.dir() / file, std::ios::trunc) << wrong;
+    lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 1);
+    EXPECT_NE(lint.out.find("[kv-dtype-bytes] bytes_per_element is 1.0625, but K at q8_0 and V at q4_0 stores "
+                            "(1.0625 + 0.5625) / 2 = 0.8125 bytes per element on average"),
+              std::string::npos)
+        << lint.out;
 }
 
 TEST(ImportBenchCli, AVllmResultNeedsItsCacheDtypeNamed) {

@@ -12,18 +12,27 @@ void dtype_bytes_agree(const Record& r, const RecordSet& /*set*/, std::vector<Di
     if (!r.kv || !r.kv->basis.bytes_per_element) return;
     auto dtype = find_cache_dtype(r.kv->kv_cache_dtype);
     if (!dtype) return;  // the schema reports an unknown dtype
-    Rational expected = dtype->bytes_per_element();
+    auto value = r.kv->v_cache_dtype ? find_cache_dtype(*r.kv->v_cache_dtype) : dtype;
+    if (!value) return;
+    Rational expected = *element_bytes(dtype->name, std::string(value->name));
     Rational stated = *r.kv->basis.bytes_per_element;
     if (stated == expected) return;
     std::string expected_text = expected.to_display();
     std::string note;
-    if (dtype->block_values > 1) {
+    std::string named(dtype->name);
+    if (value->name != dtype->name) {
+        // K and V at different types: the basis carries their mean, so x 2 (K and V) is exact.
+        named = fmt::format("K at {} and V at {}", dtype->name, value->name);
+        expected_text = fmt::format("({} + {}) / 2 = {}", dtype->bytes_per_element().to_display(),
+                                    value->bytes_per_element().to_display(), expected.to_display());
+        note = " on average, which is what multiplies the 2 (K and V) of the basis";
+    } else if (dtype->block_values > 1) {
         expected_text = fmt::format("{}/{} = {}", dtype->block_bytes, dtype->block_values, expected.to_display());
         note = fmt::format(" (a block of {} values and its scale takes {} bytes)", dtype->block_values,
                            dtype->block_bytes);
     }
-    out.push_back(diag::dtype_bytes(r.where("kv_bytes_basis.bytes_per_element"), std::string(dtype->name),
-                                    stated.to_display(), expected_text, note));
+    out.push_back(diag::dtype_bytes(r.where("kv_bytes_basis.bytes_per_element"), named, stated.to_display(),
+                                    expected_text, note));
 }
 
 void basis_product_agrees(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {

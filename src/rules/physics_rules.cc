@@ -30,14 +30,14 @@ std::optional<PointPhysics> physics_of(const RecordSet& set, const KvRow& row, c
     const Accelerator* accelerator = accelerator_of(set, row);
     if (!model || !accelerator) return std::nullopt;
     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
-    auto dtype = find_cache_dtype(row.kv_cache_dtype);
-    if (!weights || !dtype) return std::nullopt;
+    auto bpe = element_bytes(row.kv_cache_dtype, row.v_cache_dtype);
+    if (!weights || !bpe) return std::nullopt;
     // The cache as the model record implies it: a row whose own figure is wrong is already an
     // error, and must not also be judged on that wrong figure.
     auto basis = model_basis(*model);
     if (!basis) return std::nullopt;
-    Rational per_token = growing_elements_per_token(*basis) * dtype->bytes_per_element();
-    Rational kv = kv_bytes_at_context(*model, per_token, point.context_length, dtype->bytes_per_element());
+    Rational per_token = growing_bytes_per_token(*basis, *bpe);
+    Rational kv = kv_bytes_at_context(*model, per_token, point.context_length, *bpe);
     return PointPhysics{model, accelerator, *weights, kv, fixed_state_bytes(*model)};
 }
 
