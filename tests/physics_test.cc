@@ -111,7 +111,7 @@ TEST(Roofline, MixtureOfExpertsReadsItsActiveWeightsOnly) {
     LintResult r = shipped();
     const Model& moe = model(r, "models/qwen3.5-35b-a3b");
     const Accelerator& h100 = accelerator(r, "accelerators/nvidia-h100-sxm");
-    const WeightQuant& fp8 = *find_weight_quant("fp8");
+    const WeightQuant fp8 = *find_weight_quant("fp8");  // a copy: the optional it comes from is a temporary
     const Rational kv = Rational(65536LL * 10240);
     Roofline roof = decode_roofline(moe, h100, fp8, kv);
     EXPECT_EQ(roof.bandwidth, Rational(3350000000000LL));
