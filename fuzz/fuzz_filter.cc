@@ -2,8 +2,9 @@
 //
 // parse_filter throws FilterError, and only FilterError, for text that is not a filter;
 // anything else escaping is a crash. A filter that parses must name a kv_rows column, and
-// the SQL built from it must carry the value as a bound parameter: the statement never
-// contains a quote character, and there is exactly one parameter per filter.
+// the SQL built from it must carry its values as bound parameters: the statement never
+// contains a quote character, and there is one parameter per value of the filter (a comma
+// list has several; a null test, column=null, has none).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,11 +28,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     check(kvcat::find_column(filter.column) != nullptr, "parse_filter accepted unknown column '" + filter.column + "'");
-    check(!std::holds_alternative<std::monostate>(filter.value), "parse_filter returned no value");
+    check(filter.values.empty() == std::holds_alternative<std::monostate>(filter.value),
+          "parse_filter returned no value for a filter that is not a null test");
+    for (const auto& v : filter.values) {
+        check(!std::holds_alternative<std::monostate>(v), "a null among a filter's values");
+    }
     kvcat::QuerySpec spec;
     spec.filters.push_back(filter);
     kvcat::BoundSql sql = kvcat::build_query_sql(spec);
-    check(sql.parameters.size() == 1, "not one bound parameter per filter");
+    check(sql.parameters.size() == filter.values.size(), "not one bound parameter per value of the filter");
     check(sql.sql.find('\'') == std::string::npos && sql.sql.find('"') == std::string::npos,
           "a quote in the SQL built from a filter: " + sql.sql);
     return 0;
