@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "suggest.h"
+
 namespace kvcat {
 namespace {
 
@@ -139,22 +141,6 @@ std::size_t scan_word_end(std::string_view s, std::size_t i) {
     return i;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size())
-        return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        unsigned char x = static_cast<unsigned char>(a[i]);
-        unsigned char y = static_cast<unsigned char>(b[i]);
-        if (x >= 'A' && x <= 'Z')
-            x = static_cast<unsigned char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z')
-            y = static_cast<unsigned char>(y - 'A' + 'a');
-        if (x != y)
-            return false;
-    }
-    return true;
-}
-
 // ---------------------------------------------------------------------------------
 // Units
 
@@ -181,7 +167,7 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
             return std::nullopt;
     }
     std::string out;
-    if (base == "B" || iequals(base, "byte") || iequals(base, "bytes")) {
+    if (base == "B" || equal_ignoring_case(base, "byte") || equal_ignoring_case(base, "bytes")) {
         out = "B";
     } else if (base == "KiB" || base == "MiB" || base == "GiB" || base == "TiB" || base == "KB" ||
                base == "MB" || base == "GB" || base == "TB") {
@@ -884,7 +870,7 @@ class Parser {
             for (std::string_view w : verb) {
                 if (w.empty())
                     break;
-                if (kind(i + len) != Kind::word || !iequals(text(i + len), w)) {
+                if (kind(i + len) != Kind::word || !equal_ignoring_case(text(i + len), w)) {
                     match = false;
                     break;
                 }
@@ -1119,7 +1105,7 @@ class Parser {
                 side.end = t_[i + 1].end;
                 side.next = i + 2;
                 if (side.unit.find('/') == std::string::npos && kind(i + 2) == Kind::word &&
-                    kind(i + 3) == Kind::word && iequals(text(i + 2), "per") &&
+                    kind(i + 3) == Kind::word && equal_ignoring_case(text(i + 2), "per") &&
                     (text(i + 3) == "token" || text(i + 3) == "tok")) {
                     side.unit += "/token";
                     side.end = t_[i + 3].end;
@@ -1153,7 +1139,7 @@ class Parser {
         if (kind(i) != Kind::num || !num(i).usable)
             return std::nullopt;
         if (after_verb &&
-            (num(i).ratio || (kind(i + 1) == Kind::word && iequals(text(i + 1), "times")))) {
+            (num(i).ratio || (kind(i + 1) == Kind::word && equal_ignoring_case(text(i + 1), "times")))) {
             return std::nullopt;
         }
         if (num(i).ratio) {
@@ -1263,7 +1249,7 @@ class Parser {
         if (kind(i) != Kind::word || !same_line(i) || kind(i + 1) != Kind::num)
             return false;
         for (std::string_view w : {"at", "for", "per", "across", "over", "with", "x"}) {
-            if (iequals(text(i), w))
+            if (equal_ignoring_case(text(i), w))
                 return true;
         }
         return false;
