@@ -4,8 +4,9 @@
 // sanitizer reports and escaped exceptions, this target checks what claims.h documents:
 // every claim and side lies inside the text and its `text` is exactly those bytes; claims
 // come in order of appearance; an expression side has one operator between each pair of
-// factors; a claim has at least two sides; wrong_side names a side when a claim fails; the
-// result is the same when the text is scanned again.
+// factors, each one of those claims.h names (* / + - ^); a claim has at least two sides;
+// wrong_side names a side when a claim fails; the result is the same when the text is
+// scanned again.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -54,7 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(!s.factors.empty(), "a side without a number" + at);
             check(s.ops.size() + 1 == s.factors.size() || (s.factors.size() == 1 && s.ops.empty()),
                   "operators do not sit between factors" + at);
-            for (char op : s.ops) check(op == '*' || op == '/', "unknown operator in a side" + at);
+            for (char op : s.ops) {
+                check(op == '*' || op == '/' || op == '+' || op == '-' || op == '^', "unknown operator in a side" + at);
+            }
             has_expression = has_expression || s.is_expression();
         }
         check(has_expression, "a claim without an expression side" + at);
