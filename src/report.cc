@@ -1,6 +1,8 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -166,6 +168,17 @@ void choose_subjects(Context& c) {
         c.dtypes.push_back(*find_cache_dtype("bf16"));
 }
 
+constexpr int kMemoryChartHeightPx = 420;
+constexpr double kLabelHeightPx = 12;
+constexpr int kLabelColumnPx = 250;
+
+/// An accelerator's name up to its first " (" or ",": "M4 Max, 16-core CPU / 40-core GPU
+/// (128 GB configuration)" is "M4 Max".
+std::string short_accelerator_name(const std::string& name) {
+    std::size_t cut = std::min(name.find(" ("), name.find(','));
+    return cut == std::string::npos ? name : name.substr(0, cut);
+}
+
 json kv_memory_chart(Context& c) {
     json kv = json::array();
     for (const Record* m : c.models) {
@@ -195,26 +208,62 @@ json kv_memory_chart(Context& c) {
             }
         }
     }
-    // One label per memory size, naming every accelerator of that size, so labels never overlap.
+    // One label per memory size ("128 GB: M1 Ultra, M4 Max +2"; every name is in the rule's
+    // tooltip), staggered into columns where sizes lie closer on the log axis than a line of
+    // text is tall, so no two labels overlap.
     std::map<Rational, std::vector<std::string>> names_by_size;
     for (const Record* a : c.accelerators) {
         if (a->accelerator->memory_gb_exact)
-            names_by_size[memory_bytes(*a->accelerator)].push_back(a->accelerator->name);
+            names_by_size[memory_bytes(*a->accelerator)].push_back(short_accelerator_name(a->accelerator->name));
+    }
+    double low = 0, high = 0;
+    bool have_range = false;
+    auto widen = [&](double gib) {
+        if (!(gib > 0))
+            return;
+        double l = std::log10(gib);
+        low = have_range ? std::min(low, l) : l;
+        high = have_range ? std::max(high, l) : l;
+        have_range = true;
+    };
+    for (const auto& point : kv)
+        widen(point["total_gib"].get<double>());
+    for (const auto& [bytes, names] : names_by_size)
+        widen((bytes / kGiB).to_double());
+    const double decades = have_range ? std::max(1.0, std::ceil(high) - std::floor(low)) : 1.0;
+    const double min_gap = kLabelHeightPx / (kMemoryChartHeightPx / decades);  // in decades
+    std::map<Rational, std::pair<std::string, int>> label_by_size;  // text, pixel x
+    std::vector<double> column_top;  // the log10 GiB of the last label placed in each column
+    for (const auto& [bytes, names] : names_by_size) {
+        double at = std::log10((bytes / kGiB).to_double());
+        std::size_t column = 0;
+        while (column < column_top.size() && at - column_top[column] < min_gap)
+            ++column;
+        if (column == column_top.size())
+            column_top.push_back(at);
+        column_top[column] = at;
+        std::string text = fmt::format("{} GB: {}", (bytes / Rational(1000000000)).to_display(),
+                                       fmt::join(names.begin(), names.begin() + std::min<std::size_t>(2, names.size()), ", "));
+        if (names.size() > 2)
+            text += fmt::format(" +{}", names.size() - 2);
+        label_by_size[bytes] = {text, 4 + static_cast<int>(column) * kLabelColumnPx};
     }
     json memory = json::array();
+    std::set<Rational> labelled;
     for (const Record* a : c.accelerators) {
         if (!a->accelerator->memory_gb_exact)
             continue;
         Rational bytes = memory_bytes(*a->accelerator);
         std::string label;
-        if (auto it = names_by_size.find(bytes);
-            it != names_by_size.end() && it->second.front() == a->accelerator->name) {
-            label = fmt::format("{} ({} GB)", fmt::join(it->second, ", "),
-                                (bytes / Rational(1000000000)).to_display());
+        int label_x = 4;
+        if (labelled.insert(bytes).second) {
+            label = label_by_size[bytes].first;
+            label_x = label_by_size[bytes].second;
         }
         memory.push_back({{"accelerator", a->id},
                           {"name", a->accelerator->name},
                           {"label", label},
+                          {"label_x", label_x},
                           {"memory_bytes", plot_number(bytes)},
                           {"total_gib", (bytes / kGiB).to_double()},
                           {"record", a->id},
@@ -235,7 +284,7 @@ json kv_memory_chart(Context& c) {
     kv_tooltip[5]["format"] = ".3f";
     json spec = {
         {"width", 760},
-        {"height", 420},
+        {"height", kMemoryChartHeightPx},
         {"datasets", {{"kv", kv}, {"memory", memory}}},
         {"layer",
          {{{"name", "memory_rules"},
@@ -252,18 +301,20 @@ json kv_memory_chart(Context& c) {
            {"mark",
             {{"type", "text"},
              {"align", "left"},
-             {"x", 4},
              {"dy", -7},
              {"fontSize", 10},
              {"color", "#555"}}},
-           {"encoding", {{"y", y}, {"text", {{"field", "label"}}}}}},
+           {"encoding",
+            {{"y", y},
+             {"x", {{"field", "label_x"}, {"type", "quantitative"}, {"scale", nullptr}}},
+             {"text", {{"field", "label"}}}}}},
           {{"name", "kv_lines"},
            {"data", {{"name", "kv"}}},
            {"mark", {{"type", "line"}, {"strokeWidth", 1.6}}},
            {"encoding",
             {{"x", context_axis()},
              {"y", y},
-             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}}},
+             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
              {"strokeDash",
               {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
              {"detail", {{"field", "series"}}}}}},
@@ -273,7 +324,7 @@ json kv_memory_chart(Context& c) {
            {"encoding",
             {{"x", context_axis()},
              {"y", y},
-             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}}},
+             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
              {"tooltip", kv_tooltip}}}}}}};
     return {{"id", "kv-memory"},
             {"title", "KV cache memory against context"},

@@ -4,7 +4,10 @@
 // browser by report_browser_test.py.
 #include "report.h"
 
+#include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -101,6 +104,62 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
     }
     EXPECT_EQ(gemma.at(2048) - gemma.at(1024), 10LL * 16 * 128 * 2 * 2 * 1024);
     EXPECT_EQ(chart(content, "kv-memory")["datasets"]["memory"].size(), 5u);
+}
+
+// The shipped catalog has accelerators of 24, 32, 40, 48, 80, 96, 128, 141, 180 and 192 GB:
+// on the log axis several of those lie closer than a line of text is tall. Each size gets
+// one label, and two labels in the same column are at least a line apart at the chart's
+// height (420 px over the whole decades its data spans).
+TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
+    LintResult shipped = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    test::TempDir tmp;
+    build_catalog(shipped.records, tmp / "kvcat.db");
+    ReportInput in;
+    in.rows = run_read_only(tmp / "kvcat.db", "SELECT * FROM kv_rows ORDER BY id");
+    in.records = &shipped.records;
+    in.link = [](const std::string& file) { return file; };
+    json content = report_content(in);
+    const json* memory_chart = nullptr;
+    for (const auto& c : content["charts"]) {
+        if (c["id"] == "kv-memory") memory_chart = &c;
+    }
+    ASSERT_NE(memory_chart, nullptr);
+    const json& memory = (*memory_chart)["datasets"]["memory"];
+    double low = 1e300, high = -1e300;
+    for (const auto* set : {&(*memory_chart)["datasets"]["kv"], &memory}) {
+        for (const auto& p : *set) {
+            double gib = p["total_gib"];
+            if (gib > 0) {
+                low = std::min(low, std::log10(gib));
+                high = std::max(high, std::log10(gib));
+            }
+        }
+    }
+    const double px_per_decade = 420.0 / std::max(1.0, std::ceil(high) - std::floor(low));
+    std::map<double, std::string> label_of_size;  // GiB -> label
+    std::vector<std::tuple<int, double, std::string>> placed;  // x, log10 GiB, text
+    for (const auto& m : memory) {
+        std::string label = m["label"];
+        double gib = m["total_gib"];
+        if (label.empty()) {
+            EXPECT_TRUE(label_of_size.count(gib)) << m["name"] << ": no label for its size";
+            continue;
+        }
+        EXPECT_FALSE(label_of_size.count(gib)) << label << ": a second label for one size";
+        label_of_size[gib] = label;
+        placed.emplace_back(m["label_x"].get<int>(), std::log10(gib), label);
+    }
+    ASSERT_GE(placed.size(), 8u) << "the shipped catalog should have accelerators of many sizes";
+    std::set<int> columns;
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        columns.insert(std::get<0>(placed[i]));
+        for (std::size_t j = i + 1; j < placed.size(); ++j) {
+            if (std::get<0>(placed[i]) != std::get<0>(placed[j])) continue;
+            double apart = std::abs(std::get<1>(placed[i]) - std::get<1>(placed[j])) * px_per_decade;
+            EXPECT_GE(apart, 12.0) << std::get<2>(placed[i]) << " and " << std::get<2>(placed[j]) << " overlap";
+        }
+    }
+    EXPECT_GE(columns.size(), 2u) << "close sizes should have been staggered";
 }
 
 TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
