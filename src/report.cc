@@ -422,12 +422,24 @@ json speed_chart(Context& c, const std::string& id, const std::string& column,
     json points = json::array();
     json ceilings = json::array();
     std::set<std::string> with_ceiling;
+    std::map<std::string, std::set<std::string>> records_of_series;
+    for (const auto& row : c.rows.table().rows) {
+        if (c.rows.number(row, column))
+            records_of_series[speed_series(c, row)].insert(c.record_of(row));
+    }
     for (const auto& row : c.rows.table().rows) {
         auto value = c.rows.number(row, column);
         if (!value)
             continue;
         json p = speed_row(c, row, value_name, *value);
         std::string series = p["series"];
+        // Two records of one model, card, engine and dtype (one with speculative decoding,
+        // one without) are two lines, not one line zigzagging between them.
+        if (records_of_series[series].size() > 1) {
+            std::string record = p["record"];
+            series += " · " + record.substr(record.rfind('/') + 1);
+            p["series"] = series;
+        }
         points.push_back(std::move(p));
         if (with_roofline && with_ceiling.insert(series).second)
             add_roofline(c, row, series, ceilings);
@@ -439,7 +451,7 @@ json speed_chart(Context& c, const std::string& id, const std::string& column,
         {"type", "nominal"},
         {"title", "model · accelerator · engine · dtype"},
         {"legend",
-         {{"orient", "bottom"}, {"columns", 1}, {"labelLimit", 600}, {"titleLimit", 600}}}};
+         {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 480}, {"titleLimit", 600}}}};
     json y = {{"field", value_name},
               {"type", "quantitative"},
               {"title", title},

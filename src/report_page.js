@@ -75,6 +75,9 @@
       renderer: 'svg',
       actions: { export: true, source: false, compiled: false, editor: false },
       tooltip: true,
+      // Every series keeps its legend entry: Vega would otherwise drop entries past 50
+      // and warn, and a reader could not name a line.
+      config: { legend: { symbolLimit: 0 } },
     });
   }
 

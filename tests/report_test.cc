@@ -110,7 +110,9 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
 // on the log axis several of those lie closer than a line of text is tall. Each size gets
 // one label, and two labels in the same column are at least a line apart at the chart's
 // height (420 px over the whole decades its data spans).
-TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
+/// The report of the shipped catalog (records/), which grows; for properties that must hold
+/// whatever it holds.
+json shipped_report() {
     LintResult shipped = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
     test::TempDir tmp;
     build_catalog(shipped.records, tmp / "kvcat.db");
@@ -118,7 +120,11 @@ TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
     in.rows = run_read_only(tmp / "kvcat.db", "SELECT * FROM kv_rows ORDER BY id");
     in.records = &shipped.records;
     in.link = [](const std::string& file) { return file; };
-    json content = report_content(in);
+    return report_content(in);
+}
+
+TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
+    json content = shipped_report();
     const json* memory_chart = nullptr;
     for (const auto& c : content["charts"]) {
         if (c["id"] == "kv-memory") memory_chart = &c;
@@ -160,6 +166,24 @@ TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
         }
     }
     EXPECT_GE(columns.size(), 2u) << "close sizes should have been staggered";
+}
+
+// A speed chart draws one line per series: a series holding two points at one context would
+// be drawn as a line zigzagging between two runs (the shipped catalog has two SGLang records
+// of one model, card and dtype, with and without speculative decoding).
+TEST(ReportSpeedSeries, EachSeriesHasOnePointPerContextOnTheShippedCatalog) {
+    json content = shipped_report();
+    int charts = 0;
+    for (const auto& c : content["charts"]) {
+        if (c["id"] != "decode" && c["id"] != "prefill") continue;
+        ++charts;
+        std::map<std::string, std::set<std::int64_t>> contexts;
+        for (const auto& p : c["datasets"]["measured"]) {
+            EXPECT_TRUE(contexts[p["series"]].insert(p["context_length"].get<std::int64_t>()).second)
+                << c["id"] << ": series '" << p["series"] << "' has two points at " << p["context_length"];
+        }
+    }
+    EXPECT_EQ(charts, 2);
 }
 
 TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
