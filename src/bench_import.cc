@@ -465,6 +465,9 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             j = json::parse(text);
         } catch (const json::parse_error& e) {
             fail_at(file, text, e.byte > 0 ? e.byte - 1 : 0, fmt::format("not valid JSON: {}", e.what()));
+        } catch (const json::exception& e) {
+            // A number past a double's range (1e99999) is refused by the parser this way.
+            fail_at(file, text, start, fmt::format("not readable JSON: {}", e.what()));
         }
         if (!j.is_array()) fail_at(file, text, start, "expected an array of llama-bench results");
         auto offsets = array_object_offsets(text);
@@ -484,8 +487,8 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
         bool one_document = true;
         try {
             whole_doc = json::parse(text);
-        } catch (const json::parse_error&) {
-            one_document = false;
+        } catch (const json::exception&) {
+            one_document = false;  // read line by line below, where a bad line is named
         }
         if (one_document && looks_like_vllm(whole_doc)) return read_vllm(file, text, whole_doc, options);
         std::vector<Entry> entries;
@@ -500,6 +503,8 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             } catch (const json::parse_error& e) {
                 fail(file, line_no, static_cast<int>(e.byte > 0 ? e.byte : 1),
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
+            } catch (const json::exception& e) {
+                fail(file, line_no, 1, fmt::format("not readable JSON on this line: {}", e.what()));
             }
         }
         BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL");

@@ -114,7 +114,7 @@ TEST(ImportBench, MalformedFilesAreClearErrors) {
             EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << name << ": " << e.what();
         }
     }
-    EXPECT_EQ(cases, 9);
+    EXPECT_EQ(cases, 11);
     // Every file in bad/ has its line in expected.tsv.
     int files = 0;
     for (const auto& entry : fs::directory_iterator(bench_file("bad"))) files += entry.path().filename() != "expected.tsv";
