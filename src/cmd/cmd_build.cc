@@ -5,13 +5,14 @@
 
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 
 namespace kvcat::cmd {
 
 namespace {
 
 struct BuildOptions {
-    std::string db = "kvcat.db";
+    Common common;
     std::vector<std::string> paths;
     bool full = false;
 };
@@ -21,7 +22,7 @@ struct BuildOptions {
 void setup_build(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<BuildOptions>();
     CLI::App* sub = app.add_subcommand("build", "Lint the records, then write the SQLite catalog atomically");
-    sub->add_option("--db", options->db, "The catalog file to write")->capture_default_str();
+    add_db_option(*sub, options->common, DbUse::write);
     sub->add_option("paths", options->paths, "Record folders (default: records/)");
     sub->add_flag("--full", options->full, "Read and check every record, even those unchanged since the last build");
     sub->footer(
@@ -32,7 +33,7 @@ void setup_build(CLI::App& app, int& exit_code) {
     sub->callback([options, &exit_code] {
         std::vector<std::string> paths = options->paths;
         if (paths.empty()) paths.emplace_back("records");
-        exit_code = lint_and_build(options->db, paths, true, options->full);
+        exit_code = lint_and_build(options->common.db, paths, true, options->full);
     });
 }
 

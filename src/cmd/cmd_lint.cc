@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "diagnostic_render.h"
 #include "lint.h"
 #include "suggest.h"
@@ -19,7 +20,7 @@ namespace {
 
 struct LintOptions {
     std::vector<std::string> paths;
-    std::string format;  ///< empty: github under GitHub Actions, else text
+    Common common;  ///< its format empty: github under GitHub Actions, else text
     std::string color = "auto";
     std::vector<std::string> rules;
     bool strict = false;
@@ -52,7 +53,7 @@ bool check_rule_names(const std::vector<std::string>& names) {
 
 int run_lint(const LintOptions& options, bool quiet) {
     if (!check_rule_names(options.rules)) return ExitCode::failure;
-    DiagnosticFormat format = choose_format(options.format);
+    DiagnosticFormat format = choose_format(options.common.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     if (paths.empty()) paths.emplace_back("records");
     LintResult result;
@@ -119,12 +120,7 @@ void setup_lint(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<LintOptions>();
     CLI::App* sub = app.add_subcommand("lint", "Check records: schema, references and every byte figure");
     sub->add_option("paths", options->paths, "Record files or folders (default: records/)");
-    std::vector<std::string> formats;
-    for (auto f : diagnostic_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", options->format,
-                    "Output format: text, github (workflow commands), json or sarif; "
-                    "default github when GITHUB_ACTIONS=true, else text")
-        ->check(CLI::IsMember(formats));
+    add_format_option(*sub, options->common, FormatFamily::diagnostics);
     sub->add_option("--color", options->color, "Colour the text format: auto (a terminal, and NO_COLOR unset), always or never")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();

@@ -2,18 +2,14 @@
 // with CLI11, and run_X() that does the work and returns the exit code.
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace kvcat::cmd {
 
 /// Exit codes, as the README documents them.
 enum ExitCode : int { ok = 0, findings = 1, failure = 2 };
-
-/// Options every subcommand shares.
-struct Common {
-    std::string db = "kvcat.db";
-    std::string records = "records";
-};
 
 void setup_lint(CLI::App& app, int& exit_code);
 void setup_build(CLI::App& app, int& exit_code);
