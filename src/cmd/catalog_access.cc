@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog_writer.h"
-#include "cmd/commands.h"
+#include "cmd/run_command.h"
 #include "lint.h"
 
 namespace kvcat::cmd {
@@ -156,13 +156,7 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
 }
 
 int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known) {
-    Freshness freshness;
-    try {
-        freshness = known ? *known : catalog_freshness(db, records);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    Freshness freshness = known ? *known : catalog_freshness(db, records);
     switch (freshness.state) {
         case Freshness::State::fresh: return ExitCode::ok;
         case Freshness::State::other_root:
@@ -211,14 +205,8 @@ std::optional<Table> read_fresh_catalog(const std::string& db, const std::string
     } catch (...) {
         early_error = std::current_exception();
     }
-    Freshness freshness;
-    try {
-        freshness = check.get();
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());  // a foreign or unreadable catalog: this error comes first
-        code = ExitCode::failure;
-        return std::nullopt;
-    }
+    // A foreign or unreadable catalog: this error, thrown here, comes before the read's.
+    Freshness freshness = check.get();
     if (freshness.state == Freshness::State::fresh) {
         if (early_error) std::rethrow_exception(early_error);
         code = ExitCode::ok;

@@ -30,10 +30,10 @@ void setup_build(CLI::App& app, int& exit_code) {
         "  kvcat build\n"
         "  kvcat build --db /tmp/catalog.db records\n"
         "With any lint error nothing is written and the exit status is 1.");
-    sub->callback([options, &exit_code] {
+    set_command_body(*sub, exit_code, [options] {
         std::vector<std::string> paths = options->paths;
         if (paths.empty()) paths.emplace_back("records");
-        exit_code = lint_and_build(options->common.db, paths, true, options->full);
+        return lint_and_build(options->common.db, paths, true, options->full);
     });
 }
 

@@ -54,7 +54,7 @@ void setup_columns(CLI::App& app, int& exit_code) {
         "  kvcat columns\n"
         "  kvcat columns --format csv\n"
         "  kvcat query --columns id,kv_bytes_per_token,roofline_tps 'context_length>=64k'");
-    sub->callback([options, &exit_code] { exit_code = run_columns(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_columns(*options); });
 }
 
 }  // namespace kvcat::cmd

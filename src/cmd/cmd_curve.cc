@@ -99,15 +99,9 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
 
 int run_curve(const CurveOptions& o) {
     auto format = parse_table_format(o.common.format);
-    LintResult lint;
-    try {
-        LintOptions options;
-        options.keep_rows = false;
-        lint = lint_paths({o.common.records}, options);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    LintOptions options;
+    options.keep_rows = false;
+    LintResult lint = lint_paths({o.common.records}, options);
     CurveRequest request;
     if (std::string problem = make_request(o, lint.records, request); !problem.empty()) {
         spdlog::error("{}", problem);
@@ -153,7 +147,7 @@ void setup_curve(CLI::App& app, int& exit_code) {
         "  kvcat curve --model models/llama-3.1-8b --kv-dtype bf16 --contexts 8k,128k\n"
         "  kvcat curve --model models/gemma-3-27b --kv-dtype bf16,q8_0 --contexts 1k,32k,128k "
         "--format csv");
-    sub->callback([o, &exit_code] { exit_code = run_curve(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_curve(*o); });
 }
 
 }  // namespace kvcat::cmd

@@ -23,13 +23,7 @@ int run_explain(const ExplainOptions& options) {
     std::error_code ec;
     bool is_file = fs::is_regular_file(options.target, ec);
     fs::path scope = is_file ? records_root_for(options.target) : fs::path(options.common.records);
-    LintResult lint;
-    try {
-        lint = lint_paths({scope});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    LintResult lint = lint_paths({scope});
     const Record* record = find_record(lint, options.target);
     if (!record && !is_file) {
         // A record id may be cut short: its name without the folder, or a prefix only it has.
@@ -66,7 +60,7 @@ void setup_explain(CLI::App& app, int& exit_code) {
         "  kvcat explain kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
         "  kvcat explain vllm-qwen35          # a name, or its start, when only one record has it\n"
         "  kvcat explain records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml --format json");
-    sub->callback([options, &exit_code] { exit_code = run_explain(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_explain(*options); });
 }
 
 }  // namespace kvcat::cmd

@@ -138,13 +138,7 @@ int run_fit(const FitOptions& o) {
         if (!parsed) return ExitCode::failure;
         contexts = *parsed;
     }
-    LintResult lint;
-    try {
-        lint = lint_paths({o.common.records});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    LintResult lint = lint_paths({o.common.records});
     RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
     RecordRef accelerator_ref = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
     const Record* model = model_ref.record;
@@ -166,32 +160,27 @@ int run_fit(const FitOptions& o) {
             spdlog::warn("{}", format_text(d));
         }
     }
-    try {
-        FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
-        if (o.common.format == "json") {
-            nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
-                                     : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
-            if (!terms.fits) j["refusal"] = fit_refusal(terms);
-            if (!contexts.empty()) {
-                j["at_contexts"] = nlohmann::json::array();
-                for (auto c : contexts) {
-                    Rational total = fit_bytes_at(terms, c);
-                    j["at_contexts"].push_back(
-                        {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
-                }
+    FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
+    if (o.common.format == "json") {
+        nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
+                                 : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (!terms.fits) j["refusal"] = fit_refusal(terms);
+        if (!contexts.empty()) {
+            j["at_contexts"] = nlohmann::json::array();
+            for (auto c : contexts) {
+                Rational total = fit_bytes_at(terms, c);
+                j["at_contexts"].push_back(
+                    {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
             }
-            std::cout << j.dump(2) << '\n';
-        } else {
-            std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
-            if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
         }
-        if (!terms.fits) {
-            spdlog::error("{}", fit_refusal(terms));
-            return ExitCode::findings;
-        }
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
+        std::cout << j.dump(2) << '\n';
+    } else {
+        std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
+    }
+    if (!terms.fits) {
+        spdlog::error("{}", fit_refusal(terms));
+        return ExitCode::findings;
     }
     return ExitCode::ok;
 }
@@ -225,7 +214,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
-    sub->callback([o, &exit_code] { exit_code = run_fit(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_fit(*o); });
 }
 
 }  // namespace kvcat::cmd

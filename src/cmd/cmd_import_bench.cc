@@ -66,13 +66,7 @@ int run_import_bench(const ImportBenchOptions& o) {
         bench_options.context = c;
     }
     if (o.concurrency > 0) bench_options.concurrency = o.concurrency;
-    BenchRun run;
-    try {
-        run = read_bench_files(o.files, bench_options);
-    } catch (const BenchError& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    BenchRun run = read_bench_files(o.files, bench_options);
 
     SkeletonOptions options;
     options.model = o.model;
@@ -151,7 +145,7 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
         "The byte figures come from the model record; the methodology is drafted from what the file\n"
         "says; notes and sources are left for you, and kvcat lint reports them until you write them.\n"
         "Exit status: 0 written, 2 a file that cannot be read as one run, or a usage error.");
-    sub->callback([o, &exit_code] { exit_code = run_import_bench(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_import_bench(*o); });
 }
 
 }  // namespace kvcat::cmd

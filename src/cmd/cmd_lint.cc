@@ -56,16 +56,10 @@ int run_lint(const LintOptions& options, bool quiet) {
     DiagnosticFormat format = choose_format(options.common.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     if (paths.empty()) paths.emplace_back("records");
-    LintResult result;
-    try {
-        // Rows are checked and dropped: the lint's memory stays flat however many there are.
-        kvcat::LintOptions engine;
-        engine.keep_rows = false;
-        result = lint_paths(paths, engine);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    // Rows are checked and dropped: the lint's memory stays flat however many there are.
+    kvcat::LintOptions engine;
+    engine.keep_rows = false;
+    LintResult result = lint_paths(paths, engine);
     for (const auto& s : result.skipped) {
         spdlog::debug("{}: not a .yaml file; skipped", s);
     }
@@ -139,13 +133,13 @@ void setup_lint(CLI::App& app, int& exit_code) {
         "  kvcat lint --rule kv-basis-product,prose-arithmetic --format json\n"
         "Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict),\n"
         "2 usage or I/O failure.");
-    sub->callback([options, &exit_code, &app] {
+    set_command_body(*sub, exit_code, [options, &app] {
         // -q means the same before or after "lint": only errors, on stdout and on stderr.
         // The top-level -q has already set the log level (its callback runs first).
         const CLI::Option* top_quiet = app.get_option_no_throw("--quiet");
         bool quiet = options->quiet || (top_quiet != nullptr && top_quiet->count() > 0);
         if (options->quiet) spdlog::set_level(spdlog::level::err);
-        exit_code = run_lint(*options, quiet);
+        return run_lint(*options, quiet);
     });
 }
 

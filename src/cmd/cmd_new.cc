@@ -121,7 +121,7 @@ void setup_new(CLI::App& app, int& exit_code) {
         "The bytes per token, their basis and statement are computed from the model record. methodology,\n"
         "notes and sources are left for you: kvcat lint reports them missing until you write them.\n"
         "Exit status: 0 written, 2 usage error, unknown model, dtype or accelerator.");
-    kv->callback([o, &exit_code] { exit_code = run_new_kv(*o); });
+    set_command_body(*kv, exit_code, [o] { return run_new_kv(*o); });
 }
 
 }  // namespace kvcat::cmd

@@ -82,29 +82,21 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
 
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
-    try {
-        for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
-        spec.columns = split_columns(options.columns_text);
-        spec.sort_column = options.sort;
-        spec.descending = options.descending;
-        BoundSql bound = build_query_sql(spec);
-        auto format = parse_table_format(options.common.format);
-        const Common& c = options.common;
-        int code = ExitCode::ok;
-        auto table = read_fresh_catalog(
-            c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters); }, code, options.strict);
-        if (!table) return code;
-        std::cout << render_table(*table, *format, stdout_render_options());
-        std::cout.flush();
-        explain_what_was_left_out(c.db, spec, table->rows.empty());
-        return ExitCode::ok;
-    } catch (const FilterError& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
+    spec.columns = split_columns(options.columns_text);
+    spec.sort_column = options.sort;
+    spec.descending = options.descending;
+    BoundSql bound = build_query_sql(spec);
+    auto format = parse_table_format(options.common.format);
+    const Common& c = options.common;
+    int code = ExitCode::ok;
+    auto table = read_fresh_catalog(
+        c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters); }, code, options.strict);
+    if (!table) return code;
+    std::cout << render_table(*table, *format, stdout_render_options());
+    std::cout.flush();
+    explain_what_was_left_out(c.db, spec, table->rows.empty());
+    return ExitCode::ok;
 }
 
 }  // namespace
@@ -139,7 +131,7 @@ void setup_query(CLI::App& app, int& exit_code) {
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
         "never rebuilt (exit 2).");
-    sub->callback([options, &exit_code] { exit_code = run_query(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_query(*options); });
 }
 
 }  // namespace kvcat::cmd

@@ -30,32 +30,27 @@ struct SqlOptions {
 };
 
 int run_sql(const SqlOptions& options) {
-    try {
-        QueryLimits limits;
-        limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
-        if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
-        limits.max_value_bytes = options.max_value_bytes;
-        limits.max_result_bytes = options.max_output_bytes;
-        const Common& c = options.common;
-        int code = ExitCode::ok;
-        auto table = read_fresh_catalog(
-            c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict);
-        if (!table) return code;
-        std::string text = render_table(*table, *parse_table_format(c.format),
-                                        stdout_render_options("--format vertical, or fewer columns in the SELECT"));
-        table.reset();
-        auto deadline = limits.deadline();
-        if (deadline && std::chrono::steady_clock::now() > *deadline) {
-            spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
-                          options.timeout_ms);
-            return ExitCode::failure;
-        }
-        std::cout << text;
-        return ExitCode::ok;
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
+    QueryLimits limits;
+    limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
+    if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
+    limits.max_value_bytes = options.max_value_bytes;
+    limits.max_result_bytes = options.max_output_bytes;
+    const Common& c = options.common;
+    int code = ExitCode::ok;
+    auto table = read_fresh_catalog(
+        c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict);
+    if (!table) return code;
+    std::string text = render_table(*table, *parse_table_format(c.format),
+                                    stdout_render_options("--format vertical, or fewer columns in the SELECT"));
+    table.reset();
+    auto deadline = limits.deadline();
+    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+        spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
+                      options.timeout_ms);
         return ExitCode::failure;
     }
+    std::cout << text;
+    return ExitCode::ok;
 }
 
 }  // namespace
@@ -83,7 +78,7 @@ void setup_sql(CLI::App& app, int& exit_code) {
         "Examples:\n"
         "  kvcat sql \"SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token\"\n"
         "  kvcat sql --format json \"SELECT * FROM column_info\"");
-    sub->callback([options, &exit_code] { exit_code = run_sql(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_sql(*options); });
 }
 
 }  // namespace kvcat::cmd
