@@ -15,7 +15,6 @@
 #include <unordered_set>
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -422,18 +421,14 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
             attach.exec();
             has_previous_ = true;
         }
-        db_->exec("BEGIN");
+        transaction_ = std::make_unique<SQLite::Transaction>(*db_);
         db_->exec(kCatalogSql);
         row_insert_ = std::make_unique<SQLite::Statement>(*db_, kKvEfficiency.insert_sql());
         quality_insert_ = std::make_unique<SQLite::Statement>(*db_, kQuality.insert_sql());
         source_insert_ = std::make_unique<SQLite::Statement>(*db_, kSources.insert_sql());
         file_insert_ = std::make_unique<SQLite::Statement>(*db_, kFiles.insert_sql());
     } catch (...) {
-        row_insert_.reset();
-        quality_insert_.reset();
-        source_insert_.reset();
-        file_insert_.reset();
-        db_.reset();
+        abandon();
         fs::remove(tmp_path_, ec);
         throw;
     }
@@ -441,13 +436,21 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
 
 CatalogWriter::~CatalogWriter() {
     if (committed_) return;
+    abandon();
+    std::error_code ec;
+    fs::remove(tmp_path_, ec);
+}
+
+void CatalogWriter::abandon() noexcept {
+    // Statements first, then the transaction, then the connection: each needs the next.
+    // Neither destructor throws. The transaction's rollback writes nothing worth keeping
+    // (the journal is off), and the temporary file it was writing is removed next.
     row_insert_.reset();
     quality_insert_.reset();
     source_insert_.reset();
     file_insert_.reset();
-    db_.reset();  // never throws: SQLiteCpp closes quietly
-    std::error_code ec;
-    fs::remove(tmp_path_, ec);
+    transaction_.reset();
+    db_.reset();
 }
 
 void CatalogWriter::insert_file(const Record& r, RecordKind kind) {
@@ -681,7 +684,8 @@ BuildStats CatalogWriter::commit() {
     quality_insert_.reset();
     source_insert_.reset();
     file_insert_.reset();
-    db_->exec("COMMIT");
+    transaction_->commit();
+    transaction_.reset();
     if (has_previous_) db_->exec("DETACH DATABASE previous");
     db_.reset();
     fsync_path(tmp_path_, false);
@@ -712,21 +716,16 @@ namespace {
 /// catalog's files, in path order, are exactly `files` (sorted the same way, bytewise) and
 /// every one has the size and modification time recorded for it.
 bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::string>& files) {
-    sqlite3* db = previous.getHandle();
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT path, size, mtime_ns FROM files ORDER BY path", -1, &raw, nullptr) != SQLITE_OK) {
-        sqlite3_finalize(raw);
-        return false;
-    }
-    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> stmt(raw, sqlite3_finalize);
+    SQLite::Statement q(previous, "SELECT path, size, mtime_ns FROM files ORDER BY path");
     std::size_t i = 0;
-    while (sqlite3_step(raw) == SQLITE_ROW) {
+    while (q.executeStep()) {
         if (i == files.size()) return false;
-        auto text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
-        std::string_view path(text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(raw, 0)));
+        SQLite::Column path_column = q.getColumn(0);
+        // A view of the column's bytes: no copy of a hundred thousand paths.
+        std::string_view path(path_column.getText(), static_cast<std::size_t>(path_column.getBytes()));
         if (path != files[i]) return false;
         auto stamp = stamp_of(fs::path(files[i]));
-        if (!stamp || stamp->size != sqlite3_column_int64(raw, 1) || stamp->mtime_ns != sqlite3_column_int64(raw, 2)) {
+        if (!stamp || stamp->size != q.getColumn(1).getInt64() || stamp->mtime_ns != q.getColumn(2).getInt64()) {
             return false;
         }
         ++i;

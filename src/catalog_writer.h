@@ -33,6 +33,7 @@
 namespace SQLite {
 class Database;
 class Statement;
+class Transaction;
 }  // namespace SQLite
 
 namespace kvcat {
@@ -80,10 +81,12 @@ public:
 
 private:
     void insert_file(const Record& record, RecordKind kind);
+    void abandon() noexcept;  ///< closes the database without committing
 
     std::filesystem::path db_path_;
     std::filesystem::path tmp_path_;
     std::unique_ptr<SQLite::Database> db_;
+    std::unique_ptr<SQLite::Transaction> transaction_;  ///< the whole build; destroyed before db_
     std::unique_ptr<SQLite::Statement> row_insert_;
     std::unique_ptr<SQLite::Statement> quality_insert_;
     std::unique_ptr<SQLite::Statement> source_insert_;
