@@ -331,6 +331,10 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
                       static_cast<int>(std::min<std::size_t>(limits.max_value_bytes, 0x7fffffff)));
     }
 
+    // The raw statement rather than SQLite::Statement: a user's SQL needs the tail the
+    // prepare leaves (one statement at a time), SQLITE_AUTH and SQLITE_TOOBIG told apart from
+    // other errors, and sqlite3_stmt_readonly; the handle is raw above for the authorizer,
+    // progress handler and limits anyway.
     sqlite3_stmt* stmt = nullptr;
     const char* tail = nullptr;
     int rc = sqlite3_prepare_v2(raw, sql.c_str(), static_cast<int>(sql.size()), &stmt, &tail);

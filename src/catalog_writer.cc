@@ -1,19 +1,20 @@
 #include "catalog_writer.h"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <array>
-#include <string_view>
-#include <type_traits>
 #include <fstream>
 #include <memory>
 #include <set>
+#include <span>
+#include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,73 +145,159 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
     return d;
 }
 
-/// The columns of kv_efficiency, in the order catalog.sql declares them. The insert names
-/// each column, so a column added to the table is a compile error here until it is bound.
-enum class RowColumn {
-    id, record_id, model, accelerator, engine, engine_version, kv_cache_dtype, v_cache_dtype, weight_quant,
-    attention_variant,
-    context_length, kv_bytes_per_token, kv_bytes_per_token_exact, bytes_per_element, basis_statement,
-    kv_bytes_at_context, fixed_state_bytes, gqa_baseline_bytes_per_token, mha_baseline_bytes_per_token,
-    gqa_reduction, mha_reduction, weight_bytes, weight_bytes_source, roofline_tps, roofline_fraction,
-    measured_tps_at_ctx, measured_ttft_ms_at_ctx, measured_prefill_tps_at_ctx, concurrency, prompt_tokens,
-    gen_tokens, tps_stddev, prefill_tps_stddev, provenance, measured_on_model, context_extension, offload,
-    methodology, notes, file, count_
-};
+/// A table the writer fills: its columns in the order catalog.sql declares them. An insert
+/// names every column and has a parameter per column, `:name`; a value is bound through
+/// `table["name"]`, which finds the parameter at compile time, so a misspelt column does
+/// not compile, and the static_asserts below hold each list to the schema.
+template <std::size_t N>
+struct TableColumns {
+    std::string_view table;
+    std::array<std::string_view, N> columns;
 
-constexpr std::array<std::string_view, static_cast<std::size_t>(RowColumn::count_)> kRowColumnNames = {
-    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "v_cache_dtype",
-    "weight_quant",
-    "attention_variant", "context_length", "kv_bytes_per_token", "kv_bytes_per_token_exact", "bytes_per_element",
-    "basis_statement", "kv_bytes_at_context", "fixed_state_bytes", "gqa_baseline_bytes_per_token",
-    "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction", "weight_bytes", "weight_bytes_source",
-    "roofline_tps", "roofline_fraction", "measured_tps_at_ctx", "measured_ttft_ms_at_ctx",
-    "measured_prefill_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens", "tps_stddev", "prefill_tps_stddev",
-    "provenance", "measured_on_model", "context_extension", "offload", "methodology", "notes", "file",
-};
-
-/// The 1-based parameter of a column in the row insert.
-int col(RowColumn c) { return static_cast<int>(c) + 1; }
-
-template <typename T>
-void bind_at(SQLite::Statement& st, RowColumn c, const T& value) {
-    if constexpr (std::is_convertible_v<T, std::string_view> && !std::is_same_v<T, std::string>) {
-        st.bind(col(c), std::string(value));
-    } else {
-        st.bind(col(c), value);
+    /// The 1-based parameter of `column` in insert_sql().
+    consteval int operator[](std::string_view column) const {
+        for (std::size_t i = 0; i < N; ++i) {
+            if (columns[i] == column) return static_cast<int>(i) + 1;
+        }
+        throw "no such column in this table";  // evaluated at compile time: an error there
     }
+
+    /// INSERT INTO table ("a", "b") VALUES (:a, :b)
+    std::string insert_sql(std::string_view verb = "INSERT") const {
+        std::string names;
+        std::string params;
+        for (std::size_t i = 0; i < N; ++i) {
+            names += fmt::format("{}\"{}\"", i ? ", " : "", columns[i]);
+            params += fmt::format("{}:{}", i ? ", " : "", columns[i]);
+        }
+        return fmt::format("{} INTO {} ({}) VALUES ({})", verb, table, names, params);
+    }
+};
+
+template <std::size_t N>
+consteval TableColumns<N> table_columns(std::string_view table, const std::string_view (&columns)[N]) {
+    TableColumns<N> out{table, {}};
+    for (std::size_t i = 0; i < N; ++i) out.columns[i] = columns[i];
+    return out;
 }
 
-std::string row_insert_sql() {
-    std::string names;
-    std::string params;
-    for (std::size_t i = 0; i < kRowColumnNames.size(); ++i) {
-        names += (i ? ", " : "") + std::string(kRowColumnNames[i]);
-        params += fmt::format("{}?{}", i ? ", " : "", i + 1);
+constexpr auto kModels = table_columns("models", {
+    "id", "name", "config_source", "config_verified", "total_params_b", "active_params_b", "native_context",
+    "num_layers", "attention_variant", "attention_heads", "kv_heads", "head_dim", "kv_layers", "kv_lora_rank",
+    "qk_rope_head_dim", "sliding_window", "sliding_layers", "linear_kind", "linear_layers", "fixed_state_bytes",
+    "notes", "file"});
+
+constexpr auto kAccelerators = table_columns("accelerators", {
+    "id", "vendor", "name", "memory_gb", "memory_type", "memory_bus_bits", "memory_bandwidth_gb_s", "notes",
+    "file"});
+
+constexpr auto kKvEfficiency = table_columns("kv_efficiency", {
+    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "v_cache_dtype",
+    "weight_quant", "attention_variant", "context_length", "kv_bytes_per_token", "kv_bytes_per_token_exact",
+    "bytes_per_element", "basis_statement", "kv_bytes_at_context", "fixed_state_bytes",
+    "gqa_baseline_bytes_per_token", "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction",
+    "weight_bytes", "weight_bytes_source", "roofline_tps", "roofline_fraction", "measured_tps_at_ctx",
+    "measured_ttft_ms_at_ctx", "measured_prefill_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens",
+    "tps_stddev", "prefill_tps_stddev", "provenance", "measured_on_model", "context_extension", "offload",
+    "methodology", "notes", "file"});
+
+constexpr auto kQuality = table_columns("quality", {
+    "record_id", "position", "benchmark", "metric", "value", "unit", "higher_is_better", "baseline_kv_cache_dtype",
+    "baseline_value", "context_length", "recovery_percent", "file"});
+
+constexpr auto kEngines = table_columns("engines", {"name", "upstream", "description"});
+
+constexpr auto kSources = table_columns("sources", {"record_id", "position", "name", "detail", "url", "date"});
+
+constexpr auto kColumnInfo = table_columns("column_info", {"name", "type", "unit", "derived", "description"});
+
+constexpr auto kFiles = table_columns("files", {
+    "path", "id", "kind", "size", "mtime_ns", "hash", "id_line", "id_column"});
+
+constexpr auto kLintFindings = table_columns("lint_findings", {
+    "file", "line", "column", "severity", "rule", "message", "stated", "computed"});
+
+constexpr auto kBuildMeta = table_columns("build_meta", {"key", "value"});
+
+/// The body of `CREATE TABLE table (...)` in catalog.sql, between its parentheses.
+constexpr std::string_view schema_table_body(std::string_view sql, std::string_view table) {
+    constexpr std::string_view head = "CREATE TABLE ";
+    for (auto at = sql.find(head); at != std::string_view::npos; at = sql.find(head, at + 1)) {
+        std::string_view rest = sql.substr(at + head.size());
+        if (rest.starts_with(table) && rest.substr(table.size()).starts_with(" (")) {
+            rest = rest.substr(table.size() + 2);
+            return rest.substr(0, rest.find("\n)"));
+        }
     }
-    return fmt::format("INSERT INTO kv_efficiency ({}) VALUES ({})", names, params);
+    return {};
+}
+
+/// True when catalog.sql declares exactly these columns for the table, in this order: a
+/// column added, dropped or moved in the schema stops the build until the writer follows.
+template <std::size_t N>
+consteval bool matches_schema(const TableColumns<N>& t) {
+    std::string_view body = schema_table_body(kCatalogSql, t.table);
+    if (body.empty()) return false;
+    std::size_t next = 0;
+    while (!body.empty()) {
+        std::size_t eol = body.find('\n');
+        std::string_view line = body.substr(0, eol);
+        body = eol == std::string_view::npos ? std::string_view{} : body.substr(eol + 1);
+        line.remove_prefix(std::min(line.find_first_not_of(' '), line.size()));
+        if (line.empty() || line.starts_with("--")) continue;
+        std::string_view word = line.substr(0, line.find_first_of(" ,"));
+        if (word == "PRIMARY" || word == "UNIQUE" || word == "FOREIGN" || word == "CHECK" || word == "CONSTRAINT") {
+            continue;  // a table constraint, not a column
+        }
+        if (word.size() >= 2 && word.front() == '"' && word.back() == '"') word = word.substr(1, word.size() - 2);
+        if (next == N || t.columns[next] != word) return false;
+        ++next;
+    }
+    return next == N;
+}
+
+static_assert(matches_schema(kModels), "models: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kAccelerators), "accelerators: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kKvEfficiency), "kv_efficiency: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kQuality), "quality: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kEngines), "engines: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kSources), "sources: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kColumnInfo), "column_info: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kFiles), "files: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kLintFindings), "lint_findings: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kBuildMeta), "build_meta: the writer's columns differ from catalog.sql");
+
+template <typename T>
+void bind_at(SQLite::Statement& st, int index, const T& value) {
+    if constexpr (std::is_convertible_v<T, std::string_view> && !std::is_same_v<T, std::string>) {
+        st.bind(index, std::string(value));
+    } else {
+        st.bind(index, value);
+    }
 }
 
 void insert_quality(SQLite::Statement& st, const Record& r) {
+    constexpr const auto& t = kQuality;
     int position = 0;
     for (const auto& q : r.kv->quality) {
         st.reset();
         st.clearBindings();
-        st.bind(1, r.id);
-        st.bind(2, position++);
-        st.bind(3, q.benchmark);
-        st.bind(4, q.metric);
-        bind_optional(st, 5, q.value);
-        st.bind(6, q.unit);
-        st.bind(7, q.higher_is_better.value_or(false) ? 1 : 0);
-        st.bind(8, q.baseline_kv_cache_dtype);
-        bind_optional(st, 9, q.baseline_value);
-        bind_optional(st, 10, q.context_length);
+        st.bind(t["record_id"], r.id);
+        st.bind(t["position"], position++);
+        st.bind(t["benchmark"], q.benchmark);
+        st.bind(t["metric"], q.metric);
+        bind_optional(st, t["value"], q.value);
+        st.bind(t["unit"], q.unit);
+        st.bind(t["higher_is_better"], q.higher_is_better.value_or(false) ? 1 : 0);
+        st.bind(t["baseline_kv_cache_dtype"], q.baseline_kv_cache_dtype);
+        bind_optional(st, t["baseline_value"], q.baseline_value);
+        bind_optional(st, t["context_length"], q.context_length);
         if (q.recovery_percent) {
-            st.bind(11, q.recovery_percent->to_double());
+            st.bind(t["recovery_percent"], q.recovery_percent->to_double());
         } else if (q.value_exact && q.baseline_value_exact && !q.baseline_value_exact->is_zero()) {
-            st.bind(11, (*q.value_exact * Rational(100) / *q.baseline_value_exact).to_double());
+            st.bind(t["recovery_percent"], (*q.value_exact * Rational(100) / *q.baseline_value_exact).to_double());
         }
-        st.bind(12, r.file);
+        st.bind(t["file"], r.file);
         st.exec();
     }
 }
@@ -218,70 +305,89 @@ void insert_quality(SQLite::Statement& st, const Record& r) {
 std::string notes_of(const Record& r) { return r.node("notes") ? r.node("notes")->value : ""; }
 
 void insert_model(SQLite::Statement& st, const Record& r) {
+    constexpr const auto& t = kModels;
     const Model& m = *r.model;
     std::string ignored;
     auto layers = kv_layer_count(m, &ignored);
     st.reset();
     st.clearBindings();
-    st.bind(1, r.id);
-    st.bind(2, m.name);
-    st.bind(3, m.config_source);
-    st.bind(4, m.config_verified ? 1 : 0);
-    bind_optional(st, 5, m.total_params_b);
-    bind_optional(st, 6, m.active_params_b);
-    bind_optional(st, 7, m.native_context);
-    bind_optional(st, 8, m.num_layers);
-    st.bind(9, m.attention_variant);
-    bind_optional(st, 10, m.attention_heads);
-    bind_optional(st, 11, m.kv_heads);
-    bind_optional(st, 12, m.head_dim);
-    st.bind(13, static_cast<std::int64_t>(layers.count));
-    bind_optional(st, 14, m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
-    bind_optional(st, 15, m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
-    bind_optional(st, 16, m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
-    bind_optional(st, 17, m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
+    st.bind(t["id"], r.id);
+    st.bind(t["name"], m.name);
+    st.bind(t["config_source"], m.config_source);
+    st.bind(t["config_verified"], m.config_verified ? 1 : 0);
+    bind_optional(st, t["total_params_b"], m.total_params_b);
+    bind_optional(st, t["active_params_b"], m.active_params_b);
+    bind_optional(st, t["native_context"], m.native_context);
+    bind_optional(st, t["num_layers"], m.num_layers);
+    st.bind(t["attention_variant"], m.attention_variant);
+    bind_optional(st, t["attention_heads"], m.attention_heads);
+    bind_optional(st, t["kv_heads"], m.kv_heads);
+    bind_optional(st, t["head_dim"], m.head_dim);
+    st.bind(t["kv_layers"], static_cast<std::int64_t>(layers.count));
+    bind_optional(st, t["kv_lora_rank"], m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
+    bind_optional(st, t["qk_rope_head_dim"], m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
+    bind_optional(st, t["sliding_window"], m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
+    bind_optional(st, t["sliding_layers"], m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
     if (m.linear) {
-        st.bind(18, std::string(name_of(m.linear->kind)));
-        st.bind(19, static_cast<std::int64_t>(m.linear->layers));
+        st.bind(t["linear_kind"], std::string(name_of(m.linear->kind)));
+        st.bind(t["linear_layers"], static_cast<std::int64_t>(m.linear->layers));
     }
-    bind_rational(st, 20, fixed_state_bytes(m));
-    bind_text_or_null(st, 21, notes_of(r));
-    st.bind(22, r.file);
+    bind_rational(st, t["fixed_state_bytes"], fixed_state_bytes(m));
+    bind_text_or_null(st, t["notes"], notes_of(r));
+    st.bind(t["file"], r.file);
     st.exec();
 }
 
 void insert_accelerator(SQLite::Statement& st, const Record& r) {
+    constexpr const auto& t = kAccelerators;
     const Accelerator& a = *r.accelerator;
     st.reset();
     st.clearBindings();
-    st.bind(1, r.id);
-    st.bind(2, a.vendor);
-    st.bind(3, a.name);
-    bind_optional(st, 4, a.memory_gb);
-    st.bind(5, a.memory_type);
-    bind_optional(st, 6, a.memory_bus_bits);
-    bind_optional(st, 7, a.memory_bandwidth_gb_s);
-    bind_text_or_null(st, 8, notes_of(r));
-    st.bind(9, r.file);
+    st.bind(t["id"], r.id);
+    st.bind(t["vendor"], a.vendor);
+    st.bind(t["name"], a.name);
+    bind_optional(st, t["memory_gb"], a.memory_gb);
+    st.bind(t["memory_type"], a.memory_type);
+    bind_optional(st, t["memory_bus_bits"], a.memory_bus_bits);
+    bind_optional(st, t["memory_bandwidth_gb_s"], a.memory_bandwidth_gb_s);
+    bind_text_or_null(st, t["notes"], notes_of(r));
+    st.bind(t["file"], r.file);
     st.exec();
 }
 
 void insert_sources(SQLite::Statement& st, const Record& r) {
+    constexpr const auto& t = kSources;
     int position = 0;
     for (const auto& s : r.sources) {
         st.reset();
         st.clearBindings();
-        st.bind(1, r.id);
-        st.bind(2, position++);
-        st.bind(3, s.name);
-        bind_text_or_null(st, 4, s.detail);
-        bind_text_or_null(st, 5, s.url);
-        bind_text_or_null(st, 6, s.date);
+        st.bind(t["record_id"], r.id);
+        st.bind(t["position"], position++);
+        st.bind(t["name"], s.name);
+        bind_text_or_null(st, t["detail"], s.detail);
+        bind_text_or_null(st, t["url"], s.url);
+        bind_text_or_null(st, t["date"], s.date);
         st.exec();
     }
 }
 
 }  // namespace
+
+std::span<const WrittenTable> written_tables() {
+    static const std::array<WrittenTable, 10> tables = {{
+        {kModels.table, kModels.columns},
+        {kAccelerators.table, kAccelerators.columns},
+        {kKvEfficiency.table, kKvEfficiency.columns},
+        {kQuality.table, kQuality.columns},
+        {kEngines.table, kEngines.columns},
+        {kSources.table, kSources.columns},
+        {kColumnInfo.table, kColumnInfo.columns},
+        {kFiles.table, kFiles.columns},
+        {kLintFindings.table, kLintFindings.columns},
+        {kBuildMeta.table, kBuildMeta.columns},
+    }};
+    return tables;
+}
 
 std::optional<FileStamp> stamp_of(const fs::path& file) {
     struct stat st {};
@@ -315,19 +421,14 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
             attach.exec();
             has_previous_ = true;
         }
-        db_->exec("BEGIN");
+        transaction_ = std::make_unique<SQLite::Transaction>(*db_);
         db_->exec(kCatalogSql);
-        row_insert_ = std::make_unique<SQLite::Statement>(*db_, row_insert_sql());
-        quality_insert_ = std::make_unique<SQLite::Statement>(
-            *db_, "INSERT INTO quality VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
-        source_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO sources VALUES (?1,?2,?3,?4,?5,?6)");
-        file_insert_ = std::make_unique<SQLite::Statement>(*db_, "INSERT INTO files VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+        row_insert_ = std::make_unique<SQLite::Statement>(*db_, kKvEfficiency.insert_sql());
+        quality_insert_ = std::make_unique<SQLite::Statement>(*db_, kQuality.insert_sql());
+        source_insert_ = std::make_unique<SQLite::Statement>(*db_, kSources.insert_sql());
+        file_insert_ = std::make_unique<SQLite::Statement>(*db_, kFiles.insert_sql());
     } catch (...) {
-        row_insert_.reset();
-        quality_insert_.reset();
-        source_insert_.reset();
-        file_insert_.reset();
-        db_.reset();
+        abandon();
         fs::remove(tmp_path_, ec);
         throw;
     }
@@ -335,46 +436,54 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
 
 CatalogWriter::~CatalogWriter() {
     if (committed_) return;
-    row_insert_.reset();
-    quality_insert_.reset();
-    source_insert_.reset();
-    file_insert_.reset();
-    db_.reset();  // never throws: SQLiteCpp closes quietly
+    abandon();
     std::error_code ec;
     fs::remove(tmp_path_, ec);
 }
 
+void CatalogWriter::abandon() noexcept {
+    // Statements first, then the transaction, then the connection: each needs the next.
+    // Neither destructor throws. The transaction's rollback writes nothing worth keeping
+    // (the journal is off), and the temporary file it was writing is removed next.
+    row_insert_.reset();
+    quality_insert_.reset();
+    source_insert_.reset();
+    file_insert_.reset();
+    transaction_.reset();
+    db_.reset();
+}
+
 void CatalogWriter::insert_file(const Record& r, RecordKind kind) {
+    constexpr const auto& t = kFiles;
     auto stamp = stamp_of(r.file);
     Position id_pos = r.where("id");
     SQLite::Statement& st = *file_insert_;
     st.reset();
     st.clearBindings();
-    st.bind(1, r.file);
-    st.bind(2, r.id);
-    st.bind(3, std::string(kind_name(kind)));
-    st.bind(4, stamp ? stamp->size : std::int64_t{-1});  // -1 never matches: read again next time
-    st.bind(5, stamp ? stamp->mtime_ns : std::int64_t{-1});
-    st.bind(6, content_hash_hex(r.source ? r.source->content_hash() : 0));
-    st.bind(7, id_pos.line);
-    st.bind(8, id_pos.column);
+    st.bind(t["path"], r.file);
+    st.bind(t["id"], r.id);
+    st.bind(t["kind"], std::string(kind_name(kind)));
+    st.bind(t["size"], stamp ? stamp->size : std::int64_t{-1});  // -1 never matches: read again next time
+    st.bind(t["mtime_ns"], stamp ? stamp->mtime_ns : std::int64_t{-1});
+    st.bind(t["hash"], content_hash_hex(r.source ? r.source->content_hash() : 0));
+    st.bind(t["id_line"], id_pos.line);
+    st.bind(t["id_column"], id_pos.column);
     st.exec();
 }
 
 void CatalogWriter::begin(const RecordSet& refs) {
     std::lock_guard lock(mutex_);
-    SQLite::Statement engine_insert(*db_, "INSERT INTO engines VALUES (?1, ?2, ?3)");
+    SQLite::Statement engine_insert(*db_, kEngines.insert_sql());
     for (const auto& e : engine_names()) {
         engine_insert.reset();
         engine_insert.clearBindings();
-        engine_insert.bind(1, std::string(e.name));
-        if (!e.upstream.empty()) engine_insert.bind(2, std::string(e.upstream));
-        engine_insert.bind(3, std::string(e.what));
+        engine_insert.bind(kEngines["name"], std::string(e.name));
+        if (!e.upstream.empty()) engine_insert.bind(kEngines["upstream"], std::string(e.upstream));
+        engine_insert.bind(kEngines["description"], std::string(e.what));
         engine_insert.exec();
     }
-    SQLite::Statement model_insert(
-        *db_, "INSERT INTO models VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)");
-    SQLite::Statement accel_insert(*db_, "INSERT INTO accelerators VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    SQLite::Statement model_insert(*db_, kModels.insert_sql());
+    SQLite::Statement accel_insert(*db_, kAccelerators.insert_sql());
     for (const auto& r : refs.records()) {
         if (r.model) {
             insert_model(model_insert, r);
@@ -424,49 +533,49 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         SQLite::Statement& st = *row_insert_;
         st.reset();
         st.clearBindings();
-        using C = RowColumn;
-        bind_at(st, C::id, point_row_id(r.id, point));
-        bind_at(st, C::record_id, r.id);
-        bind_at(st, C::model, k.model);
-        bind_optional(st, col(C::accelerator), k.accelerator);
-        bind_at(st, C::engine, k.engine);
-        bind_optional(st, col(C::engine_version), k.engine_version);
-        bind_at(st, C::kv_cache_dtype, k.kv_cache_dtype);
-        bind_optional(st, col(C::v_cache_dtype), k.v_cache_dtype);
-        bind_optional(st, col(C::weight_quant), k.weight_quant);
-        bind_at(st, C::attention_variant, k.attention_variant);
-        bind_at(st, C::context_length, point.context_length);
-        bind_rational(st, col(C::kv_bytes_per_token), per_token);
-        bind_at(st, C::kv_bytes_per_token_exact, per_token.to_string());
-        bind_at(st, C::bytes_per_element, bpe.to_string());
-        bind_at(st, C::basis_statement, k.basis.statement);
-        bind_rational(st, col(C::kv_bytes_at_context), figures[i].at_context);
-        bind_rational(st, col(C::fixed_state_bytes), fixed);
-        bind_rational_or_null(st, col(C::gqa_baseline_bytes_per_token), derived.gqa_baseline);
-        bind_rational_or_null(st, col(C::mha_baseline_bytes_per_token), derived.mha_baseline);
-        bind_ratio(st, col(C::gqa_reduction), derived.gqa_baseline, per_token);
-        bind_ratio(st, col(C::mha_reduction), derived.mha_baseline, per_token);
-        bind_rational_or_null(st, col(C::weight_bytes), derived.weight_bytes);
-        if (derived.weight_bytes) bind_at(st, C::weight_bytes_source, k.weight_bytes ? "stated" : "derived");
-        bind_rational_or_null(st, col(C::roofline_tps), derived.roofline_tps);
+        constexpr const auto& t = kKvEfficiency;
+        bind_at(st, t["id"], point_row_id(r.id, point));
+        bind_at(st, t["record_id"], r.id);
+        bind_at(st, t["model"], k.model);
+        bind_optional(st, t["accelerator"], k.accelerator);
+        bind_at(st, t["engine"], k.engine);
+        bind_optional(st, t["engine_version"], k.engine_version);
+        bind_at(st, t["kv_cache_dtype"], k.kv_cache_dtype);
+        bind_optional(st, t["v_cache_dtype"], k.v_cache_dtype);
+        bind_optional(st, t["weight_quant"], k.weight_quant);
+        bind_at(st, t["attention_variant"], k.attention_variant);
+        bind_at(st, t["context_length"], point.context_length);
+        bind_rational(st, t["kv_bytes_per_token"], per_token);
+        bind_at(st, t["kv_bytes_per_token_exact"], per_token.to_string());
+        bind_at(st, t["bytes_per_element"], bpe.to_string());
+        bind_at(st, t["basis_statement"], k.basis.statement);
+        bind_rational(st, t["kv_bytes_at_context"], figures[i].at_context);
+        bind_rational(st, t["fixed_state_bytes"], fixed);
+        bind_rational_or_null(st, t["gqa_baseline_bytes_per_token"], derived.gqa_baseline);
+        bind_rational_or_null(st, t["mha_baseline_bytes_per_token"], derived.mha_baseline);
+        bind_ratio(st, t["gqa_reduction"], derived.gqa_baseline, per_token);
+        bind_ratio(st, t["mha_reduction"], derived.mha_baseline, per_token);
+        bind_rational_or_null(st, t["weight_bytes"], derived.weight_bytes);
+        if (derived.weight_bytes) bind_at(st, t["weight_bytes_source"], k.weight_bytes ? "stated" : "derived");
+        bind_rational_or_null(st, t["roofline_tps"], derived.roofline_tps);
         if (derived.roofline_tps && point.tps_exact && !derived.roofline_tps->is_zero()) {
-            bind_at(st, C::roofline_fraction, (*point.tps_exact / *derived.roofline_tps).to_double());
+            bind_at(st, t["roofline_fraction"], (*point.tps_exact / *derived.roofline_tps).to_double());
         }
-        bind_optional(st, col(C::measured_tps_at_ctx), point.tps);
-        bind_optional(st, col(C::measured_ttft_ms_at_ctx), point.ttft_ms);
-        bind_optional(st, col(C::measured_prefill_tps_at_ctx), point.prefill_tps);
-        bind_at(st, C::concurrency, point.concurrency);
-        bind_optional(st, col(C::prompt_tokens), point.prompt_tokens);
-        bind_optional(st, col(C::gen_tokens), point.gen_tokens);
-        bind_optional(st, col(C::tps_stddev), point.tps_stddev);
-        bind_optional(st, col(C::prefill_tps_stddev), point.prefill_tps_stddev);
-        bind_optional(st, col(C::provenance), k.provenance);
-        bind_optional(st, col(C::measured_on_model), k.measured_on_model);
-        bind_optional(st, col(C::context_extension), k.context_extension);
-        bind_optional(st, col(C::offload), k.offload);
-        bind_at(st, C::methodology, k.methodology);
-        bind_at(st, C::notes, k.notes);
-        bind_at(st, C::file, r.file);
+        bind_optional(st, t["measured_tps_at_ctx"], point.tps);
+        bind_optional(st, t["measured_ttft_ms_at_ctx"], point.ttft_ms);
+        bind_optional(st, t["measured_prefill_tps_at_ctx"], point.prefill_tps);
+        bind_at(st, t["concurrency"], point.concurrency);
+        bind_optional(st, t["prompt_tokens"], point.prompt_tokens);
+        bind_optional(st, t["gen_tokens"], point.gen_tokens);
+        bind_optional(st, t["tps_stddev"], point.tps_stddev);
+        bind_optional(st, t["prefill_tps_stddev"], point.prefill_tps_stddev);
+        bind_optional(st, t["provenance"], k.provenance);
+        bind_optional(st, t["measured_on_model"], k.measured_on_model);
+        bind_optional(st, t["context_extension"], k.context_extension);
+        bind_optional(st, t["offload"], k.offload);
+        bind_at(st, t["methodology"], k.methodology);
+        bind_at(st, t["notes"], k.notes);
+        bind_at(st, t["file"], r.file);
         st.exec();
         ++stats_.rows;
     }
@@ -480,12 +589,15 @@ void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files
     std::lock_guard lock(mutex_);
     db_->exec("CREATE TEMP TABLE keep (file TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER)");
     {
-        SQLite::Statement keep(*db_, "INSERT INTO keep VALUES (?1, ?2, ?3)");
+        SQLite::Statement keep(*db_, "INSERT INTO keep (file, size, mtime_ns) VALUES (:file, :size, :mtime_ns)");
+        const int file_param = keep.getIndex(":file");
+        const int size_param = keep.getIndex(":size");
+        const int mtime_param = keep.getIndex(":mtime_ns");
         for (const auto& [file, stamp] : files) {
             keep.reset();
-            keep.bind(1, file);
-            keep.bind(2, stamp.size);
-            keep.bind(3, stamp.mtime_ns);
+            keep.bind(file_param, file);
+            keep.bind(size_param, stamp.size);
+            keep.bind(mtime_param, stamp.mtime_ns);
             keep.exec();
         }
     }
@@ -506,31 +618,33 @@ void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files
 }
 
 void CatalogWriter::set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored) {
+    constexpr const auto& t = kLintFindings;
     std::lock_guard lock(mutex_);
-    SQLite::Statement st(*db_, "INSERT INTO lint_findings VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+    SQLite::Statement st(*db_, t.insert_sql());
     for (const auto* list : {&warnings, &ignored}) {
         for (const auto& d : *list) {
             if (d.severity == Severity::error) continue;  // a catalog is only written without errors
             st.reset();
             st.clearBindings();
-            st.bind(1, d.pos.file);
-            st.bind(2, d.pos.line);
-            st.bind(3, d.pos.column);
-            st.bind(4, std::string(to_string(d.severity)));
-            st.bind(5, d.rule);
-            st.bind(6, d.message);
-            bind_optional(st, 7, d.stated);
-            bind_optional(st, 8, d.computed);
+            st.bind(t["file"], d.pos.file);
+            st.bind(t["line"], d.pos.line);
+            st.bind(t["column"], d.pos.column);
+            st.bind(t["severity"], std::string(to_string(d.severity)));
+            st.bind(t["rule"], d.rule);
+            st.bind(t["message"], d.message);
+            bind_optional(st, t["stated"], d.stated);
+            bind_optional(st, t["computed"], d.computed);
             st.exec();
         }
     }
 }
 
 void CatalogWriter::set_meta(const std::string& key, const std::string& value) {
+    constexpr const auto& t = kBuildMeta;
     std::lock_guard lock(mutex_);
-    SQLite::Statement st(*db_, "INSERT OR REPLACE INTO build_meta VALUES (?1, ?2)");
-    st.bind(1, key);
-    st.bind(2, value);
+    SQLite::Statement st(*db_, t.insert_sql("INSERT OR REPLACE"));
+    st.bind(t["key"], key);
+    st.bind(t["value"], value);
     st.exec();
 }
 
@@ -553,14 +667,15 @@ void CatalogWriter::set_built_from(const fs::path& records_root) {
 BuildStats CatalogWriter::commit() {
     std::lock_guard lock(mutex_);
     {
-        SQLite::Statement column_insert(*db_, "INSERT INTO column_info VALUES (?1,?2,?3,?4,?5)");
+        constexpr const auto& t = kColumnInfo;
+        SQLite::Statement column_insert(*db_, t.insert_sql());
         for (const auto& c : kv_row_columns()) {
             column_insert.reset();
-            column_insert.bind(1, std::string(c.name));
-            column_insert.bind(2, std::string(c.type));
-            column_insert.bind(3, std::string(c.unit));
-            column_insert.bind(4, c.derived ? 1 : 0);
-            column_insert.bind(5, std::string(c.description));
+            column_insert.bind(t["name"], std::string(c.name));
+            column_insert.bind(t["type"], std::string(c.type));
+            column_insert.bind(t["unit"], std::string(c.unit));
+            column_insert.bind(t["derived"], c.derived ? 1 : 0);
+            column_insert.bind(t["description"], std::string(c.description));
             column_insert.exec();
         }
     }
@@ -569,7 +684,8 @@ BuildStats CatalogWriter::commit() {
     quality_insert_.reset();
     source_insert_.reset();
     file_insert_.reset();
-    db_->exec("COMMIT");
+    transaction_->commit();
+    transaction_.reset();
     if (has_previous_) db_->exec("DETACH DATABASE previous");
     db_.reset();
     fsync_path(tmp_path_, false);
@@ -600,21 +716,16 @@ namespace {
 /// catalog's files, in path order, are exactly `files` (sorted the same way, bytewise) and
 /// every one has the size and modification time recorded for it.
 bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::string>& files) {
-    sqlite3* db = previous.getHandle();
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT path, size, mtime_ns FROM files ORDER BY path", -1, &raw, nullptr) != SQLITE_OK) {
-        sqlite3_finalize(raw);
-        return false;
-    }
-    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> stmt(raw, sqlite3_finalize);
+    SQLite::Statement q(previous, "SELECT path, size, mtime_ns FROM files ORDER BY path");
     std::size_t i = 0;
-    while (sqlite3_step(raw) == SQLITE_ROW) {
+    while (q.executeStep()) {
         if (i == files.size()) return false;
-        auto text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
-        std::string_view path(text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(raw, 0)));
+        SQLite::Column path_column = q.getColumn(0);
+        // A view of the column's bytes: no copy of a hundred thousand paths.
+        std::string_view path(path_column.getText(), static_cast<std::size_t>(path_column.getBytes()));
         if (path != files[i]) return false;
         auto stamp = stamp_of(fs::path(files[i]));
-        if (!stamp || stamp->size != sqlite3_column_int64(raw, 1) || stamp->mtime_ns != sqlite3_column_int64(raw, 2)) {
+        if (!stamp || stamp->size != q.getColumn(1).getInt64() || stamp->mtime_ns != q.getColumn(2).getInt64()) {
             return false;
         }
         ++i;

@@ -6,6 +6,8 @@
 // half of one, and a build that fails or is killed leaves the previous catalog as it
 // was (its temporary file is removed then, or by the next build). The writer is a
 // RecordSink, so rows stream into it from the lint's workers and memory stays flat.
+// Every insert names its columns and binds each value by its column's name; the column
+// lists are checked against schema/catalog.sql when the writer is compiled.
 //
 // plan_build() makes rebuilds incremental, as ninja does: the catalog remembers each
 // record file's size, modification time and content hash. With nothing changed the
@@ -20,7 +22,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog.h"
@@ -29,6 +33,7 @@
 namespace SQLite {
 class Database;
 class Statement;
+class Transaction;
 }  // namespace SQLite
 
 namespace kvcat {
@@ -76,10 +81,12 @@ public:
 
 private:
     void insert_file(const Record& record, RecordKind kind);
+    void abandon() noexcept;  ///< closes the database without committing
 
     std::filesystem::path db_path_;
     std::filesystem::path tmp_path_;
     std::unique_ptr<SQLite::Database> db_;
+    std::unique_ptr<SQLite::Transaction> transaction_;  ///< the whole build; destroyed before db_
     std::unique_ptr<SQLite::Statement> row_insert_;
     std::unique_ptr<SQLite::Statement> quality_insert_;
     std::unique_ptr<SQLite::Statement> source_insert_;
@@ -89,6 +96,16 @@ private:
     bool committed_ = false;
     bool has_previous_ = false;
 };
+
+/// A table the writer fills, and its columns in the order it declares them.
+struct WrittenTable {
+    std::string_view name;
+    std::span<const std::string_view> columns;
+};
+
+/// Every table the writer inserts into. Each must declare these columns, in this order, in
+/// the catalog schema (a test compares them with PRAGMA table_info).
+std::span<const WrittenTable> written_tables();
 
 /// Writes the catalog from records already in memory, atomically (tests, small tools).
 BuildStats build_catalog(const RecordSet& records, const std::filesystem::path& db_path);

@@ -60,20 +60,22 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_curve(app, exit_code);
     kvcat::cmd::setup_report(app, exit_code);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        // Not for --help or --version (exit code 0): those print what was asked for.
-        if (std::string typo = e.get_exit_code() == 0 ? "" : kvcat::cmd::unknown_subcommand_message(app, argc, argv);
-            !typo.empty()) {
-            spdlog::error("{}", typo);
-            return kvcat::cmd::failure;
+    // Each subcommand's body runs through run_command already; this one catches what is left,
+    // an exception while parsing the command line, the same way.
+    return kvcat::cmd::run_command([&] {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::ParseError& e) {
+            // Not for --help or --version (exit code 0): those print what was asked for.
+            if (std::string typo =
+                    e.get_exit_code() == 0 ? "" : kvcat::cmd::unknown_subcommand_message(app, argc, argv);
+                !typo.empty()) {
+                spdlog::error("{}", typo);
+                return int{kvcat::cmd::failure};
+            }
+            int code = app.exit(e);
+            return code == 0 ? 0 : int{kvcat::cmd::failure};
         }
-        int code = app.exit(e);
-        return code == 0 ? 0 : kvcat::cmd::failure;
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return kvcat::cmd::failure;
-    }
-    return exit_code;
+        return exit_code;
+    });
 }

@@ -24,15 +24,15 @@ struct BuildOutcome {
 /// when the records have errors answers from the catalog as last built, saying on stderr
 /// which files kept it behind (exit 0, or 1 when `strict`). Returns an exit code: 0 when
 /// the catalog can be read, 1 when the records have errors and there is no catalog (or
-/// `strict`), 2 on failure.
+/// `strict`), 2 on failure. Throws when the catalog cannot be read to see if it is fresh.
 int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict = false,
                          const Freshness* known = nullptr);
 
 /// Runs `read` on the catalog and, at the same time, checks that the catalog is fresh (the
 /// check is a stat of every record file; the read does not wait for it). The answer is
 /// returned only once the check says the catalog was fresh; when it was not, the catalog is
-/// rebuilt (or kept, as ensure_fresh_catalog says) and `read` runs again. On failure
-/// returns nothing and sets `code`.
+/// rebuilt (or kept, as ensure_fresh_catalog says) and `read` runs again. When there is
+/// no answer returns nothing and sets `code`; throws what the check or `read` throws.
 std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
                                         const std::function<Table()>& read, int& code, bool strict = false);
 

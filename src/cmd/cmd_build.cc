@@ -1,239 +1,18 @@
-#include <chrono>
-#include <functional>
-#include <future>
-#include <iostream>
+// kvcat build: lint the records, then write the catalog (cmd/catalog_access.cc does both).
+#include <memory>
+#include <string>
+#include <vector>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
-#include "catalog.h"
-#include "catalog_writer.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
-#include "lint.h"
+#include "cmd/common_options.h"
 
 namespace kvcat::cmd {
 
 namespace {
 
-/// "checked 5,120 of 100,000 rows" on stderr, only on a terminal and only once a build has
-/// taken a second; nothing at all when stderr is a file or a pipe.
-class Progress {
-public:
-    Progress() : start_(std::chrono::steady_clock::now()), terminal_(::isatty(STDERR_FILENO) == 1) {}
-    ~Progress() {
-        if (shown_) std::cerr << "\r\033[K" << std::flush;
-    }
-    void operator()(std::size_t done, std::size_t total) {
-        if (!terminal_ || std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-        shown_ = true;
-        std::cerr << fmt::format("\rkvcat: checked {} of {} rows", group_thousands(static_cast<std::int64_t>(done)),
-                                 group_thousands(static_cast<std::int64_t>(total)))
-                  << std::flush;
-    }
-
-private:
-    std::chrono::steady_clock::time_point start_;
-    bool terminal_;
-    bool shown_ = false;
-};
-
-}  // namespace
-
-namespace {
-
-/// True when `db` holds a catalog this kvcat can answer from.
-bool readable_catalog(const std::string& db) {
-    std::error_code ec;
-    if (!std::filesystem::exists(db, ec)) return false;
-    int version = 0;
-    std::string why;
-    return is_kvcat_catalog(db, &version, &why) && version == kCatalogSchemaVersion;
-}
-
-/// Says on stderr that `db` answers as it was last built, and why: the files whose errors
-/// kept it behind, each with its first finding.
-void say_behind(const std::string& db, const std::string& records, const BuildOutcome& outcome, bool strict) {
-    const char* then = strict ? "--strict makes this a failure" : "answering from it as it was last built";
-    if (outcome.no_records) {
-        spdlog::warn("{} holds no record file; {} is kept as it was last built, {}", records, db, then);
-        return;
-    }
-    std::vector<std::pair<const Diagnostic*, std::size_t>> first_of_file;  // the first finding, and how many
-    for (const auto& d : outcome.errors) {
-        if (!first_of_file.empty() && first_of_file.back().first->pos.file == d.pos.file) {
-            ++first_of_file.back().second;
-        } else {
-            first_of_file.emplace_back(&d, 1);
-        }
-    }
-    spdlog::warn("{} is behind the records: {} file{} {} errors, so it was not rebuilt; {}", db,
-                 first_of_file.size(), first_of_file.size() == 1 ? "" : "s", first_of_file.size() == 1 ? "has" : "have",
-                 then);
-    for (const auto& [d, count] : first_of_file) {
-        std::string more = count > 1 ? fmt::format(" (and {} more in this file)", count - 1) : "";
-        spdlog::warn("  {}{}", format_text(*d), more);
-    }
-}
-
-}  // namespace
-
-int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings,
-                   bool full, BuildOutcome* outcome) {
-    std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
-    std::error_code ec;
-    BuildPlan plan;
-    try {
-        if (full) {
-            plan.reason = "a full build was asked for";
-        } else if (paths.size() == 1 && std::filesystem::is_directory(paths[0], ec)) {
-            plan = plan_build(db, records_root_for(paths[0]));
-        } else {
-            plan.reason = "files were named one by one";
-        }
-    } catch (const std::exception& e) {
-        plan = BuildPlan{};
-        plan.reason = fmt::format("the previous catalog could not be read ({})", e.what());
-    }
-    if (plan.up_to_date) {
-        spdlog::info("{} is up to date", db);
-        return ExitCode::ok;
-    }
-    spdlog::debug("{} build: {}", plan.incremental ? "incremental" : "full", plan.reason);
-    try {
-        CatalogWriter writer(db, plan.incremental ? std::optional<std::filesystem::path>(db) : std::nullopt);
-        Progress progress;
-        LintOptions options;
-        options.sink = &writer;
-        options.keep_rows = false;
-        options.progress = std::ref(progress);
-        if (plan.incremental) {
-            options.unchanged = [&plan](const std::string& file) -> const UnchangedFile* {
-                auto it = plan.unchanged.find(file);
-                return it == plan.unchanged.end() ? nullptr : &it->second;
-            };
-        }
-        LintResult result = lint_paths(paths, options);
-        bool errors = has_errors(result.diagnostics);
-        for (const auto& d : result.diagnostics) {
-            if (outcome && d.severity == Severity::error) {
-                outcome->errors.push_back(d);
-            } else if (d.severity == Severity::error || print_warnings) {
-                std::cerr << format_text(d) << '\n';
-            }
-        }
-        if (errors) {
-            if (!outcome) spdlog::error("the records have errors; {} was not written", db);
-            return ExitCode::findings;  // the writer removes its temporary file
-        }
-        if (result.files.empty() && catalog_record_files(db) > 0) {
-            // An empty or emptied folder never replaces a catalog that holds records.
-            if (outcome) {
-                outcome->no_records = true;
-            } else {
-                spdlog::error("{} holds no record file; {}, built from {} record files, is kept as it was", path_texts[0],
-                              db, catalog_record_files(db));
-            }
-            return ExitCode::failure;
-        }
-        if (plan.incremental) writer.copy_unchanged(plan.unchanged_stamps);
-        writer.set_findings(result.diagnostics, result.ignored);
-        if (paths.size() == 1) writer.set_built_from(records_root_for(paths[0]));
-        writer.set_meta("kvcat_version", KVCAT_VERSION);
-        BuildStats stats = writer.commit();
-        if (outcome) outcome->written = true;
-        spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
-                     stats.models, stats.models == 1 ? "" : "s", stats.accelerators,
-                     stats.accelerators == 1 ? "" : "s", stats.rows, stats.rows == 1 ? "" : "s", result.rows_read,
-                     stats.rows_copied);
-    } catch (const std::exception& e) {
-        spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
-        return ExitCode::failure;
-    }
-    return ExitCode::ok;
-}
-
-int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known) {
-    Freshness freshness;
-    try {
-        freshness = known ? *known : catalog_freshness(db, records);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
-    switch (freshness.state) {
-        case Freshness::State::fresh: return ExitCode::ok;
-        case Freshness::State::other_root:
-            spdlog::error("{}; it is never rebuilt from other records. Query it with --records {}, or give {} a "
-                          "catalog of its own with --db FILE",
-                          freshness.why, freshness.built_from, records);
-            return ExitCode::failure;
-        case Freshness::State::missing:
-        case Freshness::State::stale: break;
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_directory(records, ec)) {
-        if (std::filesystem::exists(db, ec)) {
-            spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", freshness.why, records);
-            return ExitCode::ok;
-        }
-        spdlog::error("{} does not exist and there is no {} folder to build it from", db, records);
-        return ExitCode::failure;
-    }
-    spdlog::info("building the catalog: {}", freshness.why);
-    BuildOutcome outcome;
-    int code = lint_and_build(db, {records}, false, false, &outcome);
-    if (code == ExitCode::ok) return code;
-    if ((!outcome.errors.empty() || outcome.no_records) && readable_catalog(db)) {
-        say_behind(db, records, outcome, strict);
-        return strict ? ExitCode::findings : ExitCode::ok;
-    }
-    for (const auto& d : outcome.errors) std::cerr << format_text(d) << '\n';
-    if (!outcome.errors.empty()) spdlog::error("the records have errors; {} was not written", db);
-    return code;
-}
-
-std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
-                                        const std::function<Table()>& read, int& code, bool strict) {
-    std::error_code ec;
-    if (!std::filesystem::exists(db, ec)) {
-        code = ensure_fresh_catalog(db, records, strict);
-        if (code != ExitCode::ok) return std::nullopt;
-        return read();
-    }
-    auto check = std::async(std::launch::async, [&] { return catalog_freshness(db, records); });
-    std::optional<Table> early;
-    std::exception_ptr early_error;
-    try {
-        early = read();
-    } catch (...) {
-        early_error = std::current_exception();
-    }
-    Freshness freshness;
-    try {
-        freshness = check.get();
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());  // a foreign or unreadable catalog: this error comes first
-        code = ExitCode::failure;
-        return std::nullopt;
-    }
-    if (freshness.state == Freshness::State::fresh) {
-        if (early_error) std::rethrow_exception(early_error);
-        code = ExitCode::ok;
-        return early;
-    }
-    // Not fresh: what was read is dropped unseen; build (or keep), then read the catalog.
-    code = ensure_fresh_catalog(db, records, strict, &freshness);
-    if (code != ExitCode::ok) return std::nullopt;
-    return read();
-}
-
-namespace {
-
 struct BuildOptions {
-    std::string db = "kvcat.db";
+    Common common;
     std::vector<std::string> paths;
     bool full = false;
 };
@@ -243,7 +22,7 @@ struct BuildOptions {
 void setup_build(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<BuildOptions>();
     CLI::App* sub = app.add_subcommand("build", "Lint the records, then write the SQLite catalog atomically");
-    sub->add_option("--db", options->db, "The catalog file to write")->capture_default_str();
+    add_db_option(*sub, options->common, DbUse::write);
     sub->add_option("paths", options->paths, "Record folders (default: records/)");
     sub->add_flag("--full", options->full, "Read and check every record, even those unchanged since the last build");
     sub->footer(
@@ -251,10 +30,10 @@ void setup_build(CLI::App& app, int& exit_code) {
         "  kvcat build\n"
         "  kvcat build --db /tmp/catalog.db records\n"
         "With any lint error nothing is written and the exit status is 1.");
-    sub->callback([options, &exit_code] {
+    set_command_body(*sub, exit_code, [options] {
         std::vector<std::string> paths = options->paths;
         if (paths.empty()) paths.emplace_back("records");
-        exit_code = lint_and_build(options->db, paths, true, options->full);
+        return lint_and_build(options->common.db, paths, true, options->full);
     });
 }
 

@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/table_output.h"
 #include "render.h"
 #include "terminal.h"
@@ -15,7 +16,7 @@ namespace kvcat::cmd {
 namespace {
 
 struct ColumnsOptions {
-    std::string format = "table";
+    Common common;
 };
 
 Table columns_table() {
@@ -31,7 +32,7 @@ Table columns_table() {
 }
 
 int run_columns(const ColumnsOptions& options) {
-    std::cout << render_table(columns_table(), *parse_table_format(options.format),
+    std::cout << render_table(columns_table(), *parse_table_format(options.common.format),
                               stdout_render_options("--format vertical"));
     std::cout.flush();
     if (!std::cout) {
@@ -46,18 +47,14 @@ int run_columns(const ColumnsOptions& options) {
 void setup_columns(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ColumnsOptions>();
     CLI::App* sub = app.add_subcommand("columns", "List the columns query can filter, sort and show, with units");
-    std::vector<std::string> formats;
-    for (auto f : table_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", options->format, "Output format")
-        ->check(CLI::IsMember(formats))
-        ->capture_default_str();
+    add_format_option(*sub, options->common, FormatFamily::table);
     sub->footer(
         "derived = yes marks a figure kvcat computed rather than one a source stated.\n"
         "Examples:\n"
         "  kvcat columns\n"
         "  kvcat columns --format csv\n"
         "  kvcat query --columns id,kv_bytes_per_token,roofline_tps 'context_length>=64k'");
-    sub->callback([options, &exit_code] { exit_code = run_columns(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_columns(*options); });
 }
 
 }  // namespace kvcat::cmd

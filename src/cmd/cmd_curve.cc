@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/table_output.h"
 #include "curve.h"
 #include "lint.h"
@@ -22,8 +23,7 @@ struct CurveOptions {
     std::string accelerators;  ///< empty: every accelerator record
     std::string contexts;
     std::string weight_quant;
-    std::string records = "records";
-    std::string format = "table";
+    Common common;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -98,16 +98,10 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
 }
 
 int run_curve(const CurveOptions& o) {
-    auto format = parse_table_format(o.format);
-    LintResult lint;
-    try {
-        LintOptions options;
-        options.keep_rows = false;
-        lint = lint_paths({o.records}, options);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    auto format = parse_table_format(o.common.format);
+    LintOptions options;
+    options.keep_rows = false;
+    LintResult lint = lint_paths({o.common.records}, options);
     CurveRequest request;
     if (std::string problem = make_request(o, lint.records, request); !problem.empty()) {
         spdlog::error("{}", problem);
@@ -142,12 +136,8 @@ void setup_curve(CLI::App& app, int& exit_code) {
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
     sub->add_option("--weight-quant", o->weight_quant,
                     "Count the weights in this format against memory too");
-    sub->add_option("--records", o->records, "Where the records are")->capture_default_str();
-    std::vector<std::string> formats;
-    for (auto f : table_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", o->format, "Output format")
-        ->check(CLI::IsMember(formats))
-        ->capture_default_str();
+    add_records_option(*sub, o->common, RecordsUse::read);
+    add_format_option(*sub, o->common, FormatFamily::table);
     sub->footer(
         "kv_bytes is one sequence's cache: growing layers at every token, sliding layers up to\n"
         "their window. fits_<accelerator> is yes when kv_bytes + fixed_state_bytes (+ "
@@ -157,7 +147,7 @@ void setup_curve(CLI::App& app, int& exit_code) {
         "  kvcat curve --model models/llama-3.1-8b --kv-dtype bf16 --contexts 8k,128k\n"
         "  kvcat curve --model models/gemma-3-27b --kv-dtype bf16,q8_0 --contexts 1k,32k,128k "
         "--format csv");
-    sub->callback([o, &exit_code] { exit_code = run_curve(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_curve(*o); });
 }
 
 }  // namespace kvcat::cmd

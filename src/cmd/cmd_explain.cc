@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "explain.h"
 #include "lint.h"
 #include "record_ref.h"
@@ -14,22 +15,15 @@ namespace {
 
 struct ExplainOptions {
     std::string target;
-    std::string records = "records";
-    std::string format = "text";
+    Common common;
 };
 
 int run_explain(const ExplainOptions& options) {
     namespace fs = std::filesystem;
     std::error_code ec;
     bool is_file = fs::is_regular_file(options.target, ec);
-    fs::path scope = is_file ? records_root_for(options.target) : fs::path(options.records);
-    LintResult lint;
-    try {
-        lint = lint_paths({scope});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    fs::path scope = is_file ? records_root_for(options.target) : fs::path(options.common.records);
+    LintResult lint = lint_paths({scope});
     const Record* record = find_record(lint, options.target);
     if (!record && !is_file) {
         // A record id may be cut short: its name without the folder, or a prefix only it has.
@@ -45,7 +39,7 @@ int run_explain(const ExplainOptions& options) {
         return ExitCode::failure;
     }
     auto explanation = explain_record(lint, *record);
-    if (options.format == "json") {
+    if (options.common.format == "json") {
         std::cout << explanation.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << render_explanation_text(explanation);
@@ -59,16 +53,14 @@ void setup_explain(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ExplainOptions>();
     CLI::App* sub = app.add_subcommand("explain", "Show what the lint checked in one record, and what it could not");
     sub->add_option("record", options->target, "A record id or a record file")->required();
-    sub->add_option("--records", options->records, "Where to find records by id")->capture_default_str();
-    sub->add_option("--format", options->format, "text or json")
-        ->check(CLI::IsMember({"text", "json"}))
-        ->capture_default_str();
+    add_records_option(*sub, options->common, RecordsUse::read);
+    add_format_option(*sub, options->common, FormatFamily::document);
     sub->footer(
         "Examples:\n"
         "  kvcat explain kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
         "  kvcat explain vllm-qwen35          # a name, or its start, when only one record has it\n"
         "  kvcat explain records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml --format json");
-    sub->callback([options, &exit_code] { exit_code = run_explain(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_explain(*options); });
 }
 
 }  // namespace kvcat::cmd

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "dtype.h"
 #include "gguf.h"
 #include "lint.h"
@@ -30,8 +31,7 @@ struct FitOptions {
     std::optional<std::int64_t> weight_bytes;
     std::string weight_file;
     std::string contexts;
-    std::string records = "records";
-    std::string format = "text";
+    Common common;
 };
 
 template <typename T>
@@ -138,27 +138,21 @@ int run_fit(const FitOptions& o) {
         if (!parsed) return ExitCode::failure;
         contexts = *parsed;
     }
-    LintResult lint;
-    try {
-        lint = lint_paths({o.records});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    LintResult lint = lint_paths({o.common.records});
     RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
     RecordRef accelerator_ref = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
     const Record* model = model_ref.record;
     const Record* accelerator = accelerator_ref.record;
     if (!model || !model->model) {
         spdlog::error("{} under {}", model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
-                      o.records);
+                      o.common.records);
         return ExitCode::failure;
     }
     if (!accelerator || !accelerator->accelerator) {
         spdlog::error("{} under {}",
                       accelerator_ref.record ? accelerator_ref.record->id + " is not a readable accelerator record"
                                              : accelerator_ref.error,
-                      o.records);
+                      o.common.records);
         return ExitCode::failure;
     }
     for (const auto& d : lint.diagnostics) {
@@ -166,32 +160,27 @@ int run_fit(const FitOptions& o) {
             spdlog::warn("{}", format_text(d));
         }
     }
-    try {
-        FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
-        if (o.format == "json") {
-            nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
-                                     : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
-            if (!terms.fits) j["refusal"] = fit_refusal(terms);
-            if (!contexts.empty()) {
-                j["at_contexts"] = nlohmann::json::array();
-                for (auto c : contexts) {
-                    Rational total = fit_bytes_at(terms, c);
-                    j["at_contexts"].push_back(
-                        {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
-                }
+    FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
+    if (o.common.format == "json") {
+        nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
+                                 : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (!terms.fits) j["refusal"] = fit_refusal(terms);
+        if (!contexts.empty()) {
+            j["at_contexts"] = nlohmann::json::array();
+            for (auto c : contexts) {
+                Rational total = fit_bytes_at(terms, c);
+                j["at_contexts"].push_back(
+                    {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
             }
-            std::cout << j.dump(2) << '\n';
-        } else {
-            std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
-            if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
         }
-        if (!terms.fits) {
-            spdlog::error("{}", fit_refusal(terms));
-            return ExitCode::findings;
-        }
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
+        std::cout << j.dump(2) << '\n';
+    } else {
+        std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
+    }
+    if (!terms.fits) {
+        spdlog::error("{}", fit_refusal(terms));
+        return ExitCode::findings;
     }
     return ExitCode::ok;
 }
@@ -213,8 +202,8 @@ void setup_fit(CLI::App& app, int& exit_code) {
     sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype: bf16, fp8, q8_0, ...")->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
     sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back for the runtime, GiB")->capture_default_str();
-    sub->add_option("--records", o->records, "Where the records are")->capture_default_str();
-    sub->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+    add_records_option(*sub, o->common, RecordsUse::read);
+    add_format_option(*sub, o->common, FormatFamily::document);
     sub->footer(
         "Examples:\n"
         "  kvcat fit --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
@@ -225,7 +214,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
-    sub->callback([o, &exit_code] { exit_code = run_fit(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_fit(*o); });
 }
 
 }  // namespace kvcat::cmd

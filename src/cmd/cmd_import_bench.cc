@@ -8,6 +8,7 @@
 
 #include "bench_import.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"
 #include "skeleton.h"
 
@@ -27,7 +28,7 @@ struct ImportBenchOptions {
     std::string context;
     std::int64_t concurrency = 0;
     std::string id;
-    std::string records = "records";
+    Common common;
     std::string out;
     bool force = false;
 };
@@ -65,13 +66,7 @@ int run_import_bench(const ImportBenchOptions& o) {
         bench_options.context = c;
     }
     if (o.concurrency > 0) bench_options.concurrency = o.concurrency;
-    BenchRun run;
-    try {
-        run = read_bench_files(o.files, bench_options);
-    } catch (const BenchError& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    BenchRun run = read_bench_files(o.files, bench_options);
 
     SkeletonOptions options;
     options.model = o.model;
@@ -111,7 +106,7 @@ int run_import_bench(const ImportBenchOptions& o) {
     options.methodology = draft_methodology(run, o.files);
     options.written_by = "kvcat import-bench";
 
-    auto catalog = load_records_for_skeleton(o.records);
+    auto catalog = load_records_for_skeleton(o.common.records);
     if (!catalog) return ExitCode::failure;
     return emit_skeleton(*catalog, std::move(options), o.out, o.force);
 }
@@ -138,7 +133,7 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
     sub->add_option("--concurrency", o->concurrency, "Requests in flight, for a vLLM result without max_concurrency")
         ->check(CLI::PositiveNumber);
     sub->add_option("--id", o->id, "The record id (default: engine-model-accelerator-weights-dtype-context)");
-    sub->add_option("--records", o->records, "Where the model and accelerator records are")->capture_default_str();
+    add_records_option(*sub, o->common, RecordsUse::read);
     sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
     sub->add_flag("--force", o->force, "Replace an existing --out file");
     sub->footer(
@@ -150,7 +145,7 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
         "The byte figures come from the model record; the methodology is drafted from what the file\n"
         "says; notes and sources are left for you, and kvcat lint reports them until you write them.\n"
         "Exit status: 0 written, 2 a file that cannot be read as one run, or a usage error.");
-    sub->callback([o, &exit_code] { exit_code = run_import_bench(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_import_bench(*o); });
 }
 
 }  // namespace kvcat::cmd

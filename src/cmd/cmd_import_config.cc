@@ -110,7 +110,7 @@ void setup_import_config(CLI::App& app, int& exit_code) {
         "Reads text_config when the config nests one. Every default it applies is said in the record's notes;\n"
         "a figure it cannot read is an error naming the field.\n"
         "Exit status: 0 written, 2 usage or input error (the file and what is wrong are named).");
-    sub->callback([o, &exit_code] { exit_code = run_import_config(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_import_config(*o); });
 }
 
 }  // namespace kvcat::cmd

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "diagnostic_render.h"
 #include "lint.h"
 #include "suggest.h"
@@ -19,7 +20,7 @@ namespace {
 
 struct LintOptions {
     std::vector<std::string> paths;
-    std::string format;  ///< empty: github under GitHub Actions, else text
+    Common common;  ///< its format empty: github under GitHub Actions, else text
     std::string color = "auto";
     std::vector<std::string> rules;
     bool strict = false;
@@ -52,19 +53,13 @@ bool check_rule_names(const std::vector<std::string>& names) {
 
 int run_lint(const LintOptions& options, bool quiet) {
     if (!check_rule_names(options.rules)) return ExitCode::failure;
-    DiagnosticFormat format = choose_format(options.format);
+    DiagnosticFormat format = choose_format(options.common.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     if (paths.empty()) paths.emplace_back("records");
-    LintResult result;
-    try {
-        // Rows are checked and dropped: the lint's memory stays flat however many there are.
-        kvcat::LintOptions engine;
-        engine.keep_rows = false;
-        result = lint_paths(paths, engine);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    // Rows are checked and dropped: the lint's memory stays flat however many there are.
+    kvcat::LintOptions engine;
+    engine.keep_rows = false;
+    LintResult result = lint_paths(paths, engine);
     for (const auto& s : result.skipped) {
         spdlog::debug("{}: not a .yaml file; skipped", s);
     }
@@ -119,12 +114,7 @@ void setup_lint(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<LintOptions>();
     CLI::App* sub = app.add_subcommand("lint", "Check records: schema, references and every byte figure");
     sub->add_option("paths", options->paths, "Record files or folders (default: records/)");
-    std::vector<std::string> formats;
-    for (auto f : diagnostic_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", options->format,
-                    "Output format: text, github (workflow commands), json or sarif; "
-                    "default github when GITHUB_ACTIONS=true, else text")
-        ->check(CLI::IsMember(formats));
+    add_format_option(*sub, options->common, FormatFamily::diagnostics);
     sub->add_option("--color", options->color, "Colour the text format: auto (a terminal, and NO_COLOR unset), always or never")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
@@ -143,13 +133,13 @@ void setup_lint(CLI::App& app, int& exit_code) {
         "  kvcat lint --rule kv-basis-product,prose-arithmetic --format json\n"
         "Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict),\n"
         "2 usage or I/O failure.");
-    sub->callback([options, &exit_code, &app] {
+    set_command_body(*sub, exit_code, [options, &app] {
         // -q means the same before or after "lint": only errors, on stdout and on stderr.
         // The top-level -q has already set the log level (its callback runs first).
         const CLI::Option* top_quiet = app.get_option_no_throw("--quiet");
         bool quiet = options->quiet || (top_quiet != nullptr && top_quiet->count() > 0);
         if (options->quiet) spdlog::set_level(spdlog::level::err);
-        exit_code = run_lint(*options, quiet);
+        return run_lint(*options, quiet);
     });
 }
 

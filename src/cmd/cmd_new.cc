@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"
 #include "lint.h"
 #include "skeleton.h"
@@ -25,7 +26,7 @@ struct NewKvOptions {
     std::string accelerator;
     std::string weight_quant;
     std::string id;
-    std::string records = "records";
+    Common common;
     std::string out;
     bool force = false;
 };
@@ -58,7 +59,7 @@ std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text)
 int run_new_kv(const NewKvOptions& o) {
     auto contexts = parse_contexts(o.context);
     if (!contexts) return ExitCode::failure;
-    auto catalog = load_records_for_skeleton(o.records);
+    auto catalog = load_records_for_skeleton(o.common.records);
     if (!catalog) return ExitCode::failure;
 
     SkeletonOptions options;
@@ -106,7 +107,7 @@ void setup_new(CLI::App& app, int& exit_code) {
     kv->add_option("--weight-quant", o->weight_quant, "The weights' quantisation: Q4_K, fp8, ... (default: null)");
     kv->add_option("--id", o->id,
                    "The record id, kv-efficiency/NAME (default: engine-model-accelerator-weights-dtype-context)");
-    kv->add_option("--records", o->records, "Where the model and accelerator records are")->capture_default_str();
+    add_records_option(*kv, o->common, RecordsUse::read);
     kv->add_option("--out", o->out, "Write the skeleton to this file instead of stdout");
     kv->add_flag("--force", o->force, "Replace an existing --out file");
     kv->footer(
@@ -120,7 +121,7 @@ void setup_new(CLI::App& app, int& exit_code) {
         "The bytes per token, their basis and statement are computed from the model record. methodology,\n"
         "notes and sources are left for you: kvcat lint reports them missing until you write them.\n"
         "Exit status: 0 written, 2 usage error, unknown model, dtype or accelerator.");
-    kv->callback([o, &exit_code] { exit_code = run_new_kv(*o); });
+    set_command_body(*kv, exit_code, [o] { return run_new_kv(*o); });
 }
 
 }  // namespace kvcat::cmd

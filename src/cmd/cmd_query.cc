@@ -7,6 +7,7 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/table_output.h"
 #include "filter.h"
 #include "render.h"
@@ -18,9 +19,7 @@ namespace kvcat::cmd {
 namespace {
 
 struct QueryOptions {
-    std::string db = "kvcat.db";
-    std::string records = "records";
-    std::string format = "table";
+    Common common;
     std::vector<std::string> filters;
     std::string columns_text;
     std::string sort;
@@ -83,29 +82,21 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
 
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
-    try {
-        for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
-        spec.columns = split_columns(options.columns_text);
-        spec.sort_column = options.sort;
-        spec.descending = options.descending;
-        BoundSql bound = build_query_sql(spec);
-        auto format = parse_table_format(options.format);
-        int code = ExitCode::ok;
-        auto table = read_fresh_catalog(
-            options.db, options.records, [&] { return run_read_only(options.db, bound.sql, bound.parameters); }, code,
-            options.strict);
-        if (!table) return code;
-        std::cout << render_table(*table, *format, stdout_render_options());
-        std::cout.flush();
-        explain_what_was_left_out(options.db, spec, table->rows.empty());
-        return ExitCode::ok;
-    } catch (const FilterError& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
+    spec.columns = split_columns(options.columns_text);
+    spec.sort_column = options.sort;
+    spec.descending = options.descending;
+    BoundSql bound = build_query_sql(spec);
+    auto format = parse_table_format(options.common.format);
+    const Common& c = options.common;
+    int code = ExitCode::ok;
+    auto table = read_fresh_catalog(
+        c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters); }, code, options.strict);
+    if (!table) return code;
+    std::cout << render_table(*table, *format, stdout_render_options());
+    std::cout.flush();
+    explain_what_was_left_out(c.db, spec, table->rows.empty());
+    return ExitCode::ok;
 }
 
 }  // namespace
@@ -113,14 +104,9 @@ int run_query(const QueryOptions& options) {
 void setup_query(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<QueryOptions>();
     CLI::App* sub = app.add_subcommand("query", "Filter the catalog's kv-efficiency rows");
-    sub->add_option("--db", options->db, "The catalog file")->capture_default_str();
-    sub->add_option("--records", options->records, "Where to rebuild the catalog from when it is stale")
-        ->capture_default_str();
-    std::vector<std::string> formats;
-    for (auto f : table_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", options->format, "Output format")
-        ->check(CLI::IsMember(formats))
-        ->capture_default_str();
+    add_db_option(*sub, options->common, DbUse::read);
+    add_records_option(*sub, options->common, RecordsUse::rebuild);
+    add_format_option(*sub, options->common, FormatFamily::table);
     // A plain string, split here: a list option would swallow the filters that follow it.
     sub->add_option("--columns", options->columns_text, "Columns to show, comma-separated");
     sub->add_option("--sort", options->sort, "Sort by this column (default: id)");
@@ -145,7 +131,7 @@ void setup_query(CLI::App& app, int& exit_code) {
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
         "never rebuilt (exit 2).");
-    sub->callback([options, &exit_code] { exit_code = run_query(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_query(*options); });
 }
 
 }  // namespace kvcat::cmd

@@ -7,6 +7,7 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/write_file.h"
 #include "filter.h"
 #include "lint.h"
@@ -21,8 +22,7 @@ namespace fs = std::filesystem;
 
 struct ReportOptions {
     std::string out = "kvcat-report.html";
-    std::string db = "kvcat.db";
-    std::string records = "records";
+    Common common;
     std::string title = "kvcat report";
     std::string link_base;
     std::vector<std::string> filters;
@@ -99,35 +99,24 @@ std::function<std::string(const std::string&)> record_links(const ReportOptions&
 
 int run_report(const ReportOptions& o) {
     QuerySpec spec;
-    try {
-        for (const auto& f : o.filters) spec.filters.push_back(parse_filter(f));
-    } catch (const FilterError& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
-    if (int code = ensure_fresh_catalog(o.db, o.records); code != ExitCode::ok)
+    for (const auto& f : o.filters) spec.filters.push_back(parse_filter(f));
+    if (int code = ensure_fresh_catalog(o.common.db, o.common.records); code != ExitCode::ok)
         return code;
-    std::string page;
-    try {
-        spec.columns = row_columns(o.db);
-        BoundSql bound = build_query_sql(spec);
-        RecordSet references = reference_records(o.records);
-        ReportInput input;
-        input.rows = run_read_only(o.db, bound.sql, bound.parameters);
-        input.filtered = !spec.filters.empty();
-        input.sources = sources_by_record(o.db);
-        input.quality = quality_table(o.db);
-        input.records = &references;
-        input.link = record_links(o);
-        input.title = o.title;
-        input.generated_by = fmt::format("kvcat {}", KVCAT_VERSION);
-        nlohmann::json content = report_content(input);
-        for (const auto& note : content["notes"]) spdlog::info("{}", note.get<std::string>());
-        page = report_html(content);
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return ExitCode::failure;
-    }
+    spec.columns = row_columns(o.common.db);
+    BoundSql bound = build_query_sql(spec);
+    RecordSet references = reference_records(o.common.records);
+    ReportInput input;
+    input.rows = run_read_only(o.common.db, bound.sql, bound.parameters);
+    input.filtered = !spec.filters.empty();
+    input.sources = sources_by_record(o.common.db);
+    input.quality = quality_table(o.common.db);
+    input.records = &references;
+    input.link = record_links(o);
+    input.title = o.title;
+    input.generated_by = fmt::format("kvcat {}", KVCAT_VERSION);
+    nlohmann::json content = report_content(input);
+    for (const auto& note : content["notes"]) spdlog::info("{}", note.get<std::string>());
+    std::string page = report_html(content);
     if (o.out == "-") {
         std::cout << page;
         return ExitCode::ok;
@@ -150,10 +139,8 @@ void setup_report(CLI::App& app, int& exit_code) {
         app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
     sub->add_option("--out", o->out, "The page to write (- for stdout); replaced when it exists")
         ->capture_default_str();
-    sub->add_option("--db", o->db, "The catalog file")->capture_default_str();
-    sub->add_option("--records", o->records,
-                    "Where the records are (the catalog is rebuilt when stale)")
-        ->capture_default_str();
+    add_db_option(*sub, o->common, DbUse::read);
+    add_records_option(*sub, o->common, RecordsUse::rebuild);
     sub->add_option("--title", o->title, "The page's title")->capture_default_str();
     sub->add_option("--link-base", o->link_base,
                     "Link each row to BASE/<its record file> (a repository's web view) instead of "
@@ -167,7 +154,7 @@ void setup_report(CLI::App& app, int& exit_code) {
         "  kvcat report --out report.html\n"
         "  kvcat report --out qwen.html 'model~models/qwen*'\n"
         "  kvcat report --out site/index.html --link-base https://github.com/OWNER/REPO/blob/main");
-    sub->callback([o, &exit_code] { exit_code = run_report(*o); });
+    set_command_body(*sub, exit_code, [o] { return run_report(*o); });
 }
 
 }  // namespace kvcat::cmd

@@ -7,6 +7,7 @@
 #include "catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
+#include "cmd/common_options.h"
 #include "cmd/table_output.h"
 #include "render.h"
 #include "terminal.h"
@@ -20,9 +21,7 @@ constexpr std::size_t kDefaultMaxValueBytes = std::size_t{16} << 20;
 constexpr std::size_t kDefaultMaxOutputBytes = std::size_t{256} << 20;
 
 struct SqlOptions {
-    std::string db = "kvcat.db";
-    std::string records = "records";
-    std::string format = "table";
+    Common common;
     std::string sql;
     int timeout_ms = 0;
     std::size_t max_value_bytes = kDefaultMaxValueBytes;
@@ -31,32 +30,27 @@ struct SqlOptions {
 };
 
 int run_sql(const SqlOptions& options) {
-    try {
-        QueryLimits limits;
-        limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
-        if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
-        limits.max_value_bytes = options.max_value_bytes;
-        limits.max_result_bytes = options.max_output_bytes;
-        int code = ExitCode::ok;
-        auto table = read_fresh_catalog(
-            options.db, options.records, [&] { return run_read_only(options.db, options.sql, {}, limits); }, code,
-            options.strict);
-        if (!table) return code;
-        std::string text = render_table(*table, *parse_table_format(options.format),
-                                        stdout_render_options("--format vertical, or fewer columns in the SELECT"));
-        table.reset();
-        auto deadline = limits.deadline();
-        if (deadline && std::chrono::steady_clock::now() > *deadline) {
-            spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
-                          options.timeout_ms);
-            return ExitCode::failure;
-        }
-        std::cout << text;
-        return ExitCode::ok;
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
+    QueryLimits limits;
+    limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
+    if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
+    limits.max_value_bytes = options.max_value_bytes;
+    limits.max_result_bytes = options.max_output_bytes;
+    const Common& c = options.common;
+    int code = ExitCode::ok;
+    auto table = read_fresh_catalog(
+        c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict);
+    if (!table) return code;
+    std::string text = render_table(*table, *parse_table_format(c.format),
+                                    stdout_render_options("--format vertical, or fewer columns in the SELECT"));
+    table.reset();
+    auto deadline = limits.deadline();
+    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+        spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
+                      options.timeout_ms);
         return ExitCode::failure;
     }
+    std::cout << text;
+    return ExitCode::ok;
 }
 
 }  // namespace
@@ -64,14 +58,9 @@ int run_sql(const SqlOptions& options) {
 void setup_sql(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<SqlOptions>();
     CLI::App* sub = app.add_subcommand("sql", "Run one read-only SQL statement on the catalog");
-    sub->add_option("--db", options->db, "The catalog file")->capture_default_str();
-    sub->add_option("--records", options->records, "Where to rebuild the catalog from when it is stale")
-        ->capture_default_str();
-    std::vector<std::string> formats;
-    for (auto f : table_format_names()) formats.emplace_back(f);
-    sub->add_option("--format", options->format, "Output format")
-        ->check(CLI::IsMember(formats))
-        ->capture_default_str();
+    add_db_option(*sub, options->common, DbUse::read);
+    add_records_option(*sub, options->common, RecordsUse::rebuild);
+    add_format_option(*sub, options->common, FormatFamily::table);
     sub->add_option("--timeout", options->timeout_ms, "Stop the whole command after this many milliseconds")
         ->check(CLI::PositiveNumber);
     sub->add_option("--max-value-bytes", options->max_value_bytes, "The largest value a statement may make")
@@ -89,7 +78,7 @@ void setup_sql(CLI::App& app, int& exit_code) {
         "Examples:\n"
         "  kvcat sql \"SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token\"\n"
         "  kvcat sql --format json \"SELECT * FROM column_info\"");
-    sub->callback([options, &exit_code] { exit_code = run_sql(*options); });
+    set_command_body(*sub, exit_code, [options] { return run_sql(*options); });
 }
 
 }  // namespace kvcat::cmd

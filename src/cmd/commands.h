@@ -2,18 +2,21 @@
 // with CLI11, and run_X() that does the work and returns the exit code.
 #pragma once
 
+#include <functional>
+#include <string>
+#include <utility>
+
 #include <CLI/CLI.hpp>
+
+#include "cmd/run_command.h"
 
 namespace kvcat::cmd {
 
-/// Exit codes, as the README documents them.
-enum ExitCode : int { ok = 0, findings = 1, failure = 2 };
-
-/// Options every subcommand shares.
-struct Common {
-    std::string db = "kvcat.db";
-    std::string records = "records";
-};
+/// Makes `body` the subcommand's callback. It runs through run_command(), so an exception
+/// is logged and exits 2, and what it returns is the program's exit code.
+inline void set_command_body(CLI::App& sub, int& exit_code, std::function<int()> body) {
+    sub.callback([&exit_code, body = std::move(body)] { exit_code = run_command(body); });
+}
 
 void setup_lint(CLI::App& app, int& exit_code);
 void setup_build(CLI::App& app, int& exit_code);

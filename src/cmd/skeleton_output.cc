@@ -20,12 +20,7 @@ std::optional<LintResult> load_records_for_skeleton(const std::string& records) 
         spdlog::error("{}: no such records folder (give --records DIR)", records);
         return std::nullopt;
     }
-    try {
-        return lint_paths({fs::path(records)});
-    } catch (const std::exception& e) {
-        spdlog::error("{}", e.what());
-        return std::nullopt;
-    }
+    return lint_paths({fs::path(records)});
 }
 
 int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std::string& out, bool force) {

@@ -1,0 +1,60 @@
+#include "cmd/common_options.h"
+
+#include <string_view>
+#include <vector>
+
+#include "diagnostic_render.h"
+#include "render.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+std::vector<std::string> strings_of(std::span<const std::string_view> names) {
+    return {names.begin(), names.end()};
+}
+
+}  // namespace
+
+CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use) {
+    const char* help = "";
+    switch (use) {
+        case DbUse::read: help = "The catalog file"; break;
+        case DbUse::write: help = "The catalog file to write"; break;
+    }
+    return sub.add_option("--db", common.db, help)->capture_default_str();
+}
+
+CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use) {
+    const char* help = "";
+    switch (use) {
+        case RecordsUse::read: help = "Where the records are"; break;
+        case RecordsUse::rebuild: help = "Where the records are; a missing or stale catalog is rebuilt from them"; break;
+    }
+    return sub.add_option("--records", common.records, help)->capture_default_str();
+}
+
+CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily family) {
+    switch (family) {
+        case FormatFamily::table:
+            common.format = "table";
+            return sub.add_option("--format", common.format, "Output format")
+                ->check(CLI::IsMember(strings_of(table_format_names())))
+                ->capture_default_str();
+        case FormatFamily::document:
+            common.format = "text";
+            return sub.add_option("--format", common.format, "Output format: text or json")
+                ->check(CLI::IsMember({"text", "json"}))
+                ->capture_default_str();
+        case FormatFamily::diagnostics:
+            common.format.clear();
+            return sub
+                .add_option("--format", common.format,
+                            "Output format: text, github (workflow commands), json or sarif; "
+                            "default github when GITHUB_ACTIONS=true, else text")
+                ->check(CLI::IsMember(strings_of(diagnostic_format_names())));
+    }
+    return nullptr;
+}
+
+}  // namespace kvcat::cmd

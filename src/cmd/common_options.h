@@ -1,0 +1,36 @@
+// The options several subcommands share: --db, --records and --format. Each is added by
+// one function here, so its name, help, default and allowed values are the same in every
+// command that takes it; a command says only what it does with the option.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace kvcat::cmd {
+
+/// The values of the shared options, held in a command's options struct.
+struct Common {
+    std::string db = "kvcat.db";
+    std::string records = "records";
+    std::string format;  ///< the default of its format family, set by add_format_option
+};
+
+/// What a command does with --db.
+enum class DbUse { read, write };
+
+/// What a command does with --records: reads records, or rebuilds a stale catalog from them.
+enum class RecordsUse { read, rebuild };
+
+/// The formats a command prints in.
+enum class FormatFamily {
+    table,        ///< query's table formats (table, csv, json, ...); default table
+    document,     ///< text or json; default text
+    diagnostics,  ///< the lint's formats; no default: the environment decides
+};
+
+CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use);
+CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use);
+CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily family);
+
+}  // namespace kvcat::cmd
