@@ -72,6 +72,7 @@ CREATE TABLE kv_efficiency (
     measured_tps_at_ctx      REAL,              -- tokens/s; NULL when the source did not report it
     measured_ttft_ms_at_ctx  REAL,              -- ms; NULL when the source did not report it
     measured_prefill_tps_at_ctx REAL,           -- tokens/s of prompt processing; NULL when the source did not report it
+    measured_total_tps_at_ctx REAL,             -- tokens/s summed over the concurrency requests; NULL when not reported
     concurrency              INTEGER NOT NULL,  -- requests in flight while measuring
     prompt_tokens            INTEGER,           -- the prompt length of the prefill test
     gen_tokens               INTEGER,           -- tokens generated in the decode test
@@ -171,6 +172,7 @@ SELECT
     k.measured_tps_at_ctx,
     k.measured_ttft_ms_at_ctx,
     k.measured_prefill_tps_at_ctx,
+    k.measured_total_tps_at_ctx,
     k.concurrency,
     k.prompt_tokens,
     k.gen_tokens,

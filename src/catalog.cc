@@ -71,6 +71,9 @@ constexpr std::array kColumns = {
                "time to first token at context_length; empty when the source did not report it"},
     ColumnInfo{"measured_prefill_tps_at_ctx", "number", "tokens/s", false,
                "prompt-processing speed at context_length; empty when the source did not report it"},
+    ColumnInfo{"measured_total_tps_at_ctx", "number", "tokens/s", false,
+               "decode speed summed over the requests in flight (concurrency); empty when the source did not "
+               "report it"},
     ColumnInfo{"concurrency", "integer", "requests", false, "requests in flight while measuring"},
     ColumnInfo{"prompt_tokens", "integer", "tokens", false, "the prompt length of the prefill test"},
     ColumnInfo{"gen_tokens", "integer", "tokens", false, "tokens generated in the decode test"},

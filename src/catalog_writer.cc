@@ -197,7 +197,7 @@ constexpr auto kKvEfficiency = table_columns("kv_efficiency", {
     "bytes_per_element", "basis_statement", "kv_bytes_at_context", "fixed_state_bytes",
     "gqa_baseline_bytes_per_token", "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction",
     "weight_bytes", "weight_bytes_source", "roofline_tps", "roofline_fraction", "measured_tps_at_ctx",
-    "measured_ttft_ms_at_ctx", "measured_prefill_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens",
+    "measured_ttft_ms_at_ctx", "measured_prefill_tps_at_ctx", "measured_total_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens",
     "tps_stddev", "prefill_tps_stddev", "provenance", "measured_on_model", "context_extension", "offload",
     "methodology", "notes", "file"});
 
@@ -564,6 +564,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_optional(st, t["measured_tps_at_ctx"], point.tps);
         bind_optional(st, t["measured_ttft_ms_at_ctx"], point.ttft_ms);
         bind_optional(st, t["measured_prefill_tps_at_ctx"], point.prefill_tps);
+        bind_optional(st, t["measured_total_tps_at_ctx"], point.total_tps);
         bind_at(st, t["concurrency"], point.concurrency);
         bind_optional(st, t["prompt_tokens"], point.prompt_tokens);
         bind_optional(st, t["gen_tokens"], point.gen_tokens);
