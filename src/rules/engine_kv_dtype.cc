@@ -65,8 +65,8 @@ constexpr std::array<std::string_view, 4> kOllama = {"f16", "fp16", "q8_0", "q4_
 
 constexpr std::array kEngines = {
     EngineCacheTypes{"llama.cpp", kLlamaCpp, "-ctk/-ctv"},
-    EngineCacheTypes{"vLLM", kVllm, "--kv-cache-dtype (auto: the model's dtype)"},
-    EngineCacheTypes{"SGLang", kSglang, "--kv-cache-dtype (auto: the model's dtype)"},
+    EngineCacheTypes{"vLLM", kVllm, "--kv-cache-dtype; auto is the model's dtype"},
+    EngineCacheTypes{"SGLang", kSglang, "--kv-cache-dtype; auto is the model's dtype"},
     EngineCacheTypes{"ollama", kOllama, "OLLAMA_KV_CACHE_TYPE"},
 };
 
