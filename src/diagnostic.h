@@ -42,18 +42,46 @@ void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
 
 bool has_errors(std::span<const Diagnostic> diagnostics);
 
-/// One lint rule: its stable id, the severity it reports at and what it checks.
+struct Record;
+class RecordSet;
+
+/// Where a rule is judged: while a file is read (its YAML and schema), on one record against
+/// the records it names, or by the run itself (across records, or about other findings).
+enum class RuleStage { loader, record, run };
+
+std::string_view to_string(RuleStage s);
+
+/// A record rule's check: judges one record against the records it may name (`refs`) and
+/// appends findings. No check does I/O, so the lint runs them on many records at a time.
+using RecordCheck = void (*)(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out);
+
+/// One lint rule, as its file in src/rules/ declares it: everything else about the rule
+/// (the lint's loop, a finding's severity, SARIF, --list-rules, completion, the README
+/// table) is read from here.
 struct RuleInfo {
     std::string_view id;
     Severity severity;
-    std::string_view summary;
+    std::string_view summary;  ///< one line; `code` in backticks where the README shows it so
+    RuleStage stage = RuleStage::record;
+    RecordCheck check = nullptr;  ///< set for record rules, and only for them
 };
 
-/// Every rule the lint knows, in the order the README lists them.
+/// Every rule of the registry (src/rule_registry.cc): loader rules, record rules, then the
+/// run's own, each group by id, so every listing and the order record checks run in is stable.
 std::span<const RuleInfo> all_rules();
+
+/// The rule with this id, or nullptr.
+const RuleInfo* find_rule_info(std::string_view id);
+
+/// A rule's summary as plain text: its backticks dropped.
+std::string plain_summary(const RuleInfo& rule);
 
 /// Named constructors, one per finding.
 namespace diag {
+
+/// A finding of `rule` at its registered severity: for a rule whose message is built in its
+/// own file of src/rules/. Throws std::logic_error for an id the registry lacks.
+Diagnostic finding(std::string_view rule, const Position& pos, std::string message);
 
 Diagnostic file_unreadable(const std::string& file, const std::string& why);
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit);

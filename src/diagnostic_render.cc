@@ -190,7 +190,7 @@ std::string render_sarif(std::span<const Diagnostic> diagnostics, const SarifOpt
     for (const auto& r : all_rules()) {
         ordered_json rule;
         rule["id"] = r.id;
-        rule["shortDescription"] = {{"text", r.summary}};
+        rule["shortDescription"] = {{"text", plain_summary(r)}, {"markdown", r.summary}};
         rule["defaultConfiguration"] = {{"level", sarif_level(r.severity)}};
         rules.push_back(std::move(rule));
     }

@@ -73,17 +73,17 @@ fs::path records_root_for(const fs::path& path) {
 
 namespace {
 
-using RecordRule = void (*)(const Record&, const RecordSet&, std::vector<Diagnostic>&);
-
-/// Every per-record rule, in the order they run.
-constexpr RecordRule kRecordRules[] = {
-    rules::id_matches_path,       rules::model_layers_agree,      rules::references_resolve,
-    rules::dtype_bytes_agree,     rules::basis_product_agrees,    rules::basis_agrees_with_model,
-    rules::variant_agrees_with_model, rules::context_within_native, rules::tps_within_roofline,
-    rules::fits_in_memory,        rules::prose_arithmetic_holds,  rules::statement_matches_basis,
-    rules::id_context_tag_agrees, rules::quality_recovery_holds, rules::engine_is_known,
-    rules::weight_format_is_known,
-};
+/// The record rules' checks, in the registry's order.
+const std::vector<RecordCheck>& record_checks() {
+    static const std::vector<RecordCheck> checks = [] {
+        std::vector<RecordCheck> out;
+        for (const RuleInfo& rule : all_rules()) {
+            if (rule.check) out.push_back(rule.check);
+        }
+        return out;
+    }();
+    return checks;
+}
 
 struct FoundFiles {
     std::vector<std::string> yaml;     ///< record files as shown, sorted
@@ -288,10 +288,10 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
 /// Runs every record rule on one record; its findings (load findings included) go to `out`.
 void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic> findings,
                   std::vector<Diagnostic>& out, std::vector<Diagnostic>& ignored) {
-    for (RecordRule rule : kRecordRules) {
+    for (RecordCheck check : record_checks()) {
         // One record's bad figure is that record's finding; it must never stop the run.
         try {
-            rule(r, refs, findings);
+            check(r, refs, findings);
         } catch (const OverflowError&) {
             findings.push_back(diag::overflow(r.where("id"), "a figure this record leads to"));
         } catch (const std::exception& e) {
@@ -360,7 +360,7 @@ LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> loa
         ids.push_back(id_entry(r));
     }
     for (auto& d : load_findings) result.diagnostics.push_back(std::move(d));
-    rules::ids_are_unique(ids, result.diagnostics);
+    rules::id_duplicate(ids, result.diagnostics);
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     return result;
@@ -553,7 +553,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     }
 
     for (auto& d : findings) result.diagnostics.push_back(std::move(d));
-    rules::ids_are_unique(ids, result.diagnostics);
+    rules::id_duplicate(ids, result.diagnostics);
     std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
     std::erase_if(result.ignored, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
     sort_diagnostics(result.diagnostics);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks tools/completion/kvcat.bash against the built kvcat: completes as bash would (no
-# bash-completion package needed) and compares its rule list with the binary's own.
+# bash-completion package needed), including the rule ids it asks the binary for.
 # Usage: completion_test.sh KVCAT_BINARY SOURCE_DIR
 set -euo pipefail
 kvcat=$1
@@ -30,9 +30,9 @@ expect co -- columns
 expect -q qu -- query
 expect --vers -- --version
 expect lint --for -- --format
-expect lint --format "" -- text github json sarif
+expect lint --format "" -- text github json sarif markdown ids
 expect lint --color a -- auto always
-expect lint --rule kv-b -- kv-basis-product kv-basis-model
+expect lint --rule kv-b -- kv-basis-model kv-basis-product
 expect lint --rule kv-basis-product,pros -- kv-basis-product,prose-arithmetic
 expect lint --st -- --strict
 expect query --format nd -- ndjson
@@ -59,17 +59,24 @@ for s in lint build query sql columns explain fit curve report; do
     [[ " $subs " == *" $s "* ]] || { echo "FAIL: subcommand $s not offered: [$subs]" >&2; failures=$((failures + 1)); }
 done
 
-# The rule ids in the script are exactly the binary's, in its order (SARIF lists them all).
+# --rule offers every rule id of the binary's registry, in its order, and they are the ids
+# SARIF describes: the script holds no list of its own to fall behind.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/records"
-binary_rules=$(cd "$tmp" && env -u GITHUB_ACTIONS "$kvcat" -q lint --format sarif records |
+listed=$("$kvcat" lint --list-rules --format ids | tr '\n' ' ')
+sarif_rules=$(cd "$tmp" && env -u GITHUB_ACTIONS "$kvcat" -q lint --format sarif records |
     sed -n 's/^ *"id": "\(.*\)",$/\1/p' | tr '\n' ' ')
-script_rules=$(echo $_kvcat_rules)
-if [[ "${binary_rules% }" != "$script_rules" ]]; then
-    echo "FAIL: rule ids differ" >&2
-    echo "  binary: ${binary_rules% }" >&2
-    echo "  script: $script_rules" >&2
+if [[ -z ${listed// /} || "$listed" != "$sarif_rules" ]]; then
+    echo "FAIL: --list-rules --format ids and SARIF's rules differ" >&2
+    echo "  ids:   $listed" >&2
+    echo "  sarif: $sarif_rules" >&2
+    failures=$((failures + 1))
+fi
+expect lint --rule "" -- ${listed% }
+expect lint --rule kv-b -- $(compgen -W "$listed" -- kv-b)
+if grep -q -- kv-basis-product "$source_dir/tools/completion/kvcat.bash"; then
+    echo "FAIL: tools/completion/kvcat.bash lists rule ids itself" >&2
     failures=$((failures + 1))
 fi
 

@@ -161,7 +161,9 @@ TEST(DiagnosticRender, SarifIsStructurallyValid) {
     for (std::size_t i = 0; i < rules.size(); ++i) {
         const json& r = driver["rules"][i];
         EXPECT_EQ(r["id"], std::string(rules[i].id));
-        EXPECT_EQ(r["shortDescription"]["text"], std::string(rules[i].summary));
+        EXPECT_EQ(r["shortDescription"]["text"], plain_summary(rules[i]));
+        EXPECT_EQ(r["shortDescription"]["markdown"], std::string(rules[i].summary));
+        EXPECT_EQ(r["shortDescription"]["text"].get<std::string>().find('`'), std::string::npos);
         EXPECT_EQ(r["defaultConfiguration"]["level"], std::string(to_string(rules[i].severity)));
     }
 

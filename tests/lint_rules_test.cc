@@ -1,18 +1,26 @@
 // Every lint rule has a fixture that passes and one that trips it.
 //
 // tests/fixtures/<rule-id>/pass/ and tests/fixtures/<rule-id>/fail/ are each a small
-// records root (models/, accelerators/, kv-efficiency/). A pass fixture lints with no
-// finding of any rule; a fail fixture produces its rule, and the test for it asserts
-// the rule id, the severity, the file, the 1-based line and column of the offending
-// value (counted by hand from the fixture text) and, where the rule carries them, the
-// figures. The few failing inputs that cannot be committed (a file over 1 MiB) are
-// written at test time and listed in kGeneratedAtTestTime.
+// records root (models/, accelerators/, kv-efficiency/). The pass fixture lints with no
+// finding of any rule. The fail fixture lints to exactly the findings its expected.txt
+// lists, in order, one a line as kvcat prints them:
+//
+//   kv-efficiency/x.yaml:17:22: error: [kv-dtype-bytes] bytes_per_element is 1, but ... | stated: 1 | computed: 34/32 = 1.0625
+//
+// the path under the fail/ root, line and column (none for a finding about a whole file),
+// severity, rule id and message, then the stated and computed figures the finding carries.
+// "{fixture}" in a message stands for tests/fixtures/<rule-id> resolved; a message ending in
+// "..." is matched up to there. Blank lines and lines starting with # are ignored. The tests
+// here by hand are what a fixture cannot say: inputs written at test time (a file over
+// 1 MiB, a dangling link, a NUL byte) and what the lint keeps besides its findings. The
+// inputs that cannot be committed are listed in kGeneratedAtTestTime, each with its findings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,12 +58,15 @@ struct Generated {
     std::string_view trips_test;
     std::string_view passes_test;
     void (*write)(const fs::path& dir, bool failing);
+    std::string_view expected;  ///< the fail fixture's findings, as an expected.txt would list them
 };
 
 /// Kept short on purpose: everything else has a committed fixture.
 constexpr Generated kGeneratedAtTestTime[] = {
     // A record over 1 MiB is not something to commit.
-    {"file-too-large", "FileTooLargeTrips", "FileTooLargePasses", write_too_large_fixture},
+    {"file-too-large", "FileTooLargeTrips", "FileTooLargePasses", write_too_large_fixture,
+     "accelerators/nvidia-rtx-3090.yaml: error: [file-too-large] the file is 1048577 bytes; a record may be at most "
+     "1048576 bytes"},
 };
 
 const Generated* generated_for(std::string_view rule) {
@@ -78,6 +89,47 @@ bool test_exists(std::string_view suite, std::string_view name) {
 }
 
 // --- Helpers ----------------------------------------------------------------------
+
+/// The finding lines of tests/fixtures/<id>/fail/expected.txt (blank and # lines dropped);
+/// empty when there is no such file.
+std::vector<std::string> expected_findings(const std::string& id) {
+    fs::path file = fixture_path(id + "/fail/expected.txt");
+    std::vector<std::string> lines;
+    if (!fs::is_regular_file(file)) return lines;
+    std::istringstream in(kvcat::test::read_file(file));
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line.front() == '#') continue;
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+/// A finding as expected.txt writes it: format_text() with the path under the fixture's
+/// root, then the figures it carries.
+std::string expected_line(const Diagnostic& d, const fs::path& root) {
+    Diagnostic shown = d;
+    shown.pos.file = kvcat::path_under_root(d.pos.file, root.lexically_normal().generic_string());
+    std::string line = format_text(shown);
+    if (d.stated) line += " | stated: " + *d.stated;
+    if (d.computed) line += " | computed: " + *d.computed;
+    return line;
+}
+
+/// Whether a finding line is the expected one: "{fixture}" stands for the rule's fixture
+/// folder resolved, and a trailing "..." matches the rest of the line.
+bool line_matches(const std::string& found, std::string expected, const std::string& id) {
+    const std::string folder = fs::weakly_canonical(fixture_path(id)).generic_string();
+    for (auto at = expected.find("{fixture}"); at != std::string::npos; at = expected.find("{fixture}", at)) {
+        expected.replace(at, 9, folder);
+        at += folder.size();
+    }
+    if (expected.ends_with("...")) {
+        expected.resize(expected.size() - 3);
+        return found.starts_with(expected);
+    }
+    return found == expected;
+}
 
 LintResult lint_fixture(std::string_view fixture) { return kvcat::lint_paths({fixture_path(fixture)}); }
 
@@ -135,18 +187,6 @@ std::string replaced(std::string text, std::string_view from, std::string_view t
 
 // --- file-unreadable --------------------------------------------------------------
 
-TEST(LintRules, FileUnreadableTrips) {
-    // fail/models/qwen3.5-27b.yaml/ is a directory (holding a README.txt so git keeps it).
-    LintResult result;
-    ASSERT_NO_THROW(result = lint_fixture("file-unreadable/fail"));
-    const Diagnostic* d =
-        expect_finding(result, "file-unreadable/fail", "file-unreadable", "models/qwen3.5-27b.yaml", 0, 0);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "cannot read the file: a directory named like a record; a record is a file");
-    expect_only_rules(result, {"file-unreadable"});
-}
-
 TEST(LintRules, FileUnreadableTripsOnceOnADanglingLink) {
     TempDir dir;
     fs::create_directories(dir / "models");
@@ -158,8 +198,6 @@ TEST(LintRules, FileUnreadableTripsOnceOnADanglingLink) {
     EXPECT_EQ(found[0]->pos.line, 0);
     EXPECT_EQ(found[0]->severity, Severity::error);
 }
-
-TEST(LintRules, FileUnreadablePasses) { expect_clean("file-unreadable/pass"); }
 
 // --- file-outside-root --------------------------------------------------------------
 
@@ -264,19 +302,7 @@ TEST(LintRules, FileEmptyTrips) {
     expect_only_rules(zero, {"file-empty"});
 }
 
-TEST(LintRules, FileEmptyPasses) { expect_clean("file-empty/pass"); }
-
 // --- yaml-encoding ----------------------------------------------------------------
-
-TEST(LintRules, YamlEncodingTrips) {
-    // Line 11 is "notes: Figures as NVIDIA\x92s ...": a Windows-1252 apostrophe, byte 25 of the line.
-    LintResult result = lint_fixture("yaml-encoding/fail");
-    const Diagnostic* d = expect_finding(result, "yaml-encoding/fail", "yaml-encoding", kAcceleratorFile, 11, 25);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "byte 0x92 is not valid UTF-8; a record is UTF-8 text");
-    expect_only_rules(result, {"yaml-encoding"});
-}
 
 TEST(LintRules, YamlEncodingTripsOnANulByte) {
     TempDir dir;
@@ -312,18 +338,6 @@ TEST(LintRules, YamlEncodingPasses) {
 
 // --- yaml-syntax ------------------------------------------------------------------
 
-TEST(LintRules, YamlSyntaxTrips) {
-    // Line 11: "notes: Figures as NVIDIA states them: 24 GB at 936 GB/s." The second ": " is
-    // column 37 ("notes: " is 7 characters, "Figures as NVIDIA states them" 29).
-    LintResult result = lint_fixture("yaml-syntax/fail");
-    const Diagnostic* d = expect_finding(result, "yaml-syntax/fail", "yaml-syntax", kAcceleratorFile, 11, 37);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_TRUE(d->message.starts_with("YAML does not parse: ")) << d->message;
-    EXPECT_NE(d->message.find("illegal map value"), std::string::npos) << d->message;
-    expect_only_rules(result, {"yaml-syntax"});
-}
-
 TEST(LintRules, YamlSyntaxTripsOnAnUnclosedQuote) {
     TempDir dir;
     // The quote opens at line 11, column 8.
@@ -337,73 +351,7 @@ TEST(LintRules, YamlSyntaxTripsOnAnUnclosedQuote) {
     EXPECT_EQ(found[0]->pos.column, 8);
 }
 
-TEST(LintRules, YamlSyntaxPasses) { expect_clean("yaml-syntax/pass"); }
-
-// --- yaml-duplicate-key -----------------------------------------------------------
-
-TEST(LintRules, YamlDuplicateKeyTrips) {
-    // memory_gb at line 4, again at line 8.
-    LintResult result = lint_fixture("yaml-duplicate-key/fail");
-    const Diagnostic* d =
-        expect_finding(result, "yaml-duplicate-key/fail", "yaml-duplicate-key", kAcceleratorFile, 8, 1);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "key 'memory_gb' appears twice (first at line 4); a key may appear once");
-    expect_only_rules(result, {"yaml-duplicate-key"});
-}
-
-TEST(LintRules, YamlDuplicateKeyPasses) { expect_clean("yaml-duplicate-key/pass"); }
-
-// --- yaml-alias -------------------------------------------------------------------
-
-TEST(LintRules, YamlAliasTrips) {
-    // Line 2 "model: &measured models/qwen3.5-27b" (the anchor at column 8) and line 11
-    // "measured_on_model: *measured" (the alias at column 20).
-    constexpr std::string_view kFixture = "yaml-alias/fail";
-    constexpr std::string_view kFile = "kv-efficiency/llamacpp-qwen35-27b-64k.yaml";
-    LintResult result = lint_fixture(kFixture);
-    auto found = find_rule_in(result.diagnostics, "yaml-alias", "/" + std::string(kFixture) + "/" + std::string(kFile));
-    ASSERT_EQ(found.size(), 2u) << describe(result.diagnostics);
-    EXPECT_EQ(found[0]->pos.line, 2);
-    EXPECT_EQ(found[0]->pos.column, 8);
-    EXPECT_EQ(found[1]->pos.line, 11);
-    EXPECT_EQ(found[1]->pos.column, 20);
-    for (const Diagnostic* d : found) {
-        EXPECT_EQ(d->severity, Severity::error);
-        EXPECT_EQ(d->message, "anchors and aliases are not allowed in records; write the value out");
-    }
-    expect_only_rules(result, {"yaml-alias"});
-}
-
-TEST(LintRules, YamlAliasPasses) { expect_clean("yaml-alias/pass"); }
-
-// --- yaml-too-deep ----------------------------------------------------------------
-
-TEST(LintRules, YamlTooDeepTrips) {
-    // Line 11: "notes: " then 32 '['. With the record's own mapping, the 32nd '[' (column
-    // 8 + 31 = 39) is the 33rd level, one past the limit.
-    LintResult result = lint_fixture("yaml-too-deep/fail");
-    const Diagnostic* d = expect_finding(result, "yaml-too-deep/fail", "yaml-too-deep", kAcceleratorFile, 11, 39);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "nesting deeper than 32 levels; no record needs that");
-    expect_only_rules(result, {"yaml-too-deep"});
-}
-
-TEST(LintRules, YamlTooDeepPasses) { expect_clean("yaml-too-deep/pass"); }
-
 // --- yaml-multiple-documents ------------------------------------------------------
-
-TEST(LintRules, YamlMultipleDocumentsTrips) {
-    // Line 1 "---" opens the record (allowed); its 11 lines follow; line 13 "---" opens a second one.
-    LintResult result = lint_fixture("yaml-multiple-documents/fail");
-    const Diagnostic* d = expect_finding(result, "yaml-multiple-documents/fail", "yaml-multiple-documents",
-                                         kAcceleratorFile, 13, 1);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "a second YAML document; a record file holds exactly one");
-    expect_only_rules(result, {"yaml-multiple-documents"});
-}
 
 TEST(LintRules, YamlMultipleDocumentsPointsAtADocumentAfterAnEndMarker) {
     TempDir dir;
@@ -416,34 +364,7 @@ TEST(LintRules, YamlMultipleDocumentsPointsAtADocumentAfterAnEndMarker) {
     EXPECT_EQ(found[0]->pos.column, 1);
 }
 
-TEST(LintRules, YamlMultipleDocumentsPasses) { expect_clean("yaml-multiple-documents/pass"); }
-
-// --- record-kind ------------------------------------------------------------------
-
-TEST(LintRules, RecordKindTrips) {
-    LintResult result = lint_fixture("record-kind/fail");
-    const Diagnostic* d = expect_finding(result, "record-kind/fail", "record-kind", "gpus/nvidia-rtx-3090.yaml", 0, 0);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "records must live under models/, accelerators/ or kv-efficiency/, not 'gpus'");
-    expect_only_rules(result, {"record-kind"});
-}
-
-TEST(LintRules, RecordKindPasses) { expect_clean("record-kind/pass"); }
-
 // --- schema-not-mapping -----------------------------------------------------------
-
-TEST(LintRules, SchemaNotMappingTrips) {
-    // The record written as a one-item list: the list starts at line 1, column 1.
-    LintResult result = lint_fixture("schema-not-mapping/fail");
-    const Diagnostic* d =
-        expect_finding(result, "schema-not-mapping/fail", "schema-not-mapping", kAcceleratorFile, 1, 1);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_NE(d->message.find("record (found a list) must be a mapping of keys to values"), std::string::npos)
-        << d->message;
-    expect_only_rules(result, {"schema-not-mapping"});
-}
 
 TEST(LintRules, SchemaMessagesSayAnAccelerator) {
     LintResult result = lint_fixture("schema-not-mapping/fail");
@@ -477,95 +398,7 @@ TEST(LintRules, SchemaNotMappingTripsOnANestedObject) {
     EXPECT_EQ(found[0]->pos.column, 17);
 }
 
-TEST(LintRules, SchemaNotMappingPasses) { expect_clean("schema-not-mapping/pass"); }
-
-// --- schema-missing-key -----------------------------------------------------------
-
-TEST(LintRules, SchemaMissingKeyTrips) {
-    constexpr std::string_view kFixture = "schema-missing-key/fail";
-    LintResult result = lint_fixture(kFixture);
-    auto in_kv = find_rule_in(result.diagnostics, "schema-missing-key",
-                              "/schema-missing-key/fail/kv-efficiency/llamacpp-qwen35-27b-64k.yaml");
-    ASSERT_EQ(in_kv.size(), 1u) << describe(result.diagnostics);
-    // A missing key is reported at the mapping that lacks it: the record, line 1, column 1.
-    EXPECT_EQ(in_kv[0]->pos.line, 1);
-    EXPECT_EQ(in_kv[0]->pos.column, 1);
-    EXPECT_EQ(in_kv[0]->severity, Severity::error);
-    EXPECT_EQ(in_kv[0]->message,
-              "required key 'measured_tps_at_ctx' is missing (expected a number or null); if the source did not "
-              "report it, write 'measured_tps_at_ctx: null'");
-
-    // A GQA model without head_dim: the model rule reports it at attention_variant (line 9, column 20).
-    const Diagnostic* d =
-        expect_finding(result, kFixture, "schema-missing-key", "models/example-gqa-8b.yaml", 9, 20);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message,
-              "required key 'head_dim' is missing (expected the elements per head, for a model that caches K and V)");
-    expect_only_rules(result, {"schema-missing-key"});
-}
-
-TEST(LintRules, SchemaMissingKeyPasses) { expect_clean("schema-missing-key/pass"); }
-
-// --- schema-type ------------------------------------------------------------------
-
-TEST(LintRules, SchemaTypeTrips) {
-    // Line 9: "context_length: 64k", the value at column 17.
-    LintResult result = lint_fixture("schema-type/fail");
-    const Diagnostic* d = expect_finding(result, "schema-type/fail", "schema-type",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 9, 17);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "'context_length' must be a whole number, found '64k'; write 65536 (a record spells numbers out)");
-    expect_only_rules(result, {"schema-type"});
-}
-
-TEST(LintRules, SchemaTypePasses) { expect_clean("schema-type/pass"); }
-
-// --- schema-unknown-key -----------------------------------------------------------
-
-TEST(LintRules, SchemaUnknownKeyTrips) {
-    // Line 5: "engine_verison: null"; an unknown key is reported at the key, column 1.
-    LintResult result = lint_fixture("schema-unknown-key/fail");
-    const Diagnostic* d = expect_finding(result, "schema-unknown-key/fail", "schema-unknown-key",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 5, 1);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message,
-              "unknown key 'engine_verison' in a kv-efficiency record; did you mean 'engine_version'?");
-    expect_only_rules(result, {"schema-unknown-key"});
-}
-
-TEST(LintRules, SchemaUnknownKeyPasses) { expect_clean("schema-unknown-key/pass"); }
-
-// --- schema-enum ------------------------------------------------------------------
-
-TEST(LintRules, SchemaEnumTrips) {
-    // Line 7: "kv_cache_dtype: bf-16", the value at column 17.
-    LintResult result = lint_fixture("schema-enum/fail");
-    const Diagnostic* d = expect_finding(result, "schema-enum/fail", "schema-enum",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 7, 17);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message,
-              "'bf-16' is not a valid kv_cache_dtype; did you mean 'bf16'? (one of: f32, fp32, f16, fp16, bf16, fp8, "
-              "fp8_e4m3, fp8_e5m2, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl)");
-    expect_only_rules(result, {"schema-enum"});
-}
-
-TEST(LintRules, SchemaEnumPasses) { expect_clean("schema-enum/pass"); }
-
 // --- schema-value -----------------------------------------------------------------
-
-TEST(LintRules, SchemaValueTrips) {
-    // Line 8: "num_layers: 0", the value at column 13.
-    LintResult result = lint_fixture("schema-value/fail");
-    const Diagnostic* d =
-        expect_finding(result, "schema-value/fail", "schema-value", "models/qwen3.5-27b.yaml", 8, 13);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "'num_layers' must be greater than zero, found 0");
-}
 
 TEST(LintRules, ModelLayersStaysQuietWhenNumLayersIsInvalid) {
     LintResult result = lint_fixture("schema-value/fail");
@@ -578,80 +411,7 @@ TEST(LintRules, ModelLayersStaysQuietWhenNumLayersIsInvalid) {
     expect_only_rules(missing, {"schema-missing-key"});
 }
 
-TEST(LintRules, SchemaValuePasses) { expect_clean("schema-value/pass"); }
-
-// --- id-path-mismatch -------------------------------------------------------------
-
-TEST(LintRules, IdPathMismatchTrips) {
-    // Line 1: "id: accelerators/rtx-3090", the value at column 5.
-    LintResult result = lint_fixture("id-path-mismatch/fail");
-    const Diagnostic* d = expect_finding(result, "id-path-mismatch/fail", "id-path-mismatch", kAcceleratorFile, 1, 5);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message,
-              "id 'accelerators/rtx-3090' does not match the file's path; expected 'accelerators/nvidia-rtx-3090'");
-    EXPECT_EQ(d->stated, "accelerators/rtx-3090");
-    EXPECT_EQ(d->computed, "accelerators/nvidia-rtx-3090");
-    expect_only_rules(result, {"id-path-mismatch"});
-}
-
-TEST(LintRules, IdPathMismatchPasses) { expect_clean("id-path-mismatch/pass"); }
-
-// --- id-duplicate -----------------------------------------------------------------
-
-TEST(LintRules, IdDuplicateTrips) {
-    // nvidia-rtx-4090.yaml was copied from the 3090 and kept its id (line 1, column 5).
-    LintResult result = lint_fixture("id-duplicate/fail");
-    const Diagnostic* d = expect_finding(result, "id-duplicate/fail", "id-duplicate",
-                                         "accelerators/nvidia-rtx-4090.yaml", 1, 5);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_TRUE(d->message.starts_with("id 'accelerators/nvidia-rtx-3090' is also used by ")) << d->message;
-    EXPECT_TRUE(d->message.ends_with("/id-duplicate/fail/accelerators/nvidia-rtx-3090.yaml")) << d->message;
-    // The original is told too: which copy is meant is the author's call, not the file order's.
-    auto original = find_rule_in(result.diagnostics, "id-duplicate", "/nvidia-rtx-3090.yaml");
-    ASSERT_EQ(original.size(), 1u);
-    EXPECT_TRUE(original[0]->message.ends_with("/id-duplicate/fail/accelerators/nvidia-rtx-4090.yaml"))
-        << original[0]->message;
-    // The copy's id also disagrees with its path.
-    expect_only_rules(result, {"id-duplicate", "id-path-mismatch"});
-}
-
-TEST(LintRules, IdDuplicatePasses) { expect_clean("id-duplicate/pass"); }
-
-// --- ref-unresolved ---------------------------------------------------------------
-
-TEST(LintRules, RefUnresolvedTrips) {
-    // Line 2: "model: models/qwen3.5-27B", the value at column 8.
-    LintResult result = lint_fixture("ref-unresolved/fail");
-    const Diagnostic* d = expect_finding(result, "ref-unresolved/fail", "ref-unresolved",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 2, 8);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "model 'models/qwen3.5-27B' names no model record; did you mean 'models/qwen3.5-27b'?");
-    expect_only_rules(result, {"ref-unresolved"});
-}
-
-TEST(LintRules, RefUnresolvedPasses) { expect_clean("ref-unresolved/pass"); }
-
 // --- model-layers -----------------------------------------------------------------
-
-TEST(LintRules, ModelLayersTrips) {
-    // Both reported at the kv_layers mapping, whose first key is line 14, column 3.
-    constexpr std::string_view kFixture = "model-layers/fail";
-    LintResult result = lint_fixture(kFixture);
-    // count 16, but one in 4 from index 3 over 60 layers is 15.
-    const Diagnostic* interval = expect_finding(result, kFixture, "model-layers", "models/qwen3.5-27b.yaml", 14, 3);
-    ASSERT_NE(interval, nullptr);
-    EXPECT_EQ(interval->severity, Severity::error);
-    EXPECT_EQ(interval->message, "kv_layers.count is 16, but every 4th of 60 layers from index 3 is 15");
-    // 10 full-attention + 29 linear layers is not 40.
-    const Diagnostic* sum = expect_finding(result, kFixture, "model-layers", "models/qwen3.5-35b-a3b.yaml", 14, 3);
-    ASSERT_NE(sum, nullptr);
-    EXPECT_EQ(sum->severity, Severity::error);
-    EXPECT_EQ(sum->message, "10 KV-caching + 0 sliding + 29 linear layers = 39, but num_layers is 40");
-    expect_only_rules(result, {"model-layers"});
-}
 
 TEST(LintRules, ModelLayersMessageUsesOrdinals) {
     TempDir dir;
@@ -664,136 +424,6 @@ TEST(LintRules, ModelLayersMessageUsesOrdinals) {
     EXPECT_EQ(found[0]->message.find("2th"), std::string::npos) << found[0]->message;
     EXPECT_NE(found[0]->message.find("every 2nd"), std::string::npos) << found[0]->message;
 }
-
-TEST(LintRules, ModelLayersPasses) { expect_clean("model-layers/pass"); }
-
-// --- kv-basis-product -------------------------------------------------------------
-
-TEST(LintRules, KvBasisProductTrips) {
-    // Line 11: "kv_bytes_per_token: 16384", the value at column 21.
-    LintResult result = lint_fixture("kv-basis-product/fail");
-    const Diagnostic* d = expect_finding(result, "kv-basis-product/fail", "kv-basis-product",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 11, 21);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "16 x 4 x 256 x 2 x 2 = 65,536, but kv_bytes_per_token is 16,384");
-    EXPECT_EQ(d->computed, "65,536");
-    EXPECT_EQ(d->stated, "16,384");
-    expect_only_rules(result, {"kv-basis-product"});
-}
-
-TEST(LintRules, KvBasisProductPasses) { expect_clean("kv-basis-product/pass"); }
-
-// --- kv-basis-model ---------------------------------------------------------------
-
-TEST(LintRules, KvBasisModelTrips) {
-    // All 64 layers counted for a hybrid whose 16 full-attention layers alone cache K and V.
-    // Line 13: "  layers: 64", the value at column 11.
-    LintResult result = lint_fixture("kv-basis-model/fail");
-    const Diagnostic* d = expect_finding(result, "kv-basis-model/fail", "kv-basis-model",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 13, 11);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message,
-              "kv_bytes_basis.layers is 64, but models/qwen3.5-27b gives 16 (the layers that grow a KV cache: 16 of "
-              "64 layers: every 4th from index 3)");
-    EXPECT_EQ(d->stated, "64");
-    EXPECT_EQ(d->computed, "16");
-    expect_only_rules(result, {"kv-basis-model"});
-}
-
-TEST(LintRules, KvBasisModelPasses) { expect_clean("kv-basis-model/pass"); }
-
-// --- kv-dtype-bytes ---------------------------------------------------------------
-
-TEST(LintRules, KvDtypeBytesTrips) {
-    // Line 17: "  bytes_per_element: ...", the value at column 22, in both rows.
-    constexpr std::string_view kFixture = "kv-dtype-bytes/fail";
-    LintResult result = lint_fixture(kFixture);
-    const Diagnostic* q8 = expect_finding(result, kFixture, "kv-dtype-bytes",
-                                          "kv-efficiency/llamacpp-qwen35-27b-q8-64k.yaml", 17, 22);
-    ASSERT_NE(q8, nullptr);
-    EXPECT_EQ(q8->severity, Severity::error);
-    EXPECT_EQ(q8->message,
-              "bytes_per_element is 1, but q8_0 stores 34/32 = 1.0625 bytes per element (a block of 32 values and "
-              "its scale takes 34 bytes)");
-    EXPECT_EQ(q8->stated, "1");
-    EXPECT_EQ(q8->computed, "34/32 = 1.0625");
-
-    const Diagnostic* q4 = expect_finding(result, kFixture, "kv-dtype-bytes",
-                                          "kv-efficiency/llamacpp-qwen35-27b-q4-64k.yaml", 17, 22);
-    ASSERT_NE(q4, nullptr);
-    EXPECT_EQ(q4->severity, Severity::error);
-    EXPECT_EQ(q4->message,
-              "bytes_per_element is 0.5, but q4_0 stores 18/32 = 0.5625 bytes per element (a block of 32 values and "
-              "its scale takes 18 bytes)");
-    EXPECT_EQ(q4->stated, "0.5");
-    EXPECT_EQ(q4->computed, "18/32 = 0.5625");
-    expect_only_rules(result, {"kv-dtype-bytes"});
-}
-
-TEST(LintRules, KvDtypeBytesPasses) { expect_clean("kv-dtype-bytes/pass"); }  // 34/32 and 18/32, exactly
-
-// --- attention-variant-mismatch ---------------------------------------------------
-
-TEST(LintRules, AttentionVariantMismatchTrips) {
-    // Line 8: "attention_variant: gqa", the value at column 20.
-    LintResult result = lint_fixture("attention-variant-mismatch/fail");
-    const Diagnostic* d = expect_finding(result, "attention-variant-mismatch/fail", "attention-variant-mismatch",
-                                         "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 8, 20);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::error);
-    EXPECT_EQ(d->message, "attention_variant is gqa, but models/qwen3.5-27b is hybrid");
-    EXPECT_EQ(d->stated, "gqa");
-    EXPECT_EQ(d->computed, "hybrid");
-    expect_only_rules(result, {"attention-variant-mismatch"});
-}
-
-TEST(LintRules, AttentionVariantMismatchPasses) { expect_clean("attention-variant-mismatch/pass"); }
-
-// --- context-above-native ---------------------------------------------------------
-
-TEST(LintRules, ContextAboveNativeTrips) {
-    // Line 9: "context_length: 1048576", the value at column 17; a warning, not an error.
-    LintResult result = lint_fixture("context-above-native/fail");
-    const Diagnostic* d = expect_finding(result, "context-above-native/fail", "context-above-native",
-                                         "kv-efficiency/llamacpp-qwen35-27b-1m.yaml", 9, 17);
-    ASSERT_NE(d, nullptr);
-    EXPECT_EQ(d->severity, Severity::warning);
-    EXPECT_EQ(d->message,
-              "context_length 1,048,576 exceeds models/qwen3.5-27b's native context 262,144; declare how it was "
-              "reached in context_extension");
-    EXPECT_EQ(d->stated, "1,048,576");
-    EXPECT_EQ(d->computed, "262,144");
-    EXPECT_FALSE(kvcat::has_errors(result.diagnostics)) << describe(result.diagnostics);
-    expect_only_rules(result, {"context-above-native"});
-}
-
-TEST(LintRules, ContextAboveNativePasses) { expect_clean("context-above-native/pass"); }  // declares context_extension
-
-// --- arith-overflow ---------------------------------------------------------------
-
-TEST(LintRules, ArithOverflowTrips) {
-    constexpr std::string_view kFixture = "arith-overflow/fail";
-    LintResult result = lint_fixture(kFixture);
-    // head_dim 256000000000000000 (a typo): 16 x 4 x 2.56e17 does not fit. Reported at the
-    // kv_bytes_basis mapping, whose first key is line 13, column 3.
-    const Diagnostic* product = expect_finding(result, kFixture, "arith-overflow",
-                                               "kv-efficiency/llamacpp-qwen35-27b-64k.yaml", 13, 3);
-    ASSERT_NE(product, nullptr);
-    EXPECT_EQ(product->severity, Severity::error);
-    EXPECT_EQ(product->message, "the basis product 16 x 4 x 256000000000000000 x 2 x 2 does not fit in 64 bits");
-    // Line 11: "kv_bytes_per_token: 18446744073709551616" (2^64), the value at column 21.
-    const Diagnostic* literal = expect_finding(result, kFixture, "arith-overflow",
-                                               "kv-efficiency/llamacpp-qwen35-27b-32k.yaml", 11, 21);
-    ASSERT_NE(literal, nullptr);
-    EXPECT_EQ(literal->severity, Severity::error);
-    EXPECT_EQ(literal->message, "'kv_bytes_per_token' = 18446744073709551616 does not fit in 64 bits");
-    // The typo'd head_dim also disagrees with the model.
-    expect_only_rules(result, {"arith-overflow", "kv-basis-model"});
-}
-
-TEST(LintRules, ArithOverflowPasses) { expect_clean("arith-overflow/pass"); }
 
 // --- lint-ignore ------------------------------------------------------------------
 
@@ -913,6 +543,21 @@ TEST(LintRules, EveryRuleHasAPassAndAFailFixture) {
                 missing.push_back(id + ": no tests/fixtures/" + id + "/" + side + "/");
             }
         }
+        std::vector<std::string> expected = expected_findings(id);
+        bool names_it = std::any_of(expected.begin(), expected.end(), [&](const std::string& line) {
+            return line.find("[" + id + "]") != std::string::npos;
+        });
+        if (!names_it) {
+            missing.push_back(id + ": tests/fixtures/" + id + "/fail/expected.txt lists no [" + id + "] finding");
+        }
+    }
+    // A fixture with expected findings belongs to a rule of the registry (a renamed rule
+    // leaves none behind).
+    for (const auto& entry : fs::directory_iterator(fixture_path(""))) {
+        std::string name = entry.path().filename().string();
+        if (fs::exists(entry.path() / "fail" / "expected.txt") && !kvcat::test::rule_info(name)) {
+            missing.push_back(name + ": tests/fixtures/" + name + "/fail/expected.txt, but no rule of that id");
+        }
     }
     // The generated list names real rules only.
     for (const auto& g : kGeneratedAtTestTime) {
@@ -925,7 +570,8 @@ TEST(LintRules, EveryRuleHasAPassAndAFailFixture) {
     EXPECT_TRUE(missing.empty()) << "rules without fixtures:\n" << report;
 }
 
-// Every committed fixture, whoever wrote it, is linted: pass is clean, fail trips its rule.
+// Every committed fixture, whoever wrote it, is linted: pass is clean, fail trips its rule
+// and gives exactly the findings of its expected.txt.
 class RuleFixture : public ::testing::TestWithParam<std::string> {};
 
 std::vector<std::string> rule_ids() {
@@ -972,6 +618,30 @@ TEST_P(RuleFixture, FailFixtureTripsItsRule) {
         EXPECT_FALSE(d->message.empty()) << format_text(*d);
         EXPECT_TRUE(d->pos.file.starts_with(dir.lexically_normal().generic_string())) << format_text(*d);
     }
+}
+
+TEST_P(RuleFixture, FailFixtureGivesItsExpectedFindings) {
+    const std::string& id = GetParam();
+    TempDir scratch;
+    fs::path dir = fixture_root(id, "fail", scratch);
+    ASSERT_TRUE(fs::is_directory(dir)) << id << ": no fail fixture at " << dir;
+    const Generated* g = generated_for(id);
+    std::vector<std::string> expected = g ? std::vector<std::string>{std::string(g->expected)} : expected_findings(id);
+    ASSERT_FALSE(expected.empty()) << id << ": " << (dir / "expected.txt") << " lists no finding";
+    LintResult result;
+    ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;
+    std::vector<std::string> found;
+    for (const auto& d : result.diagnostics) found.push_back(expected_line(d, dir));
+    bool same = found.size() == expected.size();
+    for (std::size_t i = 0; same && i < found.size(); ++i) same = line_matches(found[i], expected[i], id);
+    std::string now;
+    for (const auto& line : found) now += line + "\n";
+    std::string wanted;
+    for (const auto& line : expected) wanted += line + "\n";
+    EXPECT_TRUE(same) << id << ": the fail fixture's findings differ from " << (dir / "expected.txt").generic_string()
+                      << "\nexpected:\n"
+                      << wanted << "found (check each before it goes into expected.txt):\n"
+                      << now;
 }
 
 INSTANTIATE_TEST_SUITE_P(LintRules, RuleFixture, ::testing::ValuesIn(rule_ids()),

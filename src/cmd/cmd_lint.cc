@@ -11,6 +11,7 @@
 #include "cmd/common_options.h"
 #include "diagnostic_render.h"
 #include "lint.h"
+#include "rule_list.h"
 #include "suggest.h"
 #include "terminal.h"
 
@@ -25,7 +26,20 @@ struct LintOptions {
     std::vector<std::string> rules;
     bool strict = false;
     bool quiet = false;
+    bool list_rules = false;
 };
+
+/// --list-rules: the registry in the format asked for (text unless said), no lint.
+int list_rules(const std::string& format) {
+    auto chosen = parse_rule_list_format(format.empty() ? "text" : format);
+    if (!chosen) {
+        spdlog::error("--list-rules prints text, json, markdown or ids, not {}", format);
+        return ExitCode::failure;
+    }
+    std::cout << render_rule_list(all_rules(), *chosen);
+    std::cout.flush();
+    return std::cout ? ExitCode::ok : ExitCode::failure;
+}
 
 /// The format asked for, or the one the environment implies: GitHub Actions sets
 /// GITHUB_ACTIONS=true, and there workflow commands become annotations on the pull request.
@@ -52,7 +66,12 @@ bool check_rule_names(const std::vector<std::string>& names) {
 }
 
 int run_lint(const LintOptions& options, bool quiet) {
+    if (options.list_rules) return list_rules(options.common.format);
     if (!check_rule_names(options.rules)) return ExitCode::failure;
+    if (!options.common.format.empty() && !parse_diagnostic_format(options.common.format)) {
+        spdlog::error("--format {} is for --list-rules; findings are text, github, json or sarif", options.common.format);
+        return ExitCode::failure;
+    }
     DiagnosticFormat format = choose_format(options.common.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     if (paths.empty()) paths.emplace_back("records");
@@ -124,6 +143,7 @@ void setup_lint(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     sub->add_flag("--strict", options->strict, "Warnings fail too (exit status 1)");
     sub->add_flag("-q,--quiet", options->quiet, "Print only errors (the same as kvcat -q lint)");
+    sub->add_flag("--list-rules", options->list_rules, "List every rule (id, severity, stage, what it checks); lint nothing");
     sub->footer(
         "Examples:\n"
         "  kvcat lint\n"
@@ -131,6 +151,7 @@ void setup_lint(CLI::App& app, int& exit_code) {
         "  kvcat lint --strict --format github\n"
         "  kvcat lint --format sarif > kvcat.sarif\n"
         "  kvcat lint --rule kv-basis-product,prose-arithmetic --format json\n"
+        "  kvcat lint --list-rules --format markdown\n"
         "Exit status: 0 no errors (warnings allowed), 1 errors found (or warnings with --strict),\n"
         "2 usage or I/O failure.");
     set_command_body(*sub, exit_code, [options, &app] {

@@ -1,9 +1,11 @@
 #include "cmd/common_options.h"
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "diagnostic_render.h"
+#include "rule_list.h"
 #include "render.h"
 
 namespace kvcat::cmd {
@@ -46,13 +48,20 @@ CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily famil
             return sub.add_option("--format", common.format, "Output format: text or json")
                 ->check(CLI::IsMember({"text", "json"}))
                 ->capture_default_str();
-        case FormatFamily::diagnostics:
+        case FormatFamily::diagnostics: {
             common.format.clear();
+            // The lint's findings, or with --list-rules the rule list (markdown, ids).
+            std::vector<std::string> names = strings_of(diagnostic_format_names());
+            for (std::string_view f : rule_list_format_names()) {
+                if (std::find(names.begin(), names.end(), f) == names.end()) names.emplace_back(f);
+            }
             return sub
                 .add_option("--format", common.format,
                             "Output format: text, github (workflow commands), json or sarif; "
-                            "default github when GITHUB_ACTIONS=true, else text")
-                ->check(CLI::IsMember(strings_of(diagnostic_format_names())));
+                            "default github when GITHUB_ACTIONS=true, else text. "
+                            "With --list-rules: text, json, markdown or ids")
+                ->check(CLI::IsMember(names));
+        }
     }
     return nullptr;
 }

@@ -8,7 +8,7 @@
 
 namespace kvcat::rules {
 
-void dtype_bytes_agree(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void kv_dtype_bytes(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->basis.bytes_per_element) return;
     auto dtype = find_cache_dtype(r.kv->kv_cache_dtype);
     if (!dtype) return;  // the schema reports an unknown dtype
@@ -35,7 +35,7 @@ void dtype_bytes_agree(const Record& r, const RecordSet& /*set*/, std::vector<Di
                                     expected_text, note));
 }
 
-void basis_product_agrees(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void kv_basis_product(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->kv_bytes_per_token) return;
     const KvBasis& b = r.kv->basis;
     std::optional<Rational> product;
@@ -53,7 +53,7 @@ void basis_product_agrees(const Record& r, const RecordSet& /*set*/, std::vector
     }
 }
 
-void basis_agrees_with_model(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void kv_basis_model(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
     const Model* model = model_of(set, *r.kv);
     if (!model) return;
@@ -112,7 +112,7 @@ void basis_agrees_with_model(const Record& r, const RecordSet& set, std::vector<
     }
 }
 
-void variant_agrees_with_model(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void attention_variant_mismatch(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->attention_variant.empty()) return;
     const Model* model = model_of(set, *r.kv);
     if (!model || model->attention_variant.empty()) return;
@@ -126,7 +126,7 @@ void variant_agrees_with_model(const Record& r, const RecordSet& set, std::vecto
     }
 }
 
-void context_within_native(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void context_above_native(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->context_extension) return;
     const Model* model = model_of(set, *r.kv);
     if (!model || !model->native_context) return;
@@ -137,6 +137,27 @@ void context_within_native(const Record& r, const RecordSet& set, std::vector<Di
                                                      group_thousands(*model->native_context), r.kv->model));
         }
     }
+}
+
+KVCAT_RULES(kv_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"kv-dtype-bytes", Severity::error,
+                 "`bytes_per_element` disagrees with `kv_cache_dtype` (q8_0 is 34/32, not 1)",
+                 RuleStage::record, kv_dtype_bytes},
+        RuleInfo{"kv-basis-product", Severity::error,
+                 "the basis factors do not multiply to `kv_bytes_per_token`",
+                 RuleStage::record, kv_basis_product},
+        RuleInfo{"kv-basis-model", Severity::error,
+                 "a basis factor disagrees with the model record",
+                 RuleStage::record, kv_basis_model},
+        RuleInfo{"attention-variant-mismatch", Severity::error,
+                 "`attention_variant` disagrees with the model",
+                 RuleStage::record, attention_variant_mismatch},
+        RuleInfo{"context-above-native", Severity::warning,
+                 "`context_length` above the native context without `context_extension`",
+                 RuleStage::record, context_above_native},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

@@ -51,7 +51,7 @@ std::string per_request_terms(const PointPhysics& p, const MeasurementPoint& poi
 
 }  // namespace
 
-void tps_within_roofline(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
     for (const auto& point : r.kv->points) {
         if (!point.tps_exact && !point.total_tps_exact) continue;
@@ -88,7 +88,7 @@ void tps_within_roofline(const Record& r, const RecordSet& set, std::vector<Diag
     }
 }
 
-void fits_in_memory(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void exceeds_memory(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->offload) return;
     for (const auto& point : r.kv->points) {
         try {
@@ -111,6 +111,18 @@ void fits_in_memory(const Record& r, const RecordSet& set, std::vector<Diagnosti
             return;
         }
     }
+}
+
+KVCAT_RULES(physics_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"tps-above-roofline", Severity::error,
+                 "`measured_tps_at_ctx` above memory bandwidth / (active weights + concurrency x (KV at the context + fixed state)), or `measured_total_tps_at_ctx` above concurrency times that; judged per point, the ceiling is printed",
+                 RuleStage::record, tps_above_roofline},
+        RuleInfo{"exceeds-memory", Severity::warning,
+                 "weights + KV at the context + fixed state exceed the accelerator's memory and no `offload` is stated",
+                 RuleStage::record, exceeds_memory},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

@@ -62,7 +62,7 @@ Diagnostic binary_units_note(const Position& pos, const Claim& c) {
 
 }  // namespace
 
-void prose_arithmetic_holds(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void prose_arithmetic(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     for (const auto& located : record_claims(r)) {
         const Claim& c = located.claim;
         switch (c.verdict) {
@@ -82,7 +82,7 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& /*set*/, std::vect
     }
 }
 
-void statement_matches_basis(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void kv_statement_mismatch(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->basis.statement.empty()) return;
     Position where = r.where("kv_bytes_basis.statement");
     const std::string& st = r.kv->basis.statement;
@@ -169,7 +169,7 @@ void statement_matches_basis(const Record& r, const RecordSet& /*set*/, std::vec
     }
 }
 
-void id_context_tag_agrees(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void id_context_tag(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->points.empty() || r.id.empty()) return;
     auto tag = context_tag_of_id(r.id);
     if (!tag) return;
@@ -179,6 +179,21 @@ void id_context_tag_agrees(const Record& r, const RecordSet& /*set*/, std::vecto
     if (tag->second == longest) return;
     out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
                                        group_thousands(longest)));
+}
+
+KVCAT_RULES(prose_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"prose-arithmetic", Severity::error,
+                 "arithmetic stated in a record's prose does not hold; the right figure is printed",
+                 RuleStage::record, prose_arithmetic},
+        RuleInfo{"kv-statement-mismatch", Severity::error,
+                 "`kv_bytes_basis.statement` does not state the basis factors and `kv_bytes_per_token`",
+                 RuleStage::record, kv_statement_mismatch},
+        RuleInfo{"id-context-tag", Severity::warning,
+                 "an id's context tag (`-64k`, `-256k`, `-1m`) disagrees with `context_length`",
+                 RuleStage::record, id_context_tag},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

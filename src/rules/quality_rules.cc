@@ -29,7 +29,7 @@ std::string scaled_display(std::int64_t scaled, int digits) {
 
 }  // namespace
 
-void quality_recovery_holds(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+void quality_recovery(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
     for (const auto& q : r.kv->quality) {
         if (!q.recovery_percent || !q.value_exact || !q.baseline_value_exact || q.baseline_value_exact->is_zero()) {
@@ -45,6 +45,15 @@ void quality_recovery_holds(const Record& r, const RecordSet&, std::vector<Diagn
             r.where(q.key("recovery_percent")), stated->value, scaled_display(computed.round_scaled(digits), digits),
             fmt::format("{} / {} x 100", r.node(q.key("value"))->value, r.node(q.key("baseline_value"))->value)));
     }
+}
+
+KVCAT_RULES(quality_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"quality-recovery", Severity::error,
+                 "a quality entry's `recovery_percent` is not value / baseline_value x 100 at the precision it is written with",
+                 RuleStage::record, quality_recovery},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

@@ -23,7 +23,7 @@ void check_reference(const RecordSet& set, const Record& r, const char* key, con
 
 }  // namespace
 
-void references_resolve(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+void ref_unresolved(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
     const KvRow& row = *r.kv;
     if (!row.model.empty()) check_reference(set, r, "model", row.model, RecordKind::model, out);
@@ -33,6 +33,15 @@ void references_resolve(const Record& r, const RecordSet& set, std::vector<Diagn
     if (row.measured_on_model && !row.measured_on_model->empty()) {
         check_reference(set, r, "measured_on_model", *row.measured_on_model, RecordKind::model, out);
     }
+}
+
+KVCAT_RULES(reference_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"ref-unresolved", Severity::error,
+                 "`model`, `accelerator` or `measured_on_model` names no such record",
+                 RuleStage::record, ref_unresolved},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

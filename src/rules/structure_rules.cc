@@ -8,14 +8,14 @@
 
 namespace kvcat::rules {
 
-void id_matches_path(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void id_path_mismatch(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.root || !r.root->find("id") || r.id.empty()) return;
     if (r.id != r.path_id) {
         out.push_back(diag::id_path_mismatch(r.where("id"), r.id, r.path_id));
     }
 }
 
-void ids_are_unique(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& out) {
+void id_duplicate(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& out) {
     // Every record that shares an id is told about the others: which copy is the
     // intended one is for the author to say, not for the sort order of file names.
     // Sorted pointers, not a map of lists: a hundred thousand ids cost one vector.
@@ -42,7 +42,7 @@ void ids_are_unique(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& ou
     }
 }
 
-void model_layers_agree(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+void model_layers(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
     if (!r.model || !r.root) return;
     const Model& m = *r.model;
     std::string problem;
@@ -128,6 +128,21 @@ void model_layers_agree(const Record& r, const RecordSet& /*set*/, std::vector<D
             require("sliding_window", "the window and the number of sliding layers, for a sliding model");
             break;
     }
+}
+
+KVCAT_RULES(structure_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"id-path-mismatch", Severity::error,
+                 "`id` is not the file's path under `records/`",
+                 RuleStage::record, id_path_mismatch},
+        RuleInfo{"model-layers", Severity::error,
+                 "a model's KV-caching, sliding and linear layers do not add up to its layers",
+                 RuleStage::record, model_layers},
+        RuleInfo{"id-duplicate", Severity::error,
+                 "two records share an id",
+                 RuleStage::run},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

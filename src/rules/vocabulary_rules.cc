@@ -22,7 +22,7 @@ std::string nearest(std::string_view written, const Names& names) {
 
 }  // namespace
 
-void engine_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+void engine_name(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
     if (!r.kv || r.kv->engine.empty() || find_engine(r.kv->engine)) return;
     const YamlNode* node = r.node("engine");
     // A number or a boolean where the name belongs is schema-type's finding, not this one.
@@ -49,7 +49,7 @@ void engine_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>&
         near));
 }
 
-void weight_format_is_known(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+void weight_format_name(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->weight_quant || find_weight_format(*r.kv->weight_quant)) return;
     const std::string& written = *r.kv->weight_quant;
     if (const WeightFormatName* meant = weight_format_spelled(written)) {
@@ -65,6 +65,18 @@ void weight_format_is_known(const Record& r, const RecordSet&, std::vector<Diagn
                     "src/vocabulary.cc",
                     near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)),
         near));
+}
+
+KVCAT_RULES(vocabulary_rules) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"engine-name", Severity::error,
+                 "`engine` is not in the catalog's vocabulary (`src/vocabulary.cc`: llama.cpp, ik_llama.cpp, vLLM, SGLang, TensorRT-LLM, MLX, ds4, ollama, ...), or is spelled otherwise (`vllm` for `vLLM`); the spelling to write is given",
+                 RuleStage::record, engine_name},
+        RuleInfo{"weight-format-name", Severity::warning,
+                 "`weight_quant` is not a weight format the catalog knows, or is spelled otherwise (`q4_k_m` for `Q4_K_M`)",
+                 RuleStage::record, weight_format_name},
+    };
+    return kRules;
 }
 
 }  // namespace kvcat::rules

@@ -2,16 +2,9 @@
 # to try it from a checkout: source tools/completion/kvcat.bash
 #
 # Subcommands, options and option values ({a,b,c} in --help) are read from kvcat's own
-# --help, and columns from `kvcat columns`, so the completion follows the program. Only
-# the lint rule ids are listed here; tests/completion_test.sh checks them against the
-# binary's SARIF rule list. Needs nothing from the bash-completion package.
-
-_kvcat_rules="file-unreadable file-too-large file-outside-root file-empty yaml-encoding yaml-syntax yaml-duplicate-key
-yaml-alias yaml-too-deep yaml-multiple-documents record-kind schema-not-mapping schema-missing-key
-schema-type schema-unknown-key schema-enum schema-value id-path-mismatch id-duplicate ref-unresolved
-model-layers kv-basis-product kv-basis-model kv-dtype-bytes attention-variant-mismatch
-context-above-native arith-overflow tps-above-roofline exceeds-memory prose-arithmetic
-kv-statement-mismatch id-context-tag engine-name weight-format-name quality-recovery lint-ignore"
+# --help, columns from `kvcat columns` and lint rule ids from `kvcat lint --list-rules
+# --format ids`, so the completion follows the program and lists nothing itself. Needs
+# nothing from the bash-completion package.
 
 # The help of `kvcat [SUB...] --help` (SUB a space-separated command path such as
 # "new kv-efficiency"), cached per program and path for the session.
@@ -40,6 +33,14 @@ _kvcat_option_values() {
     _kvcat_help "$1" "$2" | sed -n "s/^  .*$3 [A-Z]*:{\\([^}]*\\)}.*/\\1/p" | tr ',' ' '
 }
 
+# The lint rule ids, from the binary's rule registry, cached per program for the session.
+_kvcat_rules() {
+    if [[ -z ${_kvcat_rules_cache[$1]+set} ]]; then
+        _kvcat_rules_cache[$1]=$("$1" lint --list-rules --format ids 2>/dev/null | tr '\n' ' ')
+    fi
+    printf '%s\n' "${_kvcat_rules_cache[$1]}"
+}
+
 _kvcat_columns() {
     if [[ -z ${_kvcat_columns_cache[$1]+set} ]]; then
         _kvcat_columns_cache[$1]=$("$1" columns --format tsv 2>/dev/null | tail -n +2 | cut -f1 | tr '\n' ' ')
@@ -48,7 +49,7 @@ _kvcat_columns() {
 }
 
 _kvcat() {
-    declare -gA _kvcat_help_cache _kvcat_columns_cache
+    declare -gA _kvcat_help_cache _kvcat_columns_cache _kvcat_rules_cache
     local prog=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev=""
     ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
@@ -82,7 +83,7 @@ _kvcat() {
         --rule)
             local prefix=""
             [[ $cur == *,* ]] && prefix="${cur%,*},"
-            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$_kvcat_rules" -- "${cur##*,}")
+            mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$(_kvcat_rules "$prog")" -- "${cur##*,}")
             return 0 ;;
         --sort)
             mapfile -t COMPREPLY < <(compgen -W "$(_kvcat_columns "$prog")" -- "$cur")
