@@ -15,8 +15,17 @@ fail() {
     failures=$((failures + 1))
 }
 
+mkdir -p "$tmp/cmake"
+cp "$source_dir/cmake/rule_files.cmake" "$tmp/cmake/"
 "$source_dir/tools/new-rule" --root "$tmp" sample-rule-check >/dev/null
 rule="$tmp/src/rules/sample_rule_check.cc"
+# Its one registration line, in name order among the others.
+listed=$(sed -n '/^set(KVCAT_RULE_SOURCES/,/^)/p' "$tmp/cmake/rule_files.cmake" | grep 'src/rules/' | sed 's/^ *//')
+grep -qx 'src/rules/sample_rule_check.cc' <<<"$listed" || fail "cmake/rule_files.cmake does not list the new file"
+[[ $listed == "$(sort <<<"$listed")" ]] || fail "cmake/rule_files.cmake is out of name order: $listed"
+before=$(sed -n '/^set(KVCAT_RULE_SOURCES/,/^)/p' "$source_dir/cmake/rule_files.cmake" | grep -c 'src/rules/')
+[[ $(wc -l <<<"$listed") -eq $((before + 1)) ]] ||
+    fail "the list did not gain exactly one line"
 [[ -f $rule ]] || fail "no $rule"
 grep -q 'RuleInfo{"sample-rule-check", Severity::error' "$rule" || fail "the descriptor does not name the id"
 grep -q 'KVCAT_RULES(sample_rule_check)' "$rule" || fail "the file does not register under its name"
