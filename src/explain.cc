@@ -170,6 +170,7 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                {"concurrency", p.concurrency},
                {"measured_tps_at_ctx", p.tps ? json(*p.tps) : json(nullptr)},
                {"measured_prefill_tps_at_ctx", p.prefill_tps ? json(*p.prefill_tps) : json(nullptr)},
+               {"measured_total_tps_at_ctx", p.total_tps ? json(*p.total_tps) : json(nullptr)},
                {"measured_ttft_ms_at_ctx", p.ttft_ms ? json(*p.ttft_ms) : json(nullptr)}};
         if (model && element) {
             try {
@@ -184,11 +185,8 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                         Roofline roof = batch_roofline(*accelerator, weights->active, kv, fixed_state_bytes(*model),
                                                        p.concurrency);
                         j["roofline_tps"] = roof.ceiling_tps.to_double();
-                        j["roofline_how"] = fmt::format(
-                            "{} GB/s / ({} bytes of {} + {} x ({} bytes of KV + {} bytes of fixed state))",
-                            accelerator->memory_bandwidth_gb_s_exact->to_display(),
-                            group_thousands(roof.weights.floor()), weights->label, p.concurrency,
-                            group_thousands(kv.floor()), group_thousands(fixed_state_bytes(*model).floor()));
+                        j["roofline_how"] = roofline_how(*accelerator, roof, weights->label, kv,
+                                                         fixed_state_bytes(*model), p.context_length, p.concurrency);
                         if (p.tps_exact) j["roofline_fraction"] = (*p.tps_exact / roof.ceiling_tps).to_double();
                     }
                 }
@@ -290,6 +288,11 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
                                                  "number under the bandwidth ceiling, not re-measured",
                                                  *p.tps, at)
                                    : fmt::format("measured_tps_at_ctx{} is null: the source did not report it", at));
+        if (p.total_tps) {
+            unverified.push_back(fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
+                                             "positive number under {} times the bandwidth ceiling, not re-measured",
+                                             *p.total_tps, at, p.concurrency));
+        }
         if (p.prefill_tps) {
             unverified.push_back(fmt::format("measured_prefill_tps_at_ctx {}{} is a measurement: checked to be a "
                                              "positive number, not re-measured",
@@ -423,7 +426,12 @@ std::string render_explanation_text(const nlohmann::json& e) {
             out += fmt::format("  context {:>9}  decode {:>8} t/s  prefill {:>9} t/s  ttft {:>8} ms",
                                group_thousands(p["context_length"].get<std::int64_t>()), number(p["measured_tps_at_ctx"]),
                                number(p["measured_prefill_tps_at_ctx"]), number(p["measured_ttft_ms_at_ctx"]));
-            if (p["concurrency"].get<std::int64_t>() != 1) out += fmt::format("  x{}", p["concurrency"].get<std::int64_t>());
+            if (p["concurrency"].get<std::int64_t>() != 1) {
+                out += fmt::format("  x{}", p["concurrency"].get<std::int64_t>());
+                if (p.contains("measured_total_tps_at_ctx") && !p["measured_total_tps_at_ctx"].is_null()) {
+                    out += fmt::format("  total {} t/s", number(p["measured_total_tps_at_ctx"]));
+                }
+            }
             if (p.contains("roofline_tps")) {
                 out += fmt::format("  ceiling {:.2f} t/s", p["roofline_tps"].get<double>());
                 if (p.contains("roofline_fraction")) {

@@ -283,4 +283,21 @@ Roofline decode_roofline(const Model& model, const Accelerator& accelerator, con
     return r;
 }
 
+std::string per_request_terms(const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                              std::int64_t concurrency) {
+    std::string terms = fmt::format("{} bytes of KV at {} tokens + {} bytes of fixed state",
+                                    group_thousands(kv_at_context.floor()), group_thousands(context),
+                                    group_thousands(fixed_state.floor()));
+    return concurrency == 1 ? terms : fmt::format("{} requests x ({})", concurrency, terms);
+}
+
+std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, const std::string& weights_label,
+                         const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                         std::int64_t concurrency) {
+    if (!accelerator.memory_bandwidth_gb_s_exact) throw PhysicsError("the accelerator states no memory bandwidth");
+    return fmt::format("{} GB/s / ({} bytes of {} + {})", accelerator.memory_bandwidth_gb_s_exact->to_display(),
+                       group_thousands(roof.weights.floor()), weights_label,
+                       per_request_terms(kv_at_context, fixed_state, context, concurrency));
+}
+
 }  // namespace kvcat

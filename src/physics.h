@@ -124,6 +124,17 @@ std::optional<RowWeights> row_weights(const Model& model, const std::optional<st
 Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
                         const Rational& fixed_state, std::int64_t concurrency);
 
+/// "K bytes of KV at N tokens + F bytes of fixed state", or "8 requests x (...)" for a batch:
+/// the per-request terms of a memory or bandwidth sum, as the lint and explain print them.
+std::string per_request_terms(const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                              std::int64_t concurrency);
+
+/// How a decode ceiling was worked out: "936 GB/s / (W bytes of Q4_K weights + <per-request
+/// terms>)", with `roof` from batch_roofline and `weights_label` from RowWeights.
+std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, const std::string& weights_label,
+                         const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                         std::int64_t concurrency);
+
 /// "47.66" for display: a rational to two decimals.
 std::string two_decimals(const Rational& r);
 

@@ -345,6 +345,15 @@ TEST(Measurements, ExplainListsEveryPointWithTheCeilingApplied) {
     std::string text = render_explanation_text(e);
     EXPECT_NE(text.find("Measured points"), std::string::npos) << text;
     EXPECT_NE(text.find("ceiling 53.51 t/s"), std::string::npos) << text;
+    // The batch point: its total is shown, and its ceiling is worked out in the lint's words
+    // (physics.h roofline_how), four requests' KV and state each.
+    const auto& batch = e["points"][3];
+    EXPECT_EQ(batch["concurrency"], 4);
+    EXPECT_EQ(batch["measured_total_tps_at_ctx"], 80.0);
+    EXPECT_EQ(batch["roofline_how"],
+              "936 GB/s / (15,187,500,000 bytes of Q4_K weights + 4 requests x (536,870,912 bytes of KV at 8,192 "
+              "tokens + 156,893,184 bytes of fixed state))");
+    EXPECT_NE(text.find("x4  total 80 t/s"), std::string::npos) << text;
 }
 
 TEST(Measurements, ASkeletonCurveFailsOnlyOnWhatAPersonWrites) {

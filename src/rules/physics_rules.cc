@@ -41,12 +41,9 @@ std::optional<PointPhysics> physics_of(const RecordSet& set, const KvRow& row, c
     return PointPhysics{model, accelerator, *weights, kv, fixed_state_bytes(*model)};
 }
 
-/// "KV and state of one request", or "8 requests x (...)" for a batch: the per-request terms of a sum.
+/// The per-request terms of a sum at this point (physics.h).
 std::string per_request_terms(const PointPhysics& p, const MeasurementPoint& point) {
-    std::string terms = fmt::format("{} bytes of KV at {} tokens + {} bytes of fixed state",
-                                    group_thousands(p.kv_at_context.floor()), group_thousands(point.context_length),
-                                    group_thousands(p.fixed_state.floor()));
-    return point.concurrency == 1 ? terms : fmt::format("{} requests x ({})", point.concurrency, terms);
+    return kvcat::per_request_terms(p.kv_at_context, p.fixed_state, point.context_length, point.concurrency);
 }
 
 }  // namespace
@@ -64,19 +61,16 @@ void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagn
             // what each can reach.
             Rational total_ceiling = roof.ceiling_tps * Rational(point.concurrency);
             if (point.total_tps_exact && *point.total_tps_exact > total_ceiling) {
-                std::string how = fmt::format("{} requests x {} GB/s / ({} bytes of {} + {})", point.concurrency,
-                                              p->accelerator->memory_bandwidth_gb_s_exact->to_display(),
-                                              group_thousands(roof.weights.floor()), p->weights.label,
-                                              per_request_terms(*p, point));
+                std::string how = fmt::format("{} requests x {}", point.concurrency,
+                                              roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context,
+                                                           p->fixed_state, point.context_length, point.concurrency));
                 out.push_back(diag::above_roofline(r.where(point.key("measured_total_tps_at_ctx")),
                                                    point.total_tps_exact->to_display(), two_decimals(total_ceiling),
                                                    how, "measured_total_tps_at_ctx"));
             }
             if (point.tps_exact && *point.tps_exact > roof.ceiling_tps) {
-                std::string how = fmt::format("{} GB/s / ({} bytes of {} + {})",
-                                              p->accelerator->memory_bandwidth_gb_s_exact->to_display(),
-                                              group_thousands(roof.weights.floor()), p->weights.label,
-                                              per_request_terms(*p, point));
+                std::string how = roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context,
+                                               p->fixed_state, point.context_length, point.concurrency);
                 out.push_back(diag::above_roofline(r.where(point.key("measured_tps_at_ctx")),
                                                    point.tps_exact->to_display(), two_decimals(roof.ceiling_tps), how));
             }
