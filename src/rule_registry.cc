@@ -1,9 +1,10 @@
 // The rule registry: every rule declared by a file of src/rules/, in one stable list.
 //
 // Each file of src/rules/ defines KVCAT_RULES(<its name>), a function returning its rules'
-// descriptors. CMake lists the folder when it configures and writes rule_files.inc, one
-// KVCAT_RULE_FILE(<name>) per file, so a new rule is a new file and nothing else: the
-// registry calls every file's function by name, and a file that lacks it fails to link.
+// descriptors. CMake writes rule_files.inc from cmake/rule_files.cmake, one
+// KVCAT_RULE_FILE(<name>) per listed file, so a new rule is a new file and its line in that
+// list (tools/new-rule writes both): the registry calls every file's function by name, and
+// a listed file that lacks it fails to link.
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
