@@ -889,14 +889,16 @@ class Parser {
             first = static_cast<unsigned char>(first - 'A' + 'a');
         if (!kVerbInitials[first])
             return 0;
+        const std::size_t first_size = t_[i].end - t_[i].begin;
         for (const auto& verb : kVerbs) {
+            if (verb[0].size() != first_size)
+                continue;
             std::size_t len = 0;
             bool match = true;
             for (std::string_view w : verb) {
                 if (w.empty())
                     break;
-                if (kind(i + len) != Kind::word || text(i + len).size() != w.size() ||
-                    !equal_ignoring_case(text(i + len), w)) {
+                if (kind(i + len) != Kind::word || !equal_ignoring_case(text(i + len), w)) {
                     match = false;
                     break;
                 }
