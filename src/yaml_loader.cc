@@ -42,7 +42,8 @@ std::string YamlNode::describe() const {
 }
 
 SourceText::SourceText(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {
-    line_starts_.reserve(static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1);
+    auto lines = static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n'));
+    line_starts_.reserve(lines + 1);
     line_starts_.push_back(0);
     for (std::size_t i = text_.find('\n'); i != std::string::npos; i = text_.find('\n', i + 1)) {
         line_starts_.push_back(i + 1);
@@ -535,17 +536,17 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
     }
     std::string text;
     try {
-        // In blocks, not a character at a time; the size is a hint (a file may change or
-        // not be regular), and reading goes on to the end whatever it said.
+        // In blocks, not a character at a time. The size is only a hint (a file may have
+        // grown since, or not be regular): reading goes on to the end, as it always did.
         std::size_t chunk = !ec && size > 0 ? static_cast<std::size_t>(size) + 1 : 4096;
         for (;;) {
             std::size_t had = text.size();
             text.resize(had + chunk);
-            auto got = static_cast<std::size_t>(in.rdbuf()->sgetn(text.data() + had, static_cast<std::streamsize>(chunk)));
+            auto want = static_cast<std::streamsize>(chunk);
+            auto got = static_cast<std::size_t>(in.rdbuf()->sgetn(text.data() + had, want));
             text.resize(had + got);
             if (got < chunk) break;
-            if (text.size() > limits.max_bytes) break;  // load_yaml reports it as too large
-            chunk = std::max<std::size_t>(chunk, 4096);
+            chunk = 65536;
         }
     } catch (const std::exception& e) {
         LoadedYaml out;
