@@ -1434,7 +1434,8 @@ class Parser {
 
     Quantity evaluate(const Expr& e, unsigned reading) const {
         bool billions = billions_in(e, n_, t_);
-        std::vector<Quantity>& stack = stack_;  // a claim is evaluated once per reading: keep the array
+        // A claim is evaluated once per reading: one array serves them all.
+        std::vector<Quantity>& stack = stack_;
         stack.clear();
         for (const Step& step : e.rpn) {
             if (step.op == 0) {
@@ -1849,7 +1850,8 @@ class Parser {
 std::vector<Claim> find_claims(std::string_view text) {
     // Every claim starts at a number, and many strings of a record (names, engines, the
     // words of a vocabulary) hold no digit at all: they need no tokens.
-    if (std::none_of(text.begin(), text.end(), [](char c) { return is_digit(static_cast<unsigned char>(c)); }))
+    auto digit = [](char c) { return is_digit(static_cast<unsigned char>(c)); };
+    if (std::none_of(text.begin(), text.end(), digit))
         return {};
     try {
         Parser parser(text, Tokenizer(text).run());

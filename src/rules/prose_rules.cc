@@ -70,7 +70,8 @@ void prose_arithmetic_holds(const Record& r, const RecordSet& /*set*/, std::vect
         switch (c.verdict) {
             case Claim::Verdict::wrong:
                 if (c.wrong_side < c.sides.size()) {
-                    out.push_back(diag::prose_arithmetic(locator.position(found), c.expression, c.computed_display,
+                    out.push_back(diag::prose_arithmetic(locator.position(found), c.expression,
+                                                         c.computed_display,
                                                          stated_figure(c.sides[c.wrong_side])));
                 }
                 break;
