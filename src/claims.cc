@@ -15,7 +15,7 @@
 #include "claims.h"
 
 #include <algorithm>
-
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -137,8 +137,13 @@ bool continues_word(std::string_view s, std::size_t i) {
 }
 
 std::size_t scan_word_end(std::string_view s, std::size_t i) {
-    while (i < s.size() && continues_word(s, i)) ++i;
-    return i;
+    for (;;) {
+        // Letters, digits and '_' continue a word whatever follows: most bytes of prose.
+        while (i < s.size() && (is_alnum(byte_at(s, i)) || s[i] == '_')) ++i;
+        if (i >= s.size() || !continues_word(s, i))
+            return i;
+        ++i;
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -352,7 +357,12 @@ std::optional<Rational> raise(const Rational& base, int exponent, const Rational
 
 class Tokenizer {
   public:
-    explicit Tokenizer(std::string_view s) : s_(s) {}
+    explicit Tokenizer(std::string_view s) : s_(s) {
+        // Prose runs at about one token per five bytes: one allocation up front rather
+        // than a dozen as the arrays double.
+        out_.tokens.reserve(s.size() / 4 + 1);
+        out_.numbers.reserve(s.size() / 16 + 1);
+    }
 
     Tokens run() {
         std::size_t i = 0;
@@ -728,6 +738,13 @@ constexpr std::string_view kVerbs[][3] = {
     {"totaling", "", ""},   {"yields", "", ""},     {"yield", "", ""},     {"yielding", "", ""},
 };
 
+/// The first letters of the verb phrases: a word starting with another cannot open one.
+constexpr auto kVerbInitials = [] {
+    std::array<bool, 256> initial{};
+    for (const auto& verb : kVerbs) initial[static_cast<unsigned char>(verb[0][0])] = true;
+    return initial;
+}();
+
 /// One step of an expression in postfix order: a leaf (an operand) or an operator.
 struct Step {
     char op = 0;           ///< 0 for a leaf; '*', '/', '+', '-' or '^'
@@ -864,7 +881,18 @@ class Parser {
 
     /// Length in tokens of the verb phrase starting at token i, 0 if none.
     std::size_t verb_at(std::size_t i) const {
+        if (kind(i) != Kind::word)
+            return 0;
+        // Most words start with a letter no verb starts with: ruled out at one byte.
+        unsigned char first = byte_at(s_, t_[i].begin);
+        if (first >= 'A' && first <= 'Z')
+            first = static_cast<unsigned char>(first - 'A' + 'a');
+        if (!kVerbInitials[first])
+            return 0;
+        const std::size_t first_size = t_[i].end - t_[i].begin;
         for (const auto& verb : kVerbs) {
+            if (verb[0].size() != first_size)
+                continue;
             std::size_t len = 0;
             bool match = true;
             for (std::string_view w : verb) {
@@ -942,6 +970,17 @@ class Parser {
         if (auto unit = canonical_unit(w))
             return *unit;
         return {};
+    }
+
+    /// Whether an operator follows the number operand at token i, past its unit and the
+    /// filler after it (as atom() reads them): only then can it start an expression, and a
+    /// lone number ("33.5 t/s at 4k") is not parsed as one.
+    bool operator_follows(std::size_t i) const {
+        std::size_t q = i + 1;
+        if (num(i).unit.empty() && !operand_unit(q).empty())
+            ++q;
+        Kind next = kind(skip_filler(q));
+        return next == Kind::mul || next == Kind::div || next == Kind::plus || next == Kind::pow;
     }
 
     /// An operand: a number with its unit, or a parenthesised expression; then filler.
@@ -1302,14 +1341,14 @@ class Parser {
                           !link_at(e->after, true)))
                     e.reset();
             }
-            if (!e)
+            if (!e && operator_follows(i))
                 e = parse_expr(i, false);
-            if (!e)
-                return std::nullopt;
-            resume = e->leaves.back().tok + 1;
-            if (e->too_long || e->incomplete)
-                return std::nullopt;
-            if (e->leaves.size() >= 2) {
+            if (e) {
+                resume = e->leaves.back().tok + 1;
+                if (e->too_long || e->incomplete)
+                    return std::nullopt;
+            }
+            if (e && e->leaves.size() >= 2) {
                 std::size_t after = e->after;
                 sides.push_back(expression_side(std::move(*e)));
                 link = link_at(after, true);
@@ -1395,7 +1434,9 @@ class Parser {
 
     Quantity evaluate(const Expr& e, unsigned reading) const {
         bool billions = billions_in(e, n_, t_);
-        std::vector<Quantity> stack;
+        // A claim is evaluated once per reading: one array serves them all.
+        std::vector<Quantity>& stack = stack_;
+        stack.clear();
         for (const Step& step : e.rpn) {
             if (step.op == 0) {
                 stack.push_back(leaf_value(e.leaves[step.leaf], reading, billions));
@@ -1801,11 +1842,17 @@ class Parser {
     std::string_view s_;
     std::vector<Token> t_;
     std::vector<Number> n_;
+    mutable std::vector<Quantity> stack_;  ///< evaluate()'s operand stack
 };
 
 }  // namespace
 
 std::vector<Claim> find_claims(std::string_view text) {
+    // Every claim starts at a number, and many strings of a record (names, engines, the
+    // words of a vocabulary) hold no digit at all: they need no tokens.
+    auto digit = [](char c) { return is_digit(static_cast<unsigned char>(c)); };
+    if (std::none_of(text.begin(), text.end(), digit))
+        return {};
     try {
         Parser parser(text, Tokenizer(text).run());
         return parser.run();

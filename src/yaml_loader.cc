@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <optional>
 #include <fstream>
-#include <sstream>
+#include <istream>
+#include <streambuf>
 #include <system_error>
 #include <filesystem>
 
@@ -41,11 +42,11 @@ std::string YamlNode::describe() const {
 }
 
 SourceText::SourceText(std::string file, std::string text) : file_(std::move(file)), text_(std::move(text)) {
+    auto lines = static_cast<std::size_t>(std::count(text_.begin(), text_.end(), '\n'));
+    line_starts_.reserve(lines + 1);
     line_starts_.push_back(0);
-    for (std::size_t i = 0; i < text_.size(); ++i) {
-        if (text_[i] == '\n') {
-            line_starts_.push_back(i + 1);
-        }
+    for (std::size_t i = text_.find('\n'); i != std::string::npos; i = text_.find('\n', i + 1)) {
+        line_starts_.push_back(i + 1);
     }
 }
 
@@ -88,6 +89,16 @@ std::optional<std::uint32_t> first_control_character(std::string_view s) {
     }
     return std::nullopt;
 }
+
+/// An input stream over text that is already in memory: yaml-cpp reads a std::istream,
+/// and an istringstream would copy the whole file first.
+class TextBuffer : public std::streambuf {
+  public:
+    explicit TextBuffer(const std::string& text) {
+        char* begin = const_cast<char*>(text.data());  // get area only: never written through
+        setg(begin, begin, begin + text.size());
+    }
+};
 
 /// Thrown inside the event handler to stop parsing at a limit.
 struct AbortParse {
@@ -456,7 +467,8 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         return out;
     }
 
-    std::istringstream stream(t);
+    TextBuffer buffer(t);
+    std::istream stream(&buffer);
     TreeBuilder builder(*source, limits, out.diagnostics);
     try {
         YAML::Parser parser(stream);
@@ -524,7 +536,18 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
     }
     std::string text;
     try {
-        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        // In blocks, not a character at a time. The size is only a hint (a file may have
+        // grown since, or not be regular): reading goes on to the end, as it always did.
+        std::size_t chunk = !ec && size > 0 ? static_cast<std::size_t>(size) + 1 : 4096;
+        for (;;) {
+            std::size_t had = text.size();
+            text.resize(had + chunk);
+            auto want = static_cast<std::streamsize>(chunk);
+            auto got = static_cast<std::size_t>(in.rdbuf()->sgetn(text.data() + had, want));
+            text.resize(had + got);
+            if (got < chunk) break;
+            chunk = 65536;
+        }
     } catch (const std::exception& e) {
         LoadedYaml out;
         out.source = std::make_shared<SourceText>(file_label, std::string());

@@ -63,17 +63,20 @@ Diagnostic binary_units_note(const Position& pos, const Claim& c) {
 }  // namespace
 
 void prose_arithmetic(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
-    for (const auto& located : record_claims(r)) {
-        const Claim& c = located.claim;
+    // Only a claim that is reported is placed in the file; most hold.
+    ClaimLocator locator(r);
+    for (const auto& found : found_claims(r)) {
+        const Claim& c = found.claim;
         switch (c.verdict) {
             case Claim::Verdict::wrong:
                 if (c.wrong_side < c.sides.size()) {
-                    out.push_back(diag::prose_arithmetic(located.pos, c.expression, c.computed_display,
+                    out.push_back(diag::prose_arithmetic(locator.position(found), c.expression,
+                                                         c.computed_display,
                                                          stated_figure(c.sides[c.wrong_side])));
                 }
                 break;
             case Claim::Verdict::binary_only:
-                out.push_back(binary_units_note(located.pos, c));
+                out.push_back(binary_units_note(locator.position(found), c));
                 break;
             case Claim::Verdict::holds:
             case Claim::Verdict::unjudged:
