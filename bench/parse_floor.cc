@@ -20,7 +20,7 @@ namespace {
 
 /// Receives yaml-cpp's events and keeps nothing: the cheapest complete parse.
 class Discard : public YAML::EventHandler {
-public:
+  public:
     std::size_t events = 0;
     void OnDocumentStart(const YAML::Mark&) override { ++events; }
     void OnDocumentEnd() override {}
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
         if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
     }
-    unsigned threads = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2]))
-                                : std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads =
+        argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : std::max(1u, std::thread::hardware_concurrency());
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> events{0};
     std::atomic<std::size_t> failures{0};

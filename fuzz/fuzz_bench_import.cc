@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         run = kvcat::parse_bench_text("fuzz.json", text, options);
     } catch (const kvcat::BenchError& e) {
-        check(std::string(e.what()).rfind("fuzz.json:", 0) == 0, std::string("a BenchError without its place: ") + e.what());
+        check(std::string(e.what()).rfind("fuzz.json:", 0) == 0,
+              std::string("a BenchError without its place: ") + e.what());
         return 0;
     }
     check(!run.points.empty(), "a run read with no point");

@@ -50,8 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const auto& s : c.sides) {
             check(s.offset <= size && s.length <= size - s.offset, "side outside the text" + at);
             check(s.text == text.substr(s.offset, s.length), "side text is not the bytes at its offset" + at);
-            check(s.offset >= c.offset && s.offset + s.length <= c.offset + c.length,
-                  "side outside its claim" + at);
+            check(s.offset >= c.offset && s.offset + s.length <= c.offset + c.length, "side outside its claim" + at);
             check(!s.factors.empty(), "a side without a number" + at);
             check(s.ops.size() + 1 == s.factors.size() || (s.factors.size() == 1 && s.ops.empty()),
                   "operators do not sit between factors" + at);

@@ -56,8 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text(reinterpret_cast<const char*>(data), size);
     const bool is_model = text.find("id: models/") != std::string::npos;
     const bool is_accelerator = !is_model && text.find("id: accelerators/") != std::string::npos;
-    const std::string relative =
-        is_model ? "models/fuzz.yaml" : is_accelerator ? "accelerators/fuzz.yaml" : "kv-efficiency/fuzz.yaml";
+    const std::string relative = is_model         ? "models/fuzz.yaml"
+                                 : is_accelerator ? "accelerators/fuzz.yaml"
+                                                  : "kv-efficiency/fuzz.yaml";
     const int last_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
 
     std::vector<kvcat::Diagnostic> findings;
@@ -65,14 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     records.push_back(load("fuzz.yaml", text, relative, findings));
     const std::string fuzzed_id = records.back().id;
     records.push_back(load("models/qwen3.5-27b.yaml", model, "models/qwen3.5-27b.yaml", findings));
-    records.push_back(load("accelerators/nvidia-rtx-3090.yaml", accelerator, "accelerators/nvidia-rtx-3090.yaml",
-                           findings));
+    records.push_back(
+        load("accelerators/nvidia-rtx-3090.yaml", accelerator, "accelerators/nvidia-rtx-3090.yaml", findings));
     if ((is_model || is_accelerator) && !fuzzed_id.empty()) {
         // A kv row that names the fuzzed record by the id it declares (as a JSON string, which
         // is a valid YAML double-quoted scalar whatever the id holds).
         std::string row = kv_template;
         row.replace(row.find("id: kv-efficiency/TEMPLATE"), 26, "id: kv-efficiency/row");
-        const std::string quoted = nlohmann::json(fuzzed_id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string quoted =
+            nlohmann::json(fuzzed_id).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (is_model) {
             row.replace(row.find("model: models/qwen3.5-27b"), 25, "model: " + quoted);
         } else {
@@ -87,8 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check(!d.message.empty(), "[" + d.rule + "] with an empty message");
         check(d.pos.line >= 0 && d.pos.column >= 0, "[" + d.rule + "] at a negative position");
         if (d.pos.file == "fuzz.yaml") {
-            check(d.pos.line <= last_line, "[" + d.rule + "] at line " + std::to_string(d.pos.line) +
-                                               " of a file of " + std::to_string(last_line) + " lines");
+            check(d.pos.line <= last_line, "[" + d.rule + "] at line " + std::to_string(d.pos.line) + " of a file of " +
+                                               std::to_string(last_line) + " lines");
         }
     }
     const kvcat::Record& fuzzed = result.records.records().front();

@@ -93,7 +93,9 @@ std::string where(const std::string& file, const Entry& e) {
 }
 
 /// A field as printed in a message: strings without quotes.
-std::string shown(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string shown(const json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 /// A whole number field, or nullopt when absent; an error when present and not a whole number.
 std::optional<std::int64_t> whole(const std::string& file, const Entry& e, const char* key) {
@@ -104,8 +106,8 @@ std::optional<std::int64_t> whole(const std::string& file, const Entry& e, const
         double d = it->get<double>();
         if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) return static_cast<std::int64_t>(d);
     }
-    fail(file, e.line, e.column, fmt::format("entry {}: '{}' must be a whole number, found {}", e.index, key,
-                                             shown(*it)));
+    fail(file, e.line, e.column,
+         fmt::format("entry {}: '{}' must be a whole number, found {}", e.index, key, shown(*it)));
 }
 
 /// A number field, or nullopt when absent; an error when present and not a finite number.
@@ -136,9 +138,12 @@ double positive(const std::string& file, const Entry& e, const char* key, double
 
 /// The fields that make two llama-bench entries one configuration.
 constexpr const char* kConfigurationKeys[] = {
-    "build_commit", "build_number", "gpu_info",     "backends",     "devices",       "model_filename",
-    "model_type",   "model_size",   "type_k",       "type_v",       "n_gpu_layers",  "n_cpu_moe",
-    "flash_attn",   "n_batch",      "n_ubatch",     "split_mode",   "tensor_split",  "no_kv_offload",
+    "build_commit", "build_number", "gpu_info",
+    "backends",     "devices",      "model_filename",
+    "model_type",   "model_size",   "type_k",
+    "type_v",       "n_gpu_layers", "n_cpu_moe",
+    "flash_attn",   "n_batch",      "n_ubatch",
+    "split_mode",   "tensor_split", "no_kv_offload",
     "use_mmap",     "embeddings",   "tensor_buft_overrides",
 };
 
@@ -215,8 +220,8 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
         auto avg = number(file, e, "avg_ts");
         if (!avg) fail(file, e.line, e.column, fmt::format("entry {} has no avg_ts", e.index));
         if (depth < 0 || prompt < 0 || gen < 0) {
-            fail(file, e.line, e.column, fmt::format("entry {}: n_prompt, n_gen and n_depth must not be negative",
-                                                     e.index));
+            fail(file, e.line, e.column,
+                 fmt::format("entry {}: n_prompt, n_gen and n_depth must not be negative", e.index));
         }
         if (prompt > 0 && gen > 0) {
             ++combined;  // a pg test times prompt and generation together: neither speed alone
@@ -250,9 +255,10 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
         }
     }
     if (combined > 0) {
-        run.facts.push_back(fmt::format("{} combined prompt-and-generation (pg) test{} left out: {} time both phases "
-                                        "together, so neither speed alone",
-                                        combined, combined == 1 ? "" : "s", combined == 1 ? "it" : "they"));
+        run.facts.push_back(
+            fmt::format("{} combined prompt-and-generation (pg) test{} left out: {} time both phases "
+                        "together, so neither speed alone",
+                        combined, combined == 1 ? "" : "s", combined == 1 ? "it" : "they"));
     }
     if (by_depth.empty()) fail(file, first.line, first.column, "holds no prompt or generation test to import");
     for (auto& [depth, p] : by_depth) run.points.push_back(p);
@@ -331,8 +337,8 @@ std::vector<std::string> split_csv_line(std::string_view line) {
     std::size_t start = 0;
     while (true) {
         auto comma = line.find(',', start);
-        cells.push_back(trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                                : comma - start)));
+        cells.push_back(
+            trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
@@ -346,8 +352,8 @@ BenchRun read_csv(const std::string& file, const std::string& text) {
     std::string line;
     int line_no = 0;
     std::vector<std::string> header;
-    static const std::vector<std::string> kColumns = {"context_length", "tps",         "prefill_tps",
-                                                      "ttft_ms",        "total_tps",   "concurrency"};
+    static const std::vector<std::string> kColumns = {"context_length", "tps",       "prefill_tps",
+                                                      "ttft_ms",        "total_tps", "concurrency"};
     std::map<std::pair<std::int64_t, std::int64_t>, int> seen;
     while (std::getline(in, line)) {
         ++line_no;
@@ -385,7 +391,8 @@ BenchRun read_csv(const std::string& file, const std::string& text) {
             if (name == "context_length" || name == "concurrency") {
                 std::int64_t v = 0;
                 auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-                if (ec != std::errc() || ptr != cell.data() + cell.size() || v < 0 || (name == "concurrency" && v < 1)) {
+                if (ec != std::errc() || ptr != cell.data() + cell.size() || v < 0 ||
+                    (name == "concurrency" && v < 1)) {
                     fail(file, line_no, column,
                          fmt::format("{} must be a whole number{}, found '{}'", name,
                                      name == "concurrency" ? " of at least 1" : " of tokens", cell));
@@ -407,8 +414,8 @@ BenchRun read_csv(const std::string& file, const std::string& text) {
         auto key = std::make_pair(p.context_length, p.concurrency);
         if (auto it = seen.find(key); it != seen.end()) {
             fail(file, line_no, 1,
-                 fmt::format("repeats the point at line {} (context {}, concurrency {})", it->second,
-                             p.context_length, p.concurrency));
+                 fmt::format("repeats the point at line {} (context {}, concurrency {})", it->second, p.context_length,
+                             p.concurrency));
         }
         seen[key] = line_no;
         run.points.push_back(p);
@@ -524,7 +531,8 @@ BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOpti
         std::ifstream in(file, std::ios::binary);
         if (!in) throw BenchError(fmt::format("{}: cannot be read", file));
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (text.size() > (16u << 20)) throw BenchError(fmt::format("{}: larger than 16 MiB; not a benchmark result", file));
+        if (text.size() > (16u << 20))
+            throw BenchError(fmt::format("{}: larger than 16 MiB; not a benchmark result", file));
         BenchRun run = parse_bench_text(file, text, options);
         if (!merged) {
             merged = std::move(run);

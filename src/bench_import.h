@@ -29,14 +29,14 @@ namespace kvcat {
 
 /// A benchmark file that cannot be read as one run; the message starts with file:line:column.
 class BenchError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// What one or more benchmark files say about one configuration.
 struct BenchRun {
-    std::string format;  ///< "llama-bench JSON", "llama-bench JSONL", "vLLM bench serve JSON", "CSV"
-    std::optional<std::string> engine;          ///< llama.cpp, vLLM; none for a CSV
+    std::string format;                 ///< "llama-bench JSON", "llama-bench JSONL", "vLLM bench serve JSON", "CSV"
+    std::optional<std::string> engine;  ///< llama.cpp, vLLM; none for a CSV
     std::optional<std::string> engine_version;  ///< "8cf427ff (5163)"
     std::optional<std::string> kv_dtype;        ///< type_k
     std::optional<std::string> v_dtype;         ///< type_v when it differs from type_k

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <map>
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -16,10 +16,10 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog_sql.h"
-#include "records_root.h"
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
+#include "records_root.h"
 #include "rules/rules.h"
 #include "weight_quant.h"
 
@@ -30,8 +30,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::array kColumns = {
-    ColumnInfo{"id", "text", "", false,
-               "the row id: the record id, or <record id>@<context> for a point of a curve"},
+    ColumnInfo{"id", "text", "", false, "the row id: the record id, or <record id>@<context> for a point of a curve"},
     ColumnInfo{"record_id", "text", "", false, "the record the row comes from, kv-efficiency/NAME"},
     ColumnInfo{"model", "text", "", false, "the model record's id"},
     ColumnInfo{"model_name", "text", "", false, "the model's published name"},
@@ -142,7 +141,7 @@ int authorize(void*, int action, const char* arg1, const char* arg2, const char*
         case SQLITE_PRAGMA: {
             // Reading pragmas that describe the schema are allowed; none that sets a value.
             static constexpr std::array<std::string_view, 8> kReadable = {
-                "table_info", "table_xinfo", "table_list", "index_list",
+                "table_info", "table_xinfo", "table_list",   "index_list",
                 "index_info", "index_xinfo", "user_version", "foreign_key_list"};
             std::string_view name = arg1 ? arg1 : "";
             bool readable = std::find(kReadable.begin(), kReadable.end(), name) != kReadable.end();
@@ -185,7 +184,9 @@ bool only_whitespace_or_comments(const char* tail) {
 
 }  // namespace
 
-std::span<const ColumnInfo> kv_row_columns() { return kColumns; }
+std::span<const ColumnInfo> kv_row_columns() {
+    return kColumns;
+}
 
 bool is_kvcat_catalog(const fs::path& path, int* version, std::string* why) {
     return is_kvcat_catalog_impl(path, version, why);
@@ -198,7 +199,9 @@ const ColumnInfo* find_column(std::string_view name) {
     return nullptr;
 }
 
-std::span<const std::string_view> default_query_columns() { return kDefaultColumns; }
+std::span<const std::string_view> default_query_columns() {
+    return kDefaultColumns;
+}
 
 std::map<std::string, std::string> catalog_meta(const fs::path& db_path) {
     std::map<std::string, std::string> meta;
@@ -264,8 +267,8 @@ Freshness catalog_freshness(const fs::path& db_path, const fs::path& records_roo
         if (spelled != meta.end() && spelled->second != given) {
             f.state = Freshness::State::other_root;
             f.built_from = spelled->second;
-            f.why = fmt::format("{} was built from the records in {}, not {}", db_path.string(), spelled->second,
-                                given);
+            f.why =
+                fmt::format("{} was built from the records in {}, not {}", db_path.string(), spelled->second, given);
             return f;
         }
     }
@@ -389,8 +392,9 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
             if (rc == SQLITE_TOOBIG || sqlite3_errcode(raw) == SQLITE_TOOBIG) {
                 throw CatalogError(fmt::format(
                     "a value would be larger than the limit of {} bytes on a single value (--max-value-bytes)",
-                    limits.max_value_bytes > 0 ? limits.max_value_bytes
-                                               : static_cast<std::size_t>(sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, -1))));
+                    limits.max_value_bytes > 0
+                        ? limits.max_value_bytes
+                        : static_cast<std::size_t>(sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, -1))));
             }
             throw CatalogError(fmt::format("SQL error: {}", sqlite3_errmsg(raw)));
         }
@@ -399,9 +403,15 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
         row.reserve(static_cast<std::size_t>(columns));
         for (int c = 0; c < columns; ++c) {
             switch (sqlite3_column_type(stmt, c)) {
-                case SQLITE_NULL: row.emplace_back(std::monostate{}); break;
-                case SQLITE_INTEGER: row.emplace_back(static_cast<std::int64_t>(sqlite3_column_int64(stmt, c))); break;
-                case SQLITE_FLOAT: row.emplace_back(sqlite3_column_double(stmt, c)); break;
+                case SQLITE_NULL:
+                    row.emplace_back(std::monostate{});
+                    break;
+                case SQLITE_INTEGER:
+                    row.emplace_back(static_cast<std::int64_t>(sqlite3_column_int64(stmt, c)));
+                    break;
+                case SQLITE_FLOAT:
+                    row.emplace_back(sqlite3_column_double(stmt, c));
+                    break;
                 default: {
                     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
                     int bytes = sqlite3_column_bytes(stmt, c);

@@ -25,7 +25,7 @@ inline constexpr int kCatalogSchemaVersion = 7;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

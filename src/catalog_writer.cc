@@ -81,7 +81,9 @@ void bind_text_or_null(SQLite::Statement& st, int index, const std::string& v) {
     }
 }
 
-bool pid_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+bool pid_alive(long pid) {
+    return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
 
 /// Removes temporary files left by builds that were killed.
 void remove_stale_temporaries(const fs::path& db_path) {
@@ -181,29 +183,78 @@ consteval TableColumns<N> table_columns(std::string_view table, const std::strin
     return out;
 }
 
-constexpr auto kModels = table_columns("models", {
-    "id", "name", "config_source", "config_verified", "total_params_b", "active_params_b", "native_context",
-    "num_layers", "attention_variant", "attention_heads", "kv_heads", "head_dim", "kv_layers", "kv_lora_rank",
-    "qk_rope_head_dim", "sliding_window", "sliding_layers", "linear_kind", "linear_layers", "fixed_state_bytes",
-    "notes", "file"});
+constexpr auto kModels = table_columns("models", {"id",
+                                                  "name",
+                                                  "config_source",
+                                                  "config_verified",
+                                                  "total_params_b",
+                                                  "active_params_b",
+                                                  "native_context",
+                                                  "num_layers",
+                                                  "attention_variant",
+                                                  "attention_heads",
+                                                  "kv_heads",
+                                                  "head_dim",
+                                                  "kv_layers",
+                                                  "kv_lora_rank",
+                                                  "qk_rope_head_dim",
+                                                  "sliding_window",
+                                                  "sliding_layers",
+                                                  "linear_kind",
+                                                  "linear_layers",
+                                                  "fixed_state_bytes",
+                                                  "notes",
+                                                  "file"});
 
-constexpr auto kAccelerators = table_columns("accelerators", {
-    "id", "vendor", "name", "memory_gb", "memory_type", "memory_bus_bits", "memory_bandwidth_gb_s", "notes",
-    "file"});
+constexpr auto kAccelerators = table_columns(
+    "accelerators",
+    {"id", "vendor", "name", "memory_gb", "memory_type", "memory_bus_bits", "memory_bandwidth_gb_s", "notes", "file"});
 
-constexpr auto kKvEfficiency = table_columns("kv_efficiency", {
-    "id", "record_id", "model", "accelerator", "engine", "engine_version", "kv_cache_dtype", "v_cache_dtype",
-    "weight_quant", "attention_variant", "context_length", "kv_bytes_per_token", "kv_bytes_per_token_exact",
-    "bytes_per_element", "basis_statement", "kv_bytes_at_context", "fixed_state_bytes",
-    "gqa_baseline_bytes_per_token", "mha_baseline_bytes_per_token", "gqa_reduction", "mha_reduction",
-    "weight_bytes", "weight_bytes_source", "roofline_tps", "roofline_fraction", "measured_tps_at_ctx",
-    "measured_ttft_ms_at_ctx", "measured_prefill_tps_at_ctx", "measured_total_tps_at_ctx", "concurrency", "prompt_tokens", "gen_tokens",
-    "tps_stddev", "prefill_tps_stddev", "provenance", "measured_on_model", "context_extension", "offload",
-    "methodology", "notes", "file"});
+constexpr auto kKvEfficiency = table_columns("kv_efficiency", {"id",
+                                                               "record_id",
+                                                               "model",
+                                                               "accelerator",
+                                                               "engine",
+                                                               "engine_version",
+                                                               "kv_cache_dtype",
+                                                               "v_cache_dtype",
+                                                               "weight_quant",
+                                                               "attention_variant",
+                                                               "context_length",
+                                                               "kv_bytes_per_token",
+                                                               "kv_bytes_per_token_exact",
+                                                               "bytes_per_element",
+                                                               "basis_statement",
+                                                               "kv_bytes_at_context",
+                                                               "fixed_state_bytes",
+                                                               "gqa_baseline_bytes_per_token",
+                                                               "mha_baseline_bytes_per_token",
+                                                               "gqa_reduction",
+                                                               "mha_reduction",
+                                                               "weight_bytes",
+                                                               "weight_bytes_source",
+                                                               "roofline_tps",
+                                                               "roofline_fraction",
+                                                               "measured_tps_at_ctx",
+                                                               "measured_ttft_ms_at_ctx",
+                                                               "measured_prefill_tps_at_ctx",
+                                                               "measured_total_tps_at_ctx",
+                                                               "concurrency",
+                                                               "prompt_tokens",
+                                                               "gen_tokens",
+                                                               "tps_stddev",
+                                                               "prefill_tps_stddev",
+                                                               "provenance",
+                                                               "measured_on_model",
+                                                               "context_extension",
+                                                               "offload",
+                                                               "methodology",
+                                                               "notes",
+                                                               "file"});
 
-constexpr auto kQuality = table_columns("quality", {
-    "record_id", "position", "benchmark", "metric", "value", "unit", "higher_is_better", "baseline_kv_cache_dtype",
-    "baseline_value", "context_length", "recovery_percent", "file"});
+constexpr auto kQuality = table_columns(
+    "quality", {"record_id", "position", "benchmark", "metric", "value", "unit", "higher_is_better",
+                "baseline_kv_cache_dtype", "baseline_value", "context_length", "recovery_percent", "file"});
 
 constexpr auto kEngines = table_columns("engines", {"name", "upstream", "description"});
 
@@ -211,11 +262,11 @@ constexpr auto kSources = table_columns("sources", {"record_id", "position", "na
 
 constexpr auto kColumnInfo = table_columns("column_info", {"name", "type", "unit", "derived", "description"});
 
-constexpr auto kFiles = table_columns("files", {
-    "path", "id", "kind", "size", "mtime_ns", "hash", "id_line", "id_column"});
+constexpr auto kFiles =
+    table_columns("files", {"path", "id", "kind", "size", "mtime_ns", "hash", "id_line", "id_column"});
 
-constexpr auto kLintFindings = table_columns("lint_findings", {
-    "file", "line", "column", "severity", "rule", "message", "stated", "computed"});
+constexpr auto kLintFindings =
+    table_columns("lint_findings", {"file", "line", "column", "severity", "rule", "message", "stated", "computed"});
 
 constexpr auto kBuildMeta = table_columns("build_meta", {"key", "value"});
 
@@ -302,7 +353,9 @@ void insert_quality(SQLite::Statement& st, const Record& r) {
     }
 }
 
-std::string notes_of(const Record& r) { return r.node("notes") ? r.node("notes")->value : ""; }
+std::string notes_of(const Record& r) {
+    return r.node("notes") ? r.node("notes")->value : "";
+}
 
 void insert_model(SQLite::Statement& st, const Record& r) {
     constexpr const auto& t = kModels;
@@ -325,7 +378,8 @@ void insert_model(SQLite::Statement& st, const Record& r) {
     bind_optional(st, t["head_dim"], m.head_dim);
     st.bind(t["kv_layers"], static_cast<std::int64_t>(layers.count));
     bind_optional(st, t["kv_lora_rank"], m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
-    bind_optional(st, t["qk_rope_head_dim"], m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
+    bind_optional(st, t["qk_rope_head_dim"],
+                  m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
     bind_optional(st, t["sliding_window"], m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
     bind_optional(st, t["sliding_layers"], m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
     if (m.linear) {
@@ -746,8 +800,8 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     int version = 0;
     std::string why;
     if (!is_kvcat_catalog(db_path, &version, &why) || version != kCatalogSchemaVersion) {
-        plan.reason = fmt::format("the catalog has schema version {}, this kvcat writes {}", version,
-                                  kCatalogSchemaVersion);
+        plan.reason =
+            fmt::format("the catalog has schema version {}, this kvcat writes {}", version, kCatalogSchemaVersion);
         return plan;
     }
     SQLite::Database previous(db_path.string(), SQLite::OPEN_READONLY);
@@ -798,8 +852,8 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         }
     }
 
-    std::set<std::string> changed_ids;  // models and accelerators added, edited or removed
-    std::set<std::string> dirty_rows;   // row files to read and check again
+    std::set<std::string> changed_ids;                            // models and accelerators added, edited or removed
+    std::set<std::string> dirty_rows;                             // row files to read and check again
     std::vector<std::pair<std::string, FileStamp>> current_rows;  // in file order
     std::unordered_set<std::string_view> seen;
     bool touched = false;
@@ -857,8 +911,8 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     }
     std::map<std::string, std::vector<Diagnostic>> findings;
     {
-        SQLite::Statement q(previous,
-                            "SELECT file, line, \"column\", severity, rule, message, stated, computed FROM lint_findings");
+        SQLite::Statement q(
+            previous, "SELECT file, line, \"column\", severity, rule, message, stated, computed FROM lint_findings");
         while (q.executeStep()) {
             Diagnostic d;
             d.pos = Position{q.getColumn(0).getString(), q.getColumn(1).getInt(), q.getColumn(2).getInt()};

@@ -56,7 +56,7 @@ struct FileStamp {
 std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 
 class CatalogWriter : public RecordSink {
-public:
+  public:
     /// Refuses (CatalogError) a target that exists and is not a kvcat catalog. `previous`,
     /// when given, is the catalog unchanged rows are copied from.
     explicit CatalogWriter(std::filesystem::path db_path, std::optional<std::filesystem::path> previous = {});
@@ -79,7 +79,7 @@ public:
     /// Finishes, syncs and renames into place. Throws on failure; the old catalog stays.
     BuildStats commit();
 
-private:
+  private:
     void insert_file(const Record& record, RecordKind kind);
     void abandon() noexcept;  ///< closes the database without committing
 

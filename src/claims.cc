@@ -69,41 +69,29 @@ unsigned char byte_at(std::string_view s, std::size_t i) {
 /// Spaces, U+00D7 and U+2192 at byte i.
 SpecialAt special_at(std::string_view s, std::size_t i) {
     unsigned char c = byte_at(s, i);
-    if (i >= s.size())
-        return {};
-    if (is_ascii_space(c))
-        return {Special::space, 1};
+    if (i >= s.size()) return {};
+    if (is_ascii_space(c)) return {Special::space, 1};
     unsigned char c1 = byte_at(s, i + 1);
-    if (c == 0xC3 && c1 == 0x97)
-        return {Special::times, 2};  // U+00D7
-    if (c == 0xC3 && c1 == 0xB7)
-        return {Special::divide, 2};  // U+00F7
-    if (c == 0xC2 && c1 == 0xA0)
-        return {Special::space, 2};  // no-break space
+    if (c == 0xC3 && c1 == 0x97) return {Special::times, 2};   // U+00D7
+    if (c == 0xC3 && c1 == 0xB7) return {Special::divide, 2};  // U+00F7
+    if (c == 0xC2 && c1 == 0xA0) return {Special::space, 2};   // no-break space
     if (c == 0xE2 && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
-        if (c1 == 0x86 && c2 == 0x92)
-            return {Special::arrow, 3};  // U+2192
-        if (c1 == 0x89 && c2 == 0x88)
-            return {Special::approx, 3};  // U+2248
-        if (c1 == 0x80 && (c2 == 0x94 || c2 == 0x93))
-            return {Special::punct, 3};  // em and en dash
+        if (c1 == 0x86 && c2 == 0x92) return {Special::arrow, 3};                  // U+2192
+        if (c1 == 0x89 && c2 == 0x88) return {Special::approx, 3};                 // U+2248
+        if (c1 == 0x80 && (c2 == 0x94 || c2 == 0x93)) return {Special::punct, 3};  // em and en dash
         // U+2000..U+200A (en quad .. hair space, incl. thin space), U+202F narrow nbsp
-        if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xAF))
-            return {Special::space, 3};
+        if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xAF)) return {Special::space, 3};
     }
     if (c == 0xE3 && c1 == 0x80 && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
-        if (c2 == 0x80)
-            return {Special::space, 3};  // U+3000 ideographic space
-        if (c2 >= 0x81 && c2 <= 0x91)
-            return {Special::punct, 3};  // U+3001..U+3011: CJK full stop, comma, brackets
+        if (c2 == 0x80) return {Special::space, 3};                // U+3000 ideographic space
+        if (c2 >= 0x81 && c2 <= 0x91) return {Special::punct, 3};  // U+3001..U+3011: CJK full stop, comma, brackets
     }
     if (c == 0xEF && c1 == 0xBC && i + 2 < s.size()) {
         unsigned char c2 = byte_at(s, i + 2);
         // Fullwidth ! ( ) , : ; ? (U+FF01..U+FF1F, the punctuation among them)
-        if (c2 == 0x81 || c2 == 0x88 || c2 == 0x89 || c2 == 0x8C || c2 == 0x9A || c2 == 0x9B ||
-            c2 == 0x9F)
+        if (c2 == 0x81 || c2 == 0x88 || c2 == 0x89 || c2 == 0x8C || c2 == 0x9A || c2 == 0x9B || c2 == 0x9F)
             return {Special::punct, 3};
     }
     return {};
@@ -112,11 +100,9 @@ SpecialAt special_at(std::string_view s, std::size_t i) {
 /// A byte that belongs to a word: ASCII letters and digits, '_', and any non-ASCII
 /// byte that does not start one of the recognised special sequences.
 bool is_word_byte(std::string_view s, std::size_t i) {
-    if (i >= s.size())
-        return false;
+    if (i >= s.size()) return false;
     unsigned char c = byte_at(s, i);
-    if (is_alnum(c) || c == '_')
-        return true;
+    if (is_alnum(c) || c == '_') return true;
     return c >= 0x80 && special_at(s, i).kind == Special::none;
 }
 
@@ -124,15 +110,11 @@ bool is_word_byte(std::string_view s, std::size_t i) {
 /// ("full-attention", "K+V", "Qwen3.5", "it's", "B/token") followed by a word byte.
 /// A '/' only connects to a following letter, so "heads/2" splits at the slash.
 bool continues_word(std::string_view s, std::size_t i) {
-    if (i >= s.size())
-        return false;
-    if (is_word_byte(s, i))
-        return true;
+    if (i >= s.size()) return false;
+    if (is_word_byte(s, i)) return true;
     unsigned char c = byte_at(s, i);
-    if (c == '-' || c == '+' || c == '.' || c == '\'')
-        return is_word_byte(s, i + 1);
-    if (c == '/')
-        return is_alpha(byte_at(s, i + 1));
+    if (c == '-' || c == '+' || c == '.' || c == '\'') return is_word_byte(s, i + 1);
+    if (c == '/') return is_alpha(byte_at(s, i + 1));
     return false;
 }
 
@@ -140,8 +122,7 @@ std::size_t scan_word_end(std::string_view s, std::size_t i) {
     for (;;) {
         // Letters, digits and '_' continue a word whatever follows: most bytes of prose.
         while (i < s.size() && (is_alnum(byte_at(s, i)) || s[i] == '_')) ++i;
-        if (i >= s.size() || !continues_word(s, i))
-            return i;
+        if (i >= s.size() || !continues_word(s, i)) return i;
         ++i;
     }
 }
@@ -155,9 +136,8 @@ struct UnitInfo {
 };
 
 constexpr std::string_view kCanonicalUnits[] = {
-    "B",   "B/token",   "KiB", "KiB/token", "MiB", "MiB/token",
-    "GiB", "GiB/token", "TiB", "TiB/token", "KB",  "KB/token",
-    "MB",  "MB/token",  "GB",  "GB/token",  "TB",  "TB/token",
+    "B",         "B/token", "KiB",      "KiB/token", "MiB",      "MiB/token", "GiB",      "GiB/token", "TiB",
+    "TiB/token", "KB",      "KB/token", "MB",        "MB/token", "GB",        "GB/token", "TB",        "TB/token",
 };
 
 /// Canonical unit for a unit word: "B", "B/token", "KiB", "GiB/token", ...; nullopt
@@ -168,25 +148,22 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
     if (auto slash = word.find('/'); slash != std::string_view::npos) {
         base = word.substr(0, slash);
         suffix = word.substr(slash + 1);
-        if (suffix != "token" && suffix != "tok")
-            return std::nullopt;
+        if (suffix != "token" && suffix != "tok") return std::nullopt;
     }
     std::string out;
     if (base == "B" || equal_ignoring_case(base, "byte") || equal_ignoring_case(base, "bytes")) {
         out = "B";
-    } else if (base == "KiB" || base == "MiB" || base == "GiB" || base == "TiB" || base == "KB" ||
-               base == "MB" || base == "GB" || base == "TB") {
+    } else if (base == "KiB" || base == "MiB" || base == "GiB" || base == "TiB" || base == "KB" || base == "MB" ||
+               base == "GB" || base == "TB") {
         out = std::string(base);
     } else if (base == "kB") {
         out = "KB";
     } else {
         return std::nullopt;
     }
-    if (!suffix.empty())
-        out += "/token";
+    if (!suffix.empty()) out += "/token";
     for (std::string_view canon : kCanonicalUnits) {
-        if (canon == out)
-            return canon;
+        if (canon == out) return canon;
     }
     return std::nullopt;
 }
@@ -195,25 +172,16 @@ UnitInfo unit_info(std::string_view unit) {
     std::string_view base = unit.substr(0, unit.find('/'));
     constexpr std::int64_t kKi = 1024;
     constexpr std::int64_t kK = 1000;
-    if (base == "KiB")
-        return {kKi, false};
-    if (base == "MiB")
-        return {kKi * kKi, false};
-    if (base == "GiB")
-        return {kKi * kKi * kKi, false};
-    if (base == "TiB")
-        return {kKi * kKi * kKi * kKi, false};
-    if (base == "KB")
-        return {kK, false};
-    if (base == "MB")
-        return {kK * kK, false};
-    if (base == "GB")
-        return {kK * kK * kK, false};
-    if (base == "TB")
-        return {kK * kK * kK * kK, false};
-    if (base == "x")
-        return {1, false};  // ratios are compared at their stated digits
-    return {1, true};       // "", "B", "B/token"
+    if (base == "KiB") return {kKi, false};
+    if (base == "MiB") return {kKi * kKi, false};
+    if (base == "GiB") return {kKi * kKi * kKi, false};
+    if (base == "TiB") return {kKi * kKi * kKi * kKi, false};
+    if (base == "KB") return {kK, false};
+    if (base == "MB") return {kK * kK, false};
+    if (base == "GB") return {kK * kK * kK, false};
+    if (base == "TB") return {kK * kK * kK * kK, false};
+    if (base == "x") return {1, false};  // ratios are compared at their stated digits
+    return {1, true};                    // "", "B", "B/token"
 }
 
 struct GluedUnit {
@@ -226,8 +194,7 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
     static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB",
                                                   "KB",    "kB",   "MB",  "GB",  "TB",  "B"};
     for (std::string_view u : kUnits) {
-        if (s.substr(i, u.size()) != u)
-            continue;
+        if (s.substr(i, u.size()) != u) continue;
         std::size_t end = i + u.size();
         std::string_view word = u;
         std::string with_suffix;
@@ -239,11 +206,9 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
                 break;
             }
         }
-        if (continues_word(s, end))
-            return std::nullopt;
+        if (continues_word(s, end)) return std::nullopt;
         auto canon = canonical_unit(word);
-        if (!canon)
-            return std::nullopt;
+        if (!canon) return std::nullopt;
         return GluedUnit{*canon, end};
     }
     return std::nullopt;
@@ -254,22 +219,7 @@ std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
 
 // plus/minus are a free-standing '+' / '-'; pow is a spaced "**"; approx is U+2248;
 // colon may mark a result after an expression.
-enum class Kind {
-    num,
-    word,
-    mul,
-    div,
-    plus,
-    minus,
-    pow,
-    eq,
-    approx,
-    colon,
-    lparen,
-    rparen,
-    punct,
-    brk
-};
+enum class Kind { num, word, mul, div, plus, minus, pow, eq, approx, colon, lparen, rparen, punct, brk };
 
 // Tokens are kept small (a 1 MB input may hold half a million of them); the details
 // of number tokens live in a separate array.
@@ -303,8 +253,7 @@ std::string plain_digits(std::string_view s) {
     std::string out;
     for (char c : s) {
         // separators: "65,536", "262{,}144", "54 000" and its no-break or thin spaces
-        if (c != ',' && c != '{' && c != '}' && c != ' ' && static_cast<unsigned char>(c) < 0x80)
-            out += c;
+        if (c != ',' && c != '{' && c != '}' && c != ' ' && static_cast<unsigned char>(c) < 0x80) out += c;
     }
     return out;
 }
@@ -313,8 +262,7 @@ std::string plain_digits(std::string_view s) {
 /// glued to punctuation that makes them part of something else: "3,7", "v1.2", "-3",
 /// "~4", "12:30", "#5", "$3".
 bool clean_left(std::string_view s, std::size_t i) {
-    if (i == 0)
-        return true;
+    if (i == 0) return true;
     unsigned char p = byte_at(s, i - 1);
     if (p < 0x80) {
         switch (p) {
@@ -337,10 +285,8 @@ bool clean_left(std::string_view s, std::size_t i) {
         }
     }
     // Non-ASCII: only the recognised separators and punctuation may precede a number.
-    if (i >= 2 && special_at(s, i - 2).len == 2)
-        return true;
-    if (i >= 3 && special_at(s, i - 3).len == 3)
-        return true;
+    if (i >= 2 && special_at(s, i - 2).len == 2) return true;
+    if (i >= 3 && special_at(s, i - 3).len == 3) return true;
     return false;
 }
 
@@ -373,8 +319,7 @@ class Tokenizer {
             if (sp.kind == Special::space) {
                 if (byte_at(s_, i) == '\n') {
                     line_start_ = true;
-                    if (++newlines == 2)
-                        push(Kind::brk, i, i + 1);
+                    if (++newlines == 2) push(Kind::brk, i, i + 1);
                 }
                 i += sp.len;
                 continue;
@@ -447,8 +392,7 @@ class Tokenizer {
     /// "#" or "//" followed by a blank, or by a lone line end.
     bool continuation_marker(std::size_t i) const {
         std::size_t len = byte_at(s_, i) == '#' ? 1 : (s_.substr(i, 2) == "//" ? 2 : 0);
-        if (len == 0)
-            return false;
+        if (len == 0) return false;
         unsigned char next = byte_at(s_, i + len);
         return i + len >= s_.size() || next == ' ' || next == '\t' || next == '\n';
     }
@@ -458,8 +402,7 @@ class Tokenizer {
     bool approx_before(std::size_t i) const {
         std::size_t k = i;
         while (k > 0 && (byte_at(s_, k - 1) == ' ' || byte_at(s_, k - 1) == '\t')) --k;
-        if (k >= 1 && byte_at(s_, k - 1) == '~')
-            return true;
+        if (k >= 1 && byte_at(s_, k - 1) == '~') return true;
         return k >= 3 && special_at(s_, k - 3).kind == Special::approx;
     }
 
@@ -499,11 +442,10 @@ class Tokenizer {
                 return i + 1;
             case '\\':
                 // LaTeX operators: "\times", "\cdot", "\div".
-                for (auto [name, op] : {std::pair{std::string_view("times"), Kind::mul},
-                                        std::pair{std::string_view("cdot"), Kind::mul},
-                                        std::pair{std::string_view("div"), Kind::div}}) {
-                    if (s_.substr(i + 1, name.size()) == name &&
-                        !is_alpha(byte_at(s_, i + 1 + name.size()))) {
+                for (auto [name, op] :
+                     {std::pair{std::string_view("times"), Kind::mul}, std::pair{std::string_view("cdot"), Kind::mul},
+                      std::pair{std::string_view("div"), Kind::div}}) {
+                    if (s_.substr(i + 1, name.size()) == name && !is_alpha(byte_at(s_, i + 1 + name.size()))) {
                         push(op, i, i + 1 + name.size());
                         return i + 1 + name.size();
                     }
@@ -517,8 +459,7 @@ class Tokenizer {
                     push(Kind::punct, i, i + 2);
                     return i + 2;
                 }
-                if (c == '~' && is_digit(next))
-                    return i + 1;  // "~1.1k": the number remembers it is approximate
+                if (c == '~' && is_digit(next)) return i + 1;  // "~1.1k": the number remembers it is approximate
                 break;
             case '/':
                 if (next == '/') {
@@ -541,8 +482,7 @@ class Tokenizer {
     std::size_t star(std::size_t i) {
         std::size_t end = i;
         while (byte_at(s_, end) == '*' && end < s_.size()) ++end;
-        if (end - i == 2 && spaced(i, end) && !out_.tokens.empty() &&
-            out_.tokens.back().kind == Kind::num) {
+        if (end - i == 2 && spaced(i, end) && !out_.tokens.empty() && out_.tokens.back().kind == Kind::num) {
             push(Kind::pow, i, end);  // "1024 ** 3"
             return end;
         }
@@ -553,17 +493,15 @@ class Tokenizer {
             bool bullet = true;  // only blanks between the start of the line and the '*'
             for (std::size_t k = i; k > 0; --k) {
                 unsigned char p = byte_at(s_, k - 1);
-                if (p == '\n')
-                    break;
+                if (p == '\n') break;
                 if (p != ' ' && p != '\t') {
                     bullet = false;
                     break;
                 }
             }
             if (!bullet) {
-                is_mul =
-                    (space_before && space_after) ||
-                    (!space_before && is_alnum(byte_at(s_, i - 1)) && is_digit(byte_at(s_, end)));
+                is_mul = (space_before && space_after) ||
+                         (!space_before && is_alnum(byte_at(s_, i - 1)) && is_digit(byte_at(s_, end)));
             }
         }
         push(is_mul ? Kind::mul : Kind::punct, i, end);
@@ -585,13 +523,11 @@ class Tokenizer {
                 std::size_t sep = byte_at(s_, j) == ',' ? 1 : (s_.substr(j, 3) == "{,}" ? 3 : 0);
                 if (sep == 0 && byte_at(s_, j) == ' ')
                     sep = 1;  // "54 000": a space between groups of three
-                else if (sep == 0 && special_at(s_, j).kind == Special::space &&
-                         byte_at(s_, j) >= 0x80)
+                else if (sep == 0 && special_at(s_, j).kind == Special::space && byte_at(s_, j) >= 0x80)
                     sep = special_at(s_, j).len;  // no-break and thin spaces
                 std::size_t k = j + sep;
-                if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) ||
-                    !is_digit(byte_at(s_, k + 1)) || !is_digit(byte_at(s_, k + 2)) ||
-                    is_digit(byte_at(s_, k + 3)))
+                if (sep == 0 || k + 2 >= n || !is_digit(byte_at(s_, k)) || !is_digit(byte_at(s_, k + 1)) ||
+                    !is_digit(byte_at(s_, k + 2)) || is_digit(byte_at(s_, k + 3)))
                     break;
                 j = k + 3;
                 grouped = true;
@@ -615,8 +551,7 @@ class Tokenizer {
                 exponent = std::stoi(std::string(s_.substr(j + 1, k - j - 1)));
                 j = k;
             }
-        } else if ((byte_at(s_, j) == 'e' || byte_at(s_, j) == 'E') && !grouped &&
-                   is_digit(byte_at(s_, j + 1))) {
+        } else if ((byte_at(s_, j) == 'e' || byte_at(s_, j) == 'E') && !grouped && is_digit(byte_at(s_, j + 1))) {
             std::size_t k = j + 1;
             while (k < n && is_digit(byte_at(s_, k)) && k - j <= 3) ++k;
             if (!continues_word(s_, k)) {
@@ -624,15 +559,13 @@ class Tokenizer {
                 ten_power = true;
                 j = k;
             }
-        } else if (byte_at(s_, j) == 0xC2 &&
-                   (byte_at(s_, j + 1) == 0xB2 || byte_at(s_, j + 1) == 0xB3) && !grouped &&
+        } else if (byte_at(s_, j) == 0xC2 && (byte_at(s_, j + 1) == 0xB2 || byte_at(s_, j + 1) == 0xB3) && !grouped &&
                    decimals == 0 && !continues_word(s_, j + 2)) {
             exponent = byte_at(s_, j + 1) == 0xB2 ? 2 : 3;
             j += 2;
         }
         const std::size_t digits_end =
-            exponent > 0 ? (ten_power ? s_.find_first_of("eE", i) : s_.find_first_of("^\xC2", i))
-                         : j;
+            exponent > 0 ? (ten_power ? s_.find_first_of("eE", i) : s_.find_first_of("^\xC2", i)) : j;
         const std::size_t num_end = j;
 
         bool as_word = false;
@@ -647,8 +580,7 @@ class Tokenizer {
             if (sp.kind == Special::times) {
                 // "16×4" multiplies; "4.0× smaller" is a ratio.
                 std::size_t k = num_end + sp.len;
-                while (k < n && special_at(s_, k).kind == Special::space)
-                    k += special_at(s_, k).len;
+                while (k < n && special_at(s_, k).kind == Special::space) k += special_at(s_, k).len;
                 if (!is_digit(byte_at(s_, k))) {
                     ratio = true;
                     end = num_end + sp.len;
@@ -664,8 +596,7 @@ class Tokenizer {
                 if (auto glued = match_glued_unit(s_, num_end)) {
                     unit = glued->unit;
                     end = glued->end;
-                } else if ((c == 'k' || c == 'K' || c == 'M') && exponent == 0 &&
-                           !continues_word(s_, num_end + 1)) {
+                } else if ((c == 'k' || c == 'K' || c == 'M') && exponent == 0 && !continues_word(s_, num_end + 1)) {
                     suffix = c == 'M' ? 'M' : 'k';  // "77k", "1.1k", "671M"
                     end = num_end + 1;
                 } else {
@@ -688,10 +619,8 @@ class Tokenizer {
         }
         if (as_word) {
             std::size_t w = scan_word_end(s_, i);
-            if (byte_at(s_, w) == '%')
-                ++w;
-            if (w <= num_end)
-                w = num_end + 1;  // always make progress
+            if (byte_at(s_, w) == '%') ++w;
+            if (w <= num_end) w = num_end + 1;  // always make progress
             push(Kind::word, i, w);
             return w;
         }
@@ -706,11 +635,9 @@ class Tokenizer {
         num.approx = approx_before(i);
         const bool leading_zero = byte_at(s_, i) == '0' && (int_len > 1 || grouped);
         num.usable = clean_left(s_, i) && !list && !leading_zero;
-        if (decimals <= kMaxDecimals)
-            num.value = Rational::parse(plain_digits(s_.substr(i, digits_end - i)));
+        if (decimals <= kMaxDecimals) num.value = Rational::parse(plain_digits(s_.substr(i, digits_end - i)));
         if (num.value && exponent > 0)
-            num.value = raise(ten_power ? Rational(10) : *num.value, exponent,
-                              ten_power ? *num.value : Rational(1));
+            num.value = raise(ten_power ? Rational(10) : *num.value, exponent, ten_power ? *num.value : Rational(1));
         push(Kind::num, i, end);
         out_.tokens.back().number = out_.numbers.size();
         out_.numbers.push_back(std::move(num));
@@ -728,14 +655,13 @@ class Tokenizer {
 // Verb phrases that link an expression to its stated result. Approximations ("is
 // about", "roughly", "~") are deliberately absent: they do not claim equality.
 constexpr std::string_view kVerbs[][3] = {
-    {"is", "equal", "to"},  {"are", "equal", "to"}, {"adds", "up", "to"},  {"add", "up", "to"},
-    {"works", "out", "to"}, {"is", "exactly", ""},  {"would", "be", ""},   {"will", "be", ""},
-    {"should", "be", ""},   {"must", "be", ""},     {"would", "give", ""}, {"comes", "to", ""},
-    {"come", "to", ""},     {"came", "to", ""},     {"equal", "to", ""},   {"is", "", ""},
-    {"are", "", ""},        {"was", "", ""},        {"were", "", ""},      {"gives", "", ""},
-    {"give", "", ""},       {"giving", "", ""},     {"makes", "", ""},     {"make", "", ""},
-    {"equals", "", ""},     {"equal", "", ""},      {"totals", "", ""},    {"totalling", "", ""},
-    {"totaling", "", ""},   {"yields", "", ""},     {"yield", "", ""},     {"yielding", "", ""},
+    {"is", "equal", "to"}, {"are", "equal", "to"}, {"adds", "up", "to"},  {"add", "up", "to"},  {"works", "out", "to"},
+    {"is", "exactly", ""}, {"would", "be", ""},    {"will", "be", ""},    {"should", "be", ""}, {"must", "be", ""},
+    {"would", "give", ""}, {"comes", "to", ""},    {"come", "to", ""},    {"came", "to", ""},   {"equal", "to", ""},
+    {"is", "", ""},        {"are", "", ""},        {"was", "", ""},       {"were", "", ""},     {"gives", "", ""},
+    {"give", "", ""},      {"giving", "", ""},     {"makes", "", ""},     {"make", "", ""},     {"equals", "", ""},
+    {"equal", "", ""},     {"totals", "", ""},     {"totalling", "", ""}, {"totaling", "", ""}, {"yields", "", ""},
+    {"yield", "", ""},     {"yielding", "", ""},
 };
 
 /// The first letters of the verb phrases: a word starting with another cannot open one.
@@ -817,8 +743,7 @@ bool is_decimal_byte_unit(std::string_view unit) {
 
 /// Bytes per unit under a reading: "KB" is 1000 or 1024.
 Rational unit_scale(std::string_view unit, bool binary) {
-    if (unit == "bit")
-        return Rational(1, 8);
+    if (unit == "bit") return Rational(1, 8);
     UnitInfo info = unit_info(unit);
     if (binary && is_decimal_byte_unit(unit)) {
         std::int64_t scale = 1;
@@ -833,10 +758,8 @@ bool is_byte_unit(std::string_view unit) {
 }
 
 Rational suffix_scale(char suffix, bool binary) {
-    if (suffix == 'k')
-        return Rational(binary ? 1024 : 1000);
-    if (suffix == 'M')
-        return Rational(binary ? 1024 * 1024 : 1000 * 1000);  // "1M" of context may be 2^20
+    if (suffix == 'k') return Rational(binary ? 1024 : 1000);
+    if (suffix == 'M') return Rational(binary ? 1024 * 1024 : 1000 * 1000);  // "1M" of context may be 2^20
     return Rational(1);
 }
 
@@ -845,8 +768,7 @@ std::optional<std::int64_t> truncate_scaled(const Rational& r, int digits) {
     __extension__ __int128 scaled = r.num();  // room for 10^digits times any 64-bit numerator
     for (int k = 0; k < digits; ++k) scaled *= 10;
     scaled /= r.den();
-    if (scaled > INT64_MAX || scaled < INT64_MIN)
-        return std::nullopt;
+    if (scaled > INT64_MAX || scaled < INT64_MIN) return std::nullopt;
     return static_cast<std::int64_t>(scaled);
 }
 
@@ -860,8 +782,7 @@ class Parser {
         std::size_t i = 0;
         while (i < t_.size()) {
             std::size_t resume = i + 1;
-            if (auto claim = try_claim(i, resume))
-                claims.push_back(std::move(*claim));
+            if (auto claim = try_claim(i, resume)) claims.push_back(std::move(*claim));
             i = resume > i ? resume : i + 1;
         }
         return claims;
@@ -872,40 +793,30 @@ class Parser {
     const Number& num(std::size_t i) const { return n_[t_[i].number]; }
     Kind kind(std::size_t i) const { return i < t_.size() ? t_[i].kind : Kind::brk; }
     bool is_op(std::size_t i) const { return kind(i) == Kind::mul || kind(i) == Kind::div; }
-    std::string_view text(std::size_t i) const {
-        return s_.substr(t_[i].begin, t_[i].end - t_[i].begin);
-    }
-    bool is_factor(std::size_t i) const {
-        return kind(i) == Kind::num && num(i).usable && !num(i).ratio;
-    }
+    std::string_view text(std::size_t i) const { return s_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
+    bool is_factor(std::size_t i) const { return kind(i) == Kind::num && num(i).usable && !num(i).ratio; }
 
     /// Length in tokens of the verb phrase starting at token i, 0 if none.
     std::size_t verb_at(std::size_t i) const {
-        if (kind(i) != Kind::word)
-            return 0;
+        if (kind(i) != Kind::word) return 0;
         // Most words start with a letter no verb starts with: ruled out at one byte.
         unsigned char first = byte_at(s_, t_[i].begin);
-        if (first >= 'A' && first <= 'Z')
-            first = static_cast<unsigned char>(first - 'A' + 'a');
-        if (!kVerbInitials[first])
-            return 0;
+        if (first >= 'A' && first <= 'Z') first = static_cast<unsigned char>(first - 'A' + 'a');
+        if (!kVerbInitials[first]) return 0;
         const std::size_t first_size = t_[i].end - t_[i].begin;
         for (const auto& verb : kVerbs) {
-            if (verb[0].size() != first_size)
-                continue;
+            if (verb[0].size() != first_size) continue;
             std::size_t len = 0;
             bool match = true;
             for (std::string_view w : verb) {
-                if (w.empty())
-                    break;
+                if (w.empty()) break;
                 if (kind(i + len) != Kind::word || !equal_ignoring_case(text(i + len), w)) {
                     match = false;
                     break;
                 }
                 ++len;
             }
-            if (match)
-                return len;
+            if (match) return len;
         }
         return 0;
     }
@@ -914,10 +825,8 @@ class Parser {
     std::optional<std::size_t> paren_group_end(std::size_t i) const {
         for (std::size_t k = i + 1; k < t_.size() && k <= i + kMaxParenTokens + 1; ++k) {
             Kind kk = kind(k);
-            if (kk == Kind::rparen)
-                return k;
-            if (kk == Kind::lparen || kk == Kind::eq || kk == Kind::brk)
-                return std::nullopt;
+            if (kk == Kind::rparen) return k;
+            if (kk == Kind::lparen || kk == Kind::eq || kk == Kind::brk) return std::nullopt;
         }
         return std::nullopt;
     }
@@ -928,19 +837,15 @@ class Parser {
         std::size_t words = 0;
         std::size_t parens = 0;
         while (i < t_.size()) {
-            if (result && t_[i].line_start)
-                break;
+            if (result && t_[i].line_start) break;
             if (kind(i) == Kind::word) {
-                if (words == kMaxFillerWords || verb_at(i) > 0)
-                    break;
+                if (words == kMaxFillerWords || verb_at(i) > 0) break;
                 ++words;
                 ++i;
             } else if (kind(i) == Kind::lparen) {
-                if (parens == kMaxFillerParens)
-                    break;
+                if (parens == kMaxFillerParens) break;
                 auto close = paren_group_end(i);
-                if (!close)
-                    break;
+                if (!close) break;
                 ++parens;
                 i = *close + 1;
             } else {
@@ -953,22 +858,17 @@ class Parser {
     bool is_operand_start(std::size_t i) const { return is_factor(i) || kind(i) == Kind::lparen; }
 
     /// Past a U+2248 before an operand: "x ≈8 entries".
-    std::size_t skip_approx(std::size_t i) const {
-        return kind(i) == Kind::approx && is_factor(i + 1) ? i + 1 : i;
-    }
+    std::size_t skip_approx(std::size_t i) const { return kind(i) == Kind::approx && is_factor(i + 1) ? i + 1 : i; }
 
     /// The token after `i` on the same line, or `i` itself when the next one opens a line.
     bool same_line(std::size_t i) const { return i < t_.size() && !t_[i].line_start; }
 
     /// A unit written after an operand: "KiB", "bytes", "KB/token", "bits".
     std::string_view operand_unit(std::size_t i) const {
-        if (kind(i) != Kind::word || !same_line(i))
-            return {};
+        if (kind(i) != Kind::word || !same_line(i)) return {};
         std::string_view w = text(i);
-        if (w == "bit" || w == "bits")
-            return "bit";
-        if (auto unit = canonical_unit(w))
-            return *unit;
+        if (w == "bit" || w == "bits") return "bit";
+        if (auto unit = canonical_unit(w)) return *unit;
         return {};
     }
 
@@ -977,8 +877,7 @@ class Parser {
     /// lone number ("33.5 t/s at 4k") is not parsed as one.
     bool operator_follows(std::size_t i) const {
         std::size_t q = i + 1;
-        if (num(i).unit.empty() && !operand_unit(q).empty())
-            ++q;
+        if (num(i).unit.empty() && !operand_unit(q).empty()) ++q;
         Kind next = kind(skip_filler(q));
         return next == Kind::mul || next == Kind::div || next == Kind::plus || next == Kind::pow;
     }
@@ -1001,8 +900,7 @@ class Parser {
                 (text(q) == "tokens" || text(q) == "token" || text(q) == "tok"))
                 leaf.tokens = true;
             std::string shown = plain_digits(s_.substr(t_[p].begin, n.num_end - t_[p].begin));
-            if (n.suffix)
-                shown += n.suffix;
+            if (n.suffix) shown += n.suffix;
             if (n.glued_b)
                 shown += "B";
             else if (!leaf.unit.empty() && leaf.unit != "B" && leaf.unit != "B/token")
@@ -1015,22 +913,18 @@ class Parser {
             p = skip_filler(q, result);
             return true;
         }
-        if (kind(p) != Kind::lparen || depth >= 3)
-            return false;
+        if (kind(p) != Kind::lparen || depth >= 3) return false;
         Expr inner;
         std::size_t q = p + 1;
-        if (!expr(q, inner, depth + 1, result) || kind(q) != Kind::rparen)
-            return false;
+        if (!expr(q, inner, depth + 1, result) || kind(q) != Kind::rparen) return false;
         std::size_t base = e.leaves.size();
         for (Step step : inner.rpn) {
-            if (step.op == 0)
-                step.leaf += base;
+            if (step.op == 0) step.leaf += base;
             e.rpn.push_back(step);
         }
         e.leaves.insert(e.leaves.end(), inner.leaves.begin(), inner.leaves.end());
         e.ops.insert(e.ops.end(), inner.ops.begin(), inner.ops.end());
-        bool keep_parens =
-            inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
+        bool keep_parens = inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
         e.shown += keep_parens ? "(" + inner.shown + ")" : inner.shown;
         e.approx = e.approx || inner.approx;
         e.last = q;
@@ -1041,11 +935,9 @@ class Parser {
 
     /// An operand raised to a power: "1024 ** 3" (a spaced "**").
     bool power(std::size_t& p, Expr& e, int depth, bool result) const {
-        if (!atom(p, e, depth, result))
-            return false;
-        if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value &&
-            num(p + 1).value->is_integer() && num(p + 1).value->num() <= 64 &&
-            num(p + 1).unit.empty() && !num(p + 1).suffix) {
+        if (!atom(p, e, depth, result)) return false;
+        if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value && num(p + 1).value->is_integer() &&
+            num(p + 1).value->num() <= 64 && num(p + 1).unit.empty() && !num(p + 1).suffix) {
             e.ops.push_back('^');
             e.shown += "^";
             std::size_t q = p + 1;
@@ -1063,8 +955,7 @@ class Parser {
     /// Powers joined by x, *, /, \times, U+00D7, U+00F7. In a result an operator that opens
     /// a line starts something else ("= 2,048 bytes\nx 80 layers").
     bool term(std::size_t& p, Expr& e, int depth, bool result) const {
-        if (!power(p, e, depth, result))
-            return false;
+        if (!power(p, e, depth, result)) return false;
         while (is_op(p) && !(result && t_[p].line_start)) {
             if (e.leaves.size() >= kMaxFactors) {
                 e.too_long = true;
@@ -1074,8 +965,7 @@ class Parser {
             std::size_t q = skip_approx(p + 1);
             if (!is_operand_start(q)) {
                 Kind operand = kind(q);
-                e.incomplete =
-                    operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
+                e.incomplete = operand == Kind::word || operand == Kind::lparen || operand == Kind::num;
                 return true;
             }
             e.ops.push_back(op);
@@ -1092,16 +982,13 @@ class Parser {
 
     /// Terms joined by a free-standing '+' (or '-' inside parentheses).
     bool expr(std::size_t& p, Expr& e, int depth, bool result) const {
-        if (!term(p, e, depth, result))
-            return false;
-        while (!e.incomplete && !e.too_long &&
-               (kind(p) == Kind::plus || (kind(p) == Kind::minus && depth > 0)) &&
+        if (!term(p, e, depth, result)) return false;
+        while (!e.incomplete && !e.too_long && (kind(p) == Kind::plus || (kind(p) == Kind::minus && depth > 0)) &&
                !(result && t_[p].line_start)) {
             char op = kind(p) == Kind::plus ? '+' : '-';
             std::size_t q = skip_approx(p + 1);
             if (!is_operand_start(q)) {
-                e.incomplete =
-                    kind(q) == Kind::word || kind(q) == Kind::num || kind(q) == Kind::lparen;
+                e.incomplete = kind(q) == Kind::word || kind(q) == Kind::num || kind(q) == Kind::lparen;
                 return true;
             }
             e.ops.push_back(op);
@@ -1122,8 +1009,7 @@ class Parser {
     std::optional<Expr> parse_expr(std::size_t i, bool result) const {
         Expr e;
         std::size_t p = i;
-        if (!expr(p, e, 0, result))
-            return std::nullopt;
+        if (!expr(p, e, 0, result)) return std::nullopt;
         e.after = p;
         return e;
     }
@@ -1171,14 +1057,11 @@ class Parser {
     std::optional<SideParse> parse_side(std::size_t i, bool after_verb) const {
         if (kind(i) == Kind::lparen && is_factor(i + 1)) {
             auto e = parse_expr(i, true);
-            if (e && !e->incomplete && !e->too_long && e->leaves.size() >= 2)
-                return expression_side(std::move(*e));
+            if (e && !e->incomplete && !e->too_long && e->leaves.size() >= 2) return expression_side(std::move(*e));
             return std::nullopt;
         }
-        if (kind(i) != Kind::num || !num(i).usable)
-            return std::nullopt;
-        if (after_verb &&
-            (num(i).ratio || (kind(i + 1) == Kind::word && equal_ignoring_case(text(i + 1), "times")))) {
+        if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
+        if (after_verb && (num(i).ratio || (kind(i + 1) == Kind::word && equal_ignoring_case(text(i + 1), "times")))) {
             return std::nullopt;
         }
         if (num(i).ratio) {
@@ -1192,10 +1075,8 @@ class Parser {
             return side;
         }
         auto e = parse_expr(i, true);
-        if (!e || e->too_long || e->incomplete)
-            return std::nullopt;
-        if (e->leaves.size() >= 2)
-            return expression_side(std::move(*e));
+        if (!e || e->too_long || e->incomplete) return std::nullopt;
+        if (e->leaves.size() >= 2) return expression_side(std::move(*e));
         return stated_side(i);
     }
 
@@ -1206,21 +1087,16 @@ class Parser {
 
     /// Emphasis or code marks around a result: "= **1.05B**", "= `4096`".
     std::size_t skip_marks(std::size_t i) const {
-        while (kind(i) == Kind::punct &&
-               (text(i) == "**" || text(i) == "`" || text(i) == "*" || text(i) == "__"))
-            ++i;
+        while (kind(i) == Kind::punct && (text(i) == "**" || text(i) == "`" || text(i) == "*" || text(i) == "__")) ++i;
         return i;
     }
 
     /// The link ('=', "->", U+2192, ':' or a verb after an expression) at token i.
     std::optional<Link> link_at(std::size_t i, bool after_expression) const {
-        if (kind(i) == Kind::eq)
-            return Link{skip_marks(i + 1), false};
+        if (kind(i) == Kind::eq) return Link{skip_marks(i + 1), false};
         if (after_expression) {
-            if (kind(i) == Kind::colon && kind(skip_marks(i + 1)) == Kind::num)
-                return Link{skip_marks(i + 1), false};
-            if (std::size_t len = verb_at(i))
-                return Link{skip_marks(i + len), true};
+            if (kind(i) == Kind::colon && kind(skip_marks(i + 1)) == Kind::num) return Link{skip_marks(i + 1), false};
+            if (std::size_t len = verb_at(i)) return Link{skip_marks(i + len), true};
         }
         return std::nullopt;
     }
@@ -1234,16 +1110,12 @@ class Parser {
             ++p;
             ++words;
         }
-        if (kind(p) != Kind::lparen || !is_factor(p + 1))
-            return std::nullopt;
+        if (kind(p) != Kind::lparen || !is_factor(p + 1)) return std::nullopt;
         auto e = parse_expr(p + 1, false);
-        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 || e->sum)
-            return std::nullopt;
+        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 || e->sum) return std::nullopt;
         std::size_t close = e->last + 1;
-        if (kind(close) == Kind::word && canonical_unit(text(close)))
-            ++close;
-        if (kind(close) != Kind::rparen)
-            return std::nullopt;
+        if (kind(close) == Kind::word && canonical_unit(text(close))) ++close;
+        if (kind(close) != Kind::rparen) return std::nullopt;
         SideParse expr = expression_side(std::move(*e));
         expr.next = close + 1;
         return std::vector<SideParse>{stated_side(i), expr};  // a ratio has its unit "x"
@@ -1252,15 +1124,12 @@ class Parser {
     /// "8.3 GB (≈8 entries × ~1.1k tokens × 128 KB)": a figure, then the chain it came from.
     std::optional<std::vector<SideParse>> result_before_chain(std::size_t i) const {
         SideParse first = stated_side(i);
-        if (!is_byte_unit(first.unit) || kind(first.next) != Kind::lparen)
-            return std::nullopt;
+        if (!is_byte_unit(first.unit) || kind(first.next) != Kind::lparen) return std::nullopt;
         std::size_t p = first.next + 1;
         while (kind(p) == Kind::approx) ++p;
-        if (!is_factor(p))
-            return std::nullopt;
+        if (!is_factor(p)) return std::nullopt;
         auto e = parse_expr(p, false);
-        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 ||
-            kind(e->after) != Kind::rparen)
+        if (!e || e->too_long || e->incomplete || e->leaves.size() < 2 || kind(e->after) != Kind::rparen)
             return std::nullopt;
         SideParse expr = expression_side(std::move(*e));
         expr.next = expr.expr.after + 1;
@@ -1269,14 +1138,11 @@ class Parser {
 
     /// Whether the token at k is the right operand of an operator ("n x 2", "a + (b)").
     bool operand_of_larger(std::size_t k) const {
-        if (k < 2)
-            return false;
+        if (k < 2) return false;
         Kind op = kind(k - 1);
-        if (!(is_op(k - 1) || op == Kind::plus || op == Kind::pow || op == Kind::minus))
-            return false;
+        if (!(is_op(k - 1) || op == Kind::plus || op == Kind::pow || op == Kind::minus)) return false;
         Kind left = kind(k - 2);
-        if (op == Kind::minus)
-            return left == Kind::num || left == Kind::rparen;
+        if (op == Kind::minus) return left == Kind::num || left == Kind::rparen;
         // "x[i] * 2", "[TILE_KV] * 2": a bracket closes an operand too
         bool bracket = left == Kind::punct && (text(k - 2) == "]" || text(k - 2) == "}");
         return left == Kind::num || left == Kind::word || left == Kind::rparen || bracket;
@@ -1285,11 +1151,9 @@ class Parser {
     /// "at 32k", "for 8 users", "per 4 GPUs", "across 2 cards": a figure so followed is
     /// about a quantity the chain before it does not compute.
     bool qualified_elsewhere(std::size_t i) const {
-        if (kind(i) != Kind::word || !same_line(i) || kind(i + 1) != Kind::num)
-            return false;
+        if (kind(i) != Kind::word || !same_line(i) || kind(i + 1) != Kind::num) return false;
         for (std::string_view w : {"at", "for", "per", "across", "over", "with", "x"}) {
-            if (equal_ignoring_case(text(i), w))
-                return true;
+            if (equal_ignoring_case(text(i), w)) return true;
         }
         return false;
     }
@@ -1297,10 +1161,8 @@ class Parser {
     /// A '(' that is a function's argument list ("ceil(262144/1568)") or that annotates a
     /// named operand of a larger expression ("* num_bytes (2 for fp16) / 1024").
     bool annotates_operand(std::size_t lparen) const {
-        if (lparen == 0)
-            return false;
-        if (kind(lparen - 1) == Kind::word && t_[lparen - 1].end == t_[lparen].begin)
-            return true;
+        if (lparen == 0) return false;
+        if (kind(lparen - 1) == Kind::word && t_[lparen - 1].end == t_[lparen].begin) return true;
         std::size_t k = lparen;
         std::size_t words = 0;
         while (k > 0 && kind(k - 1) == Kind::word && words < kMaxFillerWords) {
@@ -1311,13 +1173,10 @@ class Parser {
     }
 
     std::optional<Claim> try_claim(std::size_t i, std::size_t& resume) const {
-        if (kind(i) != Kind::num || !num(i).usable)
-            return std::nullopt;
-        if (operand_of_larger(i))
-            return std::nullopt;
+        if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
+        if (operand_of_larger(i)) return std::nullopt;
         bool in_paren = i > 0 && kind(i - 1) == Kind::lparen;
-        if (in_paren && (operand_of_larger(i - 1) || annotates_operand(i - 1)))
-            return std::nullopt;
+        if (in_paren && (operand_of_larger(i - 1) || annotates_operand(i - 1))) return std::nullopt;
 
         std::vector<SideParse> sides;
         Claim::Kind claim_kind = Claim::Kind::equation;
@@ -1337,16 +1196,12 @@ class Parser {
             if (in_paren) {
                 // "(64 x 24 heads x 256 x 2 x 2) would be ...", "(16x4x256 + 5x8x128) x 2 = ..."
                 e = parse_expr(i - 1, false);
-                if (e && (e->incomplete || e->too_long || e->leaves.size() < 2 ||
-                          !link_at(e->after, true)))
-                    e.reset();
+                if (e && (e->incomplete || e->too_long || e->leaves.size() < 2 || !link_at(e->after, true))) e.reset();
             }
-            if (!e && operator_follows(i))
-                e = parse_expr(i, false);
+            if (!e && operator_follows(i)) e = parse_expr(i, false);
             if (e) {
                 resume = e->leaves.back().tok + 1;
-                if (e->too_long || e->incomplete)
-                    return std::nullopt;
+                if (e->too_long || e->incomplete) return std::nullopt;
             }
             if (e && e->leaves.size() >= 2) {
                 std::size_t after = e->after;
@@ -1363,18 +1218,15 @@ class Parser {
         }
         while (link && sides.size() < kMaxSides) {
             auto side = parse_side(link->next, link->verb);
-            if (!side)
-                break;
+            if (!side) break;
             // "= 256 KB/token -> 8.0 GB at 32k": a later figure for a larger quantity
             // ends the claim; the factor that leads to it is not written.
-            if (sides.size() >= 2 && !side->expression && qualified_elsewhere(side->next))
-                break;
+            if (sides.size() >= 2 && !side->expression && qualified_elsewhere(side->next)) break;
             link = link_at(side->next, side->expression);
             sides.push_back(std::move(*side));
         }
 
-        if (sides.size() < 2)
-            return std::nullopt;
+        if (sides.size() < 2) return std::nullopt;
         // Slashes that only divide can also list or label: "run 2/3: 9997 prompt tok" is
         // the second of three runs, and "16k / 32k / 64k = 1.09 / 2.23 / 4.68" pairs two
         // lists item by item. Neither is a quotient, so neither is judged.
@@ -1382,21 +1234,18 @@ class Parser {
             return side.expression && !side.expr.ops.empty() &&
                    std::all_of(side.expr.ops.begin(), side.expr.ops.end(), [](char op) { return op == '/'; });
         };
-        if (only_divides(sides[0]) && kind(sides[0].expr.after) == Kind::colon)
-            return std::nullopt;
+        if (only_divides(sides[0]) && kind(sides[0].expr.after) == Kind::colon) return std::nullopt;
         if (only_divides(sides[0]) && sides[0].expr.leaves.size() >= 3 && only_divides(sides[1]) &&
             sides[1].expr.leaves.size() == sides[0].expr.leaves.size())
             return std::nullopt;
         bool any_expression = false;
         for (const auto& side : sides) any_expression = any_expression || side.expression;
-        if (!any_expression)
-            return std::nullopt;
+        if (!any_expression) return std::nullopt;
         // For expression sides `next` may include trailing filler; resume after the
         // last number instead so that nothing the claim did not use is skipped.
         const SideParse& last = sides.back();
         resume = last.expression ? last.expr.leaves.back().tok + 1 : last.next;
-        if (claim_kind == Claim::Kind::ratio || before_chain)
-            resume = last.next;
+        if (claim_kind == Claim::Kind::ratio || before_chain) resume = last.next;
         return build(sides, claim_kind, before_chain);
     }
     // -----------------------------------------------------------------------------
@@ -1404,8 +1253,7 @@ class Parser {
 
     /// Operands written "13B" read as billions of parameters when another operand is in
     /// bytes ("13B x 2 bytes"): then B cannot also mean bytes.
-    static bool billions_in(const Expr& e, const std::vector<Number>& numbers,
-                            const std::vector<Token>& tokens) {
+    static bool billions_in(const Expr& e, const std::vector<Number>& numbers, const std::vector<Token>& tokens) {
         bool glued_b = false;
         bool other_bytes = false;
         for (const Leaf& leaf : e.leaves) {
@@ -1420,8 +1268,7 @@ class Parser {
 
     Quantity leaf_value(const Leaf& leaf, unsigned reading, bool billions) const {
         const Number& n = num(leaf.tok);
-        if (!n.value)
-            throw OverflowError("number does not fit in 64 bits");
+        if (!n.value) throw OverflowError("number does not fit in 64 bits");
         Quantity q{*n.value * suffix_scale(n.suffix, reading & kBinaryCounts), 0};
         if (n.glued_b && billions) {
             q.v = q.v * Rational(1000000000);
@@ -1456,8 +1303,7 @@ class Parser {
                     break;
                 case '+':
                 case '-':
-                    if (a.dim != b.dim)
-                        throw UnlikeUnits();
+                    if (a.dim != b.dim) throw UnlikeUnits();
                     a.v = step.op == '+' ? a.v + b.v : a.v - b.v;
                     break;
                 case '^': {
@@ -1482,12 +1328,10 @@ class Parser {
     /// Bytes (or count) per unit of a stated side under a reading.
     Rational stated_scale(const SideParse& side, unsigned reading) const {
         const Number& n = num(side.tok);
-        if (stated_billions(side, reading))
-            return Rational(1000000000);
+        if (stated_billions(side, reading)) return Rational(1000000000);
         if ((reading & kInResultUnit) && !unit_info(side.unit).exact)
             return suffix_scale(n.suffix, reading & kBinaryCounts);
-        return suffix_scale(n.suffix, reading & kBinaryCounts) *
-               unit_scale(side.unit, reading & kBinaryResultUnits);
+        return suffix_scale(n.suffix, reading & kBinaryCounts) * unit_scale(side.unit, reading & kBinaryResultUnits);
     }
 
     bool exact_side(const SideParse& side, unsigned reading) const {
@@ -1496,17 +1340,13 @@ class Parser {
     }
 
     bool agrees(const Rational& computed, const SideParse& side, unsigned reading) const {
-        if (side.expression)
-            return evaluate(side.expr, reading).v == computed;
+        if (side.expression) return evaluate(side.expr, reading).v == computed;
         const Number& tok = num(side.tok);
-        if (!tok.value)
-            throw OverflowError("number does not fit in 64 bits");
-        if (exact_side(side, reading))
-            return computed == *tok.value;
+        if (!tok.value) throw OverflowError("number does not fit in 64 bits");
+        if (exact_side(side, reading)) return computed == *tok.value;
         Rational in_unit = computed / stated_scale(side, reading);
         std::int64_t stated = tok.value->round_scaled(side.decimals);
-        if (in_unit.round_scaled(side.decimals) == stated)
-            return true;
+        if (in_unit.round_scaled(side.decimals) == stated) return true;
         auto truncated = truncate_scaled(in_unit, side.decimals);  // "34.5" for 34.56 also holds
         return truncated && *truncated == stated;
     }
@@ -1522,8 +1362,7 @@ class Parser {
     }
 
     static std::string plain_display(const Rational& v) {
-        if (v.is_integer())
-            return group_thousands(v.num());
+        if (v.is_integer()) return group_thousands(v.num());
         try {
             return v.to_display();
         } catch (const std::exception&) {
@@ -1533,15 +1372,13 @@ class Parser {
 
     static std::string fixed_display(std::int64_t scaled, int decimals) {
         bool negative = scaled < 0;
-        std::uint64_t mag =
-            negative ? 0 - static_cast<std::uint64_t>(scaled) : static_cast<std::uint64_t>(scaled);
+        std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(scaled) : static_cast<std::uint64_t>(scaled);
         std::uint64_t pow10 = 1;
         for (int k = 0; k < decimals; ++k) pow10 *= 10;
         std::uint64_t whole = mag / pow10;
         std::string out = negative ? "-" : "";
-        out += whole <= static_cast<std::uint64_t>(INT64_MAX)
-                   ? group_thousands(static_cast<std::int64_t>(whole))
-                   : std::to_string(whole);
+        out += whole <= static_cast<std::uint64_t>(INT64_MAX) ? group_thousands(static_cast<std::int64_t>(whole))
+                                                              : std::to_string(whole);
         if (decimals > 0) {
             std::string frac = std::to_string(mag % pow10);
             frac.insert(0, static_cast<std::size_t>(decimals) - frac.size(), '0');
@@ -1551,28 +1388,19 @@ class Parser {
     }
 
     /// The computed value written the way `side` states its number.
-    std::string display_like(const Rational& computed, const SideParse& side,
-                             unsigned reading) const {
-        if (side.expression)
-            return plain_display(computed);
-        if (exact_side(side, reading))
-            return plain_display(computed);
+    std::string display_like(const Rational& computed, const SideParse& side, unsigned reading) const {
+        if (side.expression) return plain_display(computed);
+        if (exact_side(side, reading)) return plain_display(computed);
         Rational in_unit = computed / stated_scale(side, reading);
         // Never a zero for a value that is not: "0.00012 GB", not "0.00 GB".
         int decimals = side.decimals;
-        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() &&
-               decimals < side.decimals + 9)
-            ++decimals;
+        while (in_unit.round_scaled(decimals) == 0 && !computed.is_zero() && decimals < side.decimals + 9) ++decimals;
         std::string number = fixed_display(in_unit.round_scaled(decimals), decimals);
         const Number& n = num(side.tok);
-        if (stated_billions(side, reading))
-            return number + "B";
-        if (n.suffix)
-            number += n.suffix;
-        if (side.unit == "x")
-            return number + "x";
-        if (unit_info(side.unit).exact)
-            return number;
+        if (stated_billions(side, reading)) return number + "B";
+        if (n.suffix) number += n.suffix;
+        if (side.unit == "x") return number + "x";
+        if (unit_info(side.unit).exact) return number;
         return number + " " + side.unit;
     }
 
@@ -1582,8 +1410,7 @@ class Parser {
         side.length = p.end - p.begin;
         side.text = std::string(s_.substr(p.begin, p.end - p.begin));
         if (p.expression) {
-            for (const Leaf& leaf : p.expr.leaves)
-                side.factors.push_back(num(leaf.tok).value.value_or(Rational()));
+            for (const Leaf& leaf : p.expr.leaves) side.factors.push_back(num(leaf.tok).value.value_or(Rational()));
             side.ops = p.expr.ops;
         } else {
             side.factors.push_back(num(p.tok).value.value_or(Rational()));
@@ -1617,22 +1444,18 @@ class Parser {
         for (const Leaf& leaf : e.leaves) {
             counts_tokens = counts_tokens || leaf.tokens;
             bits = bits || leaf.unit == "bit";
-            if (is_byte_unit(leaf.unit) && unit_scale(leaf.unit, false) != Rational(1))
-                scaled_operand = true;
+            if (is_byte_unit(leaf.unit) && unit_scale(leaf.unit, false) != Rational(1)) scaled_operand = true;
         }
         for (std::size_t k = 0; k < sides.size(); ++k) {
-            if (k == ref)
-                continue;
+            if (k == ref) continue;
             const SideParse& side = sides[k];
             if (side.expression) {
                 Quantity other = evaluate(side.expr, 0);
-                if (other.dim != q.dim && other.dim != 0 && q.dim != 0)
-                    return "its sides are in different units";
+                if (other.dim != q.dim && other.dim != 0 && q.dim != 0) return "its sides are in different units";
                 continue;
             }
             bool bytes = is_byte_unit(side.unit) && !num(side.tok).glued_b;
-            if (q.dim < 0 || q.dim > 1)
-                return "the operands' units do not multiply to bytes or a count";
+            if (q.dim < 0 || q.dim > 1) return "the operands' units do not multiply to bytes or a count";
             if (bytes && q.dim == 0 && counts_tokens)
                 return "a count of tokens gives bytes only with a size per token, and none is "
                        "stated";
@@ -1643,8 +1466,7 @@ class Parser {
         return {};
     }
 
-    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind,
-                bool before_chain) const {
+    Claim build(const std::vector<SideParse>& sides, Claim::Kind claim_kind, bool before_chain) const {
         Claim claim;
         claim.kind = claim_kind;
         claim.offset = sides.front().begin;
@@ -1710,30 +1532,25 @@ class Parser {
         std::optional<Outcome> best_wrong;
         std::optional<unsigned> holding;
         bool bare_chain = true;  // no operand has a byte unit
-        for (const Leaf& leaf : sides[ref].expr.leaves)
-            bare_chain = bare_chain && !is_byte_unit(leaf.unit);
+        for (const Leaf& leaf : sides[ref].expr.leaves) bare_chain = bare_chain && !is_byte_unit(leaf.unit);
         std::optional<std::pair<std::size_t, const char*>> failure;
         for (unsigned pass = 0; pass < 2 && !holding; ++pass) {
             for (unsigned reading = 0; reading < kReadings && !holding; ++reading) {
                 bool binary_units = reading & (kBinaryOperandUnits | kBinaryResultUnits);
-                if (binary_units != (pass == 1))
-                    continue;
-                if ((reading & kInResultUnit) && !bare_chain)
-                    continue;
+                if (binary_units != (pass == 1)) continue;
+                if ((reading & kInResultUnit) && !bare_chain) continue;
                 try {
                     Rational value = evaluate(sides[ref].expr, reading).v;
                     std::size_t k = 0;
                     for (; k < sides.size(); ++k) {
-                        if (k == ref)
-                            continue;
+                        if (k == ref) continue;
                         if (k > ref && sides[k].expression && continues(value, sides[k], reading)) {
                             // "= 10,296 B/tok x 1,430,656 tok = 13.7 GiB": the chain goes on
                             // from the figure just reached.
                             value = evaluate(sides[k].expr, reading).v;
                             continue;
                         }
-                        if (!agrees(value, sides[k], reading))
-                            break;
+                        if (!agrees(value, sides[k], reading)) break;
                     }
                     if (k == sides.size()) {
                         holding = reading;
@@ -1741,8 +1558,8 @@ class Parser {
                     }
                     Outcome o{reading, k, 0, display_like(value, sides[k], reading)};
                     if (!sides[k].expression && num(sides[k].tok).value) {
-                        double stated = num(sides[k].tok).value->to_double() *
-                                        stated_scale(sides[k], reading).to_double();
+                        double stated =
+                            num(sides[k].tok).value->to_double() * stated_scale(sides[k], reading).to_double();
                         double v = value.to_double();
                         o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
                     }
@@ -1750,22 +1567,21 @@ class Parser {
                     // plainest (k = 1000, KB = 1000 B, B = bytes), unless it is a thousand times
                     // off and another is nearer.
                     if (!best_wrong || o.wrong_side > best_wrong->wrong_side ||
-                        (o.wrong_side == best_wrong->wrong_side &&
-                         best_wrong->distance > kThousandfold && o.distance < best_wrong->distance))
+                        (o.wrong_side == best_wrong->wrong_side && best_wrong->distance > kThousandfold &&
+                         o.distance < best_wrong->distance))
                         best_wrong = o;
                 } catch (const std::domain_error&) {
                     failure = {first_other, "division by zero"};
                 } catch (const UnlikeUnits&) {
                 } catch (const std::exception&) {
-                    if (!failure)
-                        failure = {first_other, "overflow"};
+                    if (!failure) failure = {first_other, "overflow"};
                 }
             }
         }
         if (holding && !(*holding & (kBinaryOperandUnits | kBinaryResultUnits))) {
             try {
-                claim.computed_display = display_like(evaluate(sides[ref].expr, *holding).v,
-                                                      sides[last_other], *holding);
+                claim.computed_display =
+                    display_like(evaluate(sides[ref].expr, *holding).v, sides[last_other], *holding);
             } catch (const std::exception&) {
             }
         }
@@ -1787,21 +1603,17 @@ class Parser {
             return claim;
         }
         if (approximate) {
-            unjudged(before_chain
-                         ? "a figure given before the chain it came from reads as an approximation"
-                         : "stated as an approximation");
+            unjudged(before_chain ? "a figure given before the chain it came from reads as an approximation"
+                                  : "stated as an approximation");
             return claim;
         }
         // A chain of bare numbers against a figure in KB..TB that is off by a factor of a
         // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
         if (best_wrong->distance > kThousandfold && !sides[best_wrong->wrong_side].expression &&
-            evaluate(sides[ref].expr, 0).dim == 0 &&
-            !unit_info(sides[best_wrong->wrong_side].unit).exact) {
-            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) +
-                     ", a thousand times off " +
-                     std::string(s_.substr(
-                         sides[best_wrong->wrong_side].begin,
-                         sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) +
+            evaluate(sides[ref].expr, 0).dim == 0 && !unit_info(sides[best_wrong->wrong_side].unit).exact) {
+            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) + ", a thousand times off " +
+                     std::string(s_.substr(sides[best_wrong->wrong_side].begin,
+                                           sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) +
                      " in bytes and in its unit: a unit or factor is implied, not written");
             return claim;
         }
@@ -1816,12 +1628,10 @@ class Parser {
     std::string binary_advice(const std::vector<SideParse>& sides) const {
         std::vector<std::string> seen;
         auto note = [&](std::string_view unit) {
-            if (!is_decimal_byte_unit(unit))
-                return;
+            if (!is_decimal_byte_unit(unit)) return;
             std::string base(unit.substr(0, unit.find('/')));
             for (const auto& s : seen)
-                if (s == base)
-                    return;
+                if (s == base) return;
             seen.push_back(base);
         };
         for (const auto& side : sides) {
@@ -1832,8 +1642,7 @@ class Parser {
         }
         std::string out;
         for (const auto& base : seen) {
-            if (!out.empty())
-                out += ", ";
+            if (!out.empty()) out += ", ";
             out += base.substr(0, 1) + "iB for " + base;
         }
         return "it holds only with powers of 1024: write " + out;
@@ -1851,8 +1660,7 @@ std::vector<Claim> find_claims(std::string_view text) {
     // Every claim starts at a number, and many strings of a record (names, engines, the
     // words of a vocabulary) hold no digit at all: they need no tokens.
     auto digit = [](char c) { return is_digit(static_cast<unsigned char>(c)); };
-    if (std::none_of(text.begin(), text.end(), digit))
-        return {};
+    if (std::none_of(text.begin(), text.end(), digit)) return {};
     try {
         Parser parser(text, Tokenizer(text).run());
         return parser.run();

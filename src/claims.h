@@ -44,10 +44,10 @@ namespace kvcat {
 /// One side of a claim: an expression ("64 x 4 x 256 x 2 x 2", "262144/65536") or a
 /// single stated number ("65,536 B/token", "1.00 GiB", "4.0x").
 struct ClaimSide {
-    std::size_t offset = 0;        ///< byte offset of the side in the scanned text
-    std::size_t length = 0;        ///< byte length of the side as written
-    std::string text;              ///< the side exactly as written
-    std::vector<Rational> factors; ///< the numbers of an expression as written, in order (one for a number)
+    std::size_t offset = 0;         ///< byte offset of the side in the scanned text
+    std::size_t length = 0;         ///< byte length of the side as written
+    std::string text;               ///< the side exactly as written
+    std::vector<Rational> factors;  ///< the numbers of an expression as written, in order (one for a number)
     /// The binary operators in written order (size factors-1): '*' or '/', and '+', '-' or
     /// '^' in sums and powers (then factors are not a plain product).
     std::vector<char> ops;
@@ -57,7 +57,7 @@ struct ClaimSide {
     /// a ratio ("4.0x"). Always "" for an expression, whose operands' units are carried
     /// into its value.
     std::string unit;
-    int decimals = 0;              ///< digits after the point of a single stated number
+    int decimals = 0;  ///< digits after the point of a single stated number
     /// Exact value: bytes for byte units (1.00 GiB -> 1073741824, KB..TB as powers of 1000),
     /// the plain number otherwise, the value of an expression (operands in bytes when they
     /// carry a byte unit). Rational() (0) when it does not fit in 64 bits or divides by zero.

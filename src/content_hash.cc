@@ -4,6 +4,8 @@
 
 namespace kvcat {
 
-std::string content_hash_hex(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
+std::string content_hash_hex(std::uint64_t hash) {
+    return fmt::format("{:016x}", hash);
+}
 
 }  // namespace kvcat

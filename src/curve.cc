@@ -15,8 +15,7 @@ namespace {
 const Rational kGiB(1LL << 30);
 
 Cell bytes_cell(const Rational& r) {
-    if (r.is_integer())
-        return r.num();
+    if (r.is_integer()) return r.num();
     return r.to_double();
 }
 
@@ -29,8 +28,7 @@ Cell gib_cell(const Rational& bytes) {
 
 Rational growing_kv_bytes_per_token(const Model& model, const CacheDtype& dtype) {
     auto basis = model_basis(model);
-    if (!basis)
-        throw PhysicsError("the model record lacks the figures for its KV cache");
+    if (!basis) throw PhysicsError("the model record lacks the figures for its KV cache");
     return growing_elements_per_token(*basis) * dtype.bytes_per_element();
 }
 
@@ -40,8 +38,7 @@ Rational kv_cache_bytes(const Model& model, const CacheDtype& dtype, std::int64_
 
 Rational kv_cache_bytes(const Model& model, const Rational& bytes_per_element, std::int64_t context) {
     auto basis = model_basis(model);
-    if (!basis)
-        throw PhysicsError("the model record lacks the figures for its KV cache");
+    if (!basis) throw PhysicsError("the model record lacks the figures for its KV cache");
     return kv_bytes_at_context(model, growing_elements_per_token(*basis) * bytes_per_element, context,
                                bytes_per_element);
 }
@@ -51,18 +48,16 @@ std::vector<std::int64_t> parse_contexts(std::string_view list) {
     std::size_t start = 0;
     while (true) {
         std::size_t comma = list.find(',', start);
-        std::string_view item = list.substr(
-            start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        std::string_view item =
+            list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         auto cell = parse_number(item);
         const auto* tokens = cell ? std::get_if<std::int64_t>(&*cell) : nullptr;
         if (!tokens || *tokens <= 0) {
-            throw std::invalid_argument(fmt::format(
-                "context '{}' is not a positive whole number of tokens; write 8192, 8k or 1M",
-                item));
+            throw std::invalid_argument(
+                fmt::format("context '{}' is not a positive whole number of tokens; write 8192, 8k or 1M", item));
         }
         out.push_back(*tokens);
-        if (comma == std::string_view::npos)
-            break;
+        if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
     return out;
@@ -73,8 +68,7 @@ std::vector<CurvePoint> kv_curve(const CurveRequest& request) {
     std::vector<CurvePoint> out;
     Rational fixed = fixed_state_bytes(model);
     std::optional<Rational> weights;
-    if (request.weight_quant)
-        weights = resident_weight_bytes(model, *request.weight_quant);
+    if (request.weight_quant) weights = resident_weight_bytes(model, *request.weight_quant);
     for (const auto& dtype : request.dtypes) {
         for (std::int64_t context : request.contexts) {
             CurvePoint p;
@@ -104,20 +98,14 @@ std::string short_id(std::string_view id) {
 
 Table curve_table(const CurveRequest& request, const std::vector<CurvePoint>& points) {
     Table t;
-    t.columns = {"model",    "kv_cache_dtype", "context_length",
-                 "kv_bytes", "kv_gib",         "fixed_state_bytes"};
-    if (request.weight_quant)
-        t.columns.emplace_back("weight_bytes");
+    t.columns = {"model", "kv_cache_dtype", "context_length", "kv_bytes", "kv_gib", "fixed_state_bytes"};
+    if (request.weight_quant) t.columns.emplace_back("weight_bytes");
     for (const auto& a : request.accelerators) t.columns.push_back("fits_" + short_id(a.id));
     for (const auto& p : points) {
-        std::vector<Cell> row = {request.model_id,
-                                 p.dtype,
-                                 p.context,
-                                 bytes_cell(p.kv_bytes),
-                                 gib_cell(p.kv_bytes),
-                                 bytes_cell(p.fixed_state)};
-        if (request.weight_quant)
-            row.push_back(p.weights ? bytes_cell(*p.weights) : Cell{});
+        std::vector<Cell> row = {
+            request.model_id,         p.dtype, p.context, bytes_cell(p.kv_bytes), gib_cell(p.kv_bytes),
+            bytes_cell(p.fixed_state)};
+        if (request.weight_quant) row.push_back(p.weights ? bytes_cell(*p.weights) : Cell{});
         for (const auto& fit : p.fits) {
             row.push_back(fit ? Cell{std::string(*fit ? "yes" : "no")} : Cell{});
         }

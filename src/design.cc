@@ -10,20 +10,18 @@ namespace {
 template <typename E, std::size_t N>
 std::optional<E> parse_from(std::string_view text, const std::array<E, N>& all) {
     for (E e : all) {
-        if (name_of(e) == text)
-            return e;
+        if (name_of(e) == text) return e;
     }
     return std::nullopt;
 }
 
-constexpr std::array kVariants = {AttentionVariant::mha,    AttentionVariant::gqa,
-                                  AttentionVariant::mqa,    AttentionVariant::mla,
-                                  AttentionVariant::hybrid, AttentionVariant::sliding};
+constexpr std::array kVariants = {AttentionVariant::mha, AttentionVariant::gqa,    AttentionVariant::mqa,
+                                  AttentionVariant::mla, AttentionVariant::hybrid, AttentionVariant::sliding};
 constexpr std::array kStateKinds = {StateKind::gated_deltanet, StateKind::mamba1, StateKind::mamba2,
                                     StateKind::short_conv, StateKind::lightning};
 
-constexpr std::array<std::string_view, 5> kHeadWidths = {"key_heads", "value_heads", "key_head_dim",
-                                                         "value_head_dim", "conv_kernel"};
+constexpr std::array<std::string_view, 5> kHeadWidths = {"key_heads", "value_heads", "key_head_dim", "value_head_dim",
+                                                         "conv_kernel"};
 constexpr std::array<std::string_view, 3> kMamba1Widths = {"inner_dim", "state_dim", "conv_kernel"};
 constexpr std::array<std::string_view, 2> kConvWidths = {"inner_dim", "conv_kernel"};
 constexpr std::array<std::string_view, 2> kLightningWidths = {"value_heads", "value_head_dim"};

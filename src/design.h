@@ -21,8 +21,8 @@ enum class StateKind {
     mamba1,          ///< "mamba": Mamba-1, no heads; state over d_inner channels
     mamba2,          ///< "mamba2": Mamba-2, heads of d_head with groups of d_state
     short_conv,      ///< "short-conv": a gated short convolution (LFM2), conv state only
-    lightning,  ///< "lightning": MiniMax's lightning attention, a heads x width x width state, no
-                ///< conv
+    lightning,       ///< "lightning": MiniMax's lightning attention, a heads x width x width state, no
+                     ///< conv
 };
 
 /// How a bounded layer bounds its cache.

@@ -10,9 +10,12 @@ namespace kvcat {
 
 std::string_view to_string(Severity s) {
     switch (s) {
-        case Severity::error: return "error";
-        case Severity::warning: return "warning";
-        case Severity::note: return "note";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::note:
+            return "note";
     }
     return "error";
 }
@@ -52,7 +55,9 @@ Diagnostic make(std::string_view rule, Position pos, std::string message) {
     return d;
 }
 
-Position whole_file(const std::string& file) { return Position{file, 0, 0}; }
+Position whole_file(const std::string& file) {
+    return Position{file, 0, 0};
+}
 
 }  // namespace
 
@@ -79,8 +84,7 @@ Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t
 }
 
 Diagnostic file_empty(const std::string& file) {
-    return make("file-empty", whole_file(file),
-                "the file holds no YAML document; expected one mapping with an id");
+    return make("file-empty", whole_file(file), "the file holds no YAML document; expected one mapping with an id");
 }
 
 Diagnostic encoding(const Position& pos, const std::string& what) {
@@ -97,18 +101,15 @@ Diagnostic duplicate_key(const Position& pos, const std::string& key, int first_
 }
 
 Diagnostic alias(const Position& pos) {
-    return make("yaml-alias", pos,
-                "anchors and aliases are not allowed in records; write the value out");
+    return make("yaml-alias", pos, "anchors and aliases are not allowed in records; write the value out");
 }
 
 Diagnostic too_deep(const Position& pos, int limit) {
-    return make("yaml-too-deep", pos,
-                fmt::format("nesting deeper than {} levels; no record needs that", limit));
+    return make("yaml-too-deep", pos, fmt::format("nesting deeper than {} levels; no record needs that", limit));
 }
 
 Diagnostic multiple_documents(const Position& pos) {
-    return make("yaml-multiple-documents", pos,
-                "a second YAML document; a record file holds exactly one");
+    return make("yaml-multiple-documents", pos, "a second YAML document; a record file holds exactly one");
 }
 
 Diagnostic not_a_mapping(const Position& pos, const std::string& what) {
@@ -126,8 +127,7 @@ Diagnostic missing_key(const Position& pos, const std::string& key, const std::s
 
 Diagnostic wrong_type(const Position& pos, const std::string& key, const std::string& expected,
                       const std::string& found) {
-    return make("schema-type", pos,
-                fmt::format("'{}' must be {}, found {}", key, expected, found));
+    return make("schema-type", pos, fmt::format("'{}' must be {}, found {}", key, expected, found));
 }
 
 Diagnostic unknown_key(const Position& pos, const std::string& key, const std::string& suggestion,
@@ -140,8 +140,8 @@ Diagnostic unknown_key(const Position& pos, const std::string& key, const std::s
     return make("schema-unknown-key", pos, message);
 }
 
-Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value,
-                    const std::string& allowed, const std::string& suggestion) {
+Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value, const std::string& allowed,
+                    const std::string& suggestion) {
     std::string message = fmt::format("'{}' is not a valid {}", value, key);
     if (!suggestion.empty()) {
         message += fmt::format("; did you mean '{}'?", suggestion);
@@ -191,9 +191,9 @@ Diagnostic basis_product(const Position& pos, const std::string& expression, con
 
 Diagnostic basis_model(const Position& pos, const std::string& factor, const std::string& stated,
                        const std::string& expected, const std::string& model_id, const std::string& why) {
-    Diagnostic d = make("kv-basis-model", pos,
-                        fmt::format("kv_bytes_basis.{} is {}, but {} gives {} ({})", factor, stated, model_id,
-                                    expected, why));
+    Diagnostic d =
+        make("kv-basis-model", pos,
+             fmt::format("kv_bytes_basis.{} is {}, but {} gives {} ({})", factor, stated, model_id, expected, why));
     d.stated = stated;
     d.computed = expected;
     return d;
@@ -243,8 +243,7 @@ Diagnostic ignore_problem(const Position& pos, const std::string& what) {
 
 Diagnostic prose_arithmetic(const Position& pos, const std::string& expression, const std::string& computed,
                             const std::string& stated) {
-    Diagnostic d = make("prose-arithmetic", pos,
-                        fmt::format("{} = {}, not {}", expression, computed, stated));
+    Diagnostic d = make("prose-arithmetic", pos, fmt::format("{} = {}, not {}", expression, computed, stated));
     d.stated = stated;
     d.computed = computed;
     return d;
@@ -260,9 +259,9 @@ Diagnostic statement_mismatch(const Position& pos, const std::string& what, cons
 
 Diagnostic above_roofline(const Position& pos, const std::string& measured, const std::string& ceiling,
                           const std::string& how, const std::string& field) {
-    Diagnostic d = make("tps-above-roofline", pos,
-                        fmt::format("{} {} is above the bandwidth ceiling of {} tokens/s: {}", field, measured,
-                                    ceiling, how));
+    Diagnostic d =
+        make("tps-above-roofline", pos,
+             fmt::format("{} {} is above the bandwidth ceiling of {} tokens/s: {}", field, measured, ceiling, how));
     d.stated = measured;
     d.computed = ceiling;
     return d;
@@ -289,8 +288,7 @@ Diagnostic engine_name(const Position& pos, const std::string& written, const st
 
 Diagnostic weight_format_name(const Position& pos, const std::string& written, const std::string& what,
                               const std::string& meant) {
-    Diagnostic d =
-        make("weight-format-name", pos, fmt::format("weight_quant '{}': {}", written, what));
+    Diagnostic d = make("weight-format-name", pos, fmt::format("weight_quant '{}': {}", written, what));
     d.stated = written;
     if (!meant.empty()) d.computed = meant;
     return d;
@@ -298,9 +296,9 @@ Diagnostic weight_format_name(const Position& pos, const std::string& written, c
 
 Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
                             const std::string& how) {
-    Diagnostic d = make("quality-recovery", pos,
-                        fmt::format("recovery_percent {} does not follow from the values: {} = {}", stated, how,
-                                    computed));
+    Diagnostic d =
+        make("quality-recovery", pos,
+             fmt::format("recovery_percent {} does not follow from the values: {} = {}", stated, how, computed));
     d.stated = stated;
     d.computed = computed;
     return d;

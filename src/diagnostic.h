@@ -100,25 +100,24 @@ Diagnostic wrong_type(const Position& pos, const std::string& key, const std::st
                       const std::string& found);
 Diagnostic unknown_key(const Position& pos, const std::string& key, const std::string& suggestion,
                        const std::string& kind);
-Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value,
-                    const std::string& allowed, const std::string& suggestion);
+Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value, const std::string& allowed,
+                    const std::string& suggestion);
 Diagnostic bad_value(const Position& pos, const std::string& key, const std::string& what);
 Diagnostic unknown_kind(const std::string& file, const std::string& folder);
 Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected);
 Diagnostic duplicate_id(const Position& pos, const std::string& id, const std::string& other_file);
 Diagnostic unresolved_reference(const Position& pos, const std::string& key, const std::string& id,
                                 const std::string& wanted_kind, const std::string& suggestion);
-Diagnostic basis_product(const Position& pos, const std::string& expression,
-                         const std::string& computed, const std::string& stated);
+Diagnostic basis_product(const Position& pos, const std::string& expression, const std::string& computed,
+                         const std::string& stated);
 Diagnostic basis_model(const Position& pos, const std::string& factor, const std::string& stated,
-                       const std::string& expected, const std::string& model_id,
-                       const std::string& why);
+                       const std::string& expected, const std::string& model_id, const std::string& why);
 Diagnostic dtype_bytes(const Position& pos, const std::string& dtype, const std::string& stated,
                        const std::string& expected, const std::string& block_note);
-Diagnostic variant_mismatch(const Position& pos, const std::string& stated,
-                            const std::string& model_variant, const std::string& model_id);
-Diagnostic context_above_native(const Position& pos, const std::string& context,
-                                const std::string& native, const std::string& model_id);
+Diagnostic variant_mismatch(const Position& pos, const std::string& stated, const std::string& model_variant,
+                            const std::string& model_id);
+Diagnostic context_above_native(const Position& pos, const std::string& context, const std::string& native,
+                                const std::string& model_id);
 Diagnostic overflow(const Position& pos, const std::string& what);
 Diagnostic model_layers(const Position& pos, const std::string& what);
 Diagnostic ignore_problem(const Position& pos, const std::string& what);

@@ -19,7 +19,9 @@ constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.
 
 /// format_text() prints column 1 for a positioned finding without a column; every format
 /// says the same so that one finding has one address.
-int shown_column(const Diagnostic& d) { return std::max(d.pos.column, 1); }
+int shown_column(const Diagnostic& d) {
+    return std::max(d.pos.column, 1);
+}
 
 std::string dump(const ordered_json& j) {
     // Record text is checked for UTF-8 by the loader, but a file name need not be: replace
@@ -29,9 +31,12 @@ std::string dump(const ordered_json& j) {
 
 std::string_view sarif_level(Severity s) {
     switch (s) {
-        case Severity::error: return "error";
-        case Severity::warning: return "warning";
-        case Severity::note: return "note";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::note:
+            return "note";
     }
     return "error";
 }
@@ -67,16 +72,24 @@ std::optional<DiagnosticFormat> parse_diagnostic_format(std::string_view name) {
     return std::nullopt;
 }
 
-std::span<const std::string_view> diagnostic_format_names() { return kFormats; }
+std::span<const std::string_view> diagnostic_format_names() {
+    return kFormats;
+}
 
 LintSummary summarize(std::span<const Diagnostic> diagnostics, std::size_t files_checked) {
     LintSummary s;
     s.files_checked = files_checked;
     for (const auto& d : diagnostics) {
         switch (d.severity) {
-            case Severity::error: ++s.errors; break;
-            case Severity::warning: ++s.warnings; break;
-            case Severity::note: ++s.notes; break;
+            case Severity::error:
+                ++s.errors;
+                break;
+            case Severity::warning:
+                ++s.warnings;
+                break;
+            case Severity::note:
+                ++s.notes;
+                break;
         }
     }
     return s;
@@ -106,10 +119,17 @@ std::string github_escape_data(std::string_view text) {
     out.reserve(text.size());
     for (char c : text) {
         switch (c) {
-            case '%': out += "%25"; break;
-            case '\r': out += "%0D"; break;
-            case '\n': out += "%0A"; break;
-            default: out += c;
+            case '%':
+                out += "%25";
+                break;
+            case '\r':
+                out += "%0D";
+                break;
+            case '\n':
+                out += "%0A";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -120,9 +140,14 @@ std::string github_escape_property(std::string_view text) {
     out.reserve(text.size());
     for (char c : github_escape_data(text)) {
         switch (c) {
-            case ':': out += "%3A"; break;
-            case ',': out += "%2C"; break;
-            default: out += c;
+            case ':':
+                out += "%3A";
+                break;
+            case ',':
+                out += "%2C";
+                break;
+            default:
+                out += c;
         }
     }
     return out;

@@ -25,7 +25,9 @@ constexpr std::array kDtypes = {
 
 }  // namespace
 
-std::span<const CacheDtype> cache_dtypes() { return kDtypes; }
+std::span<const CacheDtype> cache_dtypes() {
+    return kDtypes;
+}
 
 std::optional<CacheDtype> find_cache_dtype(std::string_view name) {
     for (const auto& d : kDtypes) {

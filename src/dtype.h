@@ -15,9 +15,9 @@
 namespace kvcat {
 
 struct CacheDtype {
-    std::string_view name;          ///< as written in records: "bf16", "q8_0", "fp8_e4m3"
-    int block_values;               ///< values per block (1 for plain types)
-    int block_bytes;                ///< bytes per block
+    std::string_view name;  ///< as written in records: "bf16", "q8_0", "fp8_e4m3"
+    int block_values;       ///< values per block (1 for plain types)
+    int block_bytes;        ///< bytes per block
     std::string_view description;
     Rational bytes_per_element() const { return Rational(block_bytes, block_values); }
 };

@@ -40,10 +40,14 @@ std::string gib(const Rational& bytes) {
 
 const char* verdict_name(Claim::Verdict v) {
     switch (v) {
-        case Claim::Verdict::holds: return "holds";
-        case Claim::Verdict::wrong: return "wrong";
-        case Claim::Verdict::binary_only: return "binary-units";
-        case Claim::Verdict::unjudged: return "unjudged";
+        case Claim::Verdict::holds:
+            return "holds";
+        case Claim::Verdict::wrong:
+            return "wrong";
+        case Claim::Verdict::binary_only:
+            return "binary-units";
+        case Claim::Verdict::unjudged:
+            return "unjudged";
     }
     return "unjudged";
 }
@@ -95,13 +99,12 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     Rational growing = growing_elements_per_token(*basis);
     // The text form prints growing_layers x per_layer_elements; for differing layers that is
     // the average, so it is given as the exact total over the layers instead.
-    out["per_layer_elements"] = basis->groups.empty() || basis->layers == 0
-                                    ? exact(per_layer)
-                                    : exact(growing / Rational(basis->layers));
+    out["per_layer_elements"] =
+        basis->groups.empty() || basis->layers == 0 ? exact(per_layer) : exact(growing / Rational(basis->layers));
     if (basis->latent_dim) {
         out["latent_dim"] = *basis->latent_dim;
-        out["per_layer_how"] = fmt::format("one MLA latent of {} elements (kv_lora_rank + qk_rope_head_dim)",
-                                           *basis->latent_dim);
+        out["per_layer_how"] =
+            fmt::format("one MLA latent of {} elements (kv_lora_rank + qk_rope_head_dim)", *basis->latent_dim);
     } else if (!basis->groups.empty()) {
         std::string how;
         json groups = json::array();
@@ -177,13 +180,13 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                 auto basis = model_basis(*model);
                 if (basis) {
                     Rational bpe = *element;
-                    Rational kv = kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe,
-                                                      p.context_length, bpe);
+                    Rational kv =
+                        kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe, p.context_length, bpe);
                     j["kv_bytes_at_context"] = exact(kv);
                     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
                     if (weights && accelerator) {
-                        Roofline roof = batch_roofline(*accelerator, weights->active, kv, fixed_state_bytes(*model),
-                                                       p.concurrency);
+                        Roofline roof =
+                            batch_roofline(*accelerator, weights->active, kv, fixed_state_bytes(*model), p.concurrency);
                         j["roofline_tps"] = roof.ceiling_tps.to_double();
                         j["roofline_how"] = roofline_how(*accelerator, roof, weights->label, kv,
                                                          fixed_state_bytes(*model), p.context_length, p.concurrency);
@@ -289,24 +292,26 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
                                                  *p.tps, at)
                                    : fmt::format("measured_tps_at_ctx{} is null: the source did not report it", at));
         if (p.total_tps) {
-            unverified.push_back(fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
-                                             "positive number under {} times the bandwidth ceiling, not re-measured",
-                                             *p.total_tps, at, p.concurrency));
+            unverified.push_back(
+                fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
+                            "positive number under {} times the bandwidth ceiling, not re-measured",
+                            *p.total_tps, at, p.concurrency));
         }
         if (p.prefill_tps) {
-            unverified.push_back(fmt::format("measured_prefill_tps_at_ctx {}{} is a measurement: checked to be a "
-                                             "positive number, not re-measured",
-                                             *p.prefill_tps, at));
+            unverified.push_back(
+                fmt::format("measured_prefill_tps_at_ctx {}{} is a measurement: checked to be a "
+                            "positive number, not re-measured",
+                            *p.prefill_tps, at));
         }
-        unverified.push_back(p.ttft_ms ? fmt::format("measured_ttft_ms_at_ctx {}{} is a measurement: checked to be a "
-                                                     "positive number, not re-measured",
-                                                     *p.ttft_ms, at)
-                                       : fmt::format("measured_ttft_ms_at_ctx{} is null: the source did not report it",
-                                                     at));
+        unverified.push_back(p.ttft_ms
+                                 ? fmt::format("measured_ttft_ms_at_ctx {}{} is a measurement: checked to be a "
+                                               "positive number, not re-measured",
+                                               *p.ttft_ms, at)
+                                 : fmt::format("measured_ttft_ms_at_ctx{} is null: the source did not report it", at));
     }
     for (const auto& q : row.quality) {
-        unverified.push_back(fmt::format("quality {} {} {} {} is a measurement, not re-measured", q.benchmark,
-                                         q.metric, q.value ? fmt::format("{}", *q.value) : "?", q.unit));
+        unverified.push_back(fmt::format("quality {} {} {} {} is a measurement, not re-measured", q.benchmark, q.metric,
+                                         q.value ? fmt::format("{}", *q.value) : "?", q.unit));
     }
     unverified.push_back("sources are named, not fetched: kvcat cannot read them");
     unverified.push_back("sentences that state no arithmetic are not checked");
@@ -328,8 +333,8 @@ std::string render_explanation_text(const nlohmann::json& e) {
                 out += fmt::format(" ({} bytes per element)", show(d["bytes_per_element"]));
             }
             if (d.contains("v_name")) {
-                out += fmt::format(" for K, {} for V: {} bytes per element on average",
-                                   d["v_name"].get<std::string>(), show(d["mean_bytes_per_element"]));
+                out += fmt::format(" for K, {} for V: {} bytes per element on average", d["v_name"].get<std::string>(),
+                                   show(d["mean_bytes_per_element"]));
             }
         }
         out += "\n";
@@ -351,11 +356,12 @@ std::string render_explanation_text(const nlohmann::json& e) {
         for (auto& ch : text) {
             if (ch == '\n') ch = ' ';
         }
-        out += fmt::format("  {}:{}  {}  {}\n      {}\n", c["line"].get<int>(), c["column"].get<int>(),
-                           verdict_label(c.value("verdict", std::string("holds"))), c["field"].get<std::string>(),
-                           text);
+        out +=
+            fmt::format("  {}:{}  {}  {}\n      {}\n", c["line"].get<int>(), c["column"].get<int>(),
+                        verdict_label(c.value("verdict", std::string("holds"))), c["field"].get<std::string>(), text);
         if (c.contains("why")) out += fmt::format("      {}\n", c["why"].get<std::string>());
-        if (c.contains("silenced")) out += fmt::format("      silenced by lint_ignore: {}\n", c["silenced"].get<std::string>());
+        if (c.contains("silenced"))
+            out += fmt::format("      silenced by lint_ignore: {}\n", c["silenced"].get<std::string>());
         if (!c["holds"].get<bool>()) {
             out += fmt::format("      {} = {}, not {}\n", c["expression"].get<std::string>(),
                                c["computed"].get<std::string>(), c.value("wrong_side", std::string("?")));
@@ -364,8 +370,8 @@ std::string render_explanation_text(const nlohmann::json& e) {
 
     if (e.contains("basis")) {
         const auto& b = e["basis"];
-        out += fmt::format("\nStructured basis: {} = {}; kv_bytes_per_token {}: {}\n", b["expression"].get<std::string>(),
-                           show(b["product"]), show(b["kv_bytes_per_token"]),
+        out += fmt::format("\nStructured basis: {} = {}; kv_bytes_per_token {}: {}\n",
+                           b["expression"].get<std::string>(), show(b["product"]), show(b["kv_bytes_per_token"]),
                            b["agrees"].get<bool>() ? "agrees" : "DISAGREES");
     }
     if (e.contains("model_basis")) {
@@ -380,9 +386,9 @@ std::string render_explanation_text(const nlohmann::json& e) {
                 indexer = fmt::format(" + {} layers x {} indexer bytes", m["growing_layers"].get<std::int64_t>(),
                                       m["indexer_bytes_per_layer_token"].get<std::int64_t>());
             }
-            out += fmt::format("  {} layers x {} elements x {} bytes{} = {} B/token\n", m["growing_layers"].get<std::int64_t>(),
-                               show(m["per_layer_elements"]), show(m["bytes_per_element"]), indexer,
-                               show(m["bytes_per_token"]));
+            out += fmt::format("  {} layers x {} elements x {} bytes{} = {} B/token\n",
+                               m["growing_layers"].get<std::int64_t>(), show(m["per_layer_elements"]),
+                               show(m["bytes_per_element"]), indexer, show(m["bytes_per_token"]));
             if (m.contains("bounded_at")) {
                 out += fmt::format("  no layer grows: those bytes stop at the {}-token window\n",
                                    m["bounded_at"].get<std::int64_t>());
@@ -402,20 +408,23 @@ std::string render_explanation_text(const nlohmann::json& e) {
             }
             if (m.contains("at_context")) {
                 const auto& a = m["at_context"];
-                out += fmt::format("  at context {}: growing {} + sliding {} = {} bytes of KV ({}), plus {} bytes of "
-                                   "fixed state\n",
-                                   show(a["context_length"]), show(a["growing_bytes"]), show(a["sliding_bytes"]),
-                                   show(a["kv_bytes_at_context"]), a["kv_gib_at_context"].get<std::string>(),
-                                   show(a["fixed_state_bytes"]));
+                out += fmt::format(
+                    "  at context {}: growing {} + sliding {} = {} bytes of KV ({}), plus {} bytes of "
+                    "fixed state\n",
+                    show(a["context_length"]), show(a["growing_bytes"]), show(a["sliding_bytes"]),
+                    show(a["kv_bytes_at_context"]), a["kv_gib_at_context"].get<std::string>(),
+                    show(a["fixed_state_bytes"]));
             }
             const auto& bl = m["baselines"];
             if (bl.contains("all_layers_gqa_bytes_per_token")) {
-                out += fmt::format("  what if every layer cached as GQA: {} B/token ({:.1f}x)\n",
-                                   show(bl["all_layers_gqa_bytes_per_token"]), bl["all_layers_gqa_factor"].get<double>());
+                out +=
+                    fmt::format("  what if every layer cached as GQA: {} B/token ({:.1f}x)\n",
+                                show(bl["all_layers_gqa_bytes_per_token"]), bl["all_layers_gqa_factor"].get<double>());
             }
             if (bl.contains("all_layers_mha_bytes_per_token")) {
-                out += fmt::format("  what if every layer cached as MHA: {} B/token ({:.1f}x)\n",
-                                   show(bl["all_layers_mha_bytes_per_token"]), bl["all_layers_mha_factor"].get<double>());
+                out +=
+                    fmt::format("  what if every layer cached as MHA: {} B/token ({:.1f}x)\n",
+                                show(bl["all_layers_mha_bytes_per_token"]), bl["all_layers_mha_factor"].get<double>());
             }
         }
     }
@@ -423,9 +432,10 @@ std::string render_explanation_text(const nlohmann::json& e) {
         out += "\nMeasured points (the roofline is the ceiling the lint applied):\n";
         auto number = [](const json& v) { return v.is_null() ? std::string("-") : fmt::format("{}", v.get<double>()); };
         for (const auto& p : e["points"]) {
-            out += fmt::format("  context {:>9}  decode {:>8} t/s  prefill {:>9} t/s  ttft {:>8} ms",
-                               group_thousands(p["context_length"].get<std::int64_t>()), number(p["measured_tps_at_ctx"]),
-                               number(p["measured_prefill_tps_at_ctx"]), number(p["measured_ttft_ms_at_ctx"]));
+            out +=
+                fmt::format("  context {:>9}  decode {:>8} t/s  prefill {:>9} t/s  ttft {:>8} ms",
+                            group_thousands(p["context_length"].get<std::int64_t>()), number(p["measured_tps_at_ctx"]),
+                            number(p["measured_prefill_tps_at_ctx"]), number(p["measured_ttft_ms_at_ctx"]));
             if (p["concurrency"].get<std::int64_t>() != 1) {
                 out += fmt::format("  x{}", p["concurrency"].get<std::int64_t>());
                 if (p.contains("measured_total_tps_at_ctx") && !p["measured_total_tps_at_ctx"].is_null()) {

@@ -107,10 +107,10 @@ std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view
             std::string_view name;
             std::int64_t factor;
         };
-        static constexpr std::array<Suffix, 8> kSuffixes = {
-            Suffix{"KiB", 1LL << 10}, Suffix{"MiB", 1LL << 20}, Suffix{"GiB", 1LL << 30}, Suffix{"TiB", 1LL << 40},
-            Suffix{"kB", 1000LL},     Suffix{"MB", 1000000LL},  Suffix{"GB", 1000000000LL},
-            Suffix{"TB", 1000000000000LL}};
+        static constexpr std::array<Suffix, 8> kSuffixes = {Suffix{"KiB", 1LL << 10},   Suffix{"MiB", 1LL << 20},
+                                                            Suffix{"GiB", 1LL << 30},   Suffix{"TiB", 1LL << 40},
+                                                            Suffix{"kB", 1000LL},       Suffix{"MB", 1000000LL},
+                                                            Suffix{"GB", 1000000000LL}, Suffix{"TB", 1000000000000LL}};
         for (const auto& s : kSuffixes) {
             if (body.ends_with(s.name)) {
                 return scaled(body.substr(0, body.size() - s.name.size()), Rational(s.factor));
@@ -120,7 +120,8 @@ std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view
         return parse_number(body);
     }
     if (!unit.empty() && ends_with_nocase(text, unit)) return parse_number(text.substr(0, text.size() - unit.size()));
-    if (unit == "billions" && (text.ends_with('B') || text.ends_with('b'))) return parse_number(text.substr(0, text.size() - 1));
+    if (unit == "billions" && (text.ends_with('B') || text.ends_with('b')))
+        return parse_number(text.substr(0, text.size() - 1));
     return parse_number(text);
 }
 
@@ -147,13 +148,15 @@ std::string_view id_column_folder(std::string_view column) {
     return "";
 }
 
-std::optional<Cell> parse_number(std::string_view text) { return scaled(text, Rational(1)); }
+std::optional<Cell> parse_number(std::string_view text) {
+    return scaled(text, Rational(1));
+}
 
 Filter parse_filter(std::string_view text) {
     std::size_t op_at = text.find_first_of("=!<>~");
     if (op_at == std::string_view::npos) {
-        throw FilterError(fmt::format("'{}' is not a filter; write column OP value, with OP one of = != > >= < <= ~",
-                                      text));
+        throw FilterError(
+            fmt::format("'{}' is not a filter; write column OP value, with OP one of = != > >= < <= ~", text));
     }
     Filter f;
     std::string_view column = trim(text.substr(0, op_at));
@@ -170,8 +173,8 @@ Filter parse_filter(std::string_view text) {
     }
     std::string_view value = trim(rest.substr(f.op.size()));
     if (!value.empty() && std::string_view("=<>!~").find(value.front()) != std::string_view::npos) {
-        throw FilterError(fmt::format("'{}': unknown operator '{}{}'; use one of = != > >= < <= ~", text, f.op,
-                                      value.front()));
+        throw FilterError(
+            fmt::format("'{}': unknown operator '{}{}'; use one of = != > >= < <= ~", text, f.op, value.front()));
     }
     if (!is_identifier(column)) {
         throw FilterError(fmt::format("'{}': expected a column name before '{}'", text, f.op));
@@ -181,8 +184,8 @@ Filter parse_filter(std::string_view text) {
     f.text = std::string(text);
     if (value == "null" || value == "NULL" || value == "Null") {
         if (f.op != "=" && f.op != "!=") {
-            throw FilterError(fmt::format("'{}': null is tested with = or != ({}=null, {}!=null)", text, info.name,
-                                          info.name));
+            throw FilterError(
+                fmt::format("'{}': null is tested with = or != ({}=null, {}!=null)", text, info.name, info.name));
         }
         f.value = std::monostate{};
         return f;
@@ -215,7 +218,8 @@ Filter parse_filter(std::string_view text) {
             f.values.emplace_back(std::string(part));
         } else if (info.type == "text") {
             if (f.op != "=" && f.op != "!=") {
-                throw FilterError(fmt::format("'{}': {} is text; compare it with =, != or ~ (a glob)", text, info.name));
+                throw FilterError(
+                    fmt::format("'{}': {} is text; compare it with =, != or ~ (a glob)", text, info.name));
             }
             std::string v(part);
             // A record id without its folder: accelerator=nvidia-rtx-4090.

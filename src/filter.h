@@ -21,14 +21,14 @@ namespace kvcat {
 
 /// A filter or column name the user got wrong; the message says what is valid.
 class FilterError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 
 struct Filter {
     std::string column;
-    std::string op;  ///< "=", "!=", ">", ">=", "<", "<=", "~"
-    Cell value;      ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
+    std::string op;            ///< "=", "!=", ">", ">=", "<", "<=", "~"
+    Cell value;                ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
     std::vector<Cell> values;  ///< any of these (a comma list); empty for a null test
     std::string text;          ///< as the user wrote it, for messages
 };

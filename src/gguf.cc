@@ -37,8 +37,7 @@ class Reader {
 
     void need(std::uint64_t n, const char* what) {
         if (n > size_ - pos_) {
-            throw GgufError(
-                fmt::format("the header is cut short at byte {} (reading {})", pos_, what));
+            throw GgufError(fmt::format("the header is cut short at byte {} (reading {})", pos_, what));
         }
     }
     void skip(std::uint64_t n, const char* what) {
@@ -52,8 +51,7 @@ class Reader {
         T v{};
         in_.read(reinterpret_cast<char*>(&v),
                  sizeof(T));  // GGUF is little-endian, as every host kvcat builds for
-        if (!in_)
-            throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
+        if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
         pos_ += sizeof(T);
         return v;
     }
@@ -101,13 +99,11 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
         return std::nullopt;
     }
     if (type == kArray) {
-        if (depth > 0)
-            throw GgufError("an array of arrays in the metadata");
+        if (depth > 0) throw GgufError("an array of arrays in the metadata");
         auto item = r.get<std::uint32_t>("an array's type");
         auto count = r.get<std::uint64_t>("an array's length");
         if (std::uint64_t each = scalar_size(item)) {
-            if (count > UINT64_MAX / each)
-                throw GgufError("an array too long for the file");
+            if (count > UINT64_MAX / each) throw GgufError("an array too long for the file");
             r.skip(count * each, "an array");
         } else if (item == kString) {
             for (std::uint64_t i = 0; i < count; ++i) r.string("a string in an array");
@@ -134,8 +130,7 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
             return std::nullopt;
         case kI32: {
             auto v = r.get<std::int32_t>("a value");
-            return v >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(v))
-                          : std::nullopt;
+            return v >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(v)) : std::nullopt;
         }
         case kF32:
             r.skip(4, "a value");
@@ -154,20 +149,16 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
 GgufWeights read_gguf_weights(const std::string& path) {
     std::error_code ec;
     auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        throw std::runtime_error(fmt::format("cannot read {}: {}", path, ec.message()));
+    if (ec) throw std::runtime_error(fmt::format("cannot read {}: {}", path, ec.message()));
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error(fmt::format("cannot read {}", path));
+    if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
     Reader r(in, size);
     GgufWeights w;
     w.file_size = size;
     auto magic = r.get<std::uint32_t>("the magic");
-    if (magic != 0x46554747u)
-        throw GgufError("not a GGUF file: it does not start with GGUF");
+    if (magic != 0x46554747u) throw GgufError("not a GGUF file: it does not start with GGUF");
     w.version = r.get<std::uint32_t>("the version");
-    if (w.version < 2 || w.version > 3)
-        throw GgufError(fmt::format("GGUF version {}; kvcat reads 2 and 3", w.version));
+    if (w.version < 2 || w.version > 3) throw GgufError(fmt::format("GGUF version {}; kvcat reads 2 and 3", w.version));
     w.tensors = r.get<std::uint64_t>("the tensor count");
     auto kvs = r.get<std::uint64_t>("the metadata count");
     for (std::uint64_t i = 0; i < kvs; ++i) {
@@ -187,20 +178,17 @@ GgufWeights read_gguf_weights(const std::string& path) {
     for (std::uint64_t i = 0; i < w.tensors; ++i) {
         r.string("a tensor name");
         auto dims = r.get<std::uint32_t>("a tensor's dimensions");
-        if (dims > 8)
-            throw GgufError(fmt::format("a tensor with {} dimensions", dims));
+        if (dims > 8) throw GgufError(fmt::format("a tensor with {} dimensions", dims));
         r.skip(std::uint64_t{dims} * 8, "a tensor's shape");
         r.get<std::uint32_t>("a tensor's type");
         auto offset = r.get<std::uint64_t>("a tensor's offset");
-        if (offset % w.alignment != 0)
-            throw GgufError("a tensor's offset is not aligned");
+        if (offset % w.alignment != 0) throw GgufError("a tensor's offset is not aligned");
         last_end = std::max(last_end, offset);
     }
     std::uint64_t header = r.pos();
     w.data_offset = (header + w.alignment - 1) / w.alignment * w.alignment;
     if (w.data_offset > size || last_end > size - w.data_offset) {
-        throw GgufError(
-            "the tensor data is cut short: the file ends before the last tensor starts");
+        throw GgufError("the tensor data is cut short: the file ends before the last tensor starts");
     }
     w.data_bytes = size - w.data_offset;
     return w;

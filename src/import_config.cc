@@ -53,15 +53,17 @@ void Importer::check_keys() {
             if (value.is_null()) continue;  // a key set to null states nothing
             if (const ConfigKey* k = find_config_key(key)) {
                 if (k->use == KeyUse::refused) {
-                    problems_.push_back(fmt::format("{}{} is set: {}. The cache or state figures would be wrong, so "
-                                                    "kvcat writes no record",
-                                                    prefix, key, k->why));
+                    problems_.push_back(
+                        fmt::format("{}{} is set: {}. The cache or state figures would be wrong, so "
+                                    "kvcat writes no record",
+                                    prefix, key, k->why));
                 }
             } else if (looks_cache_relevant(key)) {
-                problems_.push_back(fmt::format("{}{} is a key kvcat does not know, and its name says it may change "
-                                                "the KV cache or the fixed state; rather than a figure that may be "
-                                                "wrong, kvcat writes no record",
-                                                prefix, key));
+                problems_.push_back(
+                    fmt::format("{}{} is a key kvcat does not know, and its name says it may change "
+                                "the KV cache or the fixed state; rather than a figure that may be "
+                                "wrong, kvcat writes no record",
+                                prefix, key));
             } else {
                 unknown_keys_.push_back(prefix + key);
             }
@@ -70,9 +72,10 @@ void Importer::check_keys() {
     check(r_->scope(), nested_ ? "text_config." : "");
     if (nested_) check(config_, "");
     if (!unknown_keys_.empty()) {
-        notes_.push_back(fmt::format("Keys kvcat does not know, taken as not bearing on the cache because their "
-                                     "names say nothing of layers, heads, windows or state: {}.",
-                                     join(unknown_keys_)));
+        notes_.push_back(
+            fmt::format("Keys kvcat does not know, taken as not bearing on the cache because their "
+                        "names say nothing of layers, heads, windows or state: {}.",
+                        join(unknown_keys_)));
     }
 }
 
@@ -93,16 +96,18 @@ void Importer::read_size() {
     if (!d_.native && !r.has("max_position_embeddings")) {
         if (opt_.native_context) {
             d_.native = opt_.native_context;
-            notes_.push_back(fmt::format("The config has no max_position_embeddings; native_context {} was given "
-                                         "with --native-context.",
-                                         *d_.native));
+            notes_.push_back(
+                fmt::format("The config has no max_position_embeddings; native_context {} was given "
+                            "with --native-context.",
+                            *d_.native));
         } else {
             missing_.push_back(r.path("max_position_embeddings") + " (or give --native-context)");
         }
     } else if (d_.native && opt_.native_context && *opt_.native_context != *d_.native) {
-        problems_.push_back(fmt::format("--native-context {} disagrees with {} {}; the option only fills in a "
-                                        "config that lacks the field",
-                                        *opt_.native_context, r.path("max_position_embeddings"), *d_.native));
+        problems_.push_back(
+            fmt::format("--native-context {} disagrees with {} {}; the option only fills in a "
+                        "config that lacks the field",
+                        *opt_.native_context, r.path("max_position_embeddings"), *d_.native));
     }
     if (const json* rope = r.get("rope_scaling"); rope && rope->is_object()) {
         std::vector<std::string> parts;
@@ -111,9 +116,10 @@ void Importer::read_size() {
                 parts.push_back(fmt::format("{} {}", k, it->is_string() ? it->get<std::string>() : json_text(*it)));
             }
         }
-        notes_.push_back(fmt::format("The config sets rope_scaling ({}); native_context is "
-                                     "max_position_embeddings as configured.",
-                                     parts.empty() ? std::string("no type given") : join(parts)));
+        notes_.push_back(
+            fmt::format("The config sets rope_scaling ({}); native_context is "
+                        "max_position_embeddings as configured.",
+                        parts.empty() ? std::string("no type given") : join(parts)));
     }
 }
 
@@ -127,8 +133,9 @@ void Importer::read_heads() {
         if (!r.has("kv_lora_rank")) missing_.push_back(r.path("kv_lora_rank"));
         if (!r.has("qk_rope_head_dim")) missing_.push_back(r.path("qk_rope_head_dim"));
         if (r.has("num_key_value_heads")) {
-            notes_.push_back("num_key_value_heads and the per-head widths are not recorded: an MLA layer caches one "
-                             "compressed latent, not K and V per head.");
+            notes_.push_back(
+                "num_key_value_heads and the per-head widths are not recorded: an MLA layer caches one "
+                "compressed latent, not K and V per head.");
         }
         return;
     }
@@ -136,10 +143,11 @@ void Importer::read_heads() {
         d_.kv_heads = r.positive("num_key_value_heads");
     } else if (d_.heads) {
         d_.kv_heads = d_.heads;
-        notes_.push_back(fmt::format("The config has no num_key_value_heads; it defaults to "
-                                     "num_attention_heads ({}), as in Hugging Face transformers, so every "
-                                     "query head has its own K and V head.",
-                                     *d_.heads));
+        notes_.push_back(
+            fmt::format("The config has no num_key_value_heads; it defaults to "
+                        "num_attention_heads ({}), as in Hugging Face transformers, so every "
+                        "query head has its own K and V head.",
+                        *d_.heads));
     }
     if (d_.kv_heads && d_.heads && *d_.kv_heads > *d_.heads) {
         problems_.push_back(fmt::format("{} is {}, more than num_attention_heads {}", r.path("num_key_value_heads"),
@@ -153,14 +161,16 @@ void Importer::read_heads() {
         auto hidden = r.positive("hidden_size");
         if (hidden && d_.heads) {
             if (*hidden % *d_.heads != 0) {
-                problems_.push_back(fmt::format("the config has no head_dim, and hidden_size {} does not divide "
-                                                "by num_attention_heads {}",
-                                                *hidden, *d_.heads));
+                problems_.push_back(
+                    fmt::format("the config has no head_dim, and hidden_size {} does not divide "
+                                "by num_attention_heads {}",
+                                *hidden, *d_.heads));
             } else {
                 d_.head_dim = *hidden / *d_.heads;
-                notes_.push_back(fmt::format("The config has no head_dim; it is derived as {} (hidden_size) / "
-                                             "{} (num_attention_heads) = {}.",
-                                             *hidden, *d_.heads, *d_.head_dim));
+                notes_.push_back(
+                    fmt::format("The config has no head_dim; it is derived as {} (hidden_size) / "
+                                "{} (num_attention_heads) = {}.",
+                                *hidden, *d_.heads, *d_.head_dim));
             }
         }
     } else {
@@ -172,18 +182,21 @@ void Importer::read_window() {
     FieldReader& r = *r_;
     std::int64_t sliding = d_.count(Role::sliding), chunked = d_.count(Role::chunked);
     if (sliding && chunked) {
-        problems_.push_back("a config with both sliding-window and chunked layers is not supported: a model record "
-                            "states one window");
+        problems_.push_back(
+            "a config with both sliding-window and chunked layers is not supported: a model record "
+            "states one window");
         return;
     }
     if (chunked) {
         d_.window = r.positive("attention_chunk_size");
         if (!r.has("attention_chunk_size")) {
-            missing_.push_back(r.path("attention_chunk_size") + fmt::format(" (the chunk of the {} chunked layers)", chunked));
+            missing_.push_back(r.path("attention_chunk_size") +
+                               fmt::format(" (the chunk of the {} chunked layers)", chunked));
         }
     } else if (sliding) {
         if (!r.has("sliding_window")) {
-            missing_.push_back(r.path("sliding_window") + fmt::format(" (the window of the {} sliding layers)", sliding));
+            missing_.push_back(r.path("sliding_window") +
+                               fmt::format(" (the window of the {} sliding layers)", sliding));
             return;
         }
         d_.window = r.positive("sliding_window");
@@ -217,10 +230,11 @@ void Importer::read_sharing() {
         d_.roles[static_cast<std::size_t>(i)] = Role::shared;
     }
     d_.shared = *shared;
-    notes_.push_back(fmt::format("num_kv_shared_layers {}: layers {} to {} reuse the KV cache of an earlier layer of "
-                                 "their type (as transformers' Gemma 3n does) and add none; they are counted in "
-                                 "kv_layers.shared.",
-                                 *shared, n - *shared, n - 1));
+    notes_.push_back(
+        fmt::format("num_kv_shared_layers {}: layers {} to {} reuse the KV cache of an earlier layer of "
+                    "their type (as transformers' Gemma 3n does) and add none; they are counted in "
+                    "kv_layers.shared.",
+                    *shared, n - *shared, n - 1));
 }
 
 void Importer::read_indexer() {
@@ -231,17 +245,19 @@ void Importer::read_indexer() {
     auto width = r.positive("index_head_dim");
     if (!width) return;
     if (!d_.mla) {
-        problems_.push_back(fmt::format("{} is set on a model that is not MLA; kvcat models the indexer only beside "
-                                        "an MLA latent (DeepSeek-V3.2)",
-                                        r.path("index_head_dim")));
+        problems_.push_back(
+            fmt::format("{} is set on a model that is not MLA; kvcat models the indexer only beside "
+                        "an MLA latent (DeepSeek-V3.2)",
+                        r.path("index_head_dim")));
         return;
     }
     // vLLM and SGLang keep the indexer keys at fp8 with one 4-byte float32 scale per 128 values.
     d_.indexer = IndexerShape{*width, "fp8", 4, 128};
-    notes_.push_back(fmt::format("index_head_dim {}: every layer also caches the sparse-attention indexer's key, "
-                                 "kept at fp8 with a 4-byte scale per 128 values as vLLM and SGLang keep it ({} B "
-                                 "per token per layer), whatever the KV cache dtype.",
-                                 *width, indexer_bytes_per_token_layer(*d_.indexer)));
+    notes_.push_back(
+        fmt::format("index_head_dim {}: every layer also caches the sparse-attention indexer's key, "
+                    "kept at fp8 with a 4-byte scale per 128 values as vLLM and SGLang keep it ({} B "
+                    "per token per layer), whatever the KV cache dtype.",
+                    *width, indexer_bytes_per_token_layer(*d_.indexer)));
 }
 
 void Importer::read_mtp() {
@@ -249,11 +265,11 @@ void Importer::read_mtp() {
     FieldReader& r = *r_;
     for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
         if (auto mtp = r.index(key); mtp && *mtp > 0) {
-            notes_.push_back(fmt::format("{} {}: the multi-token-prediction {} not counted as a decoder layer that "
-                                         "serves requests, so num_layers is num_hidden_layers ({}); an engine that "
-                                         "runs MTP speculative decoding caches for {} as well.",
-                                         key, *mtp, *mtp == 1 ? "layer is" : "layers are", d_.layers.value_or(0),
-                                         *mtp == 1 ? "it" : "them"));
+            notes_.push_back(fmt::format(
+                "{} {}: the multi-token-prediction {} not counted as a decoder layer that "
+                "serves requests, so num_layers is num_hidden_layers ({}); an engine that "
+                "runs MTP speculative decoding caches for {} as well.",
+                key, *mtp, *mtp == 1 ? "layer is" : "layers are", d_.layers.value_or(0), *mtp == 1 ? "it" : "them"));
         }
     }
 }
@@ -280,12 +296,13 @@ void Importer::read_options() {
     if (!opt_.total_params_b) options_missing.push_back("--total-params-b");
     if (!opt_.active_params_b) options_missing.push_back("--active-params-b");
     if (!options_missing.empty()) {
-        problems_.push_back(fmt::format("a config.json does not state parameter counts: give {} (billions; equal for "
-                                        "a dense model)",
-                                        join(options_missing, " and ")));
+        problems_.push_back(
+            fmt::format("a config.json does not state parameter counts: give {} (billions; equal for "
+                        "a dense model)",
+                        join(options_missing, " and ")));
     }
-    for (auto [flag, value] : {std::pair{"--total-params-b", opt_.total_params_b},
-                               std::pair{"--active-params-b", opt_.active_params_b}}) {
+    for (auto [flag, value] :
+         {std::pair{"--total-params-b", opt_.total_params_b}, std::pair{"--active-params-b", opt_.active_params_b}}) {
         if (value && !(std::isfinite(*value) && *value > 0)) {
             problems_.push_back(fmt::format("{} must be a number greater than zero", flag));
         }
@@ -309,21 +326,23 @@ void Importer::read_options() {
     if (opt_.name) {
         name_ = *opt_.name;
         if (name_.empty()) problems_.push_back("--name must not be empty");
-    } else if (auto it = config_.find("_name_or_path"); it != config_.end() && it->is_string() &&
-                                                       !last_path_part(it->get<std::string>()).empty()) {
+    } else if (auto it = config_.find("_name_or_path");
+               it != config_.end() && it->is_string() && !last_path_part(it->get<std::string>()).empty()) {
         name_ = last_path_part(it->get<std::string>());
-        notes_.push_back(fmt::format("The name is the last part of the config's _name_or_path, {}.",
-                                     it->get<std::string>()));
+        notes_.push_back(
+            fmt::format("The name is the last part of the config's _name_or_path, {}.", it->get<std::string>()));
     } else if (!id_name_.empty()) {
         name_ = id_name_;
     } else {
-        problems_.push_back("the config does not name the model: give --name (its published name, e.g. "
-                            "Llama-3.1-8B) or --id models/NAME");
+        problems_.push_back(
+            "the config does not name the model: give --name (its published name, e.g. "
+            "Llama-3.1-8B) or --id models/NAME");
     }
     if (id_name_.empty() && !name_.empty() && !opt_.id) {
         id_name_ = file_safe_name(name_);
         if (id_name_.empty()) {
-            problems_.push_back(fmt::format("cannot make a file name from the name '{}'; give --id models/NAME", name_));
+            problems_.push_back(
+                fmt::format("cannot make a file name from the name '{}'; give --id models/NAME", name_));
         }
     }
 }
@@ -359,10 +378,12 @@ void Importer::run() {
 
 }  // namespace import_stages
 
-using import_stages::json;
 using import_stages::join;
+using import_stages::json;
 
-std::string ImportResult::message() const { return join(problems, "\n"); }
+std::string ImportResult::message() const {
+    return join(problems, "\n");
+}
 
 std::string file_safe_name(std::string_view text) {
     std::string out;
@@ -390,7 +411,8 @@ std::string yaml_inline(std::string_view text) {
     if (!std::isalnum(static_cast<unsigned char>(text.front()))) return quoted();
     bool number_like = true;
     for (char c : text) {
-        bool ok = std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" ._/()+-").find(c) != std::string_view::npos;
+        bool ok = std::isalnum(static_cast<unsigned char>(c)) ||
+                  std::string_view(" ._/()+-").find(c) != std::string_view::npos;
         if (!ok) return quoted();
         if (std::string_view("0123456789.+-eE_").find(c) == std::string_view::npos) number_like = false;
     }

@@ -27,20 +27,20 @@
 namespace kvcat {
 
 struct ImportOptions {
-    std::string config_file;                 ///< the file name, as shown in notes and sources
-    std::optional<std::string> id;           ///< "models/NAME" or "NAME"; default from the name
-    std::optional<std::string> name;         ///< the published name; default _name_or_path's last part
-    std::optional<std::string> source;       ///< what the config is, for sources/config_source
-    std::optional<double> total_params_b;    ///< required: a config does not state it
-    std::optional<double> active_params_b;   ///< required: a config does not state it
+    std::string config_file;                     ///< the file name, as shown in notes and sources
+    std::optional<std::string> id;               ///< "models/NAME" or "NAME"; default from the name
+    std::optional<std::string> name;             ///< the published name; default _name_or_path's last part
+    std::optional<std::string> source;           ///< what the config is, for sources/config_source
+    std::optional<double> total_params_b;        ///< required: a config does not state it
+    std::optional<double> active_params_b;       ///< required: a config does not state it
     std::optional<std::int64_t> native_context;  ///< only when the config lacks max_position_embeddings
-    bool verified = false;                   ///< config_verified
+    bool verified = false;                       ///< config_verified
 };
 
 struct ImportResult {
-    std::string id;                     ///< models/NAME
-    std::string text;                   ///< the record, YAML
-    std::vector<std::string> problems;  ///< empty on success; each names the field or option
+    std::string id;                      ///< models/NAME
+    std::string text;                    ///< the record, YAML
+    std::vector<std::string> problems;   ///< empty on success; each names the field or option
     std::vector<std::string> keys_read;  ///< every config key the import looked at, present or not
     bool ok() const { return problems.empty(); }
     /// Every problem, one a line.

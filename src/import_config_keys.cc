@@ -13,21 +13,15 @@ using K = KeyUse;
 
 constexpr std::string_view kToken = "a token id of the tokenizer";
 constexpr std::string_view kTraining = "a training setting (dropout, initialisation, loss)";
-constexpr std::string_view kWeights =
-    "a weight shape or an activation: it sets the parameters, not the cache";
-constexpr std::string_view kRouting =
-    "mixture-of-experts routing: which weights run, not what is cached";
-constexpr std::string_view kNumerics =
-    "a numeric detail of the computation (norms, scaling, capping, gating)";
-constexpr std::string_view kPosition =
-    "position encoding: how positions are rotated, not how many are kept";
+constexpr std::string_view kWeights = "a weight shape or an activation: it sets the parameters, not the cache";
+constexpr std::string_view kRouting = "mixture-of-experts routing: which weights run, not what is cached";
+constexpr std::string_view kNumerics = "a numeric detail of the computation (norms, scaling, capping, gating)";
+constexpr std::string_view kPosition = "position encoding: how positions are rotated, not how many are kept";
 constexpr std::string_view kBookkeeping = "bookkeeping of the file or of transformers";
-constexpr std::string_view kVision =
-    "the vision or audio tower or its tokens, outside the text decoder";
+constexpr std::string_view kVision = "the vision or audio tower or its tokens, outside the text decoder";
 constexpr std::string_view kStepSize =
     "the Mamba step size's initialisation and limits: the state's size does not depend on it";
-constexpr std::string_view kMambaCompute =
-    "a Mamba kernel or bias setting: the state's size does not depend on it";
+constexpr std::string_view kMambaCompute = "a Mamba kernel or bias setting: the state's size does not depend on it";
 
 // Sorted by name (a test checks), so a lookup is a binary search.
 constexpr std::array kKeys = {
@@ -35,13 +29,11 @@ constexpr std::array kKeys = {
     ConfigKey{"_name_or_path", K::read, ""},
     ConfigKey{"_sliding_window_pattern", K::read, ""},
     ConfigKey{"activation_sparsity_pattern", K::ignored, kNumerics},
-    ConfigKey{"altup_active_idx", K::ignored,
-              "Gemma 3n's AltUp residual streams: weights and compute, not cache"},
+    ConfigKey{"altup_active_idx", K::ignored, "Gemma 3n's AltUp residual streams: weights and compute, not cache"},
     ConfigKey{"altup_coef_clip", K::ignored, kNumerics},
     ConfigKey{"altup_correct_scale", K::ignored, kNumerics},
     ConfigKey{"altup_lr_multiplier", K::ignored, kTraining},
-    ConfigKey{"altup_num_inputs", K::ignored,
-              "Gemma 3n's AltUp residual streams: weights and compute, not cache"},
+    ConfigKey{"altup_num_inputs", K::ignored, "Gemma 3n's AltUp residual streams: weights and compute, not cache"},
     ConfigKey{"architectures", K::read, ""},
     ConfigKey{"attention_bias", K::ignored, kWeights},
     ConfigKey{"attention_chunk_size", K::read, ""},
@@ -52,8 +44,7 @@ constexpr std::array kKeys = {
     ConfigKey{"attention_multiplier", K::ignored, kNumerics},
     ConfigKey{"attention_types", K::refused,
               "per-layer global/local attention in GPT-Neo's spelling, which kvcat does not read"},
-    ConfigKey{"attention_window", K::refused,
-              "per-layer attention windows (Longformer), which kvcat does not model"},
+    ConfigKey{"attention_window", K::refused, "per-layer attention windows (Longformer), which kvcat does not model"},
     ConfigKey{"attn_layer_indices", K::read, ""},
     ConfigKey{"attn_layer_offset", K::read, ""},
     ConfigKey{"attn_layer_period", K::read, ""},
@@ -75,8 +66,7 @@ constexpr std::array kKeys = {
     ConfigKey{"cache_implementation", K::ignored,
               "which transformers cache class to build; the layout it follows is read from the "
               "layer keys"},
-    ConfigKey{"chunk_size", K::ignored,
-              "the Mamba-2 scan's chunk during prefill: compute, not state"},
+    ConfigKey{"chunk_size", K::ignored, "the Mamba-2 scan's chunk during prefill: compute, not state"},
     ConfigKey{"compress_ratios", K::refused,
               "DeepSeek-V4's per-layer KV compression (compressed and sparse attention), which "
               "kvcat does not model"},
@@ -87,8 +77,7 @@ constexpr std::array kKeys = {
     ConfigKey{"cross_attention_layers", K::refused,
               "cross-attention layers cache the encoded image, not the text tokens; kvcat does not "
               "model them"},
-    ConfigKey{"d_model", K::refused,
-              "GPT-2's spelling of the hidden width; kvcat reads hidden_size"},
+    ConfigKey{"d_model", K::refused, "GPT-2's spelling of the hidden width; kvcat reads hidden_size"},
     ConfigKey{"decoder_sparse_step", K::ignored, kRouting},
     ConfigKey{"dtype", K::ignored, "the weights' dtype; a row states its own cache dtype"},
     ConfigKey{"embedding_multiplier", K::ignored, kNumerics},
@@ -96,8 +85,7 @@ constexpr std::array kKeys = {
     ConfigKey{"eos_token_id", K::ignored, kToken},
     ConfigKey{"ep_size", K::ignored, kRouting},
     ConfigKey{"expand", K::read, ""},
-    ConfigKey{"expert_dtype", K::ignored,
-              "the experts' weight format; fit takes the weights' size as an option"},
+    ConfigKey{"expert_dtype", K::ignored, "the experts' weight format; fit takes the weights' size as an option"},
     ConfigKey{"expert_layer_offset", K::ignored, kRouting},
     ConfigKey{"expert_layer_period", K::ignored, kRouting},
     ConfigKey{"experts_per_token", K::ignored, kRouting},
@@ -117,25 +105,21 @@ constexpr std::array kKeys = {
     ConfigKey{"hidden_activation", K::ignored, kWeights},
     ConfigKey{"hidden_dropout", K::ignored, kTraining},
     ConfigKey{"hidden_size", K::read, ""},
-    ConfigKey{"hidden_size_per_layer_input", K::ignored,
-              "Gemma 3n's per-layer input embeddings: weights, not a cache"},
+    ConfigKey{"hidden_size_per_layer_input", K::ignored, "Gemma 3n's per-layer input embeddings: weights, not a cache"},
     ConfigKey{"hybrid_override_pattern", K::read, ""},
     ConfigKey{"image_token_id", K::ignored, kVision},
     ConfigKey{"image_token_index", K::ignored, kVision},
     ConfigKey{"index_head_dim", K::read, ""},
     ConfigKey{"index_n_heads", K::ignored,
               "the indexer's query heads: it caches one key per token, whatever the query heads"},
-    ConfigKey{"index_topk", K::ignored,
-              "how many cached tokens each query attends to: compute, not cache"},
-    ConfigKey{
-        "initial_context_length", K::ignored,
-        "the context pretraining started from; the native context is max_position_embeddings"},
+    ConfigKey{"index_topk", K::ignored, "how many cached tokens each query attends to: compute, not cache"},
+    ConfigKey{"initial_context_length", K::ignored,
+              "the context pretraining started from; the native context is max_position_embeddings"},
     ConfigKey{"initializer_range", K::ignored, kTraining},
     ConfigKey{"interleave_moe_layer_step", K::ignored, kRouting},
     ConfigKey{"intermediate_size", K::ignored, kWeights},
     ConfigKey{"intermediate_size_mlp", K::ignored, kWeights},
-    ConfigKey{"kv_channels", K::refused,
-              "ChatGLM's spelling of the KV head width, which kvcat does not read"},
+    ConfigKey{"kv_channels", K::refused, "ChatGLM's spelling of the KV head width, which kvcat does not read"},
     ConfigKey{"kv_lora_rank", K::read, ""},
     ConfigKey{"language_model_only", K::ignored, kVision},
     ConfigKey{"laurel_rank", K::ignored, "Gemma 3n's LAuReL residual rank: a weight, not cache"},
@@ -159,15 +143,13 @@ constexpr std::array kKeys = {
     ConfigKey{"linear_num_value_heads", K::read, ""},
     ConfigKey{"linear_value_head_dim", K::read, ""},
     ConfigKey{"logits_scaling", K::ignored, kNumerics},
-    ConfigKey{"mamba_chunk_size", K::ignored,
-              "the Mamba-2 scan's chunk during prefill: compute, not state"},
+    ConfigKey{"mamba_chunk_size", K::ignored, "the Mamba-2 scan's chunk during prefill: compute, not state"},
     ConfigKey{"mamba_conv_bias", K::ignored, kMambaCompute},
     ConfigKey{"mamba_d_conv", K::read, ""},
     ConfigKey{"mamba_d_head", K::read, ""},
     ConfigKey{"mamba_d_ssm", K::read, ""},
     ConfigKey{"mamba_d_state", K::read, ""},
-    ConfigKey{"mamba_dt_rank", K::ignored,
-              "the rank of Mamba-1's step projection: a weight, not state"},
+    ConfigKey{"mamba_dt_rank", K::ignored, "the rank of Mamba-1's step projection: a weight, not state"},
     ConfigKey{"mamba_expand", K::read, ""},
     ConfigKey{"mamba_head_dim", K::read, ""},
     ConfigKey{"mamba_hidden_act", K::ignored, kWeights},
@@ -181,30 +163,22 @@ constexpr std::array kKeys = {
     ConfigKey{"max_window_layers", K::read, ""},
     ConfigKey{"mlp_bias", K::ignored, kWeights},
     ConfigKey{"mlp_hidden_act", K::ignored, kWeights},
-    ConfigKey{"mlp_only_layers", K::ignored,
-              "which layers have a dense MLP rather than experts: routing, not cache"},
+    ConfigKey{"mlp_only_layers", K::ignored, "which layers have a dense MLP rather than experts: routing, not cache"},
     ConfigKey{"mm_tokens_per_image", K::ignored, kVision},
     ConfigKey{"model_type", K::read, ""},
     ConfigKey{"moe_intermediate_size", K::ignored, kRouting},
     ConfigKey{"moe_layer_freq", K::ignored, kRouting},
     ConfigKey{"moe_layers", K::ignored, kRouting},
     ConfigKey{"mtp_num_hidden_layers", K::read, ""},
-    ConfigKey{"mtp_use_dedicated_embeddings", K::ignored,
-              "the multi-token-prediction head's weights"},
-    ConfigKey{"multi_query_group_num", K::refused,
-              "ChatGLM's spelling of the KV heads, which kvcat does not read"},
-    ConfigKey{"n_ctx", K::refused,
-              "GPT-2's spelling of the context; kvcat reads max_position_embeddings"},
-    ConfigKey{"n_embd", K::refused,
-              "GPT-2's spelling of the hidden width; kvcat reads hidden_size"},
+    ConfigKey{"mtp_use_dedicated_embeddings", K::ignored, "the multi-token-prediction head's weights"},
+    ConfigKey{"multi_query_group_num", K::refused, "ChatGLM's spelling of the KV heads, which kvcat does not read"},
+    ConfigKey{"n_ctx", K::refused, "GPT-2's spelling of the context; kvcat reads max_position_embeddings"},
+    ConfigKey{"n_embd", K::refused, "GPT-2's spelling of the hidden width; kvcat reads hidden_size"},
     ConfigKey{"n_group", K::ignored, kRouting},
     ConfigKey{"n_groups", K::read, ""},
-    ConfigKey{"n_head", K::refused,
-              "GPT-2's spelling of the attention heads; kvcat reads num_attention_heads"},
-    ConfigKey{"n_layer", K::refused,
-              "GPT-2's spelling of the layers; kvcat reads num_hidden_layers"},
-    ConfigKey{"n_positions", K::refused,
-              "GPT-2's spelling of the context; kvcat reads max_position_embeddings"},
+    ConfigKey{"n_head", K::refused, "GPT-2's spelling of the attention heads; kvcat reads num_attention_heads"},
+    ConfigKey{"n_layer", K::refused, "GPT-2's spelling of the layers; kvcat reads num_hidden_layers"},
+    ConfigKey{"n_positions", K::refused, "GPT-2's spelling of the context; kvcat reads max_position_embeddings"},
     ConfigKey{"n_routed_experts", K::ignored, kRouting},
     ConfigKey{"n_shared_experts", K::ignored, kRouting},
     ConfigKey{"no_rope_layer_interval", K::read, ""},
@@ -233,13 +207,11 @@ constexpr std::array kKeys = {
               "how positions are encoded (Granite-4.0-H's nope: none), not how many are kept"},
     ConfigKey{"postnorm", K::ignored, kNumerics},
     ConfigKey{"pretraining_tp", K::ignored, kTraining},
-    ConfigKey{"q_lora_rank", K::ignored,
-              "the rank of MLA's query compression: queries are not cached"},
+    ConfigKey{"q_lora_rank", K::ignored, "the rank of MLA's query compression: queries are not cached"},
     ConfigKey{"qk_nope_head_dim", K::ignored,
               "MLA's per-head query/key width before compression: the cache holds the latent"},
     ConfigKey{"qk_rope_head_dim", K::read, ""},
-    ConfigKey{"quantization", K::ignored,
-              "a converted checkpoint's weight format; fit takes the weights' size"},
+    ConfigKey{"quantization", K::ignored, "a converted checkpoint's weight format; fit takes the weights' size"},
     ConfigKey{"quantization_config", K::ignored,
               "the weights' format; fit takes it as --weight-quant or --weight-bytes"},
     ConfigKey{"query_pre_attn_scalar", K::ignored, kNumerics},
@@ -284,15 +256,13 @@ constexpr std::array kKeys = {
     ConfigKey{"use_mamba_kernels", K::ignored, kMambaCompute},
     ConfigKey{"use_qk_norm", K::ignored, kNumerics},
     ConfigKey{"use_sliding_window", K::read, ""},
-    ConfigKey{"v_head_dim", K::ignored,
-              "MLA's per-head value width after up-projection: the cache holds the latent"},
+    ConfigKey{"v_head_dim", K::ignored, "MLA's per-head value width after up-projection: the cache holds the latent"},
     ConfigKey{"video_token_id", K::ignored, kVision},
     ConfigKey{"vision_config", K::ignored, kVision},
     ConfigKey{"vision_end_token_id", K::ignored, kVision},
     ConfigKey{"vision_start_token_id", K::ignored, kVision},
     ConfigKey{"vocab_size", K::ignored, kWeights},
-    ConfigKey{"vocab_size_per_layer_input", K::ignored,
-              "Gemma 3n's per-layer input embeddings: weights, not a cache"},
+    ConfigKey{"vocab_size_per_layer_input", K::ignored, "Gemma 3n's per-layer input embeddings: weights, not a cache"},
 };
 
 }  // namespace
@@ -311,13 +281,11 @@ bool looks_cache_relevant(std::string_view name) {
     std::string lower;
     for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     static constexpr std::array<std::string_view, 27> kWords = {
-        "layer",  "head",    "attn",      "attention", "kv",     "cache",    "window",
-        "chunk",  "ssm",     "mamba",     "conv",      "state",  "share",    "index",
-        "linear", "pattern", "recurren",  "sparse",    "lora",   "position", "context",
-        "mixer",  "hybrid",  "retention", "delta",     "n_embd", "compress"};
+        "layer", "head",     "attn",    "attention", "kv",     "cache",     "window",  "chunk",    "ssm",
+        "mamba", "conv",     "state",   "share",     "index",  "linear",    "pattern", "recurren", "sparse",
+        "lora",  "position", "context", "mixer",     "hybrid", "retention", "delta",   "n_embd",   "compress"};
     for (auto w : kWords) {
-        if (lower.find(w) != std::string::npos)
-            return true;
+        if (lower.find(w) != std::string::npos) return true;
     }
     return false;
 }

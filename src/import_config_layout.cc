@@ -6,20 +6,16 @@
 namespace kvcat::import_stages {
 
 void Importer::read_layout() {
-    if (!d_.layers)
-        return;
+    if (!d_.layers) return;
     auto n = static_cast<std::size_t>(*d_.layers);
-    bool done = layout_from_layer_types(n) || layout_from_pattern_string(n) ||
-                layout_from_attention_types(n) || layout_from_attention_period(n) ||
-                layout_from_chunking(n) || layout_from_sliding_window(n);
-    if (done)
-        return;
+    bool done = layout_from_layer_types(n) || layout_from_pattern_string(n) || layout_from_attention_types(n) ||
+                layout_from_attention_period(n) || layout_from_chunking(n) || layout_from_sliding_window(n);
+    if (done) return;
     FieldReader& r = *r_;
     if (r.has("full_attention_interval")) {
         if (auto every = r.positive("full_attention_interval")) {
             for (std::size_t i = 0; i < n; ++i) {
-                d_.roles.push_back((static_cast<std::int64_t>(i) + 1) % *every == 0 ? Role::full
-                                                                                    : Role::linear);
+                d_.roles.push_back((static_cast<std::int64_t>(i) + 1) % *every == 0 ? Role::full : Role::linear);
             }
             d_.layout_how = fmt::format(
                 "full_attention_interval {}: every {}th layer is full attention, the "
@@ -33,21 +29,18 @@ void Importer::read_layout() {
         // Falcon-H1 runs attention and a Mamba-2 mixer side by side in every layer and states
         // no layout: every layer grows a KV cache and keeps a Mamba state.
         d_.state_beside_attention = true;
-        d_.layout_how =
-            "no layout key: every layer has attention, and a Mamba-2 mixer beside it (mamba_d_ssm)";
+        d_.layout_how = "no layout key: every layer has attention, and a Mamba-2 mixer beside it (mamba_d_ssm)";
     }
 }
 
 bool Importer::layout_from_layer_types(std::size_t n) {
     FieldReader& r = *r_;
     const json* types = r.get("layer_types");
-    if (!types)
-        return false;
+    if (!types) return false;
     if (!types->is_array() || types->size() != n) {
-        problems_.push_back(fmt::format("{} must list one type per layer ({}); found {}",
-                                        r.path("layer_types"), n,
-                                        types->is_array() ? fmt::format("{} entries", types->size())
-                                                          : std::string(types->type_name())));
+        problems_.push_back(fmt::format(
+            "{} must list one type per layer ({}); found {}", r.path("layer_types"), n,
+            types->is_array() ? fmt::format("{} entries", types->size()) : std::string(types->type_name())));
         return true;
     }
     static const std::pair<std::string_view, Role> kNames[] = {
@@ -64,13 +57,12 @@ bool Importer::layout_from_layer_types(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
         const json& t = (*types)[i];
         std::string name = t.is_string() ? t.get<std::string>() : json_text(t);
-        auto it = std::find_if(std::begin(kNames), std::end(kNames),
-                               [&](const auto& p) { return p.first == name; });
+        auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& p) { return p.first == name; });
         if (it == std::end(kNames)) {
-            problems_.push_back(fmt::format(
-                "{}[{}] is '{}'; kvcat reads full_attention, attention, "
-                "sliding_attention, chunked_attention, linear_attention, mamba and conv",
-                r.path("layer_types"), i, name));
+            problems_.push_back(
+                fmt::format("{}[{}] is '{}'; kvcat reads full_attention, attention, "
+                            "sliding_attention, chunked_attention, linear_attention, mamba and conv",
+                            r.path("layer_types"), i, name));
             d_.roles.clear();
             return true;
         }
@@ -86,14 +78,12 @@ bool Importer::layout_from_layer_types(std::size_t n) {
     if (const json* idxs = r.get("full_attn_idxs"); idxs && idxs->is_array()) {
         std::set<std::int64_t> at;
         for (const auto& v : *idxs) {
-            if (v.is_number_integer())
-                at.insert(v.get<std::int64_t>());
+            if (v.is_number_integer()) at.insert(v.get<std::int64_t>());
         }
         for (std::size_t i = 0; i < n; ++i) {
             if ((d_.roles[i] == Role::full) != (at.count(static_cast<std::int64_t>(i)) > 0)) {
-                problems_.push_back(fmt::format("{} and {} disagree about layer {}",
-                                                r.path("full_attn_idxs"), r.path("layer_types"),
-                                                i));
+                problems_.push_back(fmt::format("{} and {} disagree about layer {}", r.path("full_attn_idxs"),
+                                                r.path("layer_types"), i));
                 break;
             }
         }
@@ -104,21 +94,16 @@ bool Importer::layout_from_layer_types(std::size_t n) {
 void Importer::check_stated_intervals(std::size_t n) {
     // A stated interval or pattern must say the same as the list.
     FieldReader& r = *r_;
-    for (const char* key :
-         {"full_attention_interval", "sliding_window_pattern", "_sliding_window_pattern"}) {
-        if (d_.roles.empty() || !r.has(key))
-            continue;
+    for (const char* key : {"full_attention_interval", "sliding_window_pattern", "_sliding_window_pattern"}) {
+        if (d_.roles.empty() || !r.has(key)) continue;
         auto every = r.positive(key);
-        if (!every)
-            continue;
-        if (std::string_view(key) != "full_attention_interval" && d_.count(Role::sliding) == 0)
-            continue;
+        if (!every) continue;
+        if (std::string_view(key) != "full_attention_interval" && d_.count(Role::sliding) == 0) continue;
         for (std::size_t i = 0; i < n; ++i) {
             bool full_by_rule = (static_cast<std::int64_t>(i) + 1) % *every == 0;
             if (full_by_rule != (d_.roles[i] == Role::full)) {
-                problems_.push_back(
-                    fmt::format("{} says every {}th layer is full attention, but {}[{}] disagrees",
-                                r.path(key), *every, r.path("layer_types"), i));
+                problems_.push_back(fmt::format("{} says every {}th layer is full attention, but {}[{}] disagrees",
+                                                r.path(key), *every, r.path("layer_types"), i));
                 break;
             }
         }
@@ -130,8 +115,7 @@ bool Importer::layout_from_pattern_string(std::size_t n) {
     // mixture-of-experts MLP; the MLP layers keep nothing.
     FieldReader& r = *r_;
     const json* pattern = r.get("hybrid_override_pattern");
-    if (!pattern)
-        return false;
+    if (!pattern) return false;
     if (!pattern->is_string() || pattern->get<std::string>().size() != n) {
         problems_.push_back(fmt::format("{} must have one character per layer ({}); found {}",
                                         r.path("hybrid_override_pattern"), n, json_text(*pattern)));
@@ -159,8 +143,8 @@ bool Importer::layout_from_pattern_string(std::size_t n) {
                 return true;
         }
     }
-    r.note_read(fmt::format("hybrid_override_pattern ({} attention, {} Mamba, {} MLP-only)",
-                            d_.count(Role::full), d_.count(Role::mamba), d_.count(Role::none)));
+    r.note_read(fmt::format("hybrid_override_pattern ({} attention, {} Mamba, {} MLP-only)", d_.count(Role::full),
+                            d_.count(Role::mamba), d_.count(Role::none)));
     d_.layout_how = fmt::format(
         "hybrid_override_pattern {}: {} attention (*), {} Mamba-2 (M) and {} MLP-only (-, E) "
         "layers",
@@ -172,37 +156,32 @@ bool Importer::layout_from_attention_types(std::size_t n) {
     // MiniMax: attn_type_list has 1 for a softmax-attention layer and 0 for lightning attention.
     FieldReader& r = *r_;
     const json* list = r.get("attn_type_list");
-    if (!list)
-        return false;
+    if (!list) return false;
     if (!list->is_array() || list->size() != n) {
-        problems_.push_back(fmt::format("{} must have one entry per layer ({}); found {}",
-                                        r.path("attn_type_list"), n,
+        problems_.push_back(fmt::format("{} must have one entry per layer ({}); found {}", r.path("attn_type_list"), n,
                                         json_text(*list).substr(0, 80)));
         return true;
     }
     for (std::size_t i = 0; i < n; ++i) {
         const json& v = (*list)[i];
         if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
-            problems_.push_back(fmt::format(
-                "{}[{}] is {}; expected 1 (softmax attention) or 0 (lightning attention)",
-                r.path("attn_type_list"), i, json_text(v)));
+            problems_.push_back(fmt::format("{}[{}] is {}; expected 1 (softmax attention) or 0 (lightning attention)",
+                                            r.path("attn_type_list"), i, json_text(v)));
             d_.roles.clear();
             return true;
         }
         d_.roles.push_back(v.get<std::int64_t>() == 1 ? Role::full : Role::lightning);
     }
-    r.note_read(fmt::format("attn_type_list ({} softmax, {} lightning)", d_.count(Role::full),
-                            d_.count(Role::lightning)));
-    d_.layout_how = fmt::format(
-        "attn_type_list: {} softmax-attention layers (1) and {} lightning-attention layers (0)",
-        d_.count(Role::full), d_.count(Role::lightning));
+    r.note_read(
+        fmt::format("attn_type_list ({} softmax, {} lightning)", d_.count(Role::full), d_.count(Role::lightning)));
+    d_.layout_how = fmt::format("attn_type_list: {} softmax-attention layers (1) and {} lightning-attention layers (0)",
+                                d_.count(Role::full), d_.count(Role::lightning));
     return true;
 }
 
 bool Importer::layout_from_attention_period(std::size_t n) {
     FieldReader& r = *r_;
-    if (!(r.has("attn_layer_period") || r.has("attn_layer_offset") || r.has("attn_layer_indices")))
-        return false;
+    if (!(r.has("attn_layer_period") || r.has("attn_layer_offset") || r.has("attn_layer_indices"))) return false;
     std::int64_t layers = *d_.layers;
     if (r.has("attn_layer_indices")) {
         const json* list = r.get("attn_layer_indices");
@@ -210,10 +189,8 @@ bool Importer::layout_from_attention_period(std::size_t n) {
         bool ok = list->is_array();
         for (std::size_t i = 0; ok && i < list->size(); ++i) {
             const json& v = (*list)[i];
-            ok = v.is_number_integer() && v.get<std::int64_t>() >= 0 &&
-                 v.get<std::int64_t>() < layers;
-            if (ok)
-                at.insert(v.get<std::int64_t>());
+            ok = v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() < layers;
+            if (ok) at.insert(v.get<std::int64_t>());
         }
         if (!ok) {
             problems_.push_back(fmt::format("{} must be a list of layer indices from 0 to {}",
@@ -224,24 +201,19 @@ bool Importer::layout_from_attention_period(std::size_t n) {
             d_.roles.push_back(at.count(static_cast<std::int64_t>(i)) ? Role::full : Role::mamba);
         }
         r.note_read(fmt::format("attn_layer_indices ({} layers)", at.size()));
-        d_.layout_how =
-            "attn_layer_indices lists the attention layers; the others are Mamba layers";
+        d_.layout_how = "attn_layer_indices lists the attention layers; the others are Mamba layers";
         return true;
     }
     auto period = r.positive("attn_layer_period");
     auto offset = r.index("attn_layer_offset");
-    if (!r.has("attn_layer_period"))
-        missing_.push_back(r.path("attn_layer_period"));
-    if (!r.has("attn_layer_offset"))
-        missing_.push_back(r.path("attn_layer_offset"));
+    if (!r.has("attn_layer_period")) missing_.push_back(r.path("attn_layer_period"));
+    if (!r.has("attn_layer_offset")) missing_.push_back(r.path("attn_layer_offset"));
     if (period && offset && *offset >= *period) {
-        problems_.push_back(
-            fmt::format("{} {} is not below attn_layer_period {}: no layer would be attention",
-                        r.path("attn_layer_offset"), *offset, *period));
+        problems_.push_back(fmt::format("{} {} is not below attn_layer_period {}: no layer would be attention",
+                                        r.path("attn_layer_offset"), *offset, *period));
     } else if (period && offset) {
         for (std::size_t i = 0; i < n; ++i) {
-            d_.roles.push_back(static_cast<std::int64_t>(i) % *period == *offset ? Role::full
-                                                                                 : Role::mamba);
+            d_.roles.push_back(static_cast<std::int64_t>(i) % *period == *offset ? Role::full : Role::mamba);
         }
         d_.layout_how = fmt::format(
             "attn_layer_period {} and attn_layer_offset {}: layer i is attention "
@@ -255,22 +227,19 @@ bool Importer::layout_from_chunking(std::size_t n) {
     // Llama 4: the layers with RoPE attend within chunks of attention_chunk_size tokens; the
     // NoPE layers (no_rope_layers[i] == 0) attend over everything.
     FieldReader& r = *r_;
-    if (!r.has("attention_chunk_size"))
-        return false;
+    if (!r.has("attention_chunk_size")) return false;
     const json* list = r.get("no_rope_layers");
     if (list && list->is_array() && !list->empty()) {
         if (list->size() != n) {
-            problems_.push_back(fmt::format("{} must have one entry per layer ({}); found {}",
-                                            r.path("no_rope_layers"), n, list->size()));
+            problems_.push_back(fmt::format("{} must have one entry per layer ({}); found {}", r.path("no_rope_layers"),
+                                            n, list->size()));
             return true;
         }
         for (std::size_t i = 0; i < n; ++i) {
             const json& v = (*list)[i];
-            if (!v.is_number_integer() ||
-                (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
-                problems_.push_back(
-                    fmt::format("{}[{}] is {}; expected 1 (RoPE, chunked) or 0 (NoPE, global)",
-                                r.path("no_rope_layers"), i, json_text(v)));
+            if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
+                problems_.push_back(fmt::format("{}[{}] is {}; expected 1 (RoPE, chunked) or 0 (NoPE, global)",
+                                                r.path("no_rope_layers"), i, json_text(v)));
                 d_.roles.clear();
                 return true;
             }
@@ -294,13 +263,11 @@ bool Importer::layout_from_chunking(std::size_t n) {
     std::int64_t every = 4;
     if (r.has("no_rope_layer_interval")) {
         auto stated = r.positive("no_rope_layer_interval");
-        if (!stated)
-            return true;
+        if (!stated) return true;
         every = *stated;
     }
     for (std::size_t i = 0; i < n; ++i) {
-        d_.roles.push_back((static_cast<std::int64_t>(i) + 1) % every == 0 ? Role::full
-                                                                           : Role::chunked);
+        d_.roles.push_back((static_cast<std::int64_t>(i) + 1) % every == 0 ? Role::full : Role::chunked);
     }
     d_.layout_how = fmt::format(
         "attention_chunk_size with no no_rope_layers list: {} layer is NoPE and global, the "
@@ -310,36 +277,32 @@ bool Importer::layout_from_chunking(std::size_t n) {
         "The config does not list no_rope_layers, so the rule transformers applies for "
         "model_type {} was applied: {} layer (no_rope_layer_interval {}{}) is a NoPE layer "
         "with global attention, the others attend within chunks.",
-        d_.model_type, ordinal_every(every), every,
-        r.has("no_rope_layer_interval") ? "" : ", its default"));
+        d_.model_type, ordinal_every(every), every, r.has("no_rope_layer_interval") ? "" : ", its default"));
     return true;
 }
 
 bool Importer::layout_from_sliding_window(std::size_t n) {
     FieldReader& r = *r_;
-    if (!r.has("sliding_window"))
-        return false;
+    if (!r.has("sliding_window")) return false;
     const json* use = r.get("use_sliding_window");
     if (use && use->is_boolean() && !use->get<bool>()) {
         d_.roles.assign(n, Role::full);
-        notes_.push_back(fmt::format(
-            "sliding_window {} is not used: use_sliding_window is false, so every layer "
-            "is full attention.",
-            json_text(*r.get("sliding_window"))));
+        notes_.push_back(
+            fmt::format("sliding_window {} is not used: use_sliding_window is false, so every layer "
+                        "is full attention.",
+                        json_text(*r.get("sliding_window"))));
         return true;
     }
     auto slide_where = [&](auto&& is_sliding) {
         for (std::size_t i = 0; i < n; ++i)
-            d_.roles.push_back(is_sliding(static_cast<std::int64_t>(i)) ? Role::sliding
-                                                                        : Role::full);
+            d_.roles.push_back(is_sliding(static_cast<std::int64_t>(i)) ? Role::sliding : Role::full);
     };
     std::string pattern_key = r.has("sliding_window_pattern")    ? "sliding_window_pattern"
                               : r.has("_sliding_window_pattern") ? "_sliding_window_pattern"
                                                                  : "";
     if (!pattern_key.empty()) {
         auto every = r.positive(pattern_key);
-        if (!every)
-            return true;
+        if (!every) return true;
         if (*every == 1) {
             problems_.push_back(
                 fmt::format("{} is 1, which makes every layer global, yet {} is set: the window "
@@ -358,20 +321,17 @@ bool Importer::layout_from_sliding_window(std::size_t n) {
     if (use && use->is_boolean() && use->get<bool>() && r.has("max_window_layers")) {
         // Qwen2's rule: the layers from max_window_layers on slide, the ones below it are global.
         auto below = r.positive("max_window_layers");
-        if (!below)
-            return true;
+        if (!below) return true;
         slide_where([&](std::int64_t i) { return i >= *below; });
-        d_.layout_how = fmt::format(
-            "use_sliding_window with max_window_layers {}: layers from index {} on slide", *below,
-            *below);
+        d_.layout_how =
+            fmt::format("use_sliding_window with max_window_layers {}: layers from index {} on slide", *below, *below);
         return true;
     }
     // The layouts transformers derives from model_type when a raw config states no pattern.
     const std::string& mt = d_.model_type;
     if (mt == "gemma2") {
         slide_where([](std::int64_t i) { return i % 2 == 0; });
-        d_.layout_how =
-            "model_type gemma2: layers alternate, sliding at even indices and global at odd ones";
+        d_.layout_how = "model_type gemma2: layers alternate, sliding at even indices and global at odd ones";
     } else if (mt == "gemma3" || mt == "gemma3_text") {
         slide_where([](std::int64_t i) { return (i + 1) % 6 != 0; });
         d_.layout_how = "model_type gemma3: every 6th layer is global, the others slide";
@@ -380,8 +340,7 @@ bool Importer::layout_from_sliding_window(std::size_t n) {
         d_.layout_how = "model_type cohere2: every 4th layer is global, the others slide";
     } else if (mt == "mistral" || mt == "mixtral" || mt == "starcoder2") {
         d_.roles.assign(n, Role::sliding);
-        d_.layout_how =
-            fmt::format("model_type {}: every layer attends over the sliding window", mt);
+        d_.layout_how = fmt::format("model_type {}: every layer attends over the sliding window", mt);
     } else {
         problems_.push_back(
             fmt::format("{} is set, but neither sliding_window_pattern nor layer_types says "

@@ -48,8 +48,7 @@ inline constexpr std::int64_t kMaxLayers = 100000;
 inline std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
     std::string out;
     for (const auto& item : items) {
-        if (!out.empty())
-            out += sep;
+        if (!out.empty()) out += sep;
         out += item;
     }
     return out;
@@ -65,8 +64,7 @@ inline std::string json_text(const json& value) {
 
 /// A number as a record writes it: 8, 70.6, 671.
 inline std::string number_text(double v) {
-    if (std::floor(v) == v && std::fabs(v) < 1e15)
-        return fmt::format("{}", static_cast<std::int64_t>(v));
+    if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<std::int64_t>(v));
     return fmt::format("{}", v);
 }
 
@@ -92,8 +90,7 @@ class FieldReader {
     /// A whole number > 0, or nullopt when absent (no problem) or invalid (a problem).
     std::optional<std::int64_t> positive(const std::string& key, bool record = true) {
         const json* v = get(key);
-        if (!v)
-            return std::nullopt;
+        if (!v) return std::nullopt;
         std::optional<std::int64_t> n;
         if (v->is_number_unsigned()) {
             auto u = v->get<std::uint64_t>();
@@ -104,29 +101,24 @@ class FieldReader {
             n = v->get<std::int64_t>();
         } else if (v->is_number_float()) {
             double d = v->get<double>();
-            if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e15)
-                n = static_cast<std::int64_t>(d);
+            if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e15) n = static_cast<std::int64_t>(d);
         }
         if (!n) {
-            problems_.push_back(
-                fmt::format("{} is {}; expected a whole number", path(key), json_text(*v)));
+            problems_.push_back(fmt::format("{} is {}; expected a whole number", path(key), json_text(*v)));
             return std::nullopt;
         }
         if (*n <= 0) {
-            problems_.push_back(
-                fmt::format("{} is {}; expected a whole number greater than zero", path(key), *n));
+            problems_.push_back(fmt::format("{} is {}; expected a whole number greater than zero", path(key), *n));
             return std::nullopt;
         }
-        if (record)
-            read_.push_back(fmt::format("{} {}", key, *n));
+        if (record) read_.push_back(fmt::format("{} {}", key, *n));
         return n;
     }
 
     /// A whole number >= 0 (a layer index), or nullopt.
     std::optional<std::int64_t> index(const std::string& key) {
         const json* v = get(key);
-        if (!v)
-            return std::nullopt;
+        if (!v) return std::nullopt;
         if (v->is_number_integer() && v->get<std::int64_t>() == 0) {
             read_.push_back(fmt::format("{} 0", key));
             return 0;
@@ -136,11 +128,9 @@ class FieldReader {
 
     std::optional<std::string> text(const std::string& key) {
         const json* v = get(key);
-        if (!v)
-            return std::nullopt;
+        if (!v) return std::nullopt;
         if (!v->is_string()) {
-            problems_.push_back(
-                fmt::format("{} is {}; expected a string", path(key), json_text(*v)));
+            problems_.push_back(fmt::format("{} is {}; expected a string", path(key), json_text(*v)));
             return std::nullopt;
         }
         read_.push_back(fmt::format("{} {}", key, v->get<std::string>()));
@@ -170,18 +160,15 @@ inline KvLayout kv_layout(const std::vector<Role>& roles) {
     KvLayout out;
     std::vector<std::int64_t> full;
     for (std::size_t i = 0; i < roles.size(); ++i) {
-        if (roles[i] == Role::full)
-            full.push_back(static_cast<std::int64_t>(i));
+        if (roles[i] == Role::full) full.push_back(static_cast<std::int64_t>(i));
     }
     out.count = static_cast<std::int64_t>(full.size());
     auto total = static_cast<std::int64_t>(roles.size());
-    if (out.count == total || full.empty())
-        return out;
+    if (out.count == total || full.empty()) return out;
     if (full.size() >= 2) {
         std::int64_t step = full[1] - full[0];
         bool regular = step > 0 && full[0] < step && full.back() + step >= total;
-        for (std::size_t i = 1; regular && i < full.size(); ++i)
-            regular = full[i] - full[i - 1] == step;
+        for (std::size_t i = 1; regular && i < full.size(); ++i) regular = full[i] - full[i - 1] == step;
         if (regular) {
             out.interval = step;
             out.first_index = full[0];
@@ -201,14 +188,10 @@ inline std::string last_path_part(const std::string& text) {
 
 inline std::optional<std::string> state_dtype_from(const std::string& configured) {
     std::string v = configured;
-    if (v.starts_with("torch."))
-        v = v.substr(6);
-    if (v == "float32" || v == "fp32")
-        return std::string("float32");
-    if (v == "bfloat16" || v == "bf16")
-        return std::string("bfloat16");
-    if (v == "float16" || v == "fp16")
-        return std::string("float16");
+    if (v.starts_with("torch.")) v = v.substr(6);
+    if (v == "float32" || v == "fp32") return std::string("float32");
+    if (v == "bfloat16" || v == "bf16") return std::string("bfloat16");
+    if (v == "float16" || v == "fp16") return std::string("float16");
     return std::nullopt;
 }
 
@@ -236,14 +219,11 @@ struct Draft {
     std::int64_t shared = 0;
     std::string model_type;
 
-    std::int64_t count(Role r) const {
-        return static_cast<std::int64_t>(std::count(roles.begin(), roles.end(), r));
-    }
+    std::int64_t count(Role r) const { return static_cast<std::int64_t>(std::count(roles.begin(), roles.end(), r)); }
 };
 
 inline std::string ordinal_every(std::int64_t n) {
-    if (n == 2)
-        return "every other";
+    if (n == 2) return "every other";
     const char* suffix = n % 10 == 1 && n % 100 != 11   ? "st"
                          : n % 10 == 2 && n % 100 != 12 ? "nd"
                          : n % 10 == 3 && n % 100 != 13 ? "rd"
@@ -254,8 +234,7 @@ inline std::string ordinal_every(std::int64_t n) {
 /// The first key of `spellings` the config states, or the first spelling when none is stated.
 inline std::string spelling(const FieldReader& r, std::initializer_list<const char*> spellings) {
     for (const char* k : spellings) {
-        if (r.has(k))
-            return k;
+        if (r.has(k)) return k;
     }
     return *spellings.begin();
 }

@@ -15,24 +15,21 @@ std::optional<std::string> Importer::state_dtype() {
         return std::string("float32");
     }
     auto configured = r.text("mamba_ssm_dtype");
-    if (!configured)
-        return std::nullopt;
+    if (!configured) return std::nullopt;
     auto dtype = state_dtype_from(*configured);
     if (!dtype) {
         problems_.push_back(fmt::format("{} is '{}'; kvcat knows float32, bfloat16 and float16",
                                         r.path("mamba_ssm_dtype"), *configured));
         return std::nullopt;
     }
-    notes_.push_back(
-        fmt::format("The state dtype is the config's mamba_ssm_dtype, {}.", *configured));
+    notes_.push_back(fmt::format("The state dtype is the config's mamba_ssm_dtype, {}.", *configured));
     return dtype;
 }
 
 void Importer::read_state() {
-    std::int64_t n_linear = d_.count(Role::linear), n_mamba = d_.count(Role::mamba),
-                 n_conv = d_.count(Role::conv), n_lightning = d_.count(Role::lightning);
-    if (d_.state_beside_attention)
-        n_mamba = d_.count(Role::full);
+    std::int64_t n_linear = d_.count(Role::linear), n_mamba = d_.count(Role::mamba), n_conv = d_.count(Role::conv),
+                 n_lightning = d_.count(Role::lightning);
+    if (d_.state_beside_attention) n_mamba = d_.count(Role::full);
     int kinds = (n_linear > 0) + (n_mamba > 0) + (n_conv > 0) + (n_lightning > 0);
     if (kinds > 1) {
         problems_.push_back(
@@ -40,18 +37,12 @@ void Importer::read_state() {
             "convolution) is not supported");
         return;
     }
-    if (d_.mla && kinds)
-        return;  // check_design refuses it
-    if (n_linear)
-        read_gated_deltanet(n_linear);
-    if (n_mamba)
-        read_mamba(n_mamba);
-    if (n_conv)
-        read_short_conv(n_conv);
-    if (n_lightning)
-        read_lightning(n_lightning);
-    if (d_.state && d_.state_beside_attention)
-        d_.state->beside_attention = true;
+    if (d_.mla && kinds) return;  // check_design refuses it
+    if (n_linear) read_gated_deltanet(n_linear);
+    if (n_mamba) read_mamba(n_mamba);
+    if (n_conv) read_short_conv(n_conv);
+    if (n_lightning) read_lightning(n_lightning);
+    if (d_.state && d_.state_beside_attention) d_.state->beside_attention = true;
 }
 
 void Importer::read_gated_deltanet(std::int64_t n_layers) {
@@ -79,8 +70,7 @@ void Importer::read_gated_deltanet(std::int64_t n_layers) {
                         n_layers, join(lacking)));
     }
     auto dtype = state_dtype();
-    if (!ok || !dtype)
-        return;
+    if (!ok || !dtype) return;
     StateDraft s;
     s.kind = StateKind::gated_deltanet;
     s.layers = n_layers;
@@ -91,10 +81,10 @@ void Importer::read_gated_deltanet(std::int64_t n_layers) {
     s.conv_kernel = v[4];
     s.state_dtype = *dtype;
     d_.state = s;
-    notes_.push_back(fmt::format(
-        "The {} linear-attention layers are taken as Gated DeltaNet (the linear_* fields); "
-        "each keeps a fixed state per sequence that does not grow with context.",
-        n_layers));
+    notes_.push_back(
+        fmt::format("The {} linear-attention layers are taken as Gated DeltaNet (the linear_* fields); "
+                    "each keeps a fixed state per sequence that does not grow with context.",
+                    n_layers));
 }
 
 void Importer::read_mamba(std::int64_t n_layers) {
@@ -114,8 +104,7 @@ void Importer::read_mamba(std::int64_t n_layers) {
         // Mamba-1 (Jamba): no heads; the state spans d_inner = mamba_expand x hidden_size channels.
         std::vector<std::string> lacking;
         for (const std::string& k : {state_key, conv_key, expand_key, std::string("hidden_size")}) {
-            if (!r.has(k))
-                lacking.push_back(r.path(k));
+            if (!r.has(k)) lacking.push_back(r.path(k));
         }
         if (!lacking.empty()) {
             problems_.push_back(
@@ -130,8 +119,7 @@ void Importer::read_mamba(std::int64_t n_layers) {
         auto expand = r.positive(expand_key);
         auto hidden = r.positive("hidden_size");
         auto dtype = state_dtype();
-        if (!d_state || !d_conv || !expand || !hidden || !dtype)
-            return;
+        if (!d_state || !d_conv || !expand || !hidden || !dtype) return;
         StateDraft s;
         s.kind = StateKind::mamba1;
         s.layers = n_layers;
@@ -140,12 +128,11 @@ void Importer::read_mamba(std::int64_t n_layers) {
         s.conv_kernel = *d_conv;
         s.state_dtype = *dtype;
         d_.state = s;
-        notes_.push_back(fmt::format(
-            "The {} {} state no heads and are taken as Mamba-1: d_inner = {} ({}) x {} "
-            "(hidden_size) = {} channels, each with a conv state of {} - 1 positions and "
-            "an SSM state of {} ({}).",
-            n_layers, where, *expand, expand_key, *hidden, s.inner_dim, *d_conv, *d_state,
-            state_key));
+        notes_.push_back(
+            fmt::format("The {} {} state no heads and are taken as Mamba-1: d_inner = {} ({}) x {} "
+                        "(hidden_size) = {} channels, each with a conv state of {} - 1 positions and "
+                        "an SSM state of {} ({}).",
+                        n_layers, where, *expand, expand_key, *hidden, s.inner_dim, *d_conv, *d_state, state_key));
         return;
     }
 
@@ -162,8 +149,7 @@ void Importer::read_mamba(std::int64_t n_layers) {
             continue;
         }
         const json* raw = r.get(keys[k]);
-        if (k == 1 && raw->is_string() && raw->get<std::string>() == "auto")
-            continue;  // derived below
+        if (k == 1 && raw->is_string() && raw->get<std::string>() == "auto") continue;  // derived below
         if (auto x = r.positive(keys[k])) {
             v[k] = *x;
         } else {
@@ -175,8 +161,7 @@ void Importer::read_mamba(std::int64_t n_layers) {
         auto expand = r.positive(expand_key);
         auto hidden = r.positive("hidden_size");
         if (!expand || !hidden) {
-            lacking.push_back(r.path(expand ? "hidden_size" : expand_key) +
-                              " (mamba_d_head is auto)");
+            lacking.push_back(r.path(expand ? "hidden_size" : expand_key) + " (mamba_d_head is auto)");
             ok = false;
         } else if ((*expand * *hidden) % v[0] != 0) {
             problems_.push_back(
@@ -186,10 +171,10 @@ void Importer::read_mamba(std::int64_t n_layers) {
             ok = false;
         } else {
             v[1] = *expand * *hidden / v[0];
-            notes_.push_back(fmt::format(
-                "mamba_d_head is auto, so it is derived: {} ({}) x {} (hidden_size) / {} "
-                "({}) = {}.",
-                *expand, expand_key, *hidden, v[0], heads_key, v[1]));
+            notes_.push_back(
+                fmt::format("mamba_d_head is auto, so it is derived: {} ({}) x {} (hidden_size) / {} "
+                            "({}) = {}.",
+                            *expand, expand_key, *hidden, v[0], heads_key, v[1]));
         }
     }
     if (!lacking.empty()) {
@@ -210,8 +195,7 @@ void Importer::read_mamba(std::int64_t n_layers) {
         }
     }
     auto dtype = state_dtype();
-    if (!ok || !dtype)
-        return;
+    if (!ok || !dtype) return;
     StateDraft s;
     s.kind = StateKind::mamba2;
     s.layers = n_layers;
@@ -222,11 +206,11 @@ void Importer::read_mamba(std::int64_t n_layers) {
     s.conv_kernel = v[4];
     s.state_dtype = *dtype;
     d_.state = s;
-    notes_.push_back(fmt::format(
-        "The {} {} are taken as Mamba-2 and written as linear attention: key heads are "
-        "{} with head width {}, value heads are {} with head width {}, so the conv and SSM "
-        "state sizes come out as Mamba-2 keeps them.",
-        n_layers, where, groups_key, state_key, heads_key, head_dim_key));
+    notes_.push_back(
+        fmt::format("The {} {} are taken as Mamba-2 and written as linear attention: key heads are "
+                    "{} with head width {}, value heads are {} with head width {}, so the conv and SSM "
+                    "state sizes come out as Mamba-2 keeps them.",
+                    n_layers, where, groups_key, state_key, heads_key, head_dim_key));
 }
 
 void Importer::read_short_conv(std::int64_t n_layers) {
@@ -235,8 +219,7 @@ void Importer::read_short_conv(std::int64_t n_layers) {
     FieldReader& r = *r_;
     std::vector<std::string> lacking;
     for (const char* k : {"conv_L_cache", "hidden_size"}) {
-        if (!r.has(k))
-            lacking.push_back(r.path(k));
+        if (!r.has(k)) lacking.push_back(r.path(k));
     }
     if (!lacking.empty()) {
         problems_.push_back(
@@ -248,8 +231,7 @@ void Importer::read_short_conv(std::int64_t n_layers) {
     auto kernel = r.positive("conv_L_cache");
     auto hidden = r.positive("hidden_size");
     auto dtype = state_dtype();
-    if (!kernel || !hidden || !dtype)
-        return;
+    if (!kernel || !hidden || !dtype) return;
     StateDraft s;
     s.kind = StateKind::short_conv;
     s.layers = n_layers;
@@ -266,11 +248,9 @@ void Importer::read_short_conv(std::int64_t n_layers) {
 void Importer::read_lightning(std::int64_t n_layers) {
     // Lightning attention keeps, per head, a head_dim x head_dim state and no convolution;
     // it runs on the query heads (num_attention_heads) at head_dim.
-    if (!d_.heads || !d_.head_dim)
-        return;  // read_size and read_heads name what is missing
+    if (!d_.heads || !d_.head_dim) return;  // read_size and read_heads name what is missing
     auto dtype = state_dtype();
-    if (!dtype)
-        return;
+    if (!dtype) return;
     StateDraft s;
     s.kind = StateKind::lightning;
     s.layers = n_layers;
@@ -278,11 +258,11 @@ void Importer::read_lightning(std::int64_t n_layers) {
     s.value_head_dim = *d_.head_dim;
     s.state_dtype = *dtype;
     d_.state = s;
-    notes_.push_back(fmt::format(
-        "The {} lightning-attention layers each keep a state of {} heads (num_attention_heads) "
-        "x {} x {} (head_dim) elements, as vLLM's linear-attention state has it, and no conv "
-        "state; it does not grow with context.",
-        n_layers, *d_.heads, *d_.head_dim, *d_.head_dim));
+    notes_.push_back(
+        fmt::format("The {} lightning-attention layers each keep a state of {} heads (num_attention_heads) "
+                    "x {} x {} (head_dim) elements, as vLLM's linear-attention state has it, and no conv "
+                    "state; it does not grow with context.",
+                    n_layers, *d_.heads, *d_.head_dim, *d_.head_dim));
 }
 
 }  // namespace kvcat::import_stages

@@ -12,8 +12,7 @@ void Importer::write() {
                  n_chunked = d_.count(Role::chunked), n_none = d_.count(Role::none);
     std::int64_t n_bounded = n_sliding + n_chunked;
     KvLayout kv = kv_layout(d_.roles);
-    if (n_full == 0)
-        kv = KvLayout{};  // every caching layer is bounded
+    if (n_full == 0) kv = KvLayout{};  // every caching layer is bounded
 
     AttentionVariant variant = d_.mla                      ? AttentionVariant::mla
                                : d_.state                  ? AttentionVariant::hybrid
@@ -22,22 +21,21 @@ void Importer::write() {
                                : *d_.kv_heads == 1         ? AttentionVariant::mqa
                                                            : AttentionVariant::gqa;
     if (!d_.layout_how.empty() && (n_bounded || d_.state || n_none || d_.shared)) {
-        notes_.insert(notes_.begin(),
-                      fmt::format("Layer layout: {}; {} of {} grow a KV cache.", d_.layout_how,
-                                  plural(n_full, "layer", "layers"), layers));
+        notes_.insert(notes_.begin(), fmt::format("Layer layout: {}; {} of {} grow a KV cache.", d_.layout_how,
+                                                  plural(n_full, "layer", "layers"), layers));
     }
     if (n_sliding) {
-        notes_.push_back(fmt::format(
-            "The {} sliding-window layers keep at most {} tokens each and are counted in "
-            "sliding_window, not in kv_layers.",
-            n_sliding, group_thousands(*d_.window)));
+        notes_.push_back(
+            fmt::format("The {} sliding-window layers keep at most {} tokens each and are counted in "
+                        "sliding_window, not in kv_layers.",
+                        n_sliding, group_thousands(*d_.window)));
     }
     if (n_chunked) {
-        notes_.push_back(fmt::format(
-            "The {} chunked layers attend within chunks of {} tokens, so each holds at most "
-            "one chunk (vLLM sizes them like a sliding window of the chunk); they are "
-            "counted in sliding_window with kind chunked, not in kv_layers.",
-            n_chunked, group_thousands(*d_.window)));
+        notes_.push_back(
+            fmt::format("The {} chunked layers attend within chunks of {} tokens, so each holds at most "
+                        "one chunk (vLLM sizes them like a sliding window of the chunk); they are "
+                        "counted in sliding_window with kind chunked, not in kv_layers.",
+                        n_chunked, group_thousands(*d_.window)));
     }
     if (n_full == 0 && n_bounded) {
         notes_.push_back(
@@ -55,9 +53,8 @@ void Importer::write() {
         "total_params_b and active_params_b were given on the command line: a config.json does not "
         "state them.");
     std::string source = opt_.source && !opt_.source->empty() ? *opt_.source : opt_.config_file;
-    notes_.insert(notes_.begin(),
-                  fmt::format("Written by kvcat import-config from {}{}.", opt_.config_file,
-                              nested_ ? " (its text_config)" : ""));
+    notes_.insert(notes_.begin(), fmt::format("Written by kvcat import-config from {}{}.", opt_.config_file,
+                                              nested_ ? " (its text_config)" : ""));
 
     out_.id = "models/" + id_name_;
     std::string t;
@@ -65,9 +62,8 @@ void Importer::write() {
     t += fmt::format("id: {}\n", yaml_inline(out_.id));
     t += fmt::format("name: {}\n", yaml_inline(name_));
     std::string config_source = nested_ ? fmt::format("text_config of {}", source) : source;
-    t +=
-        fmt::format("config_source: {}\n", config_source.size() > 60 ? yaml_folded(config_source, 2)
-                                                                     : yaml_inline(config_source));
+    t += fmt::format("config_source: {}\n",
+                     config_source.size() > 60 ? yaml_folded(config_source, 2) : yaml_inline(config_source));
     t += fmt::format("config_verified: {}\n", opt_.verified ? "true" : "false");
     t += fmt::format("total_params_b: {}\n", number_text(*opt_.total_params_b));
     t += fmt::format("active_params_b: {}\n", number_text(*opt_.active_params_b));
@@ -89,10 +85,8 @@ void Importer::write() {
         for (auto i : kv.indices) idx.push_back(std::to_string(i));
         t += fmt::format("  indices: [{}]\n", join(idx));
     }
-    if (d_.shared)
-        t += fmt::format("  shared: {}\n", d_.shared);
-    if (n_none)
-        t += fmt::format("  stateless: {}\n", n_none);
+    if (d_.shared) t += fmt::format("  shared: {}\n", d_.shared);
+    if (n_none) t += fmt::format("  stateless: {}\n", n_none);
     if (d_.mla) {
         t += "mla:\n";
         t += fmt::format("  kv_lora_rank: {}\n", *d_.lora_rank);
@@ -102,8 +96,7 @@ void Importer::write() {
         t += "sliding_window:\n";
         t += fmt::format("  window: {}\n", *d_.window);
         t += fmt::format("  layers: {}\n", n_bounded);
-        if (n_chunked)
-            t += "  kind: chunked\n";
+        if (n_chunked) t += "  kind: chunked\n";
     }
     if (d_.state) {
         const StateDraft& s = *d_.state;
@@ -121,8 +114,7 @@ void Importer::write() {
             t += fmt::format("  {}: {}\n", width, v);
         }
         t += fmt::format("  state_dtype: {}\n", s.state_dtype);
-        if (s.beside_attention)
-            t += "  beside_attention: true\n";
+        if (s.beside_attention) t += "  beside_attention: true\n";
     }
     if (d_.indexer) {
         t += "indexer:\n";
@@ -132,8 +124,7 @@ void Importer::write() {
         t += fmt::format("  quant_block: {}\n", d_.indexer->quant_block);
     }
     t += "sources:\n";
-    t += fmt::format("  - name: {}\n",
-                     source.size() > 60 ? yaml_folded(source, 6) : yaml_inline(source));
+    t += fmt::format("  - name: {}\n", source.size() > 60 ? yaml_folded(source, 6) : yaml_inline(source));
     std::string detail = (nested_ ? "text_config: " : "") + join(r.read());
     t += fmt::format("    detail: {}\n", yaml_folded(detail, 6));
     t += fmt::format("notes: {}\n", yaml_folded(join(notes_, " "), 2));

@@ -120,7 +120,8 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     std::int64_t linear = m.linear && !beside ? m.linear->layers : 0;
     std::int64_t shared = kl.shared.value_or(0);
     std::int64_t stateless = kl.stateless.value_or(0);
-    std::int64_t sum = checked_add(checked_add(checked_add(out.count, sliding), checked_add(linear, shared)), stateless);
+    std::int64_t sum =
+        checked_add(checked_add(checked_add(out.count, sliding), checked_add(linear, shared)), stateless);
     if (total > 0 && sum != total) {
         std::string parts = fmt::format("{} KV-caching + {} sliding + {} linear layers", out.count, sliding, linear);
         if (shared > 0) parts += fmt::format(" + {} sharing another's cache", shared);
@@ -279,9 +280,7 @@ Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
             break;
     }
     Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
-    auto bytes = [](const std::string& dtype) {
-        return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2);
-    };
+    auto bytes = [](const std::string& dtype) { return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2); };
     // The conv state may be kept in another dtype than the recurrent state (vLLM keeps it in
     // the model's dtype, llama.cpp in f32); without conv_state_dtype both are state_dtype.
     Rational conv_bytes = bytes(l.conv_state_dtype.empty() ? l.state_dtype : l.conv_state_dtype);

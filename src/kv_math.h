@@ -30,7 +30,7 @@ std::string basis_expression(const KvBasis& basis);
 /// The layers that grow a KV cache without bound, as the model record describes them.
 struct KvLayerCount {
     std::int64_t count = 0;
-    std::string how;  ///< "16 of 64 layers: every 4th from index 3"
+    std::string how;    ///< "16 of 64 layers: every 4th from index 3"
     bool valid = true;  ///< false when the model's num_layers is missing or invalid
 };
 /// Derives and checks the model's KV-caching layers; an inconsistency is a message in `problem`.
@@ -43,9 +43,9 @@ struct ModelBasis {
     std::optional<std::int64_t> head_dim;
     std::optional<std::int64_t> latent_dim;
     std::int64_t kv_factor = 2;
-    std::vector<KvGroup> groups;  ///< when the growing layers differ in shape
+    std::vector<KvGroup> groups;                ///< when the growing layers differ in shape
     std::optional<std::int64_t> indexer_bytes;  ///< an indexer's key cache per token per layer, bytes
-    std::optional<std::int64_t> window;  ///< set when no layer grows: `layers` are bounded layers, capped here
+    std::optional<std::int64_t> window;         ///< set when no layer grows: `layers` are bounded layers, capped here
     std::string layers_how;
 };
 /// nullopt when the model record lacks the figures.

@@ -92,7 +92,9 @@ struct FoundFiles {
     std::vector<Diagnostic> problems;  ///< unwalkable entries
 };
 
-std::string shown(const fs::path& p) { return p.lexically_normal().generic_string(); }
+std::string shown(const fs::path& p) {
+    return p.lexically_normal().generic_string();
+}
 
 /// What a directory entry named like a record is, when it is not a regular file.
 std::string what_it_is(const fs::directory_entry& entry) {
@@ -100,11 +102,15 @@ std::string what_it_is(const fs::directory_entry& entry) {
     auto st = entry.status(ec);  // follows a link
     if (entry.is_symlink(ec) && !fs::exists(st)) return "a link to nothing: what it names does not exist";
     switch (st.type()) {
-        case fs::file_type::fifo: return "a FIFO (named pipe), not a record file";
-        case fs::file_type::socket: return "a socket, not a record file";
+        case fs::file_type::fifo:
+            return "a FIFO (named pipe), not a record file";
+        case fs::file_type::socket:
+            return "a socket, not a record file";
         case fs::file_type::block:
-        case fs::file_type::character: return "a device, not a record file";
-        default: return "not a regular file";
+        case fs::file_type::character:
+            return "a device, not a record file";
+        default:
+            return "not a regular file";
     }
 }
 
@@ -251,10 +257,12 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
         if (!ig.claim.empty()) {
             if (ig.rule != "prose-arithmetic") {
                 findings.push_back(diag::ignore_problem(
-                    pos, fmt::format("lint_ignore names a claim for '{}'; a claim can be named only for prose-arithmetic",
-                                     ig.rule)));
+                    pos,
+                    fmt::format("lint_ignore names a claim for '{}'; a claim can be named only for prose-arithmetic",
+                                ig.rule)));
             } else if (ig.reason.empty()) {
-                findings.push_back(diag::ignore_problem(pos, "lint_ignore for a prose-arithmetic claim gives no reason"));
+                findings.push_back(
+                    diag::ignore_problem(pos, "lint_ignore for a prose-arithmetic claim gives no reason"));
             } else if (!used_claims.count(k)) {
                 findings.push_back(diag::ignore_problem(
                     pos, fmt::format("lint_ignore for the claim \"{}\" silences nothing: no wrong claim of this record "
@@ -263,15 +271,15 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
             }
             continue;
         }
-        auto info = std::find_if(all_rules().begin(), all_rules().end(),
-                                 [&](const RuleInfo& ri) { return ri.id == ig.rule; });
+        auto info =
+            std::find_if(all_rules().begin(), all_rules().end(), [&](const RuleInfo& ri) { return ri.id == ig.rule; });
         if (info == all_rules().end()) {
             std::vector<std::string_view> ids;
             for (const auto& ri : all_rules()) ids.push_back(ri.id);
             std::string hint = closest_match(ig.rule, ids);
-            findings.push_back(diag::ignore_problem(
-                pos, fmt::format("lint_ignore names rule '{}', which does not exist{}", ig.rule,
-                                 hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint))));
+            findings.push_back(
+                diag::ignore_problem(pos, fmt::format("lint_ignore names rule '{}', which does not exist{}", ig.rule,
+                                                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint))));
         } else if (info->severity == Severity::error) {
             findings.push_back(diag::ignore_problem(
                 pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced{}", ig.rule,
@@ -295,15 +303,17 @@ void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic
         } catch (const OverflowError&) {
             findings.push_back(diag::overflow(r.where("id"), "a figure this record leads to"));
         } catch (const std::exception& e) {
-            findings.push_back(diag::yaml_syntax(r.where("id"), fmt::format("the record could not be checked: {}",
-                                                                            e.what())));
+            findings.push_back(
+                diag::yaml_syntax(r.where("id"), fmt::format("the record could not be checked: {}", e.what())));
         }
     }
     apply_ignores(r, findings, ignored);
     for (auto& d : findings) out.push_back(std::move(d));
 }
 
-rules::IdEntry id_entry(const Record& r) { return rules::IdEntry{r.id, r.where("id")}; }
+rules::IdEntry id_entry(const Record& r) {
+    return rules::IdEntry{r.id, r.where("id")};
+}
 
 /// Loads a record file, unless it resolves outside its root (`resolved`, when it may): then
 /// the file is never opened, and the record is empty but for that finding.
@@ -401,7 +411,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     // hundred thousand rows, what is kept per file is what the memory is.
     struct Job {
         std::string file;
-        const std::string* root;  ///< its root as shown, in root_names
+        const std::string* root;                ///< its root as shown, in root_names
         const std::string* resolved = nullptr;  ///< its root resolved, when the file may lead outside it
         std::string relative() const { return path_under_root(file, *root); }
     };
@@ -443,8 +453,9 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     // A file under two named roots is checked once.
     for (auto* jobs : {&reference_jobs, &row_jobs}) {
         std::stable_sort(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file < b.file; });
-        jobs->erase(std::unique(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
-                    jobs->end());
+        jobs->erase(
+            std::unique(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
+            jobs->end());
         jobs->shrink_to_fit();
     }
 

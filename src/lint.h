@@ -22,7 +22,7 @@ namespace kvcat {
 
 /// All records of one run, indexed by id.
 class RecordSet {
-public:
+  public:
     explicit RecordSet(std::vector<Record> records);
     const std::vector<Record>& records() const { return records_; }
     /// The first record with this id, or nullptr.
@@ -32,14 +32,14 @@ public:
     /// Hands the records over, leaving the set empty.
     std::vector<Record> release();
 
-private:
+  private:
     std::vector<Record> records_;
     std::map<std::string, std::size_t, std::less<>> by_id_;
 };
 
 /// Receives records as they are checked: the catalog writer is one.
 class RecordSink {
-public:
+  public:
     virtual ~RecordSink() = default;
     /// Once, with the models and accelerators, before any row.
     virtual void begin(const RecordSet& refs) = 0;
@@ -56,9 +56,9 @@ struct UnchangedFile {
 };
 
 struct LintOptions {
-    unsigned threads = 0;       ///< 0: one per core
+    unsigned threads = 0;  ///< 0: one per core
     RecordSink* sink = nullptr;
-    bool keep_rows = true;      ///< keep every row in LintResult::records (explain, fit, tests)
+    bool keep_rows = true;  ///< keep every row in LintResult::records (explain, fit, tests)
     /// For an incremental build: the prior result of a row file that need not be read again.
     std::function<const UnchangedFile*(const std::string& file)> unchanged;
     /// Called now and then from one worker: rows done, rows in all.

@@ -2,9 +2,9 @@
 #include <cstdlib>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "catalog.h"
 #include "cmd/commands.h"

@@ -20,7 +20,9 @@ std::string bytes_text(const Rational& r) {
     return fmt::format("{} ({})", group_thousands(r.floor()), r.to_string());
 }
 
-std::string gib(const Rational& r) { return two_decimals(r / Rational(1LL << 30)) + " GiB"; }
+std::string gib(const Rational& r) {
+    return two_decimals(r / Rational(1LL << 30)) + " GiB";
+}
 
 }  // namespace
 
@@ -51,9 +53,10 @@ namespace {
 std::int64_t kv_heads_per_card(std::int64_t kv_heads, std::int64_t gpus) {
     if (kv_heads % gpus == 0) return kv_heads / gpus;
     if (gpus % kv_heads == 0) return 1;
-    throw PhysicsError(fmt::format("{} KV heads do not spread over {} cards: tensor parallelism needs the cards to "
-                                   "divide the KV heads or the KV heads to divide the cards",
-                                   kv_heads, gpus));
+    throw PhysicsError(
+        fmt::format("{} KV heads do not spread over {} cards: tensor parallelism needs the cards to "
+                    "divide the KV heads or the KV heads to divide the cards",
+                    kv_heads, gpus));
 }
 
 }  // namespace
@@ -110,15 +113,15 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
         }
         std::int64_t per_card = kv_heads_per_card(heads, setup.gpus);
         share = Rational(per_card, heads);
-        t.kv_split_how = heads % setup.gpus == 0
-                             ? fmt::format("{} KV heads split over {} cards: {} on each", heads, setup.gpus, per_card)
-                             : fmt::format("{} KV heads on {} cards: each card keeps a copy of one head", heads,
-                                           setup.gpus);
+        t.kv_split_how =
+            heads % setup.gpus == 0
+                ? fmt::format("{} KV heads split over {} cards: {} on each", heads, setup.gpus, per_card)
+                : fmt::format("{} KV heads on {} cards: each card keeps a copy of one head", heads, setup.gpus);
     }
     Rational per_layer = elements_per_layer_token(*basis) * dtype.bytes_per_element();
     if (basis->indexer_bytes) per_layer += Rational(*basis->indexer_bytes);
-    t.growing_per_token = basis->window ? Rational(0)
-                                        : growing_bytes_per_token(*basis, dtype.bytes_per_element()) * batch * share;
+    t.growing_per_token =
+        basis->window ? Rational(0) : growing_bytes_per_token(*basis, dtype.bytes_per_element()) * batch * share;
     if (model.sliding) {
         t.sliding_per_token = Rational(model.sliding->layers) * per_layer * batch * share;
         t.window = model.sliding->window;
@@ -159,10 +162,11 @@ std::string fit_refusal(const FitTerms& t) {
     if (!(t.weights < t.memory)) {
         return fmt::format("does not fit: the weights alone need {} of {}{}", gib(t.weights), gib(t.memory), card);
     }
-    return fmt::format("does not fit: the weights ({}), the fixed state ({}) and the runtime reserve ({}) need {} of "
-                       "{}{}",
-                       gib(t.weights), gib(t.fixed_state), gib(t.reserve), gib(t.weights + t.fixed_state + t.reserve),
-                       gib(t.memory), card);
+    return fmt::format(
+        "does not fit: the weights ({}), the fixed state ({}) and the runtime reserve ({}) need {} of "
+        "{}{}",
+        gib(t.weights), gib(t.fixed_state), gib(t.reserve), gib(t.weights + t.fixed_state + t.reserve), gib(t.memory),
+        card);
 }
 
 nlohmann::json fit_json(const FitTerms& t, const std::string& model_id, const std::string& accelerator_id,
@@ -221,8 +225,8 @@ std::string fit_text(const FitTerms& t, const std::string& model_id, const std::
     out += fmt::format("  - weights              {:>22} bytes  ({})\n", bytes_text(t.weights), t.weights_how);
     out += fmt::format("  - fixed state          {:>22} bytes  (linear-attention layers, per sequence x batch)\n",
                        bytes_text(t.fixed_state));
-    out += fmt::format("  - runtime reserve      {:>22} bytes  ({}: context, compute buffers)\n",
-                       bytes_text(t.reserve), gib(t.reserve));
+    out += fmt::format("  - runtime reserve      {:>22} bytes  ({}: context, compute buffers)\n", bytes_text(t.reserve),
+                       gib(t.reserve));
     out += fmt::format("  = left for the KV cache {:>21} bytes  ({})\n", bytes_text(t.available), gib(t.available));
     out += fmt::format("  / KV per token         {:>22} bytes  (growing layers x batch{})\n",
                        bytes_text(t.growing_per_token), t.kv_split_how.empty() ? "" : "; " + t.kv_split_how);
@@ -285,9 +289,9 @@ Roofline decode_roofline(const Model& model, const Accelerator& accelerator, con
 
 std::string per_request_terms(const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
                               std::int64_t concurrency) {
-    std::string terms = fmt::format("{} bytes of KV at {} tokens + {} bytes of fixed state",
-                                    group_thousands(kv_at_context.floor()), group_thousands(context),
-                                    group_thousands(fixed_state.floor()));
+    std::string terms =
+        fmt::format("{} bytes of KV at {} tokens + {} bytes of fixed state", group_thousands(kv_at_context.floor()),
+                    group_thousands(context), group_thousands(fixed_state.floor()));
     return concurrency == 1 ? terms : fmt::format("{} requests x ({})", concurrency, terms);
 }
 

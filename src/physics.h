@@ -25,7 +25,7 @@ inline const Rational kDefaultReserveBytes = Rational(1LL << 30);
 
 /// Thrown when a model or accelerator record lacks a figure the computation needs.
 class PhysicsError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 
@@ -54,9 +54,9 @@ struct FitTerms {
     std::string kv_split_how;  ///< how the KV heads are spread over the cards
     Rational memory;
     Rational weights;
-    Rational fixed_state;       ///< x batch
+    Rational fixed_state;  ///< x batch
     Rational reserve;
-    Rational available;         ///< memory - weights - fixed_state - reserve
+    Rational available;          ///< memory - weights - fixed_state - reserve
     Rational growing_per_token;  ///< KV bytes per token of the layers that keep growing, x batch
     Rational sliding_per_token;  ///< of the sliding layers until their window fills, x batch
     std::int64_t window = 0;
@@ -92,11 +92,11 @@ std::string fit_text(const FitTerms& terms, const std::string& model_id, const s
                      const std::string& weights, const CacheDtype& dtype);
 
 struct Roofline {
-    Rational bandwidth;      ///< bytes per second
-    Rational weights;        ///< active weight bytes read per token
-    Rational kv;             ///< KV bytes at the context
-    Rational fixed_state;    ///< the linear layers' state, read every token
-    Rational ceiling_tps;    ///< bandwidth / (weights + kv + fixed_state)
+    Rational bandwidth;    ///< bytes per second
+    Rational weights;      ///< active weight bytes read per token
+    Rational kv;           ///< KV bytes at the context
+    Rational fixed_state;  ///< the linear layers' state, read every token
+    Rational ceiling_tps;  ///< bandwidth / (weights + kv + fixed_state)
 };
 
 /// The decode ceiling for one sequence at `kv_bytes_at_context`. Throws PhysicsError.

@@ -28,7 +28,9 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b) {
 
 namespace {
 
-std::int64_t checked_neg(std::int64_t a) { return checked_mul(a, -1); }
+std::int64_t checked_neg(std::int64_t a) {
+    return checked_mul(a, -1);
+}
 
 std::int64_t gcd_abs(std::int64_t a, std::int64_t b) {
     // std::gcd on INT64_MIN is undefined; reject it up front.
@@ -207,8 +209,14 @@ std::string Rational::to_display() const {
     // A finite decimal exists when the denominator has only factors 2 and 5.
     std::int64_t d = den_;
     int twos = 0, fives = 0;
-    while (d % 2 == 0) { d /= 2; ++twos; }
-    while (d % 5 == 0) { d /= 5; ++fives; }
+    while (d % 2 == 0) {
+        d /= 2;
+        ++twos;
+    }
+    while (d % 5 == 0) {
+        d /= 5;
+        ++fives;
+    }
     int digits = std::max(twos, fives);
     if (d != 1 || digits > 12) {
         return to_string();

@@ -18,12 +18,12 @@ namespace kvcat {
 
 /// Thrown when an exact operation would not fit in 64 bits.
 class OverflowError : public std::overflow_error {
-public:
+  public:
     using std::overflow_error::overflow_error;
 };
 
 class Rational {
-public:
+  public:
     constexpr Rational() = default;
     Rational(std::int64_t value) : num_(value) {}  // NOLINT: an integer is a rational
     Rational(std::int64_t num, std::int64_t den);
@@ -62,7 +62,7 @@ public:
     /// otherwise "17/16"-style.
     std::string to_display() const;
 
-private:
+  private:
     std::int64_t num_ = 0;
     std::int64_t den_ = 1;
 };

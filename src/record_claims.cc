@@ -75,8 +75,7 @@ std::vector<FoundClaim> found_claims(const Record& record) {
     std::vector<FoundClaim> out;
     if (!record.root || !record.source) return out;
     auto visit = [&](const YamlNode& scalar, const PathStep*) {
-        for (auto& claim : find_claims(scalar.value))
-            out.push_back(FoundClaim{&scalar, std::move(claim)});
+        for (auto& claim : find_claims(scalar.value)) out.push_back(FoundClaim{&scalar, std::move(claim)});
     };
     each_scalar(*record.root, nullptr, visit);
     return out;

@@ -37,7 +37,8 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
         if (!wanted(r)) continue;
         if (r.id == given) return {&r, ""};
         std::string_view name = name_of(r.id);
-        if (name == given) by_name.push_back(&r);
+        if (name == given)
+            by_name.push_back(&r);
         else if (starts_with_words(name, given) || starts_with_words(r.id, given))
             by_prefix.push_back(&r);
     }
@@ -66,7 +67,8 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
             if (names[i] == near) near = std::string(ids[i]);
         }
     }
-    return {nullptr, fmt::format("no {} '{}'{}", what, given, near.empty() ? "" : fmt::format("; did you mean '{}'?", near))};
+    return {nullptr,
+            fmt::format("no {} '{}'{}", what, given, near.empty() ? "" : fmt::format("; did you mean '{}'?", near))};
 }
 
 }  // namespace kvcat

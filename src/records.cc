@@ -220,8 +220,7 @@ std::vector<MeasurementPoint> read_points(const YamlNode& root, const SourceText
         }
         if (mixed || !list->is_sequence()) return points;
         if (list->items.empty()) {
-            out.push_back(diag::bad_value(source.position(list->mark), "measurements",
-                                          "must hold at least one point"));
+            out.push_back(diag::bad_value(source.position(list->mark), "measurements", "must hold at least one point"));
             return points;
         }
         std::size_t index = 0;
@@ -319,7 +318,8 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     if (const YamlNode* ig = root.find("lint_ignore"); ig && ig->is_sequence()) {
         for (const auto& item : ig->items) {
             if (!item.is_mapping()) continue;
-            r.lint_ignore.push_back(LintIgnore{str(&item, "rule"), str(&item, "reason"), item.mark, str(&item, "claim")});
+            r.lint_ignore.push_back(
+                LintIgnore{str(&item, "rule"), str(&item, "reason"), item.mark, str(&item, "claim")});
         }
     }
     return r;
@@ -403,8 +403,9 @@ std::optional<std::pair<std::string, std::int64_t>> context_tag_of_id(const std:
     if (tag.size() < 2) return std::nullopt;
     char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(tag.back())));
     std::string digits = tag.substr(0, tag.size() - 1);
-    if (digits.empty() || digits.size() > 6 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        })) {
         return std::nullopt;
     }
     std::int64_t n = std::stoll(digits);
@@ -435,8 +436,8 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     auto kind = kind_from_path(relative_path);
     if (!kind) {
         auto slash = relative_path.find('/');
-        out.push_back(diag::unknown_kind(rec.file, slash == std::string::npos ? std::string(".")
-                                                                              : relative_path.substr(0, slash)));
+        out.push_back(diag::unknown_kind(
+            rec.file, slash == std::string::npos ? std::string(".") : relative_path.substr(0, slash)));
         return rec;
     }
     rec.kind = *kind;
@@ -444,8 +445,9 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     rec.root = std::move(loaded.root);
     const YamlNode& root = *rec.root;
     if (!root.is_mapping()) {
-        out.push_back(diag::not_a_mapping(rec.source->position(root.mark),
-                                          fmt::format("{} record (found {})", with_article(kind_name(*kind)), root.describe())));
+        out.push_back(
+            diag::not_a_mapping(rec.source->position(root.mark),
+                                fmt::format("{} record (found {})", with_article(kind_name(*kind)), root.describe())));
         rec.root.reset();
         return rec;
     }
@@ -453,9 +455,15 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     rec.id = str(&root, "id");
     rec.sources = read_sources(root);
     switch (*kind) {
-        case RecordKind::model: rec.model = read_model(root); break;
-        case RecordKind::accelerator: rec.accelerator = read_accelerator(root); break;
-        case RecordKind::kv_efficiency: rec.kv = read_kv(root, *rec.source, out); break;
+        case RecordKind::model:
+            rec.model = read_model(root);
+            break;
+        case RecordKind::accelerator:
+            rec.accelerator = read_accelerator(root);
+            break;
+        case RecordKind::kv_efficiency:
+            rec.kv = read_kv(root, *rec.source, out);
+            break;
     }
     return rec;
 }

@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "design.h"
@@ -46,7 +46,7 @@ struct KvGroup {
 
 struct KvLayers {
     std::optional<std::int64_t> count;
-    std::optional<std::int64_t> shared;  ///< layers reusing another layer's cache
+    std::optional<std::int64_t> shared;     ///< layers reusing another layer's cache
     std::optional<std::int64_t> stateless;  ///< layers that keep neither a cache nor a state (MLP-only blocks)
     std::optional<std::int64_t> interval;
     std::optional<std::int64_t> first_index;
@@ -79,16 +79,16 @@ struct LinearShape {
     std::int64_t state_dim = 0;  ///< Mamba-1 d_state
     std::int64_t conv_kernel = 0;
     std::string state_dtype;
-    std::string conv_state_dtype;  ///< the conv state's dtype when it differs from state_dtype; "" = the same
+    std::string conv_state_dtype;   ///< the conv state's dtype when it differs from state_dtype; "" = the same
     bool beside_attention = false;  ///< in the same layers as attention (Falcon-H1), not layers of their own
 };
 
 /// A sparse-attention indexer's key cache (DeepSeek-V3.2): per token, per growing layer.
 struct IndexerShape {
     std::int64_t head_dim = 0;
-    std::string cache_dtype;          ///< the element type of the keys, e.g. fp8
-    std::int64_t scale_bytes = 0;     ///< bytes of one quantisation scale
-    std::int64_t quant_block = 0;     ///< elements per scale
+    std::string cache_dtype;       ///< the element type of the keys, e.g. fp8
+    std::int64_t scale_bytes = 0;  ///< bytes of one quantisation scale
+    std::int64_t quant_block = 0;  ///< elements per scale
 };
 
 struct Model {
@@ -97,7 +97,7 @@ struct Model {
     bool config_verified = false;
     std::optional<double> total_params_b;
     std::optional<double> active_params_b;
-    std::optional<Rational> total_params_b_exact;   ///< the same figures, exactly as written
+    std::optional<Rational> total_params_b_exact;  ///< the same figures, exactly as written
     std::optional<Rational> active_params_b_exact;
     std::optional<std::int64_t> native_context;
     std::optional<std::int64_t> num_layers;
@@ -143,11 +143,11 @@ struct KvBasis {
 /// `measurements:` has one per item.
 struct MeasurementPoint {
     std::int64_t context_length = 0;
-    std::optional<double> tps;                  ///< decode tokens/s per request
-    std::optional<Rational> tps_exact;          ///< the decimal as written, for exact comparisons
-    std::optional<double> prefill_tps;          ///< prompt-processing tokens/s
-    std::optional<double> ttft_ms;              ///< time to first token
-    std::optional<double> total_tps;            ///< decode tokens/s summed over the requests in flight
+    std::optional<double> tps;          ///< decode tokens/s per request
+    std::optional<Rational> tps_exact;  ///< the decimal as written, for exact comparisons
+    std::optional<double> prefill_tps;  ///< prompt-processing tokens/s
+    std::optional<double> ttft_ms;      ///< time to first token
+    std::optional<double> total_tps;    ///< decode tokens/s summed over the requests in flight
     std::optional<Rational> total_tps_exact;
     std::optional<std::int64_t> prompt_tokens;  ///< the prompt length of the prefill test
     std::optional<std::int64_t> gen_tokens;     ///< tokens generated in the decode test

@@ -27,8 +27,7 @@ std::string resolved_root(const std::filesystem::path& root);
 /// when it is inside; then `inside`, when given, gets the resolved path, so that what is
 /// read is what was checked even if a link changes meanwhile. A file that cannot be
 /// resolved (a dangling link) is not outside, and `inside` is left as it was.
-std::optional<std::string> outside_root(const std::filesystem::path& file,
-                                        std::string_view resolved,
+std::optional<std::string> outside_root(const std::filesystem::path& file, std::string_view resolved,
                                         std::string* inside = nullptr);
 
 /// The record files of a root, summed up: two roots with the same files at the same sizes
@@ -43,8 +42,8 @@ struct RecordSetFingerprint {
 
 /// One file's share of a fingerprint: its path under the root ("models/x.yaml"), size and
 /// modification time in nanoseconds.
-void add_to_fingerprint(RecordSetFingerprint& fingerprint, std::string_view relative,
-                        std::int64_t size, std::int64_t mtime_ns);
+void add_to_fingerprint(RecordSetFingerprint& fingerprint, std::string_view relative, std::int64_t size,
+                        std::int64_t mtime_ns);
 
 /// The fingerprint of the .yaml files under `root` as the lint finds them (regular files,
 /// links to files included, links to folders not walked). Each folder is read once, each

@@ -1,7 +1,7 @@
 #include "render.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -33,7 +33,8 @@ std::string csv_field(const std::string& s, char separator) {
     if (separator == '\t') {
         // TSV has no quoting: tabs and line ends inside a value become spaces.
         std::string out = s;
-        std::replace_if(out.begin(), out.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+        std::replace_if(
+            out.begin(), out.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
         return out;
     }
     if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -56,9 +57,12 @@ nlohmann::ordered_json cell_json(const Cell& c) {
 std::string markdown_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += "<br>";
-        else out += c;
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += "<br>";
+        else
+            out += c;
     }
     return out;
 }
@@ -112,7 +116,9 @@ std::string aligned_text(const Cell& cell) {
     return text;
 }
 
-bool is_byte_unit(std::string_view unit) { return unit == "bytes" || unit == "bytes/token"; }
+bool is_byte_unit(std::string_view unit) {
+    return unit == "bytes" || unit == "bytes/token";
+}
 
 /// Four significant digits, or the whole number from 1000 up (a rate of 1234 tokens/s
 /// reads better than 1.234e+03).
@@ -278,7 +284,9 @@ std::vector<std::size_t> measure(const Shaped& s) {
     return widths;
 }
 
-std::string rows_footer(std::size_t rows) { return fmt::format("({} row{})\n", rows, rows == 1 ? "" : "s"); }
+std::string rows_footer(std::size_t rows) {
+    return fmt::format("({} row{})\n", rows, rows == 1 ? "" : "s");
+}
 
 std::string render_aligned(const Table& t, const RenderOptions& options) {
     Shaped s = shape(t, options);
@@ -342,9 +350,8 @@ std::string render_vertical(const Table& t, const RenderOptions& options) {
         const auto& row = t.rows[r];
         for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c) {
             std::string value = options.readable ? readable_text(row[c], unit_of(options, t.columns[c]), true)
-                                                 : (std::holds_alternative<std::monostate>(row[c])
-                                                        ? std::string("-")
-                                                        : cell_text(row[c]));
+                                                 : (std::holds_alternative<std::monostate>(row[c]) ? std::string("-")
+                                                                                                   : cell_text(row[c]));
             std::string name = t.columns[c];
             name += std::string(name_width - display_width(name), ' ');
             std::size_t start = 0;
@@ -382,7 +389,9 @@ std::optional<TableFormat> parse_table_format(std::string_view name) {
     return std::nullopt;
 }
 
-std::span<const std::string_view> table_format_names() { return kFormats; }
+std::span<const std::string_view> table_format_names() {
+    return kFormats;
+}
 
 std::string human_bytes(double bytes) {
     static constexpr std::array<std::string_view, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -24,19 +24,15 @@ using json = nlohmann::json;
 const Rational kGiB(1LL << 30);
 
 json cell_json(const Cell& c) {
-    if (const auto* i = std::get_if<std::int64_t>(&c))
-        return *i;
-    if (const auto* d = std::get_if<double>(&c))
-        return *d;
-    if (const auto* s = std::get_if<std::string>(&c))
-        return *s;
+    if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
+    if (const auto* d = std::get_if<double>(&c)) return *d;
+    if (const auto* s = std::get_if<std::string>(&c)) return *s;
     return nullptr;
 }
 
 /// A number for plotting: exact bytes stay whole when they are.
 json plot_number(const Rational& r) {
-    if (r.is_integer())
-        return r.num();
+    if (r.is_integer()) return r.num();
     return r.to_double();
 }
 
@@ -54,32 +50,25 @@ class Columns {
     }
     std::string text(const std::vector<Cell>& row, const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* s = std::get_if<std::string>(&c))
-            return *s;
-        if (const auto* i = std::get_if<std::int64_t>(&c))
-            return std::to_string(*i);
+        if (const auto* s = std::get_if<std::string>(&c)) return *s;
+        if (const auto* i = std::get_if<std::int64_t>(&c)) return std::to_string(*i);
         return "";
     }
     std::optional<double> number(const std::vector<Cell>& row, const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* i = std::get_if<std::int64_t>(&c))
-            return static_cast<double>(*i);
-        if (const auto* d = std::get_if<double>(&c))
-            return *d;
+        if (const auto* i = std::get_if<std::int64_t>(&c)) return static_cast<double>(*i);
+        if (const auto* d = std::get_if<double>(&c)) return *d;
         return std::nullopt;
     }
-    std::optional<std::int64_t> integer(const std::vector<Cell>& row,
-                                        const std::string& name) const {
+    std::optional<std::int64_t> integer(const std::vector<Cell>& row, const std::string& name) const {
         const Cell& c = at(row, name);
-        if (const auto* i = std::get_if<std::int64_t>(&c))
-            return *i;
+        if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
         return std::nullopt;
     }
     /// The first of `names` the table has, or "".
     std::string first_of(std::initializer_list<const char*> names) const {
         for (const char* n : names) {
-            if (has(n))
-                return n;
+            if (has(n)) return n;
         }
         return "";
     }
@@ -126,13 +115,10 @@ struct Context {
     }
     std::string source_of(const std::string& id) const {
         auto it = input.sources.find(id);
-        if (it == input.sources.end() || it->second.empty())
-            return "";
+        if (it == input.sources.end() || it->second.empty()) return "";
         return it->second.front();
     }
-    static std::string record_source(const Record& r) {
-        return r.sources.empty() ? "" : r.sources.front().name;
-    }
+    static std::string record_source(const Record& r) { return r.sources.empty() ? "" : r.sources.front().name; }
     /// The largest context a curve of this model reaches: its native context, or further
     /// when a row of the catalog went further.
     std::int64_t top_context(const Record& model) const {
@@ -155,17 +141,13 @@ void choose_subjects(Context& c) {
         row_dtypes.insert(c.rows.text(row, "kv_cache_dtype"));
     }
     for (const auto& r : c.input.records->records()) {
-        if (r.model && (!c.input.filtered || row_models.count(r.id)))
-            c.models.push_back(&r);
-        if (r.accelerator && (!c.input.filtered || row_accelerators.count(r.id)))
-            c.accelerators.push_back(&r);
+        if (r.model && (!c.input.filtered || row_models.count(r.id))) c.models.push_back(&r);
+        if (r.accelerator && (!c.input.filtered || row_accelerators.count(r.id))) c.accelerators.push_back(&r);
     }
     for (const auto& d : cache_dtypes()) {
-        if (row_dtypes.count(std::string(d.name)))
-            c.dtypes.push_back(d);
+        if (row_dtypes.count(std::string(d.name))) c.dtypes.push_back(d);
     }
-    if (c.dtypes.empty())
-        c.dtypes.push_back(*find_cache_dtype("bf16"));
+    if (c.dtypes.empty()) c.dtypes.push_back(*find_cache_dtype("bf16"));
 }
 
 constexpr int kMemoryChartHeightPx = 420;
@@ -183,8 +165,7 @@ json kv_memory_chart(Context& c) {
     json kv = json::array();
     for (const Record* m : c.models) {
         std::vector<std::int64_t> extra;
-        if (m->model->sliding)
-            extra.push_back(m->model->sliding->window);
+        if (m->model->sliding) extra.push_back(m->model->sliding->window);
         auto grid = context_grid(c.top_context(*m), extra);
         for (const auto& d : c.dtypes) {
             try {
@@ -203,8 +184,7 @@ json kv_memory_chart(Context& c) {
                                   {"source", Context::record_source(*m)}});
                 }
             } catch (const std::exception& e) {
-                c.notes.push_back(
-                    fmt::format("{} at {}: no KV curve ({})", m->id, d.name, e.what()));
+                c.notes.push_back(fmt::format("{} at {}: no KV curve ({})", m->id, d.name, e.what()));
             }
         }
     }
@@ -219,40 +199,34 @@ json kv_memory_chart(Context& c) {
     double low = 0, high = 0;
     bool have_range = false;
     auto widen = [&](double gib) {
-        if (!(gib > 0))
-            return;
+        if (!(gib > 0)) return;
         double l = std::log10(gib);
         low = have_range ? std::min(low, l) : l;
         high = have_range ? std::max(high, l) : l;
         have_range = true;
     };
-    for (const auto& point : kv)
-        widen(point["total_gib"].get<double>());
-    for (const auto& [bytes, names] : names_by_size)
-        widen((bytes / kGiB).to_double());
+    for (const auto& point : kv) widen(point["total_gib"].get<double>());
+    for (const auto& [bytes, names] : names_by_size) widen((bytes / kGiB).to_double());
     const double decades = have_range ? std::max(1.0, std::ceil(high) - std::floor(low)) : 1.0;
     const double min_gap = kLabelHeightPx / (kMemoryChartHeightPx / decades);  // in decades
-    std::map<Rational, std::pair<std::string, int>> label_by_size;  // text, pixel x
+    std::map<Rational, std::pair<std::string, int>> label_by_size;             // text, pixel x
     std::vector<double> column_top;  // the log10 GiB of the last label placed in each column
     for (const auto& [bytes, names] : names_by_size) {
         double at = std::log10((bytes / kGiB).to_double());
         std::size_t column = 0;
-        while (column < column_top.size() && at - column_top[column] < min_gap)
-            ++column;
-        if (column == column_top.size())
-            column_top.push_back(at);
+        while (column < column_top.size() && at - column_top[column] < min_gap) ++column;
+        if (column == column_top.size()) column_top.push_back(at);
         column_top[column] = at;
-        std::string text = fmt::format("{} GB: {}", (bytes / Rational(1000000000)).to_display(),
-                                       fmt::join(names.begin(), names.begin() + std::min<std::size_t>(2, names.size()), ", "));
-        if (names.size() > 2)
-            text += fmt::format(" +{}", names.size() - 2);
+        std::string text =
+            fmt::format("{} GB: {}", (bytes / Rational(1000000000)).to_display(),
+                        fmt::join(names.begin(), names.begin() + std::min<std::size_t>(2, names.size()), ", "));
+        if (names.size() > 2) text += fmt::format(" +{}", names.size() - 2);
         label_by_size[bytes] = {text, 4 + static_cast<int>(column) * kLabelColumnPx};
     }
     json memory = json::array();
     std::set<Rational> labelled;
     for (const Record* a : c.accelerators) {
-        if (!a->accelerator->memory_gb_exact)
-            continue;
+        if (!a->accelerator->memory_gb_exact) continue;
         Rational bytes = memory_bytes(*a->accelerator);
         std::string label;
         int label_x = 4;
@@ -298,12 +272,7 @@ json kv_memory_chart(Context& c) {
                                   {"source", "source"}})}}}},
           {{"name", "memory_labels"},
            {"data", {{"name", "memory"}}},
-           {"mark",
-            {{"type", "text"},
-             {"align", "left"},
-             {"dy", -7},
-             {"fontSize", 10},
-             {"color", "#555"}}},
+           {"mark", {{"type", "text"}, {"align", "left"}, {"dy", -7}, {"fontSize", 10}, {"color", "#555"}}},
            {"encoding",
             {{"y", y},
              {"x", {{"field", "label_x"}, {"type", "quantitative"}, {"scale", nullptr}}},
@@ -314,9 +283,9 @@ json kv_memory_chart(Context& c) {
            {"encoding",
             {{"x", context_axis()},
              {"y", y},
-             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
-             {"strokeDash",
-              {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
+             {"color",
+              {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
+             {"strokeDash", {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
              {"detail", {{"field", "series"}}}}}},
           {{"name", "kv_points"},
            {"data", {{"name", "kv"}}},
@@ -324,7 +293,8 @@ json kv_memory_chart(Context& c) {
            {"encoding",
             {{"x", context_axis()},
              {"y", y},
-             {"color", {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
+             {"color",
+              {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
              {"tooltip", kv_tooltip}}}}}}};
     return {{"id", "kv-memory"},
             {"title", "KV cache memory against context"},
@@ -351,13 +321,11 @@ std::string speed_series(const Context& c, const std::vector<Cell>& row) {
     std::string out = fmt::format("{} · {} · {} · {}", c.rows.text(row, "model_name"),
                                   accelerator.empty() ? "no accelerator named" : accelerator,
                                   c.rows.text(row, "engine"), c.rows.text(row, "kv_cache_dtype"));
-    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1)
-        out += fmt::format(" · {} at once", *n);
+    if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1) out += fmt::format(" · {} at once", *n);
     return out;
 }
 
-json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name,
-               double value) {
+json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name, double value) {
     std::string record = c.record_of(row);
     return {{"series", speed_series(c, row)},
             {"model_name", c.rows.text(row, "model_name")},
@@ -376,33 +344,26 @@ json speed_row(const Context& c, const std::vector<Cell>& row, const char* value
 /// The dashed ceiling of one series: what each of `concurrency` requests can decode at most,
 /// bandwidth / (active weights + concurrency x (KV at the context + fixed state)), with the
 /// row's weights as the catalog takes them (stated, else from an exact weight format).
-void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series,
-                  json& out) {
+void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series, json& out) {
     const Record* model = c.input.records->find(c.rows.text(row, "model"));
     const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
     std::string v_dtype = c.rows.text(row, "v_cache_dtype");
     auto element = element_bytes(c.rows.text(row, "kv_cache_dtype"),
                                  v_dtype.empty() ? std::nullopt : std::optional<std::string>(v_dtype));
-    if (!model || !model->model || !accelerator || !accelerator->accelerator || !element)
-        return;
+    if (!model || !model->model || !accelerator || !accelerator->accelerator || !element) return;
     std::string quant = c.rows.text(row, "weight_quant");
     std::optional<std::int64_t> stated_weights;
-    if (c.rows.text(row, "weight_bytes_source") == "stated")
-        stated_weights = c.rows.integer(row, "weight_bytes");
+    if (c.rows.text(row, "weight_bytes_source") == "stated") stated_weights = c.rows.integer(row, "weight_bytes");
     std::int64_t concurrency = c.rows.integer(row, "concurrency").value_or(1);
     std::vector<std::int64_t> extra;
-    if (model->model->sliding)
-        extra.push_back(model->model->sliding->window);
+    if (model->model->sliding) extra.push_back(model->model->sliding->window);
     try {
-        auto weights = row_weights(
-            *model->model, quant.empty() ? std::nullopt : std::optional(quant), stated_weights);
-        if (!weights)
-            return;
+        auto weights = row_weights(*model->model, quant.empty() ? std::nullopt : std::optional(quant), stated_weights);
+        if (!weights) return;
         Rational fixed = fixed_state_bytes(*model->model);
         for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
-            Roofline r =
-                batch_roofline(*accelerator->accelerator, weights->active,
-                               kv_cache_bytes(*model->model, *element, context), fixed, concurrency);
+            Roofline r = batch_roofline(*accelerator->accelerator, weights->active,
+                                        kv_cache_bytes(*model->model, *element, context), fixed, concurrency);
             out.push_back({{"series", series},
                            {"context_length", context},
                            {"ceiling_tps", r.ceiling_tps.to_double()},
@@ -416,21 +377,19 @@ void add_roofline(const Context& c, const std::vector<Cell>& row, const std::str
     }
 }
 
-json speed_chart(Context& c, const std::string& id, const std::string& column,
-                 const char* value_name, const std::string& title, const std::string& heading,
-                 const std::string& description, bool with_roofline) {
+json speed_chart(Context& c, const std::string& id, const std::string& column, const char* value_name,
+                 const std::string& title, const std::string& heading, const std::string& description,
+                 bool with_roofline) {
     json points = json::array();
     json ceilings = json::array();
     std::set<std::string> with_ceiling;
     std::map<std::string, std::set<std::string>> records_of_series;
     for (const auto& row : c.rows.table().rows) {
-        if (c.rows.number(row, column))
-            records_of_series[speed_series(c, row)].insert(c.record_of(row));
+        if (c.rows.number(row, column)) records_of_series[speed_series(c, row)].insert(c.record_of(row));
     }
     for (const auto& row : c.rows.table().rows) {
         auto value = c.rows.number(row, column);
-        if (!value)
-            continue;
+        if (!value) continue;
         json p = speed_row(c, row, value_name, *value);
         std::string series = p["series"];
         // Two records of one model, card, engine and dtype (one with speculative decoding,
@@ -441,39 +400,31 @@ json speed_chart(Context& c, const std::string& id, const std::string& column,
             p["series"] = series;
         }
         points.push_back(std::move(p));
-        if (with_roofline && with_ceiling.insert(series).second)
-            add_roofline(c, row, series, ceilings);
+        if (with_roofline && with_ceiling.insert(series).second) add_roofline(c, row, series, ceilings);
     }
-    if (points.empty())
-        return nullptr;
-    json color = {
-        {"field", "series"},
-        {"type", "nominal"},
-        {"title", "model · accelerator · engine · dtype"},
-        {"legend",
-         {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 480}, {"titleLimit", 600}}}};
-    json y = {{"field", value_name},
-              {"type", "quantitative"},
-              {"title", title},
-              {"scale", {{"type", "log"}}}};
+    if (points.empty()) return nullptr;
+    json color = {{"field", "series"},
+                  {"type", "nominal"},
+                  {"title", "model · accelerator · engine · dtype"},
+                  {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 480}, {"titleLimit", 600}}}};
+    json y = {{"field", value_name}, {"type", "quantitative"}, {"title", title}, {"scale", {{"type", "log"}}}};
     json layers = json::array();
     json marks = json::object();
     if (!ceilings.empty()) {
         json ceiling_y = y;
         ceiling_y["field"] = "ceiling_tps";
-        layers.push_back(
-            {{"name", "roofline_lines"},
-             {"data", {{"name", "roofline"}}},
-             {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
-             {"encoding",
-              {{"x", context_axis()},
-               {"y", ceiling_y},
-               {"color", color},
-               {"tooltip", tooltip({{"series", "series"},
-                                    {"context_length", "context"},
-                                    {"ceiling_tps", "ceiling, tokens/s"},
-                                    {"record", "record"},
-                                    {"source", "source"}})}}}});
+        layers.push_back({{"name", "roofline_lines"},
+                          {"data", {{"name", "roofline"}}},
+                          {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
+                          {"encoding",
+                           {{"x", context_axis()},
+                            {"y", ceiling_y},
+                            {"color", color},
+                            {"tooltip", tooltip({{"series", "series"},
+                                                 {"context_length", "context"},
+                                                 {"ceiling_tps", "ceiling, tokens/s"},
+                                                 {"record", "record"},
+                                                 {"source", "source"}})}}}});
         marks["roofline_lines"] = {{"dataset", "roofline"}, {"per", "series"}};
     }
     std::string lines = id + "_lines", dots = id + "_points";
@@ -497,8 +448,7 @@ json speed_chart(Context& c, const std::string& id, const std::string& column,
     marks[lines] = {{"dataset", "measured"}, {"per", "series"}};
     marks[dots] = {{"dataset", "measured"}, {"per", "row"}};
     json datasets = {{"measured", points}};
-    if (!ceilings.empty())
-        datasets["roofline"] = ceilings;
+    if (!ceilings.empty()) datasets["roofline"] = ceilings;
     json spec = {{"width", 760}, {"height", 360}, {"datasets", datasets}, {"layer", layers}};
     return {{"id", id},     {"title", heading},     {"description", description},
             {"spec", spec}, {"datasets", datasets}, {"marks", marks}};
@@ -509,8 +459,7 @@ json bytes_per_token_chart(Context& c) {
     for (const Record* m : c.models) {
         for (const auto& d : c.dtypes) {
             auto add = [&](const char* basis, const std::optional<Rational>& bytes) {
-                if (!bytes)
-                    return;
+                if (!bytes) return;
                 dots.push_back({{"model_name", m->model->name},
                                 {"kv_cache_dtype", std::string(d.name)},
                                 {"label", fmt::format("{} · {}", m->model->name, d.name)},
@@ -525,45 +474,43 @@ json bytes_per_token_chart(Context& c) {
                 add("all layers GQA", all_layers_gqa_bytes(*m->model, d.bytes_per_element()));
                 add("as built", growing_kv_bytes_per_token(*m->model, d));
             } catch (const std::exception& e) {
-                c.notes.push_back(
-                    fmt::format("{} at {}: no bytes per token ({})", m->id, d.name, e.what()));
+                c.notes.push_back(fmt::format("{} at {}: no bytes per token ({})", m->id, d.name, e.what()));
             }
         }
     }
     json basis_order = {"as built", "all layers GQA", "all layers MHA"};
     // Dots, not bars: on a log axis a bar's length means nothing.
-    json spec = {
-        {"width", 620},
-        {"height", {{"step", 20}}},
-        {"datasets", {{"bytes", dots}}},
-        {"data", {{"name", "bytes"}}},
-        {"name", "bpt"},
-        {"mark", {{"type", "point"}, {"filled", true}, {"size", 80}, {"opacity", 0.9}}},
-        {"encoding",
-         {{"y", {{"field", "label"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-          {"x",
-           {{"field", "bytes_per_token"},
-            {"type", "quantitative"},
-            {"title", "KV bytes per token (growing layers)"},
-            {"scale", {{"type", "log"}}},
-            {"axis", {{"format", "~s"}}}}},
-          {"color",
-           {{"field", "basis"},
-            {"type", "nominal"},
-            {"sort", basis_order},
-            {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
-            {"title", "cache layout"}}},
-          {"shape",
-           {{"field", "basis"},
-            {"type", "nominal"},
-            {"sort", basis_order},
-            {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
-          {"tooltip", tooltip({{"model_name", "model"},
-                               {"kv_cache_dtype", "cache dtype"},
-                               {"basis", "layout"},
-                               {"bytes_per_token", "bytes per token"},
-                               {"record", "record"},
-                               {"source", "source"}})}}}};
+    json spec = {{"width", 620},
+                 {"height", {{"step", 20}}},
+                 {"datasets", {{"bytes", dots}}},
+                 {"data", {{"name", "bytes"}}},
+                 {"name", "bpt"},
+                 {"mark", {{"type", "point"}, {"filled", true}, {"size", 80}, {"opacity", 0.9}}},
+                 {"encoding",
+                  {{"y", {{"field", "label"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
+                   {"x",
+                    {{"field", "bytes_per_token"},
+                     {"type", "quantitative"},
+                     {"title", "KV bytes per token (growing layers)"},
+                     {"scale", {{"type", "log"}}},
+                     {"axis", {{"format", "~s"}}}}},
+                   {"color",
+                    {{"field", "basis"},
+                     {"type", "nominal"},
+                     {"sort", basis_order},
+                     {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
+                     {"title", "cache layout"}}},
+                   {"shape",
+                    {{"field", "basis"},
+                     {"type", "nominal"},
+                     {"sort", basis_order},
+                     {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
+                   {"tooltip", tooltip({{"model_name", "model"},
+                                        {"kv_cache_dtype", "cache dtype"},
+                                        {"basis", "layout"},
+                                        {"bytes_per_token", "bytes per token"},
+                                        {"record", "record"},
+                                        {"source", "source"}})}}}};
     return {{"id", "bytes-per-token"},
             {"title", "KV bytes per token by model and dtype"},
             {"description",
@@ -585,8 +532,7 @@ json bytes_per_token_chart(Context& c) {
 /// there. A result measured against a baseline gives two points, the baseline's and its own,
 /// joined by a line; each metric gets its own panel and scale.
 json quality_chart(Context& c) {
-    if (!c.input.quality)
-        return nullptr;
+    if (!c.input.quality) return nullptr;
     Columns q(*c.input.quality);
     std::string dtype = q.first_of({"kv_cache_dtype", "kv_dtype", "dtype"});
     std::string score = q.first_of({"value", "score", "accuracy", "quality"});
@@ -609,27 +555,20 @@ json quality_chart(Context& c) {
     std::set<std::tuple<std::string, std::string, double>> seen;
     for (const auto& row : q.table().rows) {
         auto value = q.number(row, score);
-        if (!value)
-            continue;
+        if (!value) continue;
         std::string id = record.empty() ? "" : q.text(row, record);
-        if (c.input.filtered && !record.empty() && !row_records.count(id))
-            continue;
+        if (c.input.filtered && !record.empty() && !row_records.count(id)) continue;
         std::string model_text = model.empty() ? "" : q.text(row, model);
-        if (const Record* r = c.input.records->find(model_text); r && r->model)
-            model_text = r->model->name;
+        if (const Record* r = c.input.records->find(model_text); r && r->model) model_text = r->model->name;
         std::vector<std::string> parts;
-        for (const std::string& part :
-             {model_text, benchmark.empty() ? "" : q.text(row, benchmark)}) {
-            if (!part.empty())
-                parts.push_back(part);
+        for (const std::string& part : {model_text, benchmark.empty() ? "" : q.text(row, benchmark)}) {
+            if (!part.empty()) parts.push_back(part);
         }
         std::string series = parts.empty() ? "quality" : fmt::format("{}", fmt::join(parts, " · "));
         std::string panel = metric.empty() ? "value" : q.text(row, metric);
-        if (!unit.empty() && !q.text(row, unit).empty())
-            panel += fmt::format(" ({})", q.text(row, unit));
+        if (!unit.empty() && !q.text(row, unit).empty()) panel += fmt::format(" ({})", q.text(row, unit));
         auto add = [&](const std::string& at, double v, const char* role) {
-            if (!seen.insert({series + "\n" + panel, at, v}).second)
-                return;
+            if (!seen.insert({series + "\n" + panel, at, v}).second) return;
             points.push_back({{"series", series},
                               {"panel", panel},
                               {"kv_cache_dtype", at},
@@ -639,8 +578,7 @@ json quality_chart(Context& c) {
                               {"source", c.source_of(id)}});
         };
         if (!baseline_dtype.empty()) {
-            if (auto base = q.number(row, baseline_value))
-                add(q.text(row, baseline_dtype), *base, "baseline");
+            if (auto base = q.number(row, baseline_value)) add(q.text(row, baseline_dtype), *base, "baseline");
         }
         add(q.text(row, dtype), *value, "measured");
     }
@@ -723,8 +661,7 @@ std::vector<std::int64_t> context_grid(std::int64_t top, const std::vector<std::
     for (std::int64_t p = 1024; p < top; p *= 2) points.insert(p);
     points.insert(top);
     for (std::int64_t e : extra) {
-        if (e >= 1024 && e <= top)
-            points.insert(e);
+        if (e >= 1024 && e <= top) points.insert(e);
     }
     return {points.begin(), points.end()};
 }
@@ -734,36 +671,31 @@ json report_content(const ReportInput& input) {
     choose_subjects(c);
     json charts = json::array();
     charts.push_back(kv_memory_chart(c));
-    json decode =
-        speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
-                    "Decode speed against context",
-                    "Measured decode speed of one request at each context, per model, "
-                    "accelerator, engine and cache dtype (and concurrency, when several requests "
-                    "ran at once). Dashed: the bandwidth roofline per request, memory bandwidth / "
-                    "(active weights + concurrency x (KV cache at the context + fixed state)), "
-                    "drawn where the catalog knows the accelerator and the weights' size.",
-                    true);
+    json decode = speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
+                              "Decode speed against context",
+                              "Measured decode speed of one request at each context, per model, "
+                              "accelerator, engine and cache dtype (and concurrency, when several requests "
+                              "ran at once). Dashed: the bandwidth roofline per request, memory bandwidth / "
+                              "(active weights + concurrency x (KV cache at the context + fixed state)), "
+                              "drawn where the catalog knows the accelerator and the weights' size.",
+                              true);
     if (decode.is_null()) {
-        c.notes.push_back(
-            "no row of the catalog reports a decode speed; the decode chart is not drawn");
+        c.notes.push_back("no row of the catalog reports a decode speed; the decode chart is not drawn");
     } else {
         charts.push_back(std::move(decode));
     }
     if (c.rows.has("measured_prefill_tps_at_ctx")) {
-        json prefill =
-            speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps",
-                        "prefill, tokens/s", "Prefill speed against context",
-                        "Measured prefill (prompt processing) speed at each context.", false);
+        json prefill = speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps", "prefill, tokens/s",
+                                   "Prefill speed against context",
+                                   "Measured prefill (prompt processing) speed at each context.", false);
         if (prefill.is_null()) {
-            c.notes.push_back(
-                "no row of the catalog reports a prefill speed; the prefill chart is not drawn");
+            c.notes.push_back("no row of the catalog reports a prefill speed; the prefill chart is not drawn");
         } else {
             charts.push_back(std::move(prefill));
         }
     }
     charts.push_back(bytes_per_token_chart(c));
-    if (json quality = quality_chart(c); !quality.is_null())
-        charts.push_back(std::move(quality));
+    if (json quality = quality_chart(c); !quality.is_null()) charts.push_back(std::move(quality));
 
     std::set<std::string> row_models;
     for (const auto& row : input.rows.rows) row_models.insert(c.rows.text(row, "model"));

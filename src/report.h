@@ -26,10 +26,9 @@ namespace kvcat {
 struct ReportInput {
     Table rows;             ///< kv_rows, every column the catalog has (filtered or not)
     bool filtered = false;  ///< rows were filtered: draw only their models and accelerators
-    std::map<std::string, std::vector<std::string>>
-        sources;                         ///< record id -> source names, in order
-    std::optional<Table> quality;        ///< the catalog's quality table, when it has one
-    const RecordSet* records = nullptr;  ///< models and accelerators
+    std::map<std::string, std::vector<std::string>> sources;  ///< record id -> source names, in order
+    std::optional<Table> quality;                             ///< the catalog's quality table, when it has one
+    const RecordSet* records = nullptr;                       ///< models and accelerators
     /// The href of a record file as the rows name it ("records/kv-efficiency/x.yaml").
     std::function<std::string(const std::string& file)> link;
     std::string title = "kvcat report";

@@ -63,12 +63,10 @@ std::string inline_script(std::string_view script) {
     std::size_t start = 0;
     while (start < script.size()) {
         std::size_t end = script.find('\n', start);
-        std::string_view line = script.substr(
-            start, end == std::string_view::npos ? std::string_view::npos : end - start + 1);
-        if (!line.starts_with("//# sourceMappingURL="))
-            out += line;
-        if (end == std::string_view::npos)
-            break;
+        std::string_view line =
+            script.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start + 1);
+        if (!line.starts_with("//# sourceMappingURL=")) out += line;
+        if (end == std::string_view::npos) break;
         start = end + 1;
     }
     // "</script" can only occur inside a string or a regular expression in JavaScript,
@@ -77,10 +75,9 @@ std::string inline_script(std::string_view script) {
     safe.reserve(out.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (out[i] == '<' && i + 1 < out.size() && out[i + 1] == '/' && out.size() - i >= 8 &&
-            std::equal(
-                out.begin() + static_cast<std::ptrdiff_t>(i) + 2,
-                out.begin() + static_cast<std::ptrdiff_t>(i) + 8, "script",
-                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
+            std::equal(out.begin() + static_cast<std::ptrdiff_t>(i) + 2,
+                       out.begin() + static_cast<std::ptrdiff_t>(i) + 8, "script",
+                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
             safe += "<\\/";
             ++i;
             continue;
@@ -93,8 +90,8 @@ std::string inline_script(std::string_view script) {
 namespace {
 
 std::string license_block(std::string_view name, std::string_view version, std::string_view text) {
-    return fmt::format("<details><summary>{} {} (BSD-3-Clause)</summary><pre>{}</pre></details>\n",
-                       name, version, html_escape(text));
+    return fmt::format("<details><summary>{} {} (BSD-3-Clause)</summary><pre>{}</pre></details>\n", name, version,
+                       html_escape(text));
 }
 
 }  // namespace
@@ -127,8 +124,7 @@ std::string report_html(const nlohmann::json& content) {
     page += "<script type=\"application/json\" id=\"report-content\">";
     page += json_for_script(content);
     page += "</script>\n";
-    for (std::string_view lib :
-         {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs, assets::kReportPageJs}) {
+    for (std::string_view lib : {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs, assets::kReportPageJs}) {
         page += "<script>\n";
         page += inline_script(lib);
         page += "\n</script>\n";

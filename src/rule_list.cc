@@ -56,8 +56,8 @@ std::string cell(std::string_view text) {
 std::string render_markdown(std::span<const RuleInfo> rules) {
     std::string out = "| rule | severity | checked | what it checks |\n|---|---|---|---|\n";
     for (const auto& r : rules) {
-        out += fmt::format("| `{}` | {} | {} | {} |\n", r.id, to_string(r.severity), to_string(r.stage),
-                           cell(r.summary));
+        out +=
+            fmt::format("| `{}` | {} | {} | {} |\n", r.id, to_string(r.severity), to_string(r.stage), cell(r.summary));
     }
     return out;
 }
@@ -71,13 +71,18 @@ std::optional<RuleListFormat> parse_rule_list_format(std::string_view name) {
     return std::nullopt;
 }
 
-std::span<const std::string_view> rule_list_format_names() { return kFormats; }
+std::span<const std::string_view> rule_list_format_names() {
+    return kFormats;
+}
 
 std::string render_rule_list(std::span<const RuleInfo> rules, RuleListFormat format) {
     switch (format) {
-        case RuleListFormat::text: return render_text(rules);
-        case RuleListFormat::json: return render_json(rules);
-        case RuleListFormat::markdown: return render_markdown(rules);
+        case RuleListFormat::text:
+            return render_text(rules);
+        case RuleListFormat::json:
+            return render_json(rules);
+        case RuleListFormat::markdown:
+            return render_markdown(rules);
         case RuleListFormat::ids: {
             std::string out;
             for (const auto& r : rules) out += fmt::format("{}\n", r.id);

@@ -36,9 +36,8 @@ std::vector<RuleInfo> collect() {
     for (Declared file : files) {
         for (const RuleInfo& rule : file()) all.push_back(rule);
     }
-    std::sort(all.begin(), all.end(), [](const RuleInfo& a, const RuleInfo& b) {
-        return std::tie(a.stage, a.id) < std::tie(b.stage, b.id);
-    });
+    std::sort(all.begin(), all.end(),
+              [](const RuleInfo& a, const RuleInfo& b) { return std::tie(a.stage, a.id) < std::tie(b.stage, b.id); });
     // A descriptor that contradicts itself is a programming error, found by the first run.
     for (std::size_t i = 0; i < all.size(); ++i) {
         const RuleInfo& r = all[i];
@@ -61,14 +60,19 @@ const std::vector<RuleInfo>& registry() {
 
 std::string_view to_string(RuleStage s) {
     switch (s) {
-        case RuleStage::loader: return "loader";
-        case RuleStage::record: return "record";
-        case RuleStage::run: return "run";
+        case RuleStage::loader:
+            return "loader";
+        case RuleStage::record:
+            return "record";
+        case RuleStage::run:
+            return "run";
     }
     return "record";
 }
 
-std::span<const RuleInfo> all_rules() { return registry(); }
+std::span<const RuleInfo> all_rules() {
+    return registry();
+}
 
 const RuleInfo* find_rule_info(std::string_view id) {
     for (const RuleInfo& r : registry()) {

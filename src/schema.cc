@@ -16,18 +16,24 @@ namespace kvcat {
 
 std::string_view kind_folder(RecordKind kind) {
     switch (kind) {
-        case RecordKind::model: return "models";
-        case RecordKind::accelerator: return "accelerators";
-        case RecordKind::kv_efficiency: return "kv-efficiency";
+        case RecordKind::model:
+            return "models";
+        case RecordKind::accelerator:
+            return "accelerators";
+        case RecordKind::kv_efficiency:
+            return "kv-efficiency";
     }
     return "";
 }
 
 std::string_view kind_name(RecordKind kind) {
     switch (kind) {
-        case RecordKind::model: return "model";
-        case RecordKind::accelerator: return "accelerator";
-        case RecordKind::kv_efficiency: return "kv-efficiency";
+        case RecordKind::model:
+            return "model";
+        case RecordKind::accelerator:
+            return "accelerator";
+        case RecordKind::kv_efficiency:
+            return "kv-efficiency";
     }
     return "";
 }
@@ -43,8 +49,9 @@ using F = FieldType;
 
 constexpr std::array<std::string_view, 6> kVariants = {"mha", "gqa", "mqa", "mla", "hybrid", "sliding"};
 constexpr std::array<std::string_view, 4> kProvenance = {"measured", "third-party-measured", "derived", "joined"};
-constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32", "f16",  "fp16", "bf16", "fp8",  "fp8_e4m3",
-                                                          "fp8_e5m2", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"};
+constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32",     "f16",      "fp16",  "bf16",
+                                                          "fp8",  "fp8_e4m3", "fp8_e5m2", "q8_0",  "q5_1",
+                                                          "q5_0", "q4_1",     "q4_0",     "iq4_nl"};
 constexpr std::array<std::string_view, 5> kLinearKinds = {"gated-deltanet", "mamba", "mamba2", "short-conv",
                                                           "lightning"};
 constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
@@ -99,30 +106,51 @@ constexpr std::array kLinearFields = {
     FieldSpec{"kind", F::enumeration, true, false, "the linear-attention or SSM layer type", kLinearKinds},
     FieldSpec{"layers", F::integer, true, false, "how many layers are linear attention", {}, {}, true},
     FieldSpec{"key_heads", F::integer, false, false, "linear_num_key_heads (gated-deltanet, mamba2)", {}, {}, true},
-    FieldSpec{"value_heads", F::integer, false, false, "linear_num_value_heads (gated-deltanet, mamba2, lightning)", {}, {},
+    FieldSpec{"value_heads",
+              F::integer,
+              false,
+              false,
+              "linear_num_value_heads (gated-deltanet, mamba2, lightning)",
+              {},
+              {},
               true},
-    FieldSpec{"key_head_dim", F::integer, false, false, "linear_key_head_dim, elements (gated-deltanet, mamba2)", {},
-              {}, true},
-    FieldSpec{"value_head_dim", F::integer, false, false, "linear_value_head_dim, elements (gated-deltanet, mamba2, lightning)",
-              {}, {}, true},
-    FieldSpec{"inner_dim", F::integer, false, false, "channels of the state, elements (mamba: d_inner; short-conv)",
-              {}, {}, true},
-    FieldSpec{"state_dim", F::integer, false, false, "SSM state per channel, elements (mamba: d_state)", {}, {},
+    FieldSpec{"key_head_dim",
+              F::integer,
+              false,
+              false,
+              "linear_key_head_dim, elements (gated-deltanet, mamba2)",
+              {},
+              {},
               true},
-    FieldSpec{"conv_kernel", F::integer, false, false, "linear_conv_kernel_dim (every kind but lightning)", {}, {},
+    FieldSpec{"value_head_dim",
+              F::integer,
+              false,
+              false,
+              "linear_value_head_dim, elements (gated-deltanet, mamba2, lightning)",
+              {},
+              {},
               true},
+    FieldSpec{"inner_dim",
+              F::integer,
+              false,
+              false,
+              "channels of the state, elements (mamba: d_inner; short-conv)",
+              {},
+              {},
+              true},
+    FieldSpec{"state_dim", F::integer, false, false, "SSM state per channel, elements (mamba: d_state)", {}, {}, true},
+    FieldSpec{
+        "conv_kernel", F::integer, false, false, "linear_conv_kernel_dim (every kind but lightning)", {}, {}, true},
     FieldSpec{"state_dtype", F::enumeration, true, false, "dtype of the fixed recurrent state", kStateDtypes},
     FieldSpec{"conv_state_dtype", F::enumeration, false, false,
-              "dtype of the conv state when it differs from state_dtype (vLLM: the model's dtype)",
-              kStateDtypes},
+              "dtype of the conv state when it differs from state_dtype (vLLM: the model's dtype)", kStateDtypes},
     FieldSpec{"beside_attention", F::boolean, false, false,
               "true when these mixers run in the same layers as attention rather than in layers of their own"},
 };
 
 constexpr std::array kIndexerFields = {
     FieldSpec{"head_dim", F::integer, true, false, "width of one indexer key, elements", {}, {}, true},
-    FieldSpec{"cache_dtype", F::enumeration, true, false, "element type of the cached indexer keys",
-              kIndexerDtypes},
+    FieldSpec{"cache_dtype", F::enumeration, true, false, "element type of the cached indexer keys", kIndexerDtypes},
     FieldSpec{"scale_bytes", F::integer, true, false, "bytes of one quantisation scale", {}, {}, true},
     FieldSpec{"quant_block", F::integer, true, false, "elements that share one scale", {}, {}, true},
 };
@@ -142,13 +170,23 @@ constexpr std::array kModelFields = {
     FieldSpec{"kv_heads", F::integer, false, false, "key/value heads per layer (not for mla)", {}, {}, true},
     FieldSpec{"head_dim", F::integer, false, false, "elements per head, as configured (not for mla)", {}, {}, true},
     FieldSpec{"kv_layers", F::mapping, true, false, "which layers grow a KV cache without bound", {}, kKvLayerFields},
-    FieldSpec{"kv_groups", F::group_list, false, false,
-              "growing layers whose KV heads or head_dim differ, one entry per shape", {}, kKvGroupFields},
+    FieldSpec{"kv_groups",
+              F::group_list,
+              false,
+              false,
+              "growing layers whose KV heads or head_dim differ, one entry per shape",
+              {},
+              kKvGroupFields},
     FieldSpec{"mla", F::mapping, false, false, "the MLA latent (mla only)", {}, kMlaFields},
     FieldSpec{"sliding_window", F::mapping, false, false, "sliding-window layers (sliding only)", {}, kSlidingFields},
     FieldSpec{"linear_attention", F::mapping, false, false, "the fixed-state layers of a hybrid", {}, kLinearFields},
-    FieldSpec{"indexer", F::mapping, false, false, "a sparse-attention indexer's key cache in every growing layer",
-              {}, kIndexerFields},
+    FieldSpec{"indexer",
+              F::mapping,
+              false,
+              false,
+              "a sparse-attention indexer's key cache in every growing layer",
+              {},
+              kIndexerFields},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };
@@ -157,12 +195,12 @@ constexpr std::array kAcceleratorFields = {
     FieldSpec{"id", F::string, true, false, "accelerators/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"vendor", F::string, true, false, "who makes it"},
     FieldSpec{"name", F::string, true, false, "the product name"},
-    FieldSpec{"memory_gb", F::number, true, false, "memory capacity as the vendor states it, GB (10^9 bytes)", {}, {},
-              true},
+    FieldSpec{
+        "memory_gb", F::number, true, false, "memory capacity as the vendor states it, GB (10^9 bytes)", {}, {}, true},
     FieldSpec{"memory_type", F::string, true, false, "GDDR6X, HBM3, ..."},
     FieldSpec{"memory_bus_bits", F::integer, false, false, "memory interface width, bits", {}, {}, true},
-    FieldSpec{"memory_bandwidth_gb_s", F::number, true, false, "peak memory bandwidth, GB/s (10^9 bytes/s)", {}, {},
-              true},
+    FieldSpec{
+        "memory_bandwidth_gb_s", F::number, true, false, "peak memory bandwidth, GB/s (10^9 bytes/s)", {}, {}, true},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };
@@ -171,46 +209,85 @@ constexpr std::array kBasisFields = {
     FieldSpec{"layers", F::integer, true, false, "layers that grow a KV cache", {}, {}, true},
     FieldSpec{"kv_heads", F::integer, false, false, "KV heads per layer (absent for an MLA latent)", {}, {}, true},
     FieldSpec{"head_dim", F::integer, false, false, "elements per head (absent for an MLA latent)", {}, {}, true},
-    FieldSpec{"latent_dim", F::integer, false, false, "MLA: kv_lora_rank + qk_rope_head_dim, elements", {}, {},
-              true},
-    FieldSpec{"groups", F::group_list, false, false,
-              "for a model whose layers differ: the layers, kv_heads and head_dim of each shape", {},
+    FieldSpec{"latent_dim", F::integer, false, false, "MLA: kv_lora_rank + qk_rope_head_dim, elements", {}, {}, true},
+    FieldSpec{"groups",
+              F::group_list,
+              false,
+              false,
+              "for a model whose layers differ: the layers, kv_heads and head_dim of each shape",
+              {},
               kKvGroupFields},
     FieldSpec{"kv_factor", F::integer, true, false, "2 for K and V, 1 for an MLA latent", {}, {}, true},
-    FieldSpec{"bytes_per_element", F::rational, true, false,
+    FieldSpec{"bytes_per_element",
+              F::rational,
+              true,
+              false,
               "bytes per cached element of kv_cache_dtype (the mean of K's and V's when v_cache_dtype differs); a "
               "fraction such as 34/32 is allowed",
-              {}, {}, true},
-    FieldSpec{"indexer_bytes", F::integer, false, false,
-              "a sparse-attention indexer's key cache, bytes per token per layer, in its own dtype", {}, {}, true},
-    FieldSpec{"window", F::integer, false, false,
-              "for a model whose every layer is bounded: the tokens after which no layer grows", {}, {}, true},
+              {},
+              {},
+              true},
+    FieldSpec{"indexer_bytes",
+              F::integer,
+              false,
+              false,
+              "a sparse-attention indexer's key cache, bytes per token per layer, in its own dtype",
+              {},
+              {},
+              true},
+    FieldSpec{"window",
+              F::integer,
+              false,
+              false,
+              "for a model whose every layer is bounded: the tokens after which no layer grows",
+              {},
+              {},
+              true},
     FieldSpec{"statement", F::string, true, false, "the product in words, with its result"},
 };
 
 constexpr std::array kPointFields = {
     FieldSpec{"context_length", F::integer, true, false,
               "the context (depth) the point was taken at, tokens; 0 for an empty context"},
-    FieldSpec{"measured_tps_at_ctx", F::number, true, true,
-              "decode speed of one request at context_length, tokens/s; null when the source did not report it", {},
-              {}, true},
-    FieldSpec{"measured_prefill_tps_at_ctx", F::number, true, true,
-              "prompt-processing speed at context_length, tokens/s; null when the source did not report it", {}, {},
+    FieldSpec{"measured_tps_at_ctx",
+              F::number,
+              true,
+              true,
+              "decode speed of one request at context_length, tokens/s; null when the source did not report it",
+              {},
+              {},
               true},
-    FieldSpec{"measured_ttft_ms_at_ctx", F::number, true, true,
-              "time to first token at context_length, ms; null when the source did not report it", {}, {}, true},
-    FieldSpec{"measured_total_tps_at_ctx", F::number, false, true,
+    FieldSpec{"measured_prefill_tps_at_ctx",
+              F::number,
+              true,
+              true,
+              "prompt-processing speed at context_length, tokens/s; null when the source did not report it",
+              {},
+              {},
+              true},
+    FieldSpec{"measured_ttft_ms_at_ctx",
+              F::number,
+              true,
+              true,
+              "time to first token at context_length, ms; null when the source did not report it",
+              {},
+              {},
+              true},
+    FieldSpec{"measured_total_tps_at_ctx",
+              F::number,
+              false,
+              true,
               "decode tokens/s summed over all requests in flight, when the source reports the total rather than "
               "one request's speed",
-              {}, {}, true},
-    FieldSpec{"prompt_tokens", F::integer, false, false, "the prompt length of the prefill test, tokens", {}, {},
+              {},
+              {},
               true},
+    FieldSpec{"prompt_tokens", F::integer, false, false, "the prompt length of the prefill test, tokens", {}, {}, true},
     FieldSpec{"gen_tokens", F::integer, false, false, "tokens generated in the decode test", {}, {}, true},
-    FieldSpec{"concurrency", F::integer, false, false, "requests in flight while measuring; 1 when absent", {}, {},
-              true},
+    FieldSpec{
+        "concurrency", F::integer, false, false, "requests in flight while measuring; 1 when absent", {}, {}, true},
     FieldSpec{"tps_stddev", F::number, false, false, "the standard deviation printed beside the decode speed"},
-    FieldSpec{"prefill_tps_stddev", F::number, false, false,
-              "the standard deviation printed beside the prefill speed"},
+    FieldSpec{"prefill_tps_stddev", F::number, false, false, "the standard deviation printed beside the prefill speed"},
 };
 
 constexpr std::array kQualityFields = {
@@ -223,10 +300,15 @@ constexpr std::array kQualityFields = {
               kDtypeNames},
     FieldSpec{"baseline_value", F::number, true, true,
               "the result at baseline_kv_cache_dtype, as printed; null when the source gives only a ratio"},
-    FieldSpec{"context_length", F::integer, false, false, "the context the result was measured at, tokens", {}, {},
-              true},
-    FieldSpec{"recovery_percent", F::number, false, false,
-              "value / baseline_value x 100, as the source states it; checked when both values are given", {}, {},
+    FieldSpec{
+        "context_length", F::integer, false, false, "the context the result was measured at, tokens", {}, {}, true},
+    FieldSpec{"recovery_percent",
+              F::number,
+              false,
+              false,
+              "value / baseline_value x 100, as the source states it; checked when both values are given",
+              {},
+              {},
               true},
 };
 
@@ -241,42 +323,82 @@ constexpr std::array kKvFields = {
               "the V cache's element type when it differs from K's; kv_cache_dtype then names K's", kDtypeNames},
     FieldSpec{"weight_quant", F::string, false, true, "the weights' quantisation: Q4_K, fp8, bf16, ..."},
     FieldSpec{"attention_variant", F::enumeration, true, false, "the attention design, as the model's", kVariants},
-    FieldSpec{"context_length", F::integer, false, false,
-              "the context the row describes, tokens (single-point form; a curve uses measurements)", {}, {}, true},
-    FieldSpec{"weight_bytes", F::integer, false, false,
+    FieldSpec{"context_length",
+              F::integer,
+              false,
+              false,
+              "the context the row describes, tokens (single-point form; a curve uses measurements)",
+              {},
+              {},
+              true},
+    FieldSpec{"weight_bytes",
+              F::integer,
+              false,
+              false,
               "the weights' real size in bytes (a GGUF file's tensors, llama-bench's model_size); overrides the "
               "format's nominal size in the roofline and the memory fit",
-              {}, {}, true},
-    FieldSpec{"kv_bytes_per_token", F::rational, true, false,
-              "bytes of KV cache each token adds, across the layers that keep growing", {}, {}, true},
-    FieldSpec{"kv_bytes_basis", F::mapping, true, false, "the factors whose product is kv_bytes_per_token", {},
-              kBasisFields},
-    FieldSpec{"measured_tps_at_ctx", F::number, false, true,
+              {},
+              {},
+              true},
+    FieldSpec{"kv_bytes_per_token",
+              F::rational,
+              true,
+              false,
+              "bytes of KV cache each token adds, across the layers that keep growing",
+              {},
+              {},
+              true},
+    FieldSpec{
+        "kv_bytes_basis", F::mapping, true, false, "the factors whose product is kv_bytes_per_token", {}, kBasisFields},
+    FieldSpec{"measured_tps_at_ctx",
+              F::number,
+              false,
+              true,
               "decode speed of one request at context_length, tokens/s; null when the source did not report it "
               "(single-point form)",
-              {}, {}, true},
-    FieldSpec{"measured_ttft_ms_at_ctx", F::number, false, true,
+              {},
+              {},
+              true},
+    FieldSpec{"measured_ttft_ms_at_ctx",
+              F::number,
+              false,
+              true,
               "time to first token at context_length, ms; null when the source did not report it (single-point form)",
-              {}, {}, true},
-    FieldSpec{"measurements", F::point_list, false, false,
+              {},
+              {},
+              true},
+    FieldSpec{"measurements",
+              F::point_list,
+              false,
+              false,
               "the measured points of a curve, one per context (and concurrency); replaces context_length and the "
               "measured_* keys",
-              {}, kPointFields},
-    FieldSpec{"quality", F::quality_list, false, false,
-              "quality results of kv_cache_dtype against a baseline cache dtype", {}, kQualityFields},
+              {},
+              kPointFields},
+    FieldSpec{"quality",
+              F::quality_list,
+              false,
+              false,
+              "quality results of kv_cache_dtype against a baseline cache dtype",
+              {},
+              kQualityFields},
     FieldSpec{"provenance", F::enumeration, false, false,
               "measured, third-party-measured, derived, or joined (architecture and measurement from two sources)",
               kProvenance},
     FieldSpec{"measured_on_model", F::reference, false, true,
               "the model the measurement was taken on, when it is not `model`"},
-    FieldSpec{"context_extension", F::string, false, true,
-              "how a context above the model's native one was reached"},
+    FieldSpec{"context_extension", F::string, false, true, "how a context above the model's native one was reached"},
     FieldSpec{"offload", F::string, false, true,
               "what was kept off the accelerator (weights or cache in host memory), when anything was"},
     FieldSpec{"methodology", F::string, true, false, "how the figures were obtained"},
     FieldSpec{"notes", F::string, true, false, "what the row shows and its caveats"},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
-    FieldSpec{"lint_ignore", F::ignore_list, false, false, "findings this record silences, each with a reason", {},
+    FieldSpec{"lint_ignore",
+              F::ignore_list,
+              false,
+              false,
+              "findings this record silences, each with a reason",
+              {},
               kIgnoreFields},
 };
 
@@ -294,9 +416,9 @@ std::string expected_phrase(const FieldSpec& spec) {
 /// Words YAML 1.1 readers (PyYAML, many editors) take for booleans when unquoted.
 bool yaml_boolean(const std::string& v) {
     // PyYAML's list, which the schema test's validator uses; it leaves out y and n.
-    static constexpr std::array<std::string_view, 18> kWords = {
-        "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
-        "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"};
+    static constexpr std::array<std::string_view, 18> kWords = {"yes",  "Yes",  "YES",  "no",    "No",    "NO",
+                                                                "true", "True", "TRUE", "false", "False", "FALSE",
+                                                                "on",   "On",   "ON",   "off",   "Off",   "OFF"};
     return std::find(kWords.begin(), kWords.end(), v) != kWords.end();
 }
 
@@ -380,18 +502,17 @@ void check_mapping_list(const YamlNode& value, const FieldSpec& spec, const Sour
                         std::vector<Diagnostic>& out) {
     if (!value.is_sequence()) {
         out.push_back(diag::wrong_type(source.position(value.mark), std::string(spec.name),
-                                       std::string(describe_type(spec.type)),
-                                       value.describe()));
+                                       std::string(describe_type(spec.type)), value.describe()));
         return;
     }
     if (spec.type == F::source_list && value.items.empty()) {
-        out.push_back(diag::bad_value(source.position(value.mark), std::string(spec.name),
-                                      "must name at least one source"));
+        out.push_back(
+            diag::bad_value(source.position(value.mark), std::string(spec.name), "must name at least one source"));
     }
     for (const auto& item : value.items) {
         if (!item.is_mapping()) {
-            out.push_back(diag::wrong_type(source.position(item.mark), fmt::format("{} item", spec.name),
-                                           "a mapping", item.describe()));
+            out.push_back(diag::wrong_type(source.position(item.mark), fmt::format("{} item", spec.name), "a mapping",
+                                           item.describe()));
             continue;
         }
         validate_fields(item, spec.children, fmt::format("{} item", spec.name), source, out);
@@ -419,9 +540,9 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 out.push_back(diag::bad_value(pos, name, "must not be empty"));
             } else if (!value.quoted && (plain_number(value, nullptr) || yaml_boolean(value.value))) {
                 // YAML (and every editor) reads 0.6 or true as a number or a boolean, not as text.
-                out.push_back(diag::wrong_type(pos, name, fmt::format("a string (quote it: \"{}\")", value.value),
-                                               fmt::format("the {} {}", yaml_boolean(value.value) ? "boolean" : "number",
-                                                           value.value)));
+                out.push_back(diag::wrong_type(
+                    pos, name, fmt::format("a string (quote it: \"{}\")", value.value),
+                    fmt::format("the {} {}", yaml_boolean(value.value) ? "boolean" : "number", value.value)));
             }
             return;
         case F::integer: {
@@ -430,9 +551,9 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 if (looks_like_big_integer(value)) {
                     out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
                 } else if (auto meant = suffixed_integer(value)) {
-                    out.push_back(diag::wrong_type(pos, name, expected_phrase(spec),
-                                                   fmt::format("{}; write {} (a record spells numbers out)",
-                                                               value.describe(), *meant)));
+                    out.push_back(diag::wrong_type(
+                        pos, name, expected_phrase(spec),
+                        fmt::format("{}; write {} (a record spells numbers out)", value.describe(), *meant)));
                 } else {
                     mistyped();
                 }
@@ -452,7 +573,8 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 return;
             }
             if (spec.positive && !(v > 0)) {
-                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                out.push_back(
+                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
             }
             return;
         }
@@ -467,7 +589,8 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                                std::count(body.begin(), body.end(), '/') <= 1 && body.front() != '/' &&
                                body.back() != '/';
             if (r && digits_only && negative) {
-                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                out.push_back(
+                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
                 return;
             }
             if (!r || !digits_only || (value.quoted && value.value.find('/') == std::string::npos)) {
@@ -479,7 +602,8 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 return;
             }
             if (spec.positive && !(*r > Rational(0))) {
-                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                out.push_back(
+                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
             }
             return;
         }
@@ -496,8 +620,8 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             for (auto allowed : spec.allowed) {
                 if (allowed == value.value) return;
             }
-            out.push_back(diag::bad_enum(pos, name, value.value, joined(spec.allowed),
-                                         closest_match(value.value, spec.allowed)));
+            out.push_back(
+                diag::bad_enum(pos, name, value.value, joined(spec.allowed), closest_match(value.value, spec.allowed)));
             return;
         }
         case F::mapping:
@@ -537,39 +661,73 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
 
 std::span<const FieldSpec> record_fields(RecordKind kind) {
     switch (kind) {
-        case RecordKind::model: return kModelFields;
-        case RecordKind::accelerator: return kAcceleratorFields;
-        case RecordKind::kv_efficiency: return kKvFields;
+        case RecordKind::model:
+            return kModelFields;
+        case RecordKind::accelerator:
+            return kAcceleratorFields;
+        case RecordKind::kv_efficiency:
+            return kKvFields;
     }
     return {};
 }
 
-std::span<const FieldSpec> source_fields() { return kSourceFields; }
-std::span<const FieldSpec> ignore_fields() { return kIgnoreFields; }
-std::span<const FieldSpec> kv_group_fields() { return kKvGroupFields; }
-std::span<const FieldSpec> point_fields() { return kPointFields; }
-std::span<const FieldSpec> quality_fields() { return kQualityFields; }
-std::span<const std::string_view> attention_variants() { return kVariants; }
-std::span<const std::string_view> provenance_values() { return kProvenance; }
-std::span<const std::string_view> cache_dtype_names() { return kDtypeNames; }
+std::span<const FieldSpec> source_fields() {
+    return kSourceFields;
+}
+std::span<const FieldSpec> ignore_fields() {
+    return kIgnoreFields;
+}
+std::span<const FieldSpec> kv_group_fields() {
+    return kKvGroupFields;
+}
+std::span<const FieldSpec> point_fields() {
+    return kPointFields;
+}
+std::span<const FieldSpec> quality_fields() {
+    return kQualityFields;
+}
+std::span<const std::string_view> attention_variants() {
+    return kVariants;
+}
+std::span<const std::string_view> provenance_values() {
+    return kProvenance;
+}
+std::span<const std::string_view> cache_dtype_names() {
+    return kDtypeNames;
+}
 
 std::string_view describe_type(FieldType type) {
     switch (type) {
-        case F::string: return "a string";
-        case F::integer: return "a whole number";
-        case F::number: return "a number";
-        case F::rational: return "a whole number, an exact decimal or a fraction such as 34/32";
-        case F::boolean: return "true or false";
-        case F::enumeration: return "one of the allowed values";
-        case F::reference: return "a record id";
-        case F::mapping: return "a mapping";
-        case F::string_list: return "a list of strings";
-        case F::integer_list: return "a list of whole numbers";
-        case F::source_list: return "a list of sources";
-        case F::ignore_list: return "a list of {rule, reason}";
-        case F::group_list: return "a list of {layers, kv_heads, head_dim}";
-        case F::point_list: return "a list of measured points";
-        case F::quality_list: return "a list of quality results";
+        case F::string:
+            return "a string";
+        case F::integer:
+            return "a whole number";
+        case F::number:
+            return "a number";
+        case F::rational:
+            return "a whole number, an exact decimal or a fraction such as 34/32";
+        case F::boolean:
+            return "true or false";
+        case F::enumeration:
+            return "one of the allowed values";
+        case F::reference:
+            return "a record id";
+        case F::mapping:
+            return "a mapping";
+        case F::string_list:
+            return "a list of strings";
+        case F::integer_list:
+            return "a list of whole numbers";
+        case F::source_list:
+            return "a list of sources";
+        case F::ignore_list:
+            return "a list of {rule, reason}";
+        case F::group_list:
+            return "a list of {layers, kv_heads, head_dim}";
+        case F::point_list:
+            return "a list of measured points";
+        case F::quality_list:
+            return "a list of quality results";
     }
     return "a value";
 }
@@ -589,16 +747,16 @@ void validate_fields(const YamlNode& mapping, std::span<const FieldSpec> fields,
             }
         }
         if (!spec) {
-            out.push_back(diag::unknown_key(source.position(key.mark), key.value, closest_match(key.value, names),
-                                            context));
+            out.push_back(
+                diag::unknown_key(source.position(key.mark), key.value, closest_match(key.value, names), context));
             continue;
         }
         check_value(key, value, *spec, source, out);
     }
     for (const auto& f : fields) {
         if (f.required && !mapping.find(f.name)) {
-            out.push_back(diag::missing_key(source.position(mapping.mark), std::string(f.name), expected_phrase(f),
-                                            f.nullable));
+            out.push_back(
+                diag::missing_key(source.position(mapping.mark), std::string(f.name), expected_phrase(f), f.nullable));
         }
     }
 }

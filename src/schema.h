@@ -46,10 +46,10 @@ struct FieldSpec {
     FieldType type;
     bool required = false;
     bool nullable = false;
-    std::string_view description;  ///< with the unit, for the JSON Schema and the README
+    std::string_view description;                    ///< with the unit, for the JSON Schema and the README
     std::span<const std::string_view> allowed = {};  ///< for enumeration
     std::span<const FieldSpec> children = {};        ///< for mapping and the list kinds of mappings
-    bool positive = false;  ///< integers and numbers that must be greater than zero
+    bool positive = false;                           ///< integers and numbers that must be greater than zero
 };
 
 std::span<const FieldSpec> record_fields(RecordKind kind);

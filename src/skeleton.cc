@@ -63,7 +63,9 @@ std::string gib(const Rational& bytes) {
 
 }  // namespace
 
-std::string Skeleton::message() const { return join(problems, "\n"); }
+std::string Skeleton::message() const {
+    return join(problems, "\n");
+}
 
 std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view accelerator_id,
                           std::string_view weight_quant, std::string_view dtype, std::int64_t tokens) {
@@ -97,14 +99,15 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     std::string model_id = with_folder(opt.model, "models");
     const Record* model_rec = set.find(model_id);
     if (!model_rec || model_rec->kind != RecordKind::model || !model_rec->model) {
-        problems.push_back(fmt::format("no model record '{}'{}", opt.model,
-                                       suggestion_for(model_id, set.ids_of(RecordKind::model))));
+        problems.push_back(
+            fmt::format("no model record '{}'{}", opt.model, suggestion_for(model_id, set.ids_of(RecordKind::model))));
     } else {
         for (const auto& d : catalog.diagnostics) {
             if (d.severity == Severity::error && d.pos.file == model_rec->file) {
-                problems.push_back(fmt::format("{} has lint errors, so its figures cannot be trusted; fix them "
-                                               "first (kvcat lint {}). The first: {}",
-                                               model_id, model_rec->file, format_text(d)));
+                problems.push_back(
+                    fmt::format("{} has lint errors, so its figures cannot be trusted; fix them "
+                                "first (kvcat lint {}). The first: {}",
+                                model_id, model_rec->file, format_text(d)));
                 break;
             }
         }
@@ -168,9 +171,10 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
         mb.reset();
     }
     if (!mb || mb->layers <= 0) {
-        problems.push_back(fmt::format("{} lacks the figures for a KV basis: it needs num_layers and kv_layers, and "
-                                       "kv_heads and head_dim (or mla, for an MLA model)",
-                                       model_id));
+        problems.push_back(
+            fmt::format("{} lacks the figures for a KV basis: it needs num_layers and kv_layers, and "
+                        "kv_heads and head_dim (or mla, for an MLA model)",
+                        model_id));
         return out;
     }
 
@@ -182,16 +186,18 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     std::string id_name = id.substr(id.find('/') + 1);
     if (!id.starts_with("kv-efficiency/") || id_name.empty() || id_name.find('/') != std::string::npos ||
         file_safe_name(id_name) != id_name) {
-        problems.push_back(fmt::format("id '{}' is not kv-efficiency/NAME with NAME a plain lower-case file name "
-                                       "(e.g. '{}')",
-                                       id, default_id));
+        problems.push_back(
+            fmt::format("id '{}' is not kv-efficiency/NAME with NAME a plain lower-case file name "
+                        "(e.g. '{}')",
+                        id, default_id));
         return out;
     }
     if (auto tag = context_tag_of_id(id); tag && tag->second != longest) {
-        problems.push_back(fmt::format("id '{}' ends in a tag for {} tokens, but the {} context is {}; the lint's "
-                                       "id-context-tag rule would warn. End the id with -{}",
-                                       id, group_thousands(tag->second), curve ? "longest" : "record's",
-                                       group_thousands(longest), context_tag(longest)));
+        problems.push_back(
+            fmt::format("id '{}' ends in a tag for {} tokens, but the {} context is {}; the lint's "
+                        "id-context-tag rule would warn. End the id with -{}",
+                        id, group_thousands(tag->second), curve ? "longest" : "record's", group_thousands(longest),
+                        context_tag(longest)));
         return out;
     }
 
@@ -202,8 +208,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     basis.head_dim = mb->head_dim;
     basis.latent_dim = mb->latent_dim;
     basis.kv_factor = mb->kv_factor;
-    basis.bytes_per_element = *element_bytes(dtype->name, v_dtype ? std::optional<std::string>(v_dtype->name)
-                                                                  : std::nullopt);
+    basis.bytes_per_element =
+        *element_bytes(dtype->name, v_dtype ? std::optional<std::string>(v_dtype->name) : std::nullopt);
     basis.indexer_bytes = mb->indexer_bytes;
     basis.window = mb->window;
     std::optional<Rational> per_token;
@@ -224,9 +230,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     out.kv_bytes_per_token = per_token;
 
     // bytes_per_element as the dtype table states it: the block fraction, unreduced.
-    std::string bpe_text = dtype->block_values == 1
-                               ? std::to_string(dtype->block_bytes)
-                               : fmt::format("{}/{}", dtype->block_bytes, dtype->block_values);
+    std::string bpe_text = dtype->block_values == 1 ? std::to_string(dtype->block_bytes)
+                                                    : fmt::format("{}/{}", dtype->block_bytes, dtype->block_values);
     std::string dtype_words(dtype->name);
     if (v_dtype) {
         // The mean of K's and V's bytes per element, over the blocks' common size when they
@@ -242,27 +247,31 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
         dtype_words = fmt::format("{} K and {} V, their mean", dtype->name, v_dtype->name);
     }
     std::string byte_word = *basis.bytes_per_element == Rational(1) ? "byte" : "bytes";
-    std::string per_token_yaml = per_token->is_integer()
-                                     ? std::to_string(per_token->num())
-                                     : fmt::format("{}/{}", per_token->num(), per_token->den());
+    std::string per_token_yaml = per_token->is_integer() ? std::to_string(per_token->num())
+                                                         : fmt::format("{}/{}", per_token->num(), per_token->den());
     std::string statement;
     std::string layers_word = "layers";
     if (mb->window) {
         layers_word = fmt::format("{} layers", name_of(model.sliding->kind));
     } else if (model.variant) {
         switch (*model.variant) {
-            case AttentionVariant::hybrid: layers_word = "full-attention layers"; break;
-            case AttentionVariant::sliding: layers_word = "global layers"; break;
+            case AttentionVariant::hybrid:
+                layers_word = "full-attention layers";
+                break;
+            case AttentionVariant::sliding:
+                layers_word = "global layers";
+                break;
             case AttentionVariant::mla:
             case AttentionVariant::mha:
             case AttentionVariant::gqa:
-            case AttentionVariant::mqa: break;
+            case AttentionVariant::mqa:
+                break;
         }
     }
     if (mb->latent_dim && mb->indexer_bytes) {
-        statement = fmt::format("{} layers x ({} latent x 1 x {} {} ({}) + {} indexer bytes) = {} B/token", mb->layers,
-                                *mb->latent_dim, bpe_text, byte_word, dtype_words, *mb->indexer_bytes,
-                                per_token->to_display());
+        statement =
+            fmt::format("{} layers x ({} latent x 1 x {} {} ({}) + {} indexer bytes) = {} B/token", mb->layers,
+                        *mb->latent_dim, bpe_text, byte_word, dtype_words, *mb->indexer_bytes, per_token->to_display());
     } else if (mb->latent_dim) {
         statement = fmt::format("{} layers x {} latent x 1 x {} {} ({}) = {} B/token", mb->layers, *mb->latent_dim,
                                 bpe_text, byte_word, dtype_words, per_token->to_display());
@@ -272,8 +281,8 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
                                 per_token->to_display());
     }
     if (mb->window) {
-        statement += fmt::format(" until the {}-token window is full; no layer grows past it",
-                                 group_thousands(*mb->window));
+        statement +=
+            fmt::format(" until the {}-token window is full; no layer grows past it", group_thousands(*mb->window));
     }
 
     bool above_native = model.native_context && longest > *model.native_context;

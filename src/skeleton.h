@@ -37,10 +37,10 @@ struct SkeletonOptions {
     /// context and whatever was measured there (`context` is then ignored). A single context
     /// of 0 is a curve of one point, since the single-point form needs a context above 0.
     std::vector<MeasurementPoint> points;
-    std::optional<std::string> engine_version;  ///< null when absent
-    std::optional<std::int64_t> weight_bytes;   ///< the weights' real size, when known
-    std::optional<std::string> methodology;     ///< drafted by an importer; else left for the author
-    std::optional<std::string> provenance;      ///< measured, third-party-measured, ...
+    std::optional<std::string> engine_version;           ///< null when absent
+    std::optional<std::int64_t> weight_bytes;            ///< the weights' real size, when known
+    std::optional<std::string> methodology;              ///< drafted by an importer; else left for the author
+    std::optional<std::string> provenance;               ///< measured, third-party-measured, ...
     std::string written_by = "kvcat new kv-efficiency";  ///< the command named in the header comment
     /// The V cache's type when it differs from K's (`kv_dtype`): the basis then carries their mean.
     std::optional<std::string> v_dtype;
@@ -48,7 +48,7 @@ struct SkeletonOptions {
 
 struct Skeleton {
     std::string id;
-    std::string text;                   ///< the record, YAML
+    std::string text;  ///< the record, YAML
     std::optional<Rational> kv_bytes_per_token;
     std::vector<std::string> to_fill;   ///< the keys the author must write, in file order
     std::vector<std::string> problems;  ///< empty on success
@@ -62,8 +62,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opti
 
 /// kv-efficiency/<engine>-<model NAME>-<dtype>-<context tag>, lower case, file-safe.
 std::string default_kv_id(std::string_view engine, std::string_view model_id, std::string_view accelerator_id,
-                          std::string_view weight_quant, std::string_view dtype,
-                          std::int64_t tokens);
+                          std::string_view weight_quant, std::string_view dtype, std::int64_t tokens);
 
 /// "65536", "64k", "1M" (powers of two, as query reads them) to tokens; nullopt unless a
 /// whole number greater than zero.

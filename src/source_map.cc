@@ -10,8 +10,7 @@ bool is_space(char c) {
 
 }  // namespace
 
-ScalarLocator::ScalarLocator(const SourceText& source, const YamlNode& scalar)
-    : source_(source), scalar_(scalar) {
+ScalarLocator::ScalarLocator(const SourceText& source, const YamlNode& scalar) : source_(source), scalar_(scalar) {
     const std::string& text = source.text();
     std::size_t si = scalar.mark.offset;
     if (si < text.size()) {
@@ -42,12 +41,9 @@ void ScalarLocator::restart() {
 Mark ScalarLocator::locate(std::size_t offset) {
     const std::string& text = source_.text();
     const std::string& value = scalar_.value;
-    if (scalar_.mark.offset >= text.size() || offset > value.size())
-        return scalar_.mark;
-    if (offset < vi_)
-        restart();
-    if (unmatched_ && offset > vi_)
-        return scalar_.mark;
+    if (scalar_.mark.offset >= text.size() || offset > value.size()) return scalar_.mark;
+    if (offset < vi_) restart();
+    if (unmatched_ && offset > vi_) return scalar_.mark;
 
     while (vi_ < offset) {
         if (si_ >= text.size()) {
@@ -59,13 +55,11 @@ Mark ScalarLocator::locate(std::size_t offset) {
             // A run of white space in the value matches a run in the file, line breaks and
             // indentation included.
             while (vi_ < offset && is_space(value[vi_])) ++vi_;
-            if (vi_ == offset && !is_space(text[si_]))
-                break;
+            if (vi_ == offset && !is_space(text[si_])) break;
             while (si_ < text.size() && is_space(text[si_])) ++si_;
             continue;
         }
-        if (style_ == Style::single_quoted && text[si_] == '\'' && si_ + 1 < text.size() &&
-            text[si_ + 1] == '\'') {
+        if (style_ == Style::single_quoted && text[si_] == '\'' && si_ + 1 < text.size() && text[si_ + 1] == '\'') {
             si_ += 2;
             ++vi_;
             continue;

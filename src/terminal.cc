@@ -17,9 +17,12 @@ std::optional<ColorMode> parse_color_mode(std::string_view name) {
 
 bool decide_color(ColorMode mode, bool is_terminal, bool no_color_set) {
     switch (mode) {
-        case ColorMode::always: return true;
-        case ColorMode::never: return false;
-        case ColorMode::automatic: return is_terminal && !no_color_set;
+        case ColorMode::always:
+            return true;
+        case ColorMode::never:
+            return false;
+        case ColorMode::automatic:
+            return is_terminal && !no_color_set;
     }
     return false;
 }
@@ -36,7 +39,9 @@ std::optional<std::size_t> parse_columns_env(const char* value) {
     return width;
 }
 
-bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+bool stdout_is_terminal() {
+    return ::isatty(STDOUT_FILENO) == 1;
+}
 
 std::optional<std::size_t> stdout_terminal_width() {
     if (!stdout_is_terminal()) return std::nullopt;

@@ -19,7 +19,8 @@ constexpr std::array<std::string_view, 0> kNone = {};
 
 constexpr std::array kEngines = {
     EngineName{"llama.cpp", "", "ggml-org/llama.cpp: llama-bench, llama-server, llama-batched-bench", kLlamaCpp},
-    EngineName{"ik_llama.cpp", "llama.cpp", "ikawrakow/ik_llama.cpp, a fork of llama.cpp (llama-sweep-bench)", kIkLlama},
+    EngineName{"ik_llama.cpp", "llama.cpp", "ikawrakow/ik_llama.cpp, a fork of llama.cpp (llama-sweep-bench)",
+               kIkLlama},
     EngineName{"vLLM", "", "vllm-project/vllm: vllm serve, vllm bench serve", kVllm},
     EngineName{"SGLang", "", "sgl-project/sglang", kSglang},
     EngineName{"TensorRT-LLM", "", "NVIDIA/TensorRT-LLM: trtllm-serve, trtllm-bench", kTrtLlm},
@@ -88,8 +89,12 @@ constexpr std::array kWeightFormats = {
 
 }  // namespace
 
-std::span<const EngineName> engine_names() { return kEngines; }
-std::span<const WeightFormatName> weight_format_names() { return kWeightFormats; }
+std::span<const EngineName> engine_names() {
+    return kEngines;
+}
+std::span<const WeightFormatName> weight_format_names() {
+    return kWeightFormats;
+}
 
 const EngineName* find_engine(std::string_view name) {
     for (const auto& e : kEngines) {

@@ -20,7 +20,9 @@ constexpr std::array kQuants = {
 
 }  // namespace
 
-std::span<const WeightQuant> weight_quants() { return kQuants; }
+std::span<const WeightQuant> weight_quants() {
+    return kQuants;
+}
 
 std::optional<WeightQuant> find_weight_quant(std::string_view name) {
     for (const auto& q : kQuants) {

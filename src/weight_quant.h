@@ -16,9 +16,9 @@
 namespace kvcat {
 
 struct WeightQuant {
-    std::string_view name;    ///< as records write it: "Q4_K", "bf16", "fp8"
-    int block_weights;        ///< weights per block
-    int block_bytes;          ///< bytes per block
+    std::string_view name;  ///< as records write it: "Q4_K", "bf16", "fp8"
+    int block_weights;      ///< weights per block
+    int block_bytes;        ///< bytes per block
     Rational bytes_per_weight() const { return Rational(block_bytes, block_weights); }
     Rational bits_per_weight() const { return Rational(block_bytes * 8, block_weights); }
 };

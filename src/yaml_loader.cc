@@ -3,12 +3,12 @@
 #include "content_hash.h"
 
 #include <algorithm>
-#include <optional>
+#include <filesystem>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <streambuf>
 #include <system_error>
-#include <filesystem>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
@@ -29,10 +29,14 @@ const YamlNode* YamlNode::find(std::string_view key) const {
 
 std::string YamlNode::describe() const {
     switch (kind) {
-        case Kind::null: return "null";
-        case Kind::sequence: return "a list";
-        case Kind::mapping: return "a mapping";
-        case Kind::scalar: break;
+        case Kind::null:
+            return "null";
+        case Kind::sequence:
+            return "a list";
+        case Kind::mapping:
+            return "a mapping";
+        case Kind::scalar:
+            break;
     }
     // One line, and short: a finding is one line of output whatever the value holds.
     std::string shown = value.substr(0, value.find('\n'));
@@ -65,7 +69,9 @@ Mark SourceText::mark_at(std::size_t offset) const {
     return Mark{offset, static_cast<int>(line_index) + 1, column};
 }
 
-Position SourceText::position(std::size_t offset) const { return position(mark_at(offset)); }
+Position SourceText::position(std::size_t offset) const {
+    return position(mark_at(offset));
+}
 
 namespace {
 
@@ -106,7 +112,7 @@ struct AbortParse {
 };
 
 class TreeBuilder : public YAML::EventHandler {
-public:
+  public:
     TreeBuilder(const SourceText& source, const LoadLimits& limits, std::vector<Diagnostic>& out)
         : source_(source), limits_(limits), out_(out) {}
 
@@ -143,8 +149,8 @@ public:
         node.quoted = tag == "!";
         check_closed_quote(node.mark);
         if (auto cp = first_control_character(value)) {
-            bool is_key = !stack_.empty() && stack_.back().node.kind == YamlNode::Kind::mapping &&
-                          !stack_.back().pending_key;
+            bool is_key =
+                !stack_.empty() && stack_.back().node.kind == YamlNode::Kind::mapping && !stack_.back().pending_key;
             out_.push_back(diag::encoding(
                 source_.position(node.mark),
                 fmt::format("the control character U+{:04X} in a {}; a record holds printable text (tabs and "
@@ -170,7 +176,7 @@ public:
 
     void OnAnchor(const YAML::Mark& mark, const std::string&) override { report_anchor(mark); }
 
-private:
+  private:
     struct Frame {
         YamlNode node;
         std::optional<YamlNode> pending_key;
@@ -208,9 +214,9 @@ private:
     /// and this one would not; records are refused them, as they are anchors.
     void check_tag(const YAML::Mark& mark, const std::string& tag) {
         if (tag.empty() || tag == "?" || tag == "!") return;
-        out_.push_back(diag::yaml_syntax(source_.position(to_mark(mark)),
-                                         fmt::format("the YAML tag '{}' is not allowed in records; write the plain value",
-                                                     tag)));
+        out_.push_back(
+            diag::yaml_syntax(source_.position(to_mark(mark)),
+                              fmt::format("the YAML tag '{}' is not allowed in records; write the plain value", tag)));
     }
 
     void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
@@ -229,8 +235,8 @@ private:
             out_.push_back(diag::alias(source_.position(m)));
         } else if (anchors_seen_ == kAnchorReports + 1) {
             Diagnostic more = diag::alias(source_.position(m));
-            more.message = fmt::format("more anchors and aliases from here on; only the first {} are reported",
-                                       kAnchorReports);
+            more.message =
+                fmt::format("more anchors and aliases from here on; only the first {} are reported", kAnchorReports);
             out_.push_back(std::move(more));
         }
     }
@@ -264,8 +270,7 @@ private:
         }
         if (!parent.pending_key) {
             if (node.kind != YamlNode::Kind::scalar) {
-                out_.push_back(diag::yaml_syntax(source_.position(node.mark),
-                                                 "a mapping key must be a plain string"));
+                out_.push_back(diag::yaml_syntax(source_.position(node.mark), "a mapping key must be a plain string"));
             }
             parent.pending_key = std::move(node);
             return;
@@ -273,8 +278,7 @@ private:
         YamlNode key = std::move(*parent.pending_key);
         parent.pending_key.reset();
         if (key.kind != YamlNode::Kind::scalar) return;  // reported as yaml-syntax when it arrived
-        if (node.kind == YamlNode::Kind::null && node.mark.offset > key.mark.offset &&
-            node.mark.line > key.mark.line) {
+        if (node.kind == YamlNode::Kind::null && node.mark.offset > key.mark.offset && node.mark.line > key.mark.line) {
             // yaml-cpp marks an empty value at the start of the next line; point at the key.
             node.mark = key.mark;
         }
@@ -303,7 +307,7 @@ struct SecondDocument {
 };
 
 class NullHandler : public YAML::EventHandler {
-public:
+  public:
     void OnDocumentStart(const YAML::Mark& mark) override { throw SecondDocument{mark}; }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
@@ -447,8 +451,8 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
     const std::string& t = source->text();
 
     if (t.rfind("\xEF\xBB\xBF", 0) == 0) {
-        out.diagnostics.push_back(
-            diag::encoding(source->position(std::size_t{0}), "the file starts with a byte-order mark; save it as UTF-8 without one"));
+        out.diagnostics.push_back(diag::encoding(
+            source->position(std::size_t{0}), "the file starts with a byte-order mark; save it as UTF-8 without one"));
         return out;
     }
     if (auto nul = t.find('\0'); nul != std::string::npos) {
@@ -456,14 +460,13 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         return out;
     }
     if (auto bad = first_invalid_utf8(t); bad != std::string_view::npos) {
-        out.diagnostics.push_back(diag::encoding(
-            source->position(bad), fmt::format("byte 0x{:02X} is not valid UTF-8; a record is UTF-8 text",
-                                               static_cast<unsigned char>(t[bad]))));
+        out.diagnostics.push_back(diag::encoding(source->position(bad),
+                                                 fmt::format("byte 0x{:02X} is not valid UTF-8; a record is UTF-8 text",
+                                                             static_cast<unsigned char>(t[bad]))));
         return out;
     }
     if (auto cr = t.find('\r'); cr != std::string::npos) {
-        out.diagnostics.push_back(
-            diag::encoding(source->position(cr), "a carriage return that does not end a line"));
+        out.diagnostics.push_back(diag::encoding(source->position(cr), "a carriage return that does not end a line"));
         return out;
     }
 
@@ -481,7 +484,8 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
         try {
             parser.HandleNextDocument(rest);
         } catch (const SecondDocument& second) {
-            std::size_t at = second.mark.is_null() || second.mark.pos < 0 ? 0 : static_cast<std::size_t>(second.mark.pos);
+            std::size_t at =
+                second.mark.is_null() || second.mark.pos < 0 ? 0 : static_cast<std::size_t>(second.mark.pos);
             out.diagnostics.push_back(diag::multiple_documents(source->position(at)));
         } catch (const YAML::Exception&) {
             // Whatever follows the first document, there is more than one: say that, at the separator.

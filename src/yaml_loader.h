@@ -36,9 +36,9 @@ struct YamlNode {
     enum class Kind { null, scalar, sequence, mapping };
     Kind kind = Kind::null;
     Mark mark;
-    std::string value;  ///< scalar text
-    bool quoted = false;  ///< a quoted or block scalar: always a string
-    std::vector<YamlNode> items;  ///< sequence items
+    std::string value;                                   ///< scalar text
+    bool quoted = false;                                 ///< a quoted or block scalar: always a string
+    std::vector<YamlNode> items;                         ///< sequence items
     std::vector<std::pair<YamlNode, YamlNode>> entries;  ///< mapping: key, value
 
     bool is_null() const { return kind == Kind::null; }
@@ -53,7 +53,7 @@ struct YamlNode {
 
 /// The text of one file, with a line index to turn byte offsets into positions.
 class SourceText {
-public:
+  public:
     SourceText() = default;
     SourceText(std::string file, std::string text);
     const std::string& file() const { return file_; }
@@ -66,7 +66,7 @@ public:
     Position position(std::size_t offset) const;
     Position position(const Mark& mark) const { return Position{file_, mark.line, mark.column}; }
 
-private:
+  private:
     std::string file_;
     std::string text_;
     std::vector<std::size_t> line_starts_;

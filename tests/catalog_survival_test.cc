@@ -5,9 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -33,7 +33,9 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& out, const fs:
     pid_t pid = ::fork();
     if (pid == 0) {
         if (file_size_limit != RLIM_INFINITY) {
-            struct rlimit limit {file_size_limit, file_size_limit};
+            struct rlimit limit {
+                file_size_limit, file_size_limit
+            };
             ::setrlimit(RLIMIT_FSIZE, &limit);
             ::signal(SIGXFSZ, SIG_IGN);  // a full disk answers writes with an error, not a signal
         }
@@ -75,7 +77,7 @@ std::string content(const fs::path& db_path) {
 }
 
 class CatalogSurvival : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
         generate(name.starts_with("Killed") ? 1000 : name.starts_with("Readers") ? 600 : 200);
@@ -103,7 +105,9 @@ protected:
         return best;
     }
 
-    int build() { return wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_)); }
+    int build() {
+        return wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_));
+    }
 
     /// Two versions of the records, so each build changes what the catalog holds.
     void flip() {
@@ -143,7 +147,8 @@ TEST_F(CatalogSurvival, KilledBuildsNeverDamageTheCatalog) {
     // through a build that is long enough to be caught in its middle.
     constexpr std::int64_t target_us = 1'800'000;
     std::int64_t sample = time_full_build();
-    int rows = static_cast<int>(std::clamp<std::int64_t>(1000 * target_us / std::max<std::int64_t>(sample, 1), 500, 20000));
+    int rows =
+        static_cast<int>(std::clamp<std::int64_t>(1000 * target_us / std::max<std::int64_t>(sample, 1), 500, 20000));
     if (rows != 1000) {
         generate(rows);
         ASSERT_EQ(build(), 0);
@@ -188,11 +193,19 @@ TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
     auto answer = [&](bool with_query) {
         fs::path out = dir_ / "read-out.txt", err = dir_ / "read-err.txt";
         std::vector<std::string> args =
-            with_query ? std::vector<std::string>{"-q", "query", "--db", db_.string(), "--records", records_.string(),
-                                                  "--format", "csv", "--columns", "id,measured_tps_at_ctx",
+            with_query ? std::vector<std::string>{"-q",
+                                                  "query",
+                                                  "--db",
+                                                  db_.string(),
+                                                  "--records",
+                                                  records_.string(),
+                                                  "--format",
+                                                  "csv",
+                                                  "--columns",
+                                                  "id,measured_tps_at_ctx",
                                                   "measured_tps_at_ctx>0"}
-                       : std::vector<std::string>{"-q", "sql", "--db", db_.string(), "--records", records_.string(),
-                                                  "--format", "csv", sql};
+                       : std::vector<std::string>{
+                             "-q", "sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", sql};
         int status = wait_for(spawn(args, out, err));
         return std::make_pair(status, kvcat::test::read_file(out) + kvcat::test::read_file(err));
     };
@@ -233,8 +246,8 @@ TEST_F(CatalogSurvival, FullDiskFailsClearlyAndKeepsTheCatalog) {
     std::string before = kvcat::test::read_file(db_);
     flip();
     // A file-size limit far below the catalog's size: writes fail as on a full disk.
-    int status = wait_for(
-        spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_, 256 * 1024));
+    int status =
+        wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_, 256 * 1024));
     EXPECT_EQ(status, 2);
     std::string err = kvcat::test::read_file(err_);
     EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
@@ -249,7 +262,8 @@ TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
         int status = wait_for(spawn(args, out_, err_));
         return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
     };
-    auto [status, rows, err] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    auto [status, rows, err] =
+        run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
     ASSERT_EQ(status, 0) << err;
     ASSERT_NE(rows, "count(*)\n0\n");
     const std::string before = kvcat::test::read_file(db_);
@@ -269,18 +283,21 @@ TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
             EXPECT_EQ(out, "") << command << " --records " << wrong;
             EXPECT_NE(e.find("was built from the records in " + root), std::string::npos) << e;
             EXPECT_NE(e.find("it is never rebuilt from other records"), std::string::npos) << e;
-            EXPECT_EQ(kvcat::test::read_file(db_), before) << command << " --records " << wrong << " changed the catalog";
+            EXPECT_EQ(kvcat::test::read_file(db_), before)
+                << command << " --records " << wrong << " changed the catalog";
         }
     }
     // The right folder still answers from the whole catalog.
-    auto [s2, rows2, e2] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    auto [s2, rows2, e2] =
+        run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
     EXPECT_EQ(s2, 0) << e2;
     EXPECT_EQ(rows2, rows);
 
     // The right folder, emptied: the catalog is kept, and answers while saying why.
     fs::rename(records_, dir_ / "records-away");
     fs::create_directories(records_);
-    auto [s3, rows3, e3] = run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
+    auto [s3, rows3, e3] =
+        run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
     EXPECT_EQ(s3, 0) << e3;
     EXPECT_EQ(rows3, rows);
     EXPECT_NE(e3.find("holds no record file"), std::string::npos) << e3;
@@ -292,8 +309,15 @@ TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
 }
 
 TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCatalog) {
-    const std::vector<std::string> query = {"query", "--db", db_.string(), "--records", records_.string(),
-                                            "--format", "csv", "--columns", "id,measured_tps_at_ctx"};
+    const std::vector<std::string> query = {"query",
+                                            "--db",
+                                            db_.string(),
+                                            "--records",
+                                            records_.string(),
+                                            "--format",
+                                            "csv",
+                                            "--columns",
+                                            "id,measured_tps_at_ctx"};
     auto run = [&](std::vector<std::string> args) {
         int status = wait_for(spawn(args, out_, err_));
         return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
@@ -316,7 +340,8 @@ TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCata
     EXPECT_EQ(kvcat::test::read_file(db_), before);
 
     // sql the same; --strict turns it into a failure; build still refuses to write.
-    auto [s2, a2, e2] = run({"sql", "--db", db_.string(), "--records", records_.string(), "SELECT count(*) FROM kv_efficiency"});
+    auto [s2, a2, e2] =
+        run({"sql", "--db", db_.string(), "--records", records_.string(), "SELECT count(*) FROM kv_efficiency"});
     EXPECT_EQ(s2, 0) << e2;
     EXPECT_NE(e2.find("is behind the records"), std::string::npos) << e2;
     std::vector<std::string> strict = query;
@@ -341,8 +366,8 @@ TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCata
 }
 
 TEST_F(CatalogSurvival, AFileRemovedIsBuiltForOnceNotOnEveryQuery) {
-    const std::vector<std::string> query = {"query", "--db", db_.string(), "--records", records_.string(),
-                                            "--columns", "id"};
+    const std::vector<std::string> query = {"query",           "--db",      db_.string(), "--records",
+                                            records_.string(), "--columns", "id"};
     ASSERT_EQ(wait_for(spawn(query, out_, err_)), 0) << kvcat::test::read_file(err_);
     // A file that is not a record, removed: its folder's time moves, the records do not.
     kvcat::test::write_file(records_ / "kv-efficiency" / "scratch.txt", "notes\n");
@@ -382,9 +407,8 @@ TEST_F(CatalogSurvival, CommitSyncsTheNewCatalogBeforeRenamingIt) {
     });
     ASSERT_NE(rename, lines.end()) << "no rename of a temporary file over kvcat.db:\n" << listing;
     std::string tmp = rename->substr(7, rename->find(' ', 7) - 7);
-    bool synced_before = std::any_of(lines.begin(), rename, [&](const std::string& l) {
-        return l.starts_with("fsync ") && l.ends_with("/" + tmp);
-    });
+    bool synced_before = std::any_of(
+        lines.begin(), rename, [&](const std::string& l) { return l.starts_with("fsync ") && l.ends_with("/" + tmp); });
     EXPECT_TRUE(synced_before) << tmp << " was not synced before it was renamed:\n" << listing;
     bool folder_synced_after = std::any_of(rename + 1, lines.end(), [&](const std::string& l) {
         return l == "fsync " + dir_.path().string() || l == "fsync " + fs::canonical(dir_.path()).string();

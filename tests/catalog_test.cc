@@ -17,8 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 class CatalogTest : public ::testing::Test {
-protected:
-
+  protected:
     /// The seed catalog (tests/fixtures/seed-catalog): fixed row counts, whatever records/ holds.
     static LintResult shipped() {
         LintResult r = lint_paths({fs::path(KVCAT_FIXTURES_DIR) / "seed-catalog/records"});
@@ -114,10 +113,10 @@ TEST_F(CatalogTest, RefusesToReplaceAFileThatIsNotACatalog) {
 TEST_F(CatalogTest, SqlIsReadOnly) {
     build_catalog(shipped().records, db_);
     std::string before = bytes_of(db_);
-    for (const char* sql : {"DROP TABLE models", "DELETE FROM kv_efficiency", "INSERT INTO models(id) VALUES ('x')",
-                            "ATTACH DATABASE 'other.db' AS other", "PRAGMA user_version = 7",
-                            "PRAGMA journal_mode = WAL", "SELECT load_extension('x')", "CREATE TABLE t(x)",
-                            "SELECT 1; DROP TABLE models", "VACUUM", "BEGIN"}) {
+    for (const char* sql :
+         {"DROP TABLE models", "DELETE FROM kv_efficiency", "INSERT INTO models(id) VALUES ('x')",
+          "ATTACH DATABASE 'other.db' AS other", "PRAGMA user_version = 7", "PRAGMA journal_mode = WAL",
+          "SELECT load_extension('x')", "CREATE TABLE t(x)", "SELECT 1; DROP TABLE models", "VACUUM", "BEGIN"}) {
         EXPECT_THROW(run_read_only(db_, sql), CatalogError) << sql;
     }
     EXPECT_EQ(bytes_of(db_), before);
@@ -147,8 +146,9 @@ TEST_F(CatalogTest, AttachIsRefusedItselfNotForWantOfAFile) {
     fs::path other = dir_ / "other.db";
     build_catalog(shipped().records, other);
     std::string before = bytes_of(other);
-    for (const std::string& sql : {std::string("ATTACH DATABASE ':memory:' AS x"),
-                                   "ATTACH DATABASE '" + other.string() + "' AS x", std::string("ATTACH ':memory:' AS x")}) {
+    for (const std::string& sql :
+         {std::string("ATTACH DATABASE ':memory:' AS x"), "ATTACH DATABASE '" + other.string() + "' AS x",
+          std::string("ATTACH ':memory:' AS x")}) {
         EXPECT_EQ(refusal(db_, sql), kReadOnlyRefusal) << sql;
     }
     EXPECT_EQ(bytes_of(other), before);

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 class CatalogWriterTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         LintResult r = lint_paths({fs::path(KVCAT_FIXTURES_DIR) / "seed-catalog/records"});
         ASSERT_FALSE(has_errors(r.diagnostics));
@@ -69,7 +69,8 @@ TEST_F(CatalogWriterTest, ValuesLandInTheColumnsThatNameThem) {
     EXPECT_EQ(std::get<std::string>(row.rows[0][2]), "llama.cpp");
     EXPECT_EQ(std::get<std::string>(row.rows[0][3]), "bf16");
     EXPECT_TRUE(std::get<std::string>(row.rows[0][4]).ends_with("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml"));
-    Table file = run_read_only(db_, "SELECT id, kind FROM files WHERE path LIKE '%llamacpp-qwen35-27b-rtx3090-64k.yaml'");
+    Table file =
+        run_read_only(db_, "SELECT id, kind FROM files WHERE path LIKE '%llamacpp-qwen35-27b-rtx3090-64k.yaml'");
     ASSERT_EQ(file.rows.size(), 1u);
     EXPECT_EQ(std::get<std::string>(file.rows[0][0]), "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k");
     EXPECT_EQ(std::get<std::string>(file.rows[0][1]), "kv-efficiency");

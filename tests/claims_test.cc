@@ -70,9 +70,7 @@ TEST(Claims, SeedChainWithTwoEqualsHolds) {
 }
 
 TEST(Claims, SeedStatementWithoutExpressionIsNoClaim) {
-    EXPECT_TRUE(
-        find_claims("If all 40 layers cached like a normal GQA stack, bf16 would be 81,920 B/token")
-            .empty());
+    EXPECT_TRUE(find_claims("If all 40 layers cached like a normal GQA stack, bf16 would be 81,920 B/token").empty());
 }
 
 TEST(Claims, SeedWrongProductWithParenthetical) {
@@ -137,8 +135,7 @@ TEST(Claims, SeedParenthesisedChainWithVerb) {
 }
 
 TEST(Claims, SeedGiBResultHolds) {
-    const std::string text =
-        "WHY 64K FITS AND 128K IS A DASH: 65,536 x 16,384 = 1.00 GiB of growing KV.";
+    const std::string text = "WHY 64K FITS AND 128K IS A DASH: 65,536 x 16,384 = 1.00 GiB of growing KV.";
     auto claims = find_claims(text);
     ASSERT_EQ(claims.size(), 1u);
     const Claim& c = claims[0];
@@ -222,8 +219,7 @@ TEST(Claims, NonClaimsProduceNothing) {
 }
 
 TEST(Claims, ApproximationsAreNotClaims) {
-    for (const char* text :
-         {"2 x 3 ~= 7", "2 x 3 \xE2\x89\x88 7", "2 x 3 is about 7", "2 x 3 != 7", "2 x 3 <= 7"}) {
+    for (const char* text : {"2 x 3 ~= 7", "2 x 3 \xE2\x89\x88 7", "2 x 3 is about 7", "2 x 3 != 7", "2 x 3 <= 7"}) {
         SCOPED_TRACE(text);
         EXPECT_EQ(find_claims(text).size(), 0u);
     }
@@ -231,8 +227,8 @@ TEST(Claims, ApproximationsAreNotClaims) {
 
 TEST(Claims, OperandOfLargerExpressionIsNotAClaim) {
     // Recomputing "2 x 3" alone would wrongly flag these.
-    for (const char* text : {"n x 2 x 3 = 12", "n x (3 x 4) = 24", "2 x 3 = 2 x n",
-                             "n^10 x 2 = 2048", "12:30 x 2 = 5", "1,5 x 2 = 3", "n + 2 x 3 = 7"}) {
+    for (const char* text : {"n x 2 x 3 = 12", "n x (3 x 4) = 24", "2 x 3 = 2 x n", "n^10 x 2 = 2048", "12:30 x 2 = 5",
+                             "1,5 x 2 = 3", "n + 2 x 3 = 7"}) {
         SCOPED_TRACE(text);
         EXPECT_EQ(find_claims(text).size(), 0u);
     }
@@ -284,8 +280,7 @@ TEST(Claims, QuotientEquation) {
     ASSERT_EQ(right.size(), 1u);
     EXPECT_TRUE(right[0].holds);
     EXPECT_EQ(right[0].computed_display, "4");
-    EXPECT_EQ(right[0].sides[0].factors,
-              (std::vector<Rational>{Rational(262144), Rational(65536)}));
+    EXPECT_EQ(right[0].sides[0].factors, (std::vector<Rational>{Rational(262144), Rational(65536)}));
     EXPECT_EQ(right[0].sides[0].ops, (std::vector<char>{'/'}));
     EXPECT_EQ(right[0].sides[1].factors, (std::vector<Rational>{Rational(4)}));
 
@@ -641,16 +636,14 @@ using Verdict = kvcat::Claim::Verdict;
 Claim only_claim(std::string_view text) {
     auto claims = find_claims(text);
     EXPECT_EQ(claims.size(), 1u) << text;
-    if (claims.empty())
-        return Claim{};
+    if (claims.empty()) return Claim{};
     expect_well_formed(text, claims[0]);
     return claims[0];
 }
 
 TEST(Claims, UnitsOnOperandsAreCarried) {
-    for (const char* text :
-         {"320 KiB x 32,768 = 10 GiB", "960 blocks x 36 KB = 34.6 MB",
-          "8 \xC3\x97 256 \xC3\x97 4MB = 8,192 MB", "3500 token \xC3\x97 128 KiB = 437.5 MiB"}) {
+    for (const char* text : {"320 KiB x 32,768 = 10 GiB", "960 blocks x 36 KB = 34.6 MB",
+                             "8 \xC3\x97 256 \xC3\x97 4MB = 8,192 MB", "3500 token \xC3\x97 128 KiB = 437.5 MiB"}) {
         SCOPED_TRACE(text);
         Claim c = only_claim(text);
         EXPECT_EQ(c.verdict, Verdict::holds);
@@ -682,8 +675,7 @@ TEST(Claims, DecimalUnitsHoldInEitherReadingBinaryOnlyIsANote) {
     EXPECT_TRUE(binary.holds);
     EXPECT_EQ(binary.computed_display, "524 KB/token");
     EXPECT_NE(binary.why.find("KiB for KB"), std::string::npos) << binary.why;
-    EXPECT_EQ(only_claim("2 x 65,536 bytes = 131,072 bytes = 128 KB").verdict,
-              Verdict::binary_only);
+    EXPECT_EQ(only_claim("2 x 65,536 bytes = 131,072 bytes = 128 KB").verdict, Verdict::binary_only);
     EXPECT_EQ(only_claim("32 x 16,384 = 524 KB").verdict, Verdict::holds);
     // Neither reading: wrong, shown in the reading nearer the stated figure.
     Claim wrong = only_claim("32 layers x 16,384 = 600 KB/token");
@@ -812,7 +804,8 @@ TEST(Claims, SuffixedOperandsAndResults) {
 // Slashes that list or label rather than divide: a benchmark log's "run 2/3:" and two lists
 // paired item by item. Both come from records of the shipped catalog.
 TEST(Claims, SlashesThatListOrLabelAreNoClaim) {
-    EXPECT_TRUE(find_claims("the lines \"[bench] prefill-10k run 2/3: 9997 prompt tok, 14328.3 prefill tok/s\"").empty());
+    EXPECT_TRUE(
+        find_claims("the lines \"[bench] prefill-10k run 2/3: 9997 prompt tok, 14328.3 prefill tok/s\"").empty());
     EXPECT_TRUE(find_claims("run 3/3: 9627 prompt tok, 14232.0 prefill tok/s, ttft 676ms").empty());
     EXPECT_TRUE(find_claims("TTFT at 16k / 32k / 64k / 128k = 1.09 / 2.23 / 4.68 / 10.41 s").empty());
     // A quotient written out is still judged.

@@ -27,7 +27,7 @@ std::vector<std::string> subcommands(const std::string& help) {
 }
 
 class Cli : public ::testing::Test {
-protected:
+  protected:
     KvcatRunner k_{false};
 };
 
@@ -58,7 +58,8 @@ TEST_F(Cli, TopLevelHelpHasExamplesOfEachEverydayCommand) {
     ASSERT_NE(example, std::string::npos) << top.out;
     for (const char* command : {"lint", "query", "sql", "explain", "fit", "curve", "report"}) {
         EXPECT_NE(top.out.find(std::string("  kvcat ") + command + " ", example), std::string::npos)
-            << command << " in\n" << top.out;
+            << command << " in\n"
+            << top.out;
     }
 }
 
@@ -87,8 +88,10 @@ TEST_F(Cli, TheManPageCoversEveryCommandAndOption) {
     auto roff = [](std::string text) {
         std::string out;
         for (char c : text) {
-            if (c == '-') out += "\\-";
-            else out += c;
+            if (c == '-')
+                out += "\\-";
+            else
+                out += c;
         }
         return out;
     };
@@ -135,8 +138,8 @@ TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
     Outcome whole = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
                            "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
     EXPECT_EQ(fit.out, whole.out);
-    Outcome typo = k.run({"fit", "--model", "qwen3.5-72b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
-                          "Q4_K", "--kv-dtype", "bf16"});
+    Outcome typo = k.run({"fit", "--model", "qwen3.5-72b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
+                          "--kv-dtype", "bf16"});
     EXPECT_EQ(typo.status, 2);
     EXPECT_NE(typo.err.find("no model record 'qwen3.5-72b'; did you mean 'models/qwen3.5-27b'?"), std::string::npos)
         << typo.err;

@@ -12,7 +12,7 @@ using nlohmann::json;
 constexpr const char* kRecord = "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml";
 
 class CmdLint : public ::testing::Test {
-protected:
+  protected:
     /// Puts the seed's wrong figure back: two errors, at 12:21 and 19:15.
     void break_record() {
         fs::path file = k_.dir() / kRecord;
@@ -69,8 +69,9 @@ TEST_F(CmdLint, GithubWholeFileFindingHasNoLine) {
     write_file(k_.dir() / "records/models/empty.yaml", "");
     Outcome r = k_.run({"lint", "--format", "github", "records/models/empty.yaml"});
     EXPECT_EQ(r.status, 1) << r.err;
-    EXPECT_EQ(r.out, "::error file=records/models/empty.yaml,title=file-empty::"
-                     "the file holds no YAML document; expected one mapping with an id\n");
+    EXPECT_EQ(r.out,
+              "::error file=records/models/empty.yaml,title=file-empty::"
+              "the file holds no YAML document; expected one mapping with an id\n");
 }
 
 TEST_F(CmdLint, JsonFindingsAndSummary) {

@@ -24,7 +24,7 @@ constexpr const char* kTrickySql =
     "UNION ALL SELECT ' lead', ',', '\"', '', '', '|', '', '', NULL, 'x', 0, 1, 2, 0.1";
 
 class CmdQuery : public ::testing::Test {
-protected:
+  protected:
     /// Runs kvcat with `args`, checks it succeeded, and returns what Python parsed from stdout.
     json parsed(const std::string& format, std::vector<std::string> args) {
         args.push_back("--format");
@@ -50,9 +50,8 @@ protected:
     KvcatRunner k_;
 };
 
-const std::vector<std::string> kTrickyColumns = {"text",    "comma",   "quote",   "newline", "crlf",
-                                                 "pipe",    "tab",     "unicode", "absent", "empty",
-                                                 "integer", "negative", "big",    "real"};
+const std::vector<std::string> kTrickyColumns = {"text",    "comma",  "quote", "newline", "crlf",     "pipe", "tab",
+                                                 "unicode", "absent", "empty", "integer", "negative", "big",  "real"};
 
 TEST_F(CmdQuery, CsvRoundTripsThroughPythonsCsvModule) {
     json j = tricky("csv");

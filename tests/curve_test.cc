@@ -31,8 +31,7 @@ const Model& model(const std::string& id) {
 const CacheDtype& dtype(std::string_view name) {
     static std::map<std::string, CacheDtype, std::less<>> cache;
     auto it = cache.find(name);
-    if (it == cache.end())
-        it = cache.emplace(std::string(name), *find_cache_dtype(name)).first;
+    if (it == cache.end()) it = cache.emplace(std::string(name), *find_cache_dtype(name)).first;
     return it->second;
 }
 
@@ -40,19 +39,16 @@ constexpr std::int64_t kGiB = 1LL << 30;
 
 TEST(Curve, Llama8bAtBf16IsOneGibAt8kAndSixteenAt128k) {
     // 32 layers x 8 kv heads x 128 x 2 (K+V) x 2 bytes = 131,072 bytes per token.
-    EXPECT_EQ(growing_kv_bytes_per_token(model("models/llama-3.1-8b"), dtype("bf16")),
-              Rational(131072));
+    EXPECT_EQ(growing_kv_bytes_per_token(model("models/llama-3.1-8b"), dtype("bf16")), Rational(131072));
     EXPECT_EQ(kv_cache_bytes(model("models/llama-3.1-8b"), dtype("bf16"), 8192), Rational(kGiB));
-    EXPECT_EQ(kv_cache_bytes(model("models/llama-3.1-8b"), dtype("bf16"), 131072),
-              Rational(16 * kGiB));
+    EXPECT_EQ(kv_cache_bytes(model("models/llama-3.1-8b"), dtype("bf16"), 131072), Rational(16 * kGiB));
 }
 
 TEST(Curve, SlidingLayersStopGrowingAtTheirWindow) {
     // Gemma 3 27B: 10 global layers grow; 52 sliding layers keep at most 1,024 tokens.
     const Model& gemma = model("models/gemma-3-27b");
     Rational per_layer_token(16 * 128 * 2 * 2);
-    EXPECT_EQ(kv_cache_bytes(gemma, dtype("bf16"), 512),
-              Rational(62) * per_layer_token * Rational(512));
+    EXPECT_EQ(kv_cache_bytes(gemma, dtype("bf16"), 512), Rational(62) * per_layer_token * Rational(512));
     Rational at_window = kv_cache_bytes(gemma, dtype("bf16"), 1024);
     Rational at_128k = kv_cache_bytes(gemma, dtype("bf16"), 131072);
     EXPECT_EQ(at_128k - at_window, Rational(10) * per_layer_token * Rational(131072 - 1024));
@@ -61,8 +57,7 @@ TEST(Curve, SlidingLayersStopGrowingAtTheirWindow) {
 TEST(Curve, QuantisedCacheKeepsItsBlockFraction) {
     // q8_0 is 34/32 bytes per element, so the cache is 17/16 of the fp8 one, exactly.
     const Model& llama = model("models/llama-3.1-8b");
-    EXPECT_EQ(kv_cache_bytes(llama, dtype("q8_0"), 1000),
-              kv_cache_bytes(llama, dtype("fp8"), 1000) * Rational(17, 16));
+    EXPECT_EQ(kv_cache_bytes(llama, dtype("q8_0"), 1000), kv_cache_bytes(llama, dtype("fp8"), 1000) * Rational(17, 16));
 }
 
 TEST(Curve, FitsComparesCacheStateAndWeightsWithMemory) {
@@ -71,8 +66,8 @@ TEST(Curve, FitsComparesCacheStateAndWeightsWithMemory) {
     request.model_id = "models/qwen3.5-27b";
     request.model = &model(request.model_id);
     request.dtypes = {dtype("bf16")};
-    request.accelerators = {{"accelerators/nvidia-rtx-3090",
-                             &*r.records.find("accelerators/nvidia-rtx-3090")->accelerator}};
+    request.accelerators = {
+        {"accelerators/nvidia-rtx-3090", &*r.records.find("accelerators/nvidia-rtx-3090")->accelerator}};
     request.contexts = {65536, 262144};
     request.weight_quant = find_weight_quant("Q4_K");
     auto points = kv_curve(request);
@@ -84,17 +79,15 @@ TEST(Curve, FitsComparesCacheStateAndWeightsWithMemory) {
     EXPECT_EQ(points[0].fits[0], std::optional<bool>(true));
     EXPECT_EQ(points[1].fits[0], std::optional<bool>(false));
     Table t = curve_table(request, points);
-    std::vector<std::string> columns = {
-        "model",  "kv_cache_dtype",    "context_length", "kv_bytes",
-        "kv_gib", "fixed_state_bytes", "weight_bytes",   "fits_nvidia-rtx-3090"};
+    std::vector<std::string> columns = {"model",  "kv_cache_dtype",    "context_length", "kv_bytes",
+                                        "kv_gib", "fixed_state_bytes", "weight_bytes",   "fits_nvidia-rtx-3090"};
     EXPECT_EQ(t.columns, columns);
     EXPECT_EQ(std::get<std::string>(t.rows[1].back()), "no");
     EXPECT_EQ(std::get<double>(t.rows[0][4]), 4.0);
 }
 
 TEST(Curve, ContextListTakesSuffixesAndRefusesTheRest) {
-    EXPECT_EQ(parse_contexts("8k,128k,1M,4096"),
-              (std::vector<std::int64_t>{8192, 131072, 1048576, 4096}));
+    EXPECT_EQ(parse_contexts("8k,128k,1M,4096"), (std::vector<std::int64_t>{8192, 131072, 1048576, 4096}));
     EXPECT_THROW(parse_contexts("8k,,16k"), std::invalid_argument);
     EXPECT_THROW(parse_contexts("0"), std::invalid_argument);
     EXPECT_THROW(parse_contexts("1.5"), std::invalid_argument);
@@ -109,10 +102,9 @@ TEST(Curve, ContextListTakesSuffixesAndRefusesTheRest) {
 
 /// The model_kv view of a catalog built from the shipped records, keyed by model and dtype.
 std::map<std::pair<std::string, std::string>, std::vector<Cell>> model_kv_view(const fs::path& db) {
-    Table t = run_read_only(
-        db,
-        "SELECT model, kv_cache_dtype, bytes_per_element, kv_bytes_per_token, "
-        "sliding_kv_bytes_per_token, sliding_window, fixed_state_bytes FROM model_kv");
+    Table t = run_read_only(db,
+                            "SELECT model, kv_cache_dtype, bytes_per_element, kv_bytes_per_token, "
+                            "sliding_kv_bytes_per_token, sliding_window, fixed_state_bytes FROM model_kv");
     std::map<std::pair<std::string, std::string>, std::vector<Cell>> out;
     for (auto& row : t.rows) {
         out[{std::get<std::string>(row[0]), std::get<std::string>(row[1])}] = row;
@@ -121,8 +113,7 @@ std::map<std::pair<std::string, std::string>, std::vector<Cell>> model_kv_view(c
 }
 
 Rational as_rational(const Cell& c) {
-    if (const auto* i = std::get_if<std::int64_t>(&c))
-        return Rational(*i);
+    if (const auto* i = std::get_if<std::int64_t>(&c)) return Rational(*i);
     ADD_FAILURE() << "expected a whole number of bytes";
     return Rational(-1);
 }
@@ -134,8 +125,7 @@ TEST(ModelKvView, AgreesWithKvMathForEveryShippedModelAndDtype) {
     auto view = model_kv_view(db);
     std::size_t models = 0;
     for (const auto& r : shipped().records.records()) {
-        if (!r.model)
-            continue;
+        if (!r.model) continue;
         ++models;
         for (const auto& d : cache_dtypes()) {
             SCOPED_TRACE(r.id + " at " + std::string(d.name));
@@ -160,8 +150,7 @@ TEST(ModelKvView, AgreesWithKvMathForEveryShippedModelAndDtype) {
             EXPECT_EQ(as_rational(row[6]), fixed_state_bytes(*r.model));
         }
     }
-    EXPECT_EQ(view.size(), models * cache_dtypes().size())
-        << "the view lists a dtype kvcat does not know";
+    EXPECT_EQ(view.size(), models * cache_dtypes().size()) << "the view lists a dtype kvcat does not know";
 }
 
 using test::KvcatRunner;
@@ -169,8 +158,8 @@ using test::Outcome;
 
 TEST(CmdCurve, PrintsTheDoneWhenFigures) {
     KvcatRunner k;
-    Outcome r = k.run({"curve", "--model", "models/llama-3.1-8b", "--kv-dtype", "bf16",
-                       "--contexts", "8k,128k", "--format", "json"});
+    Outcome r = k.run(
+        {"curve", "--model", "models/llama-3.1-8b", "--kv-dtype", "bf16", "--contexts", "8k,128k", "--format", "json"});
     ASSERT_EQ(r.status, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j.size(), 2u);
@@ -186,9 +175,8 @@ TEST(CmdCurve, PrintsTheDoneWhenFigures) {
 
 TEST(CmdCurve, EveryTableFormatAndAnAcceleratorThatIsTooSmall) {
     KvcatRunner k;
-    Outcome csv = k.run({"curve", "--model", "models/llama-3.1-70b", "--kv-dtype", "bf16,q8_0",
-                         "--accelerator", "accelerators/nvidia-rtx-3090", "--contexts", "128k",
-                         "--format", "csv"});
+    Outcome csv = k.run({"curve", "--model", "models/llama-3.1-70b", "--kv-dtype", "bf16,q8_0", "--accelerator",
+                         "accelerators/nvidia-rtx-3090", "--contexts", "128k", "--format", "csv"});
     ASSERT_EQ(csv.status, 0) << csv.err;
     // 80 layers x 8 x 128 x 2 x 2 = 327,680 B/token: 40 GiB at 128k, over 24 GB.
     EXPECT_EQ(csv.out,
@@ -197,11 +185,9 @@ TEST(CmdCurve, EveryTableFormatAndAnAcceleratorThatIsTooSmall) {
               "models/llama-3.1-70b,bf16,131072,42949672960,40,0,no\r\n"
               "models/llama-3.1-70b,q8_0,131072,22817013760,21.25,0,yes\r\n");
     for (const char* format : {"table", "tsv", "ndjson", "markdown"}) {
-        Outcome r = k.run(
-            {"curve", "--model", "models/llama-3.1-70b", "--contexts", "1k", "--format", format});
+        Outcome r = k.run({"curve", "--model", "models/llama-3.1-70b", "--contexts", "1k", "--format", format});
         EXPECT_EQ(r.status, 0) << format << ": " << r.err;
-        EXPECT_NE(r.out.find("335544320"), std::string::npos) << format << ":\n"
-                                                              << r.out;  // 327,680 x 1,024
+        EXPECT_NE(r.out.find("335544320"), std::string::npos) << format << ":\n" << r.out;  // 327,680 x 1,024
     }
 }
 
@@ -210,8 +196,7 @@ TEST(CmdCurve, MistakesAreNamed) {
     Outcome model = k.run({"curve", "--model", "models/llama-3.1-8", "--contexts", "8k"});
     EXPECT_EQ(model.status, 2);
     EXPECT_NE(model.err.find("did you mean 'models/llama-3.1-8b'"), std::string::npos) << model.err;
-    Outcome dtype = k.run(
-        {"curve", "--model", "models/llama-3.1-8b", "--kv-dtype", "int3", "--contexts", "8k"});
+    Outcome dtype = k.run({"curve", "--model", "models/llama-3.1-8b", "--kv-dtype", "int3", "--contexts", "8k"});
     EXPECT_EQ(dtype.status, 2);
     EXPECT_NE(dtype.err.find("unknown KV cache dtype 'int3'"), std::string::npos) << dtype.err;
     Outcome context = k.run({"curve", "--model", "models/llama-3.1-8b", "--contexts", "8k,big"});

@@ -14,10 +14,9 @@ using nlohmann::json;
 /// stated and computed figures, a warning with characters that need escaping, and a
 /// finding about a whole file (line 0).
 std::vector<Diagnostic> sample() {
-    Diagnostic product = diag::basis_product(Position{"records/kv-efficiency/x.yaml", 12, 21},
-                                             "16 x 4 x 256 x 2 x 2", "65,536", "16,384");
-    Diagnostic tag = diag::id_context_tag(Position{"records/kv-efficiency/x.yaml", 2, 5}, "-64k", "65,536",
-                                          "131,072");
+    Diagnostic product = diag::basis_product(Position{"records/kv-efficiency/x.yaml", 12, 21}, "16 x 4 x 256 x 2 x 2",
+                                             "65,536", "16,384");
+    Diagnostic tag = diag::id_context_tag(Position{"records/kv-efficiency/x.yaml", 2, 5}, "-64k", "65,536", "131,072");
     tag.message = "100% sure: line one,\r\nline two";
     Diagnostic empty = diag::file_empty("records/models/empty.yaml");
     return {product, tag, empty};

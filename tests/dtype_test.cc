@@ -30,11 +30,13 @@ TEST(CacheDtype, LlamaCppBlockTypesAreExactFractions) {
     EXPECT_EQ(bytes("q4_1"), Rational(20, 32));
     EXPECT_EQ(bytes("q4_0"), Rational(18, 32));
     EXPECT_EQ(bytes("iq4_nl"), Rational(18, 32));
-    EXPECT_NE(bytes("q8_0"), Rational(1));       // the common mistake
-    EXPECT_NE(bytes("q4_0"), Rational(1, 2));    // and its twin
+    EXPECT_NE(bytes("q8_0"), Rational(1));     // the common mistake
+    EXPECT_NE(bytes("q4_0"), Rational(1, 2));  // and its twin
 }
 
-TEST(CacheDtype, UnknownNameIsNotGuessed) { EXPECT_FALSE(find_cache_dtype("int3")); }
+TEST(CacheDtype, UnknownNameIsNotGuessed) {
+    EXPECT_FALSE(find_cache_dtype("int3"));
+}
 
 TEST(CacheDtype, SchemaEnumListsExactlyTheTable) {
     auto names = cache_dtype_names();

@@ -20,10 +20,12 @@ namespace fs = std::filesystem;
 
 using kvcat::test::Outcome;
 
-std::string slurp(const fs::path& p) { return kvcat::test::read_file(p); }
+std::string slurp(const fs::path& p) {
+    return kvcat::test::read_file(p);
+}
 
 class EndToEnd : public ::testing::Test {
-protected:
+  protected:
     /// Runs kvcat with `args` in a scratch directory holding a copy of records/.
     Outcome kvcat(const std::vector<std::string>& args) { return runner_.run(args); }
 
@@ -44,8 +46,11 @@ TEST_F(EndToEnd, HeadlineQueryBuildsTheCatalogAndReturnsOneRow) {
     EXPECT_EQ(rows[0]["kv_cache_dtype"], "fp8");
     EXPECT_TRUE(rows[0]["measured_tps_at_ctx"].is_null());
     // The 27B row sits at exactly 64k, which is not above 64k, but is at or above it.
-    Outcome at = kvcat({"query", "--format", "csv", "--columns", "id", "attention_variant=hybrid", "context_length>=64k"});
-    EXPECT_EQ(at.out, "id\r\nkv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\r\nkv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n");
+    Outcome at =
+        kvcat({"query", "--format", "csv", "--columns", "id", "attention_variant=hybrid", "context_length>=64k"});
+    EXPECT_EQ(
+        at.out,
+        "id\r\nkv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\r\nkv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n");
 }
 
 TEST_F(EndToEnd, ShippedRecordsLintClean) {
@@ -96,7 +101,8 @@ TEST_F(EndToEnd, SqlCannotWriteAndLeavesTheCatalogByteIdentical) {
 TEST_F(EndToEnd, SqlRefusesAttachEvenOfADatabaseThatWouldOpen) {
     ASSERT_EQ(kvcat({"build"}).status, 0);
     ASSERT_EQ(kvcat({"build", "--db", "other.db"}).status, 0);
-    for (const std::string& sql : {std::string("ATTACH DATABASE ':memory:' AS x"), std::string("ATTACH 'other.db' AS x")}) {
+    for (const std::string& sql :
+         {std::string("ATTACH DATABASE ':memory:' AS x"), std::string("ATTACH 'other.db' AS x")}) {
         Outcome r = kvcat({"sql", sql});
         EXPECT_EQ(r.status, 2) << sql;
         EXPECT_EQ(r.out, "") << sql;
@@ -135,8 +141,9 @@ TEST_F(EndToEnd, SqlStopsAGigabyteValueAtTheValueLimit) {
 
 TEST_F(EndToEnd, SqlStopsAnAnswerPastItsByteBudgetOrItsTime) {
     ASSERT_EQ(kvcat({"build"}).status, 0);
-    const std::string many = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2000000) "
-                             "SELECT x, 'a line of text' FROM c";
+    const std::string many =
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 2000000) "
+        "SELECT x, 'a line of text' FROM c";
     auto [status, err] = sql_to_nowhere(dir_, {"--max-output-bytes", "1000000", many});
     EXPECT_EQ(status, 2) << err;
     EXPECT_NE(err.find("larger than the output limit of 1000000 bytes (--max-output-bytes)"), std::string::npos) << err;
@@ -151,8 +158,9 @@ TEST_F(EndToEnd, ARecordLinkedOutOfTheRootIsNeverReadByAnyCommand) {
     fs::create_symlink(dir_ / "secret.txt", dir_ / "records/kv-efficiency/leak.yaml");
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"lint"}, std::vector<std::string>{"lint", "records/kv-efficiency/leak.yaml"},
-          std::vector<std::string>{"lint", "--format", "json"}, std::vector<std::string>{"explain", "records/kv-efficiency/leak.yaml"},
-          std::vector<std::string>{"build"}, std::vector<std::string>{"query"}}) {
+          std::vector<std::string>{"lint", "--format", "json"},
+          std::vector<std::string>{"explain", "records/kv-efficiency/leak.yaml"}, std::vector<std::string>{"build"},
+          std::vector<std::string>{"query"}}) {
         Outcome r = kvcat(args);
         std::string all = r.out + r.err;
         EXPECT_EQ(all.find("HOST-SECRET"), std::string::npos) << args[0] << " printed the file: " << all;

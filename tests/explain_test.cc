@@ -42,7 +42,8 @@ TEST(Explain, SeedZeroListsItsChainAsChecked) {
 }
 
 TEST(Explain, WrongClaimsAreShownWithTheRightFigure) {
-    auto e = explain("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", fs::path(KVCAT_FIXTURES_DIR) / "seed-004-as-stated");
+    auto e =
+        explain("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k", fs::path(KVCAT_FIXTURES_DIR) / "seed-004-as-stated");
     int wrong = 0;
     for (const auto& c : e["claims"]) {
         if (!c["holds"].get<bool>()) ++wrong;
@@ -58,7 +59,8 @@ TEST(Explain, WrongClaimsAreShownWithTheRightFigure) {
 
 TEST(Explain, FindsARecordByFile) {
     LintResult lint = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
-    std::string file = (fs::path(KVCAT_SOURCE_DIR) / "records/models/qwen3.5-27b.yaml").lexically_normal().generic_string();
+    std::string file =
+        (fs::path(KVCAT_SOURCE_DIR) / "records/models/qwen3.5-27b.yaml").lexically_normal().generic_string();
     const Record* r = find_record(lint, file);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->id, "models/qwen3.5-27b");

@@ -48,13 +48,12 @@ TEST(Filter, EachOperatorBecomesItsOwnSql) {
         const char* filter;
         const char* where;
     };
-    for (const Case& c : {Case{"context_length>64k", "context_length > ?"}, Case{"context_length>=64k", "context_length >= ?"},
-                          Case{"context_length<64k", "context_length < ?"}, Case{"context_length<=64k", "context_length <= ?"},
-                          Case{"context_length=64k", "context_length = ?"},
-                          Case{"context_length!=64k", "context_length IS NOT ?"},
-                          Case{"model~models/qwen*", "lower(model) GLOB lower(?)"},
-                          Case{"engine=vllm", "engine COLLATE NOCASE = ?"},
-                          Case{"engine!=vllm", "engine COLLATE NOCASE IS NOT ?"}}) {
+    for (const Case& c :
+         {Case{"context_length>64k", "context_length > ?"}, Case{"context_length>=64k", "context_length >= ?"},
+          Case{"context_length<64k", "context_length < ?"}, Case{"context_length<=64k", "context_length <= ?"},
+          Case{"context_length=64k", "context_length = ?"}, Case{"context_length!=64k", "context_length IS NOT ?"},
+          Case{"model~models/qwen*", "lower(model) GLOB lower(?)"}, Case{"engine=vllm", "engine COLLATE NOCASE = ?"},
+          Case{"engine!=vllm", "engine COLLATE NOCASE IS NOT ?"}}) {
         QuerySpec spec;
         spec.columns = {"id"};
         spec.filters.push_back(parse_filter(c.filter));
@@ -88,9 +87,10 @@ TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
     spec.sort_column = "context_length";
     spec.descending = true;
     BoundSql bound = build_query_sql(spec);
-    EXPECT_EQ(bound.sql,
-              "SELECT id, context_length FROM kv_rows WHERE attention_variant COLLATE NOCASE = ? AND context_length > ? "
-              "ORDER BY context_length DESC, id");
+    EXPECT_EQ(
+        bound.sql,
+        "SELECT id, context_length FROM kv_rows WHERE attention_variant COLLATE NOCASE = ? AND context_length > ? "
+        "ORDER BY context_length DESC, id");
     ASSERT_EQ(bound.parameters.size(), 2u);
     EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "hybrid");
     EXPECT_EQ(std::get<std::int64_t>(bound.parameters[1]), 65536);
@@ -234,8 +234,8 @@ TEST(Filter, ARecordIdMayLeaveOutItsFolder) {
 
 TEST(Filter, NullCountsAskForTheRowsAComparisonLeavesOut) {
     QuerySpec spec;
-    spec.filters = {parse_filter("roofline_fraction<50%"), parse_filter("engine=vllm"),
-                    parse_filter("accelerator!=x"), parse_filter("measured_tps_at_ctx!=null")};
+    spec.filters = {parse_filter("roofline_fraction<50%"), parse_filter("engine=vllm"), parse_filter("accelerator!=x"),
+                    parse_filter("measured_tps_at_ctx!=null")};
     auto counts = build_null_count_sql(spec);
     // engine=vllm leaves out rows without an engine too; != and null tests keep them.
     ASSERT_EQ(counts.size(), 2u);

@@ -45,8 +45,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
     return haystack.find(needle) != std::string::npos;
 }
 
-FitTerms fit(const Model& m, const Accelerator& a, const char* quant, const char* dtype,
-             std::int64_t gpus) {
+FitTerms fit(const Model& m, const Accelerator& a, const char* quant, const char* dtype, std::int64_t gpus) {
     FitSetup s;
     s.gpus = gpus;
     auto q = kvcat::find_weight_quant(quant);
@@ -67,14 +66,13 @@ TEST(FitTensorParallel, KvHeadsThatDivideAreSplitWeightsToo) {
     EXPECT_EQ(four.kv_split_how, "8 KV heads split over 4 cards: 2 on each");
     EXPECT_FALSE(one.fits);  // 141 GB of bf16 weights on one 80 GB card
     EXPECT_TRUE(four.fits);
-    EXPECT_EQ(four.max_context,
-              ((four.memory - four.weights - four.reserve) / Rational(81920)).floor());
+    EXPECT_EQ(four.max_context, ((four.memory - four.weights - four.reserve) / Rational(81920)).floor());
 }
 
 TEST(FitTensorParallel, MoreCardsThanKvHeadsKeepOneHeadEach) {
     LintResult r = shipped();
-    FitTerms sixteen = fit(model(r, "models/llama-3.1-70b"),
-                           card(r, "accelerators/nvidia-h100-sxm"), "bf16", "bf16", 16);
+    FitTerms sixteen =
+        fit(model(r, "models/llama-3.1-70b"), card(r, "accelerators/nvidia-h100-sxm"), "bf16", "bf16", 16);
     // Each card keeps a copy of one of the 8 heads: 80 x 1 x 128 x 2 x 2.
     EXPECT_EQ(sixteen.growing_per_token, Rational(40960));
     EXPECT_EQ(sixteen.kv_split_how, "8 KV heads on 16 cards: each card keeps a copy of one head");
@@ -83,8 +81,7 @@ TEST(FitTensorParallel, MoreCardsThanKvHeadsKeepOneHeadEach) {
 TEST(FitTensorParallel, HeadsThatDoNotSpreadAreRefused) {
     LintResult r = shipped();
     try {
-        fit(model(r, "models/llama-3.1-70b"), card(r, "accelerators/nvidia-h100-sxm"), "bf16",
-            "bf16", 3);
+        fit(model(r, "models/llama-3.1-70b"), card(r, "accelerators/nvidia-h100-sxm"), "bf16", "bf16", 3);
         FAIL() << "8 KV heads over 3 cards should be refused";
     } catch (const kvcat::PhysicsError& e) {
         EXPECT_TRUE(contains(e.what(), "8 KV heads do not spread over 3 cards")) << e.what();
@@ -93,8 +90,7 @@ TEST(FitTensorParallel, HeadsThatDoNotSpreadAreRefused) {
 
 TEST(FitTensorParallel, AnMlaLatentIsWholeOnEveryCard) {
     LintResult r = shipped();
-    FitTerms eight =
-        fit(model(r, "models/deepseek-v3"), card(r, "accelerators/nvidia-h200"), "fp8", "bf16", 8);
+    FitTerms eight = fit(model(r, "models/deepseek-v3"), card(r, "accelerators/nvidia-h200"), "fp8", "bf16", 8);
     EXPECT_EQ(eight.growing_per_token, Rational(70272));  // 61 x 576 x 2, not divided
     EXPECT_EQ(eight.weights, Rational(671000000000LL / 8));
     EXPECT_TRUE(eight.fits);
@@ -107,8 +103,8 @@ TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
     o.config_file = "mistral-7b-v0.1.json";
     o.name = "Mistral-7B-v0.1";
     o.total_params_b = o.active_params_b = 7.24;
-    auto config = kvcat::parse_config_json(
-        kvcat::test::read_file(kvcat::test::fixture_path("configs/mistral-7b-v0.1.json")));
+    auto config =
+        kvcat::parse_config_json(kvcat::test::read_file(kvcat::test::fixture_path("configs/mistral-7b-v0.1.json")));
     kvcat::ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
     TempDir dir;
@@ -117,8 +113,7 @@ TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
     kvcat::test::write_file(dir.path() / "records" / (r.id + ".yaml"), r.text);
     LintResult lint = kvcat::lint_paths({dir.path() / "records"});
     ASSERT_TRUE(lint.diagnostics.empty()) << kvcat::test::describe(lint.diagnostics);
-    FitTerms t =
-        fit(model(lint, r.id), card(lint, "accelerators/nvidia-rtx-3090"), "bf16", "bf16", 1);
+    FitTerms t = fit(model(lint, r.id), card(lint, "accelerators/nvidia-rtx-3090"), "bf16", "bf16", 1);
     EXPECT_TRUE(t.bounded);
     EXPECT_EQ(t.growing_per_token, Rational(0));
     EXPECT_EQ(t.sliding_per_token, Rational(131072));
@@ -132,8 +127,8 @@ TEST(FitTensorParallel, Mamba2GroupsAreRepeatedUntilTheCardsDivideThem) {
     o.config_file = "falcon-h1-1.5b.json";
     o.name = "Falcon-H1-1.5B";
     o.total_params_b = o.active_params_b = 1.55;
-    auto config = kvcat::parse_config_json(
-        kvcat::test::read_file(kvcat::test::fixture_path("configs/falcon-h1-1.5b.json")));
+    auto config =
+        kvcat::parse_config_json(kvcat::test::read_file(kvcat::test::fixture_path("configs/falcon-h1-1.5b.json")));
     kvcat::ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
     TempDir dir;
@@ -143,26 +138,22 @@ TEST(FitTensorParallel, Mamba2GroupsAreRepeatedUntilTheCardsDivideThem) {
     std::int64_t ssm = 48 * 64 * 256;
     EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(24LL * (3 * (3072 + 2 * 256) + ssm) * 4));
     // On 2 cards the one group becomes 2: conv over 3,072 + 2 x 2 x 256 channels, halved.
-    EXPECT_EQ(kvcat::fixed_state_bytes(m, 2),
-              Rational(24LL * (3 * (3072 + 2 * 2 * 256) + ssm) * 4) / Rational(2));
+    EXPECT_EQ(kvcat::fixed_state_bytes(m, 2), Rational(24LL * (3 * (3072 + 2 * 2 * 256) + ssm) * 4) / Rational(2));
 }
 
 // ---- does not fit -----------------------------------------------------------------------
 
 TEST(FitCli, AModelThatCannotFitExitsOneSayingWhy) {
     KvcatRunner k;
-    Outcome o =
-        k.run({"fit", "--model", "models/deepseek-v3", "--accelerator",
-               "accelerators/nvidia-rtx-3090", "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
+    Outcome o = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
     EXPECT_EQ(o.status, 1) << o.err;
     // 671e9 x 4.5 / 8 = 377,437,500,000 bytes = 351.52 GiB; 24e9 bytes = 22.35 GiB.
-    EXPECT_TRUE(contains(o.err, "does not fit: the weights alone need 351.52 GiB of 22.35 GiB"))
-        << o.err;
+    EXPECT_TRUE(contains(o.err, "does not fit: the weights alone need 351.52 GiB of 22.35 GiB")) << o.err;
     EXPECT_FALSE(contains(o.out, "largest context") && !contains(o.out, "0 tokens")) << o.out;
 
-    Outcome json = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator",
-                          "accelerators/nvidia-rtx-3090", "--weight-quant", "Q4_K", "--kv-dtype",
-                          "bf16", "--format", "json"});
+    Outcome json = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator", "accelerators/nvidia-rtx-3090",
+                          "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
     EXPECT_EQ(json.status, 1);
     auto j = nlohmann::json::parse(json.out);
     EXPECT_EQ(j["fits"], false);
@@ -172,31 +163,28 @@ TEST(FitCli, AModelThatCannotFitExitsOneSayingWhy) {
 TEST(FitCli, WeightBytesAndContexts) {
     KvcatRunner k;
     // Qwen3.5-27B at a Q4_K_M size of 16,500,000,000 bytes on a 3090, bf16 cache.
-    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator",
-                       "accelerators/nvidia-rtx-3090", "--weight-bytes", "16500000000",
-                       "--kv-dtype", "bf16", "--contexts", "8k,64k,128k", "--format", "json"});
+    Outcome o =
+        k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+               "--weight-bytes", "16500000000", "--kv-dtype", "bf16", "--contexts", "8k,64k,128k", "--format", "json"});
     ASSERT_EQ(o.status, 0) << o.err;
     auto j = nlohmann::json::parse(o.out);
     std::int64_t fixed = 156893184, reserve = 1LL << 30, weights = 16500000000LL;
     EXPECT_EQ(j["weight_bytes"], weights);
     EXPECT_EQ(j["max_context"], (24000000000LL - weights - fixed - reserve) / 65536);
     ASSERT_EQ(j["at_contexts"].size(), 3u);
-    for (const auto& [i, ctx] :
-         std::vector<std::pair<int, std::int64_t>>{{0, 8192}, {1, 65536}, {2, 131072}}) {
+    for (const auto& [i, ctx] : std::vector<std::pair<int, std::int64_t>>{{0, 8192}, {1, 65536}, {2, 131072}}) {
         EXPECT_EQ(j["at_contexts"][i]["context"], ctx);
         EXPECT_EQ(j["at_contexts"][i]["bytes"], weights + fixed + reserve + 65536 * ctx);
     }
     EXPECT_EQ(j["at_contexts"][1]["fits"], true);   // 22.01 GB
     EXPECT_EQ(j["at_contexts"][2]["fits"], false);  // 26.3 GB
 
-    Outcome both = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator",
-                          "accelerators/nvidia-rtx-3090", "--weight-bytes", "1", "--weight-quant",
-                          "Q4_K", "--kv-dtype", "bf16"});
+    Outcome both = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                          "--weight-bytes", "1", "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
     EXPECT_EQ(both.status, 2);
     EXPECT_TRUE(contains(both.err, "give the weights' size one way")) << both.err;
-    Outcome bad = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator",
-                         "accelerators/nvidia-rtx-3090", "--weight-quant", "Q4_K", "--kv-dtype",
-                         "bf16", "--contexts", "8k,lots"});
+    Outcome bad = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                         "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--contexts", "8k,lots"});
     EXPECT_EQ(bad.status, 2);
     EXPECT_TRUE(contains(bad.err, "'lots' is not a context")) << bad.err;
 }
@@ -229,8 +217,7 @@ class GgufFile {
         while (bytes_.size() % 64 != 0) bytes_.push_back(0);
         header_ = bytes_.size();
         bytes_.resize(bytes_.size() + data, 7);
-        std::ofstream(path(), std::ios::binary)
-            .write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
+        std::ofstream(path(), std::ios::binary).write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
     }
     std::string path() const { return (dir_.path() / "model.gguf").string(); }
     std::uint64_t header() const { return header_; }
@@ -289,9 +276,8 @@ TEST(Gguf, NotAGgufOrCutShortIsAnError) {
 TEST(FitCli, WeightFileGivesTheWeightsSize) {
     KvcatRunner k;
     GgufFile f(5000);
-    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator",
-                       "accelerators/nvidia-rtx-3090", "--weight-file", f.path(), "--kv-dtype",
-                       "bf16", "--gpus", "2", "--format", "json"});
+    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-file", f.path(), "--kv-dtype", "bf16", "--gpus", "2", "--format", "json"});
     ASSERT_EQ(o.status, 0) << o.err;
     auto j = nlohmann::json::parse(o.out);
     EXPECT_EQ(j["weight_bytes"], 2500);  // 5,000 bytes of tensor data over 2 cards

@@ -67,15 +67,17 @@ bool run_known_bugs() {
 #define KVCAT_KNOWN_BUG(text) \
     if (!run_known_bugs()) GTEST_SKIP() << "bug: " << (text) << " (KVCAT_RUN_KNOWN_BUGS=1 runs it)"
 
-fs::path hostile_dir() { return fs::path(KVCAT_SOURCE_DIR) / "tests" / "hostile"; }
+fs::path hostile_dir() {
+    return fs::path(KVCAT_SOURCE_DIR) / "tests" / "hostile";
+}
 
 // --- The manifest -------------------------------------------------------------------
 
 /// One expected finding (or "clean") of one file of one case.
 struct Row {
-    std::string file;     ///< relative to the case's records root
-    std::string rule;     ///< a rule id, or "clean"
-    int line = -1;        ///< -1: not checked
+    std::string file;  ///< relative to the case's records root
+    std::string rule;  ///< a rule id, or "clean"
+    int line = -1;     ///< -1: not checked
     int column = -1;
     std::string message;  ///< a substring of the message, or empty
 };
@@ -89,7 +91,9 @@ struct Case {
 };
 
 /// For gtest's messages: a case prints as its name.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 std::vector<std::string> split_tabs(const std::string& line) {
     std::vector<std::string> out;
@@ -103,7 +107,9 @@ std::vector<std::string> split_tabs(const std::string& line) {
     return out;
 }
 
-int number_or_unchecked(const std::string& field) { return field == "-" ? -1 : std::stoi(field); }
+int number_or_unchecked(const std::string& field) {
+    return field == "-" ? -1 : std::stoi(field);
+}
 
 void copy_case(const std::string& name, const fs::path& root) {
     kvcat::test::copy_tree(hostile_dir() / name, root);
@@ -135,8 +141,8 @@ std::vector<Case> committed_cases() {
             cases.push_back(Case{name, {}, "", [name](const fs::path& root) { copy_case(name, root); }});
         }
         Case& c = cases[it->second];
-        c.rows.push_back(Row{f[1], f[2], number_or_unchecked(f[3]), number_or_unchecked(f[4]),
-                             f[5] == "-" ? std::string() : f[5]});
+        c.rows.push_back(
+            Row{f[1], f[2], number_or_unchecked(f[3]), number_or_unchecked(f[4]), f[5] == "-" ? std::string() : f[5]});
         if (f[6] != "-") c.bug = f[6];
     }
     return cases;
@@ -179,7 +185,8 @@ std::string record_of_a_megabyte(const std::string& name, const std::string& lin
     const std::string notes = "notes: >-\n";
     auto from = text.find(notes);
     auto to = text.find("sources:", from);
-    if (from == std::string::npos || to == std::string::npos) throw std::runtime_error("_template-kv.yaml lost its notes");
+    if (from == std::string::npos || to == std::string::npos)
+        throw std::runtime_error("_template-kv.yaml lost its notes");
     std::string block = "notes: |-\n";
     std::size_t room = (1u << 20) - (text.size() - (to - from)) - block.size();
     std::string padded = "  " + line + "\n";
@@ -213,34 +220,33 @@ std::vector<Case> generated_cases() {
         }
         rows.push_back(Row{kv, "ref-unresolved", 2, 8, ""});
         rows.push_back(Row{kv, "ref-unresolved", 3, 20, ""});
-        cases.push_back(Case{
-            "million-character-ids", rows,
-            "",
-            [kv](const fs::path& root) {
-                for (int i = 0; i < 3; ++i) {
-                    std::string id = "models/" + std::string(1000000, static_cast<char>('a' + i));
-                    write_file(root / ("models/huge-" + std::to_string(i) + ".yaml"), shared_model_record(id));
-                }
-                std::string text = shared_kv_record("million-character-ids");
-                const std::string from = "model: models/qwen3.5-27b\n";
-                auto at = text.find(from);
-                text.replace(at, from.size(),
-                             "model: models/" + std::string(240, 'z') + "\nmeasured_on_model: models/" +
-                                 std::string(240, 'y') + "\n");
-                write_file(root / kv, text);
-            }});
+        cases.push_back(Case{"million-character-ids", rows, "", [kv](const fs::path& root) {
+                                 for (int i = 0; i < 3; ++i) {
+                                     std::string id = "models/" + std::string(1000000, static_cast<char>('a' + i));
+                                     write_file(root / ("models/huge-" + std::to_string(i) + ".yaml"),
+                                                shared_model_record(id));
+                                 }
+                                 std::string text = shared_kv_record("million-character-ids");
+                                 const std::string from = "model: models/qwen3.5-27b\n";
+                                 auto at = text.find(from);
+                                 text.replace(at, from.size(),
+                                              "model: models/" + std::string(240, 'z') +
+                                                  "\nmeasured_on_model: models/" + std::string(240, 'y') + "\n");
+                                 write_file(root / kv, text);
+                             }});
     }
     {
         // A record that links to a file outside the root (here a system file any machine has):
         // a finding at the link, and not a byte of the file read or quoted.
         const std::string file = "kv-efficiency/link-outside-the-root.yaml";
-        cases.push_back(Case{"link-outside-the-root",
-                             {Row{file, "file-outside-root", 0, 0, "the file resolves to /etc/passwd, outside the records root"}},
-                             "",
-                             [file](const fs::path& root) {
-                                 fs::create_directories((root / file).parent_path());
-                                 fs::create_symlink("/etc/passwd", root / file);
-                             }});
+        cases.push_back(
+            Case{"link-outside-the-root",
+                 {Row{file, "file-outside-root", 0, 0, "the file resolves to /etc/passwd, outside the records root"}},
+                 "",
+                 [file](const fs::path& root) {
+                     fs::create_directories((root / file).parent_path());
+                     fs::create_symlink("/etc/passwd", root / file);
+                 }});
     }
     {
         // A record cut off while it is being written, mid-way through a quoted string.
@@ -254,13 +260,10 @@ std::vector<Case> generated_cases() {
         // A record at the 1 MiB limit whose notes are nothing but correct arithmetic: every
         // claim is found, checked and placed, and the lint stays linear in the file's size.
         const std::string file = "kv-efficiency/claims-filling-a-megabyte.yaml";
-        cases.push_back(Case{"claims-filling-a-megabyte",
-                             {Row{file, "clean", -1, -1, ""}},
-                             "",
-                             [file](const fs::path& root) {
-                                 write_file(root / file, record_of_a_megabyte("claims-filling-a-megabyte",
-                                                                              "1 x 1 = 1 x 1 = 1"));
-                             }});
+        cases.push_back(
+            Case{"claims-filling-a-megabyte", {Row{file, "clean", -1, -1, ""}}, "", [file](const fs::path& root) {
+                     write_file(root / file, record_of_a_megabyte("claims-filling-a-megabyte", "1 x 1 = 1 x 1 = 1"));
+                 }});
     }
     return cases;
 }
@@ -330,8 +333,8 @@ void expect_well_formed(const Diagnostic& d, const fs::path& root) {
         EXPECT_GE(d.pos.column, 1) << format_text(d);
         EXPECT_LE(d.pos.line, lines_of(fs::path(d.pos.file))) << "a line past the end of the file: " << format_text(d);
     }
-    EXPECT_TRUE(fs::path(d.pos.file).lexically_normal().generic_string().starts_with(
-        root.lexically_normal().generic_string()))
+    EXPECT_TRUE(
+        fs::path(d.pos.file).lexically_normal().generic_string().starts_with(root.lexically_normal().generic_string()))
         << "a finding outside the linted tree: " << format_text(d);
 }
 
@@ -372,9 +375,9 @@ void expect_rows(const Case& c, const LintResult& result, const fs::path& root) 
         }
         std::string listing;
         for (const Diagnostic* d : by_file[row.file]) listing += format_text(*d) + "\n";
-        EXPECT_TRUE(matched) << c.name << ": expected [" << row.rule << "] in " << row.file << " at "
-                             << row.line << ":" << row.column
-                             << (row.message.empty() ? "" : " with \"" + row.message + "\"") << "; found:\n"
+        EXPECT_TRUE(matched) << c.name << ": expected [" << row.rule << "] in " << row.file << " at " << row.line << ":"
+                             << row.column << (row.message.empty() ? "" : " with \"" + row.message + "\"")
+                             << "; found:\n"
                              << (listing.empty() ? "(none)\n" : listing);
     }
 }
@@ -437,15 +440,46 @@ TEST(HostileCorpus, HasTheCasesTheIssueAsksFor) {
             }
         }
     }
-    for (const char* needed :
-         {"duplicate-key-top", "anchor-and-alias", "billion-laughs", "deep-flow-sequence", "deep-block-mapping",
-          "file-over-the-size-limit", "empty-file", "comment-only", "top-level-list", "top-level-scalar",
-          "several-documents", "invalid-utf8", "nul-byte", "byte-order-mark", "crlf-clean", "tab-indentation",
-          "string-for-a-number", "nan", "infinity", "negative-infinity", "negative-count", "zero-count",
-          "integer-beyond-64-bits", "product-overflows-64-bits", "dangling-reference", "reference-to-itself",
-          "duplicate-ids", "id-path-mismatch", "unterminated-double-quote", "mapping-as-a-key", "very-long-line",
-          "arithmetic-prose", "unknown-keys-at-every-level", "tag-binary", "merge-key", "document-start-only",
-          "document-end-only", "link-outside-the-root", "half-written-record", "claims-filling-a-megabyte"}) {
+    for (const char* needed : {"duplicate-key-top",
+                               "anchor-and-alias",
+                               "billion-laughs",
+                               "deep-flow-sequence",
+                               "deep-block-mapping",
+                               "file-over-the-size-limit",
+                               "empty-file",
+                               "comment-only",
+                               "top-level-list",
+                               "top-level-scalar",
+                               "several-documents",
+                               "invalid-utf8",
+                               "nul-byte",
+                               "byte-order-mark",
+                               "crlf-clean",
+                               "tab-indentation",
+                               "string-for-a-number",
+                               "nan",
+                               "infinity",
+                               "negative-infinity",
+                               "negative-count",
+                               "zero-count",
+                               "integer-beyond-64-bits",
+                               "product-overflows-64-bits",
+                               "dangling-reference",
+                               "reference-to-itself",
+                               "duplicate-ids",
+                               "id-path-mismatch",
+                               "unterminated-double-quote",
+                               "mapping-as-a-key",
+                               "very-long-line",
+                               "arithmetic-prose",
+                               "unknown-keys-at-every-level",
+                               "tag-binary",
+                               "merge-key",
+                               "document-start-only",
+                               "document-end-only",
+                               "link-outside-the-root",
+                               "half-written-record",
+                               "claims-filling-a-megabyte"}) {
         EXPECT_TRUE(names.count(needed)) << "the corpus lacks the case " << needed;
     }
     // The corpus reaches most of the lint: every loader rule at least.
@@ -651,7 +685,8 @@ TEST(HostileCorpus, TheBinaryExitsOneWithoutACrash) {
         EXPECT_EQ(r.status, 1) << "stdout:\n" << r.out << "stderr:\n" << r.err;
         for (const auto& row : c.rows) {
             EXPECT_NE(r.out.find("[" + row.rule + "]"), std::string::npos)
-                << "kvcat lint did not print [" << row.rule << "]:\n" << r.out;
+                << "kvcat lint did not print [" << row.rule << "]:\n"
+                << r.out;
         }
     }
     // A clean CRLF file: exit 0.
@@ -727,7 +762,7 @@ TEST(HostileTree, SymlinkLoopIsUnreadableNotAHang) {
     fs::path kv = dir->path() / "kv-efficiency";
     fs::create_symlink("loop-b.yaml", kv / "loop-a.yaml");
     fs::create_symlink("loop-a.yaml", kv / "loop-b.yaml");
-    fs::create_symlink("..", kv / "parent");               // a folder loop: not followed
+    fs::create_symlink("..", kv / "parent");                 // a folder loop: not followed
     fs::create_symlink("../kv-efficiency", kv / "again.d");  // nor is this one
     Outcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
@@ -852,8 +887,8 @@ TEST(HostileTree, FifoNamedLikeARecordIsUnreadableNotAHang) {
 TEST(HostileTree, FilesThatAreNotRecordsAreSkippedAndListed) {
     auto dir = tree_with_a_good_record();
     fs::path kv = dir->path() / "kv-efficiency";
-    const std::vector<std::string> others = {"README.md", "draft.yml", "upper.YAML", "backup.yaml~", ".hidden",
-                                             "data.json"};
+    const std::vector<std::string> others = {"README.md",    "draft.yml", "upper.YAML",
+                                             "backup.yaml~", ".hidden",   "data.json"};
     for (const auto& name : others) write_file(kv / name, "id: kv-efficiency/not-a-record\n");
     Outcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
@@ -952,8 +987,8 @@ ChildLint lint_as_unprivileged(const fs::path& root) {
 
 /// Makes `dir` and its parents traversable by another user (the child drops root).
 void open_up(const fs::path& dir) {
-    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                             fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                             fs::perms::others_exec);
 }
 
 TEST(HostileTree, UnreadableFileIsReported) {
@@ -970,7 +1005,8 @@ TEST(HostileTree, UnreadableFileIsReported) {
     const std::string shown = locked.lexically_normal().generic_string();
     const std::string expected = "file-unreadable\t0\t0\t" + shown + "\tcannot read the file: " + std::strerror(EACCES);
     EXPECT_NE(std::find(child.lines.begin(), child.lines.end(), expected), child.lines.end())
-        << "expected: " << expected << "\nfound:\n" << all;
+        << "expected: " << expected << "\nfound:\n"
+        << all;
     EXPECT_EQ(child.lines.size(), 2u) << "only the locked file has a finding:\n" << all;
 }
 
@@ -990,7 +1026,8 @@ TEST(HostileTree, UnreadableFolderIsReported) {
     const std::string prefix = "file-unreadable\t0\t0\t" + sub.lexically_normal().generic_string() + "\t";
     EXPECT_TRUE(std::any_of(child.lines.begin(), child.lines.end(),
                             [&](const std::string& l) { return l.starts_with(prefix); }))
-        << "expected a finding starting with: " << prefix << "\nfound:\n" << all;
+        << "expected a finding starting with: " << prefix << "\nfound:\n"
+        << all;
 }
 
 // --- Fuzz reproducers stay fixed -----------------------------------------------------

@@ -17,7 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path bench_file(const std::string& name) { return test::fixture_path("import-bench/" + name); }
+fs::path bench_file(const std::string& name) {
+    return test::fixture_path("import-bench/" + name);
+}
 
 BenchRun read_one(const std::string& name, const BenchOptions& options = {}) {
     return read_bench_files({bench_file(name).string()}, options);
@@ -117,7 +119,8 @@ TEST(ImportBench, MalformedFilesAreClearErrors) {
     EXPECT_EQ(cases, 11);
     // Every file in bad/ has its line in expected.tsv.
     int files = 0;
-    for (const auto& entry : fs::directory_iterator(bench_file("bad"))) files += entry.path().filename() != "expected.tsv";
+    for (const auto& entry : fs::directory_iterator(bench_file("bad")))
+        files += entry.path().filename() != "expected.tsv";
     EXPECT_EQ(files, cases);
 }
 
@@ -168,8 +171,8 @@ TEST(ImportBenchCli, ARunBecomesARecordThatLintsOncePeopleWriteTheirPart) {
     lint = runner.run({"lint", file});
     EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
     Outcome q = runner.run({"query", "--format", "csv", "--columns",
-                            "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx",
-                            "context_length>=32k", "model~*qwen3.5-27b*", "record_id~*q4_k_m*"});
+                            "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx", "context_length>=32k",
+                            "model~*qwen3.5-27b*", "record_id~*q4_k_m*"});
     ASSERT_EQ(q.status, 0) << q.err;
     EXPECT_EQ(q.out,
               "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx\r\n"
@@ -212,8 +215,8 @@ TEST(ImportBenchCli, AVllmResultNeedsItsCacheDtypeNamed) {
     Outcome r = runner.run({"import-bench", bench_file("vllm-8k.json").string(), "--model", "llama-3.1-8b"});
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("does not name its KV cache dtype: give --kv-dtype"), std::string::npos) << r.err;
-    r = runner.run({"import-bench", bench_file("vllm-8k.json").string(), "--model", "llama-3.1-8b", "--kv-dtype",
-                    "bf16"});
+    r = runner.run(
+        {"import-bench", bench_file("vllm-8k.json").string(), "--model", "llama-3.1-8b", "--kv-dtype", "bf16"});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("measured_tps_at_ctx: 125\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("measured_total_tps_at_ctx"), std::string::npos) << r.out;

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "import_config.h"
-#include "lint.h"
 #include "kvcat_runner.h"
+#include "lint.h"
 #include "test_util.h"
 
 namespace {
@@ -71,11 +71,13 @@ std::string flat(const std::string& text) {
 }
 
 /// Prose in a record, wherever its lines wrap.
-bool says(const std::string& record, const std::string& sentence) { return contains(flat(record), sentence); }
+bool says(const std::string& record, const std::string& sentence) {
+    return contains(flat(record), sentence);
+}
 
 /// The shipped records copied into a temp tree, with one model record replaced by `text`.
 class ImportedTree {
-public:
+  public:
     ImportedTree(const std::string& id, const std::string& text) {
         kvcat::test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", records_);
         file_ = records_ / (id + ".yaml");
@@ -91,7 +93,7 @@ public:
     }
     const fs::path& records() const { return records_; }
 
-private:
+  private:
     TempDir tmp_;
     fs::path records_ = tmp_.path() / "records";
     fs::path file_;
@@ -179,8 +181,7 @@ TEST(ImportConfig, DeepSeekMlaRoundTripsAndLintsClean) {
     EXPECT_EQ(m.native_context, 163840);
     EXPECT_EQ(m.total_params_b, 671);
     EXPECT_EQ(m.active_params_b, 37);
-    EXPECT_TRUE(says(r.text, "num_nextn_predict_layers 1: the multi-token-prediction layer is not counted"))
-        << r.text;
+    EXPECT_TRUE(says(r.text, "num_nextn_predict_layers 1: the multi-token-prediction layer is not counted")) << r.text;
     expect_same_architecture(m, shipped_model("models/deepseek-v3"));
 }
 
@@ -242,13 +243,16 @@ TEST(ImportConfig, QwenHybridNestedRoundTripsAgainstTheShippedRows) {
 // ---- layouts ----------------------------------------------------------------------------
 
 json small_config() {
-    return json{{"num_hidden_layers", 8},      {"num_attention_heads", 8}, {"num_key_value_heads", 2},
-                {"head_dim", 64},              {"max_position_embeddings", 4096}};
+    return json{{"num_hidden_layers", 8},
+                {"num_attention_heads", 8},
+                {"num_key_value_heads", 2},
+                {"head_dim", 64},
+                {"max_position_embeddings", 4096}};
 }
 
 TEST(ImportConfig, IrregularFullLayersAreListedByIndex) {
     json config = small_config();
-    config["layer_types"] = {"full_attention", "sliding_attention", "sliding_attention", "full_attention",
+    config["layer_types"] = {"full_attention",    "sliding_attention", "sliding_attention", "full_attention",
                              "sliding_attention", "sliding_attention", "sliding_attention", "full_attention"};
     config["sliding_window"] = 512;
     ImportResult r = kvcat::import_model_config(config, options_for("c.json", "Small", 1, 1));
@@ -272,8 +276,9 @@ TEST(ImportConfig, LayerTypesThatContradictTheIntervalFail) {
     config["text_config"]["layer_types"][2] = "full_attention";
     ImportResult r = kvcat::import_model_config(config, options_for("q.json", "Qwen3.5-27B", 27, 27));
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.message(), "text_config.full_attention_interval says every 4th layer is full attention, "
-                                      "but text_config.layer_types[2] disagrees"))
+    EXPECT_TRUE(contains(r.message(),
+                         "text_config.full_attention_interval says every 4th layer is full attention, "
+                         "but text_config.layer_types[2] disagrees"))
         << r.message();
 }
 
@@ -325,8 +330,9 @@ TEST(ImportConfig, LinearLayersWithoutTheirFieldsNameWhatIsMissing) {
     config["text_config"].erase("linear_conv_kernel_dim");
     ImportResult r = kvcat::import_model_config(config, options_for("q.json", "Qwen3.5-27B", 27, 27));
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.message(), "the config lacks text_config.linear_value_head_dim, "
-                                      "text_config.linear_conv_kernel_dim"))
+    EXPECT_TRUE(contains(r.message(),
+                         "the config lacks text_config.linear_value_head_dim, "
+                         "text_config.linear_conv_kernel_dim"))
         << r.message();
 }
 
@@ -372,10 +378,10 @@ TEST(ImportConfig, Mamba2HybridWithAttentionPeriodLintsClean) {
     ASSERT_TRUE(m.linear.has_value());
     EXPECT_EQ(m.linear->kind, kvcat::StateKind::mamba2);
     EXPECT_EQ(m.linear->layers, 28);
-    EXPECT_EQ(m.linear->key_heads, 8);       // mamba_n_groups
-    EXPECT_EQ(m.linear->key_head_dim, 128);  // mamba_d_state
-    EXPECT_EQ(m.linear->value_heads, 128);   // mamba_n_heads
-    EXPECT_EQ(m.linear->value_head_dim, 64); // mamba_d_head
+    EXPECT_EQ(m.linear->key_heads, 8);        // mamba_n_groups
+    EXPECT_EQ(m.linear->key_head_dim, 128);   // mamba_d_state
+    EXPECT_EQ(m.linear->value_heads, 128);    // mamba_n_heads
+    EXPECT_EQ(m.linear->value_head_dim, 64);  // mamba_d_head
 }
 
 TEST(ImportConfig, AttentionOffsetWithoutPeriodIsMissing) {
@@ -395,8 +401,8 @@ TEST(ImportConfig, UnknownArchitectureNamesEveryMissingField) {
     ASSERT_FALSE(r.problems.empty());
     const std::string& first = r.problems.front();
     EXPECT_TRUE(contains(first, "not a decoder config kvcat can read (model_type \"mystery\")")) << first;
-    for (const char* field : {"num_hidden_layers", "num_attention_heads", "max_position_embeddings", "head_dim",
-                              "hidden_size"}) {
+    for (const char* field :
+         {"num_hidden_layers", "num_attention_heads", "max_position_embeddings", "head_dim", "hidden_size"}) {
         EXPECT_TRUE(contains(first, field)) << field << " not named in: " << first;
     }
 }
@@ -483,8 +489,7 @@ TEST(ImportConfig, NameIdSourceAndVerified) {
     ASSERT_TRUE(given.ok()) << given.message();
     EXPECT_EQ(given.id, "models/tiny");
     EXPECT_TRUE(contains(given.text, "config_verified: true\n")) << given.text;
-    EXPECT_TRUE(contains(given.text, "  - name: \"acme/Tiny-Model-1B config.json, revision 0123abc\"\n"))
-        << given.text;
+    EXPECT_TRUE(contains(given.text, "  - name: \"acme/Tiny-Model-1B config.json, revision 0123abc\"\n")) << given.text;
 
     o.id = "kv-efficiency/tiny";
     EXPECT_FALSE(kvcat::import_model_config(config, o).ok());
@@ -535,7 +540,7 @@ TEST(ImportConfig, FileSafeNames) {
 using kvcat::test::Outcome;
 
 class ImportConfigCli : public ::testing::Test {
-protected:
+  protected:
     /// Runs kvcat with `args` in a scratch directory holding a copy of records/.
     Outcome kvcat(const std::vector<std::string>& args) { return runner_.run(args); }
     std::string config(const std::string& name) { return fixture_path("configs/" + name).string(); }
@@ -546,9 +551,9 @@ protected:
 
 TEST_F(ImportConfigCli, WritesARecordThatTheLintAccepts) {
     fs::remove(dir_ / "records/models/deepseek-v3.yaml");
-    Outcome r = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3", "--total-params-b",
-                       "671", "--active-params-b", "37", "--source", "deepseek-ai/DeepSeek-V3 config.json",
-                       "--verified", "--out", "records/models/deepseek-v3.yaml"});
+    Outcome r = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3", "--total-params-b", "671",
+                       "--active-params-b", "37", "--source", "deepseek-ai/DeepSeek-V3 config.json", "--verified",
+                       "--out", "records/models/deepseek-v3.yaml"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
     std::string text = read_file(dir_ / "records/models/deepseek-v3.yaml");
@@ -559,43 +564,42 @@ TEST_F(ImportConfigCli, WritesARecordThatTheLintAccepts) {
     EXPECT_EQ(lint.out, "");
 
     // An existing file is kept unless --force.
-    Outcome again = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3",
-                           "--total-params-b", "671", "--active-params-b", "37", "--out",
-                           "records/models/deepseek-v3.yaml"});
+    Outcome again = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3", "--total-params-b",
+                           "671", "--active-params-b", "37", "--out", "records/models/deepseek-v3.yaml"});
     EXPECT_EQ(again.status, 2);
     EXPECT_TRUE(contains(again.err, "exists; give --force")) << again.err;
     EXPECT_EQ(read_file(dir_ / "records/models/deepseek-v3.yaml"), text);
-    Outcome forced = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3",
-                            "--total-params-b", "671", "--active-params-b", "37", "--out",
-                            "records/models/deepseek-v3.yaml", "--force"});
+    Outcome forced = kvcat({"import-config", config("deepseek-v3.json"), "--name", "DeepSeek-V3", "--total-params-b",
+                            "671", "--active-params-b", "37", "--out", "records/models/deepseek-v3.yaml", "--force"});
     EXPECT_EQ(forced.status, 0) << forced.err;
     EXPECT_TRUE(contains(read_file(dir_ / "records/models/deepseek-v3.yaml"), "config_verified: false\n"));
 }
 
 TEST_F(ImportConfigCli, StdoutByDefaultAndTheFileNamesTheId) {
-    Outcome r = kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B", "--total-params-b",
-                       "8", "--active-params-b", "8"});
+    Outcome r = kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B", "--total-params-b", "8",
+                       "--active-params-b", "8"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(r.out.starts_with("# yaml-language-server: $schema=../../schema/model.schema.json\nid: "
-                                  "models/llama-3.1-8b\n"))
+    EXPECT_TRUE(
+        r.out.starts_with("# yaml-language-server: $schema=../../schema/model.schema.json\nid: "
+                          "models/llama-3.1-8b\n"))
         << r.out;
     // Written into a models/ folder, the file name decides the id ...
-    Outcome named = kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B",
-                           "--total-params-b", "8", "--active-params-b", "8", "--out", "records/models/l8.yaml"});
+    Outcome named = kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B", "--total-params-b",
+                           "8", "--active-params-b", "8", "--out", "records/models/l8.yaml"});
     ASSERT_EQ(named.status, 0) << named.err;
     EXPECT_TRUE(contains(read_file(dir_ / "records/models/l8.yaml"), "id: models/l8\n"));
     // ... and an --id that disagrees with it is refused.
-    Outcome clash = kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B", "--id",
-                           "models/other", "--total-params-b", "8", "--active-params-b", "8", "--out",
-                           "records/models/l9.yaml"});
+    Outcome clash =
+        kvcat({"import-config", config("llama-3.1-8b.json"), "--name", "Llama-3.1-8B", "--id", "models/other",
+               "--total-params-b", "8", "--active-params-b", "8", "--out", "records/models/l9.yaml"});
     EXPECT_EQ(clash.status, 2);
     EXPECT_TRUE(contains(clash.err, "name the file other.yaml")) << clash.err;
     EXPECT_FALSE(fs::exists(dir_ / "records/models/l9.yaml"));
 }
 
 TEST_F(ImportConfigCli, InputErrorsExitTwoNamingTheFile) {
-    Outcome unknown = kvcat({"import-config", config("unknown-architecture.json"), "--name", "X",
-                             "--total-params-b", "1", "--active-params-b", "1"});
+    Outcome unknown = kvcat({"import-config", config("unknown-architecture.json"), "--name", "X", "--total-params-b",
+                             "1", "--active-params-b", "1"});
     EXPECT_EQ(unknown.status, 2);
     EXPECT_EQ(unknown.out, "");
     EXPECT_TRUE(contains(unknown.err, "unknown-architecture.json: not a decoder config kvcat can read")) << unknown.err;

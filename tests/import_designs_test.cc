@@ -56,8 +56,7 @@ std::string flat(const std::string& text) {
             space = true;
             continue;
         }
-        if (space && !out.empty())
-            out += ' ';
+        if (space && !out.empty()) out += ' ';
         space = false;
         out += c;
     }
@@ -67,28 +66,23 @@ std::string flat(const std::string& text) {
 /// A config imported into a records tree of its own and linted: the record must be clean.
 class Imported {
   public:
-    Imported(const std::string& fixture, const std::string& name, double total = 10,
-             double active = 10) {
+    Imported(const std::string& fixture, const std::string& name, double total = 10, double active = 10) {
         ImportOptions o;
         o.config_file = fixture;
         o.name = name;
         o.total_params_b = total;
         o.active_params_b = active;
         result_ = kvcat::import_model_config(load_config(fixture), o);
-        if (!result_.ok())
-            return;
+        if (!result_.ok()) return;
         write_file(records_ / (result_.id + ".yaml"), result_.text);
         lint_ = kvcat::lint_paths({records_});
     }
     const ImportResult& result() const { return result_; }
     bool clean() const { return result_.ok() && lint_.diagnostics.empty(); }
-    std::string why() const {
-        return result_.ok() ? describe(lint_.diagnostics) + result_.text : result_.message();
-    }
+    std::string why() const { return result_.ok() ? describe(lint_.diagnostics) + result_.text : result_.message(); }
     const Model& model() const {
         const kvcat::Record* r = lint_.records.find(result_.id);
-        if (!r || !r->model)
-            throw std::runtime_error("no model " + result_.id);
+        if (!r || !r->model) throw std::runtime_error("no model " + result_.id);
         return *r->model;
     }
     const kvcat::LintResult& lint() const { return lint_; }
@@ -136,8 +130,7 @@ TEST(ImportDesigns, Llama4ChunkedLayersHoldOneChunkAndOnlyTheNopeLayersGrow) {
     // 12 x 8 kv heads x 128 x 2 x 2 bytes, where counting all 48 layers gave 196,608.
     EXPECT_EQ(per_token(m, "bf16"), Rational(49152));
     // At 128k: 12 growing layers x 131,072 tokens + 36 chunked layers x one chunk of 8,192.
-    EXPECT_EQ(at_context(m, "bf16", 131072),
-              Rational(49152LL * 131072 + 36LL * 8 * 128 * 2 * 2 * 8192));
+    EXPECT_EQ(at_context(m, "bf16", 131072), Rational(49152LL * 131072 + 36LL * 8 * 128 * 2 * 2 * 8192));
     EXPECT_EQ(at_context(m, "bf16", 131072), Rational(7650410496LL));  // about 7.7 GB, not 25.8 GB
     // Below one chunk every layer grows.
     EXPECT_EQ(at_context(m, "bf16", 4096), Rational(48LL * 8 * 128 * 2 * 2 * 4096));
@@ -153,18 +146,13 @@ TEST(ImportDesigns, ExplainNamesTheChunkedLayersAndTheirChunk) {
     o.context = 131072;
     kvcat::Skeleton s = kvcat::make_kv_skeleton(scout.lint(), o);
     ASSERT_TRUE(s.problems.empty()) << s.problems.front();
-    write_file(
-        scout.records() / (s.id + ".yaml"),
-        s.text + "methodology: Derived.\nnotes: Chunked.\nsources:\n  - name: the model record\n");
+    write_file(scout.records() / (s.id + ".yaml"),
+               s.text + "methodology: Derived.\nnotes: Chunked.\nsources:\n  - name: the model record\n");
     auto lint = kvcat::lint_paths({scout.records()});
     ASSERT_TRUE(lint.diagnostics.empty()) << describe(lint.diagnostics);
-    std::string text =
-        kvcat::render_explanation_text(kvcat::explain_record(lint, *lint.records.find(s.id)));
-    EXPECT_TRUE(contains(text, "chunked layers: 36 holding at most 8192 tokens (one chunk)"))
-        << text;
-    EXPECT_TRUE(
-        contains(text, "growing 6,442,450,944 + sliding 1,207,959,552 = 7,650,410,496 bytes"))
-        << text;
+    std::string text = kvcat::render_explanation_text(kvcat::explain_record(lint, *lint.records.find(s.id)));
+    EXPECT_TRUE(contains(text, "chunked layers: 36 holding at most 8192 tokens (one chunk)")) << text;
+    EXPECT_TRUE(contains(text, "growing 6,442,450,944 + sliding 1,207,959,552 = 7,650,410,496 bytes")) << text;
 }
 
 TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
@@ -190,8 +178,7 @@ TEST(ImportDesigns, ChunkSizeWithoutAKnownRuleIsRefused) {
     o.total_params_b = o.active_params_b = 8;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(
-        r.message(), "attention_chunk_size is set, but no_rope_layers does not say which layers"))
+    EXPECT_TRUE(contains(r.message(), "attention_chunk_size is set, but no_rope_layers does not say which layers"))
         << r.message();
 }
 
@@ -232,8 +219,7 @@ TEST(ImportDesigns, AnAllSlidingRowStatesItsWindowAndLintsClean) {
     kvcat::Skeleton s = kvcat::make_kv_skeleton(mistral.lint(), o);
     ASSERT_TRUE(s.problems.empty()) << s.problems.front();
     EXPECT_TRUE(contains(s.text, "  window: 4096")) << s.text;
-    EXPECT_TRUE(contains(s.text, "= 131,072 B/token until the 4,096-token window is full"))
-        << s.text;
+    EXPECT_TRUE(contains(s.text, "= 131,072 B/token until the 4,096-token window is full")) << s.text;
     std::string finished = s.text +
                            "methodology: Derived from the model record.\n"
                            "notes: Every layer slides.\n"
@@ -245,14 +231,12 @@ TEST(ImportDesigns, AnAllSlidingRowStatesItsWindowAndLintsClean) {
     std::string silent = finished;
     auto at = silent.find(" until the 4,096-token window is full");
     ASSERT_NE(at, std::string::npos);
-    silent.erase(
-        at, std::string(" until the 4,096-token window is full; no layer grows past it").size());
+    silent.erase(at, std::string(" until the 4,096-token window is full; no layer grows past it").size());
     write_file(mistral.records() / (s.id + ".yaml"), silent);
     auto tripped = kvcat::lint_paths({mistral.records()});
     ASSERT_EQ(tripped.diagnostics.size(), 1u) << describe(tripped.diagnostics) << silent;
     EXPECT_EQ(tripped.diagnostics.front().rule, "kv-statement-mismatch");
-    EXPECT_TRUE(
-        contains(tripped.diagnostics.front().message, "does not give the window, 4,096 tokens"));
+    EXPECT_TRUE(contains(tripped.diagnostics.front().message, "does not give the window, 4,096 tokens"));
 }
 
 TEST(ImportDesigns, APatternOfOneWithAWindowIsRefusedNotDropped) {
@@ -282,8 +266,7 @@ TEST(ImportDesigns, RawGemma2AlternatesAndSaysTheRuleWasApplied) {
     EXPECT_EQ(m.sliding->layers, 21);
     EXPECT_EQ(m.sliding->window, 4096);
     EXPECT_EQ(per_token(m, "bf16"), Rational(21 * 8 * 256 * 2 * 2));
-    EXPECT_TRUE(contains(flat(gemma.result().text),
-                         "the rule transformers applies was applied: model_type gemma2"))
+    EXPECT_TRUE(contains(flat(gemma.result().text), "the rule transformers applies was applied: model_type gemma2"))
         << gemma.result().text;
 }
 
@@ -298,8 +281,7 @@ TEST(ImportDesigns, RawGemma3GetsItsPatternOfSix) {
     o.total_params_b = o.active_params_b = 27;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
-    EXPECT_TRUE(contains(r.text, "kv_layers:\n  count: 10\n  interval: 6\n  first_index: 5\n"))
-        << r.text;
+    EXPECT_TRUE(contains(r.text, "kv_layers:\n  count: 10\n  interval: 6\n  first_index: 5\n")) << r.text;
     EXPECT_TRUE(contains(flat(r.text), "model_type gemma3: every 6th layer is global")) << r.text;
 }
 
@@ -316,8 +298,7 @@ TEST(ImportDesigns, Gemma3nSharedLayersAddNothing) {
     EXPECT_EQ(m.sliding->layers, 16);
     EXPECT_EQ(m.sliding->window, 512);
     EXPECT_EQ(per_token(m, "bf16"), Rational(4 * 2 * 256 * 2 * 2));  // 8,192, not 7 x 2 x 256 x 4
-    EXPECT_EQ(at_context(m, "bf16", 32768),
-              Rational(8192LL * 32768 + 16LL * 2 * 256 * 2 * 2 * 512));
+    EXPECT_EQ(at_context(m, "bf16", 32768), Rational(8192LL * 32768 + 16LL * 2 * 256 * 2 * 2 * 512));
 }
 
 // ---- the DeepSeek-V3.2 indexer ----------------------------------------------------------
@@ -412,8 +393,7 @@ TEST(ImportDesigns, FalconH1WhoseInnerWidthIsNotHeadsTimesWidthIsRefused) {
     o.total_params_b = o.active_params_b = 1.5;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.message(), "mamba_d_ssm 4096 is not mamba_n_heads 48 x mamba_d_head 64"))
-        << r.message();
+    EXPECT_TRUE(contains(r.message(), "mamba_d_ssm 4096 is not mamba_n_heads 48 x mamba_d_head 64")) << r.message();
 }
 
 TEST(ImportDesigns, NemotronHPatternStringMambaAttentionAndMlpLayers) {
@@ -464,16 +444,14 @@ TEST(ImportDesigns, Granite4StyleLayerTypesWithMambaLayers) {
     config.erase("attn_layer_period");
     config.erase("attn_layer_offset");
     config["layer_types"] = json::array();
-    for (int i = 0; i < 32; ++i)
-        config["layer_types"].push_back(i % 8 == 4 ? "attention" : "mamba");
+    for (int i = 0; i < 32; ++i) config["layer_types"].push_back(i % 8 == 4 ? "attention" : "mamba");
     ImportOptions o;
     o.config_file = "g.json";
     o.name = "G";
     o.total_params_b = o.active_params_b = 9;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
-    EXPECT_TRUE(contains(r.text, "kv_layers:\n  count: 4\n  interval: 8\n  first_index: 4\n"))
-        << r.text;
+    EXPECT_TRUE(contains(r.text, "kv_layers:\n  count: 4\n  interval: 8\n  first_index: 4\n")) << r.text;
     EXPECT_TRUE(contains(r.text, "  kind: mamba2\n  layers: 28\n")) << r.text;
 }
 
@@ -507,10 +485,8 @@ TEST(ImportDesigns, JambaPaperKvCacheAt256kTokensIn16Bit) {
         const char* name;
         std::int64_t gib;
     };
-    for (const Row& row :
-         {Row{"llama-2-7b-hf.json", "Llama-2-7b", 128},
-          Row{"mistral-7b-v0.2.json", "Mistral-7B", 32},
-          Row{"mixtral-8x7b-v0.1.json", "Mixtral-8x7B", 32}, Row{"jamba-v0.1.json", "Jamba", 4}}) {
+    for (const Row& row : {Row{"llama-2-7b-hf.json", "Llama-2-7b", 128}, Row{"mistral-7b-v0.2.json", "Mistral-7B", 32},
+                           Row{"mixtral-8x7b-v0.1.json", "Mixtral-8x7B", 32}, Row{"jamba-v0.1.json", "Jamba", 4}}) {
         SCOPED_TRACE(row.fixture);
         Imported imported(row.fixture, row.name);
         ASSERT_TRUE(imported.clean()) << imported.why();
@@ -596,8 +572,7 @@ TEST(ConfigKeys, TheTableIsSortedAndNamesEachKeyOnce) {
 TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
     int fixtures = 0;
     for (const auto& entry : fs::directory_iterator(fixture_path("configs"))) {
-        if (entry.path().extension() != ".json")
-            continue;
+        if (entry.path().extension() != ".json") continue;
         json config;
         try {
             config = kvcat::parse_config_json(read_file(entry.path()));
@@ -605,8 +580,7 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
             EXPECT_EQ(entry.path().filename(), "not-json.json") << "does not parse";
             continue;
         }
-        if (!config.is_object())
-            continue;
+        if (!config.is_object()) continue;
         ++fixtures;
         std::vector<const json*> scopes{&config};
         if (config.contains("text_config") && config["text_config"].is_object())
@@ -614,8 +588,7 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
         for (const json* scope : scopes) {
             for (const auto& [key, value] : scope->items()) {
                 EXPECT_TRUE(kvcat::find_config_key(key))
-                    << entry.path().filename() << ": '" << key
-                    << "' is neither read nor listed as irrelevant";
+                    << entry.path().filename() << ": '" << key << "' is neither read nor listed as irrelevant";
             }
         }
         // The table's "read" is what the import looks at: every key consulted is listed as read.
@@ -626,8 +599,7 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
         for (const auto& key : kvcat::import_model_config(config, o).keys_read) {
             const kvcat::ConfigKey* k = kvcat::find_config_key(key);
             EXPECT_TRUE(k && k->use == kvcat::KeyUse::read)
-                << entry.path().filename() << ": the import reads '" << key
-                << "', which the table does not list "
+                << entry.path().filename() << ": the import reads '" << key << "', which the table does not list "
                 << "as read";
         }
     }
@@ -643,10 +615,9 @@ TEST(ConfigKeys, AKnownUnmodelledKeyIsRefusedByName) {
     o.total_params_b = o.active_params_b = 8;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(
-        contains(r.message(),
-                 "layers_block_type is set: Zamba-style blocks, where attention layers share "
-                 "weights and caches"))
+    EXPECT_TRUE(contains(r.message(),
+                         "layers_block_type is set: Zamba-style blocks, where attention layers share "
+                         "weights and caches"))
         << r.message();
     EXPECT_TRUE(contains(r.message(), "The cache or state figures would be wrong")) << r.message();
 }
@@ -659,9 +630,7 @@ TEST(ConfigKeys, DeepSeekV4CompressedAttentionIsRefusedByName) {
     o.active_params_b = 13;
     ImportResult r = kvcat::import_model_config(load_config("deepseek-v4-flash.json"), o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(
-        contains(r.message(), "compress_ratios is set: DeepSeek-V4's per-layer KV compression"))
-        << r.message();
+    EXPECT_TRUE(contains(r.message(), "compress_ratios is set: DeepSeek-V4's per-layer KV compression")) << r.message();
     EXPECT_TRUE(r.text.empty());
 }
 
@@ -674,20 +643,18 @@ TEST(ConfigKeys, AnUnknownKeyThatLooksCacheRelevantIsRefusedAnOtherIsNamedInTheN
     o.total_params_b = o.active_params_b = 8;
     ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(
-        contains(r.message(),
-                 "global_kv_window_layers is a key kvcat does not know, and its name says it "
-                 "may change the KV cache"))
+    EXPECT_TRUE(contains(r.message(),
+                         "global_kv_window_layers is a key kvcat does not know, and its name says it "
+                         "may change the KV cache"))
         << r.message();
 
     config.erase("global_kv_window_layers");
     config["favourite_colour"] = "teal";
     ImportResult quiet = kvcat::import_model_config(config, o);
     ASSERT_TRUE(quiet.ok()) << quiet.message();
-    EXPECT_TRUE(
-        contains(flat(quiet.text),
-                 "Keys kvcat does not know, taken as not bearing on the cache because their "
-                 "names say nothing of layers, heads, windows or state: favourite_colour."))
+    EXPECT_TRUE(contains(flat(quiet.text),
+                         "Keys kvcat does not know, taken as not bearing on the cache because their "
+                         "names say nothing of layers, heads, windows or state: favourite_colour."))
         << quiet.text;
 }
 

@@ -87,7 +87,7 @@ Built build(const fs::path& root, const fs::path& db, bool incremental) {
 }
 
 class IncrementalBuild : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         make_records(root_, 12);
         first_ = build(root_, db_, true);

@@ -19,8 +19,12 @@ Model gqa(std::int64_t layers, std::int64_t q_heads, std::int64_t kv_heads, std:
     return m;
 }
 
-Model llama_8b() { return gqa(32, 32, 8, 128); }
-Model llama_70b() { return gqa(80, 64, 8, 128); }
+Model llama_8b() {
+    return gqa(32, 32, 8, 128);
+}
+Model llama_70b() {
+    return gqa(80, 64, 8, 128);
+}
 
 Model deepseek_v3() {
     Model m;

@@ -26,8 +26,10 @@ struct Outcome {
 inline std::string shell_quote(const std::string& s) {
     std::string q = "'";
     for (char c : s) {
-        if (c == '\'') q += "'\\''";
-        else q += c;
+        if (c == '\'')
+            q += "'\\''";
+        else
+            q += c;
     }
     return q + "'";
 }
@@ -39,7 +41,7 @@ inline int run_shell(const std::string& command) {
 }
 
 class KvcatRunner {
-public:
+  public:
     /// With `with_records`, the scratch directory starts with a copy of the seed catalog
     /// (tests/fixtures/seed-catalog/records, the catalog as first shipped): the expected rows
     /// stay fixed while records/ grows.
@@ -63,7 +65,7 @@ public:
         return run_wrapped(args, env, "script");
     }
 
-private:
+  private:
     Outcome run_wrapped(const std::vector<std::string>& args, const std::vector<std::string>& env,
                         const std::string& wrapper) const {
         std::string kvcat = shell_quote(KVCAT_BINARY);
@@ -83,8 +85,8 @@ private:
             // Only stdout is the terminal: stderr goes to its file from inside, so logs stay
             // out of the output. -e: script exits with the command's status. The pty turns
             // \n into \r\n.
-            cmd += "script -qec " + shell_quote(prefix + " " + kvcat + " 2>" + err) + " /dev/null >" + out +
-                   " </dev/null";
+            cmd +=
+                "script -qec " + shell_quote(prefix + " " + kvcat + " 2>" + err) + " /dev/null >" + out + " </dev/null";
         } else {
             cmd += prefix + " " + kvcat + " >" + out + " 2>" + err + " </dev/null";
         }

@@ -40,13 +40,16 @@ engine: vLLM
 kv_cache_dtype: bf16
 attention_variant: gqa
 context_length: 65536
-kv_bytes_per_token: )" + bytes + R"(
+kv_bytes_per_token: )" +
+           bytes + R"(
 kv_bytes_basis:
   layers: 32
   groups:
-)" + groups + R"(  kv_factor: 2
+)" + groups +
+           R"(  kv_factor: 2
   bytes_per_element: 2
-  statement: ")" + statement + R"("
+  statement: ")" +
+           statement + R"("
 measured_tps_at_ctx: null
 measured_ttft_ms_at_ctx: null
 methodology: a test
@@ -72,8 +75,9 @@ TEST(LayerShapes, GroupedModelAndRowLintClean) {
 TEST(LayerShapes, WrongGroupIsNamedAgainstTheModel) {
     test::TempDir dir;
     test::write_file(dir / "models/mixed.yaml", kModel);
-    std::string wrong = "    - layers: 20\n      kv_heads: 8\n      head_dim: 128\n"
-                        "    - layers: 12\n      kv_heads: 8\n      head_dim: 256\n";
+    std::string wrong =
+        "    - layers: 20\n      kv_heads: 8\n      head_dim: 128\n"
+        "    - layers: 12\n      kv_heads: 8\n      head_dim: 256\n";
     test::write_file(dir / "kv-efficiency/mixed.yaml",
                      row(wrong, "180224", "(20 x 8 x 128 + 12 x 8 x 256) x 2 x 2 = 180,224 B/token"));
     LintResult r = lint_paths({dir.path()});

@@ -5,7 +5,8 @@
 // finding of any rule. The fail fixture lints to exactly the findings its expected.txt
 // lists, in order, one a line as kvcat prints them:
 //
-//   kv-efficiency/x.yaml:17:22: error: [kv-dtype-bytes] bytes_per_element is 1, but ... | stated: 1 | computed: 34/32 = 1.0625
+//   kv-efficiency/x.yaml:17:22: error: [kv-dtype-bytes] bytes_per_element is 1, but ... | stated: 1 | computed: 34/32
+//   = 1.0625
 //
 // the path under the fail/ root, line and column (none for a finding about a whole file),
 // severity, rule id and message, then the stated and computed figures the finding carries.
@@ -131,7 +132,9 @@ bool line_matches(const std::string& found, std::string expected, const std::str
     return found == expected;
 }
 
-LintResult lint_fixture(std::string_view fixture) { return kvcat::lint_paths({fixture_path(fixture)}); }
+LintResult lint_fixture(std::string_view fixture) {
+    return kvcat::lint_paths({fixture_path(fixture)});
+}
 
 /// The single finding of `rule` in `file` (relative to the fixture's records root),
 /// checked for its line and column; nullptr (and a failure) when there is not exactly one.
@@ -140,8 +143,7 @@ const Diagnostic* expect_finding(const LintResult& result, std::string_view fixt
     std::string suffix = "/" + std::string(fixture) + "/" + std::string(file);
     auto found = find_rule_in(result.diagnostics, rule, suffix);
     if (found.size() != 1) {
-        ADD_FAILURE() << "expected exactly one [" << rule << "] in " << suffix << ", found " << found.size()
-                      << ":\n"
+        ADD_FAILURE() << "expected exactly one [" << rule << "] in " << suffix << ", found " << found.size() << ":\n"
                       << describe(result.diagnostics);
         return nullptr;
     }
@@ -307,7 +309,8 @@ TEST(LintRules, FileEmptyTrips) {
 TEST(LintRules, YamlEncodingTripsOnANulByte) {
     TempDir dir;
     // "name: GeForce" is 13 characters, so the NUL is line 3, column 14.
-    std::string text = replaced(std::string(kAccelerator), "name: GeForce RTX 3090", std::string("name: GeForce\0RTX 3090", 22));
+    std::string text =
+        replaced(std::string(kAccelerator), "name: GeForce RTX 3090", std::string("name: GeForce\0RTX 3090", 22));
     ASSERT_EQ(text.find('\0'), text.find("name: ") + 13);
     write_file(dir / kAcceleratorFile, text);
     LintResult result = kvcat::lint_paths({dir.path()});
@@ -416,7 +419,8 @@ TEST(LintRules, ModelLayersStaysQuietWhenNumLayersIsInvalid) {
 TEST(LintRules, ModelLayersMessageUsesOrdinals) {
     TempDir dir;
     std::string model = kvcat::test::read_file(fixture_path("model-layers/pass/models/qwen3.5-27b.yaml"));
-    model = replaced(model, "  count: 16\n  interval: 4\n  first_index: 3\n", "  count: 30\n  interval: 2\n  first_index: 1\n");
+    model = replaced(model, "  count: 16\n  interval: 4\n  first_index: 3\n",
+                     "  count: 30\n  interval: 2\n  first_index: 1\n");
     write_file(dir / "models/qwen3.5-27b.yaml", model);
     LintResult result = kvcat::lint_paths({dir.path()});
     auto found = find_rule(result.diagnostics, "model-layers");
@@ -440,7 +444,9 @@ TEST(LintRules, LintIgnoreTrips) {
     EXPECT_EQ(in_64k[0]->message, "lint_ignore names 'kv-basis-product', an error; only warnings can be silenced");
     EXPECT_EQ(in_64k[1]->pos.line, 33);
     EXPECT_EQ(in_64k[1]->pos.column, 5);
-    EXPECT_EQ(in_64k[1]->message, "lint_ignore names rule 'context-above-nativ', which does not exist; did you mean 'context-above-native'?");
+    EXPECT_EQ(
+        in_64k[1]->message,
+        "lint_ignore names rule 'context-above-nativ', which does not exist; did you mean 'context-above-native'?");
     EXPECT_EQ(in_64k[2]->pos.line, 35);
     EXPECT_EQ(in_64k[2]->pos.column, 5);
     EXPECT_EQ(in_64k[2]->message,

@@ -25,7 +25,7 @@ const fs::path kRecords = fs::path(KVCAT_SOURCE_DIR) / "records";
 /// A records root holding the shipped Qwen3.5-27B and RTX 3090 records and one kv-efficiency
 /// record with the given text, as kv-efficiency/<name>.yaml.
 class CurveRoot {
-public:
+  public:
     CurveRoot(const std::string& name, const std::string& text) {
         test::write_file(dir_ / "models/qwen3.5-27b.yaml", test::read_file(kRecords / "models/qwen3.5-27b.yaml"));
         test::write_file(dir_ / "accelerators/nvidia-rtx-3090.yaml",
@@ -35,7 +35,7 @@ public:
     LintResult lint() const { return lint_paths({dir_.path()}); }
     const test::TempDir& dir() const { return dir_; }
 
-private:
+  private:
     test::TempDir dir_;
 };
 
@@ -74,22 +74,24 @@ const std::string kTail =
 std::string curve(const std::string& tps_at_32k = "31.0", const std::string& extra_point = "") {
     return head("curve") +
            "measurements:\n"
-           "  - context_length: 0\n"           // line 18
+           "  - context_length: 0\n"  // line 18
            "    measured_tps_at_ctx: 33.5\n"
            "    measured_prefill_tps_at_ctx: 1104.2\n"
            "    measured_ttft_ms_at_ctx: null\n"
            "    prompt_tokens: 512\n"
            "    gen_tokens: 128\n"
            "    tps_stddev: 0.1\n"
-           "  - context_length: 16384\n"       // line 25
+           "  - context_length: 16384\n"  // line 25
            "    measured_tps_at_ctx: 32.3\n"
            "    measured_prefill_tps_at_ctx: 977.4\n"
            "    measured_ttft_ms_at_ctx: null\n"
-           "  - context_length: 32768\n"       // line 29
-           "    measured_tps_at_ctx: " + tps_at_32k + "\n"  // line 30
+           "  - context_length: 32768\n"  // line 29
+           "    measured_tps_at_ctx: " +
+           tps_at_32k +
+           "\n"  // line 30
            "    measured_prefill_tps_at_ctx: null\n"
            "    measured_ttft_ms_at_ctx: null\n"
-           "  - context_length: 8192\n"        // line 33
+           "  - context_length: 8192\n"  // line 33
            "    concurrency: 4\n"
            "    measured_tps_at_ctx: null\n"
            "    measured_total_tps_at_ctx: 80\n"  // line 36
@@ -135,8 +137,8 @@ TEST(Measurements, ACurveLintsCleanAndEachPointIsARow) {
     EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][8]), 0.1);
     EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[3][4]));  // not reported stays NULL
     EXPECT_EQ(std::get<std::int64_t>(t.rows[1][5]), 4);
-    EXPECT_EQ(std::get<std::int64_t>(t.rows[0][9]), 0);                     // no cache at depth 0
-    EXPECT_EQ(std::get<std::int64_t>(t.rows[3][9]), 65536LL * 32768);       // 2 GiB at 32k
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[0][9]), 0);                // no cache at depth 0
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[3][9]), 65536LL * 32768);  // 2 GiB at 32k
     // Four requests read four caches per step: 936e9 / (15,187,500,000 + 4 x (536,870,912 + 156,893,184)).
     EXPECT_NEAR(std::get<double>(t.rows[1][10]), 936e9 / (15187500000.0 + 4 * (536870912.0 + 156893184.0)), 1e-9);
     // The depth-0 ceiling is bandwidth / (weights + state): 936e9 / (15,187,500,000 + 156,893,184).
@@ -184,7 +186,7 @@ TEST(Measurements, ATotalOverConcurrentRequestsIsBoundedByTheirCeilings) {
 
 TEST(Measurements, AContextAboveNativeIsReportedAtItsPoint) {
     std::string point =
-        "  - context_length: 1048576\n"   // line 39
+        "  - context_length: 1048576\n"  // line 39
         "    measured_tps_at_ctx: null\n"
         "    measured_prefill_tps_at_ctx: null\n"
         "    measured_ttft_ms_at_ctx: null\n";
@@ -202,7 +204,7 @@ TEST(Measurements, AContextAboveNativeIsReportedAtItsPoint) {
 TEST(Measurements, ConcurrencyMultipliesTheCacheInTheMemoryFit) {
     // Four requests at 8k need 4 x 512 MiB of cache: that fits; sixteen at 32k do not.
     std::string point =
-        "  - context_length: 32768\n"      // line 39
+        "  - context_length: 32768\n"  // line 39
         "    concurrency: 16\n"
         "    measured_tps_at_ctx: null\n"
         "    measured_prefill_tps_at_ctx: null\n"
@@ -218,7 +220,7 @@ TEST(Measurements, ConcurrencyMultipliesTheCacheInTheMemoryFit) {
 
 TEST(Measurements, ARepeatedPointIsRefused) {
     std::string point =
-        "  - context_length: 16384\n"      // line 39
+        "  - context_length: 16384\n"  // line 39
         "    measured_tps_at_ctx: 30\n"
         "    measured_prefill_tps_at_ctx: null\n"
         "    measured_ttft_ms_at_ctx: null\n";
@@ -264,11 +266,11 @@ TEST(Measurements, AnEmptyListIsRefused) {
 TEST(Measurements, AnIdTagNamesTheLongestPoint) {
     std::string text = curve();
     // The record's longest point is 32k: -32k agrees, -16k does not.
-    CurveRoot good("curve-32k", std::string(text).replace(text.find("kv-efficiency/curve"), 19,
-                                                          "kv-efficiency/curve-32k"));
+    CurveRoot good("curve-32k",
+                   std::string(text).replace(text.find("kv-efficiency/curve"), 19, "kv-efficiency/curve-32k"));
     EXPECT_TRUE(of_rule(good.lint(), "id-context-tag").empty()) << all(good.lint());
-    CurveRoot bad("curve-16k", std::string(text).replace(text.find("kv-efficiency/curve"), 19,
-                                                         "kv-efficiency/curve-16k"));
+    CurveRoot bad("curve-16k",
+                  std::string(text).replace(text.find("kv-efficiency/curve"), 19, "kv-efficiency/curve-16k"));
     LintResult r = bad.lint();
     auto found = of_rule(r, "id-context-tag");
     ASSERT_EQ(found.size(), 1u);

@@ -15,10 +15,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LintResult shipped() { return lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"}); }
+LintResult shipped() {
+    return lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+}
 
-const Model& model(const LintResult& r, const std::string& id) { return *r.records.find(id)->model; }
-const Accelerator& accelerator(const LintResult& r, const std::string& id) { return *r.records.find(id)->accelerator; }
+const Model& model(const LintResult& r, const std::string& id) {
+    return *r.records.find(id)->model;
+}
+const Accelerator& accelerator(const LintResult& r, const std::string& id) {
+    return *r.records.find(id)->accelerator;
+}
 
 TEST(WeightQuant, BlockFormatsAreExact) {
     EXPECT_EQ(find_weight_quant("Q4_K")->bits_per_weight(), Rational(9, 2));
@@ -42,7 +48,7 @@ TEST(Fit, Qwen35On3090LandsBetween64kAnd128k) {
     EXPECT_EQ(t.available, Rational(24000000000LL - 15187500000LL - 156893184 - (1LL << 30)));
     EXPECT_EQ(t.growing_per_token, Rational(65536));
     EXPECT_EQ(t.max_context, (24000000000LL - 15187500000LL - 156893184 - (1LL << 30)) / 65536);
-    EXPECT_GT(t.max_context, 65536);  // seed 004 measured 64k on this card
+    EXPECT_GT(t.max_context, 65536);   // seed 004 measured 64k on this card
     EXPECT_LT(t.max_context, 131072);  // and its 128k cell is a dash
     auto j = fit_json(t, "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", *find_weight_quant("Q4_K"),
                       *find_cache_dtype("bf16"));
@@ -157,8 +163,9 @@ TEST(PhysicsRules, ExceedsMemoryTrips) {
     EXPECT_EQ(d.computed, "32,524,262,368");
     EXPECT_EQ(d.stated, "24,000,000,000");
     // The bytes as written, and in GiB to read: 32,524,262,368 / 2^30 and 24e9 / 2^30.
-    EXPECT_NE(d.message.find("needs 32,524,262,368 bytes (30.29 GiB) but the accelerator has 24,000,000,000 (22.35 GiB)"),
-              std::string::npos)
+    EXPECT_NE(
+        d.message.find("needs 32,524,262,368 bytes (30.29 GiB) but the accelerator has 24,000,000,000 (22.35 GiB)"),
+        std::string::npos)
         << d.message;
 }
 

@@ -31,24 +31,17 @@ struct Passage {
 };
 
 Verdict parse_verdict(const std::string& word, int line) {
-    if (word == "right")
-        return Verdict::right;
-    if (word == "binary")
-        return Verdict::binary;
-    if (word == "wrong")
-        return Verdict::wrong;
-    if (word == "approx")
-        return Verdict::approx;
-    if (word == "none")
-        return Verdict::none;
-    throw std::runtime_error("passages.txt:" + std::to_string(line) + ": unknown verdict '" + word +
-                             "'");
+    if (word == "right") return Verdict::right;
+    if (word == "binary") return Verdict::binary;
+    if (word == "wrong") return Verdict::wrong;
+    if (word == "approx") return Verdict::approx;
+    if (word == "none") return Verdict::none;
+    throw std::runtime_error("passages.txt:" + std::to_string(line) + ": unknown verdict '" + word + "'");
 }
 
 std::vector<Passage> read_corpus() {
     std::ifstream in(fs::path(KVCAT_SOURCE_DIR) / "tests" / "prose-corpus" / "passages.txt");
-    if (!in)
-        throw std::runtime_error("cannot read tests/prose-corpus/passages.txt");
+    if (!in) throw std::runtime_error("cannot read tests/prose-corpus/passages.txt");
     std::vector<Passage> out;
     std::string line;
     int n = 0;
@@ -160,18 +153,17 @@ TEST(ProseCorpus, NoFalseAlarmAndRecallOnWrongClaims) {
             case Verdict::wrong: {
                 ++wrong;
                 bool right_figure = p.figure.empty();
-                for (const auto& d : o.errors)
-                    right_figure = right_figure || d.computed == p.figure;
+                for (const auto& d : o.errors) right_figure = right_figure || d.computed == p.figure;
                 caught += !o.errors.empty() && right_figure ? 1 : 0;
                 break;
             }
         }
     }
     const int quiet_expected = static_cast<int>(corpus.size()) - wrong - binary;
-    std::cout << "prose corpus: " << corpus.size() << " passages; " << silent << " of "
-              << quiet_expected << " right, approximate or claim-free passages without a finding; "
-              << noted << " of " << binary << " KB-as-KiB passages noted; " << caught << " of "
-              << wrong << " wrong passages reported with the right figure\n";
+    std::cout << "prose corpus: " << corpus.size() << " passages; " << silent << " of " << quiet_expected
+              << " right, approximate or claim-free passages without a finding; " << noted << " of " << binary
+              << " KB-as-KiB passages noted; " << caught << " of " << wrong
+              << " wrong passages reported with the right figure\n";
     // Recall may only improve: lower this floor and the test says so.
     EXPECT_GE(caught, wrong) << "a wrong passage is no longer reported";
 }

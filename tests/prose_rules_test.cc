@@ -16,7 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fixture(const std::string& rel) { return fs::path(KVCAT_FIXTURES_DIR) / rel; }
+fs::path fixture(const std::string& rel) {
+    return fs::path(KVCAT_FIXTURES_DIR) / rel;
+}
 
 std::vector<Diagnostic> of_rule(const LintResult& r, std::string_view rule) {
     std::vector<Diagnostic> out;
@@ -237,8 +239,9 @@ TEST(ProseRules, AQuotedWrongClaimIsSilencedByItsText) {
     ProseRecord plain(quote);
     ASSERT_EQ(of_rule(plain.lint(), "prose-arithmetic").size(), 1u);
 
-    ProseRecord quoted(quote, "lint_ignore:\n  - rule: prose-arithmetic\n    claim: \"16 x 128 x 2B = 8192B\"\n"
-                              "    reason: quoted verbatim from the paper, which is wrong here\n");
+    ProseRecord quoted(quote,
+                       "lint_ignore:\n  - rule: prose-arithmetic\n    claim: \"16 x 128 x 2B = 8192B\"\n"
+                       "    reason: quoted verbatim from the paper, which is wrong here\n");
     LintResult r = quoted.lint();
     EXPECT_TRUE(r.diagnostics.empty()) << test::describe(r.diagnostics);
     ASSERT_EQ(r.ignored.size(), 1u);
@@ -276,7 +279,8 @@ TEST(ProseRules, AClaimIgnoreThatMatchesNothingOrAnotherRuleIsReported) {
     ASSERT_EQ(other_found.size(), 1u);
     EXPECT_NE(other_found[0].message.find("only for prose-arithmetic"), std::string::npos) << other_found[0].message;
 
-    ProseRecord whole("16 x 128 x 2B = 8192B.", "lint_ignore:\n  - rule: prose-arithmetic\n    reason: no claim named\n");
+    ProseRecord whole("16 x 128 x 2B = 8192B.",
+                      "lint_ignore:\n  - rule: prose-arithmetic\n    reason: no claim named\n");
     LintResult r = whole.lint();
     EXPECT_EQ(of_rule(r, "prose-arithmetic").size(), 1u);  // the rule as a whole stays an error
     EXPECT_EQ(of_rule(r, "lint-ignore").size(), 1u);

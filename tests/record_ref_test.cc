@@ -26,7 +26,8 @@ TEST(RecordRef, AWholeIdIsItself) {
 TEST(RecordRef, TheFolderMayBeLeftOut) {
     EXPECT_EQ(id_of("qwen3.5-27b", RecordKind::model), "models/qwen3.5-27b");
     EXPECT_EQ(id_of("nvidia-rtx-4090", RecordKind::accelerator), "accelerators/nvidia-rtx-4090");
-    EXPECT_EQ(id_of("vllm-qwen35-35b-hybrid-fp8kv-256k", std::nullopt), "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
+    EXPECT_EQ(id_of("vllm-qwen35-35b-hybrid-fp8kv-256k", std::nullopt),
+              "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
 }
 
 TEST(RecordRef, AUniquePrefixNamesItsRecord) {
@@ -53,11 +54,13 @@ TEST(RecordRef, AnAmbiguousPrefixListsWhatItCouldMean) {
 }
 
 TEST(RecordRef, AnUnknownIdGetsTheNearestOne) {
-    EXPECT_EQ(id_of("qwen3.5-72b", RecordKind::model), "error: no model record 'qwen3.5-72b'; did you mean 'models/qwen3.5-27b'?");
-    EXPECT_EQ(id_of("accelerators/nvidia-rtx-4080", RecordKind::accelerator),
-              "error: no accelerator record 'accelerators/nvidia-rtx-4080'; did you mean 'accelerators/nvidia-rtx-4090'?");
+    EXPECT_EQ(id_of("qwen3.5-72b", RecordKind::model),
+              "error: no model record 'qwen3.5-72b'; did you mean 'models/qwen3.5-27b'?");
+    EXPECT_EQ(
+        id_of("accelerators/nvidia-rtx-4080", RecordKind::accelerator),
+        "error: no accelerator record 'accelerators/nvidia-rtx-4080'; did you mean 'accelerators/nvidia-rtx-4090'?");
     // The kind matters: a model's name does not answer for an accelerator.
-    EXPECT_TRUE(id_of("qwen3.5-27b", RecordKind::accelerator).starts_with("error: no accelerator record")) ;
+    EXPECT_TRUE(id_of("qwen3.5-27b", RecordKind::accelerator).starts_with("error: no accelerator record"));
     std::string far = id_of("zzzzzzzz", RecordKind::model);
     EXPECT_EQ(far, "error: no model record 'zzzzzzzz'");
 }

@@ -130,8 +130,8 @@ TEST(Render, ColumnsThatCannotFitAreDroppedFromTheRightWithANote) {
 }
 
 TEST(Render, WidthOnlyAffectsTheTableFormat) {
-    for (auto format : {TableFormat::csv, TableFormat::tsv, TableFormat::json, TableFormat::ndjson,
-                        TableFormat::markdown}) {
+    for (auto format :
+         {TableFormat::csv, TableFormat::tsv, TableFormat::json, TableFormat::ndjson, TableFormat::markdown}) {
         EXPECT_EQ(render_table(wide(), format, width(20)), render_table(wide(), format));
     }
 }
@@ -166,23 +166,28 @@ Table catalog_like() {
     t.columns = {"id", "model", "kv_bytes_per_token", "kv_bytes_at_context", "roofline_fraction", "tps"};
     t.rows.push_back({std::string("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string("models/qwen3.5-27b"),
                       std::int64_t{65536}, std::int64_t{2281701376}, 0.6106040379396825, 12345.67});
-    t.rows.push_back({std::string("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"), std::string("models/qwen3.5-35b-a3b"),
-                      std::int64_t{10240}, std::int64_t{10737418240}, std::monostate{}, 28.8});
+    t.rows.push_back({std::string("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"),
+                      std::string("models/qwen3.5-35b-a3b"), std::int64_t{10240}, std::int64_t{10737418240},
+                      std::monostate{}, 28.8});
     return t;
 }
 
 TEST(Render, ReadableTableDropsTheSharedFolderRoundsRealsAndShowsBytesInBinaryUnits) {
     EXPECT_EQ(render_table(catalog_like(), TableFormat::table, readable()),
-              "id                                 model            kv_bytes_per_token  kv_bytes_at_context  roofline_fraction    tps\n"
-              "---------------------------------  ---------------  ------------------  -------------------  -----------------  -----\n"
-              "llamacpp-qwen35-27b-rtx3090-64k    qwen3.5-27b                  64 KiB            2.125 GiB             0.6106  12346\n"
-              "vllm-qwen35-35b-hybrid-fp8kv-256k  qwen3.5-35b-a3b              10 KiB               10 GiB                  -   28.8\n"
+              "id                                 model            kv_bytes_per_token  kv_bytes_at_context  "
+              "roofline_fraction    tps\n"
+              "---------------------------------  ---------------  ------------------  -------------------  "
+              "-----------------  -----\n"
+              "llamacpp-qwen35-27b-rtx3090-64k    qwen3.5-27b                  64 KiB            2.125 GiB             "
+              "0.6106  12346\n"
+              "vllm-qwen35-35b-hybrid-fp8kv-256k  qwen3.5-35b-a3b              10 KiB               10 GiB             "
+              "     -   28.8\n"
               "(2 rows)\n");
 }
 
 TEST(Render, ReadableOnlyShapesTheTableAndVerticalFormats) {
-    for (auto format : {TableFormat::csv, TableFormat::tsv, TableFormat::json, TableFormat::ndjson,
-                        TableFormat::markdown}) {
+    for (auto format :
+         {TableFormat::csv, TableFormat::tsv, TableFormat::json, TableFormat::ndjson, TableFormat::markdown}) {
         EXPECT_EQ(render_table(catalog_like(), format, readable(20)), render_table(catalog_like(), format));
     }
     // Without it (a pipe) the table keeps every value exact.

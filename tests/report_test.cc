@@ -7,8 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -45,8 +45,7 @@ class ReportTest : public ::testing::Test {
         in.link = [](const std::string& file) { return "../" + file; };
         in.generated_by = "kvcat test";
         for (const auto& row :
-             run_read_only(db(), "SELECT record_id, name FROM sources ORDER BY record_id, position")
-                 .rows) {
+             run_read_only(db(), "SELECT record_id, name FROM sources ORDER BY record_id, position").rows) {
             in.sources[std::get<std::string>(row[0])].push_back(std::get<std::string>(row[1]));
         }
         return in;
@@ -54,8 +53,7 @@ class ReportTest : public ::testing::Test {
 
     static const json& chart(const json& content, const std::string& id) {
         for (const auto& c : content["charts"]) {
-            if (c["id"] == id)
-                return c;
+            if (c["id"] == id) return c;
         }
         static const json none;
         ADD_FAILURE() << "no chart " << id;
@@ -71,8 +69,7 @@ test::TempDir* ReportTest::tmp_ = nullptr;
 
 TEST(ContextGrid, PowersOfTwoToTheTopWithTheWindowInside) {
     EXPECT_EQ(context_grid(8192, {}), (std::vector<std::int64_t>{1024, 2048, 4096, 8192}));
-    EXPECT_EQ(context_grid(5000, {1536, 512, 9000}),
-              (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
+    EXPECT_EQ(context_grid(5000, {1536, 512, 9000}), (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
 }
 
 TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
@@ -81,16 +78,14 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
     std::set<std::string> series, dtypes;
     std::size_t models = 0;
     for (const auto& r : lint_->records.records()) models += r.model ? 1 : 0;
-    for (const auto& row :
-         run_read_only(db(), "SELECT DISTINCT kv_cache_dtype FROM kv_efficiency").rows) {
+    for (const auto& row : run_read_only(db(), "SELECT DISTINCT kv_cache_dtype FROM kv_efficiency").rows) {
         dtypes.insert(std::get<std::string>(row[0]));
     }
     for (const auto& p : kv) {
         series.insert(p["series"].get<std::string>());
         const Model& m = *lint_->records.find(p["model"].get<std::string>())->model;
-        Rational bytes =
-            kv_cache_bytes(m, *find_cache_dtype(p["kv_cache_dtype"].get<std::string>()),
-                           p["context_length"].get<std::int64_t>());
+        Rational bytes = kv_cache_bytes(m, *find_cache_dtype(p["kv_cache_dtype"].get<std::string>()),
+                                        p["context_length"].get<std::int64_t>());
         ASSERT_TRUE(bytes.is_integer());
         EXPECT_EQ(p["kv_bytes"].get<std::int64_t>(), bytes.num()) << p.dump();
     }
@@ -142,7 +137,7 @@ TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
         }
     }
     const double px_per_decade = 420.0 / std::max(1.0, std::ceil(high) - std::floor(low));
-    std::map<double, std::string> label_of_size;  // GiB -> label
+    std::map<double, std::string> label_of_size;               // GiB -> label
     std::vector<std::tuple<int, double, std::string>> placed;  // x, log10 GiB, text
     for (const auto& m : memory) {
         std::string label = m["label"];
@@ -189,10 +184,9 @@ TEST(ReportSpeedSeries, EachSeriesHasOnePointPerContextOnTheShippedCatalog) {
 TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
     json content = report_content(input());
     const json& decode = chart(content, "decode");
-    Table row =
-        run_read_only(db(),
-                      "SELECT context_length, roofline_tps, measured_tps_at_ctx FROM kv_rows "
-                      "WHERE roofline_tps IS NOT NULL AND measured_tps_at_ctx IS NOT NULL");
+    Table row = run_read_only(db(),
+                              "SELECT context_length, roofline_tps, measured_tps_at_ctx FROM kv_rows "
+                              "WHERE roofline_tps IS NOT NULL AND measured_tps_at_ctx IS NOT NULL");
     ASSERT_FALSE(row.rows.empty());
     std::int64_t context = std::get<std::int64_t>(row.rows[0][0]);
     bool met = false;
@@ -220,9 +214,8 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
     }
     Table quality;
     quality.columns = {"model", "kv_cache_dtype", "metric", "score"};
-    quality.rows = {
-        {std::string("models/qwen3.5-27b"), std::string("bf16"), std::string("gsm8k"), 0.91},
-        {std::string("models/qwen3.5-27b"), std::string("q8_0"), std::string("gsm8k"), 0.90}};
+    quality.rows = {{std::string("models/qwen3.5-27b"), std::string("bf16"), std::string("gsm8k"), 0.91},
+                    {std::string("models/qwen3.5-27b"), std::string("q8_0"), std::string("gsm8k"), 0.90}};
     in.quality = quality;
     json content = report_content(in);
     EXPECT_EQ(chart(content, "prefill")["datasets"]["measured"].size(), 1u);
@@ -231,8 +224,7 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
 
     in.quality->columns = {"model", "flavour", "metric", "verdict"};
     json unknown = report_content(in);
-    EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos)
-        << unknown["notes"];
+    EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos) << unknown["notes"];
 }
 
 TEST_F(ReportTest, ACatalogWithoutRowsStillDrawsItsModelsAtBf16) {
@@ -268,8 +260,7 @@ TEST(ReportPage, NothingFromARecordCanCloseItsScriptElement) {
     EXPECT_EQ(text.find('>'), std::string::npos) << text;
     EXPECT_EQ(text.find('&'), std::string::npos) << text;
     EXPECT_EQ(json::parse(text), hostile);
-    EXPECT_EQ(html_escape("<b title='x'>\"&\"</b>"),
-              "&lt;b title=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/b&gt;");
+    EXPECT_EQ(html_escape("<b title='x'>\"&\"</b>"), "&lt;b title=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/b&gt;");
 }
 
 TEST(ReportPage, InlineScriptDropsTheSourceMapAndCannotEndItsElement) {
@@ -280,30 +271,27 @@ TEST(ReportPage, InlineScriptDropsTheSourceMapAndCannotEndItsElement) {
 TEST(ReportPage, CarriesTheLibrariesTheirLicensesAndNoOutsideReference) {
     std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
     EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
-    for (const char* needed : {"vegaEmbed", "vegaLite", "Interactive Data Lab", "Vega-Lite 6.5.0",
-                               "Vega 6.4.0", "vega-embed 7.3.0", "default-src 'none'"}) {
+    for (const char* needed : {"vegaEmbed", "vegaLite", "Interactive Data Lab", "Vega-Lite 6.5.0", "Vega 6.4.0",
+                               "vega-embed 7.3.0", "default-src 'none'"}) {
         EXPECT_NE(page.find(needed), std::string::npos) << needed;
     }
     EXPECT_EQ(page.find("sourceMappingURL"), std::string::npos);
     // The page's own part, before the libraries' code, refers to nothing outside it.
     std::string own = page.substr(0, page.find("<script>\n"));
-    for (const char* outside :
-         {"<script src", "<link", "<img", "src=", "href=", "@import", "url("}) {
+    for (const char* outside : {"<script src", "<link", "<img", "src=", "href=", "@import", "url("}) {
         EXPECT_EQ(own.find(outside), std::string::npos) << outside;
     }
 }
 
 TEST(ReportPage, EmbedsEachVendoredLibraryByteForByte) {
     std::string page = report_html({{"title", "t"}, {"charts", json::array()}});
-    for (const char* lib :
-         {"third_party/vega/vega.min.js", "third_party/vega-lite/vega-lite.min.js",
-          "third_party/vega-embed/vega-embed.min.js"}) {
+    for (const char* lib : {"third_party/vega/vega.min.js", "third_party/vega-lite/vega-lite.min.js",
+                            "third_party/vega-embed/vega-embed.min.js"}) {
         std::string text = test::read_file(fs::path(KVCAT_SOURCE_DIR) / lib);
         // Everything but a source-map comment, which the page leaves out.
         std::string code = text.substr(0, text.find("//# sourceMappingURL="));
         ASSERT_GT(code.size(), 50000u) << lib;
-        EXPECT_NE(page.find(code), std::string::npos)
-            << lib << " is not in the page as it is on disk";
+        EXPECT_NE(page.find(code), std::string::npos) << lib << " is not in the page as it is on disk";
     }
 }
 
@@ -314,8 +302,7 @@ using test::Outcome;
 json content_of(const std::string& page) {
     const std::string open = "<script type=\"application/json\" id=\"report-content\">";
     std::size_t from = page.find(open);
-    if (from == std::string::npos)
-        return nullptr;
+    if (from == std::string::npos) return nullptr;
     from += open.size();
     return json::parse(page.substr(from, page.find("</script>", from) - from));
 }
@@ -327,11 +314,10 @@ TEST(CmdReport, WritesOnePageIntoANewFolderAndFiltersItsRows) {
     json content = content_of(test::read_file(k.dir() / "site/index.html"));
     ASSERT_TRUE(content.is_object());
     EXPECT_EQ(content["table"]["rows"].size(), 2u);
-    EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0),
-              0u);
+    EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0), 0u);
 
-    Outcome some = k.run({"report", "--out", "-", "--link-base",
-                          "https://example.org/repo/blob/main", "model=models/qwen3.5-27b"});
+    Outcome some = k.run(
+        {"report", "--out", "-", "--link-base", "https://example.org/repo/blob/main", "model=models/qwen3.5-27b"});
     ASSERT_EQ(some.status, 0) << some.err;
     json filtered = content_of(some.out);
     ASSERT_EQ(filtered["table"]["rows"].size(), 1u);

@@ -20,7 +20,7 @@ namespace {
 
 /// Sends the log to a string, in the pattern main() sets, for the length of a test.
 class RunCommandTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         previous_ = spdlog::default_logger();
         auto logger = std::make_shared<spdlog::logger>("kvcat", std::make_shared<spdlog::sinks::ostream_sink_st>(log_));

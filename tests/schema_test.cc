@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -28,7 +28,9 @@
 namespace kvcat {
 
 // Names the kind in GoogleTest's messages; static, so no other test file can clash with it.
-[[maybe_unused]] static void PrintTo(RecordKind kind, std::ostream* os) { *os << kind_name(kind); }
+[[maybe_unused]] static void PrintTo(RecordKind kind, std::ostream* os) {
+    *os << kind_name(kind);
+}
 
 namespace {
 
@@ -64,19 +66,33 @@ std::set<std::string> expected_types(const FieldSpec& f) {
     switch (f.type) {
         case FieldType::string:
         case FieldType::reference:
-        case FieldType::enumeration: t = {"string"}; break;
-        case FieldType::integer: t = {"integer"}; break;
-        case FieldType::number: t = {"number"}; break;
-        case FieldType::rational: t = {"integer", "number", "string"}; break;  // a plain 34/32 is a YAML string
-        case FieldType::boolean: t = {"boolean"}; break;
-        case FieldType::mapping: t = {"object"}; break;
+        case FieldType::enumeration:
+            t = {"string"};
+            break;
+        case FieldType::integer:
+            t = {"integer"};
+            break;
+        case FieldType::number:
+            t = {"number"};
+            break;
+        case FieldType::rational:
+            t = {"integer", "number", "string"};
+            break;  // a plain 34/32 is a YAML string
+        case FieldType::boolean:
+            t = {"boolean"};
+            break;
+        case FieldType::mapping:
+            t = {"object"};
+            break;
         case FieldType::string_list:
         case FieldType::integer_list:
         case FieldType::source_list:
         case FieldType::ignore_list:
         case FieldType::group_list:
         case FieldType::point_list:
-        case FieldType::quality_list: t = {"array"}; break;
+        case FieldType::quality_list:
+            t = {"array"};
+            break;
     }
     if (f.nullable) t.insert("null");
     return t;
@@ -114,7 +130,7 @@ std::optional<std::string> reference_folder(std::string_view field) {
 }
 
 class Comparison {
-public:
+  public:
     std::vector<std::string> mismatches;
 
     void object(const json& s, std::span<const FieldSpec> fields, const std::string& where) {
@@ -140,7 +156,8 @@ public:
             if (!props.contains(name)) add(where, "'" + name + "' is in the loader's table but not a schema property");
         }
         for (const auto& [name, _] : props.items()) {
-            if (!table_names.count(name)) add(where, "'" + name + "' is a schema property but not in the loader's table");
+            if (!table_names.count(name))
+                add(where, "'" + name + "' is a schema property but not in the loader's table");
         }
 
         std::set<std::string> schema_required;
@@ -155,10 +172,12 @@ public:
             }
         }
         for (const auto& name : table_required) {
-            if (!schema_required.count(name)) add(where, "'" + name + "' is required by the loader but not by the schema");
+            if (!schema_required.count(name))
+                add(where, "'" + name + "' is required by the loader but not by the schema");
         }
         for (const auto& name : schema_required) {
-            if (!table_required.count(name)) add(where, "'" + name + "' is required by the schema but not by the loader");
+            if (!table_required.count(name))
+                add(where, "'" + name + "' is required by the schema but not by the loader");
         }
 
         for (const auto& f : fields) {
@@ -211,10 +230,16 @@ public:
                     add(where, "has a lower bound, but the loader sets none");
                 }
                 break;
-            case FieldType::rational: rational(p, f, where); break;
-            case FieldType::boolean: break;
-            case FieldType::enumeration: break;
-            case FieldType::mapping: object(p, f.children, where); break;
+            case FieldType::rational:
+                rational(p, f, where);
+                break;
+            case FieldType::boolean:
+                break;
+            case FieldType::enumeration:
+                break;
+            case FieldType::mapping:
+                object(p, f.children, where);
+                break;
             case FieldType::string_list:
             case FieldType::integer_list: {
                 const json items = p.value("items", json());
@@ -241,7 +266,7 @@ public:
         }
     }
 
-private:
+  private:
     void add(const std::string& where, const std::string& what) { mismatches.push_back(where + ": " + what); }
 
     void expect_eq(const json& p, const char* key, int value, const std::string& where, const char* why) {
@@ -260,7 +285,8 @@ private:
         std::multiset<std::string> table_values(f.allowed.begin(), f.allowed.end());
         if (f.nullable) table_values.insert("null");
         if (schema_values != table_values) {
-            add(where, "\"enum\" differs from the loader's allowed values " + show({table_values.begin(), table_values.end()}));
+            add(where, "\"enum\" differs from the loader's allowed values " +
+                           show({table_values.begin(), table_values.end()}));
         }
     }
 
@@ -476,7 +502,8 @@ TEST(JsonSchemaComparisonCatches, ANestedMappingThatDiffers) {
     s["properties"]["kv_bytes_basis"]["properties"].erase("statement");
     s["properties"]["kv_bytes_basis"]["properties"]["layers"]["type"] = "string";
     auto m = compare(s, record_fields(RecordKind::kv_efficiency), "kv-efficiency");
-    expect_mismatch(m, {"kv-efficiency.kv_bytes_basis", "'statement' is in the loader's table but not a schema property"});
+    expect_mismatch(m,
+                    {"kv-efficiency.kv_bytes_basis", "'statement' is in the loader's table but not a schema property"});
     expect_mismatch(m, {"kv-efficiency.kv_bytes_basis.layers", "has type [string]"});
 }
 
@@ -645,55 +672,55 @@ TEST(JsonSchemaConditionalRequirements, ASatisfiedConditionIsQuietInTheLint) {
 
 // Line numbers in the comments are the ones the tests below assert.
 const std::string kAccelerator =
-    "id: accelerators/test-card\n"       // 1
-    "vendor: ACME\n"                     // 2
-    "name: Test Card\n"                  // 3
-    "memory_gb: 24\n"                    // 4
-    "memory_type: GDDR6X\n"              // 5
-    "memory_bandwidth_gb_s: 936\n"       // 6
-    "sources:\n"                         // 7
-    "  - name: spec sheet\n";            // 8
+    "id: accelerators/test-card\n"  // 1
+    "vendor: ACME\n"                // 2
+    "name: Test Card\n"             // 3
+    "memory_gb: 24\n"               // 4
+    "memory_type: GDDR6X\n"         // 5
+    "memory_bandwidth_gb_s: 936\n"  // 6
+    "sources:\n"                    // 7
+    "  - name: spec sheet\n";       // 8
 
 const std::string kModel =
-    "id: models/test-model\n"            // 1
-    "name: Test Model\n"                 // 2
-    "config_source: config.json\n"       // 3
-    "config_verified: true\n"            // 4
-    "total_params_b: 7\n"                // 5
-    "active_params_b: 7\n"               // 6
-    "native_context: 32768\n"            // 7
-    "num_layers: 4\n"                    // 8
-    "attention_variant: gqa\n"           // 9
-    "attention_heads: 8\n"               // 10
-    "kv_heads: 2\n"                      // 11
-    "head_dim: 512\n"                    // 12
-    "kv_layers:\n"                       // 13
-    "  count: 4\n"                       // 14
-    "sources:\n"                         // 15
-    "  - name: config.json\n";           // 16
+    "id: models/test-model\n"       // 1
+    "name: Test Model\n"            // 2
+    "config_source: config.json\n"  // 3
+    "config_verified: true\n"       // 4
+    "total_params_b: 7\n"           // 5
+    "active_params_b: 7\n"          // 6
+    "native_context: 32768\n"       // 7
+    "num_layers: 4\n"               // 8
+    "attention_variant: gqa\n"      // 9
+    "attention_heads: 8\n"          // 10
+    "kv_heads: 2\n"                 // 11
+    "head_dim: 512\n"               // 12
+    "kv_layers:\n"                  // 13
+    "  count: 4\n"                  // 14
+    "sources:\n"                    // 15
+    "  - name: config.json\n";      // 16
 
 const std::string kKv =
-    "id: kv-efficiency/test-row\n"                  // 1
-    "model: models/test-model\n"                    // 2
-    "accelerator: null\n"                           // 3
-    "engine: vLLM\n"                                // 4
-    "kv_cache_dtype: fp8\n"                         // 5
-    "attention_variant: gqa\n"                      // 6
-    "context_length: 4096\n"                        // 7
-    "kv_bytes_per_token: 8192\n"                    // 8
-    "kv_bytes_basis:\n"                             // 9
-    "  layers: 4\n"                                 // 10
-    "  kv_heads: 2\n"                               // 11
-    "  head_dim: 512\n"                             // 12
-    "  kv_factor: 2\n"                              // 13
-    "  bytes_per_element: 1\n"                      // 14
-    "  statement: 4 x 2 x 512 x 2 x 1 = 8192\n"     // 15
-    "measured_tps_at_ctx: null\n"                   // 16
-    "measured_ttft_ms_at_ctx: null\n"               // 17
-    "methodology: derived from the model\n"         // 18
-    "notes: a test row\n"                           // 19
-    "sources:\n"                                    // 20
-    "  - name: a config\n";                         // 21
+    "id: kv-efficiency/test-row\n"               // 1
+    "model: models/test-model\n"                 // 2
+    "accelerator: null\n"                        // 3
+    "engine: vLLM\n"                             // 4
+    "kv_cache_dtype: fp8\n"                      // 5
+    "attention_variant: gqa\n"                   // 6
+    "context_length: 4096\n"                     // 7
+    "kv_bytes_per_token: 8192\n"                 // 8
+    "kv_bytes_basis:\n"                          // 9
+    "  layers: 4\n"                              // 10
+    "  kv_heads: 2\n"                            // 11
+    "  head_dim: 512\n"                          // 12
+    "  kv_factor: 2\n"                           // 13
+    "  bytes_per_element: 1\n"                   // 14
+    "  statement: 4 x 2 x 512 x 2 x 1 = 8192\n"  // 15
+    "measured_tps_at_ctx: null\n"                // 16
+    "measured_ttft_ms_at_ctx: null\n"            // 17
+    "methodology: derived from the model\n"      // 18
+    "notes: a test row\n"                        // 19
+    "sources:\n"                                 // 20
+    "  - name: a config\n";                      // 21
 
 const std::map<std::string, std::string>& paths() {
     static const std::map<std::string, std::string> p = {
@@ -717,7 +744,9 @@ std::string edit(const std::string& base, const std::string& line, const std::st
     return padded.substr(1);
 }
 
-std::string drop(const std::string& base, const std::string& line) { return edit(base, line, ""); }
+std::string drop(const std::string& base, const std::string& line) {
+    return edit(base, line, "");
+}
 
 /// The findings of loading and typing one record (the loader and schema validation, no cross-record rules).
 std::vector<Diagnostic> load(const std::string& base, const std::string& text) {
@@ -788,8 +817,8 @@ TEST(LoaderEnforcesSchema, AWrongTypeIsReportedAtTheValue) {
     expect_one(load(kModel, edit(kModel, "num_layers: 4", "num_layers: four")), "schema-type", 8, 13,
                {"'num_layers' must be a whole number", "'four'"});
     // A quoted "true" is a string, not a boolean, for the loader as for the schema.
-    expect_one(load(kModel, edit(kModel, "config_verified: true", "config_verified: \"true\"")), "schema-type", 4,
-               18, {"'config_verified' must be true or false"});
+    expect_one(load(kModel, edit(kModel, "config_verified: true", "config_verified: \"true\"")), "schema-type", 4, 18,
+               {"'config_verified' must be true or false"});
     expect_one(load(kKv, edit(kKv, "context_length: 4096", "context_length: 4096.5")), "schema-type", 7, 17,
                {"'context_length'"});
     // A context written as the command line takes it is told the integer to write instead.
@@ -798,15 +827,15 @@ TEST(LoaderEnforcesSchema, AWrongTypeIsReportedAtTheValue) {
     expect_one(load(kKv, edit(kKv, "context_length: 4096", "context_length: 1M")), "schema-type", 7, 17,
                {"write 1048576"});
     // A quoted whole number fails the rational's pattern in the schema and the loader alike.
-    expect_one(load(kKv, edit(kKv, "kv_bytes_per_token: 8192", "kv_bytes_per_token: \"8192\"")), "schema-type", 8,
-               21, {"'kv_bytes_per_token'", "a fraction such as 34/32"});
+    expect_one(load(kKv, edit(kKv, "kv_bytes_per_token: 8192", "kv_bytes_per_token: \"8192\"")), "schema-type", 8, 21,
+               {"'kv_bytes_per_token'", "a fraction such as 34/32"});
     expect_one(load(kKv, edit(kKv, "  kv_heads: 2", "  kv_heads: [2]")), "schema-type", 11, 13,
                {"'kv_heads'", "a list"});
     // A nested object that is not a mapping has its own rule, as a record's top level does.
     expect_one(load(kModel, edit(kModel, "kv_layers:\n  count: 4", "kv_layers: 4")), "schema-not-mapping", 13, 12,
                {"'kv_layers' (found '4') must be a mapping"});
-    expect_one(load(kModel, edit(kModel, "  count: 4", "  count: 4\n  indices: [0, 1, x, 3]")), "schema-type", 15,
-               19, {"indices item"});
+    expect_one(load(kModel, edit(kModel, "  count: 4", "  count: 4\n  indices: [0, 1, x, 3]")), "schema-type", 15, 19,
+               {"indices item"});
 }
 
 TEST(LoaderEnforcesSchema, NullIsATypeErrorUnlessTheFieldIsNullable) {
@@ -840,8 +869,8 @@ TEST(LoaderEnforcesSchema, AnUnknownKeyIsReportedAtTheKeyWithADidYouMean) {
 TEST(LoaderEnforcesSchema, AValueOutsideItsEnumIsReportedAtTheValue) {
     expect_one(load(kKv, edit(kKv, "kv_cache_dtype: fp8", "kv_cache_dtype: fp9")), "schema-enum", 5, 17,
                {"'fp9' is not a valid kv_cache_dtype", "did you mean 'fp8'?", "one of: f32, fp32,"});
-    expect_one(load(kModel, edit(kModel, "attention_variant: gqa", "attention_variant: hybird")), "schema-enum", 9,
-               20, {"did you mean 'hybrid'?", "one of: mha, gqa, mqa, mla, hybrid, sliding"});
+    expect_one(load(kModel, edit(kModel, "attention_variant: gqa", "attention_variant: hybird")), "schema-enum", 9, 20,
+               {"did you mean 'hybrid'?", "one of: mha, gqa, mqa, mla, hybrid, sliding"});
     expect_one(load(kKv, kKv + "provenance: guessed\n"), "schema-enum", 22, 13,
                {"'guessed' is not a valid provenance"});
     std::string linear = edit(kModel, "  count: 4",
@@ -850,7 +879,8 @@ TEST(LoaderEnforcesSchema, AValueOutsideItsEnumIsReportedAtTheValue) {
                               "  kind: gated_deltanet\n"
                               "  layers: 1\n  key_heads: 1\n  value_heads: 1\n  key_head_dim: 1\n"
                               "  value_head_dim: 1\n  conv_kernel: 4\n  state_dtype: float32");
-    expect_one(load(kModel, linear), "schema-enum", 16, 9, {"'gated_deltanet' is not a valid kind", "did you mean 'gated-deltanet'?"});
+    expect_one(load(kModel, linear), "schema-enum", 16, 9,
+               {"'gated_deltanet' is not a valid kind", "did you mean 'gated-deltanet'?"});
 }
 
 TEST(LoaderEnforcesSchema, BoundsMatchTheSchemaMinimums) {

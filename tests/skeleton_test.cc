@@ -16,9 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kvcat_runner.h"
 #include "lint.h"
 #include "skeleton.h"
-#include "kvcat_runner.h"
 #include "test_util.h"
 
 namespace {
@@ -55,9 +55,8 @@ std::set<Finding> findings_of(const std::vector<Diagnostic>& diagnostics) {
     return out;
 }
 
-const std::set<Finding> kHumanFields = {{"schema-missing-key", "methodology"},
-                                        {"schema-missing-key", "notes"},
-                                        {"schema-missing-key", "sources"}};
+const std::set<Finding> kHumanFields = {
+    {"schema-missing-key", "methodology"}, {"schema-missing-key", "notes"}, {"schema-missing-key", "sources"}};
 
 /// What an author writes in place of the comments.
 std::string filled(std::string text) {
@@ -77,7 +76,7 @@ std::string filled(std::string text) {
 
 /// A copy of the shipped records to write skeletons into.
 class SkeletonTree {
-public:
+  public:
     SkeletonTree() {
         kvcat::test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", records_);
         catalog_ = kvcat::lint_paths({records_});
@@ -92,7 +91,7 @@ public:
     }
     const fs::path& records() const { return records_; }
 
-private:
+  private:
     TempDir tmp_;
     fs::path records_ = tmp_.path() / "records";
     fs::path written_;
@@ -124,12 +123,13 @@ TEST(Skeleton, EveryShippedModelFailsOnlyOnTheHumanFieldsThenLintsClean) {
     for (const auto& id : ids) {
         SCOPED_TRACE(id);
         SkeletonTree tree;
-        Skeleton s = tree.make(options(id, "bf16", 4096));  // within every shipped model's native context (Llama 2: 4,096)
+        Skeleton s =
+            tree.make(options(id, "bf16", 4096));  // within every shipped model's native context (Llama 2: 4,096)
         ASSERT_TRUE(s.ok()) << s.message();
         EXPECT_EQ(s.to_fill, (std::vector<std::string>{"methodology", "notes", "sources"}));
         LintResult skeleton_lint = tree.write_and_lint(s, s.text);
-        EXPECT_EQ(findings_of(skeleton_lint.diagnostics), kHumanFields) << describe(skeleton_lint.diagnostics)
-                                                                        << s.text;
+        EXPECT_EQ(findings_of(skeleton_lint.diagnostics), kHumanFields)
+            << describe(skeleton_lint.diagnostics) << s.text;
         for (const auto& d : skeleton_lint.diagnostics) {
             EXPECT_TRUE(d.pos.file.ends_with(s.id + ".yaml")) << kvcat::format_text(d);
         }
@@ -262,13 +262,12 @@ TEST(Skeleton, ContextTagsAndDefaultIds) {
               "kv-efficiency/sglang-fa3-deepseek-v3-bf16-160k");
     // The card and the weight format are part of the id, so a 3090 run and a 4090 run of the
     // same model and dtype do not collide; a curve with no context above 0 has no tag.
-    EXPECT_EQ(kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16",
-                                   65536),
-              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
-    EXPECT_NE(kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16",
-                                   65536),
-              kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-4090", "Q4_K", "f16",
-                                   65536));
+    EXPECT_EQ(
+        kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16", 65536),
+        "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
+    EXPECT_NE(
+        kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16", 65536),
+        kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-4090", "Q4_K", "f16", 65536));
     EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/llama-3.1-8b", "", "bf16", "bf16", 0),
               "kv-efficiency/vllm-llama-3.1-8b-bf16-bf16");
 }
@@ -360,7 +359,7 @@ TEST(Skeleton, AnIdMustMatchItsContext) {
 using kvcat::test::Outcome;
 
 class NewCli : public ::testing::Test {
-protected:
+  protected:
     /// Runs kvcat with `args` in a scratch directory holding a copy of records/.
     Outcome kvcat(const std::vector<std::string>& args) { return runner_.run(args); }
 
@@ -370,8 +369,8 @@ protected:
 
 TEST_F(NewCli, WritesASkeletonThatFailsOnlyOnTheHumanFields) {
     const std::string file = "records/kv-efficiency/llama.cpp-llama-3.1-8b-q8_0-64k.yaml";
-    Outcome r = kvcat({"new", "kv-efficiency", "--model", "models/llama-3.1-8b", "--engine", "llama.cpp",
-                       "--kv-dtype", "q8_0", "--context", "64k", "--out", file});
+    Outcome r = kvcat({"new", "kv-efficiency", "--model", "models/llama-3.1-8b", "--engine", "llama.cpp", "--kv-dtype",
+                       "q8_0", "--context", "64k", "--out", file});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(contains(r.err, "write methodology, notes, sources")) << r.err;
     std::string text = read_file(dir_ / file);
@@ -381,8 +380,9 @@ TEST_F(NewCli, WritesASkeletonThatFailsOnlyOnTheHumanFields) {
     EXPECT_EQ(lint.out,
               file + ":5:1: error: [schema-missing-key] required key 'methodology' is missing (expected a string)\n" +
                   file + ":5:1: error: [schema-missing-key] required key 'notes' is missing (expected a string)\n" +
-                  file + ":5:1: error: [schema-missing-key] required key 'sources' is missing (expected a list of "
-                         "sources)\n");
+                  file +
+                  ":5:1: error: [schema-missing-key] required key 'sources' is missing (expected a list of "
+                  "sources)\n");
     // The headline query still has its one row: a skeleton never reaches the catalog.
     Outcome again = kvcat({"new", "kv-efficiency", "--model", "models/llama-3.1-8b", "--engine", "llama.cpp",
                            "--kv-dtype", "q8_0", "--context", "64k", "--out", file});
@@ -397,24 +397,24 @@ TEST_F(NewCli, StdoutAndErrors) {
     EXPECT_TRUE(contains(r.out, "id: kv-efficiency/vllm-deepseek-v3-bf16-128k\n")) << r.out;
     EXPECT_TRUE(contains(r.out, "kv_bytes_per_token: 70272\n")) << r.out;
 
-    Outcome dtype = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM",
-                           "--kv-dtype", "int8", "--context", "128k"});
+    Outcome dtype = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM", "--kv-dtype",
+                           "int8", "--context", "128k"});
     EXPECT_EQ(dtype.status, 2);
     EXPECT_TRUE(contains(dtype.err, "unknown --kv-dtype 'int8'")) << dtype.err;
     EXPECT_TRUE(contains(dtype.err, "q8_0")) << dtype.err;
 
-    Outcome model = kvcat({"new", "kv-efficiency", "--model", "models/nope", "--engine", "vLLM", "--kv-dtype",
-                           "bf16", "--context", "128k"});
+    Outcome model = kvcat({"new", "kv-efficiency", "--model", "models/nope", "--engine", "vLLM", "--kv-dtype", "bf16",
+                           "--context", "128k"});
     EXPECT_EQ(model.status, 2);
     EXPECT_TRUE(contains(model.err, "no model record 'models/nope'")) << model.err;
 
-    Outcome context = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM",
-                             "--kv-dtype", "bf16", "--context", "lots"});
+    Outcome context = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM", "--kv-dtype",
+                             "bf16", "--context", "lots"});
     EXPECT_EQ(context.status, 2);
     EXPECT_TRUE(contains(context.err, "--context 'lots'")) << context.err;
 
-    Outcome records = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM",
-                             "--kv-dtype", "bf16", "--context", "128k", "--records", "elsewhere"});
+    Outcome records = kvcat({"new", "kv-efficiency", "--model", "models/deepseek-v3", "--engine", "vLLM", "--kv-dtype",
+                             "bf16", "--context", "128k", "--records", "elsewhere"});
     EXPECT_EQ(records.status, 2);
 
     EXPECT_EQ(kvcat({"new"}).status, 2);

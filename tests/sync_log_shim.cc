@@ -16,11 +16,9 @@ namespace {
 
 void log_line(const std::string& line) {
     const char* log = std::getenv("KVCAT_SYNC_LOG");
-    if (!log)
-        return;
+    if (!log) return;
     int fd = ::open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     std::string text = line + "\n";
     ssize_t written = ::write(fd, text.data(), text.size());
     (void)written;

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 /// A fresh directory under the system temp folder, removed with everything in it on destruction.
 class TempDir {
-public:
+  public:
     TempDir() {
         std::random_device rd;
         std::mt19937_64 gen(rd());
@@ -48,7 +48,7 @@ public:
     const fs::path& path() const { return path_; }
     fs::path operator/(const fs::path& relative) const { return path_ / relative; }
 
-private:
+  private:
     fs::path path_;
 };
 
@@ -76,9 +76,13 @@ inline void copy_tree(const fs::path& from, const fs::path& to) {
 
 #ifdef KVCAT_FIXTURES_DIR
 /// tests/fixtures, absolute.
-inline fs::path fixtures_dir() { return fs::path(KVCAT_FIXTURES_DIR); }
+inline fs::path fixtures_dir() {
+    return fs::path(KVCAT_FIXTURES_DIR);
+}
 /// A path under tests/fixtures: fixture_path("kv-basis-product/fail").
-inline fs::path fixture_path(std::string_view relative) { return fixtures_dir() / fs::path(relative); }
+inline fs::path fixture_path(std::string_view relative) {
+    return fixtures_dir() / fs::path(relative);
+}
 #endif
 
 /// Every finding of one rule, in order.

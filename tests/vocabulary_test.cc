@@ -69,7 +69,8 @@ TEST(Vocabulary, TextFiltersIgnoreCase) {
     }
     test::Outcome none = runner.run({"query", "--format", "csv", "--columns", "id", "engine!=VLLM"});
     EXPECT_EQ(none.out.find("vllm-qwen35"), std::string::npos) << none.out;
-    test::Outcome engines = runner.run({"sql", "--format", "csv", "SELECT upstream FROM engines WHERE name = 'ik_llama.cpp'"});
+    test::Outcome engines =
+        runner.run({"sql", "--format", "csv", "SELECT upstream FROM engines WHERE name = 'ik_llama.cpp'"});
     EXPECT_EQ(engines.out, "upstream\r\nllama.cpp\r\n") << engines.err;
 }
 

@@ -170,8 +170,8 @@ TEST(YamlLoader, AThousandAliasesAreTwentyFindingsAndASummary) {
         if (d.rule == "yaml-alias") aliases.push_back(&d);
     }
     ASSERT_EQ(aliases.size(), 21u);
-    EXPECT_EQ(aliases[0]->pos.line, 2);   // the anchor
-    EXPECT_EQ(aliases[1]->pos.line, 4);   // the first alias
+    EXPECT_EQ(aliases[0]->pos.line, 2);    // the anchor
+    EXPECT_EQ(aliases[1]->pos.line, 4);    // the first alias
     EXPECT_EQ(aliases[20]->pos.line, 23);  // the 21st: where the reports stop
     EXPECT_NE(aliases[20]->message.find("only the first 20 are reported"), std::string::npos) << aliases[20]->message;
 }

@@ -25,7 +25,7 @@ namespace {
 /// "checked 5,120 of 100,000 rows" on stderr, only on a terminal and only once a build has
 /// taken a second; nothing at all when stderr is a file or a pipe.
 class Progress {
-public:
+  public:
     Progress() : start_(std::chrono::steady_clock::now()), terminal_(::isatty(STDERR_FILENO) == 1) {}
     ~Progress() {
         if (shown_) std::cerr << "\r\033[K" << std::flush;
@@ -38,7 +38,7 @@ public:
                   << std::flush;
     }
 
-private:
+  private:
     std::chrono::steady_clock::time_point start_;
     bool terminal_;
     bool shown_ = false;
@@ -69,9 +69,8 @@ void say_behind(const std::string& db, const std::string& records, const BuildOu
             first_of_file.emplace_back(&d, 1);
         }
     }
-    spdlog::warn("{} is behind the records: {} file{} {} errors, so it was not rebuilt; {}", db,
-                 first_of_file.size(), first_of_file.size() == 1 ? "" : "s", first_of_file.size() == 1 ? "has" : "have",
-                 then);
+    spdlog::warn("{} is behind the records: {} file{} {} errors, so it was not rebuilt; {}", db, first_of_file.size(),
+                 first_of_file.size() == 1 ? "" : "s", first_of_file.size() == 1 ? "has" : "have", then);
     for (const auto& [d, count] : first_of_file) {
         std::string more = count > 1 ? fmt::format(" (and {} more in this file)", count - 1) : "";
         spdlog::warn("  {}{}", format_text(*d), more);
@@ -80,8 +79,8 @@ void say_behind(const std::string& db, const std::string& records, const BuildOu
 
 }  // namespace
 
-int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings,
-                   bool full, BuildOutcome* outcome) {
+int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings, bool full,
+                   BuildOutcome* outcome) {
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
     std::error_code ec;
     BuildPlan plan;
@@ -133,8 +132,8 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
             if (outcome) {
                 outcome->no_records = true;
             } else {
-                spdlog::error("{} holds no record file; {}, built from {} record files, is kept as it was", path_texts[0],
-                              db, catalog_record_files(db));
+                spdlog::error("{} holds no record file; {}, built from {} record files, is kept as it was",
+                              path_texts[0], db, catalog_record_files(db));
             }
             return ExitCode::failure;
         }
@@ -145,9 +144,8 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         BuildStats stats = writer.commit();
         if (outcome) outcome->written = true;
         spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
-                     stats.models, stats.models == 1 ? "" : "s", stats.accelerators,
-                     stats.accelerators == 1 ? "" : "s", stats.rows, stats.rows == 1 ? "" : "s", result.rows_read,
-                     stats.rows_copied);
+                     stats.models, stats.models == 1 ? "" : "s", stats.accelerators, stats.accelerators == 1 ? "" : "s",
+                     stats.rows, stats.rows == 1 ? "" : "s", result.rows_read, stats.rows_copied);
     } catch (const std::exception& e) {
         spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
         return ExitCode::failure;
@@ -158,14 +156,17 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
 int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known) {
     Freshness freshness = known ? *known : catalog_freshness(db, records);
     switch (freshness.state) {
-        case Freshness::State::fresh: return ExitCode::ok;
+        case Freshness::State::fresh:
+            return ExitCode::ok;
         case Freshness::State::other_root:
-            spdlog::error("{}; it is never rebuilt from other records. Query it with --records {}, or give {} a "
-                          "catalog of its own with --db FILE",
-                          freshness.why, freshness.built_from, records);
+            spdlog::error(
+                "{}; it is never rebuilt from other records. Query it with --records {}, or give {} a "
+                "catalog of its own with --db FILE",
+                freshness.why, freshness.built_from, records);
             return ExitCode::failure;
         case Freshness::State::missing:
-        case Freshness::State::stale: break;
+        case Freshness::State::stale:
+            break;
     }
     std::error_code ec;
     if (!std::filesystem::is_directory(records, ec)) {

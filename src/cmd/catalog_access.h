@@ -38,7 +38,7 @@ std::optional<Table> read_fresh_catalog(const std::string& db, const std::string
 
 /// Lints then builds, incrementally unless `full`. With `outcome`, the lint's errors go
 /// there rather than to stderr; without it they are printed. Returns an exit code.
-int lint_and_build(const std::string& db, const std::vector<std::string>& paths, bool print_warnings,
-                   bool full = false, BuildOutcome* outcome = nullptr);
+int lint_and_build(const std::string& db, const std::vector<std::string>& paths, bool print_warnings, bool full = false,
+                   BuildOutcome* outcome = nullptr);
 
 }  // namespace kvcat::cmd

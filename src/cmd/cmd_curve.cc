@@ -31,23 +31,18 @@ std::vector<std::string> split_commas(const std::string& text) {
     std::size_t start = 0;
     while (true) {
         std::size_t comma = text.find(',', start);
-        std::string part =
-            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!part.empty())
-            out.push_back(part);
-        if (comma == std::string::npos)
-            break;
+        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty()) out.push_back(part);
+        if (comma == std::string::npos) break;
         start = comma + 1;
     }
     return out;
 }
 
-std::string not_found(const std::string& what, const std::string& id, const RecordSet& records,
-                      RecordKind kind) {
+std::string not_found(const std::string& what, const std::string& id, const RecordSet& records, RecordKind kind) {
     auto ids = records.ids_of(kind);
     std::string near = closest_match(id, ids);
-    return fmt::format("no {} record '{}'{}", what, id,
-                       near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
+    return fmt::format("no {} record '{}'{}", what, id, near.empty() ? "" : fmt::format("; did you mean '{}'?", near));
 }
 
 /// Fills `request` from the options; an empty string when it could, else what is wrong.
@@ -62,18 +57,15 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
         auto dtype = find_cache_dtype(name);
         if (!dtype) {
             std::string valid;
-            for (const auto& d : cache_dtypes())
-                valid += (valid.empty() ? "" : ", ") + std::string(d.name);
+            for (const auto& d : cache_dtypes()) valid += (valid.empty() ? "" : ", ") + std::string(d.name);
             return fmt::format("unknown KV cache dtype '{}'; valid: {}", name, valid);
         }
         request.dtypes.push_back(*dtype);
     }
-    if (request.dtypes.empty())
-        return "--kv-dtype names no dtype";
+    if (request.dtypes.empty()) return "--kv-dtype names no dtype";
     if (o.accelerators.empty()) {
         for (const auto& r : records.records()) {
-            if (r.accelerator)
-                request.accelerators.push_back({r.id, &*r.accelerator});
+            if (r.accelerator) request.accelerators.push_back({r.id, &*r.accelerator});
         }
     } else {
         for (const auto& id : split_commas(o.accelerators)) {
@@ -86,8 +78,7 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
     }
     if (!o.weight_quant.empty()) {
         request.weight_quant = find_weight_quant(o.weight_quant);
-        if (!request.weight_quant)
-            return fmt::format("unknown weight format '{}'", o.weight_quant);
+        if (!request.weight_quant) return fmt::format("unknown weight format '{}'", o.weight_quant);
     }
     try {
         request.contexts = parse_contexts(o.contexts);
@@ -109,8 +100,7 @@ int run_curve(const CurveOptions& o) {
     }
     const Record* model = lint.records.find(o.model);
     for (const auto& d : lint.diagnostics) {
-        if (d.severity == Severity::error && d.pos.file == model->file)
-            spdlog::warn("{}", format_text(d));
+        if (d.severity == Severity::error && d.pos.file == model->file) spdlog::warn("{}", format_text(d));
     }
     try {
         Table table = curve_table(request, kv_curve(request));
@@ -126,16 +116,12 @@ int run_curve(const CurveOptions& o) {
 
 void setup_curve(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<CurveOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "curve", "A model's KV cache bytes at each context, and what fits where");
+    CLI::App* sub = app.add_subcommand("curve", "A model's KV cache bytes at each context, and what fits where");
     sub->add_option("--model", o->model, "A model record id")->required();
-    sub->add_option("--kv-dtype", o->kv_dtypes, "Cache dtypes, comma-separated")
-        ->capture_default_str();
-    sub->add_option("--accelerator", o->accelerators,
-                    "Accelerator ids, comma-separated (default: every one)");
+    sub->add_option("--kv-dtype", o->kv_dtypes, "Cache dtypes, comma-separated")->capture_default_str();
+    sub->add_option("--accelerator", o->accelerators, "Accelerator ids, comma-separated (default: every one)");
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
-    sub->add_option("--weight-quant", o->weight_quant,
-                    "Count the weights in this format against memory too");
+    sub->add_option("--weight-quant", o->weight_quant, "Count the weights in this format against memory too");
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::table);
     sub->footer(

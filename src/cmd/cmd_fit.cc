@@ -10,10 +10,10 @@
 #include "dtype.h"
 #include "gguf.h"
 #include "lint.h"
-#include "skeleton.h"
 #include "physics.h"
 #include "record_ref.h"
 #include "schema.h"
+#include "skeleton.h"
 #include "weight_quant.h"
 
 namespace kvcat::cmd {
@@ -44,7 +44,9 @@ std::string names_of(std::span<const T> table) {
     return out;
 }
 
-std::int64_t ceil_bytes(const Rational& r) { return r.is_integer() ? r.num() : r.floor() + 1; }
+std::int64_t ceil_bytes(const Rational& r) {
+    return r.is_integer() ? r.num() : r.floor() + 1;
+}
 
 /// "8k,32k,128k" as tokens; nullopt (and a logged error) on a bad entry.
 std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
@@ -81,8 +83,9 @@ std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& co
 int run_fit(const FitOptions& o) {
     int weight_sources = !o.weight_quant.empty() + o.weight_bytes.has_value() + !o.weight_file.empty();
     if (weight_sources != 1) {
-        spdlog::error("give the weights' size one way: --weight-quant FORMAT, --weight-bytes N or --weight-file "
-                      "FILE.gguf");
+        spdlog::error(
+            "give the weights' size one way: --weight-quant FORMAT, --weight-bytes N or --weight-file "
+            "FILE.gguf");
         return ExitCode::failure;
     }
     std::optional<WeightQuant> quant;
@@ -93,9 +96,10 @@ int run_fit(const FitOptions& o) {
     if (!o.weight_quant.empty()) {
         quant = find_weight_quant(o.weight_quant);
         if (!quant) {
-            spdlog::error("unknown weight format '{}'; exact ones are: {} (for a mixed recipe such as Q4_K_M give "
-                          "--weight-file FILE.gguf or --weight-bytes N)",
-                          o.weight_quant, names_of(weight_quants()));
+            spdlog::error(
+                "unknown weight format '{}'; exact ones are: {} (for a mixed recipe such as Q4_K_M give "
+                "--weight-file FILE.gguf or --weight-bytes N)",
+                o.weight_quant, names_of(weight_quants()));
             return ExitCode::failure;
         }
         weights_name = std::string(quant->name);
@@ -111,10 +115,11 @@ int run_fit(const FitOptions& o) {
         try {
             GgufWeights g = read_gguf_weights(o.weight_file);
             setup.weight_bytes = Rational(static_cast<std::int64_t>(g.data_bytes));
-            setup.weight_how = fmt::format("the tensor data of {}: {} tensors, the file's {} bytes less its {}-byte "
-                                           "header",
-                                           o.weight_file, g.tensors, group_thousands(static_cast<std::int64_t>(g.file_size)),
-                                           group_thousands(static_cast<std::int64_t>(g.data_offset)));
+            setup.weight_how = fmt::format(
+                "the tensor data of {}: {} tensors, the file's {} bytes less its {}-byte "
+                "header",
+                o.weight_file, g.tensors, group_thousands(static_cast<std::int64_t>(g.file_size)),
+                group_thousands(static_cast<std::int64_t>(g.data_offset)));
             weights_name = o.weight_file;
         } catch (const std::exception& e) {
             spdlog::error("{}: {}", o.weight_file, e.what());
@@ -144,7 +149,8 @@ int run_fit(const FitOptions& o) {
     const Record* model = model_ref.record;
     const Record* accelerator = accelerator_ref.record;
     if (!model || !model->model) {
-        spdlog::error("{} under {}", model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
+        spdlog::error("{} under {}",
+                      model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
                       o.common.records);
         return ExitCode::failure;
     }

@@ -80,9 +80,10 @@ int run_import_bench(const ImportBenchOptions& o) {
     options.kv_dtype = !o.kv_dtype.empty() ? o.kv_dtype : run.kv_dtype.value_or("");
     options.v_dtype = run.v_dtype;
     if (options.kv_dtype.empty()) {
-        spdlog::error("{} output does not name its KV cache dtype: give --kv-dtype (the engine's default when the "
-                      "run set none, e.g. bf16 for a bf16 model on vLLM)",
-                      run.format);
+        spdlog::error(
+            "{} output does not name its KV cache dtype: give --kv-dtype (the engine's default when the "
+            "run set none, e.g. bf16 for a bf16 model on vLLM)",
+            run.format);
         return ExitCode::failure;
     }
     if (!o.kv_dtype.empty() && run.kv_dtype && *run.kv_dtype != o.kv_dtype) {

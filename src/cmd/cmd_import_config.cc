@@ -92,7 +92,8 @@ void setup_import_config(CLI::App& app, int& exit_code) {
     sub->add_option("config", o->config, "The config.json to read")->required();
     sub->add_option("--id", o->id, "The record id, models/NAME (default: from the name)");
     sub->add_option("--name", o->name, "The model's published name (default: the config's _name_or_path)");
-    sub->add_option("--source", o->source, "What the config is, for sources and config_source (default: its file name)");
+    sub->add_option("--source", o->source,
+                    "What the config is, for sources and config_source (default: its file name)");
     o->total_option = sub->add_option("--total-params-b", o->total_params_b,
                                       "Total parameters, billions (required: a config does not state it)");
     o->active_option = sub->add_option("--active-params-b", o->active_params_b,

@@ -69,7 +69,8 @@ int run_lint(const LintOptions& options, bool quiet) {
     if (options.list_rules) return list_rules(options.common.format);
     if (!check_rule_names(options.rules)) return ExitCode::failure;
     if (!options.common.format.empty() && !parse_diagnostic_format(options.common.format)) {
-        spdlog::error("--format {} is for --list-rules; findings are text, github, json or sarif", options.common.format);
+        spdlog::error("--format {} is for --list-rules; findings are text, github, json or sarif",
+                      options.common.format);
         return ExitCode::failure;
     }
     DiagnosticFormat format = choose_format(options.common.format);
@@ -134,7 +135,8 @@ void setup_lint(CLI::App& app, int& exit_code) {
     CLI::App* sub = app.add_subcommand("lint", "Check records: schema, references and every byte figure");
     sub->add_option("paths", options->paths, "Record files or folders (default: records/)");
     add_format_option(*sub, options->common, FormatFamily::diagnostics);
-    sub->add_option("--color", options->color, "Colour the text format: auto (a terminal, and NO_COLOR unset), always or never")
+    sub->add_option("--color", options->color,
+                    "Colour the text format: auto (a terminal, and NO_COLOR unset), always or never")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
     // One value per --rule, so the paths after it stay paths.
@@ -143,7 +145,8 @@ void setup_lint(CLI::App& app, int& exit_code) {
         ->delimiter(',');
     sub->add_flag("--strict", options->strict, "Warnings fail too (exit status 1)");
     sub->add_flag("-q,--quiet", options->quiet, "Print only errors (the same as kvcat -q lint)");
-    sub->add_flag("--list-rules", options->list_rules, "List every rule (id, severity, stage, what it checks); lint nothing");
+    sub->add_flag("--list-rules", options->list_rules,
+                  "List every rule (id, severity, stage, what it checks); lint nothing");
     sub->footer(
         "Examples:\n"
         "  kvcat lint\n"

@@ -41,9 +41,10 @@ std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text)
         std::string part = text.substr(start, comma - start);
         auto v = part == "0" ? std::optional<std::int64_t>(0) : parse_context(part);
         if (!v) {
-            spdlog::error("--context '{}' is not a number of tokens; write e.g. 65536, 64k or 1M, or a comma list "
-                          "such as 0,16k,32k",
-                          part);
+            spdlog::error(
+                "--context '{}' is not a number of tokens; write e.g. 65536, 64k or 1M, or a comma list "
+                "such as 0,16k,32k",
+                part);
             return std::nullopt;
         }
         if (std::find(out.begin(), out.end(), *v) != out.end()) {

@@ -44,7 +44,8 @@ std::vector<std::string> split_columns(const std::string& text) {
 std::string known_ids_sql(std::string_view column) {
     if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
     if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
-    if (column == "id" || column == "record_id") return fmt::format("SELECT DISTINCT {0} FROM kv_rows ORDER BY {0}", column);
+    if (column == "id" || column == "record_id")
+        return fmt::format("SELECT DISTINCT {0} FROM kv_rows ORDER BY {0}", column);
     return "";
 }
 
@@ -74,7 +75,7 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
             if (!wanted || std::find(known.begin(), known.end(), *wanted) != known.end()) continue;
             std::string hint = closest_match(*wanted, candidates);
             spdlog::info("no record has the id '{}'{}", *wanted,
-                                  hint.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
+                         hint.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
                                       : fmt::format(" (did you mean {}={}?)", f.column, hint));
         }
     }
@@ -113,7 +114,8 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--desc", options->descending, "Sort descending");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
-    sub->add_option("filters", options->filters, "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value");
+    sub->add_option("filters", options->filters,
+                    "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value");
     sub->footer(
         "Numbers take k and M suffixes in powers of two (64k = 65536, 1M = 1048576) and may carry the column's\n"
         "unit (memory_gb>=24GB, roofline_fraction<50%, kv_bytes_at_context<2GiB). With = != and ~ a comma list\n"

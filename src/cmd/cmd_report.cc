@@ -33,8 +33,7 @@ struct ReportOptions {
 std::vector<std::string> row_columns(const std::string& db) {
     std::vector<std::string> out;
     for (const auto& name : run_read_only(db, "SELECT * FROM kv_rows LIMIT 0").columns) {
-        if (find_column(name))
-            out.push_back(name);
+        if (find_column(name)) out.push_back(name);
     }
     return out;
 }
@@ -52,9 +51,9 @@ std::map<std::string, std::vector<std::string>> sources_by_record(const std::str
 /// dtype) when the catalog has it, else a quality table, else none.
 std::optional<Table> quality_table(const std::string& db) {
     for (const char* name : {"quality_rows", "quality"}) {
-        Table has = run_read_only(
-            db, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1",
-            {Cell{std::string(name)}});
+        Table has =
+            run_read_only(db, "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?1",
+                          {Cell{std::string(name)}});
         if (std::get<std::int64_t>(has.rows.at(0).at(0)) != 0)
             return run_read_only(db, fmt::format("SELECT * FROM {}", name));
     }
@@ -70,8 +69,7 @@ RecordSet reference_records(const std::string& records) {
     std::vector<Record> out;
     for (const char* folder : {"models", "accelerators"}) {
         std::error_code ec;
-        if (!fs::is_directory(root / folder, ec))
-            continue;
+        if (!fs::is_directory(root / folder, ec)) continue;
         for (const auto& file : record_files(root / folder)) {
             std::vector<Diagnostic> findings;  // none: the catalog's build linted these files
             out.push_back(load_record(file, file, path_under_root(file, root_shown), findings));
@@ -85,11 +83,8 @@ RecordSet reference_records(const std::string& records) {
 std::function<std::string(const std::string&)> record_links(const ReportOptions& o) {
     if (!o.link_base.empty()) {
         std::string base = o.link_base;
-        if (!base.ends_with('/'))
-            base += '/';
-        return [base](const std::string& file) {
-            return base + fs::path(file).lexically_normal().generic_string();
-        };
+        if (!base.ends_with('/')) base += '/';
+        return [base](const std::string& file) { return base + fs::path(file).lexically_normal().generic_string(); };
     }
     fs::path page_dir = o.out == "-" ? fs::current_path() : fs::absolute(o.out).parent_path();
     return [page_dir](const std::string& file) {
@@ -100,8 +95,7 @@ std::function<std::string(const std::string&)> record_links(const ReportOptions&
 int run_report(const ReportOptions& o) {
     QuerySpec spec;
     for (const auto& f : o.filters) spec.filters.push_back(parse_filter(f));
-    if (int code = ensure_fresh_catalog(o.common.db, o.common.records); code != ExitCode::ok)
-        return code;
+    if (int code = ensure_fresh_catalog(o.common.db, o.common.records); code != ExitCode::ok) return code;
     spec.columns = row_columns(o.common.db);
     BoundSql bound = build_query_sql(spec);
     RecordSet references = reference_records(o.common.records);
@@ -123,10 +117,8 @@ int run_report(const ReportOptions& o) {
     }
     // A site folder is made as needed: `--out site/index.html` in a fresh checkout.
     std::error_code ec;
-    if (fs::path parent = fs::path(o.out).parent_path(); !parent.empty())
-        fs::create_directories(parent, ec);
-    if (!write_whole_file(o.out, page, true))
-        return ExitCode::failure;
+    if (fs::path parent = fs::path(o.out).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+    if (!write_whole_file(o.out, page, true)) return ExitCode::failure;
     spdlog::info("wrote {} ({} KiB)", o.out, page.size() / 1024);
     return ExitCode::ok;
 }
@@ -135,8 +127,7 @@ int run_report(const ReportOptions& o) {
 
 void setup_report(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<ReportOptions>();
-    CLI::App* sub =
-        app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
+    CLI::App* sub = app.add_subcommand("report", "One HTML page of charts and the rows, that opens offline");
     sub->add_option("--out", o->out, "The page to write (- for stdout); replaced when it exists")
         ->capture_default_str();
     add_db_option(*sub, o->common, DbUse::read);
@@ -145,9 +136,8 @@ void setup_report(CLI::App& app, int& exit_code) {
     sub->add_option("--link-base", o->link_base,
                     "Link each row to BASE/<its record file> (a repository's web view) instead of "
                     "the file on disk");
-    sub->add_option(
-        "filters", o->filters,
-        "column OP value, as for query: only these rows, their models and accelerators");
+    sub->add_option("filters", o->filters,
+                    "column OP value, as for query: only these rows, their models and accelerators");
     sub->footer(
         "The page holds its data, Vega, Vega-Lite and vega-embed: it requests nothing.\n"
         "Examples:\n"

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "diagnostic_render.h"
-#include "rule_list.h"
 #include "render.h"
+#include "rule_list.h"
 
 namespace kvcat::cmd {
 
@@ -21,8 +21,12 @@ std::vector<std::string> strings_of(std::span<const std::string_view> names) {
 CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use) {
     const char* help = "";
     switch (use) {
-        case DbUse::read: help = "The catalog file"; break;
-        case DbUse::write: help = "The catalog file to write"; break;
+        case DbUse::read:
+            help = "The catalog file";
+            break;
+        case DbUse::write:
+            help = "The catalog file to write";
+            break;
     }
     return sub.add_option("--db", common.db, help)->capture_default_str();
 }
@@ -30,8 +34,12 @@ CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use) {
 CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use) {
     const char* help = "";
     switch (use) {
-        case RecordsUse::read: help = "Where the records are"; break;
-        case RecordsUse::rebuild: help = "Where the records are; a missing or stale catalog is rebuilt from them"; break;
+        case RecordsUse::read:
+            help = "Where the records are";
+            break;
+        case RecordsUse::rebuild:
+            help = "Where the records are; a missing or stale catalog is rebuilt from them";
+            break;
     }
     return sub.add_option("--records", common.records, help)->capture_default_str();
 }

@@ -54,10 +54,10 @@ namespace {
 struct EngineCacheTypes {
     std::string_view engine;  ///< as src/vocabulary.cc names it
     std::span<const std::string_view> types;
-    std::string_view flag;    ///< how the engine is told the type
+    std::string_view flag;  ///< how the engine is told the type
 };
 
-constexpr std::array<std::string_view, 11> kLlamaCpp = {"f32", "fp32", "f16", "fp16", "bf16", "q8_0",
+constexpr std::array<std::string_view, 11> kLlamaCpp = {"f32",  "fp32", "f16",    "fp16", "bf16", "q8_0",
                                                         "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 constexpr std::array<std::string_view, 8> kVllm = {"f32", "fp32", "f16", "fp16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 constexpr std::array<std::string_view, 7> kSglang = {"f32", "fp32", "f16", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2"};
@@ -93,10 +93,10 @@ void judge(const Record& r, const EngineCacheTypes& e, const char* key, const st
     if (std::find(e.types.begin(), e.types.end(), dtype) != e.types.end()) return;
     std::vector<std::string_view> names(e.types.begin(), e.types.end());
     std::string near = closest_match(dtype, names);
-    Diagnostic d = diag::finding(
-        "engine-kv-dtype", r.where(key),
-        fmt::format("{} {} is not a cache type {} offers{}; it offers {} ({})", key, dtype, e.engine,
-                    near.empty() ? "" : fmt::format(" (did you mean {}?)", near), offered(e), e.flag));
+    Diagnostic d =
+        diag::finding("engine-kv-dtype", r.where(key),
+                      fmt::format("{} {} is not a cache type {} offers{}; it offers {} ({})", key, dtype, e.engine,
+                                  near.empty() ? "" : fmt::format(" (did you mean {}?)", near), offered(e), e.flag));
     d.stated = dtype;
     d.computed = offered(e);
     out.push_back(std::move(d));

@@ -42,14 +42,14 @@ void kv_basis_product(const Record& r, const RecordSet& /*set*/, std::vector<Dia
     try {
         product = basis_product(b);
     } catch (const OverflowError&) {
-        out.push_back(diag::overflow(r.where("kv_bytes_basis"),
-                                     fmt::format("the basis product {}", basis_expression(b))));
+        out.push_back(
+            diag::overflow(r.where("kv_bytes_basis"), fmt::format("the basis product {}", basis_expression(b))));
         return;
     }
     if (!product) return;  // a missing factor is a schema finding
     if (*product != *r.kv->kv_bytes_per_token) {
-        out.push_back(diag::basis_product(r.where("kv_bytes_per_token"), basis_expression(b),
-                                          product->to_display(), r.kv->kv_bytes_per_token->to_display()));
+        out.push_back(diag::basis_product(r.where("kv_bytes_per_token"), basis_expression(b), product->to_display(),
+                                          r.kv->kv_bytes_per_token->to_display()));
     }
 }
 
@@ -73,8 +73,8 @@ void kv_basis_model(const Record& r, const RecordSet& set, std::vector<Diagnosti
         std::string expected_text = expected ? std::to_string(*expected) : "absent";
         if (stated != expected) {
             std::string path = fmt::format("kv_bytes_basis.{}", factor);
-            out.push_back(diag::basis_model(stated ? r.where(path) : r.where("kv_bytes_basis"), factor,
-                                            stated_text, expected_text, model_id, why));
+            out.push_back(diag::basis_model(stated ? r.where(path) : r.where("kv_bytes_basis"), factor, stated_text,
+                                            expected_text, model_id, why));
         }
     };
     compare("layers", b.layers, mb->layers, fmt::format("the layers that grow a KV cache: {}", mb->layers_how));
@@ -142,20 +142,17 @@ void context_above_native(const Record& r, const RecordSet& set, std::vector<Dia
 KVCAT_RULES(kv_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"kv-dtype-bytes", Severity::error,
-                 "`bytes_per_element` disagrees with `kv_cache_dtype` (q8_0 is 34/32, not 1)",
-                 RuleStage::record, kv_dtype_bytes},
-        RuleInfo{"kv-basis-product", Severity::error,
-                 "the basis factors do not multiply to `kv_bytes_per_token`",
+                 "`bytes_per_element` disagrees with `kv_cache_dtype` (q8_0 is 34/32, not 1)", RuleStage::record,
+                 kv_dtype_bytes},
+        RuleInfo{"kv-basis-product", Severity::error, "the basis factors do not multiply to `kv_bytes_per_token`",
                  RuleStage::record, kv_basis_product},
-        RuleInfo{"kv-basis-model", Severity::error,
-                 "a basis factor disagrees with the model record",
-                 RuleStage::record, kv_basis_model},
-        RuleInfo{"attention-variant-mismatch", Severity::error,
-                 "`attention_variant` disagrees with the model",
+        RuleInfo{"kv-basis-model", Severity::error, "a basis factor disagrees with the model record", RuleStage::record,
+                 kv_basis_model},
+        RuleInfo{"attention-variant-mismatch", Severity::error, "`attention_variant` disagrees with the model",
                  RuleStage::record, attention_variant_mismatch},
         RuleInfo{"context-above-native", Severity::warning,
-                 "`context_length` above the native context without `context_extension`",
-                 RuleStage::record, context_above_native},
+                 "`context_length` above the native context without `context_extension`", RuleStage::record,
+                 context_above_native},
     };
     return kRules;
 }

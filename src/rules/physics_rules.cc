@@ -55,8 +55,8 @@ void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagn
         try {
             auto p = physics_of(set, *r.kv, point);
             if (!p) return;
-            Roofline roof = batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state,
-                                           point.concurrency);
+            Roofline roof =
+                batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state, point.concurrency);
             // Requests decoding together share each step: their total is at most concurrency x
             // what each can reach.
             Rational total_ceiling = roof.ceiling_tps * Rational(point.concurrency);
@@ -110,7 +110,9 @@ void exceeds_memory(const Record& r, const RecordSet& set, std::vector<Diagnosti
 KVCAT_RULES(physics_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"tps-above-roofline", Severity::error,
-                 "`measured_tps_at_ctx` above memory bandwidth / (active weights + concurrency x (KV at the context + fixed state)), or `measured_total_tps_at_ctx` above concurrency times that; judged per point, the ceiling is printed",
+                 "`measured_tps_at_ctx` above memory bandwidth / (active weights + concurrency x (KV at the context + "
+                 "fixed state)), or `measured_total_tps_at_ctx` above concurrency times that; judged per point, the "
+                 "ceiling is printed",
                  RuleStage::record, tps_above_roofline},
         RuleInfo{"exceeds-memory", Severity::warning,
                  "weights + KV at the context + fixed state exceed the accelerator's memory and no `offload` is stated",

@@ -18,8 +18,8 @@ std::string stated_figure(const ClaimSide& side) {
     bool bytes_like = side.unit.empty() || side.unit == "B" || side.unit == "B/token";
     if (!bytes_like) return text;
     std::size_t end = 0;
-    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',' ||
-                                 text[end] == '.')) {
+    while (end < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',' || text[end] == '.')) {
         ++end;
     }
     return end == 0 ? text : text.substr(0, end);
@@ -70,8 +70,7 @@ void prose_arithmetic(const Record& r, const RecordSet& /*set*/, std::vector<Dia
         switch (c.verdict) {
             case Claim::Verdict::wrong:
                 if (c.wrong_side < c.sides.size()) {
-                    out.push_back(diag::prose_arithmetic(locator.position(found), c.expression,
-                                                         c.computed_display,
+                    out.push_back(diag::prose_arithmetic(locator.position(found), c.expression, c.computed_display,
                                                          stated_figure(c.sides[c.wrong_side])));
                 }
                 break;
@@ -146,8 +145,9 @@ void kv_statement_mismatch(const Record& r, const RecordSet& /*set*/, std::vecto
         stated = folded_factors(*expression);
     } catch (const OverflowError&) {
         out.push_back(diag::statement_mismatch(
-            where, fmt::format("the statement's factors do not fit in 64 bits; the basis factors are {}",
-                               join_factors(*expected)),
+            where,
+            fmt::format("the statement's factors do not fit in 64 bits; the basis factors are {}",
+                        join_factors(*expected)),
             "", join_factors(*expected)));
         return;
     }
@@ -155,20 +155,19 @@ void kv_statement_mismatch(const Record& r, const RecordSet& /*set*/, std::vecto
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     if (a != b) {
-        out.push_back(diag::statement_mismatch(
-            where,
-            fmt::format("the statement multiplies {}, but the basis factors are {}", join_factors(stated),
-                        join_factors(*expected)),
-            join_factors(stated), join_factors(*expected)));
+        out.push_back(diag::statement_mismatch(where,
+                                               fmt::format("the statement multiplies {}, but the basis factors are {}",
+                                                           join_factors(stated), join_factors(*expected)),
+                                               join_factors(stated), join_factors(*expected)));
         return;
     }
     const ClaimSide& result = located->claim.sides.back();
     if (!result.is_expression() && r.kv->kv_bytes_per_token && result.value != *r.kv->kv_bytes_per_token) {
-        out.push_back(diag::statement_mismatch(
-            where,
-            fmt::format("the statement gives {}, but kv_bytes_per_token is {}", stated_figure(result),
-                        r.kv->kv_bytes_per_token->to_display()),
-            stated_figure(result), r.kv->kv_bytes_per_token->to_display()));
+        out.push_back(
+            diag::statement_mismatch(where,
+                                     fmt::format("the statement gives {}, but kv_bytes_per_token is {}",
+                                                 stated_figure(result), r.kv->kv_bytes_per_token->to_display()),
+                                     stated_figure(result), r.kv->kv_bytes_per_token->to_display()));
     }
 }
 
@@ -180,21 +179,21 @@ void id_context_tag(const Record& r, const RecordSet& /*set*/, std::vector<Diagn
     std::int64_t longest = 0;
     for (const auto& point : r.kv->points) longest = std::max(longest, point.context_length);
     if (tag->second == longest) return;
-    out.push_back(diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second),
-                                       group_thousands(longest)));
+    out.push_back(
+        diag::id_context_tag(r.where("id"), tag->first, group_thousands(tag->second), group_thousands(longest)));
 }
 
 KVCAT_RULES(prose_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"prose-arithmetic", Severity::error,
-                 "arithmetic stated in a record's prose does not hold; the right figure is printed",
-                 RuleStage::record, prose_arithmetic},
+                 "arithmetic stated in a record's prose does not hold; the right figure is printed", RuleStage::record,
+                 prose_arithmetic},
         RuleInfo{"kv-statement-mismatch", Severity::error,
                  "`kv_bytes_basis.statement` does not state the basis factors and `kv_bytes_per_token`",
                  RuleStage::record, kv_statement_mismatch},
         RuleInfo{"id-context-tag", Severity::warning,
-                 "an id's context tag (`-64k`, `-256k`, `-1m`) disagrees with `context_length`",
-                 RuleStage::record, id_context_tag},
+                 "an id's context tag (`-64k`, `-256k`, `-1m`) disagrees with `context_length`", RuleStage::record,
+                 id_context_tag},
     };
     return kRules;
 }

@@ -50,7 +50,8 @@ void quality_recovery(const Record& r, const RecordSet&, std::vector<Diagnostic>
 KVCAT_RULES(quality_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"quality-recovery", Severity::error,
-                 "a quality entry's `recovery_percent` is not value / baseline_value x 100 at the precision it is written with",
+                 "a quality entry's `recovery_percent` is not value / baseline_value x 100 at the precision it is "
+                 "written with",
                  RuleStage::record, quality_recovery},
     };
     return kRules;

@@ -12,8 +12,8 @@ const Model* model_of(const RecordSet& set, const KvRow& row) {
 
 namespace {
 
-void check_reference(const RecordSet& set, const Record& r, const char* key, const std::string& id,
-                     RecordKind wanted, std::vector<Diagnostic>& out) {
+void check_reference(const RecordSet& set, const Record& r, const char* key, const std::string& id, RecordKind wanted,
+                     std::vector<Diagnostic>& out) {
     const Record* target = set.find(id);
     if (target && target->kind == wanted) return;
     auto candidates = set.ids_of(wanted);
@@ -38,8 +38,8 @@ void ref_unresolved(const Record& r, const RecordSet& set, std::vector<Diagnosti
 KVCAT_RULES(reference_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"ref-unresolved", Severity::error,
-                 "`model`, `accelerator` or `measured_on_model` names no such record",
-                 RuleStage::record, ref_unresolved},
+                 "`model`, `accelerator` or `measured_on_model` names no such record", RuleStage::record,
+                 ref_unresolved},
     };
     return kRules;
 }

@@ -7,12 +7,10 @@ namespace kvcat::rules {
 
 KVCAT_RULES(run_rules) {
     static constexpr RuleInfo kRules[] = {
-        RuleInfo{"arith-overflow", Severity::error,
-                 "a product or a number that does not fit in 64 bits",
+        RuleInfo{"arith-overflow", Severity::error, "a product or a number that does not fit in 64 bits",
                  RuleStage::run},
         RuleInfo{"lint-ignore", Severity::warning,
-                 "a `lint_ignore` entry without a reason, for an error rule, or that silences nothing",
-                 RuleStage::run},
+                 "a `lint_ignore` entry without a reason, for an error rule, or that silences nothing", RuleStage::run},
     };
     return kRules;
 }

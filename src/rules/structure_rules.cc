@@ -60,7 +60,8 @@ void model_layers(const Record& r, const RecordSet& /*set*/, std::vector<Diagnos
         try {
             (void)m.mla->latent_dim();
         } catch (const OverflowError&) {
-            const char* larger = m.mla->kv_lora_rank >= m.mla->qk_rope_head_dim ? "mla.kv_lora_rank" : "mla.qk_rope_head_dim";
+            const char* larger =
+                m.mla->kv_lora_rank >= m.mla->qk_rope_head_dim ? "mla.kv_lora_rank" : "mla.qk_rope_head_dim";
             out.push_back(diag::overflow(r.where(larger), "kv_lora_rank + qk_rope_head_dim"));
         }
     }
@@ -70,11 +71,14 @@ void model_layers(const Record& r, const RecordSet& /*set*/, std::vector<Diagnos
         } catch (const OverflowError&) {
             // Point at the largest factor: the one that could not be meant.
             const LinearShape& l = *m.linear;
-            std::pair<std::int64_t, const char*> factors[] = {
-                {l.layers, "linear_attention.layers"},           {l.key_heads, "linear_attention.key_heads"},
-                {l.value_heads, "linear_attention.value_heads"}, {l.key_head_dim, "linear_attention.key_head_dim"},
-                {l.value_head_dim, "linear_attention.value_head_dim"}, {l.inner_dim, "linear_attention.inner_dim"},
-                {l.state_dim, "linear_attention.state_dim"},     {l.conv_kernel, "linear_attention.conv_kernel"}};
+            std::pair<std::int64_t, const char*> factors[] = {{l.layers, "linear_attention.layers"},
+                                                              {l.key_heads, "linear_attention.key_heads"},
+                                                              {l.value_heads, "linear_attention.value_heads"},
+                                                              {l.key_head_dim, "linear_attention.key_head_dim"},
+                                                              {l.value_head_dim, "linear_attention.value_head_dim"},
+                                                              {l.inner_dim, "linear_attention.inner_dim"},
+                                                              {l.state_dim, "linear_attention.state_dim"},
+                                                              {l.conv_kernel, "linear_attention.conv_kernel"}};
             auto largest = std::max_element(std::begin(factors), std::end(factors));
             out.push_back(diag::overflow(r.where(largest->second), "the fixed state of the linear layers"));
         }
@@ -132,15 +136,12 @@ void model_layers(const Record& r, const RecordSet& /*set*/, std::vector<Diagnos
 
 KVCAT_RULES(structure_rules) {
     static constexpr RuleInfo kRules[] = {
-        RuleInfo{"id-path-mismatch", Severity::error,
-                 "`id` is not the file's path under `records/`",
-                 RuleStage::record, id_path_mismatch},
+        RuleInfo{"id-path-mismatch", Severity::error, "`id` is not the file's path under `records/`", RuleStage::record,
+                 id_path_mismatch},
         RuleInfo{"model-layers", Severity::error,
-                 "a model's KV-caching, sliding and linear layers do not add up to its layers",
-                 RuleStage::record, model_layers},
-        RuleInfo{"id-duplicate", Severity::error,
-                 "two records share an id",
-                 RuleStage::run},
+                 "a model's KV-caching, sliding and linear layers do not add up to its layers", RuleStage::record,
+                 model_layers},
+        RuleInfo{"id-duplicate", Severity::error, "two records share an id", RuleStage::run},
     };
     return kRules;
 }

@@ -70,11 +70,14 @@ void weight_format_name(const Record& r, const RecordSet&, std::vector<Diagnosti
 KVCAT_RULES(vocabulary_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"engine-name", Severity::error,
-                 "`engine` is not in the catalog's vocabulary (`src/vocabulary.cc`: llama.cpp, ik_llama.cpp, vLLM, SGLang, TensorRT-LLM, MLX, ds4, ollama, ...), or is spelled otherwise (`vllm` for `vLLM`); the spelling to write is given",
+                 "`engine` is not in the catalog's vocabulary (`src/vocabulary.cc`: llama.cpp, ik_llama.cpp, vLLM, "
+                 "SGLang, TensorRT-LLM, MLX, ds4, ollama, ...), or is spelled otherwise (`vllm` for `vLLM`); the "
+                 "spelling to write is given",
                  RuleStage::record, engine_name},
-        RuleInfo{"weight-format-name", Severity::warning,
-                 "`weight_quant` is not a weight format the catalog knows, or is spelled otherwise (`q4_k_m` for `Q4_K_M`)",
-                 RuleStage::record, weight_format_name},
+        RuleInfo{
+            "weight-format-name", Severity::warning,
+            "`weight_quant` is not a weight format the catalog knows, or is spelled otherwise (`q4_k_m` for `Q4_K_M`)",
+            RuleStage::record, weight_format_name},
     };
     return kRules;
 }
