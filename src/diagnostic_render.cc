@@ -29,16 +29,9 @@ std::string dump(const ordered_json& j) {
     return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
+/// SARIF's result levels name kvcat's three severities as kvcat does: error, warning, note.
 std::string_view sarif_level(Severity s) {
-    switch (s) {
-        case Severity::error:
-            return "error";
-        case Severity::warning:
-            return "warning";
-        case Severity::note:
-            return "note";
-    }
-    return "error";
+    return to_string(s);
 }
 
 std::optional<std::size_t> rule_index(std::string_view rule) {
