@@ -862,6 +862,12 @@ class Parser {
 
     /// The token after `i` on the same line, or `i` itself when the next one opens a line.
     bool same_line(std::size_t i) const { return i < t_.size() && !t_[i].line_start; }
+    /// Token i starts the line right after the one token i-1 ends (no blank line between).
+    bool on_the_next_line(std::size_t i) const {
+        if (i == 0 || i >= t_.size() || !t_[i].line_start) return false;
+        std::string_view gap = s_.substr(t_[i - 1].end, t_[i].begin - t_[i - 1].end);
+        return std::count(gap.begin(), gap.end(), '\n') == 1;
+    }
 
     /// A unit written after an operand: "KiB", "bytes", "KB/token", "bits".
     std::string_view operand_unit(std::size_t i) const {
@@ -1024,7 +1030,10 @@ class Parser {
         side.begin = t_[i].begin;
         side.end = t_[i].end;
         side.next = i + 1;
-        if (side.unit.empty() && !num(i).suffix && kind(i + 1) == Kind::word && same_line(i + 1)) {
+        // The unit is the next word, on the same line or, when a wrapped line ends at the
+        // number ("... = 4" then "GiB, and ..."), the first word of the next line.
+        if (side.unit.empty() && !num(i).suffix && kind(i + 1) == Kind::word &&
+            (same_line(i + 1) || on_the_next_line(i + 1))) {
             if (auto unit = canonical_unit(text(i + 1))) {
                 side.unit = *unit;
                 side.end = t_[i + 1].end;

@@ -242,7 +242,19 @@ Diagnostic ignore_problem(const Position& pos, const std::string& what) {
 }
 
 Diagnostic prose_arithmetic(const Position& pos, const std::string& expression, const std::string& computed,
-                            const std::string& stated) {
+                            const std::string& stated_as_written) {
+    // A stated figure wrapped across lines ("4" then "GiB" on the next) is shown on one.
+    std::string stated;
+    for (std::size_t i = 0; i < stated_as_written.size(); ++i) {
+        char c = stated_as_written[i];
+        if (c == '\n') {
+            while (!stated.empty() && stated.back() == ' ') stated.pop_back();
+            while (i + 1 < stated_as_written.size() && stated_as_written[i + 1] == ' ') ++i;
+            stated += ' ';
+        } else {
+            stated += c;
+        }
+    }
     Diagnostic d = make("prose-arithmetic", pos, fmt::format("{} = {}, not {}", expression, computed, stated));
     d.stated = stated;
     d.computed = computed;

@@ -150,6 +150,24 @@ TEST(Claims, SeedGiBResultHolds) {
     EXPECT_EQ(c.expression, "65536 x 16384");
 }
 
+// Block text wraps where it likes: a result at the end of one line takes its unit from the
+// first word of the next, but never across a blank line.
+TEST(Claims, AResultWrappedBeforeItsUnitTakesTheUnitFromTheNextLine) {
+    const std::string text = "At 64k the cache takes 65,536 B/token x 65,536 tokens = 4\nGiB, as the table says.";
+    auto claims = find_claims(text);
+    ASSERT_EQ(claims.size(), 1u);
+    const Claim& c = claims[0];
+    expect_well_formed(text, c);
+    EXPECT_TRUE(c.holds) << c.computed_display;
+    EXPECT_EQ(c.sides.back().unit, "GiB");
+    EXPECT_EQ(c.sides.back().text, "4\nGiB");
+
+    const std::string apart = "The cache takes 65,536 B/token x 65,536 tokens = 4\n\nGiB is a unit.";
+    auto across_a_blank_line = find_claims(apart);
+    ASSERT_EQ(across_a_blank_line.size(), 1u);
+    EXPECT_EQ(across_a_blank_line[0].sides.back().unit, "");
+}
+
 TEST(Claims, GiBComparedAtStatedDecimals) {
     auto right = find_claims("65,536 x 65,536 = 4.00 GiB");
     ASSERT_EQ(right.size(), 1u);

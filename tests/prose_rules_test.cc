@@ -47,6 +47,14 @@ TEST(ProseRules, ProseArithmeticTrips) {
     EXPECT_EQ(d.stated, "9.00 GiB");
 }
 
+// A wrong result wrapped before its unit is reported with its figure on one line.
+TEST(ProseRules, AWrappedWrongResultIsShownOnOneLine) {
+    Diagnostic d = diag::prose_arithmetic(Position{"x.yaml", 3, 5}, "65536 x 65536", "4 GiB", "5\n  GiB");
+    EXPECT_EQ(d.message, "65536 x 65536 = 4 GiB, not 5 GiB");
+    EXPECT_EQ(d.stated, "5 GiB");
+    EXPECT_EQ(d.computed, "4 GiB");
+}
+
 TEST(ProseRules, StatementMatchingTheBasisPasses) {
     EXPECT_TRUE(lint_paths({fixture("kv-statement-mismatch/pass")}).diagnostics.empty());
 }
