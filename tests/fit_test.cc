@@ -27,6 +27,7 @@ using kvcat::FitTerms;
 using kvcat::LintResult;
 using kvcat::Model;
 using kvcat::Rational;
+using kvcat::test::contains;
 using kvcat::test::KvcatRunner;
 using kvcat::test::Outcome;
 using kvcat::test::TempDir;
@@ -39,10 +40,6 @@ const Model& model(const LintResult& r, const std::string& id) {
 }
 const Accelerator& card(const LintResult& r, const std::string& id) {
     return *r.records.find(id)->accelerator;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
 }
 
 FitTerms fit(const Model& m, const Accelerator& a, const char* quant, const char* dtype, std::int64_t gpus) {

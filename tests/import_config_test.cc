@@ -30,8 +30,10 @@ using json = nlohmann::json;
 using kvcat::ImportOptions;
 using kvcat::ImportResult;
 using kvcat::LintResult;
+using kvcat::test::contains;
 using kvcat::test::describe;
 using kvcat::test::fixture_path;
+using kvcat::test::flat;
 using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
@@ -47,27 +49,6 @@ ImportOptions options_for(const std::string& file, const std::string& name, doub
     o.total_params_b = total;
     o.active_params_b = active;
     return o;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-
-/// The text with every run of whitespace made one space: prose in a folded block reads
-/// the same wherever its lines wrap.
-std::string flat(const std::string& text) {
-    std::string out;
-    bool space = false;
-    for (char c : text) {
-        if (c == ' ' || c == '\n') {
-            space = true;
-            continue;
-        }
-        if (space && !out.empty()) out += ' ';
-        space = false;
-        out += c;
-    }
-    return out;
 }
 
 /// Prose in a record, wherever its lines wrap.

@@ -33,34 +33,16 @@ using kvcat::ImportOptions;
 using kvcat::ImportResult;
 using kvcat::Model;
 using kvcat::Rational;
+using kvcat::test::contains;
 using kvcat::test::describe;
 using kvcat::test::fixture_path;
+using kvcat::test::flat;
 using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
 
 json load_config(const std::string& name) {
     return kvcat::parse_config_json(read_file(fixture_path("configs/" + name)));
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-
-/// Prose folded over lines reads as one line.
-std::string flat(const std::string& text) {
-    std::string out;
-    bool space = false;
-    for (char c : text) {
-        if (c == ' ' || c == '\n') {
-            space = true;
-            continue;
-        }
-        if (space && !out.empty()) out += ' ';
-        space = false;
-        out += c;
-    }
-    return out;
 }
 
 /// A config imported into a records tree of its own and linted: the record must be clean.

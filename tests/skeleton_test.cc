@@ -29,14 +29,11 @@ using kvcat::LintResult;
 using kvcat::Rational;
 using kvcat::Skeleton;
 using kvcat::SkeletonOptions;
+using kvcat::test::contains;
 using kvcat::test::describe;
 using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-    return haystack.find(needle) != std::string::npos;
-}
 
 /// (rule, key) for a missing key, (rule, "") for any other finding.
 using Finding = std::pair<std::string, std::string>;

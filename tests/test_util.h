@@ -52,6 +52,28 @@ class TempDir {
     fs::path path_;
 };
 
+/// Whether `needle` occurs in `haystack`.
+inline bool contains(std::string_view haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string_view::npos;
+}
+
+/// The text with every run of spaces and line breaks made one space: prose in a folded
+/// block reads the same wherever its lines wrap.
+inline std::string flat(std::string_view text) {
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == ' ' || c == '\n') {
+            space = true;
+            continue;
+        }
+        if (space && !out.empty()) out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
 /// Writes `bytes` exactly (binary, no newline translation), creating parent folders.
 inline void write_file(const fs::path& path, std::string_view bytes) {
     if (path.has_parent_path()) fs::create_directories(path.parent_path());
