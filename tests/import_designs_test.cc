@@ -45,6 +45,15 @@ json load_config(const std::string& name) {
     return kvcat::parse_config_json(read_file(fixture_path("configs/" + name)));
 }
 
+/// `config` imported as model "X" of `params_b` billion parameters, all active, read from `file`.
+ImportResult import_as_x(const json& config, double params_b, const std::string& file = "c.json") {
+    ImportOptions o;
+    o.config_file = file;
+    o.name = "X";
+    o.total_params_b = o.active_params_b = params_b;
+    return kvcat::import_model_config(config, o);
+}
+
 /// A config imported into a records tree of its own and linted: the record must be clean.
 class Imported {
   public:
@@ -154,11 +163,7 @@ TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
 TEST(ImportDesigns, ChunkSizeWithoutAKnownRuleIsRefused) {
     json config = load_config("llama-3.1-8b.json");
     config["attention_chunk_size"] = 8192;
-    ImportOptions o;
-    o.config_file = "c.json";
-    o.name = "X";
-    o.total_params_b = o.active_params_b = 8;
-    ImportResult r = kvcat::import_model_config(config, o);
+    ImportResult r = import_as_x(config, 8);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "attention_chunk_size is set, but no_rope_layers does not say which layers"))
         << r.message();
@@ -224,11 +229,7 @@ TEST(ImportDesigns, AnAllSlidingRowStatesItsWindowAndLintsClean) {
 TEST(ImportDesigns, APatternOfOneWithAWindowIsRefusedNotDropped) {
     json config = load_config("mistral-7b-v0.1.json");
     config["sliding_window_pattern"] = 1;
-    ImportOptions o;
-    o.config_file = "c.json";
-    o.name = "X";
-    o.total_params_b = o.active_params_b = 7;
-    ImportResult r = kvcat::import_model_config(config, o);
+    ImportResult r = import_as_x(config, 7);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(),
                          "sliding_window_pattern is 1, which makes every layer global, yet "
@@ -369,11 +370,7 @@ TEST(ImportDesigns, FalconH1HasAttentionAndMamba2InEveryLayer) {
 TEST(ImportDesigns, FalconH1WhoseInnerWidthIsNotHeadsTimesWidthIsRefused) {
     json config = load_config("falcon-h1-1.5b.json");
     config["mamba_d_ssm"] = 4096;
-    ImportOptions o;
-    o.config_file = "c.json";
-    o.name = "X";
-    o.total_params_b = o.active_params_b = 1.5;
-    ImportResult r = kvcat::import_model_config(config, o);
+    ImportResult r = import_as_x(config, 1.5);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "mamba_d_ssm 4096 is not mamba_n_heads 48 x mamba_d_head 64")) << r.message();
 }
@@ -485,11 +482,7 @@ TEST(ImportDesigns, JambaPaperKvCacheAt256kTokensIn16Bit) {
 ImportResult import_edited(const std::string& fixture, const std::function<void(json&)>& edit) {
     json config = load_config(fixture);
     edit(config);
-    ImportOptions o;
-    o.config_file = fixture;
-    o.name = "X";
-    o.total_params_b = o.active_params_b = 10;
-    return kvcat::import_model_config(config, o);
+    return import_as_x(config, 10, fixture);
 }
 
 TEST(ImportDesigns, BrokenLayoutKeysAreNamedWithWhatWasExpected) {
@@ -574,11 +567,7 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
             }
         }
         // The table's "read" is what the import looks at: every key consulted is listed as read.
-        ImportOptions o;
-        o.config_file = entry.path().filename().string();
-        o.name = "X";
-        o.total_params_b = o.active_params_b = 1;
-        for (const auto& key : kvcat::import_model_config(config, o).keys_read) {
+        for (const auto& key : import_as_x(config, 1, entry.path().filename().string()).keys_read) {
             const kvcat::ConfigKey* k = kvcat::find_config_key(key);
             EXPECT_TRUE(k && k->use == kvcat::KeyUse::read)
                 << entry.path().filename() << ": the import reads '" << key << "', which the table does not list "
@@ -619,11 +608,7 @@ TEST(ConfigKeys, DeepSeekV4CompressedAttentionIsRefusedByName) {
 TEST(ConfigKeys, AnUnknownKeyThatLooksCacheRelevantIsRefusedAnOtherIsNamedInTheNotes) {
     json config = load_config("llama-3.1-8b.json");
     config["global_kv_window_layers"] = 4;
-    ImportOptions o;
-    o.config_file = "c.json";
-    o.name = "X";
-    o.total_params_b = o.active_params_b = 8;
-    ImportResult r = kvcat::import_model_config(config, o);
+    ImportResult r = import_as_x(config, 8);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(),
                          "global_kv_window_layers is a key kvcat does not know, and its name says it "
@@ -632,7 +617,7 @@ TEST(ConfigKeys, AnUnknownKeyThatLooksCacheRelevantIsRefusedAnOtherIsNamedInTheN
 
     config.erase("global_kv_window_layers");
     config["favourite_colour"] = "teal";
-    ImportResult quiet = kvcat::import_model_config(config, o);
+    ImportResult quiet = import_as_x(config, 8);
     ASSERT_TRUE(quiet.ok()) << quiet.message();
     EXPECT_TRUE(contains(flat(quiet.text),
                          "Keys kvcat does not know, taken as not bearing on the cache because their "
