@@ -21,6 +21,9 @@
 //  - a chain inside parentheses whose result follows the ')':
 //    "(64 x 24 heads x 256 x 2 x 2) would be 1,572,864 B/token";
 //  - a figure before its chain, "8.3 GB (8 entries x 1.1k tokens x 128 KB)": never wrong;
+//  - a result followed by a line that opens with an operator, which carries the chain on
+//    from that result: "= 2,048 bytes" then "x 80 layers = 163,840 bytes";
+//  - inline math, "$64 \times 4096 = 262144$" and "$$...$$", read like the text around it;
 //  - a ratio "<N>x [up to 5 words] (<expression>)": "a 4.0x reduction (262144/65536)".
 // Units on operands are carried (KiB x count is KiB; "13B x 2 bytes" is 26 GB; bits are
 // eighths of a byte), KB..TB hold in either the SI or the binary reading, "k" after a number
@@ -62,7 +65,12 @@ struct ClaimSide {
     /// the plain number otherwise, the value of an expression (operands in bytes when they
     /// carry a byte unit). Rational() (0) when it does not fit in 64 bits or divides by zero.
     Rational value;
-    bool is_expression() const { return factors.size() > 1; }
+    /// '*' or '/' for a line that opens with an operator and carries the chain on from the
+    /// value reached so far ("= 2,048 bytes" then "x 80 layers = 163,840 bytes"): the side is
+    /// that value, this operator, then `factors`; `text` starts at the operator and `value`
+    /// is that of `factors` alone. 0 for every other side.
+    char carried = 0;
+    bool is_expression() const { return factors.size() > 1 || carried != 0; }
 };
 
 struct Claim {
