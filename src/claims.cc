@@ -148,8 +148,14 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
     if (auto slash = word.find('/'); slash != std::string_view::npos) {
         base = word.substr(0, slash);
         suffix = word.substr(slash + 1);
-        if (suffix != "token" && suffix != "tok") return std::nullopt;
+        // "B/token", and "KiB/token/request": per token, of one request
+        if (suffix != "token" && suffix != "tok" && !suffix.starts_with("token/")) return std::nullopt;
     }
+    // Units spelled out ("64 kibibytes", "2 gigabytes"), singular or plural.
+    static constexpr std::pair<std::string_view, std::string_view> kSpelled[] = {
+        {"kilobyte", "KB"},  {"megabyte", "MB"},  {"gigabyte", "GB"},  {"terabyte", "TB"},
+        {"kibibyte", "KiB"}, {"mebibyte", "MiB"}, {"gibibyte", "GiB"}, {"tebibyte", "TiB"},
+    };
     std::string out;
     if (base == "B" || equal_ignoring_case(base, "byte") || equal_ignoring_case(base, "bytes")) {
         out = "B";
@@ -158,8 +164,14 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
         out = std::string(base);
     } else if (base == "kB") {
         out = "KB";
+    } else if (base == "kiB") {
+        out = "KiB";  // a common spelling of KiB; "ki" is only ever binary
     } else {
-        return std::nullopt;
+        for (auto [spelled, unit] : kSpelled) {
+            std::string_view singular = base.ends_with('s') ? base.substr(0, base.size() - 1) : base;
+            if (equal_ignoring_case(singular, spelled)) out = std::string(unit);
+        }
+        if (out.empty()) return std::nullopt;
     }
     if (!suffix.empty()) out += "/token";
     for (std::string_view canon : kCanonicalUnits) {
@@ -191,8 +203,8 @@ struct GluedUnit {
 
 /// A unit written against its number ("10,240B/token", "1.00GiB"), starting at i.
 std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
-    static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB",
-                                                  "KB",    "kB",   "MB",  "GB",  "TB",  "B"};
+    static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB", "KB",
+                                                  "kiB",   "kB",   "MB",  "GB",  "TB",  "B"};
     for (std::string_view u : kUnits) {
         if (s.substr(i, u.size()) != u) continue;
         std::size_t end = i + u.size();
@@ -282,10 +294,11 @@ bool clean_left(std::string_view s, std::size_t i) {
     unsigned char p = byte_at(s, i - 1);
     if (p < 0x80) {
         switch (p) {
+            case '+':
+                return i >= 2 && is_digit(byte_at(s, i - 2));  // "16*4+8": a sum written tight
             case '.':
             case ',':
             case '-':
-            case '+':
             case '%':
             case '#':
             case '^':
@@ -481,7 +494,8 @@ class Tokenizer {
                 }
                 break;
             case '+':
-                if (spaced(i, i + 1)) {
+                // "a + b", and "4+8" between digits; "K+V" is a word
+                if (spaced(i, i + 1) || (i > 0 && is_digit(byte_at(s_, i - 1)) && is_digit(next))) {
                     push(Kind::plus, i, i + 1);
                     return i + 1;
                 }
@@ -670,6 +684,8 @@ class Tokenizer {
                 list = true;  // "3,7,...", "1234,567"
             } else if (c == '%') {
                 as_word = true;
+            } else if (c == '+' && is_digit(byte_at(s_, num_end + 1))) {
+                // "4+8": a sum written tight, read by punctuation()
             } else if ((c == ':' || c == '^') && is_word_byte(s_, num_end + 1)) {
                 // "12:30", "2^30": not plain numbers
                 std::size_t w = scan_word_end(s_, num_end + 1);

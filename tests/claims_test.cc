@@ -854,6 +854,22 @@ TEST(Claims, ResultMarkersAndOperatorSpellings) {
     EXPECT_EQ(only_claim("2 x 8 x 128 x 2: 8,192 bytes").verdict, Verdict::wrong);
 }
 
+// Forms met in the prose corpus (tests/prose-corpus/), where each passage has its address.
+TEST(Claims, UnitsSpelledOutOrPerRequestAndSumsWrittenTight) {
+    EXPECT_EQ(only_claim("65_536 bytes is 64 * 1024 is 64 kibibytes").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("248,832,000 bytes * 60 = 14.93 gigabytes").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("2 x 65,536 = 128 KiB/token/request").verdict, Verdict::holds);
+    Claim kib = only_claim("128 * 2048 * 2 = 524,288 = 524kiB");
+    EXPECT_EQ(kib.verdict, Verdict::wrong);
+    EXPECT_EQ(kib.computed_display, "512 KiB");
+    Claim tight = only_claim("(16*4+8) bytes = 132 bytes");
+    EXPECT_EQ(tight.verdict, Verdict::wrong);
+    EXPECT_EQ(tight.computed_display, "72");
+    // Between letters a '+' joins a word, and a sign is no operand.
+    EXPECT_TRUE(find_claims("K+V = 2 tensors").empty());
+    EXPECT_TRUE(find_claims("a +3 = 3 offset").empty());
+}
+
 TEST(Claims, APowerIsShownAsWritten) {
     Claim c = only_claim("3 x 1024\xC2\xB2 = 4 MiB");
     EXPECT_EQ(c.verdict, Verdict::wrong);
