@@ -148,8 +148,14 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
     if (auto slash = word.find('/'); slash != std::string_view::npos) {
         base = word.substr(0, slash);
         suffix = word.substr(slash + 1);
-        if (suffix != "token" && suffix != "tok") return std::nullopt;
+        // "B/token", and "KiB/token/request": per token, of one request
+        if (suffix != "token" && suffix != "tok" && !suffix.starts_with("token/")) return std::nullopt;
     }
+    // Units spelled out ("64 kibibytes", "2 gigabytes"), singular or plural.
+    static constexpr std::pair<std::string_view, std::string_view> kSpelled[] = {
+        {"kilobyte", "KB"},  {"megabyte", "MB"},  {"gigabyte", "GB"},  {"terabyte", "TB"},
+        {"kibibyte", "KiB"}, {"mebibyte", "MiB"}, {"gibibyte", "GiB"}, {"tebibyte", "TiB"},
+    };
     std::string out;
     if (base == "B" || equal_ignoring_case(base, "byte") || equal_ignoring_case(base, "bytes")) {
         out = "B";
@@ -158,8 +164,14 @@ std::optional<std::string_view> canonical_unit(std::string_view word) {
         out = std::string(base);
     } else if (base == "kB") {
         out = "KB";
+    } else if (base == "kiB") {
+        out = "KiB";  // a common spelling of KiB; "ki" is only ever binary
     } else {
-        return std::nullopt;
+        for (auto [spelled, unit] : kSpelled) {
+            std::string_view singular = base.ends_with('s') ? base.substr(0, base.size() - 1) : base;
+            if (equal_ignoring_case(singular, spelled)) out = std::string(unit);
+        }
+        if (out.empty()) return std::nullopt;
     }
     if (!suffix.empty()) out += "/token";
     for (std::string_view canon : kCanonicalUnits) {
@@ -191,8 +203,8 @@ struct GluedUnit {
 
 /// A unit written against its number ("10,240B/token", "1.00GiB"), starting at i.
 std::optional<GluedUnit> match_glued_unit(std::string_view s, std::size_t i) {
-    static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB",
-                                                  "KB",    "kB",   "MB",  "GB",  "TB",  "B"};
+    static constexpr std::string_view kUnits[] = {"bytes", "byte", "KiB", "MiB", "GiB", "TiB", "KB",
+                                                  "kiB",   "kB",   "MB",  "GB",  "TB",  "B"};
     for (std::string_view u : kUnits) {
         if (s.substr(i, u.size()) != u) continue;
         std::size_t end = i + u.size();
@@ -258,6 +270,22 @@ std::string plain_digits(std::string_view s) {
     return out;
 }
 
+/// A number as the recomputed expression shows it: without thousands separators, with a
+/// superscript power kept ("1024²" stays "1024²", not "1024").
+std::string shown_number(std::string_view s) {
+    std::string out;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        unsigned char c = static_cast<unsigned char>(s[k]);
+        if (c == 0xC2 && k + 1 < s.size() && (byte_at(s, k + 1) == 0xB2 || byte_at(s, k + 1) == 0xB3)) {
+            out += s.substr(k, 2);
+            ++k;
+        } else if (c != ',' && c != '{' && c != '}' && c != ' ' && c < 0x80) {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 /// Whether a number starting at i has an acceptable left neighbour. Rejects numbers
 /// glued to punctuation that makes them part of something else: "3,7", "v1.2", "-3",
 /// "~4", "12:30", "#5", "$3".
@@ -266,10 +294,11 @@ bool clean_left(std::string_view s, std::size_t i) {
     unsigned char p = byte_at(s, i - 1);
     if (p < 0x80) {
         switch (p) {
+            case '+':
+                return i >= 2 && is_digit(byte_at(s, i - 2));  // "16*4+8": a sum written tight
             case '.':
             case ',':
             case '-':
-            case '+':
             case '%':
             case '#':
             case '^':
@@ -389,6 +418,39 @@ class Tokenizer {
         out_.tokens.push_back(t);
     }
 
+    /// Where the math span opened by the delimiter of `len` bytes at i closes, if it is one.
+    /// As Markdown reads TeX: an inline "$" is followed by a non-blank, and its closing "$",
+    /// on the same line, follows a non-blank and is not followed by a digit, so "$3 and $5"
+    /// and "$3-$5" are prices; "$$" (which a line end may follow) closes at the next "$$"
+    /// before a blank line. Where the
+    /// last search stopped is remembered, so no byte is searched twice.
+    std::optional<std::size_t> math_close(std::size_t i, std::size_t len) {
+        const std::size_t from = i + len + 1;
+        if (i + len >= s_.size() || (len == 1 && is_ascii_space(byte_at(s_, i + len)))) return std::nullopt;
+        Search& search = len == 1 ? inline_search_ : display_search_;
+        if (!(search.valid && search.from <= from && from <= search.stop)) {
+            search = Search{true, from, s_.size(), false};
+            for (std::size_t k = from; k < s_.size(); ++k) {
+                unsigned char c = byte_at(s_, k);
+                if (c == '\n' && (len == 1 || byte_at(s_, k + 1) == '\n')) {
+                    search.stop = k;
+                    break;
+                }
+                if (c != '$') continue;
+                bool closes = len == 2 ? byte_at(s_, k + 1) == '$'
+                                       : !is_ascii_space(byte_at(s_, k - 1)) && byte_at(s_, k - 1) != '\\' &&
+                                             !is_digit(byte_at(s_, k + 1)) && byte_at(s_, k + 1) != '$';
+                if (closes) {
+                    search.stop = k;
+                    search.found = true;
+                    break;
+                }
+            }
+        }
+        if (!search.found || search.stop < from) return std::nullopt;
+        return search.stop;
+    }
+
     /// "#" or "//" followed by a blank, or by a lone line end.
     bool continuation_marker(std::size_t i) const {
         std::size_t len = byte_at(s_, i) == '#' ? 1 : (s_.substr(i, 2) == "//" ? 2 : 0);
@@ -432,7 +494,8 @@ class Tokenizer {
                 }
                 break;
             case '+':
-                if (spaced(i, i + 1)) {
+                // "a + b", and "4+8" between digits; "K+V" is a word
+                if (spaced(i, i + 1) || (i > 0 && is_digit(byte_at(s_, i - 1)) && is_digit(next))) {
                     push(Kind::plus, i, i + 1);
                     return i + 1;
                 }
@@ -440,6 +503,19 @@ class Tokenizer {
             case ':':
                 push(Kind::colon, i, i + 1);
                 return i + 1;
+            case '$': {
+                // Inline math "$64 \times 4096 = 262144$" and display math "$$...$$": the
+                // delimiters are punctuation, and a number may follow the opening one.
+                std::size_t len = next == '$' ? 2 : 1;
+                if (i == math_close_) {
+                    math_close_ = std::string_view::npos;
+                } else if (auto close = math_close(i, len)) {
+                    math_close_ = *close;
+                    math_open_end_ = i + len;
+                }
+                push(Kind::punct, i, i + len);
+                return i + len;
+            }
             case '\\':
                 // LaTeX operators: "\times", "\cdot", "\div".
                 for (auto [name, op] :
@@ -608,6 +684,8 @@ class Tokenizer {
                 list = true;  // "3,7,...", "1234,567"
             } else if (c == '%') {
                 as_word = true;
+            } else if (c == '+' && is_digit(byte_at(s_, num_end + 1))) {
+                // "4+8": a sum written tight, read by punctuation()
             } else if ((c == ':' || c == '^') && is_word_byte(s_, num_end + 1)) {
                 // "12:30", "2^30": not plain numbers
                 std::size_t w = scan_word_end(s_, num_end + 1);
@@ -634,7 +712,7 @@ class Tokenizer {
         num.decimals = exponent > 0 ? 0 : decimals;
         num.approx = approx_before(i);
         const bool leading_zero = byte_at(s_, i) == '0' && (int_len > 1 || grouped);
-        num.usable = clean_left(s_, i) && !list && !leading_zero;
+        num.usable = (clean_left(s_, i) || i == math_open_end_) && !list && !leading_zero;
         if (decimals <= kMaxDecimals) num.value = Rational::parse(plain_digits(s_.substr(i, digits_end - i)));
         if (num.value && exponent > 0)
             num.value = raise(ten_power ? Rational(10) : *num.value, exponent, ten_power ? *num.value : Rational(1));
@@ -647,6 +725,18 @@ class Tokenizer {
     std::string_view s_;
     Tokens out_;
     bool line_start_ = true;
+    /// The last search for a closing math delimiter: from `from`, it stopped at `stop`, a
+    /// closing delimiter when `found`, else a line end (a blank line for "$$") or the end.
+    struct Search {
+        bool valid = false;
+        std::size_t from = 0;
+        std::size_t stop = 0;
+        bool found = false;
+    };
+    Search inline_search_;
+    Search display_search_;
+    std::size_t math_open_end_ = std::string_view::npos;  ///< just past the last opening math delimiter
+    std::size_t math_close_ = std::string_view::npos;     ///< where the open math span closes
 };
 
 // ---------------------------------------------------------------------------------
@@ -690,6 +780,7 @@ struct Expr {
     std::vector<Leaf> leaves;
     std::vector<char> ops;     ///< binary operators in written order (leaves.size() - 1 of them)
     std::string shown;         ///< "320 KiB x 32768", "(16 x 4 + 5 x 8) x 2"
+    std::string shown_units;   ///< the same with byte units kept too: "1 byte x 3"
     std::size_t after = 0;     ///< token index where a link may follow (after filler)
     std::size_t last = 0;      ///< last token of the expression proper (a number or ')')
     std::size_t last_end = 0;  ///< byte end of the last operand with its unit
@@ -709,6 +800,7 @@ struct SideParse {
     std::size_t begin = 0;  ///< byte span
     std::size_t end = 0;
     std::size_t next = 0;  ///< token index after the side (after trailing filler for chains)
+    char carried = 0;      ///< '*' or '/': a line opening with an operator carries the chain on
 };
 
 /// An exact value and how many byte units it carries (1 for bytes, 0 for a count).
@@ -905,13 +997,18 @@ class Parser {
             if (kind(q) == Kind::word && same_line(q) &&
                 (text(q) == "tokens" || text(q) == "token" || text(q) == "tok"))
                 leaf.tokens = true;
-            std::string shown = plain_digits(s_.substr(t_[p].begin, n.num_end - t_[p].begin));
+            std::string shown = shown_number(s_.substr(t_[p].begin, n.num_end - t_[p].begin));
             if (n.suffix) shown += n.suffix;
-            if (n.glued_b)
+            std::string with_unit = shown;  // "1 byte", "8 bits": the unit as written
+            if (n.glued_b) {
                 shown += "B";
-            else if (!leaf.unit.empty() && leaf.unit != "B" && leaf.unit != "B/token")
-                shown += " " + std::string(leaf.unit);
+                with_unit += "B";
+            } else if (!leaf.unit.empty()) {
+                if (leaf.unit != "B" && leaf.unit != "B/token") shown += " " + std::string(leaf.unit);
+                with_unit += " " + std::string(n.unit.empty() ? text(q - 1) : leaf.unit);
+            }
             e.shown += shown;
+            e.shown_units += with_unit;
             e.rpn.push_back(Step{0, e.leaves.size()});
             e.leaves.push_back(leaf);
             e.last = p;
@@ -932,6 +1029,7 @@ class Parser {
         e.ops.insert(e.ops.end(), inner.ops.begin(), inner.ops.end());
         bool keep_parens = inner.sum || (!e.ops.empty() && e.ops.back() == '/') || kind(q + 1) == Kind::pow;
         e.shown += keep_parens ? "(" + inner.shown + ")" : inner.shown;
+        e.shown_units += keep_parens ? "(" + inner.shown_units + ")" : inner.shown_units;
         e.approx = e.approx || inner.approx;
         e.last = q;
         e.last_end = t_[q].end;
@@ -945,9 +1043,10 @@ class Parser {
         if (kind(p) == Kind::pow && is_factor(p + 1) && num(p + 1).value && num(p + 1).value->is_integer() &&
             num(p + 1).value->num() <= 64 && num(p + 1).unit.empty() && !num(p + 1).suffix) {
             e.ops.push_back('^');
-            e.shown += "^";
             std::size_t q = p + 1;
-            e.shown += plain_digits(s_.substr(t_[q].begin, num(q).num_end - t_[q].begin));
+            std::string exponent = "^" + plain_digits(s_.substr(t_[q].begin, num(q).num_end - t_[q].begin));
+            e.shown += exponent;
+            e.shown_units += exponent;
             e.rpn.push_back(Step{0, e.leaves.size()});
             e.leaves.push_back(Leaf{q, {}, false});
             e.rpn.push_back(Step{'^', 0});
@@ -976,6 +1075,7 @@ class Parser {
             }
             e.ops.push_back(op);
             e.shown += op == '*' ? " x " : " / ";
+            e.shown_units += op == '*' ? " x " : " / ";
             if (!power(q, e, depth, result)) {
                 e.incomplete = true;
                 return true;
@@ -999,6 +1099,7 @@ class Parser {
             }
             e.ops.push_back(op);
             e.shown += op == '+' ? " + " : " - ";
+            e.shown_units += op == '+' ? " + " : " - ";
             e.sum = true;
             if (!term(q, e, depth, result)) {
                 e.incomplete = true;
@@ -1145,6 +1246,20 @@ class Parser {
         return std::vector<SideParse>{std::move(first), std::move(expr)};
     }
 
+    /// A line that opens with an operator right after a stated result and goes on to a result
+    /// of its own: "= 2,048 bytes" then "x 80 layers = 163,840 bytes" multiplies 2,048 by 80.
+    std::optional<SideParse> carried_line(std::size_t i) const {
+        if (!is_op(i) || !on_the_next_line(i)) return std::nullopt;
+        std::size_t q = skip_approx(i + 1);
+        if (!is_operand_start(q)) return std::nullopt;
+        auto e = parse_expr(q, true);
+        if (!e || e->incomplete || e->too_long || e->sum || !link_at(e->after, true)) return std::nullopt;
+        SideParse side = expression_side(std::move(*e));
+        side.begin = t_[i].begin;
+        side.carried = kind(i) == Kind::mul ? '*' : '/';
+        return side;
+    }
+
     /// Whether the token at k is the right operand of an operator ("n x 2", "a + (b)").
     bool operand_of_larger(std::size_t k) const {
         if (k < 2) return false;
@@ -1232,7 +1347,22 @@ class Parser {
             // ends the claim; the factor that leads to it is not written.
             if (sides.size() >= 2 && !side->expression && qualified_elsewhere(side->next)) break;
             link = link_at(side->next, side->expression);
+            const bool stated = !side->expression;
+            const std::size_t after = side->next;
             sides.push_back(std::move(*side));
+            if (!link && stated && sides.size() + 2 <= kMaxSides) {
+                if (auto carried = carried_line(after)) {
+                    link = link_at(carried->next, true);
+                    sides.push_back(std::move(*carried));
+                }
+            }
+        }
+        // A carried line whose result could not be read adds nothing, and one only counts
+        // after the expression it carries on.
+        if (sides.back().carried) sides.pop_back();
+        for (std::size_t k = 0; k < sides.size(); ++k) {
+            if (sides[k].carried) sides.resize(k);
+            if (k >= sides.size() || sides[k].expression) break;
         }
 
         if (sides.size() < 2) return std::nullopt;
@@ -1248,7 +1378,7 @@ class Parser {
             sides[1].expr.leaves.size() == sides[0].expr.leaves.size())
             return std::nullopt;
         bool any_expression = false;
-        for (const auto& side : sides) any_expression = any_expression || side.expression;
+        for (const auto& side : sides) any_expression = any_expression || (side.expression && !side.carried);
         if (!any_expression) return std::nullopt;
         // For expression sides `next` may include trailing filler; resume after the
         // last number instead so that nothing the claim did not use is skipped.
@@ -1426,6 +1556,7 @@ class Parser {
         }
         side.unit = p.unit;
         side.decimals = p.decimals;
+        side.carried = p.carried;
         try {
             if (p.expression) {
                 side.value = evaluate(p.expr, 0).v;
@@ -1436,6 +1567,125 @@ class Parser {
             side.value = Rational();  // does not fit: left at 0 (see claims.h)
         }
         return side;
+    }
+
+    /// One reading of a claim walked side by side from its recomputed expression.
+    struct Walk {
+        std::size_t wrong_side = 0;  ///< the first side that disagrees; sides.size() when none does
+        Rational value;              ///< the value compared with that side (the last one reached if none)
+        std::string expression;      ///< the chain that gave `value`: "2048 x 80" after a carried line
+        std::string whole;           ///< the recomputed chain with every carried line: "8 x 128 x 2 x 80"
+        bool carried = false;        ///< `value` comes after a carried line or a side that goes on
+    };
+
+    Walk walk(const std::vector<SideParse>& sides, std::size_t ref, unsigned reading) const {
+        const Expr& e = sides[ref].expr;
+        Walk w;
+        w.value = evaluate(e, reading).v;
+        w.expression = e.shown;
+        w.whole = e.shown;
+        for (std::size_t k = 0; k < sides.size(); ++k) {
+            if (k == ref) continue;
+            const SideParse& side = sides[k];
+            if (k > ref && side.carried) {
+                // "= 2,048 bytes" then "x 80 layers = ...": the chain goes on from the value
+                Rational rest = evaluate(side.expr, reading).v;
+                std::string op = side.carried == '*' ? " x " : " / ";
+                bool group = side.carried == '/' && side.expr.leaves.size() > 1;
+                std::string rest_shown = group ? "(" + side.expr.shown + ")" : side.expr.shown;
+                std::string before = w.value.is_integer() ? std::to_string(w.value.num()) : plain_display(w.value);
+                w.expression = before + op + rest_shown;
+                w.whole = (e.sum && !w.carried ? "(" + w.whole + ")" : w.whole) + op + rest_shown;
+                w.value = side.carried == '*' ? w.value * rest : w.value / rest;
+                w.carried = true;
+                continue;
+            }
+            if (k > ref && side.expression && continues(w.value, side, reading)) {
+                // "= 10,296 B/tok x 1,430,656 tok = 13.7 GiB": the chain goes on from the
+                // figure just reached.
+                w.value = evaluate(side.expr, reading).v;
+                w.expression = side.expr.shown;
+                w.carried = true;
+                continue;
+            }
+            if (!agrees(w.value, side, reading)) {
+                w.wrong_side = k;
+                return w;
+            }
+        }
+        w.wrong_side = sides.size();
+        return w;
+    }
+
+    /// Whether `computed` reads as zero in the unit of the stated side at its digits
+    /// ("3 bytes" is 0.0 TB).
+    bool rounds_to_zero(const Rational& computed, const SideParse& side, unsigned reading) const {
+        if (side.expression || computed.is_zero() || exact_side(side, reading)) return false;
+        try {
+            return (computed / stated_scale(side, reading)).round_scaled(side.decimals) == 0;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+    /// `computed` in the smallest byte unit an operand of `e` is written in ("3 bytes",
+    /// "640 KiB", "24 bits"), or nullopt when no operand has a byte unit.
+    std::optional<std::string> in_operand_unit(const Rational& computed, const Expr& e, unsigned reading) const {
+        const bool billions = billions_in(e, n_, t_);
+        std::string_view unit;
+        Rational scale;
+        for (const Leaf& leaf : e.leaves) {
+            if (!is_byte_unit(leaf.unit) || (billions && num(leaf.tok).glued_b)) continue;
+            Rational leaf_scale = unit_scale(leaf.unit, reading & kBinaryOperandUnits);
+            if (unit.empty() || leaf_scale < scale) {
+                unit = leaf.unit;
+                scale = leaf_scale;
+            }
+        }
+        if (unit.empty()) return std::nullopt;
+        Rational v = computed / scale;
+        const bool one = v == Rational(1);
+        std::string_view base = unit.substr(0, unit.find('/'));
+        std::string name = unit == "bit" ? (one ? "bit" : "bits")
+                           : base == "B" ? (one ? "byte" : "bytes")
+                                         : std::string(base);
+        if (unit.find('/') != std::string_view::npos) name += "/token";
+        return plain_display(v) + " " + name;
+    }
+
+    /// Sets the claim's expression and computed figure from a walk: the figure as the side it
+    /// is compared with states it, or in the operands' unit when it would read as zero there.
+    void show(Claim& claim, const Walk& w, const std::vector<SideParse>& sides, std::size_t ref, std::size_t k,
+              unsigned reading) const {
+        claim.expression = w.wrong_side < sides.size() ? w.expression : w.whole;
+        claim.computed_display = display_like(w.value, sides[k], reading);
+        if (w.carried || !rounds_to_zero(w.value, sides[k], reading)) return;
+        if (auto shown = in_operand_unit(w.value, sides[ref].expr, reading)) {
+            claim.expression = sides[ref].expr.shown_units;
+            claim.computed_display = *shown;
+        }
+    }
+
+    /// For a chain of bare numbers read as bytes against a figure in KB..TB: the unit step
+    /// (1000 or 1024) that would make it agree at the figure's last stated digit, or 0.
+    /// "960 x 36 = 34.6 MB" is 0.03456 MB as bytes and 34.56 MB a step up: its operands were
+    /// in KB, a unit the source implies and does not write.
+    std::int64_t unit_step_off(const Rational& bytes, const SideParse& side) const {
+        const Number& n = num(side.tok);
+        if (!n.value) return 0;
+        try {
+            Rational digit(1);
+            for (int d = 0; d < side.decimals; ++d) digit = digit / Rational(10);
+            for (unsigned reading : {0u, kBinaryResultUnits}) {
+                Rational in_unit = bytes / stated_scale(side, reading);
+                for (std::int64_t step : {1000, 1024}) {
+                    Rational v = in_unit * Rational(step);
+                    if (v - *n.value <= digit && *n.value - v <= digit) return step;
+                }
+            }
+        } catch (const std::exception&) {
+        }
+        return 0;
     }
 
     /// Why the units of a claim cannot be read with certainty, or "" when they can.
@@ -1450,25 +1700,40 @@ class Parser {
         bool counts_tokens = false;
         bool scaled_operand = false;
         bool bits = false;
-        for (const Leaf& leaf : e.leaves) {
-            counts_tokens = counts_tokens || leaf.tokens;
-            bits = bits || leaf.unit == "bit";
-            if (is_byte_unit(leaf.unit) && unit_scale(leaf.unit, false) != Rational(1)) scaled_operand = true;
-        }
+        auto note_leaves = [&](const Expr& x) {
+            for (const Leaf& leaf : x.leaves) {
+                counts_tokens = counts_tokens || leaf.tokens;
+                bits = bits || leaf.unit == "bit";
+                if (is_byte_unit(leaf.unit) && unit_scale(leaf.unit, false) != Rational(1)) scaled_operand = true;
+            }
+        };
+        note_leaves(e);
+        int dim = q.dim;  // the byte power of the value reached, which a carried line changes
         for (std::size_t k = 0; k < sides.size(); ++k) {
             if (k == ref) continue;
             const SideParse& side = sides[k];
+            if (side.carried) {
+                int rest = 0;
+                try {
+                    rest = evaluate(side.expr, 0).dim;
+                } catch (const UnlikeUnits&) {
+                    return "it adds numbers in different units";
+                }
+                dim = side.carried == '*' ? dim + rest : dim - rest;
+                note_leaves(side.expr);
+                continue;
+            }
             if (side.expression) {
                 Quantity other = evaluate(side.expr, 0);
-                if (other.dim != q.dim && other.dim != 0 && q.dim != 0) return "its sides are in different units";
+                if (other.dim != dim && other.dim != 0 && dim != 0) return "its sides are in different units";
                 continue;
             }
             bool bytes = is_byte_unit(side.unit) && !num(side.tok).glued_b;
-            if (q.dim < 0 || q.dim > 1) return "the operands' units do not multiply to bytes or a count";
-            if (bytes && q.dim == 0 && counts_tokens)
+            if (dim < 0 || dim > 1) return "the operands' units do not multiply to bytes or a count";
+            if (bytes && dim == 0 && counts_tokens)
                 return "a count of tokens gives bytes only with a size per token, and none is "
                        "stated";
-            if (!bytes && side.unit != "B" && q.dim == 1 && (scaled_operand || bits))
+            if (!bytes && side.unit != "B" && dim == 1 && (scaled_operand || bits))
                 return "the result has no unit while an operand is in " +
                        std::string(bits ? "bits" : "a scaled byte unit");
         }
@@ -1484,7 +1749,7 @@ class Parser {
         for (const auto& side : sides) claim.sides.push_back(to_claim_side(side));
 
         std::size_t ref = 0;
-        while (!sides[ref].expression) ++ref;
+        while (!sides[ref].expression || sides[ref].carried) ++ref;
         claim.expression = sides[ref].expr.shown;
         std::size_t first_other = ref == 0 ? 1 : 0;
         std::size_t last_other = ref == sides.size() - 1 ? sides.size() - 2 : sides.size() - 1;
@@ -1520,7 +1785,8 @@ class Parser {
             return claim;
         }
         try {
-            claim.computed_display = display_like(computed, sides[last_other], 0);
+            Walk w = walk(sides, ref, 0);
+            show(claim, w, sides, ref, w.wrong_side < sides.size() ? w.wrong_side : last_other, 0);
         } catch (const std::exception&) {
             claim.computed_display = plain_display(computed);
         }
@@ -1534,9 +1800,9 @@ class Parser {
         // readings that take KB/MB/GB/TB as powers of 1024 last.
         struct Outcome {
             unsigned reading = 0;
-            std::size_t wrong_side = 0;  ///< sides.size() when every side agrees
+            std::size_t wrong_side = 0;
             double distance = 0;
-            std::string display;
+            Walk walk;
         };
         std::optional<Outcome> best_wrong;
         std::optional<unsigned> holding;
@@ -1549,27 +1815,17 @@ class Parser {
                 if (binary_units != (pass == 1)) continue;
                 if ((reading & kInResultUnit) && !bare_chain) continue;
                 try {
-                    Rational value = evaluate(sides[ref].expr, reading).v;
-                    std::size_t k = 0;
-                    for (; k < sides.size(); ++k) {
-                        if (k == ref) continue;
-                        if (k > ref && sides[k].expression && continues(value, sides[k], reading)) {
-                            // "= 10,296 B/tok x 1,430,656 tok = 13.7 GiB": the chain goes on
-                            // from the figure just reached.
-                            value = evaluate(sides[k].expr, reading).v;
-                            continue;
-                        }
-                        if (!agrees(value, sides[k], reading)) break;
-                    }
+                    Walk w = walk(sides, ref, reading);
+                    const std::size_t k = w.wrong_side;
                     if (k == sides.size()) {
                         holding = reading;
                         break;
                     }
-                    Outcome o{reading, k, 0, display_like(value, sides[k], reading)};
+                    Outcome o{reading, k, 0, w};
                     if (!sides[k].expression && num(sides[k].tok).value) {
                         double stated =
                             num(sides[k].tok).value->to_double() * stated_scale(sides[k], reading).to_double();
-                        double v = value.to_double();
+                        double v = w.value.to_double();
                         o.distance = (stated > 0 && v > 0) ? std::abs(std::log(v / stated)) : 1e300;
                     }
                     // The reading that gets furthest is the one reported; at the same side the
@@ -1589,8 +1845,7 @@ class Parser {
         }
         if (holding && !(*holding & (kBinaryOperandUnits | kBinaryResultUnits))) {
             try {
-                claim.computed_display =
-                    display_like(evaluate(sides[ref].expr, *holding).v, sides[last_other], *holding);
+                show(claim, walk(sides, ref, *holding), sides, ref, last_other, *holding);
             } catch (const std::exception&) {
             }
         }
@@ -1616,20 +1871,31 @@ class Parser {
                                   : "stated as an approximation");
             return claim;
         }
+        const SideParse& off = sides[best_wrong->wrong_side];
+        const std::string off_text(s_.substr(off.begin, off.end - off.begin));
+        const bool bare_against_scaled = !off.expression && !best_wrong->walk.carried &&
+                                         evaluate(sides[ref].expr, 0).dim == 0 && !unit_info(off.unit).exact;
         // A chain of bare numbers against a figure in KB..TB that is off by a factor of a
         // thousand or more has lost a unit on the way ("8,000 tokens x 1 user -> 1 GB").
-        if (best_wrong->distance > kThousandfold && !sides[best_wrong->wrong_side].expression &&
-            evaluate(sides[ref].expr, 0).dim == 0 && !unit_info(sides[best_wrong->wrong_side].unit).exact) {
-            unjudged("the chain gives " + plain_display(evaluate(sides[ref].expr, 0).v) + ", a thousand times off " +
-                     std::string(s_.substr(sides[best_wrong->wrong_side].begin,
-                                           sides[best_wrong->wrong_side].end - sides[best_wrong->wrong_side].begin)) +
+        if (bare_against_scaled && best_wrong->distance > kThousandfold) {
+            unjudged("the chain gives " + plain_display(computed) + ", a thousand times off " + off_text +
                      " in bytes and in its unit: a unit or factor is implied, not written");
             return claim;
+        }
+        // Nor is one judged that a unit step from its figure would make right, as KB operands
+        // under an MB result do ("960 x 36 = 34.6 MB" is 960 KB x 36): the step is implied.
+        if (bare_against_scaled) {
+            if (std::int64_t step = unit_step_off(computed, off)) {
+                unjudged("the chain gives " + plain_display(computed) + ", which is " + off_text +
+                         " at its stated digits only if its operands are " + group_thousands(step) +
+                         " times larger units than bytes: a unit on the operands is implied, not written");
+                return claim;
+            }
         }
         claim.holds = false;
         claim.verdict = Claim::Verdict::wrong;
         claim.wrong_side = best_wrong->wrong_side;
-        claim.computed_display = best_wrong->display;
+        show(claim, best_wrong->walk, sides, ref, best_wrong->wrong_side, best_wrong->reading);
         return claim;
     }
 

@@ -10,9 +10,10 @@
 //
 // Recognised forms (the scan is a hand-written tokenizer, linear in the text size):
 //  - an expression of numbers joined by a standalone "x", U+00D7, "*", "/", U+00F7, "\times",
-//    "\cdot" or "\div", with sums ("+", and "-" inside parentheses), parenthesised groups and
-//    powers ("1024 ** 3", "1024²"); up to 5 words and 2 short parenthetical groups ("heads",
-//    "(K+V)", "byte (fp8)") may stand between a number and the next operator;
+//    "\cdot" or "\div", with sums ("+", also tight between digits as in "16*4+8", and "-"
+//    inside parentheses), parenthesised groups and powers ("1024 ** 3", "1024²"); up to 5
+//    words and 2 short parenthetical groups ("heads", "(K+V)", "byte (fp8)") may stand
+//    between a number and the next operator;
 //  - followed by "=", "->", U+2192, ':' or a verb phrase (is, are, would be, will be, gives,
 //    comes to, makes, equals, totals, yields, ...) and a stated result; "=" may chain
 //    further sides, each either an expression or a stated number, and a side that starts
@@ -21,11 +22,15 @@
 //  - a chain inside parentheses whose result follows the ')':
 //    "(64 x 24 heads x 256 x 2 x 2) would be 1,572,864 B/token";
 //  - a figure before its chain, "8.3 GB (8 entries x 1.1k tokens x 128 KB)": never wrong;
+//  - a result followed by a line that opens with an operator, which carries the chain on
+//    from that result: "= 2,048 bytes" then "x 80 layers = 163,840 bytes";
+//  - inline math, "$64 \times 4096 = 262144$" and "$$...$$", read like the text around it;
 //  - a ratio "<N>x [up to 5 words] (<expression>)": "a 4.0x reduction (262144/65536)".
 // Units on operands are carried (KiB x count is KiB; "13B x 2 bytes" is 26 GB; bits are
-// eighths of a byte), KB..TB hold in either the SI or the binary reading, "k" after a number
-// is 1000 or 1024. A claim whose operands or result cannot be read with certainty, or that is
-// written as an approximation, is found but left unjudged (Verdict::unjudged, with why).
+// eighths of a byte), units may be spelled out ("64 kibibytes"), KB..TB hold in either the SI
+// or the binary reading, "k" after a number is 1000 or 1024. A claim whose operands or result
+// cannot be read with certainty, or that is written as an approximation, is found but left
+// unjudged (Verdict::unjudged, with why).
 // Not claims: a number glued to letters, '-', '%' or ':' ("fp8", "2026-04-22", "14%"),
 // comma lists ("3,7,...,63"), numbers with a leading zero, an expression with no stated
 // result, approximations ("~=", U+2248, "is about"), an expression that is an operand of
@@ -62,7 +67,12 @@ struct ClaimSide {
     /// the plain number otherwise, the value of an expression (operands in bytes when they
     /// carry a byte unit). Rational() (0) when it does not fit in 64 bits or divides by zero.
     Rational value;
-    bool is_expression() const { return factors.size() > 1; }
+    /// '*' or '/' for a line that opens with an operator and carries the chain on from the
+    /// value reached so far ("= 2,048 bytes" then "x 80 layers = 163,840 bytes"): the side is
+    /// that value, this operator, then `factors`; `text` starts at the operator and `value`
+    /// is that of `factors` alone. 0 for every other side.
+    char carried = 0;
+    bool is_expression() const { return factors.size() > 1 || carried != 0; }
 };
 
 struct Claim {

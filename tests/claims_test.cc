@@ -717,10 +717,14 @@ TEST(Claims, UnsureUnitsAreLeftUnjudged) {
 }
 
 TEST(Claims, AWrongFigureIsNeverShownAsZero) {
-    // 30 MiB against "1.0 GiB": the right figure is 0.03 GiB, not "0.0 GiB".
+    // 30 MiB against "1.0 GiB" would read "0.0 GiB": it is shown in the operand's unit.
     Claim c = only_claim("30 MiB x 1 = 1.0 GiB");
     EXPECT_EQ(c.verdict, Verdict::wrong);
-    EXPECT_EQ(c.computed_display, "0.03 GiB");
+    EXPECT_EQ(c.computed_display, "30 MiB");
+    EXPECT_EQ(c.expression, "30 MiB x 1");
+    // A figure that reads at the stated digits keeps the stated unit.
+    Claim gib = only_claim("300 MiB x 2 = 1.0 GiB");
+    EXPECT_EQ(gib.computed_display, "0.6 GiB");
     // A bare chain already in the result's unit.
     EXPECT_EQ(only_claim("2 x 4.99 = 9.98 GiB").verdict, Verdict::holds);
     Claim wrong = only_claim("2 x 4.99 = 10.5 GiB");
@@ -748,10 +752,84 @@ TEST(Claims, ResultEndsAtCjkFullStopAndAtAnOperatorOpeningTheNextLine) {
     EXPECT_EQ(claims[0].verdict, Verdict::holds);
     EXPECT_EQ(claims[1].verdict, Verdict::holds);
 
-    auto lines = find_claims("2 x 8 x 128 x 2 = 4096 bytes\nx 80 layers = 320 KiB");
-    ASSERT_EQ(lines.size(), 1u);
-    EXPECT_EQ(lines[0].text, "2 x 8 x 128 x 2 = 4096 bytes");
-    EXPECT_TRUE(lines[0].holds);
+    // The next line carries the chain on from the result, which ends before its operator.
+    const std::string two_lines = "2 x 8 x 128 x 2 = 4096 bytes\nx 80 layers = 320 KiB";
+    Claim lines = only_claim(two_lines);
+    EXPECT_EQ(lines.text, two_lines);
+    ASSERT_EQ(lines.sides.size(), 4u);
+    EXPECT_EQ(lines.sides[1].text, "4096 bytes");
+    EXPECT_EQ(lines.sides[2].text, "x 80");
+    EXPECT_EQ(lines.sides[2].carried, '*');
+    EXPECT_EQ(lines.verdict, Verdict::holds);
+    EXPECT_EQ(lines.expression, "2 x 8 x 128 x 2 x 80");
+    EXPECT_EQ(lines.computed_display, "320 KiB");
+}
+
+TEST(Claims, ALineOpeningWithAnOperatorCarriesTheChainOnFromTheResult) {
+    Claim wrong = only_claim("8 x 128 x 2 = 2,048 bytes\nx 80 layers = 163,841 bytes");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.wrong_side, 3u);
+    EXPECT_EQ(wrong.expression, "2048 x 80");
+    EXPECT_EQ(wrong.computed_display, "163,840");
+    EXPECT_EQ(only_claim("8 x 128 x 2 = 2,048 bytes\nx 80 layers = 163,840 bytes").verdict, Verdict::holds);
+    // Comment markers open such lines in code blocks; a division carries on too.
+    EXPECT_EQ(only_claim("# 8 x 128 x 2 = 2048\n# / 4 = 512").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("# 8 x 128 x 2 = 2048\n# / 4 = 510").computed_display, "512");
+    // Not across a blank line, and not without a result of its own.
+    Claim blank = only_claim("8 x 128 x 2 = 2,048 bytes\n\nx 80 layers = 163,841 bytes");
+    EXPECT_EQ(blank.text, "8 x 128 x 2 = 2,048 bytes");
+    EXPECT_TRUE(blank.holds);
+    Claim open = only_claim("8 x 128 x 2 = 2,048 bytes\nx 80 layers, for each token");
+    EXPECT_EQ(open.text, "8 x 128 x 2 = 2,048 bytes");
+    EXPECT_TRUE(open.holds);
+}
+
+TEST(Claims, ABareChainAUnitStepFromItsFigureIsLeftUnjudged) {
+    // 960 KB x 36 is 34.56 MB: the operands' KB is implied by the source, not written.
+    Claim kb = only_claim("960 x 36 = 34.6 MB");
+    EXPECT_EQ(kb.verdict, Verdict::unjudged);
+    EXPECT_TRUE(kb.holds);
+    EXPECT_NE(kb.why.find("34,560"), std::string::npos) << kb.why;
+    EXPECT_NE(kb.why.find("1,000"), std::string::npos) << kb.why;
+    Claim near = only_claim("1000 x 36 = 36.1 MB");
+    EXPECT_EQ(near.verdict, Verdict::unjudged);
+    EXPECT_NE(near.why.find("implied"), std::string::npos) << near.why;
+    EXPECT_EQ(only_claim("1024 x 1024 = 1.0 GB").verdict, Verdict::unjudged);
+    // Further off than the last stated digit, the chain is judged in the result's unit.
+    Claim off = only_claim("960 x 36 = 35,000 MB");
+    EXPECT_EQ(off.verdict, Verdict::wrong);
+    EXPECT_EQ(off.computed_display, "34,560 MB");
+}
+
+TEST(Claims, AFigureThatWouldReadAsZeroIsShownInTheOperandsUnit) {
+    Claim byte = only_claim("1 byte x 3 = 1.0 TB");
+    EXPECT_EQ(byte.verdict, Verdict::wrong);
+    EXPECT_EQ(byte.expression, "1 byte x 3");
+    EXPECT_EQ(byte.computed_display, "3 bytes");
+    Claim bytes = only_claim("4 bytes x 2 = 8 GB");
+    EXPECT_EQ(bytes.verdict, Verdict::wrong);
+    EXPECT_EQ(bytes.expression, "4 bytes x 2");
+    EXPECT_EQ(bytes.computed_display, "8 bytes");
+    Claim kib = only_claim("320 KiB x 2 = 1 TB");
+    EXPECT_EQ(kib.computed_display, "640 KiB");
+    Claim bits = only_claim("8 bits x 3 = 1 GB");
+    EXPECT_EQ(bits.expression, "8 bits x 3");
+    EXPECT_EQ(bits.computed_display, "24 bits");
+}
+
+TEST(Claims, InlineMathIsReadLikeText) {
+    Claim right = only_claim("The cache: $64 \\times 4096 = 262144$ bytes per token.");
+    EXPECT_EQ(right.verdict, Verdict::holds);
+    EXPECT_EQ(right.text, "64 \\times 4096 = 262144");
+    Claim wrong = only_claim("The cache: $64 \\times 4096 = 262140$ bytes per token.");
+    EXPECT_EQ(wrong.verdict, Verdict::wrong);
+    EXPECT_EQ(wrong.computed_display, "262,144");
+    Claim display = only_claim("$$\n2 \\times 32 \\times 8 \\times 128 \\times 2 = 131{,}072\n$$");
+    EXPECT_EQ(display.verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("$$2 \\cdot 3 = 7$$").computed_display, "6");
+    // Prices are not math: no claim starts at "$3".
+    EXPECT_TRUE(find_claims("It costs $3 x 4 = $12 a day").empty());
+    EXPECT_TRUE(find_claims("from $3-$5 x 2 = 10").empty());
 }
 
 TEST(Claims, ContinuationLinesJoinTheChain) {
@@ -774,6 +852,29 @@ TEST(Claims, ResultMarkersAndOperatorSpellings) {
         EXPECT_EQ(only_claim(text).verdict, Verdict::holds);
     }
     EXPECT_EQ(only_claim("2 x 8 x 128 x 2: 8,192 bytes").verdict, Verdict::wrong);
+}
+
+// Forms met in the prose corpus (tests/prose-corpus/), where each passage has its address.
+TEST(Claims, UnitsSpelledOutOrPerRequestAndSumsWrittenTight) {
+    EXPECT_EQ(only_claim("65_536 bytes is 64 * 1024 is 64 kibibytes").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("248,832,000 bytes * 60 = 14.93 gigabytes").verdict, Verdict::holds);
+    EXPECT_EQ(only_claim("2 x 65,536 = 128 KiB/token/request").verdict, Verdict::holds);
+    Claim kib = only_claim("128 * 2048 * 2 = 524,288 = 524kiB");
+    EXPECT_EQ(kib.verdict, Verdict::wrong);
+    EXPECT_EQ(kib.computed_display, "512 KiB");
+    Claim tight = only_claim("(16*4+8) bytes = 132 bytes");
+    EXPECT_EQ(tight.verdict, Verdict::wrong);
+    EXPECT_EQ(tight.computed_display, "72");
+    // Between letters a '+' joins a word, and a sign is no operand.
+    EXPECT_TRUE(find_claims("K+V = 2 tensors").empty());
+    EXPECT_TRUE(find_claims("a +3 = 3 offset").empty());
+}
+
+TEST(Claims, APowerIsShownAsWritten) {
+    Claim c = only_claim("3 x 1024\xC2\xB2 = 4 MiB");
+    EXPECT_EQ(c.verdict, Verdict::wrong);
+    EXPECT_EQ(c.expression, "3 x 1024\xC2\xB2");
+    EXPECT_EQ(c.computed_display, "3 MiB");
 }
 
 TEST(Claims, ExponentNotation) {

@@ -224,6 +224,48 @@ TEST(ProseRules, HoldingOnlyWithBinaryUnitsIsANote) {
     EXPECT_FALSE(has_errors(r.diagnostics));
 }
 
+// The message keeps the operands' units, shows a power as written, the stated figure whole,
+// and the chain a carried line goes on from.
+TEST(ProseRules, MessagesShowTheArithmeticAsItReads) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"One byte: 1 byte x 3 = 1.0 TB.", "1 byte x 3 = 3 bytes, not 1.0 TB"},
+        {"Then 4 bytes x 2 = 8 GB.", "4 bytes x 2 = 8 bytes, not 8 GB"},
+        {"So 3 x 1024\xC2\xB2 = 4 MiB.", "3 x 1024\xC2\xB2 = 3 MiB, not 4 MiB"},
+        {"Per token: 64 \\times 4096 = 262{,}140 bytes.", "64 x 4096 = 262,144, not 262{,}140"},
+        {"Per token: $64 \\times 4096 = 262140$.", "64 x 4096 = 262,144, not 262140"},
+        {"8 x 128 x 2 = 2,048 bytes\n  x 80 layers = 163,841 bytes", "2048 x 80 = 163,840, not 163,841"},
+    };
+    for (const auto& [notes, message] : cases) {
+        SCOPED_TRACE(notes);
+        ProseRecord rec(notes);
+        LintResult r = rec.lint();
+        auto found = of_rule(r, "prose-arithmetic");
+        ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
+        EXPECT_EQ(found[0].severity, Severity::error);
+        EXPECT_EQ(found[0].message, message);
+    }
+}
+
+// A bare chain a unit step (1000 or 1024) from its figure is not an error; explain says why.
+TEST(ProseRules, ABareChainAUnitStepOffIsExplainedNotReported) {
+    for (const char* notes : {"From the thread: 960 x 36 = 34.6 MB.", "From the thread: 1000 x 36 = 36.1 MB."}) {
+        SCOPED_TRACE(notes);
+        ProseRecord rec(notes);
+        LintResult r = rec.lint();
+        EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
+        const Record* row = find_record(r, "kv-efficiency/row");
+        ASSERT_NE(row, nullptr);
+        nlohmann::json e = explain_record(r, *row);
+        const nlohmann::json* quoted = nullptr;
+        for (const auto& c : e["claims"]) {
+            if (c["field"] == "notes") quoted = &c;
+        }
+        ASSERT_NE(quoted, nullptr) << e["claims"].dump();
+        EXPECT_EQ((*quoted)["verdict"], "unjudged");
+        EXPECT_NE((*quoted)["why"].get<std::string>().find("implied"), std::string::npos);
+    }
+}
+
 TEST(ProseRules, ExplainListsUnjudgedClaimsWithTheReason) {
     ProseRecord rec("From the thread: 8,000 tokens x 1 user -> 1 GB.");
     LintResult r = rec.lint();

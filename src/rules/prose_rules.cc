@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -17,10 +18,24 @@ std::string stated_figure(const ClaimSide& side) {
     if (side.is_expression()) return text;
     bool bytes_like = side.unit.empty() || side.unit == "B" || side.unit == "B/token";
     if (!bytes_like) return text;
+    auto digit_at = [&](std::size_t k) { return k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])); };
     std::size_t end = 0;
-    while (end < text.size() &&
-           (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ',' || text[end] == '.')) {
-        ++end;
+    for (;;) {
+        if (digit_at(end) || (end > 0 && (text[end] == ',' || text[end] == '.') && digit_at(end + 1))) {
+            ++end;
+            continue;
+        }
+        // Separators between groups of digits: LaTeX's "{,}", a space, a no-break, thin or
+        // narrow no-break space ("262{,}144", "54 000").
+        std::size_t sep = 0;
+        for (std::string_view s : {"{,}", " ", "\xC2\xA0", "\xE2\x80\x89", "\xE2\x80\xAF"}) {
+            if (text.compare(end, s.size(), s) == 0) {
+                sep = s.size();
+                break;
+            }
+        }
+        if (end == 0 || sep == 0 || !digit_at(end + sep)) break;
+        end += sep;
     }
     return end == 0 ? text : text.substr(0, end);
 }
