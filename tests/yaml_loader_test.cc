@@ -260,5 +260,24 @@ TEST(ContentHash, IsTheSameFigureOnEveryMachine) {
     EXPECT_EQ(content_hash_hex(content_hash("id: kv-efficiency/x\n")), "81c6da8f432a9dad");
 }
 
+TEST(YamlLoader, AFileKeepsTheStampItWasReadWith) {
+    auto dir = std::filesystem::temp_directory_path() / ("kvcat-stamp-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto file = dir / "r.yaml";
+    {
+        std::ofstream out(file);
+        out << "id: a\nname: b\n";
+    }
+    auto y = load_yaml_file(file.string(), "r.yaml");
+    ASSERT_TRUE(y.source->stamp());
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0);
+    EXPECT_EQ(y.source->stamp()->size, 14);
+    EXPECT_EQ(y.source->stamp()->mtime_ns,
+              static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
+    EXPECT_FALSE(load_yaml("t.yaml", "id: a\n").source->stamp());  // text from no file has none
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kvcat
