@@ -468,6 +468,9 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
         // The file is private until the rename, so no journal is needed: a failure discards it.
         db_->exec("PRAGMA journal_mode = OFF");
         db_->exec("PRAGMA synchronous = OFF");
+        // Rows carry their record's methodology and notes, a few kilobytes each: at 16 KiB
+        // a page holds them whole instead of chaining each onto overflow pages.
+        db_->exec("PRAGMA page_size = 16384");
         if (previous) {
             // ATTACH is not allowed inside a transaction, so it comes first.
             SQLite::Statement attach(*db_, "ATTACH DATABASE ? AS previous");
@@ -509,7 +512,7 @@ void CatalogWriter::abandon() noexcept {
 
 void CatalogWriter::insert_file(const Record& r, RecordKind kind) {
     constexpr const auto& t = kFiles;
-    auto stamp = stamp_of(r.file);
+    auto stamp = r.source && r.source->stamp() ? r.source->stamp() : stamp_of(r.file);
     Position id_pos = r.where("id");
     SQLite::Statement& st = *file_insert_;
     st.reset();

@@ -45,13 +45,6 @@ struct BuildStats {
     std::size_t rows_copied = 0;  ///< of those, copied unchanged from the previous catalog
 };
 
-/// A record file's size and modification time.
-struct FileStamp {
-    std::int64_t size = 0;
-    std::int64_t mtime_ns = 0;
-    friend bool operator==(const FileStamp&, const FileStamp&) = default;
-};
-
 /// Stats a file; nullopt when it cannot be.
 std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 

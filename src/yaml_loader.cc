@@ -3,12 +3,18 @@
 #include "content_hash.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
 #include <optional>
 #include <streambuf>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
@@ -385,6 +391,14 @@ std::optional<std::size_t> unclosed_quote_before(const std::string& t, std::size
 std::size_t first_invalid_utf8(std::string_view s) {
     std::size_t i = 0;
     while (i < s.size()) {
+        // Records are mostly ASCII: eight bytes at a time while no high bit is set.
+        while (i + 8 <= s.size()) {
+            std::uint64_t word;
+            std::memcpy(&word, s.data() + i, 8);
+            if (word & 0x8080808080808080ULL) break;
+            i += 8;
+        }
+        if (i >= s.size()) break;
         auto c = static_cast<unsigned char>(s[i]);
         std::size_t len = 0;
         std::uint32_t cp = 0;
@@ -426,6 +440,11 @@ std::size_t first_invalid_utf8(std::string_view s) {
 }  // namespace
 
 LoadedYaml load_yaml(const std::string& file_label, std::string text, const LoadLimits& limits) {
+    return load_yaml_stamped(file_label, std::move(text), limits, std::nullopt);
+}
+
+LoadedYaml load_yaml_stamped(const std::string& file_label, std::string text, const LoadLimits& limits,
+                             std::optional<FileStamp> stamp) {
     LoadedYaml out;
     if (text.size() > limits.max_bytes) {
         out.source = std::make_shared<SourceText>(file_label, std::string());
@@ -447,6 +466,7 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
     }
     auto source = std::make_shared<SourceText>(file_label, std::move(text));
     source->set_content_hash(hash);
+    if (stamp) source->set_stamp(*stamp);
     out.source = source;
     const std::string& t = source->text();
 
@@ -523,48 +543,54 @@ LoadedYaml load_yaml(const std::string& file_label, std::string text, const Load
 }
 
 LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label, const LoadLimits& limits) {
-    std::error_code ec;
-    auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > limits.max_bytes) {
+    auto failed = [&](auto diagnostic) {
         LoadedYaml out;
         out.source = std::make_shared<SourceText>(file_label, std::string());
-        out.diagnostics.push_back(diag::file_too_large(file_label, static_cast<std::size_t>(size), limits.max_bytes));
+        out.diagnostics.push_back(std::move(diagnostic));
         return out;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        LoadedYaml out;
-        out.source = std::make_shared<SourceText>(file_label, std::string());
-        out.diagnostics.push_back(diag::file_unreadable(file_label, std::generic_category().message(errno)));
-        return out;
+    };
+    // One open, one fstat, then reads: the size checks the limit before anything is read,
+    // and the stamp the catalog keeps is the one of the file as it was read.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return failed(diag::file_unreadable(file_label, std::generic_category().message(errno)));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return failed(diag::file_unreadable(file_label, std::generic_category().message(errno)));
+    const bool regular = S_ISREG(st.st_mode);
+    const auto size = static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 0);
+    if (regular && size > limits.max_bytes) {
+        return failed(diag::file_too_large(file_label, size, limits.max_bytes));
     }
     std::string text;
     try {
         // In blocks, not a character at a time. The size is only a hint (a file may have
         // grown since, or not be regular): reading goes on to the end, as it always did.
-        std::size_t chunk = !ec && size > 0 ? static_cast<std::size_t>(size) + 1 : 4096;
+        std::size_t chunk = regular && size > 0 ? size + 1 : 4096;
         for (;;) {
             std::size_t had = text.size();
             text.resize(had + chunk);
-            auto want = static_cast<std::streamsize>(chunk);
-            auto got = static_cast<std::size_t>(in.rdbuf()->sgetn(text.data() + had, want));
-            text.resize(had + got);
-            if (got < chunk) break;
+            ssize_t got = ::read(fd, text.data() + had, chunk);
+            if (got < 0) {
+                if (errno == EINTR) {
+                    text.resize(had);
+                    continue;
+                }
+                return failed(diag::file_unreadable(file_label, std::generic_category().message(errno)));
+            }
+            text.resize(had + static_cast<std::size_t>(got));
+            if (got == 0) break;
             chunk = 65536;
         }
     } catch (const std::exception& e) {
-        LoadedYaml out;
-        out.source = std::make_shared<SourceText>(file_label, std::string());
-        out.diagnostics.push_back(diag::file_unreadable(file_label, e.what()));
-        return out;
+        return failed(diag::file_unreadable(file_label, e.what()));
     }
-    if (in.bad()) {
-        LoadedYaml out;
-        out.source = std::make_shared<SourceText>(file_label, std::string());
-        out.diagnostics.push_back(diag::file_unreadable(file_label, "read error"));
-        return out;
-    }
-    return load_yaml(file_label, std::move(text), limits);
+    return load_yaml_stamped(
+        file_label, std::move(text), limits,
+        FileStamp{static_cast<std::int64_t>(st.st_size),
+                  static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec});
 }
 
 }  // namespace kvcat

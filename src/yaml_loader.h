@@ -51,6 +51,13 @@ struct YamlNode {
     std::string describe() const;
 };
 
+/// A record file's size and modification time.
+struct FileStamp {
+    std::int64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
 /// The text of one file, with a line index to turn byte offsets into positions.
 class SourceText {
   public:
@@ -61,6 +68,10 @@ class SourceText {
     /// Fingerprint of the file's bytes as read (before line ends were normalised).
     std::uint64_t content_hash() const { return content_hash_; }
     void set_content_hash(std::uint64_t hash) { content_hash_ = hash; }
+    /// The file's size and modification time, taken from the open file before it was read
+    /// (so a later edit never hides behind them); nullopt for text that came from no file.
+    const std::optional<FileStamp>& stamp() const { return stamp_; }
+    void set_stamp(FileStamp stamp) { stamp_ = stamp; }
     /// 1-based line and character column of a byte offset.
     Mark mark_at(std::size_t offset) const;
     Position position(std::size_t offset) const;
@@ -71,6 +82,7 @@ class SourceText {
     std::string text_;
     std::vector<std::size_t> line_starts_;
     std::uint64_t content_hash_ = 0;
+    std::optional<FileStamp> stamp_;
 };
 
 struct LoadLimits {
@@ -86,6 +98,10 @@ struct LoadedYaml {
 
 /// Parses one record file's text. Never throws for bad input: every problem is a diagnostic.
 LoadedYaml load_yaml(const std::string& file_label, std::string text, const LoadLimits& limits = {});
+
+/// load_yaml for text read from a file with this size and modification time.
+LoadedYaml load_yaml_stamped(const std::string& file_label, std::string text, const LoadLimits& limits,
+                             std::optional<FileStamp> stamp);
 
 /// Reads then parses; an unreadable file is a diagnostic too.
 LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label, const LoadLimits& limits = {});

@@ -1,7 +1,15 @@
 #include "yaml_loader.h"
 
+#include "content_hash.h"
+
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -209,6 +217,66 @@ TEST(YamlLoader, SourceTextMapsOffsets) {
     EXPECT_EQ(s.mark_at(4).column, 2);
     EXPECT_EQ(s.mark_at(7).line, 4);
     EXPECT_EQ(s.mark_at(100).line, 4);  // clamped, never out of range
+}
+
+TEST(YamlLoader, AnInvalidByteIsFoundWhereverItSitsAmongAsciiWords) {
+    // ASCII is skipped eight bytes at a time; a bad byte at any offset of a word, and at
+    // the last bytes of the text, is still the one reported.
+    for (std::size_t at = 0; at < 24; ++at) {
+        std::string text = "name: abcdefghijklmnopqrstuvwxyz0123\n";
+        text[6 + at] = '\xff';
+        auto y = load_yaml("f.yaml", text);
+        const Diagnostic* d = find_rule(y, "yaml-encoding");
+        ASSERT_NE(d, nullptr) << at;
+        EXPECT_EQ(d->pos.line, 1);
+        EXPECT_EQ(d->pos.column, static_cast<int>(7 + at)) << at;
+    }
+    // Valid multi-byte characters after a run of ASCII pass.
+    EXPECT_EQ(
+        find_rule(load_yaml("f.yaml", "name: abcdefghijklmnop \xC3\xA9t\xC3\xA9 \xE2\x89\x88 4\n"), "yaml-encoding"),
+        nullptr);
+}
+
+TEST(ContentHash, EveryOneByteEditChangesTheFingerprint) {
+    std::string text;
+    for (int i = 0; text.size() < 4099; ++i) text += "line " + std::to_string(i) + ": 65,536 bytes per token\n";
+    const std::uint64_t base = content_hash(text);
+    std::set<std::uint64_t> seen{base};
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::string edited = text;
+        edited[i] = static_cast<char>(edited[i] ^ 0x01);
+        EXPECT_TRUE(seen.insert(content_hash(edited)).second) << "offset " << i;
+    }
+    // Lengths count: a byte added or dropped at the end is a change too.
+    EXPECT_NE(content_hash(text + " "), base);
+    EXPECT_NE(content_hash(std::string_view(text).substr(0, text.size() - 1)), base);
+    EXPECT_NE(content_hash(""), content_hash(std::string(1, '\0')));
+}
+
+TEST(ContentHash, IsTheSameFigureOnEveryMachine) {
+    // Catalogs store it, so it must not depend on the build or the byte order: these are
+    // the figures of the little-endian word reading, fixed once.
+    EXPECT_EQ(content_hash_hex(content_hash("")), "f52a15e9a9b5e89b");
+    EXPECT_EQ(content_hash_hex(content_hash("id: kv-efficiency/x\n")), "81c6da8f432a9dad");
+}
+
+TEST(YamlLoader, AFileKeepsTheStampItWasReadWith) {
+    auto dir = std::filesystem::temp_directory_path() / ("kvcat-stamp-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto file = dir / "r.yaml";
+    {
+        std::ofstream out(file);
+        out << "id: a\nname: b\n";
+    }
+    auto y = load_yaml_file(file.string(), "r.yaml");
+    ASSERT_TRUE(y.source->stamp());
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0);
+    EXPECT_EQ(y.source->stamp()->size, 14);
+    EXPECT_EQ(y.source->stamp()->mtime_ns,
+              static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
+    EXPECT_FALSE(load_yaml("t.yaml", "id: a\n").source->stamp());  // text from no file has none
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
