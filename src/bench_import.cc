@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -41,6 +42,42 @@ std::pair<int, int> line_column(const std::string& text, std::size_t offset) {
                           const std::string& what) {
     auto [line, column] = line_column(text, offset);
     fail(file, line, column, what);
+}
+
+/// Arrays and objects nested deeper than this are refused before parsing: a benchmark result
+/// nests three levels (an array of results, a result, its samples), and the JSON parser
+/// recurses once per level, so a file of a million '[' would exhaust the stack.
+constexpr int kMaxJsonDepth = 64;
+
+/// Fails at the first bracket past kMaxJsonDepth levels; `base` is where `text` starts in
+/// the file's text (for a JSONL line), for the position.
+void check_depth(const std::string& file, const std::string& whole, std::string_view text, std::size_t base) {
+    int depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth) {
+                fail_at(file, whole, base + i,
+                        fmt::format("nested deeper than {} levels; a benchmark result nests three", kMaxJsonDepth));
+            }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
 }
 
 /// Where each object of a top-level JSON array starts (offsets of its '{').
@@ -283,20 +320,49 @@ BenchRun read_vllm(const std::string& file, const std::string& text, const json&
     run.engine = "vLLM";
     MeasurementPoint p;
     p.listed = true;
-    // The input length: named by the file when it was saved with it, else given.
-    std::optional<std::int64_t> context;
+    // The context: --context when given; else an input length the file holds (a key saved
+    // with --metadata, e.g. random_input_len=8192, which vLLM writes as a string); else the
+    // mean input length, total_input_tokens / completed. A saved result names no input
+    // length of its own, so which of these was used is said in the methodology.
+    std::optional<std::int64_t> context = options.context;
+    if (context) {
+        run.derivations.push_back(fmt::format("context_length {} was given with --context", *context));
+    }
     for (const char* key : {"random_input_len", "input_len", "sharegpt_input_len"}) {
-        if (auto v = whole(file, e, key)) {
-            context = v;
-            run.facts.push_back(fmt::format("{} {}", key, *v));
-            break;
+        if (context) break;
+        auto it = j.find(key);
+        if (it == j.end() || it->is_null()) continue;
+        std::optional<std::int64_t> v;
+        if (it->is_string()) {
+            const std::string& s = it->get_ref<const std::string&>();
+            std::int64_t n = 0;
+            auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+            if (ec == std::errc() && ptr == s.data() + s.size()) v = n;
+        } else {
+            v = whole(file, e, key);
+        }
+        if (!v || *v < 0) {
+            fail(file, line, column, fmt::format("'{}' is {}, not a whole number of tokens", key, shown(*it)));
+        }
+        context = v;
+        run.derivations.push_back(fmt::format("context_length {} is the file's {}", *v, key));
+    }
+    if (!context) {
+        auto input = whole(file, e, "total_input_tokens");
+        auto done = whole(file, e, "completed");
+        if (input && done && *done > 0 && *input >= 0) {
+            // Rounded half up: the mean input length in whole tokens.
+            context = (*input + *done / 2) / *done;
+            run.derivations.push_back(
+                fmt::format("context_length {} is the mean input length, total_input_tokens {} / completed {}, "
+                            "rounded to a whole token",
+                            *context, *input, *done));
         }
     }
-    if (!context) context = options.context;
     if (!context) {
         fail(file, line, column,
-             "the result does not name its input length (random_input_len); give it with --context, e.g. the "
-             "--random-input-len of the run");
+             "the result holds no input length (no random_input_len saved with --metadata, no total_input_tokens "
+             "and completed); give the context with --context, e.g. the run's --random-input-len");
     }
     p.context_length = *context;
     auto concurrency = whole(file, e, "max_concurrency");
@@ -321,7 +387,7 @@ BenchRun read_vllm(const std::string& file, const std::string& text, const json&
         run.facts.push_back(fmt::format("output_throughput {} tokens/s over all requests", *total));
     }
     for (const char* key : {"model_id", "backend", "num_prompts", "completed", "total_input_tokens",
-                            "total_output_tokens", "request_rate", "date"}) {
+                            "total_output_tokens", "request_rate", "max_concurrency", "date"}) {
         if (auto v = text_field(e, key)) run.facts.push_back(fmt::format("{} {}", key, *v));
     }
     run.points.push_back(p);
@@ -466,6 +532,7 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
     std::string body = trim(text);
     if (body.empty()) fail(file, 1, 1, "is empty: expected llama-bench JSON or JSONL, a vLLM result or a CSV");
     std::size_t start = text.find(body.front());
+    if (body.front() == '[' || body.front() == '{') check_depth(file, text, text, 0);
     if (body.front() == '[') {
         json j;
         try {
@@ -534,6 +601,12 @@ BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOpti
         if (text.size() > (16u << 20))
             throw BenchError(fmt::format("{}: larger than 16 MiB; not a benchmark result", file));
         BenchRun run = parse_bench_text(file, text, options);
+        // In the methodology a file is named by its name alone: where it sat on the machine
+        // that imported it says nothing of the run.
+        const std::string name = std::filesystem::path(file).filename().string();
+        if (files.size() > 1) {
+            for (auto& d : run.derivations) d += fmt::format(" ({})", name);
+        }
         if (!merged) {
             merged = std::move(run);
             first_file = file;
@@ -563,9 +636,10 @@ BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOpti
         }
         for (auto& f : run.facts) {
             if (std::find(merged->facts.begin(), merged->facts.end(), f) == merged->facts.end()) {
-                merged->facts.push_back(fmt::format("{} ({})", f, file));
+                merged->facts.push_back(fmt::format("{} ({})", f, name));
             }
         }
+        for (auto& d : run.derivations) merged->derivations.push_back(d);
     }
     sort_points(*merged);
     return *merged;

@@ -5,8 +5,10 @@
 //     line). A `pp` test (n_prompt > 0, n_gen = 0) is prompt processing at its depth
 //     (n_depth), a `tg` test (n_gen > 0, n_prompt = 0) is decoding at its depth; the two
 //     at one depth make one point. avg_ts and stddev_ts are copied as printed.
-//   - a `vllm bench serve --save-result` JSON: one file is one point, at the input length
-//     it names (or one given with --context), at its max_concurrency. Decode speed per
+//   - a `vllm bench serve --save-result` JSON: one file is one point at its max_concurrency.
+//     Its context is --context when given, else an input length saved in the file with
+//     --metadata (random_input_len, input_len), else the mean input length
+//     total_input_tokens / completed, rounded; the methodology says which. Decode speed per
 //     request is 1000 / median_tpot_ms (a change of unit, said in the methodology), the
 //     total is output_throughput, the time to first token median_ttft_ms.
 //   - a plain CSV whose header names context_length and any of tps, prefill_tps, ttft_ms,
@@ -43,11 +45,12 @@ struct BenchRun {
     std::optional<std::string> weight_quant;    ///< from llama-bench's model_type: "Q4_K - Medium" -> Q4_K_M
     std::optional<std::int64_t> weight_bytes;   ///< llama-bench's model_size: the model's tensor bytes
     std::vector<std::string> facts;             ///< what the file says of the run, for the methodology
+    std::vector<std::string> derivations;       ///< how a figure the file does not state was worked out
     std::vector<MeasurementPoint> points;       ///< by context, then concurrency
 };
 
 struct BenchOptions {
-    std::optional<std::int64_t> context;      ///< the context of a vLLM result that does not name its input length
+    std::optional<std::int64_t> context;      ///< the context of a vLLM result, over what the file holds
     std::optional<std::int64_t> concurrency;  ///< of a vLLM result run without --max-concurrency
 };
 

@@ -91,13 +91,14 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 12> kDefaultColumns = {
+constexpr std::array<std::string_view, 13> kDefaultColumns = {
     "id",
     "accelerator",
     "engine",
     "kv_cache_dtype",
     "attention_variant",
     "context_length",
+    "concurrency",  // a speed at 8 requests in flight is not a one-request speed
     "kv_bytes_per_token",
     "kv_bytes_at_context",
     "measured_tps_at_ctx",

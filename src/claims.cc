@@ -193,6 +193,7 @@ UnitInfo unit_info(std::string_view unit) {
     if (base == "GB") return {kK * kK * kK, false};
     if (base == "TB") return {kK * kK * kK * kK, false};
     if (base == "x") return {1, false};  // ratios are compared at their stated digits
+    if (base == "%") return {1, false};  // so are percentages (scaled by unit_scale)
     return {1, true};                    // "", "B", "B/token"
 }
 
@@ -683,7 +684,14 @@ class Tokenizer {
             } else if (c == ',' && is_digit(byte_at(s_, num_end + 1))) {
                 list = true;  // "3,7,...", "1234,567"
             } else if (c == '%') {
-                as_word = true;
+                // "97.9%": a percentage, read only as a stated result ("a / b = 97.9%");
+                // "50%ile" and "12.5%-ish" stay words.
+                if (exponent == 0 && !continues_word(s_, num_end + 1)) {
+                    unit = "%";
+                    end = num_end + 1;
+                } else {
+                    as_word = true;
+                }
             } else if (c == '+' && is_digit(byte_at(s_, num_end + 1))) {
                 // "4+8": a sum written tight, read by punctuation()
             } else if ((c == ':' || c == '^') && is_word_byte(s_, num_end + 1)) {
@@ -836,6 +844,7 @@ bool is_decimal_byte_unit(std::string_view unit) {
 /// Bytes per unit under a reading: "KB" is 1000 or 1024.
 Rational unit_scale(std::string_view unit, bool binary) {
     if (unit == "bit") return Rational(1, 8);
+    if (unit == "%") return Rational(1, 100);
     UnitInfo info = unit_info(unit);
     if (binary && is_decimal_byte_unit(unit)) {
         std::int64_t scale = 1;
@@ -846,7 +855,7 @@ Rational unit_scale(std::string_view unit, bool binary) {
 }
 
 bool is_byte_unit(std::string_view unit) {
-    return !unit.empty() && unit != "x";
+    return !unit.empty() && unit != "x" && unit != "%";
 }
 
 Rational suffix_scale(char suffix, bool binary) {
@@ -886,7 +895,9 @@ class Parser {
     Kind kind(std::size_t i) const { return i < t_.size() ? t_[i].kind : Kind::brk; }
     bool is_op(std::size_t i) const { return kind(i) == Kind::mul || kind(i) == Kind::div; }
     std::string_view text(std::size_t i) const { return s_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
-    bool is_factor(std::size_t i) const { return kind(i) == Kind::num && num(i).usable && !num(i).ratio; }
+    bool is_factor(std::size_t i) const {
+        return kind(i) == Kind::num && num(i).usable && !num(i).ratio && num(i).unit != "%";
+    }
 
     /// Length in tokens of the verb phrase starting at token i, 0 if none.
     std::size_t verb_at(std::size_t i) const {
@@ -1171,6 +1182,7 @@ class Parser {
             return std::nullopt;
         }
         if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
+        if (num(i).unit == "%") return stated_side(i);  // a percentage is only ever a result
         if (after_verb && (num(i).ratio || (kind(i + 1) == Kind::word && equal_ignoring_case(text(i + 1), "times")))) {
             return std::nullopt;
         }
@@ -1297,7 +1309,7 @@ class Parser {
     }
 
     std::optional<Claim> try_claim(std::size_t i, std::size_t& resume) const {
-        if (kind(i) != Kind::num || !num(i).usable) return std::nullopt;
+        if (kind(i) != Kind::num || !num(i).usable || num(i).unit == "%") return std::nullopt;
         if (operand_of_larger(i)) return std::nullopt;
         bool in_paren = i > 0 && kind(i - 1) == Kind::lparen;
         if (in_paren && (operand_of_larger(i - 1) || annotates_operand(i - 1))) return std::nullopt;
@@ -1468,7 +1480,9 @@ class Parser {
     Rational stated_scale(const SideParse& side, unsigned reading) const {
         const Number& n = num(side.tok);
         if (stated_billions(side, reading)) return Rational(1000000000);
-        if ((reading & kInResultUnit) && !unit_info(side.unit).exact)
+        // A chain already in its result's unit ("2 x 3 = 6 GB"); never a percentage, which
+        // would let 0.94 / 0.96 = 0.98% stand for 97.9%.
+        if ((reading & kInResultUnit) && !unit_info(side.unit).exact && side.unit != "%")
             return suffix_scale(n.suffix, reading & kBinaryCounts);
         return suffix_scale(n.suffix, reading & kBinaryCounts) * unit_scale(side.unit, reading & kBinaryResultUnits);
     }
@@ -1539,6 +1553,7 @@ class Parser {
         if (stated_billions(side, reading)) return number + "B";
         if (n.suffix) number += n.suffix;
         if (side.unit == "x") return number + "x";
+        if (side.unit == "%") return number + "%";
         if (unit_info(side.unit).exact) return number;
         return number + " " + side.unit;
     }

@@ -59,7 +59,8 @@ struct ClaimSide {
     /// Canonical unit of a stated number: "" (none), "B" (also "byte(s)"), "B/token" (also
     /// "bytes/token", "bytes per token"), "KiB" "MiB" "GiB" "TiB" (1024^n bytes), "KB"
     /// (also "kB") "MB" "GB" "TB" (1000^n bytes), any of those with "/token", or "x" for
-    /// a ratio ("4.0x"). Always "" for an expression, whose operands' units are carried
+    /// a ratio ("4.0x"), "%" for a percentage (a result only: "0.94 / 0.96 = 97.9%", whose
+    /// value is 0.979). Always "" for an expression, whose operands' units are carried
     /// into its value.
     std::string unit;
     int decimals = 0;  ///< digits after the point of a single stated number

@@ -73,8 +73,12 @@ std::string default_kv_id(std::string_view engine, std::string_view model_id, st
         if (auto slash = id.rfind('/'); slash != std::string_view::npos) id.remove_prefix(slash + 1);
         return id;
     };
+    // The engine without its dots, as the shipped records spell it: llama.cpp is "llamacpp".
+    std::string engine_name(engine);
+    std::erase(engine_name, '.');
     std::vector<std::string> parts;
-    for (auto part : {engine, name_of(model_id), name_of(accelerator_id), weight_quant, dtype}) {
+    for (std::string_view part :
+         {std::string_view(engine_name), name_of(model_id), name_of(accelerator_id), weight_quant, dtype}) {
         std::string safe = file_safe_name(part);
         if (!safe.empty()) parts.push_back(safe);
     }

@@ -87,6 +87,38 @@ TEST(Claims, SeedWrongProductWithParenthetical) {
     EXPECT_EQ(c.expression, "16 x 4 x 256 x 2 x 2");
 }
 
+// --- Percentages ----------------------------------------------------------------------
+
+/// A quotient stated as a percentage is judged at the percentage's digits: 0.94 / 0.96 is
+/// 0.97916..., 97.9% at one decimal.
+TEST(Claims, APercentageResultIsJudgedAtItsDigits) {
+    const std::string right = "a recovery of 0.94 / 0.96 = 97.9% of the baseline";
+    auto claims = find_claims(right);
+    ASSERT_EQ(claims.size(), 1u);
+    expect_well_formed(right, claims[0]);
+    EXPECT_TRUE(claims[0].holds);
+    EXPECT_EQ(claims[0].sides[1].unit, "%");
+    EXPECT_EQ(claims[0].sides[1].value, Rational(979, 1000));
+
+    const std::string wrong = "a recovery of 0.94 / 0.96 = 96.9% of the baseline";
+    claims = find_claims(wrong);
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_FALSE(claims[0].holds);
+    EXPECT_EQ(claims[0].computed_display, "97.9%");
+
+    // The quotient itself with a percent sign is not the percentage: 0.98% is wrong.
+    claims = find_claims("0.94 / 0.96 = 0.98%");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_FALSE(claims[0].holds);
+}
+
+/// A percentage is only a result: it starts no claim and is no factor, and "50%ile" stays a word.
+TEST(Claims, APercentageIsNeverAFactor) {
+    EXPECT_TRUE(find_claims("50% x 4 = 2").empty());
+    EXPECT_TRUE(find_claims("97.9% = 0.979").empty());
+    EXPECT_TRUE(find_claims("2 x 50%ile = 1").empty());
+}
+
 TEST(Claims, SeedWrongEquationAndRightRatioInOneSentence) {
     const std::string text =
         "If all 64 layers cached GQA at these heads: 64 x 4 x 256 x 2 x 2 = 65,536 B/token, a "

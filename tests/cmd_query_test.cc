@@ -256,6 +256,18 @@ TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
     EXPECT_EQ(pipe.out.find("columns: --columns"), std::string::npos) << pipe.out;
 }
 
+/// The columns a query shows unless told otherwise: concurrency stands beside the context,
+/// so a speed measured with eight requests in flight cannot pass for a one-request speed.
+TEST_F(CmdQuery, DefaultColumnsShowTheConcurrency) {
+    Outcome r = k_.run({"query", "--format", "csv", "id=llamacpp-qwen35-27b-rtx3090-64k"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(
+        r.out.starts_with("id,accelerator,engine,kv_cache_dtype,attention_variant,context_length,concurrency,"
+                          "kv_bytes_per_token,"))
+        << r.out;
+    EXPECT_NE(r.out.find(",65536,1,65536,"), std::string::npos) << r.out;  // context, concurrency 1, bytes a token
+}
+
 TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
     Outcome r = k_.run({"-q", "query", "--format", "vertical", "--columns", "id,kv_bytes_per_token"});
     ASSERT_EQ(r.status, 0) << r.err;

@@ -265,6 +265,33 @@ std::vector<Case> generated_cases() {
                      write_file(root / file, record_of_a_megabyte("claims-filling-a-megabyte", "1 x 1 = 1 x 1 = 1"));
                  }});
     }
+    {
+        // A record of measured points up to the 1 MiB limit (about ten thousand: 100,000 would
+        // be ten times the limit, which file-over-the-size-limit covers): each point is a row
+        // that every per-row rule visits, in time linear in the count.
+        const std::string file = "kv-efficiency/points-filling-a-megabyte.yaml";
+        cases.push_back(Case{
+            "points-filling-a-megabyte", {Row{file, "clean", -1, -1, ""}}, "", [file](const fs::path& root) {
+                std::string text = shared_kv_record("points-filling-a-megabyte");
+                for (const char* single :
+                     {"context_length: 65536\n", "measured_tps_at_ctx: 28.8\n", "measured_ttft_ms_at_ctx: null\n"}) {
+                    auto at = text.find(single);
+                    if (at == std::string::npos)
+                        throw std::runtime_error("_template-kv.yaml lost " + std::string(single));
+                    text.erase(at, std::string(single).size());
+                }
+                std::string points = "measurements:\n";
+                for (std::int64_t ctx = 0;; ++ctx) {
+                    std::string point = "  - {context_length: " + std::to_string(ctx) +
+                                        ", measured_tps_at_ctx: null, measured_prefill_tps_at_ctx: null, "
+                                        "measured_ttft_ms_at_ctx: null}\n";
+                    if (text.size() + points.size() + point.size() > (1u << 20)) break;
+                    points += point;
+                }
+                text += points;
+                write_file(root / file, text);
+            }});
+    }
     return cases;
 }
 
@@ -755,6 +782,120 @@ const Diagnostic* only_finding_for(const LintResult& result, const fs::path& ent
     }
     EXPECT_EQ(found[0]->pos.line, 0) << format_text(*found[0]);
     return found[0];
+}
+
+/// `kvcat ARGS` run in `dir`, with the same hang guard.
+CliRun run_kvcat(const fs::path& dir, const std::vector<std::string>& args) {
+    fs::path out = dir / ".stdout";
+    fs::path err = dir / ".stderr";
+    std::string cmd = "cd ";
+    cmd += shell_quote(dir.string());
+    cmd += " && timeout 60 ";
+    cmd += shell_quote(KVCAT_BINARY);
+    for (const auto& a : args) {
+        cmd += ' ';
+        cmd += shell_quote(a);
+    }
+    cmd += " >";
+    cmd += shell_quote(out.string());
+    cmd += " 2>";
+    cmd += shell_quote(err.string());
+    cmd += " </dev/null";
+    int raw = std::system(cmd.c_str());
+    CliRun r;
+    r.exited = raw != -1 && WIFEXITED(raw);
+    r.status = r.exited ? WEXITSTATUS(raw) : -1;
+    r.signal = raw != -1 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
+    r.out = kvcat::test::read_file(out);
+    r.err = kvcat::test::read_file(err);
+    return r;
+}
+
+/// `kvcat import-bench FILE` against the shared records: the exit status and stderr.
+CliRun import_bench(const fs::path& file, const std::vector<std::string>& more = {}) {
+    static TempDir work;
+    static bool copied = false;
+    if (!copied) {
+        kvcat::test::copy_tree(hostile_dir() / "_shared", work.path() / "records");
+        copied = true;
+    }
+    std::vector<std::string> args = {"import-bench", file.string(), "--model", "qwen3.5-27b", "--kv-dtype", "f16"};
+    args.insert(args.end(), more.begin(), more.end());
+    return run_kvcat(work.path(), args);
+}
+
+void expect_clean_refusal(const CliRun& r, const std::string& where, const std::string& text) {
+    EXPECT_EQ(r.signal, 0) << "kvcat was killed by signal " << r.signal << "\n" << r.err;
+    ASSERT_TRUE(r.exited) << r.err;
+    EXPECT_NE(r.status, 124) << "kvcat import-bench did not finish within 60 s (hang guard)";
+    EXPECT_EQ(r.status, 2) << "stdout:\n" << r.out << "stderr:\n" << r.err;
+    EXPECT_NE(r.err.find(where + " "), std::string::npos) << "wanted '" << where << "' in:\n" << r.err;
+    EXPECT_NE(r.err.find(text, r.err.find(where)), std::string::npos) << "wanted '" << text << "' in:\n" << r.err;
+    EXPECT_EQ(r.out, "") << "a refused file wrote a record";
+}
+
+/// The malformed benchmark files of tests/fixtures/import-bench/bad (each listed in its
+/// expected.tsv with the position and words of its error), given to the binary: each is
+/// refused with exit 2 and a FILE:LINE:COLUMN error, never a crash or a record.
+TEST(HostileBenchmarkFiles, EachMalformedFileIsRefusedAtItsPosition) {
+    const fs::path bad = fs::path(KVCAT_FIXTURES_DIR) / "import-bench" / "bad";
+    std::ifstream in(bad / "expected.tsv");
+    ASSERT_TRUE(in);
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        auto f = split_tabs(line);
+        ASSERT_EQ(f.size(), 4u) << line;
+        SCOPED_TRACE(f[0]);
+        ++cases;
+        fs::path file = bad / f[0];
+        expect_clean_refusal(import_bench(file), file.string() + ":" + f[1] + ":" + f[2] + ":", f[3]);
+    }
+    EXPECT_GE(cases, 13);
+}
+
+/// Benchmark files too big to commit, written here: past the 16 MiB limit, nested past any
+/// stack, and a JSONL of 100,000 entries at 100,000 depths (read whole, in well under the
+/// hang guard, and refused as a record past the size limit).
+TEST(HostileBenchmarkFiles, HugeAndDeepFilesAreRefusedOrReadWithoutACrash) {
+    TempDir dir;
+    {
+        fs::path file = dir / "over-16-mib.json";
+        write_file(file, "[" + std::string((16u << 20) + 1, ' ') + "]");
+        expect_clean_refusal(import_bench(file), file.string() + ":", "larger than 16 MiB");
+    }
+    {
+        // 1,000,000 nested arrays: a parser or a destructor that recursed per level would
+        // overflow the stack.
+        fs::path file = dir / "deep.json";
+        write_file(file, std::string(1000000, '[') + std::string(1000000, ']'));
+        CliRun r = import_bench(file);
+        EXPECT_EQ(r.signal, 0) << r.err;
+        ASSERT_TRUE(r.exited) << r.err;
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(file.string() + ":1:65: nested deeper than 64 levels"), std::string::npos) << r.err;
+    }
+    {
+        fs::path file = dir / "many-depths.jsonl";
+        std::string text;
+        for (int i = 0; i < 100000; ++i) {
+            text += R"({"build_commit":"a","model_filename":"m.gguf","type_k":"f16","type_v":"f16","n_prompt":0,)"
+                    R"("n_gen":32,"n_depth":)" +
+                    std::to_string(i) + R"(,"avg_ts":25.5})" + "\n";
+        }
+        write_file(file, text);
+        // Read whole, but a record of 100,000 points would be far past the 1 MiB a record
+        // may hold: refused, and nothing written.
+        CliRun r = import_bench(file, {"--out", (dir / "out.yaml").string()});
+        EXPECT_EQ(r.signal, 0) << r.err;
+        ASSERT_TRUE(r.exited) << r.err;
+        EXPECT_NE(r.status, 124) << "did not finish within 60 s";
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find("with 100000 points, past the 1048576 bytes a record may hold"), std::string::npos)
+            << r.err;
+        EXPECT_FALSE(fs::exists(dir / "out.yaml"));
+    }
 }
 
 TEST(HostileTree, SymlinkLoopIsUnreadableNotAHang) {

@@ -116,7 +116,7 @@ TEST(ImportBench, MalformedFilesAreClearErrors) {
             EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << name << ": " << e.what();
         }
     }
-    EXPECT_EQ(cases, 11);
+    EXPECT_EQ(cases, 13);
     // Every file in bad/ has its line in expected.tsv.
     int files = 0;
     for (const auto& entry : fs::directory_iterator(bench_file("bad")))
@@ -145,7 +145,7 @@ using test::Outcome;
 
 TEST(ImportBenchCli, ARunBecomesARecordThatLintsOncePeopleWriteTheirPart) {
     test::KvcatRunner runner;
-    const std::string file = "records/kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml";
+    const std::string file = "records/kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml";
     Outcome r = runner.run({"import-bench", bench_file("depths.jsonl").string(), "--model", "qwen3.5-27b",
                             "--accelerator", "nvidia-rtx-3090", "--provenance", "measured", "--out", file});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -176,8 +176,185 @@ TEST(ImportBenchCli, ARunBecomesARecordThatLintsOncePeopleWriteTheirPart) {
     ASSERT_EQ(q.status, 0) << q.err;
     EXPECT_EQ(q.out,
               "id,context_length,measured_tps_at_ctx,measured_prefill_tps_at_ctx\r\n"
-              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@32k,32768,31,848.2\r\n"
-              "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@64k,65536,28.8,678.9\r\n");
+              "kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@32k,32768,31,848.2\r\n"
+              "kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k@64k,65536,28.8,678.9\r\n");
+}
+
+/// Qwen2.5-7B-Instruct, the model of the llama-bench README's run, is not in the catalog: the
+/// test writes its record from the model's config.json as re-uploaded on Hugging Face
+/// (huggingface.co/osllmai-community/Qwen2.5-7B-Instruct/blob/main/config.json, whose
+/// _name_or_path is Qwen/Qwen2.5-7B-Instruct): num_hidden_layers 28, num_attention_heads 28,
+/// num_key_value_heads 4, hidden_size 3584 (so a head is 3584 / 28 = 128 wide),
+/// max_position_embeddings 32768. The parameter count is the run's own model_n_params.
+constexpr const char* kQwen25Model = R"(id: models/qwen2.5-7b-instruct
+name: Qwen2.5-7B-Instruct
+config_source: >-
+  Qwen/Qwen2.5-7B-Instruct config.json as re-uploaded in osllmai-community/Qwen2.5-7B-Instruct
+  (not the model's own repository)
+config_verified: false
+total_params_b: 7.615616512
+active_params_b: 7.615616512
+native_context: 32768
+num_layers: 28
+attention_variant: gqa
+attention_heads: 28
+kv_heads: 4
+head_dim: 128
+kv_layers:
+  count: 28
+sources:
+  - name: Qwen/Qwen2.5-7B-Instruct config.json, a copy re-uploaded by osllmai-community
+    url: https://huggingface.co/osllmai-community/Qwen2.5-7B-Instruct/blob/main/config.json
+    detail: >-
+      num_hidden_layers 28, num_attention_heads 28, num_key_value_heads 4, hidden_size 3584,
+      max_position_embeddings 32768
+  - name: llama.cpp tools/llama-bench/README.md, the JSON example
+    url: https://github.com/ggml-org/llama.cpp/blob/08d0baaca6745ecaec3a75cccf63b533646ead22/tools/llama-bench/README.md
+    detail: model_n_params 7615616512
+notes: >-
+  Grouped-query attention on all 28 layers: 4 key/value heads of width 128 shared by 28
+  query heads. The head width is hidden_size over the query heads, 3584 / 28 = 128.
+)";
+
+/// The llama-bench JSON printed in llama.cpp's README, imported as a user would: the record
+/// holds the run's one point (depth 0) with both speeds as the file gives them, lints clean
+/// once notes and sources are written, and queries as one row.
+TEST(ImportBenchCli, TheLlamaBenchReadmeRunImportsLintsAndQueries) {
+    test::KvcatRunner runner;
+    test::write_file(runner.dir() / "records/models/qwen2.5-7b-instruct.yaml", kQwen25Model);
+    // The run's card, an RTX 4080, has no accelerator record, so none is named.
+    const std::string file = "records/kv-efficiency/llamacpp-qwen2.5-7b-instruct-rtx4080-q4_k_m-f16.yaml";
+    Outcome r = runner.run({"import-bench", bench_file("llama-bench-readme.json").string(), "--model",
+                            "qwen2.5-7b-instruct", "--provenance", "third-party-measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("accelerator: null\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("weight_quant: Q4_K_M\nkv_cache_dtype: f16\nweight_bytes: 4677120000\n"), std::string::npos)
+        << text;
+    // 28 layers x 4 kv heads x 128 x 2 (K and V) x 2 bytes (f16) = 57,344 bytes a token
+    EXPECT_NE(text.find("kv_bytes_per_token: 57344\n"), std::string::npos) << text;
+    // Imported by its absolute path, the file is named in the methodology by its name alone.
+    ASSERT_TRUE(fs::path(bench_file("llama-bench-readme.json")).is_absolute());
+    EXPECT_NE(text.find("from llama-bench JSON output (llama-bench-readme.json)."), std::string::npos) << text;
+    EXPECT_EQ(text.find(KVCAT_FIXTURES_DIR), std::string::npos) << text;
+
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 1) << lint.out;
+    EXPECT_NE(lint.out.find("'notes' is missing"), std::string::npos) << lint.out;
+    EXPECT_NE(lint.out.find("'sources' is missing"), std::string::npos) << lint.out;
+
+    std::ofstream(runner.dir() / file, std::ios::app)
+        << "notes: |\n"
+           "  The example run printed in llama-bench's README: one prompt-processing test of 512\n"
+           "  tokens and one generation test of 128 tokens, both on an empty cache.\n"
+           "sources:\n"
+           "  - name: llama.cpp tools/llama-bench/README.md, the JSON example\n"
+           "    url: https://github.com/ggml-org/llama.cpp/blob/08d0baaca6745ecaec3a75cccf63b533646ead22/"
+           "tools/llama-bench/README.md\n";
+    lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+
+    Outcome built = runner.run({"build"});
+    ASSERT_EQ(built.status, 0) << built.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns",
+                            "context_length,concurrency,measured_tps_at_ctx,measured_prefill_tps_at_ctx,accelerator",
+                            "model=models/qwen2.5-7b-instruct"});
+    ASSERT_EQ(q.status, 0) << q.err;
+    EXPECT_EQ(q.out,
+              "context_length,concurrency,measured_tps_at_ctx,measured_prefill_tps_at_ctx,accelerator\r\n"
+              "0,1,118.881588,7100.002165,\r\n");
+}
+
+/// facebook/opt-125m, the model of the saved vLLM result, as its config.json reads in a copy
+/// of the model's repository (huggingface.co/autoevaluate/zero-shot-classification/blob/main/config.json,
+/// "Commit files over from facebook/opt-125m repo"): num_hidden_layers 12,
+/// num_attention_heads 12, hidden_size 768 (a head 768 / 12 = 64 wide), no separate key/value
+/// head count (every head keeps K and V), max_position_embeddings 2048. 125M is the size the
+/// model is published under.
+constexpr const char* kOpt125mModel = R"(id: models/opt-125m
+name: OPT-125m
+config_source: >-
+  facebook/opt-125m config.json as copied into autoevaluate/zero-shot-classification (not the
+  model's own repository)
+config_verified: false
+total_params_b: 0.125
+active_params_b: 0.125
+native_context: 2048
+num_layers: 12
+attention_variant: mha
+attention_heads: 12
+kv_heads: 12
+head_dim: 64
+kv_layers:
+  count: 12
+sources:
+  - name: facebook/opt-125m config.json, copied into autoevaluate/zero-shot-classification
+    url: https://huggingface.co/autoevaluate/zero-shot-classification/blob/main/config.json
+    detail: >-
+      num_hidden_layers 12, num_attention_heads 12, hidden_size 768,
+      max_position_embeddings 2048
+notes: >-
+  Multi-head attention: each of the 12 layers caches K and V for all 12 heads, each
+  768 / 12 = 64 wide.
+)";
+
+/// A real saved vLLM result (vLLM 0.25.1, two requests in flight), imported: the context is
+/// the mean input length, said so in the methodology; the record lints clean once notes and
+/// sources are written and queries as one row at concurrency 2 with its speeds.
+TEST(ImportBenchCli, ARealVllmResultImportsLintsAndQueries) {
+    test::KvcatRunner runner;
+    test::write_file(runner.dir() / "records/models/opt-125m.yaml", kOpt125mModel);
+    const std::string file = "records/kv-efficiency/vllm-opt-125m-f16-c2.yaml";
+    const std::string result = bench_file("vllm-0.25.1-opt-125m.json").string();
+    Outcome r = runner.run({"import-bench", result, "--model", "opt-125m", "--kv-dtype", "f16", "--engine-version",
+                            "0.25.1", "--provenance", "third-party-measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("context_length 32 is the mean input length, total_input_tokens 256 / completed 8, "
+                        "rounded to a whole token"),
+              std::string::npos)
+        << text;
+    // 12 layers x 12 kv heads x 64 x 2 (K and V) x 2 bytes (f16) = 36,864 bytes a token
+    EXPECT_NE(text.find("kv_bytes_per_token: 36864\n"), std::string::npos) << text;
+
+    std::ofstream(runner.dir() / file, std::ios::app)
+        << "notes: |\n"
+           "  Eight prompts of 32 tokens on average, two in flight at a time, from a result\n"
+           "  file a public repository keeps as a test fixture.\n"
+           "sources:\n"
+           "  - name: er0080/vllm-benchmarking, packages/protocol/tests/fixtures/bench_serve_v0.25.1.json\n"
+           "    url: https://github.com/er0080/vllm-benchmarking/blob/35d37799380d8acc17607202959a5f17999ef30e/"
+           "packages/protocol/tests/fixtures/bench_serve_v0.25.1.json\n";
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns",
+                            "context_length,concurrency,measured_tps_at_ctx,measured_total_tps_at_ctx,"
+                            "measured_ttft_ms_at_ctx",
+                            "model=models/opt-125m"});
+    ASSERT_EQ(q.status, 0) << q.err;
+    // 1000 / 11.20450286665194 ms = 89.2498... tokens/s, to 0.01
+    EXPECT_EQ(q.out,
+              "context_length,concurrency,measured_tps_at_ctx,measured_total_tps_at_ctx,measured_ttft_ms_at_ctx\r\n"
+              "32,2,89.25,82.89297074037474,55.68139649994919\r\n");
+
+    // --context wins over what the file holds, and the methodology says it was given.
+    r = runner.run({"import-bench", result, "--model", "opt-125m", "--kv-dtype", "f16", "--context", "64"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("context_length 64 was given with --context"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  - context_length: 64\n"), std::string::npos) << r.out;
+}
+
+/// A result that holds no input length, nor the totals to work one out, asks for --context.
+TEST(ImportBenchCli, AVllmResultWithoutAnInputLengthAsksForContext) {
+    test::KvcatRunner runner;
+    const std::string bad = bench_file("bad/vllm-no-input-length.json").string();
+    Outcome r = runner.run({"import-bench", bad, "--model", "llama-3.1-8b", "--kv-dtype", "bf16"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find(bad + ":1:1: the result holds no input length"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("give the context with --context"), std::string::npos) << r.err;
+    r = runner.run({"import-bench", bad, "--model", "llama-3.1-8b", "--kv-dtype", "bf16", "--context", "8k"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("  - context_length: 8192\n"), std::string::npos) << r.out;
 }
 
 TEST(ImportBenchCli, KAndVAtDifferentTypesGiveAMeanBytesPerElementThatLints) {

@@ -373,10 +373,10 @@ TEST(Measurements, ASkeletonCurveFailsOnlyOnWhatAPersonWrites) {
     }
     Skeleton s = make_kv_skeleton(catalog, o);
     ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(s.id, "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
+    EXPECT_EQ(s.id, "kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
     EXPECT_NE(s.text.find("measurements:\n  - context_length: 0\n"), std::string::npos) << s.text;
     EXPECT_EQ(s.text.find("\ncontext_length:"), std::string::npos) << s.text;
-    CurveRoot root("llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k", s.text);
+    CurveRoot root("llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k", s.text);
     LintResult r = root.lint();
     std::vector<std::string> missing;
     for (const auto& d : r.diagnostics) {

@@ -35,8 +35,20 @@ TEST(ProseRules, ProseArithmeticPasses) {
 
 TEST(ProseRules, ProseArithmeticTrips) {
     LintResult r = lint_paths({fixture("prose-arithmetic/fail")});
-    ASSERT_EQ(r.diagnostics.size(), 1u);
-    const Diagnostic& d = r.diagnostics[0];
+    // Two wrong ratios in the quality record's notes, one wrong size in the row's.
+    ASSERT_EQ(r.diagnostics.size(), 3u);
+    std::vector<const Diagnostic*> quality;
+    const Diagnostic* row = nullptr;
+    for (const auto& d : r.diagnostics) {
+        if (d.pos.file.ends_with("kv-efficiency/quality-ratio.yaml")) quality.push_back(&d);
+        if (d.pos.file.ends_with("kv-efficiency/row.yaml")) row = &d;
+    }
+    ASSERT_EQ(quality.size(), 2u);
+    EXPECT_EQ(quality[0]->message, "6.4648 / 6.3123 = 1.024, not 1.034");
+    EXPECT_EQ(quality[1]->message, "0.94 / 0.96 = 97.9%, not 96.9%");
+    EXPECT_EQ(quality[1]->computed, "97.9%");
+    ASSERT_NE(row, nullptr);
+    const Diagnostic& d = *row;
     EXPECT_EQ(d.rule, "prose-arithmetic");
     EXPECT_EQ(d.severity, Severity::error);
     EXPECT_TRUE(d.pos.file.ends_with("kv-efficiency/row.yaml")) << d.pos.file;

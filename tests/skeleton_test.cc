@@ -200,7 +200,7 @@ TEST(Skeleton, ContextAboveNativeAddsAContextExtensionToFill) {
     // No accelerator: a 1M cache on a named card is the memory rules' business, not this test's.
     Skeleton s = tree.make(options("models/llama-3.1-8b", "q8_0", 1048576, "llama.cpp"));
     ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(s.id, "kv-efficiency/llama.cpp-llama-3.1-8b-q8_0-1m");
+    EXPECT_EQ(s.id, "kv-efficiency/llamacpp-llama-3.1-8b-q8_0-1m");
     EXPECT_EQ(s.to_fill, (std::vector<std::string>{"context_extension", "methodology", "notes", "sources"}));
     EXPECT_TRUE(contains(s.text, "\ncontext_extension:\n")) << s.text;
     LintResult r = tree.write_and_lint(s, s.text);
@@ -252,7 +252,7 @@ TEST(Skeleton, ContextTagsAndDefaultIds) {
     EXPECT_EQ(kvcat::context_tag(100000), "100000");
     EXPECT_EQ(kvcat::context_tag(0), "0");
     EXPECT_EQ(kvcat::default_kv_id("llama.cpp", "models/llama-3.1-8b", "", "", "q8_0", 65536),
-              "kv-efficiency/llama.cpp-llama-3.1-8b-q8_0-64k");
+              "kv-efficiency/llamacpp-llama-3.1-8b-q8_0-64k");
     EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/qwen3.5-35b-a3b", "", "", "fp8", 262144),
               "kv-efficiency/vllm-qwen3.5-35b-a3b-fp8-256k");
     EXPECT_EQ(kvcat::default_kv_id("SGLang / FA3", "models/deepseek-v3", "", "", "bf16", 163840),
@@ -261,12 +261,34 @@ TEST(Skeleton, ContextTagsAndDefaultIds) {
     // same model and dtype do not collide; a curve with no context above 0 has no tag.
     EXPECT_EQ(
         kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16", 65536),
-        "kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
+        "kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k-f16-64k");
     EXPECT_NE(
         kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-3090", "Q4_K", "f16", 65536),
         kvcat::default_kv_id("llama.cpp", "models/qwen3.5-27b", "accelerators/nvidia-rtx-4090", "Q4_K", "f16", 65536));
     EXPECT_EQ(kvcat::default_kv_id("vLLM", "models/llama-3.1-8b", "", "bf16", "bf16", 0),
               "kv-efficiency/vllm-llama-3.1-8b-bf16-bf16");
+}
+
+/// The default id begins as the shipped records' names do for the same engine: every shipped
+/// llama.cpp, vLLM, SGLang and ollama record's file name starts with the engine part that
+/// default_kv_id writes (llama.cpp spelled "llamacpp").
+TEST(Skeleton, TheDefaultIdSpellsTheEngineAsTheShippedRecordsDo) {
+    int seen = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(KVCAT_SOURCE_DIR) / "records" / "kv-efficiency")) {
+        std::string text = kvcat::test::read_file(entry.path());
+        auto at = text.find("\nengine: ");
+        ASSERT_NE(at, std::string::npos) << entry.path();
+        std::string engine = text.substr(at + 9, text.find('\n', at + 1) - at - 9);
+        if (engine != "llama.cpp" && engine != "vLLM" && engine != "SGLang" && engine != "ollama") continue;
+        // The id of model "m" alone: "kv-efficiency/<engine>-m".
+        std::string id = kvcat::default_kv_id(engine, "models/m", "", "", "", 0);
+        std::string prefix = id.substr(std::string("kv-efficiency/").size());
+        prefix.resize(prefix.size() - 1);  // "<engine>-"
+        EXPECT_TRUE(entry.path().filename().string().starts_with(prefix))
+            << entry.path().filename() << " does not start with " << prefix;
+        ++seen;
+    }
+    EXPECT_GT(seen, 10);
 }
 
 TEST(Skeleton, ContextNumbersTakePowerOfTwoSuffixes) {
@@ -365,7 +387,7 @@ class NewCli : public ::testing::Test {
 };
 
 TEST_F(NewCli, WritesASkeletonThatFailsOnlyOnTheHumanFields) {
-    const std::string file = "records/kv-efficiency/llama.cpp-llama-3.1-8b-q8_0-64k.yaml";
+    const std::string file = "records/kv-efficiency/llamacpp-llama-3.1-8b-q8_0-64k.yaml";
     Outcome r = kvcat({"new", "kv-efficiency", "--model", "models/llama-3.1-8b", "--engine", "llama.cpp", "--kv-dtype",
                        "q8_0", "--context", "64k", "--out", file});
     ASSERT_EQ(r.status, 0) << r.err;

@@ -1,4 +1,5 @@
 // kvcat import-bench: one record, with its points, from a benchmark's own output.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,18 +36,25 @@ struct ImportBenchOptions {
 
 /// What the file says, as the first draft of the methodology.
 std::string draft_methodology(const BenchRun& run, const std::vector<std::string>& files) {
+    // The files by name alone: the path they were imported from is the importer's machine.
     std::string files_text;
-    for (const auto& f : files) files_text += (files_text.empty() ? "" : ", ") + f;
+    for (const auto& f : files) {
+        files_text += (files_text.empty() ? "" : ", ") + std::filesystem::path(f).filename().string();
+    }
     std::string t = fmt::format("Imported by kvcat import-bench from {} output ({}).\n", run.format, files_text);
     t += fmt::format("{} point{}: ", run.points.size(), run.points.size() == 1 ? "" : "s");
     if (run.format.starts_with("llama-bench")) {
         t += "each point is the pp test (prompt processing) and the tg test (generation) at one depth\n"
              "(n_depth), avg_ts as measured_*_tps_at_ctx and stddev_ts as *_stddev.\n";
     } else if (run.format.starts_with("vLLM")) {
-        t += "one per result file, at its input length and max_concurrency; measured_tps_at_ctx is\n"
+        t += "one per result file, at its max_concurrency; measured_tps_at_ctx is\n"
              "1000 / median_tpot_ms, measured_total_tps_at_ctx is output_throughput.\n";
     } else {
         t += "one per CSV row, as written.\n";
+    }
+    if (!run.derivations.empty()) {
+        t += "How the figures the file does not state were taken:\n";
+        for (const auto& d : run.derivations) t += "  - " + d + "\n";
     }
     if (!run.facts.empty()) {
         t += "What the file records of the run:\n";
@@ -130,7 +138,9 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
     sub->add_option("--weight-quant", o->weight_quant, "The weights' format (default: llama-bench's model_type)");
     sub->add_option("--provenance", o->provenance, "measured, third-party-measured, derived or joined")
         ->check(CLI::IsMember({"measured", "third-party-measured", "derived", "joined"}));
-    sub->add_option("--context", o->context, "The input length of a vLLM result that does not name it");
+    sub->add_option("--context", o->context,
+                    "The context of a vLLM result (default: an input length saved in the file with --metadata, "
+                    "else the mean input length, total_input_tokens / completed)");
     sub->add_option("--concurrency", o->concurrency, "Requests in flight, for a vLLM result without max_concurrency")
         ->check(CLI::PositiveNumber);
     sub->add_option("--id", o->id, "The record id (default: engine-model-accelerator-weights-dtype-context)");
@@ -141,7 +151,7 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
         "Examples:\n"
         "  llama-bench -m qwen.gguf -d 0,16384,32768,65536 -o json > run.json\n"
         "  kvcat import-bench run.json --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
-        "      --out records/kv-efficiency/llama.cpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml\n"
+        "      --out records/kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml\n"
         "  kvcat import-bench 8k.json 32k.json --model models/llama-3.1-8b --kv-dtype bf16\n"
         "The byte figures come from the model record; the methodology is drafted from what the file\n"
         "says; notes and sources are left for you, and kvcat lint reports them until you write them.\n"

@@ -1,6 +1,7 @@
 #include "cmd/skeleton_output.h"
 
 #include "record_ref.h"
+#include "yaml_loader.h"
 
 #include <filesystem>
 #include <iostream>
@@ -42,6 +43,15 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
     Skeleton skeleton = make_kv_skeleton(catalog, options);
     if (!skeleton.ok()) {
         for (const auto& p : skeleton.problems) spdlog::error("{}", p);
+        return ExitCode::failure;
+    }
+    // A record past the loader's size limit could never be linted or built: refuse it here
+    // rather than write a file that every later command reports as too large.
+    if (std::size_t limit = LoadLimits{}.max_bytes; skeleton.text.size() > limit) {
+        spdlog::error(
+            "the record would be {} bytes with {} points, past the {} bytes a record may hold; import "
+            "the points in several records",
+            skeleton.text.size(), options.points.size(), limit);
         return ExitCode::failure;
     }
     if (out.empty()) {
