@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog.h"
+#include "gguf_file.h"
 #include "kvcat_runner.h"
 
 namespace kvcat::test {
@@ -121,6 +122,71 @@ TEST_F(Cli, TheManPageCoversEveryCommandAndOption) {
     // The check reads options: a known one is found in `kvcat fit --help`.
     auto fit = long_options(k_.run({"fit", "--help"}).out);
     EXPECT_NE(std::find(fit.begin(), fit.end(), "--reserve-gib"), fit.end());
+}
+
+/// The command lines under "Example:" or "Examples:" of a --help that start with kvcat, each
+/// with its continuation lines (a line ending in a backslash goes on under it).
+std::vector<std::string> example_commands(const std::string& help) {
+    std::vector<std::string> out;
+    auto at = help.find("\nExample");
+    if (at == std::string::npos) return out;
+    std::size_t pos = help.find('\n', at + 1);
+    bool continues = false;
+    while (pos != std::string::npos && pos + 1 < help.size()) {
+        std::size_t end = help.find('\n', pos + 1);
+        std::string line = help.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+        pos = end;
+        if (!line.starts_with("  ")) break;  // the examples end where the indented lines do
+        if (continues) {
+            out.back() += "\n" + line;
+        } else if (line.starts_with("  kvcat ")) {
+            out.push_back(line.substr(2));
+        } else {
+            continue;  // another tool's command, such as the llama-bench run that writes a file
+        }
+        continues = line.ends_with("\\");
+    }
+    return out;
+}
+
+TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
+    KvcatRunner k(false);
+    // The help of the program and of every command and nested command.
+    std::vector<std::string> helps{k.run({"--help"}).out};
+    for (const auto& name : subcommands(helps.front())) {
+        helps.push_back(k.run({name, "--help"}).out);
+        for (const auto& sub : subcommands(helps.back())) helps.push_back(k.run({name, sub, "--help"}).out);
+    }
+    std::vector<std::string> commands;
+    for (const auto& help : helps) {
+        for (auto& c : example_commands(help)) {
+            // The program's help repeats some of the commands' own examples.
+            if (std::find(commands.begin(), commands.end(), c) == commands.end()) commands.push_back(std::move(c));
+        }
+    }
+    ASSERT_GE(commands.size(), 20u);
+    // The files the examples read, by the names they give them.
+    const fs::path fixtures(KVCAT_FIXTURES_DIR);
+    const std::vector<std::pair<std::string, fs::path>> inputs = {
+        {"config.json", fixtures / "configs/llama-3.1-8b.json"},
+        {"run.json", fixtures / "import-bench/depths.jsonl"},  // a run at depths 0 to 64k, as the example's
+        {"8k.json", fixtures / "import-bench/vllm-8k.json"},
+        {"32k.json", fixtures / "import-bench/vllm-32k.json"}};
+    for (const auto& command : commands) {
+        SCOPED_TRACE(command);
+        // Each example in a folder of its own, with today's records and a catalog of its own,
+        // so that one that writes a file changes nothing for the next.
+        TempDir scratch;
+        fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", scratch / "records", fs::copy_options::recursive);
+        for (const auto& [name, from] : inputs) fs::copy_file(from, scratch / name);
+        GgufFile weights(1 << 20);
+        fs::copy_file(weights.path(), scratch / "DeepSeek-V3-Q4_K_M.gguf");
+        std::string line = shell_quote(KVCAT_BINARY) + command.substr(std::string("kvcat").size());
+        int status = run_shell("cd " + shell_quote(scratch.path().string()) +
+                               " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
+                               " >.stdout 2>.stderr </dev/null");
+        EXPECT_EQ(status, 0) << read_file(scratch / ".stderr");
+    }
 }
 
 TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
