@@ -215,6 +215,36 @@ TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
     EXPECT_EQ(curve.out, k.run({"curve", "--model", "models/llama-3.1-8b", "--contexts", "8k", "--format", "csv"}).out);
 }
 
+TEST(ShortIds, OnTheShippedRecords) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    const std::string vllm = "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k";
+    Outcome unique = k.run({"explain", "vllm-qwen35-35b"});
+    EXPECT_EQ(unique.status, 0) << unique.err;
+    EXPECT_TRUE(unique.out.starts_with(vllm)) << unique.out;
+    Outcome two = k.run({"explain", "vllm-qwen35"});
+    EXPECT_EQ(two.status, 2);
+    EXPECT_NE(two.err.find("'vllm-qwen35' could be any of 2 records"), std::string::npos) << two.err;
+    // A start that stops inside a word is not taken, but offered.
+    Outcome cut = k.run({"explain", "vllm-qwen35-35"});
+    EXPECT_EQ(cut.status, 2);
+    EXPECT_NE(cut.err.find("no record 'vllm-qwen35-35'; did you mean '" + vllm + "'?"), std::string::npos) << cut.err;
+
+    // A query's id that is the start of ids in the catalog offers those, before any near one.
+    Outcome rtx = k.run({"query", "--format", "csv", "accelerator=nvidia-rtx"});
+    EXPECT_EQ(rtx.status, 0) << rtx.err;
+    EXPECT_NE(rtx.err.find("(did you mean accelerator=nvidia-rtx-3090, accelerator=nvidia-rtx-4090,"),
+              std::string::npos)
+        << rtx.err;
+    EXPECT_EQ(rtx.err.find("b200"), std::string::npos) << rtx.err;
+    Outcome id = k.run({"query", "--format", "csv", "id=vllm-qwen35"});
+    EXPECT_EQ(id.status, 0) << id.err;
+    EXPECT_NE(id.err.find("(did you mean id=vllm-qwen35-"), std::string::npos) << id.err;
+    EXPECT_NE(id.err.find("'id~kv-efficiency/vllm-qwen35*' finds them all"), std::string::npos) << id.err;
+    Outcome all = k.run({"query", "--format", "csv", "--columns", "id", "id~kv-efficiency/vllm-qwen35*"});
+    EXPECT_GE(std::count(all.out.begin(), all.out.end(), '\n'), 3) << all.out;
+}
+
 TEST_F(Cli, MistypedSubcommandGetsADidYouMean) {
     Outcome r = k_.run({"lnt", "records"});
     EXPECT_EQ(r.status, 2);

@@ -70,13 +70,29 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
             if (const auto* id = std::get_if<std::string>(&row[0])) known.push_back(*id);
         }
         std::vector<std::string_view> candidates(known.begin(), known.end());
+        // Suggestions leave out the folder when the filter did.
+        std::string_view folder = f.text.find('/') == std::string::npos ? id_column_folder(f.column) : "";
+        auto as_filter = [&](std::string_view id) {
+            if (!folder.empty() && id.starts_with(folder)) id.remove_prefix(folder.size());
+            return fmt::format("{}={}", f.column, id);
+        };
         for (const auto& v : f.values) {
             const auto* wanted = std::get_if<std::string>(&v);
             if (!wanted || std::find(known.begin(), known.end(), *wanted) != known.end()) continue;
-            std::string hint = closest_match(*wanted, candidates);
+            // The ids that start with what was written come first: it is an id cut short.
+            std::vector<std::string> offered;
+            for (auto id : starting_with(*wanted, candidates)) offered.push_back(as_filter(id));
+            std::string glob;
+            // A glob matches the whole id, folder and all.
+            if (offered.size() > 1) glob = fmt::format("; '{}~{}*' finds them all", f.column, *wanted);
+            if (offered.empty()) {
+                if (std::string near = closest_match(*wanted, candidates); !near.empty())
+                    offered.push_back(as_filter(near));
+            }
+            std::vector<std::string_view> words(offered.begin(), offered.end());
             spdlog::info("no record has the id '{}'{}", *wanted,
-                         hint.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
-                                      : fmt::format(" (did you mean {}={}?)", f.column, hint));
+                         offered.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
+                                         : fmt::format(" (did you mean {}?{})", one_of(words, 4, ""), glob));
         }
     }
 }
