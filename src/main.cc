@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_columns(app, exit_code);
     kvcat::cmd::setup_curve(app, exit_code);
     kvcat::cmd::setup_report(app, exit_code);
+    kvcat::cmd::setup_complete(app, exit_code);
 
     // Each subcommand's body runs through run_command already; this one catches what is left,
     // an exception while parsing the command line, the same way.
