@@ -353,6 +353,13 @@ TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
                             "accelerator=nvidia-rtx-3090?)"),
               std::string::npos)
         << typo.err;
+    // SQL's way of writing a null test is the same test.
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx is null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx IS NOT NULL"})), (Ids{llama}));
+    // An equality names the rows it wants: the ones with no accelerator are not news.
+    Outcome equal = query({"accelerator=nvidia-rtx-3090"});
+    EXPECT_EQ(equal.err.find("left out"), std::string::npos) << equal.err;
+    EXPECT_EQ(query({"accelerator~*3090"}).err.find("left out"), std::string::npos);
     // A number in the wrong unit is told the column's.
     Outcome unit = query({"memory_gb=24GiBs"});
     EXPECT_EQ(unit.status, 2);

@@ -131,7 +131,8 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("filters", options->filters,
-                    "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value");
+                    "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value "
+                    "('column is null', 'column is not null' too)");
     sub->footer(
         "Numbers take k and M suffixes in powers of two (64k = 65536, 1M = 1048576) and may carry the column's\n"
         "unit (memory_gb>=24GB, roofline_fraction<50%, kv_bytes_at_context<2GiB). With = != and ~ a comma list\n"
@@ -144,8 +145,9 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
         "  kvcat query id=vllm-qwen35-35b-hybrid-fp8kv-256k --format vertical\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
-        "KiB/MiB/GiB and fits the window (csv, json and a pipe keep every value exact); a comparison that\n"
-        "leaves out rows with no value says how many on stderr.\n"
+        "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
+        "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
+        "value says how many on stderr.\n"
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
         "never rebuilt (exit 2).");
