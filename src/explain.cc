@@ -171,22 +171,18 @@ std::string why_no_ceiling(const RecordSet& set, const KvRow& row, const Model* 
                            const std::optional<Rational>& element) {
     if (!model) return fmt::format("the model {} is not a model record kvcat could read", row.model);
     if (!row.accelerator) {
-        return "the record names no accelerator (a run over several cards, or none named), so no card's "
-               "bandwidth applies";
+        return "the record names no accelerator (a run over several cards, or none named)";
     }
     if (!rules::accelerator_of(set, row)) {
         return fmt::format("the accelerator {} is not an accelerator record kvcat could read", *row.accelerator);
     }
     if (!row.weight_bytes) {
         if (!row.weight_quant) {
-            return "the record names no weight format and states no weight_bytes, so the bytes of weights read "
-                   "per token are unknown";
+            return "the record names no weight format and states no weight_bytes";
         }
         if (!find_weight_quant(*row.weight_quant)) {
-            return fmt::format(
-                "the weight format {} has no exact size (a mixed recipe or a format kvcat does not size) and the "
-                "record states no weight_bytes, so the bytes of weights read per token are unknown",
-                *row.weight_quant);
+            return fmt::format("the weight format {} has no exact size in kvcat and the record states no weight_bytes",
+                               *row.weight_quant);
         }
     }
     if (!element) return fmt::format("the cache dtype {} has no known bytes per element", row.kv_cache_dtype);
