@@ -98,9 +98,9 @@ constexpr std::array<std::string_view, 13> kDefaultColumns = {
     "kv_cache_dtype",
     "attention_variant",
     "context_length",
-    "concurrency",  // a speed at 8 requests in flight is not a one-request speed
     "kv_bytes_per_token",
     "kv_bytes_at_context",
+    "concurrency",  // the speeds after it are at this many requests in flight, not one
     "measured_tps_at_ctx",
     "measured_prefill_tps_at_ctx",
     "measured_ttft_ms_at_ctx",

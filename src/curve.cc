@@ -91,6 +91,11 @@ std::vector<CurvePoint> kv_curve(const CurveRequest& request) {
     return out;
 }
 
+std::string_view curve_column_unit(std::string_view column) {
+    if (column == "kv_bytes" || column == "fixed_state_bytes" || column == "weight_bytes") return "bytes";
+    return "";
+}
+
 std::string short_id(std::string_view id) {
     std::size_t slash = id.rfind('/');
     return std::string(slash == std::string_view::npos ? id : id.substr(slash + 1));

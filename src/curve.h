@@ -65,6 +65,10 @@ std::vector<CurvePoint> kv_curve(const CurveRequest& request);
 /// fixed_state_bytes, weight_bytes (with a weight format), then fits_<accelerator> (yes/no).
 Table curve_table(const CurveRequest& request, const std::vector<CurvePoint>& points);
 
+/// The unit of a column of curve_table ("bytes" for kv_bytes, fixed_state_bytes and
+/// weight_bytes), "" for the others: what a readable table shows in GiB and MiB.
+std::string_view curve_column_unit(std::string_view column);
+
 /// An accelerator id without its folder: "accelerators/nvidia-h100-sxm" -> "nvidia-h100-sxm".
 std::string short_id(std::string_view id);
 

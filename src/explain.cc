@@ -165,6 +165,31 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
     return out;
 }
 
+/// Why the lint applied no bandwidth ceiling to the row's speeds, checked in the order the
+/// roofline needs its figures; "" when it has them all.
+std::string why_no_ceiling(const RecordSet& set, const KvRow& row, const Model* model,
+                           const std::optional<Rational>& element) {
+    if (!model) return fmt::format("the model {} is not a model record kvcat could read", row.model);
+    if (!row.accelerator) {
+        return "the record names no accelerator (a run over several cards, or none named)";
+    }
+    if (!rules::accelerator_of(set, row)) {
+        return fmt::format("the accelerator {} is not an accelerator record kvcat could read", *row.accelerator);
+    }
+    if (!row.weight_bytes) {
+        if (!row.weight_quant) {
+            return "the record names no weight format and states no weight_bytes";
+        }
+        if (!find_weight_quant(*row.weight_quant)) {
+            return fmt::format("the weight format {} has no exact size in kvcat and the record states no weight_bytes",
+                               *row.weight_quant);
+        }
+    }
+    if (!element) return fmt::format("the cache dtype {} has no known bytes per element", row.kv_cache_dtype);
+    if (!model_basis(*model)) return "the model record lacks the layer figures the KV bytes at a context need";
+    return "";
+}
+
 json points_json(const RecordSet& set, const KvRow& row, const Model* model, const std::optional<Rational>& element) {
     json out = json::array();
     const Accelerator* accelerator = rules::accelerator_of(set, row);
@@ -193,9 +218,14 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                         if (p.tps_exact) j["roofline_fraction"] = (*p.tps_exact / roof.ceiling_tps).to_double();
                     }
                 }
-            } catch (const std::exception&) {
+            } catch (const std::exception& e) {
                 // an overflow or a missing figure: the lint's findings say which
+                j["no_ceiling"] = fmt::format("the ceiling could not be worked out: {}", e.what());
             }
+        }
+        if (!j.contains("roofline_tps") && !j.contains("no_ceiling")) {
+            std::string why = why_no_ceiling(set, row, model, element);
+            j["no_ceiling"] = why.empty() ? std::string("the ceiling could not be worked out") : why;
         }
         out.push_back(std::move(j));
     }
@@ -285,17 +315,29 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
     }
     out["points"] = points_json(lint.records, row, model, element);
     json unverified = json::array();
-    for (const auto& p : row.points) {
+    for (std::size_t i = 0; i < row.points.size(); ++i) {
+        const auto& p = row.points[i];
+        const json& point = out["points"][i];
         std::string at = p.listed ? fmt::format(" at context {}", group_thousands(p.context_length)) : "";
-        unverified.push_back(p.tps ? fmt::format("measured_tps_at_ctx {}{} is a measurement: checked to be a positive "
-                                                 "number under the bandwidth ceiling, not re-measured",
-                                                 *p.tps, at)
-                                   : fmt::format("measured_tps_at_ctx{} is null: the source did not report it", at));
+        // Only a point the roofline was worked out for was held under it.
+        bool ceiling = point.contains("roofline_tps");
+        std::string no_ceiling = ceiling ? "" : point.value("no_ceiling", std::string());
+        unverified.push_back(!p.tps ? fmt::format("measured_tps_at_ctx{} is null: the source did not report it", at)
+                             : ceiling
+                                 ? fmt::format("measured_tps_at_ctx {}{} is a measurement: checked to be a positive "
+                                               "number under the bandwidth ceiling, not re-measured",
+                                               *p.tps, at)
+                                 : fmt::format("measured_tps_at_ctx {}{} is a measurement: checked to be a positive "
+                                               "number, not re-measured; no bandwidth ceiling was applied: {}",
+                                               *p.tps, at, no_ceiling));
         if (p.total_tps) {
             unverified.push_back(
-                fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
-                            "positive number under {} times the bandwidth ceiling, not re-measured",
-                            *p.total_tps, at, p.concurrency));
+                ceiling ? fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
+                                      "positive number under {} times the bandwidth ceiling, not re-measured",
+                                      *p.total_tps, at, p.concurrency)
+                        : fmt::format("measured_total_tps_at_ctx {}{} is a measurement: checked to be a "
+                                      "positive number, not re-measured; no bandwidth ceiling was applied: {}",
+                                      *p.total_tps, at, no_ceiling));
         }
         if (p.prefill_tps) {
             unverified.push_back(
@@ -450,6 +492,14 @@ std::string render_explanation_text(const nlohmann::json& e) {
             }
             out += "\n";
         }
+        // Why the points without a ceiling have none, once for each reason.
+        std::vector<std::string> reasons;
+        for (const auto& p : e["points"]) {
+            if (!p.contains("no_ceiling")) continue;
+            auto why = p["no_ceiling"].get<std::string>();
+            if (std::find(reasons.begin(), reasons.end(), why) == reasons.end()) reasons.push_back(why);
+        }
+        for (const auto& why : reasons) out += fmt::format("  no bandwidth ceiling: {}\n", why);
     }
     if (e.contains("not_verified")) {
         out += "\nNot verified:\n";

@@ -152,11 +152,48 @@ std::optional<Cell> parse_number(std::string_view text) {
     return scaled(text, Rational(1));
 }
 
+namespace {
+
+/// The words of `text` split at spaces and tabs.
+std::vector<std::string_view> words_of(std::string_view text) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+        std::size_t start = i;
+        while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+        if (i > start) out.push_back(text.substr(start, i - start));
+    }
+    return out;
+}
+
+/// "COLUMN is null" and "COLUMN is not null" as SQL writes them (any case): the null tests
+/// `COLUMN=null` and `COLUMN!=null`. nullopt for anything else.
+std::optional<Filter> parse_is_null(std::string_view text) {
+    auto w = words_of(text);
+    bool is_null = w.size() == 3 && equal_ignoring_case(w[1], "is") && equal_ignoring_case(w[2], "null");
+    bool not_null = w.size() == 4 && equal_ignoring_case(w[1], "is") && equal_ignoring_case(w[2], "not") &&
+                    equal_ignoring_case(w[3], "null");
+    // "engine=a is null" is an equality whose value has spaces.
+    if ((!is_null && !not_null) || !is_identifier(w[0])) return std::nullopt;
+    Filter f;
+    f.column = std::string(require_column(w[0]).name);
+    f.op = is_null ? "=" : "!=";
+    f.value = std::monostate{};
+    f.text = std::string(text);
+    return f;
+}
+
+}  // namespace
+
 Filter parse_filter(std::string_view text) {
+    if (auto null_test = parse_is_null(text)) return *null_test;
     std::size_t op_at = text.find_first_of("=!<>~");
     if (op_at == std::string_view::npos) {
         throw FilterError(
-            fmt::format("'{}' is not a filter; write column OP value, with OP one of = != > >= < <= ~", text));
+            fmt::format("'{}' is not a filter; write column OP value, with OP one of = != > >= < <= ~, or "
+                        "column is null, column is not null",
+                        text));
     }
     Filter f;
     std::string_view column = trim(text.substr(0, op_at));
@@ -286,7 +323,9 @@ std::string where_clause(const std::vector<Filter>& filters, const Filter* skip,
 std::vector<NullCount> build_null_count_sql(const QuerySpec& spec) {
     std::vector<NullCount> out;
     for (const auto& f : spec.filters) {
-        if (f.values.empty() || f.op == "!=") continue;
+        // Only an ordering leaves them out unasked: = and ~ name the values wanted, and !=
+        // keeps the rows with no value.
+        if (f.values.empty() || (f.op != "<" && f.op != "<=" && f.op != ">" && f.op != ">=")) continue;
         NullCount n{&f, {}};
         std::string where = where_clause(spec.filters, &f, n.sql.parameters);
         n.sql.sql = fmt::format("SELECT count(*) FROM kv_rows WHERE {} IS NULL{}{}", require_column(f.column).name,

@@ -3,7 +3,8 @@
 // OP is one of = != > >= < <= and ~ (a glob). Numbers take k and M suffixes in
 // powers of two, as context lengths are counted: 64k is 65536, 1M is 1048576, and
 // may carry the column's unit (24GB, 50%, 2GiB). With = != and ~ a comma list is
-// any of its values (kv_cache_dtype=fp8,bf16); `null` tests for no value. A record
+// any of its values (kv_cache_dtype=fp8,bf16); `null` tests for no value, also
+// written as SQL does (`COLUMN is null`, `COLUMN is not null`). A record
 // id may be given without its folder (accelerator=nvidia-rtx-4090). A value is
 // always bound as a parameter, never spliced into the SQL, and a column must be
 // one of the kv_rows columns.
@@ -54,8 +55,9 @@ struct BoundSql {
 /// SELECT ... FROM kv_rows WHERE ... with every value bound. Throws FilterError.
 BoundSql build_query_sql(const QuerySpec& spec);
 
-/// For each filter that leaves out the rows with no value in its column (every operator
-/// but != and the null tests), a count of those rows among the ones the other filters keep.
+/// For each ordering (< <= > >=), which leaves out the rows with no value in its column
+/// without saying so, a count of those rows among the ones the other filters keep. An
+/// equality or a glob names the values wanted, and != keeps the rows with no value.
 struct NullCount {
     const Filter* filter;
     BoundSql sql;  ///< SELECT count(*) ...

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
         "  kvcat query attention_variant=hybrid 'context_length>64k'\n"
         "  kvcat query kv_cache_dtype=fp8,bf16 accelerator=nvidia-rtx-4090 --format vertical\n"
         "  kvcat sql \"SELECT model, max(context_length) FROM kv_rows GROUP BY model\"\n"
-        "  kvcat explain vllm-qwen35                    # a record by its name or the start of it\n"
+        "  kvcat explain vllm-qwen35-35b                # a record by its name or the start of it\n"
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --weight-quant Q4_K --kv-dtype bf16\n"
         "  kvcat curve --model llama-3.1-8b --contexts 8k,128k\n"
         "  kvcat report --out report.html\n"
@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_columns(app, exit_code);
     kvcat::cmd::setup_curve(app, exit_code);
     kvcat::cmd::setup_report(app, exit_code);
+    kvcat::cmd::setup_complete(app, exit_code);
 
     // Each subcommand's body runs through run_command already; this one catches what is left,
     // an exception while parsing the command line, the same way.

@@ -61,6 +61,15 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
         ids.push_back(r.id);
         names.push_back(name_of(r.id));
     }
+    // A start cut inside a word ("vllm-qwen35-35" of "vllm-qwen35-35b-..."): not taken as the
+    // record, which a word just begun could name by chance, but offered.
+    std::vector<std::string_view> cut_short;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (!given.empty() && (ids[i].starts_with(given) || names[i].starts_with(given))) cut_short.push_back(ids[i]);
+    }
+    if (!cut_short.empty()) {
+        return {nullptr, fmt::format("no {} '{}'; did you mean {}?", what, given, one_of(cut_short))};
+    }
     std::string near = closest_match(given, given.find('/') == std::string_view::npos ? names : ids);
     if (!near.empty() && given.find('/') == std::string_view::npos) {
         for (std::size_t i = 0; i < names.size(); ++i) {

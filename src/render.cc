@@ -98,14 +98,16 @@ std::size_t offset_of_column(const std::string& text, std::size_t column) {
 
 /// `text` in `width` display columns with its middle replaced by an ellipsis: ids differ at
 /// both ends (the engine first, the context last), so both ends are kept.
-std::string cut_middle(const std::string& text, std::size_t width) {
+/// With `head`, that many columns of the start are kept and the rest of the width goes to the
+/// end; without, the two halves are even.
+std::string cut_middle(const std::string& text, std::size_t width, std::optional<std::size_t> head = std::nullopt) {
     std::size_t have = display_width(text);
     if (have <= width) return text;
     if (width < 3) return truncate_to(text, width);
     std::size_t keep = width - 1;
-    std::size_t tail = keep / 2;
-    std::size_t head = keep - tail;
-    return text.substr(0, offset_of_column(text, head)) + kEllipsis + text.substr(offset_of_column(text, have - tail));
+    std::size_t first = head && *head >= 1 && *head < keep ? *head : keep - keep / 2;
+    std::size_t tail = keep - first;
+    return text.substr(0, offset_of_column(text, first)) + kEllipsis + text.substr(offset_of_column(text, have - tail));
 }
 
 /// What a cell shows in the aligned table: "-" for NULL, the first line of a multi-line value.
@@ -252,19 +254,56 @@ std::vector<std::size_t> fit_widths(std::vector<std::size_t> widths, const std::
 
 /// The narrowest width at which cutting the middle of a text column's values still leaves
 /// different values looking different (0 when they differ at any width, or for a number).
-std::size_t distinct_width(const Shaped& s, std::size_t c, std::size_t natural) {
-    if (s.numeric[c]) return 0;
+/// The different values of column `c`, sorted.
+std::vector<std::string> distinct_values(const Shaped& s, std::size_t c) {
     std::vector<std::string> values;
     for (const auto& line : s.cells) values.push_back(line[c]);
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
+    return values;
+}
+
+/// Whether `values` stay different when each is cut to `width` keeping `head` columns of its start.
+bool stay_distinct(const std::vector<std::string>& values, std::size_t width, std::optional<std::size_t> head) {
+    std::vector<std::string> cut;
+    cut.reserve(values.size());
+    for (const auto& v : values) cut.push_back(cut_middle(v, width, head));
+    std::sort(cut.begin(), cut.end());
+    return std::adjacent_find(cut.begin(), cut.end()) == cut.end();
+}
+
+/// Above this many different values a column is cut at its middle only: trying every split
+/// of every width would cost more than the table is worth.
+constexpr std::size_t kMaxValuesForSplits = 200;
+
+/// How many columns of its start a cut value keeps at `width` so that different values stay
+/// different: the split nearest the middle that does ("sglang-q…awq-int4-fp8-e4m3@128k" where
+/// ids share a long middle and differ near one end). nullopt when no split does, or for a
+/// column with too many values to try.
+std::optional<std::size_t> distinct_split(const std::vector<std::string>& values, std::size_t width) {
+    if (width < 3 || values.size() < 2) return std::nullopt;
+    std::size_t keep = width - 1;
+    std::size_t middle = keep - keep / 2;
+    if (stay_distinct(values, width, middle)) return middle;
+    if (values.size() > kMaxValuesForSplits) return std::nullopt;
+    // Each end keeps a few columns, so that a cut value still reads as the id it is.
+    constexpr std::size_t kMinEnd = 6;
+    std::size_t least = std::min(kMinEnd, keep / 2);
+    for (std::size_t step = 1; step < keep; ++step) {
+        if (middle + step + least <= keep && stay_distinct(values, width, middle + step)) return middle + step;
+        if (step + least <= middle && stay_distinct(values, width, middle - step)) return middle - step;
+    }
+    return std::nullopt;
+}
+
+/// The narrowest width at which cutting a text column's values still leaves different values
+/// looking different, at some split (0 when they differ at any width, or for a number).
+std::size_t distinct_width(const Shaped& s, std::size_t c, std::size_t natural) {
+    if (s.numeric[c]) return 0;
+    std::vector<std::string> values = distinct_values(s, c);
     if (values.size() < 2) return 0;
     for (std::size_t w = 3; w < natural; ++w) {
-        std::vector<std::string> cut;
-        cut.reserve(values.size());
-        for (const auto& v : values) cut.push_back(cut_middle(v, w));
-        std::sort(cut.begin(), cut.end());
-        if (std::adjacent_find(cut.begin(), cut.end()) == cut.end()) return w;
+        if (distinct_split(values, w)) return w;
     }
     return natural;
 }
@@ -288,8 +327,49 @@ std::string rows_footer(std::size_t rows) {
     return fmt::format("({} row{})\n", rows, rows == 1 ? "" : "s");
 }
 
+/// A value in a note, cut to keep the note on one line.
+std::string note_value(const std::string& text) {
+    constexpr std::size_t kMaxNoteValue = 40;
+    return cut_middle(text, kMaxNoteValue);
+}
+
+/// When the table is wider than the window, the columns (never the first) whose cells are
+/// all alike over the rows shown, empty or one value: each says one thing, which a line under
+/// the table says as well ("accelerator: - in every row"), and the room goes to columns whose
+/// values differ. Removes them from `s` and returns those lines.
+std::vector<std::string> drop_constant_columns(Shaped& s, std::size_t max_width) {
+    std::vector<std::string> notes;
+    if (s.cells.size() < 2 || natural_width(measure(s)) <= max_width) return notes;
+    std::vector<bool> keep(s.header.size(), true);
+    for (std::size_t c = 1; c < s.header.size(); ++c) {
+        bool alike = std::all_of(s.cells.begin(), s.cells.end(),
+                                 [&](const auto& line) { return c < line.size() && line[c] == s.cells.front()[c]; });
+        if (!alike) continue;
+        keep[c] = false;
+        notes.push_back(fmt::format("{}: {} in every row", s.header[c], note_value(s.cells.front()[c])));
+    }
+    if (notes.empty()) return notes;
+    Shaped kept;
+    for (std::size_t c = 0; c < s.header.size(); ++c) {
+        if (!keep[c]) continue;
+        kept.header.push_back(s.header[c]);
+        kept.numeric.push_back(s.numeric[c]);
+    }
+    for (const auto& line : s.cells) {
+        std::vector<std::string> out;
+        for (std::size_t c = 0; c < line.size() && c < keep.size(); ++c) {
+            if (keep[c]) out.push_back(line[c]);
+        }
+        kept.cells.push_back(std::move(out));
+    }
+    s = std::move(kept);
+    return notes;
+}
+
 std::string render_aligned(const Table& t, const RenderOptions& options) {
     Shaped s = shape(t, options);
+    std::vector<std::string> alike_notes;
+    if (options.max_width) alike_notes = drop_constant_columns(s, *options.max_width);
     std::vector<std::size_t> widths = measure(s);  // first pass: measure
     if (options.max_width) {
         std::vector<std::size_t> header_widths;
@@ -302,6 +382,13 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
         widths = fit_widths(widths, header_widths, s.numeric, *options.max_width, distinct);
     }
     const std::size_t kept = widths.size();
+    // Where each cut column is split, so that its values stay told apart.
+    std::vector<std::optional<std::size_t>> heads(kept);
+    for (std::size_t c = 0; c < kept; ++c) {
+        bool cut = std::any_of(s.cells.begin(), s.cells.end(),
+                               [&](const auto& line) { return c < line.size() && display_width(line[c]) > widths[c]; });
+        if (cut && !s.numeric[c]) heads[c] = distinct_split(distinct_values(s, c), widths[c]);
+    }
     auto pad = [](std::string text, std::size_t width, bool right) {
         std::size_t w = display_width(text);
         std::string fill(width > w ? width - w : 0, ' ');
@@ -326,13 +413,14 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     for (const auto& line : s.cells) {
         for (std::size_t c = 0; c < line.size() && c < kept; ++c) {
             if (c) out += "  ";
-            out += pad(cut_middle(line[c], widths[c]), widths[c], s.numeric[c]);
+            out += pad(cut_middle(line[c], widths[c], heads[c]), widths[c], s.numeric[c]);
         }
         end_line(out);
     }
     out += rows_footer(t.rows.size());
-    if (kept < t.columns.size()) {
-        out += fmt::format("+{} column{}: {}\n", t.columns.size() - kept, t.columns.size() - kept == 1 ? "" : "s",
+    for (const auto& note : alike_notes) out += note + "\n";
+    if (kept < s.header.size()) {
+        out += fmt::format("+{} column{}: {}\n", s.header.size() - kept, s.header.size() - kept == 1 ? "" : "s",
                            options.more_columns_hint);
     }
     return out;

@@ -62,4 +62,29 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
     return std::string(best);
 }
 
+std::vector<std::string_view> starting_with(std::string_view word, std::span<const std::string_view> candidates) {
+    std::vector<std::string_view> out;
+    if (word.empty()) return out;
+    for (auto c : candidates) {
+        if (c.size() > word.size() && c.starts_with(word)) out.push_back(c);
+    }
+    return out;
+}
+
+std::string one_of(std::span<const std::string_view> words, std::size_t shown, std::string_view quote) {
+    std::string out;
+    std::size_t named = std::min(words.size(), std::max<std::size_t>(shown, 1));
+    for (std::size_t i = 0; i < named; ++i) {
+        if (i > 0) out += i + 1 == words.size() ? " or " : ", ";
+        out += quote;
+        out += words[i];
+        out += quote;
+    }
+    if (named < words.size()) {
+        std::size_t rest = words.size() - named;
+        out += rest == 1 ? " or 1 more" : " or " + std::to_string(rest) + " more";
+    }
+    return out;
+}
+
 }  // namespace kvcat

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kvcat {
 
@@ -15,5 +16,13 @@ bool equal_ignoring_case(std::string_view a, std::string_view b);
 
 /// The candidate nearest to `word` when it is close enough to be a typo, else "".
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
+
+/// The candidates that start with `word` and are longer than it, in their order: a word cut
+/// short ("nvidia-rtx" of "nvidia-rtx-4090") is one of these before it is a typo.
+std::vector<std::string_view> starting_with(std::string_view word, std::span<const std::string_view> candidates);
+
+/// The words of a did-you-mean, quoted by `quote`: "'a'", "'a' or 'b'", "'a', 'b', 'c' or 4 more".
+/// At most `shown` are named.
+std::string one_of(std::span<const std::string_view> words, std::size_t shown = 4, std::string_view quote = "'");
 
 }  // namespace kvcat

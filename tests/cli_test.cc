@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog.h"
+#include "gguf_file.h"
 #include "kvcat_runner.h"
 
 namespace kvcat::test {
@@ -123,6 +124,71 @@ TEST_F(Cli, TheManPageCoversEveryCommandAndOption) {
     EXPECT_NE(std::find(fit.begin(), fit.end(), "--reserve-gib"), fit.end());
 }
 
+/// The command lines under "Example:" or "Examples:" of a --help that start with kvcat, each
+/// with its continuation lines (a line ending in a backslash goes on under it).
+std::vector<std::string> example_commands(const std::string& help) {
+    std::vector<std::string> out;
+    auto at = help.find("\nExample");
+    if (at == std::string::npos) return out;
+    std::size_t pos = help.find('\n', at + 1);
+    bool continues = false;
+    while (pos != std::string::npos && pos + 1 < help.size()) {
+        std::size_t end = help.find('\n', pos + 1);
+        std::string line = help.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+        pos = end;
+        if (!line.starts_with("  ")) break;  // the examples end where the indented lines do
+        if (continues) {
+            out.back() += "\n" + line;
+        } else if (line.starts_with("  kvcat ")) {
+            out.push_back(line.substr(2));
+        } else {
+            continue;  // another tool's command, such as the llama-bench run that writes a file
+        }
+        continues = line.ends_with("\\");
+    }
+    return out;
+}
+
+TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
+    KvcatRunner k(false);
+    // The help of the program and of every command and nested command.
+    std::vector<std::string> helps{k.run({"--help"}).out};
+    for (const auto& name : subcommands(helps.front())) {
+        helps.push_back(k.run({name, "--help"}).out);
+        for (const auto& sub : subcommands(helps.back())) helps.push_back(k.run({name, sub, "--help"}).out);
+    }
+    std::vector<std::string> commands;
+    for (const auto& help : helps) {
+        for (auto& c : example_commands(help)) {
+            // The program's help repeats some of the commands' own examples.
+            if (std::find(commands.begin(), commands.end(), c) == commands.end()) commands.push_back(std::move(c));
+        }
+    }
+    ASSERT_GE(commands.size(), 20u);
+    // The files the examples read, by the names they give them.
+    const fs::path fixtures(KVCAT_FIXTURES_DIR);
+    const std::vector<std::pair<std::string, fs::path>> inputs = {
+        {"config.json", fixtures / "configs/llama-3.1-8b.json"},
+        {"run.json", fixtures / "import-bench/depths.jsonl"},  // a run at depths 0 to 64k, as the example's
+        {"8k.json", fixtures / "import-bench/vllm-8k.json"},
+        {"32k.json", fixtures / "import-bench/vllm-32k.json"}};
+    for (const auto& command : commands) {
+        SCOPED_TRACE(command);
+        // Each example in a folder of its own, with today's records and a catalog of its own,
+        // so that one that writes a file changes nothing for the next.
+        TempDir scratch;
+        fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", scratch / "records", fs::copy_options::recursive);
+        for (const auto& [name, from] : inputs) fs::copy_file(from, scratch / name);
+        GgufFile weights(1 << 20);
+        fs::copy_file(weights.path(), scratch / "DeepSeek-V3-Q4_K_M.gguf");
+        std::string line = shell_quote(KVCAT_BINARY) + command.substr(std::string("kvcat").size());
+        int status = run_shell("cd " + shell_quote(scratch.path().string()) +
+                               " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
+                               " >.stdout 2>.stderr </dev/null");
+        EXPECT_EQ(status, 0) << read_file(scratch / ".stderr");
+    }
+}
+
 TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
     KvcatRunner k;
     Outcome explain = k.run({"explain", "vllm-qwen35"});
@@ -147,6 +213,36 @@ TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
     Outcome curve = k.run({"curve", "--model", "llama-3.1-8b", "--contexts", "8k", "--format", "csv"});
     EXPECT_EQ(curve.status, 0) << curve.err;
     EXPECT_EQ(curve.out, k.run({"curve", "--model", "models/llama-3.1-8b", "--contexts", "8k", "--format", "csv"}).out);
+}
+
+TEST(ShortIds, OnTheShippedRecords) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    const std::string vllm = "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k";
+    Outcome unique = k.run({"explain", "vllm-qwen35-35b"});
+    EXPECT_EQ(unique.status, 0) << unique.err;
+    EXPECT_TRUE(unique.out.starts_with(vllm)) << unique.out;
+    Outcome two = k.run({"explain", "vllm-qwen35"});
+    EXPECT_EQ(two.status, 2);
+    EXPECT_NE(two.err.find("'vllm-qwen35' could be any of 2 records"), std::string::npos) << two.err;
+    // A start that stops inside a word is not taken, but offered.
+    Outcome cut = k.run({"explain", "vllm-qwen35-35"});
+    EXPECT_EQ(cut.status, 2);
+    EXPECT_NE(cut.err.find("no record 'vllm-qwen35-35'; did you mean '" + vllm + "'?"), std::string::npos) << cut.err;
+
+    // A query's id that is the start of ids in the catalog offers those, before any near one.
+    Outcome rtx = k.run({"query", "--format", "csv", "accelerator=nvidia-rtx"});
+    EXPECT_EQ(rtx.status, 0) << rtx.err;
+    EXPECT_NE(rtx.err.find("(did you mean accelerator=nvidia-rtx-3090, accelerator=nvidia-rtx-4090,"),
+              std::string::npos)
+        << rtx.err;
+    EXPECT_EQ(rtx.err.find("b200"), std::string::npos) << rtx.err;
+    Outcome id = k.run({"query", "--format", "csv", "id=vllm-qwen35"});
+    EXPECT_EQ(id.status, 0) << id.err;
+    EXPECT_NE(id.err.find("(did you mean id=vllm-qwen35-"), std::string::npos) << id.err;
+    EXPECT_NE(id.err.find("'id~kv-efficiency/vllm-qwen35*' finds them all"), std::string::npos) << id.err;
+    Outcome all = k.run({"query", "--format", "csv", "--columns", "id", "id~kv-efficiency/vllm-qwen35*"});
+    EXPECT_GE(std::count(all.out.begin(), all.out.end(), '\n'), 3) << all.out;
 }
 
 TEST_F(Cli, MistypedSubcommandGetsADidYouMean) {

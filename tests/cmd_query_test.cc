@@ -1,8 +1,10 @@
 // kvcat query, sql and columns as a user runs them. Every output format is read back by an
 // independent parser (Python's csv and json modules, tests/parse_output.py), so a quoting
 // or typing mistake in the renderer cannot hide behind a test that shares its assumptions.
+#include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -256,16 +258,50 @@ TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
     EXPECT_EQ(pipe.out.find("columns: --columns"), std::string::npos) << pipe.out;
 }
 
-/// The columns a query shows unless told otherwise: concurrency stands beside the context,
+/// The columns a query shows unless told otherwise: concurrency stands before the speeds,
 /// so a speed measured with eight requests in flight cannot pass for a one-request speed.
 TEST_F(CmdQuery, DefaultColumnsShowTheConcurrency) {
     Outcome r = k_.run({"query", "--format", "csv", "id=llamacpp-qwen35-27b-rtx3090-64k"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(
-        r.out.starts_with("id,accelerator,engine,kv_cache_dtype,attention_variant,context_length,concurrency,"
-                          "kv_bytes_per_token,"))
+        r.out.starts_with("id,accelerator,engine,kv_cache_dtype,attention_variant,context_length,kv_bytes_per_token,"
+                          "kv_bytes_at_context,concurrency,measured_tps_at_ctx,"))
         << r.out;
-    EXPECT_NE(r.out.find(",65536,1,65536,"), std::string::npos) << r.out;  // context, concurrency 1, bytes a token
+    EXPECT_NE(r.out.find(",4294967296,1,28.8,"), std::string::npos) << r.out;  // bytes at context, 1 request, its speed
+}
+
+TEST(CmdQueryShipped, TheHeadlineQueryReadsWellAt100Columns) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    const std::vector<std::string> headline = {"query", "attention_variant=hybrid", "context_length>64k"};
+    Outcome tty = k.run_on_terminal(headline, {"COLUMNS=100"});
+    ASSERT_EQ(tty.status, 0) << tty.err;
+    auto lines = lines_of(tty.out);
+    ASSERT_GE(lines.size(), 5u) << tty.out;
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 100u) << line;
+    // As many rows as the exact answer has, each id still told apart from the others.
+    std::vector<std::string> csv =
+        lines_of(k.run({"query", "--format", "csv", "--columns", "id", headline[1], headline[2]}).out);
+    std::size_t rows = csv.size() - 1;
+    ASSERT_GE(rows, 2u);
+    EXPECT_NE(tty.out.find(fmt::format("({} rows)", rows)), std::string::npos) << tty.out;
+    std::vector<std::string> ids;
+    for (std::size_t i = 2; i < 2 + rows; ++i) ids.push_back(lines[i].substr(0, lines[i].find("  ")));
+    std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << tty.out;
+    // The filter fixes attention_variant and these rows name no one accelerator: those columns
+    // say one thing each, in a line, and the room goes to the context and the bytes per token.
+    const std::string& header = lines[0];
+    EXPECT_NE(header.find("context_length"), std::string::npos) << tty.out;
+    EXPECT_NE(header.find("kv_bytes_per_token"), std::string::npos) << tty.out;
+    EXPECT_EQ(header.find("accelerator"), std::string::npos) << tty.out;
+    EXPECT_EQ(header.find("attention_variant"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("\naccelerator: - in every row\r\n"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("\nattention_variant: hybrid in every row\r\n"), std::string::npos) << tty.out;
+    // A wide window keeps every column, alike or not.
+    Outcome wide = k.run_on_terminal(headline, {"COLUMNS=400"});
+    EXPECT_NE(lines_of(wide.out)[0].find("attention_variant"), std::string::npos) << wide.out;
+    EXPECT_EQ(wide.out.find("in every row"), std::string::npos) << wide.out;
 }
 
 TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
@@ -326,9 +362,16 @@ TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
     EXPECT_EQ(typo.status, 0);
     EXPECT_EQ(ids_of(typo), (Ids{}));
     EXPECT_NE(typo.err.find("no record has the id 'accelerators/nvidia-rtx-309' (did you mean "
-                            "accelerator=accelerators/nvidia-rtx-3090?)"),
+                            "accelerator=nvidia-rtx-3090?)"),
               std::string::npos)
         << typo.err;
+    // SQL's way of writing a null test is the same test.
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx is null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx IS NOT NULL"})), (Ids{llama}));
+    // An equality names the rows it wants: the ones with no accelerator are not news.
+    Outcome equal = query({"accelerator=nvidia-rtx-3090"});
+    EXPECT_EQ(equal.err.find("left out"), std::string::npos) << equal.err;
+    EXPECT_EQ(query({"accelerator~*3090"}).err.find("left out"), std::string::npos);
     // A number in the wrong unit is told the column's.
     Outcome unit = query({"memory_gb=24GiBs"});
     EXPECT_EQ(unit.status, 2);

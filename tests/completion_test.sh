@@ -62,7 +62,8 @@ done
 # --rule offers every rule id of the binary's registry, in its order, and they are the ids
 # SARIF describes: the script holds no list of its own to fall behind.
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+catalog=""
+trap 'rm -rf "$tmp" ${catalog:+"$catalog"}' EXIT
 mkdir -p "$tmp/records"
 listed=$("$kvcat" lint --list-rules --format ids | tr '\n' ' ')
 sarif_rules=$(cd "$tmp" && env -u GITHUB_ACTIONS "$kvcat" -q lint --format sarif records |
@@ -79,6 +80,70 @@ if grep -q -- kv-basis-product "$source_dir/tools/completion/kvcat.bash"; then
     echo "FAIL: tools/completion/kvcat.bash lists rule ids itself" >&2
     failures=$((failures + 1))
 fi
+
+# Record ids and a filter's values come from the catalog (`kvcat complete`), as bash hands
+# the line over: COMP_LINE and COMP_POINT as typed, COMP_WORDS split at = as bash splits it.
+# expect_line "LINE" WORD... -- "EXPECTED COMPLETIONS..." (exact, in order)
+expect_line() {
+    local line=$1 words=()
+    shift
+    while [[ $1 != -- ]]; do words+=("$1"); shift; done
+    shift
+    COMP_LINE="kvcat $line"
+    COMP_POINT=${#COMP_LINE}
+    COMP_WORDS=("$kvcat" "${words[@]}")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    COMPREPLY=()
+    _kvcat
+    local got="${COMPREPLY[*]}"
+    unset COMP_LINE COMP_POINT
+    if [[ $got != "$*" ]]; then
+        echo "FAIL: kvcat $line<TAB> gave [$got], expected [$*]" >&2
+        failures=$((failures + 1))
+    fi
+}
+catalog=$(mktemp -d)
+cp -r "$source_dir/records" "$catalog/records"
+(
+    cd "$catalog"
+    "$kvcat" -q build >/dev/null 2>&1 || { echo "FAIL: kvcat build of the shipped records" >&2; exit 1; }
+    COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
+    # What the catalog holds, asked the way the script asks it: the expected lists are the
+    # catalog's own, so a new record changes both sides.
+    dtypes=$("$kvcat" sql --format tsv "SELECT DISTINCT kv_cache_dtype FROM kv_rows ORDER BY 1" | tail -n +2 |
+        tr '\n' ' ')
+    [[ $dtypes == *fp8* && $dtypes == *bf16* ]] || { echo "FAIL: no fp8 and bf16 rows: [$dtypes]" >&2; exit 1; }
+    expect_line "query kv_cache_dtype=" query kv_cache_dtype = "" -- ${dtypes% }
+    expect_line "query kv_cache_dtype=bf" query kv_cache_dtype = bf -- $(compgen -W "$dtypes" -- bf)
+    expect_line "query kv_cache_dtype=fp8,bf" query kv_cache_dtype = fp8,bf -- $(compgen -P fp8, -W "$dtypes" -- bf)
+    expect_line "query kv_cache_dtype!=bf" query 'kv_cache_dtype!' = bf -- $(compgen -W "$dtypes" -- bf)
+    # A record id column offers its ids without the folder, as filters take them.
+    expect_line "query accelerator=nvidia-rtx-40" query accelerator = nvidia-rtx-40 -- nvidia-rtx-4090
+    expect_line "query accelerator=accelerators/nvidia-rtx-40" query accelerator = accelerators/nvidia-rtx-40 -- \
+        accelerators/nvidia-rtx-4090
+    # With = not a word break, the whole word is replaced.
+    COMP_WORDBREAKS=$' \t\n'
+    expect_line "query kv_cache_dtype=bf" query kv_cache_dtype=bf -- $(compgen -P kv_cache_dtype= -W "$dtypes" -- bf)
+    COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
+    # Record ids for explain, fit and curve, from the catalog.
+    expect explain vllm-qwen35-3 -- vllm-qwen35-35b-hybrid-fp8kv-256k vllm-qwen35-397b-a17b-4x-rtxpro6000-carve-nvfp4-fp8-yarn
+    expect explain models/qwen3.5-2 -- models/qwen3.5-27b
+    expect fit --model qwen3.5-2 -- qwen3.5-27b
+    expect fit --model qwen3.5-27b --accelerator nvidia-rtx-30 -- nvidia-rtx-3090
+    expect curve --model llama-3.1-8 -- llama-3.1-8b
+    expect curve --model llama-3.1-8b --accelerator nvidia-rtx-3090,nvidia-h1 -- \
+        nvidia-rtx-3090,nvidia-h100-pcie nvidia-rtx-3090,nvidia-h100-sxm
+    all=$("$kvcat" complete ids records | wc -l)
+    files=$(find records/models records/accelerators records/kv-efficiency -name '*.yaml' | wc -l)
+    [[ $all == "$files" ]] || { echo "FAIL: complete ids records gave $all ids for $files files" >&2; failures=$((failures + 1)); }
+    # Without a catalog the ids come from the record files.
+    mv kvcat.db elsewhere.db
+    expect fit --model qwen3.5-2 -- qwen3.5-27b
+    expect fit --db elsewhere.db --model qwen3.5-2 -- qwen3.5-27b
+    expect_line "query --db elsewhere.db kv_cache_dtype=bf" query --db elsewhere.db kv_cache_dtype = bf -- \
+        $(compgen -W "$dtypes" -- bf)
+    exit $failures
+) || failures=$((failures + $?))
 
 # The binary a checkout builds completes too, as the README runs it, not only kvcat on PATH.
 for word in kvcat build/release/kvcat ./build/release/kvcat; do

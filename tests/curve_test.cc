@@ -191,6 +191,18 @@ TEST(CmdCurve, EveryTableFormatAndAnAcceleratorThatIsTooSmall) {
     }
 }
 
+TEST(CmdCurve, ATerminalShowsEveryByteColumnInBinaryUnits) {
+    KvcatRunner k;
+    Outcome r = k.run_on_terminal({"curve", "--model", "llama-3.1-8b", "--kv-dtype", "bf16", "--contexts", "128k",
+                                   "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K"},
+                                  {"COLUMNS=200"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // 16 GiB of KV at 128k, never the raw 17179869184.
+    EXPECT_EQ(r.out.find("17179869184"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("16 GiB"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kv_bytes"), std::string::npos) << r.out;
+}
+
 TEST(CmdCurve, MistakesAreNamed) {
     KvcatRunner k;
     Outcome model = k.run({"curve", "--model", "models/llama-3.1-8", "--contexts", "8k"});

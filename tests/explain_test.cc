@@ -57,6 +57,55 @@ TEST(Explain, WrongClaimsAreShownWithTheRightFigure) {
     EXPECT_NE(text.find("[kv-basis-product]"), std::string::npos) << text;
 }
 
+/// The not_verified lines about measured_tps_at_ctx.
+std::vector<std::string> speed_lines(const nlohmann::json& e) {
+    std::vector<std::string> out;
+    for (const auto& n : e["not_verified"]) {
+        auto line = n.get<std::string>();
+        if (line.starts_with("measured_tps_at_ctx ")) out.push_back(line);
+    }
+    return out;
+}
+
+TEST(Explain, ASpeedIsSaidToBeUnderTheCeilingOnlyWhenOneWasApplied) {
+    // MXFP4 is not a format kvcat sizes, and the record states no weight_bytes: no ceiling.
+    auto mxfp4 = explain("kv-efficiency/llamacpp-gpt-oss-120b-dgx-spark-mxfp4-f16-b7486");
+    ASSERT_FALSE(mxfp4["points"].empty());
+    for (const auto& p : mxfp4["points"]) {
+        EXPECT_FALSE(p.contains("roofline_tps"));
+        EXPECT_NE(p.value("no_ceiling", std::string()).find("the weight format MXFP4 has no exact size"),
+                  std::string::npos)
+            << p;
+    }
+    auto lines = speed_lines(mxfp4);
+    ASSERT_FALSE(lines.empty());
+    for (const auto& line : lines) {
+        EXPECT_EQ(line.find("under the bandwidth ceiling"), std::string::npos) << line;
+        EXPECT_NE(line.find("no bandwidth ceiling was applied: the weight format MXFP4"), std::string::npos) << line;
+    }
+    std::string text = render_explanation_text(mxfp4);
+    EXPECT_EQ(text.find("under the bandwidth ceiling"), std::string::npos) << text;
+    EXPECT_NE(text.find("no bandwidth ceiling: the weight format MXFP4"), std::string::npos) << text;
+
+    // A run over four cards names no accelerator.
+    auto multi = explain("kv-efficiency/sglang-qwen35-397b-a17b-4x-rtxpro6000-awq-int4-fp8-e4m3");
+    ASSERT_FALSE(multi["points"].empty());
+    EXPECT_NE(multi["points"][0].value("no_ceiling", std::string()).find("names no accelerator"), std::string::npos)
+        << multi["points"][0];
+    for (const auto& n : multi["not_verified"]) {
+        EXPECT_EQ(n.get<std::string>().find("under"), std::string::npos) << n;
+    }
+
+    // One that has every figure is held under its ceiling, and says so.
+    auto held = explain("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k");
+    ASSERT_FALSE(held["points"].empty());
+    EXPECT_TRUE(held["points"][0].contains("roofline_tps"));
+    EXPECT_FALSE(held["points"][0].contains("no_ceiling"));
+    lines = speed_lines(held);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines[0].find("under the bandwidth ceiling"), std::string::npos) << lines[0];
+}
+
 TEST(Explain, FindsARecordByFile) {
     LintResult lint = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
     std::string file =

@@ -237,14 +237,49 @@ TEST(Filter, NullCountsAskForTheRowsAComparisonLeavesOut) {
     spec.filters = {parse_filter("roofline_fraction<50%"), parse_filter("engine=vllm"), parse_filter("accelerator!=x"),
                     parse_filter("measured_tps_at_ctx!=null")};
     auto counts = build_null_count_sql(spec);
-    // engine=vllm leaves out rows without an engine too; != and null tests keep them.
-    ASSERT_EQ(counts.size(), 2u);
+    // Only the ordering: engine=vllm names what it wants, != and null tests keep rows with no value.
+    ASSERT_EQ(counts.size(), 1u);
     EXPECT_EQ(counts[0].filter->column, "roofline_fraction");
     EXPECT_EQ(counts[0].sql.sql,
               "SELECT count(*) FROM kv_rows WHERE roofline_fraction IS NULL AND engine COLLATE NOCASE = ? AND "
               "accelerator COLLATE NOCASE IS NOT ? AND measured_tps_at_ctx IS NOT NULL");
     ASSERT_EQ(counts[0].sql.parameters.size(), 2u);
-    EXPECT_EQ(counts[1].filter->column, "engine");
+    spec.filters = {parse_filter("context_length>=64k"), parse_filter("roofline_tps>1"),
+                    parse_filter("weight_bytes<=1"), parse_filter("memory_gb<2"), parse_filter("model~q*")};
+    counts = build_null_count_sql(spec);
+    ASSERT_EQ(counts.size(), 4u);
+    EXPECT_EQ(counts[3].filter->column, "memory_gb");
+}
+
+TEST(Filter, IsNullAndIsNotNullAreTheNullTests) {
+    Filter is = parse_filter("measured_tps_at_ctx is null");
+    EXPECT_EQ(is.column, "measured_tps_at_ctx");
+    EXPECT_EQ(is.op, "=");
+    EXPECT_TRUE(is.values.empty());
+    Filter is_not = parse_filter("  roofline_fraction IS   Not NULL ");
+    EXPECT_EQ(is_not.column, "roofline_fraction");
+    EXPECT_EQ(is_not.op, "!=");
+    EXPECT_TRUE(is_not.values.empty());
+    QuerySpec spec;
+    spec.filters = {is, is_not};
+    spec.columns = {"id"};
+    EXPECT_EQ(build_query_sql(spec).sql,
+              "SELECT id FROM kv_rows WHERE measured_tps_at_ctx IS NULL AND roofline_fraction IS NOT NULL ORDER BY id");
+    // An unknown column is named as in any filter.
+    try {
+        parse_filter("measured_tps is null");
+        ADD_FAILURE() << "no error";
+    } catch (const FilterError& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown column 'measured_tps'"), std::string::npos) << e.what();
+    }
+    // A value with spaces is still a value, and what is neither says both ways to write a filter.
+    EXPECT_EQ(std::get<std::string>(parse_filter("engine=x is null").value), "x is null");
+    try {
+        parse_filter("measured_tps_at_ctx is nothing");
+        ADD_FAILURE() << "no error";
+    } catch (const FilterError& e) {
+        EXPECT_NE(std::string(e.what()).find("column is null, column is not null"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

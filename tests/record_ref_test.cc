@@ -46,6 +46,17 @@ TEST(RecordRef, AStartMustEndWhereAWordDoes) {
     EXPECT_EQ(id_of("qwen3.5-35b", RecordKind::model), "models/qwen3.5-35b-a3b");
 }
 
+TEST(RecordRef, AStartCutInsideAWordIsOfferedNotTaken) {
+    EXPECT_EQ(id_of("vllm-qwen35-35", std::nullopt),
+              "error: no record 'vllm-qwen35-35'; did you mean 'kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k'?");
+    EXPECT_EQ(id_of("kv-efficiency/llamacpp-qwen35-27", std::nullopt),
+              "error: no record 'kv-efficiency/llamacpp-qwen35-27'; did you mean "
+              "'kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k'?");
+    // Several records start so: each is named, up to four.
+    std::string e = id_of("qwen3.5-3", RecordKind::model);
+    EXPECT_TRUE(e.starts_with("error: no model record 'qwen3.5-3'; did you mean 'models/qwen3.5-3")) << e;
+}
+
 TEST(RecordRef, AnAmbiguousPrefixListsWhatItCouldMean) {
     std::string e = id_of("qwen3.5", RecordKind::model);
     EXPECT_TRUE(e.starts_with("error: 'qwen3.5' could be any of ")) << e;

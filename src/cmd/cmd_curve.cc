@@ -104,7 +104,9 @@ int run_curve(const CurveOptions& o) {
     }
     try {
         Table table = curve_table(request, kv_curve(request));
-        std::cout << render_table(table, *format, stdout_render_options("--format vertical"));
+        RenderOptions shown = stdout_render_options("--format vertical");
+        shown.unit_of = curve_column_unit;  // kv_bytes is no kv_rows column, but bytes all the same
+        std::cout << render_table(table, *format, shown);
     } catch (const std::exception& e) {
         spdlog::error("{}: {}", o.model, e.what());
         return ExitCode::failure;

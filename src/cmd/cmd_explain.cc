@@ -58,7 +58,7 @@ void setup_explain(CLI::App& app, int& exit_code) {
     sub->footer(
         "Examples:\n"
         "  kvcat explain kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
-        "  kvcat explain vllm-qwen35          # a name, or its start, when only one record has it\n"
+        "  kvcat explain vllm-qwen35-35b      # a name, or its start, when only one record has it\n"
         "  kvcat explain records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml --format json");
     set_command_body(*sub, exit_code, [options] { return run_explain(*options); });
 }

@@ -107,7 +107,7 @@ void setup_import_config(CLI::App& app, int& exit_code) {
         "Examples:\n"
         "  kvcat import-config config.json --name Llama-3.1-8B --total-params-b 8 --active-params-b 8\n"
         "  kvcat import-config config.json --name DeepSeek-V3 --total-params-b 671 --active-params-b 37 \\\n"
-        "      --source 'deepseek-ai/DeepSeek-V3 config.json' --verified --out records/models/deepseek-v3.yaml\n"
+        "      --source 'deepseek-ai/DeepSeek-V3 config.json' --verified --out deepseek-v3.yaml\n"
         "Reads text_config when the config nests one. Every default it applies is said in the record's notes;\n"
         "a figure it cannot read is an error naming the field.\n"
         "Exit status: 0 written, 2 usage or input error (the file and what is wrong are named).");

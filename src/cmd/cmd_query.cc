@@ -70,13 +70,29 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
             if (const auto* id = std::get_if<std::string>(&row[0])) known.push_back(*id);
         }
         std::vector<std::string_view> candidates(known.begin(), known.end());
+        // Suggestions leave out the folder when the filter did.
+        std::string_view folder = f.text.find('/') == std::string::npos ? id_column_folder(f.column) : "";
+        auto as_filter = [&](std::string_view id) {
+            if (!folder.empty() && id.starts_with(folder)) id.remove_prefix(folder.size());
+            return fmt::format("{}={}", f.column, id);
+        };
         for (const auto& v : f.values) {
             const auto* wanted = std::get_if<std::string>(&v);
             if (!wanted || std::find(known.begin(), known.end(), *wanted) != known.end()) continue;
-            std::string hint = closest_match(*wanted, candidates);
+            // The ids that start with what was written come first: it is an id cut short.
+            std::vector<std::string> offered;
+            for (auto id : starting_with(*wanted, candidates)) offered.push_back(as_filter(id));
+            std::string glob;
+            // A glob matches the whole id, folder and all.
+            if (offered.size() > 1) glob = fmt::format("; '{}~{}*' finds them all", f.column, *wanted);
+            if (offered.empty()) {
+                if (std::string near = closest_match(*wanted, candidates); !near.empty())
+                    offered.push_back(as_filter(near));
+            }
+            std::vector<std::string_view> words(offered.begin(), offered.end());
             spdlog::info("no record has the id '{}'{}", *wanted,
-                         hint.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
-                                      : fmt::format(" (did you mean {}={}?)", f.column, hint));
+                         offered.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
+                                         : fmt::format(" (did you mean {}?{})", one_of(words, 4, ""), glob));
         }
     }
 }
@@ -115,7 +131,8 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("filters", options->filters,
-                    "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value");
+                    "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value "
+                    "('column is null', 'column is not null' too)");
     sub->footer(
         "Numbers take k and M suffixes in powers of two (64k = 65536, 1M = 1048576) and may carry the column's\n"
         "unit (memory_gb>=24GB, roofline_fraction<50%, kv_bytes_at_context<2GiB). With = != and ~ a comma list\n"
@@ -128,8 +145,9 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
         "  kvcat query id=vllm-qwen35-35b-hybrid-fp8kv-256k --format vertical\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
-        "KiB/MiB/GiB and fits the window (csv, json and a pipe keep every value exact); a comparison that\n"
-        "leaves out rows with no value says how many on stderr.\n"
+        "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
+        "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
+        "value says how many on stderr.\n"
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
         "never rebuilt (exit 2).");

@@ -30,6 +30,7 @@ void setup_fit(CLI::App& app, int& exit_code);
 void setup_columns(CLI::App& app, int& exit_code);
 void setup_curve(CLI::App& app, int& exit_code);
 void setup_report(CLI::App& app, int& exit_code);
+void setup_complete(CLI::App& app, int& exit_code);
 
 /// For a command line whose first word is not a subcommand: "unknown command 'lnt'; did you
 /// mean 'lint'? (commands: ...)". Empty when the first word is a subcommand (or absent).

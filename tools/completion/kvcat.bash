@@ -2,9 +2,10 @@
 # to try it from a checkout: source tools/completion/kvcat.bash
 #
 # Subcommands, options and option values ({a,b,c} in --help) are read from kvcat's own
-# --help, columns from `kvcat columns` and lint rule ids from `kvcat lint --list-rules
-# --format ids`, so the completion follows the program and lists nothing itself. Needs
-# nothing from the bash-completion package.
+# --help, columns from `kvcat columns`, lint rule ids from `kvcat lint --list-rules
+# --format ids`, and record ids and a filter column's values from the catalog through the
+# hidden `kvcat complete ids KIND` and `kvcat complete values COLUMN`, so the completion
+# follows the program and lists nothing itself. Needs nothing from the bash-completion package.
 
 # The help of `kvcat [SUB...] --help` (SUB a space-separated command path such as
 # "new kv-efficiency"), cached per program and path for the session.
@@ -48,6 +49,59 @@ _kvcat_columns() {
     printf '%s\n' "${_kvcat_columns_cache[$1]}"
 }
 
+# What the catalog knows, one a line, from the hidden `kvcat complete` (ids of a kind, or a
+# column's values), with the --db and --records of the line being completed. Not cached: the
+# catalog changes while a shell is open, and the answer is one small read.
+_kvcat_catalog() {
+    local prog=$1 what=$2 arg=$3 i db="" records=""
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --db) db=${COMP_WORDS[i + 1]-} ;;
+            --records) records=${COMP_WORDS[i + 1]-} ;;
+        esac
+    done
+    local extra=()
+    [[ -n $db ]] && extra+=(--db "$db")
+    [[ -n $records && $what == ids ]] && extra+=(--records "$records")
+    "$prog" -q complete "$what" "$arg" "${extra[@]}" 2>/dev/null
+}
+
+# The words of `candidates` (one a line) that start with `typed`, each after `head`; a record
+# id loses its folder unless `typed` has a slash (ids resolve without it). Into COMPREPLY.
+_kvcat_offer() {
+    local head=$1 typed=$2 candidates=$3 word
+    COMPREPLY=()
+    while IFS= read -r word; do
+        [[ -z $word ]] && continue
+        if [[ $typed != */* && ($word == models/* || $word == accelerators/* || $word == kv-efficiency/*) ]]; then
+            word=${word#*/}
+        fi
+        [[ $word == "$typed"* ]] && COMPREPLY+=("$head$word")
+    done <<<"$candidates"
+}
+
+# bash splits the word under the cursor at the characters of COMP_WORDBREAKS (= and : among
+# them), and replaces only the part after the last one: drop that much of each reply.
+_kvcat_after_wordbreak() {
+    local typed=$1 i cut=0
+    for ((i = 0; i < ${#typed}; i++)); do
+        [[ ${COMP_WORDBREAKS-} == *"${typed:i:1}"* ]] && cut=$((i + 1))
+    done
+    ((cut == 0)) && return 0
+    local prefix=${typed:0:cut}
+    for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$prefix"}; done
+}
+
+# The word under the cursor as typed, up to the cursor: COMP_WORDS has it split at = and :.
+_kvcat_typed() {
+    if [[ -n ${COMP_LINE-} ]]; then
+        local line=${COMP_LINE:0:COMP_POINT}
+        printf '%s' "${line##*[[:space:]]}"
+    else
+        printf '%s' "${COMP_WORDS[COMP_CWORD]}"
+    fi
+}
+
 _kvcat() {
     declare -gA _kvcat_help_cache _kvcat_columns_cache _kvcat_rules_cache
     local prog=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev=""
@@ -75,6 +129,17 @@ _kvcat() {
         else
             mapfile -t COMPREPLY < <(compgen -W "$(_kvcat_subcommands "$prog")" -- "$cur")
         fi
+        return 0
+    fi
+
+    # The value of an option that names records: ids from the catalog. curve's --accelerator
+    # takes a comma list.
+    if [[ $prev == --model || $prev == --accelerator ]]; then
+        local kind=models prefix=""
+        [[ $prev == --accelerator ]] && kind=accelerators
+        [[ $cur == *,* ]] && prefix="${cur%,*},"
+        _kvcat_offer "$prefix" "${cur##*,}" "$(_kvcat_catalog "$prog" ids "$kind")"
+        [[ $prev == --accelerator && $sub == curve ]] && compopt -o nospace 2>/dev/null
         return 0
     fi
 
@@ -132,10 +197,29 @@ _kvcat() {
     fi
     case $sub in
         query | report)
-            # A filter starts with a column name; the operator and value are the user's.
+            # A filter: a column name, then after = or != the values the catalog holds in that
+            # column (a comma list is any of them). Other operators take the user's own value.
+            local typed
+            typed=$(_kvcat_typed)
+            if [[ $typed =~ ^([a-z_]+)(!?=)(.*)$ ]]; then
+                local head="${BASH_REMATCH[1]}${BASH_REMATCH[2]}" value=${BASH_REMATCH[3]}
+                [[ $value == *,* ]] && head+="${value%,*}," && value=${value##*,}
+                _kvcat_offer "$head" "$value" "$(_kvcat_catalog "$prog" values "${BASH_REMATCH[1]}")"
+                _kvcat_after_wordbreak "$typed"
+                return 0
+            fi
             mapfile -t COMPREPLY < <(compgen -W "$(_kvcat_columns "$prog")" -- "$cur")
             compopt -o nospace 2>/dev/null || true ;;
-        lint | build | explain)
+        explain)
+            # A record id, or a record file once the word looks like a path.
+            _kvcat_offer "" "$cur" "$(_kvcat_catalog "$prog" ids records)"
+            if [[ $cur == */* || $cur == .* ]]; then
+                local files=()
+                mapfile -t files < <(compgen -f -- "$cur")
+                COMPREPLY+=("${files[@]}")
+                compopt -o filenames 2>/dev/null || true
+            fi ;;
+        lint | build)
             compopt -o filenames 2>/dev/null || true
             mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
     esac
