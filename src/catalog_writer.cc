@@ -198,6 +198,7 @@ constexpr auto kModels = table_columns("models", {"id",
                                                   "kv_layers",
                                                   "kv_lora_rank",
                                                   "qk_rope_head_dim",
+                                                  "indexer_bytes",
                                                   "sliding_window",
                                                   "sliding_layers",
                                                   "linear_kind",
@@ -380,6 +381,8 @@ void insert_model(SQLite::Statement& st, const Record& r) {
     bind_optional(st, t["kv_lora_rank"], m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
     bind_optional(st, t["qk_rope_head_dim"],
                   m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
+    bind_optional(st, t["indexer_bytes"],
+                  m.indexer ? std::optional<std::int64_t>(indexer_bytes_per_token_layer(*m.indexer)) : std::nullopt);
     bind_optional(st, t["sliding_window"], m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
     bind_optional(st, t["sliding_layers"], m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
     if (m.linear) {

@@ -181,7 +181,7 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                 if (basis) {
                     Rational bpe = *element;
                     Rational kv =
-                        kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe, p.context_length, bpe);
+                        kv_bytes_at_context(*model, growing_bytes_per_token(*basis, bpe), p.context_length, bpe);
                     j["kv_bytes_at_context"] = exact(kv);
                     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
                     if (weights && accelerator) {
