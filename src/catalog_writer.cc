@@ -138,7 +138,7 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
         const Accelerator* accelerator = rules::accelerator_of(refs, k);
         if (weights && accelerator) {
             d.roofline_tps =
-                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m), point.concurrency)
+                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k), point.concurrency)
                     .ceiling_tps;
         }
     } catch (const std::exception&) {
@@ -575,7 +575,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
     std::vector<PointFigures> figures;
     Rational fixed(0);
     try {
-        fixed = fixed_state_bytes(m);
+        fixed = fixed_state_bytes(m, k);  // in the row's state dtypes when it states them
         for (const auto& point : k.points) {
             Rational at_context = kv_bytes_at_context(m, per_token, point.context_length, bpe);
             figures.push_back(PointFigures{at_context, derive_figures(refs, m, k, point, at_context)});
