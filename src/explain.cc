@@ -403,11 +403,12 @@ std::string render_explanation_text(const nlohmann::json& e) {
                                    m["bounded_at"].get<std::int64_t>());
             } else if (m.contains("sliding")) {
                 const auto& s = m["sliding"];
-                bool chunked = s.value("kind", std::string("sliding")) == "chunked";
+                // The kind was written by name_of(WindowKind); the words come from the enum.
+                WindowKind kind =
+                    parse_window_kind(s.value("kind", std::string("sliding"))).value_or(WindowKind::sliding);
                 out += fmt::format("  {} layers: {} holding at most {} tokens ({}), {} B/token until it fills\n",
-                                   chunked ? "chunked" : "sliding", s["layers"].get<std::int64_t>(),
-                                   s["window"].get<std::int64_t>(), chunked ? "one chunk" : "the window",
-                                   show(s["bytes_per_token_until_window"]));
+                                   name_of(kind), s["layers"].get<std::int64_t>(), s["window"].get<std::int64_t>(),
+                                   bound_of(kind), show(s["bytes_per_token_until_window"]));
             }
             if (m.contains("linear")) {
                 const auto& l = m["linear"];

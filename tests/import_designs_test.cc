@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "design.h"
 #include "dtype.h"
 #include "explain.h"
 #include "import_config.h"
@@ -145,6 +146,16 @@ TEST(ImportDesigns, ExplainNamesTheChunkedLayersAndTheirChunk) {
     std::string text = kvcat::render_explanation_text(kvcat::explain_record(lint, *lint.records.find(s.id)));
     EXPECT_TRUE(contains(text, "chunked layers: 36 holding at most 8192 tokens (one chunk)")) << text;
     EXPECT_TRUE(contains(text, "growing 6,442,450,944 + sliding 1,207,959,552 = 7,650,410,496 bytes")) << text;
+}
+
+TEST(Designs, EachWindowKindSaysWhatItsLayersHoldAndRoundTripsByName) {
+    // explain words a bounded layer from its WindowKind, not from the text it was written as.
+    for (kvcat::WindowKind k : {kvcat::WindowKind::sliding, kvcat::WindowKind::chunked}) {
+        EXPECT_EQ(kvcat::parse_window_kind(kvcat::name_of(k)), k);
+        EXPECT_FALSE(kvcat::bound_of(k).empty());
+    }
+    EXPECT_EQ(kvcat::bound_of(kvcat::WindowKind::sliding), "the window");
+    EXPECT_EQ(kvcat::bound_of(kvcat::WindowKind::chunked), "one chunk");
 }
 
 TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
