@@ -19,6 +19,7 @@ CREATE TABLE models (
     kv_layers         INTEGER NOT NULL,      -- layers that grow a KV cache (derived from kv_layers)
     kv_lora_rank      INTEGER,
     qk_rope_head_dim  INTEGER,
+    indexer_bytes     INTEGER,               -- an indexer's key cache, bytes per token per layer (derived)
     sliding_window    INTEGER,               -- tokens
     sliding_layers    INTEGER,
     linear_kind       TEXT,
@@ -223,7 +224,8 @@ JOIN models AS m ON m.id = r.model;
 --   kv_bytes_per_token x C + sliding_kv_bytes_per_token x min(C, sliding_window)
 -- plus fixed_state_bytes once. kv_bytes_per_token counts the layers that keep growing: an
 -- MLA layer caches its latent once (kv_lora_rank + qk_rope_head_dim), any other layer K and
--- V (kv_heads x head_dim x 2). The models table holds one kv_heads x head_dim per model, so
+-- V (kv_heads x head_dim x 2); an indexer's key cache (DeepSeek-V3.2) adds indexer_bytes per
+-- layer in its own dtype, whatever the cache dtype. The models table holds one kv_heads x head_dim per model, so
 -- a model whose growing layers differ in shape (kv_groups in its record) is beyond this
 -- view: `kvcat curve` works from the record and is exact for it, and a test compares this
 -- view with kvcat's own arithmetic for every shipped model. The dtypes and their exact
@@ -245,8 +247,10 @@ sized AS (
         d.bytes_den,
         d.bytes_num * CASE WHEN m.attention_variant = 'mla'
                            THEN m.kv_layers * (m.kv_lora_rank + m.qk_rope_head_dim)
-                           ELSE m.kv_layers * m.kv_heads * m.head_dim * 2 END AS growing_num,
-        d.bytes_num * coalesce(m.sliding_layers * m.kv_heads * m.head_dim * 2, 0) AS sliding_num,
+                           ELSE m.kv_layers * m.kv_heads * m.head_dim * 2 END
+            + d.bytes_den * m.kv_layers * coalesce(m.indexer_bytes, 0) AS growing_num,
+        d.bytes_num * coalesce(m.sliding_layers * m.kv_heads * m.head_dim * 2, 0)
+            + d.bytes_den * coalesce(m.sliding_layers * m.indexer_bytes, 0) AS sliding_num,
         m.sliding_window,
         m.fixed_state_bytes
     FROM models AS m CROSS JOIN dtypes AS d

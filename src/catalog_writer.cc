@@ -138,7 +138,7 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
         const Accelerator* accelerator = rules::accelerator_of(refs, k);
         if (weights && accelerator) {
             d.roofline_tps =
-                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m), point.concurrency)
+                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k), point.concurrency)
                     .ceiling_tps;
         }
     } catch (const std::exception&) {
@@ -198,6 +198,7 @@ constexpr auto kModels = table_columns("models", {"id",
                                                   "kv_layers",
                                                   "kv_lora_rank",
                                                   "qk_rope_head_dim",
+                                                  "indexer_bytes",
                                                   "sliding_window",
                                                   "sliding_layers",
                                                   "linear_kind",
@@ -380,6 +381,8 @@ void insert_model(SQLite::Statement& st, const Record& r) {
     bind_optional(st, t["kv_lora_rank"], m.mla ? std::optional<std::int64_t>(m.mla->kv_lora_rank) : std::nullopt);
     bind_optional(st, t["qk_rope_head_dim"],
                   m.mla ? std::optional<std::int64_t>(m.mla->qk_rope_head_dim) : std::nullopt);
+    bind_optional(st, t["indexer_bytes"],
+                  m.indexer ? std::optional<std::int64_t>(indexer_bytes_per_token_layer(*m.indexer)) : std::nullopt);
     bind_optional(st, t["sliding_window"], m.sliding ? std::optional<std::int64_t>(m.sliding->window) : std::nullopt);
     bind_optional(st, t["sliding_layers"], m.sliding ? std::optional<std::int64_t>(m.sliding->layers) : std::nullopt);
     if (m.linear) {
@@ -575,7 +578,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
     std::vector<PointFigures> figures;
     Rational fixed(0);
     try {
-        fixed = fixed_state_bytes(m);
+        fixed = fixed_state_bytes(m, k);  // in the row's state dtypes when it states them
         for (const auto& point : k.points) {
             Rational at_context = kv_bytes_at_context(m, per_token, point.context_length, bpe);
             figures.push_back(PointFigures{at_context, derive_figures(refs, m, k, point, at_context)});

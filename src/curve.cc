@@ -29,7 +29,7 @@ Cell gib_cell(const Rational& bytes) {
 Rational growing_kv_bytes_per_token(const Model& model, const CacheDtype& dtype) {
     auto basis = model_basis(model);
     if (!basis) throw PhysicsError("the model record lacks the figures for its KV cache");
-    return growing_elements_per_token(*basis) * dtype.bytes_per_element();
+    return growing_bytes_per_token(*basis, dtype.bytes_per_element());
 }
 
 Rational kv_cache_bytes(const Model& model, const CacheDtype& dtype, std::int64_t context) {
@@ -39,8 +39,7 @@ Rational kv_cache_bytes(const Model& model, const CacheDtype& dtype, std::int64_
 Rational kv_cache_bytes(const Model& model, const Rational& bytes_per_element, std::int64_t context) {
     auto basis = model_basis(model);
     if (!basis) throw PhysicsError("the model record lacks the figures for its KV cache");
-    return kv_bytes_at_context(model, growing_elements_per_token(*basis) * bytes_per_element, context,
-                               bytes_per_element);
+    return kv_bytes_at_context(model, growing_bytes_per_token(*basis, bytes_per_element), context, bytes_per_element);
 }
 
 std::vector<std::int64_t> parse_contexts(std::string_view list) {

@@ -21,8 +21,9 @@
 
 namespace kvcat {
 
-/// KV bytes per token of the layers that keep growing with the context, at `dtype`.
-/// Throws PhysicsError when the model record lacks the figures.
+/// KV bytes per token of the layers that keep growing with the context, at `dtype`, with an
+/// indexer's key cache in its own dtype: the figure `kvcat new` and `kvcat fit` use. Throws PhysicsError when the model
+/// record lacks the figures.
 Rational growing_kv_bytes_per_token(const Model& model, const CacheDtype& dtype);
 
 /// KV bytes for one sequence at `context` tokens: the growing layers at every token, the

@@ -116,4 +116,14 @@ std::string_view name_of(WindowKind k) {
     return "";
 }
 
+std::string_view bound_of(WindowKind k) {
+    switch (k) {
+        case WindowKind::sliding:
+            return "the window";
+        case WindowKind::chunked:
+            return "one chunk";
+    }
+    return "";
+}
+
 }  // namespace kvcat

@@ -45,5 +45,7 @@ std::span<const std::string_view> state_kind_widths(StateKind k);
 
 std::optional<WindowKind> parse_window_kind(std::string_view text);
 std::string_view name_of(WindowKind k);
+/// What a bounded layer of this kind holds at most, for prose: "the window", "one chunk".
+std::string_view bound_of(WindowKind k);
 
 }  // namespace kvcat

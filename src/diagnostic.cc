@@ -199,6 +199,15 @@ Diagnostic basis_model(const Position& pos, const std::string& factor, const std
     return d;
 }
 
+Diagnostic state_dtype_without_state(const Position& pos, const std::string& key, const std::string& model_id) {
+    Diagnostic d = make("kv-basis-model", pos,
+                        fmt::format("{} is set, but {} has no fixed-state layers (no linear_attention), so there is "
+                                    "no state for it to be the dtype of",
+                                    key, model_id));
+    d.computed = "absent";
+    return d;
+}
+
 Diagnostic dtype_bytes(const Position& pos, const std::string& dtype, const std::string& stated,
                        const std::string& expected, const std::string& block_note) {
     Diagnostic d = make("kv-dtype-bytes", pos,

@@ -112,6 +112,8 @@ Diagnostic basis_product(const Position& pos, const std::string& expression, con
                          const std::string& stated);
 Diagnostic basis_model(const Position& pos, const std::string& factor, const std::string& stated,
                        const std::string& expected, const std::string& model_id, const std::string& why);
+/// A row states the dtype of a fixed state its model does not keep (kv-basis-model).
+Diagnostic state_dtype_without_state(const Position& pos, const std::string& key, const std::string& model_id);
 Diagnostic dtype_bytes(const Position& pos, const std::string& dtype, const std::string& stated,
                        const std::string& expected, const std::string& block_note);
 Diagnostic variant_mismatch(const Position& pos, const std::string& stated, const std::string& model_variant,

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "design.h"
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
@@ -134,10 +135,17 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
                           {"bytes_per_token_until_window", exact(Rational(m.sliding->layers) * per_layer * bpe)}};
     }
     if (m.linear) {
+        // A row that states its engine's state dtype replaces the model's assumption.
+        std::string conv = row.conv_state_dtype                 ? *row.conv_state_dtype
+                           : row.state_dtype                    ? *row.state_dtype
+                           : m.linear->conv_state_dtype.empty() ? m.linear->state_dtype
+                                                                : m.linear->conv_state_dtype;
         out["linear"] = {{"kind", std::string(name_of(m.linear->kind))},
                          {"layers", m.linear->layers},
-                         {"state_dtype", m.linear->state_dtype},
-                         {"fixed_state_bytes", exact(fixed_state_bytes(m))}};
+                         {"state_dtype", row.state_dtype.value_or(m.linear->state_dtype)},
+                         {"conv_state_dtype", conv},
+                         {"state_dtype_from", row.state_dtype || row.conv_state_dtype ? "row" : "model"},
+                         {"fixed_state_bytes", exact(fixed_state_bytes(m, row))}};
     }
     if (!row.points.empty()) {
         // The longest context the row describes; every point's figures are in "points".
@@ -149,7 +157,7 @@ json model_accounting(const Model& m, const Rational& bpe, const KvRow& row) {
                              {"growing_bytes", exact(growing_bytes)},
                              {"sliding_bytes", exact(total - growing_bytes)},
                              {"kv_bytes_at_context", exact(total)},
-                             {"fixed_state_bytes", exact(fixed_state_bytes(m))},
+                             {"fixed_state_bytes", exact(fixed_state_bytes(m, row))},
                              {"kv_gib_at_context", gib(total)}};
     }
     json baselines = json::object();
@@ -206,15 +214,16 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                 if (basis) {
                     Rational bpe = *element;
                     Rational kv =
-                        kv_bytes_at_context(*model, growing_elements_per_token(*basis) * bpe, p.context_length, bpe);
+                        kv_bytes_at_context(*model, growing_bytes_per_token(*basis, bpe), p.context_length, bpe);
                     j["kv_bytes_at_context"] = exact(kv);
                     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
                     if (weights && accelerator) {
-                        Roofline roof =
-                            batch_roofline(*accelerator, weights->active, kv, fixed_state_bytes(*model), p.concurrency);
+                        Roofline roof = batch_roofline(*accelerator, weights->active, kv,
+                                                       fixed_state_bytes(*model, row), p.concurrency);
                         j["roofline_tps"] = roof.ceiling_tps.to_double();
-                        j["roofline_how"] = roofline_how(*accelerator, roof, weights->label, kv,
-                                                         fixed_state_bytes(*model), p.context_length, p.concurrency);
+                        j["roofline_how"] =
+                            roofline_how(*accelerator, roof, weights->label, kv, fixed_state_bytes(*model, row),
+                                         p.context_length, p.concurrency);
                         if (p.tps_exact) j["roofline_fraction"] = (*p.tps_exact / roof.ceiling_tps).to_double();
                     }
                 }
@@ -436,17 +445,25 @@ std::string render_explanation_text(const nlohmann::json& e) {
                                    m["bounded_at"].get<std::int64_t>());
             } else if (m.contains("sliding")) {
                 const auto& s = m["sliding"];
-                bool chunked = s.value("kind", std::string("sliding")) == "chunked";
+                // The kind was written by name_of(WindowKind); the words come from the enum.
+                WindowKind kind =
+                    parse_window_kind(s.value("kind", std::string("sliding"))).value_or(WindowKind::sliding);
                 out += fmt::format("  {} layers: {} holding at most {} tokens ({}), {} B/token until it fills\n",
-                                   chunked ? "chunked" : "sliding", s["layers"].get<std::int64_t>(),
-                                   s["window"].get<std::int64_t>(), chunked ? "one chunk" : "the window",
-                                   show(s["bytes_per_token_until_window"]));
+                                   name_of(kind), s["layers"].get<std::int64_t>(), s["window"].get<std::int64_t>(),
+                                   bound_of(kind), show(s["bytes_per_token_until_window"]));
             }
             if (m.contains("linear")) {
                 const auto& l = m["linear"];
+                auto kind = parse_state_kind(l["kind"].get<std::string>());
+                std::string dtypes = l["state_dtype"].get<std::string>();
+                if (l.value("conv_state_dtype", dtypes) != dtypes) {
+                    dtypes += fmt::format(", conv state {}", l["conv_state_dtype"].get<std::string>());
+                }
+                if (l.value("state_dtype_from", std::string("model")) == "row") dtypes += ", as the row states";
                 out += fmt::format("  {} {} layers: no per-token cache; fixed state {} bytes per sequence ({})\n",
-                                   l["layers"].get<std::int64_t>(), l["kind"].get<std::string>(),
-                                   show(l["fixed_state_bytes"]), l["state_dtype"].get<std::string>());
+                                   l["layers"].get<std::int64_t>(),
+                                   kind ? title_of(*kind) : std::string_view(l["kind"].get<std::string>()),
+                                   show(l["fixed_state_bytes"]), dtypes);
             }
             if (m.contains("at_context")) {
                 const auto& a = m["at_context"];

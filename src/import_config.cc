@@ -90,6 +90,16 @@ void Importer::read_size() {
     }
     d_.heads = r.positive("num_attention_heads");
     if (!d_.heads && !r.has("num_attention_heads")) missing_.push_back(r.path("num_attention_heads"));
+    // LFM2 states its query heads twice; two answers would leave the head width in doubt.
+    if (r.has("num_heads")) {
+        auto again = r.positive("num_heads");
+        if (again && d_.heads && *again != *d_.heads) {
+            problems_.push_back(
+                fmt::format("{} is {} but num_attention_heads is {}; kvcat does not know which "
+                            "the attention uses",
+                            r.path("num_heads"), *again, *d_.heads));
+        }
+    }
 
     // The context the model was built for.
     d_.native = r.positive("max_position_embeddings");

@@ -8,8 +8,9 @@ namespace kvcat::import_stages {
 void Importer::read_layout() {
     if (!d_.layers) return;
     auto n = static_cast<std::size_t>(*d_.layers);
-    bool done = layout_from_layer_types(n) || layout_from_pattern_string(n) || layout_from_attention_types(n) ||
-                layout_from_attention_period(n) || layout_from_chunking(n) || layout_from_sliding_window(n);
+    bool done = layout_from_layer_types(n) || layout_from_attention_indices(n) || layout_from_pattern_string(n) ||
+                layout_from_attention_types(n) || layout_from_attention_period(n) || layout_from_chunking(n) ||
+                layout_from_sliding_window(n);
     if (done) return;
     FieldReader& r = *r_;
     if (r.has("full_attention_interval")) {
@@ -88,6 +89,41 @@ bool Importer::layout_from_layer_types(std::size_t n) {
             }
         }
     }
+    return true;
+}
+
+bool Importer::layout_from_attention_indices(std::size_t n) {
+    // LFM2's first configs list only full_attn_idxs; transformers (Lfm2Config) then makes the
+    // listed layers full attention and every other layer a short convolution.
+    FieldReader& r = *r_;
+    const json* idxs = r.get("full_attn_idxs");
+    if (!idxs) return false;
+    if (!idxs->is_array()) {
+        problems_.push_back(
+            fmt::format("{} is {}; expected a list of layer indices", r.path("full_attn_idxs"), json_text(*idxs)));
+        return true;
+    }
+    std::set<std::int64_t> at;
+    for (const auto& v : *idxs) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+            v.get<std::int64_t>() >= static_cast<std::int64_t>(n)) {
+            problems_.push_back(fmt::format("{} holds {}; expected layer indices from 0 to {}",
+                                            r.path("full_attn_idxs"), json_text(v), n - 1));
+            return true;
+        }
+        at.insert(v.get<std::int64_t>());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        d_.roles.push_back(at.count(static_cast<std::int64_t>(i)) ? Role::full : Role::conv);
+    }
+    r.note_read(fmt::format("full_attn_idxs ({} of {} layers)", at.size(), n));
+    d_.layout_how = fmt::format("full_attn_idxs lists {} attention layers; the other {} are convolutions", at.size(),
+                                n - at.size());
+    notes_.push_back(
+        fmt::format("The config has full_attn_idxs but no layer_types, so the rule transformers applies "
+                    "(Lfm2Config) was applied: the {} listed layers are full attention and the other {} "
+                    "short convolutions.",
+                    at.size(), n - at.size()));
     return true;
 }
 

@@ -264,6 +264,7 @@ class Importer {
 
     // Layout sources, tried in read_layout's order.
     bool layout_from_layer_types(std::size_t n);
+    bool layout_from_attention_indices(std::size_t n);
     bool layout_from_pattern_string(std::size_t n);
     bool layout_from_attention_types(std::size_t n);
     bool layout_from_attention_period(std::size_t n);
@@ -275,7 +276,9 @@ class Importer {
     void read_mamba(std::int64_t n_layers);
     void read_short_conv(std::int64_t n_layers);
     void read_lightning(std::int64_t n_layers);
-    std::optional<std::string> state_dtype();
+    /// The state dtype: the config's mamba_ssm_dtype, else float32 (said in the notes; a
+    /// convolution-only state, which has no SSM, is worded as such).
+    std::optional<std::string> state_dtype(bool conv_only = false);
 
     const json& config_;
     const ImportOptions& opt_;

@@ -4,8 +4,15 @@
 
 namespace kvcat::import_stages {
 
-std::optional<std::string> Importer::state_dtype() {
+std::optional<std::string> Importer::state_dtype(bool conv_only) {
     FieldReader& r = *r_;
+    if (!r.has("mamba_ssm_dtype") && conv_only) {
+        // A short convolution has no SSM, so a missing mamba_ssm_dtype says nothing about it.
+        notes_.push_back(
+            "The config states no dtype for the convolution state; it is taken as float32, the "
+            "larger reading (llama.cpp keeps conv state in f32, vLLM in the model's dtype).");
+        return std::string("float32");
+    }
     if (!r.has("mamba_ssm_dtype")) {
         notes_.push_back(
             "The config has no mamba_ssm_dtype; the fixed state is taken as float32, the larger "
@@ -230,8 +237,21 @@ void Importer::read_short_conv(std::int64_t n_layers) {
     }
     auto kernel = r.positive("conv_L_cache");
     auto hidden = r.positive("hidden_size");
-    auto dtype = state_dtype();
+    auto dtype = state_dtype(true);
     if (!kernel || !hidden || !dtype) return;
+    // LFM2's configs also state the convolution's width as conv_dim; the layer convolves
+    // hidden_size channels, so a different figure is a config kvcat cannot read right.
+    if (r.has("conv_dim")) {
+        auto conv_dim = r.positive("conv_dim");
+        if (!conv_dim) return;
+        if (*conv_dim != *hidden) {
+            problems_.push_back(
+                fmt::format("{} is {} but hidden_size is {}; the conv state's width would be "
+                            "wrong with either",
+                            r.path("conv_dim"), *conv_dim, *hidden));
+            return;
+        }
+    }
     StateDraft s;
     s.kind = StateKind::short_conv;
     s.layers = n_layers;

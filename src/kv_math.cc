@@ -238,8 +238,39 @@ Rational kv_bytes_at_context(const Model& m, const Rational& bytes_per_token, st
     return total;
 }
 
+namespace {
+
+/// The state of `m`'s fixed-state layers with the recurrent state in `state_dtype` and the
+/// conv state in `conv_dtype`.
+Rational state_bytes_as(const Model& m, std::int64_t cards, const std::string& state_dtype,
+                        const std::string& conv_dtype);
+
+}  // namespace
+
 Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
     if (!m.linear) return Rational(0);
+    const LinearShape& l = *m.linear;
+    // The conv state may be kept in another dtype than the recurrent state (vLLM keeps it in
+    // the model's dtype, llama.cpp in f32); without conv_state_dtype both are state_dtype.
+    return state_bytes_as(m, cards, l.state_dtype, l.conv_state_dtype.empty() ? l.state_dtype : l.conv_state_dtype);
+}
+
+Rational fixed_state_bytes(const Model& m, const KvRow& row, std::int64_t cards) {
+    if (!m.linear || (!row.state_dtype && !row.conv_state_dtype)) return fixed_state_bytes(m, cards);
+    const LinearShape& l = *m.linear;
+    // The row's state_dtype is the whole state's unless it states the conv state's apart.
+    std::string state = row.state_dtype.value_or(l.state_dtype);
+    std::string conv = row.conv_state_dtype         ? *row.conv_state_dtype
+                       : row.state_dtype            ? *row.state_dtype
+                       : l.conv_state_dtype.empty() ? l.state_dtype
+                                                    : l.conv_state_dtype;
+    return state_bytes_as(m, cards, state, conv);
+}
+
+namespace {
+
+Rational state_bytes_as(const Model& m, std::int64_t cards, const std::string& state_dtype,
+                        const std::string& conv_dtype) {
     if (cards < 1) cards = 1;
     const LinearShape& l = *m.linear;
     Rational conv_channels;
@@ -281,11 +312,10 @@ Rational fixed_state_bytes(const Model& m, std::int64_t cards) {
     }
     Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
     auto bytes = [](const std::string& dtype) { return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2); };
-    // The conv state may be kept in another dtype than the recurrent state (vLLM keeps it in
-    // the model's dtype, llama.cpp in f32); without conv_state_dtype both are state_dtype.
-    Rational conv_bytes = bytes(l.conv_state_dtype.empty() ? l.state_dtype : l.conv_state_dtype);
-    return Rational(l.layers) * (conv * conv_bytes + recurrent * bytes(l.state_dtype)) / Rational(cards);
+    return Rational(l.layers) * (conv * bytes(conv_dtype) + recurrent * bytes(state_dtype)) / Rational(cards);
 }
+
+}  // namespace
 
 std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe) {
     if (!m.num_layers || !m.kv_heads || !m.head_dim) return std::nullopt;

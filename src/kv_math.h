@@ -76,6 +76,10 @@ Rational kv_bytes_at_context(const Model& model, const Rational& bytes_per_token
 /// With `cards` > 1, one card's share under tensor parallelism: the heads and channels split
 /// over the cards, a Mamba-2 layer's groups repeated until the cards divide them, as vLLM does.
 Rational fixed_state_bytes(const Model& model, std::int64_t cards = 1);
+/// The same for one row: the dtypes its engine kept the state in when the row states them
+/// (state_dtype for the whole state, conv_state_dtype for the conv state apart), else the
+/// model record's.
+Rational fixed_state_bytes(const Model& model, const KvRow& row, std::int64_t cards = 1);
 
 /// What-if baselines that records argue with: every layer caching as GQA at the model's KV
 /// heads, and as full MHA at its query heads, bytes per token at `bytes_per_element`.

@@ -186,8 +186,10 @@ nlohmann::json fit_json(const FitTerms& t, const std::string& model_id, const st
         if (r.is_integer()) return r.num();
         return nlohmann::json{{"exact", r.to_string()}, {"approx", r.to_double()}};
     };
+    // A model that does not fit has no largest context and no budget left for a cache.
+    auto when_fits = [&](nlohmann::json value) { return t.fits ? value : nlohmann::json(nullptr); };
     return nlohmann::json{
-        {"max_context", t.max_context},
+        {"max_context", when_fits(t.max_context)},
         {"fits", t.fits},
         {"model", model_id},
         {"accelerator", accelerator_id},
@@ -202,7 +204,7 @@ nlohmann::json fit_json(const FitTerms& t, const std::string& model_id, const st
         {"weight_bytes", exact(t.weights)},
         {"fixed_state_bytes", exact(t.fixed_state)},
         {"reserve_bytes", exact(t.reserve)},
-        {"available_for_kv_bytes", exact(t.available)},
+        {"available_for_kv_bytes", when_fits(exact(t.available))},
         {"kv_bytes_per_token", exact(t.growing_per_token)},
         {"sliding_kv_bytes_per_token", exact(t.sliding_per_token)},
         {"sliding_window", t.window},
@@ -223,10 +225,18 @@ std::string fit_text(const FitTerms& t, const std::string& model_id, const std::
                                   dtype.name, t.batch, cards);
     out += fmt::format("  memory                 {:>22} bytes  (the vendor's GB x 10^9)\n", bytes_text(t.memory));
     out += fmt::format("  - weights              {:>22} bytes  ({})\n", bytes_text(t.weights), t.weights_how);
-    out += fmt::format("  - fixed state          {:>22} bytes  (linear-attention layers, per sequence x batch)\n",
-                       bytes_text(t.fixed_state));
-    out += fmt::format("  - runtime reserve      {:>22} bytes  ({}: context, compute buffers)\n", bytes_text(t.reserve),
-                       gib(t.reserve));
+    bool weights_too_big = !t.fits && !(t.weights < t.memory);
+    if (!weights_too_big) {
+        out += fmt::format("  - fixed state          {:>22} bytes  (linear-attention layers, per sequence x batch)\n",
+                           bytes_text(t.fixed_state));
+        out += fmt::format("  - runtime reserve      {:>22} bytes  ({}: context, compute buffers)\n",
+                           bytes_text(t.reserve), gib(t.reserve));
+    }
+    if (!t.fits) {
+        // The budget stops where it runs out: no negative remainder and no context.
+        out += fmt::format("  = {}\n", fit_refusal(t));
+        return out;
+    }
     out += fmt::format("  = left for the KV cache {:>21} bytes  ({})\n", bytes_text(t.available), gib(t.available));
     out += fmt::format("  / KV per token         {:>22} bytes  (growing layers x batch{})\n",
                        bytes_text(t.growing_per_token), t.kv_split_how.empty() ? "" : "; " + t.kv_split_how);

@@ -61,7 +61,7 @@ struct FitTerms {
     Rational sliding_per_token;  ///< of the sliding layers until their window fills, x batch
     std::int64_t window = 0;
     std::int64_t batch = 1;
-    std::int64_t max_context = 0;  ///< 0 when even the weights do not fit
+    std::int64_t max_context = 0;  ///< 0 when even the weights do not fit (JSON: null; the text stops at the refusal)
     std::int64_t native_context = 0;
     bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
     bool fits = true;      ///< false when the weights, state and reserve alone exceed the card

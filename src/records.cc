@@ -313,6 +313,8 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.measured_on_model = opt_str(&root, "measured_on_model");
     r.context_extension = opt_str(&root, "context_extension");
     r.offload = opt_str(&root, "offload");
+    r.state_dtype = opt_str(&root, "state_dtype");
+    r.conv_state_dtype = opt_str(&root, "conv_state_dtype");
     r.methodology = str(&root, "methodology");
     r.notes = str(&root, "notes");
     if (const YamlNode* ig = root.find("lint_ignore"); ig && ig->is_sequence()) {

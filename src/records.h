@@ -207,6 +207,11 @@ struct KvRow {
     std::optional<std::string> measured_on_model;
     std::optional<std::string> context_extension;
     std::optional<std::string> offload;
+    /// The dtype the engine kept the fixed state in (conv and recurrent), when the record says;
+    /// absent: the model record's state_dtype (and conv_state_dtype).
+    std::optional<std::string> state_dtype;
+    /// The conv state's dtype when the engine kept it apart from state_dtype.
+    std::optional<std::string> conv_state_dtype;
     std::string methodology;
     std::string notes;
     std::vector<LintIgnore> lint_ignore;

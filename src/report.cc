@@ -360,7 +360,9 @@ void add_roofline(const Context& c, const std::vector<Cell>& row, const std::str
     try {
         auto weights = row_weights(*model->model, quant.empty() ? std::nullopt : std::optional(quant), stated_weights);
         if (!weights) return;
-        Rational fixed = fixed_state_bytes(*model->model);
+        // The row's own state (in its engine's state dtype, when it states one), as the catalog keeps it.
+        auto row_fixed = c.rows.integer(row, "fixed_state_bytes");
+        Rational fixed = row_fixed ? Rational(*row_fixed) : fixed_state_bytes(*model->model);
         for (std::int64_t context : context_grid(c.top_context(*model), extra)) {
             Roofline r = batch_roofline(*accelerator->accelerator, weights->active,
                                         kv_cache_bytes(*model->model, *element, context), fixed, concurrency);

@@ -390,6 +390,13 @@ constexpr std::array kKvFields = {
     FieldSpec{"context_extension", F::string, false, true, "how a context above the model's native one was reached"},
     FieldSpec{"offload", F::string, false, true,
               "what was kept off the accelerator (weights or cache in host memory), when anything was"},
+    FieldSpec{"state_dtype", F::enumeration, false, false,
+              "the dtype the engine kept the fixed state in (conv and recurrent); replaces the model's state_dtype "
+              "for this row",
+              kStateDtypes},
+    FieldSpec{"conv_state_dtype", F::enumeration, false, false,
+              "the conv state's dtype when the engine kept it apart from state_dtype (vLLM: the model's dtype)",
+              kStateDtypes},
     FieldSpec{"methodology", F::string, true, false, "how the figures were obtained"},
     FieldSpec{"notes", F::string, true, false, "what the row shows and its caveats"},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},

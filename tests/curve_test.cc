@@ -14,6 +14,8 @@
 #include "kvcat_runner.h"
 #include "lint.h"
 #include "physics.h"
+#include "report.h"
+#include "test_util.h"
 
 namespace kvcat {
 namespace {
@@ -215,6 +217,96 @@ TEST(CmdCurve, MistakesAreNamed) {
     EXPECT_EQ(context.status, 2);
     EXPECT_NE(context.err.find("context 'big'"), std::string::npos) << context.err;
     EXPECT_TRUE(context.out.empty());
+}
+
+/// DeepSeek-V3.2 imported from its config into a records tree of its own, as a user would:
+/// the sparse-attention indexer keeps a 132-byte key per token per layer beside the latent.
+class ImportedIndexerModel {
+  public:
+    ImportedIndexerModel() {
+        fs::create_directories(records() / "models");
+        Outcome r = k_.run({"import-config", test::fixture_path("configs/deepseek-v3.2.json").string(),
+                            "--total-params-b", "10", "--active-params-b", "10", "--id", "models/t-deepseek-v3.2",
+                            "--out", (records() / "models/t-deepseek-v3.2.yaml").string()});
+        if (r.status != 0) throw std::runtime_error("import-config failed: " + r.err);
+        lint_ = lint_paths({records()});
+    }
+    const KvcatRunner& kvcat() const { return k_; }
+    fs::path records() const { return k_.dir() / "records"; }
+    const LintResult& lint() const { return lint_; }
+    const Model& model() const { return *lint_.records.find("models/t-deepseek-v3.2")->model; }
+
+  private:
+    KvcatRunner k_{false};
+    LintResult lint_;
+};
+
+// Hand-worked: 61 layers x (576 latent elements x 1 byte at fp8 + 132 indexer bytes) = 61 x 708
+// = 43,188 B/token, the figure `kvcat new` and `kvcat fit` give; x 131,072 tokens =
+// 5,660,737,536 B. Without the indexer it would be 61 x 576 x 131,072 = 4,605,345,792 B.
+TEST(CmdCurve, AnIndexerModelCountsItsIndexerKeyCacheAsNewAndFitDo) {
+    ImportedIndexerModel ds;
+    ASSERT_TRUE(ds.lint().diagnostics.empty()) << test::describe(ds.lint().diagnostics);
+    EXPECT_EQ(growing_kv_bytes_per_token(ds.model(), dtype("fp8")), Rational(43188));
+    // At bf16 the latent doubles and the indexer stays fp8: 61 x (576 x 2 + 132) = 78,324.
+    EXPECT_EQ(growing_kv_bytes_per_token(ds.model(), dtype("bf16")), Rational(78324));
+    Outcome r = ds.kvcat().run({"curve", "--model", "t-deepseek-v3.2", "--contexts", "128k", "--kv-dtype", "fp8",
+                                "--records", ds.records().string(), "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["kv_bytes"], 5660737536LL);
+}
+
+TEST(ModelKvView, CountsAnIndexerKeyCacheInItsOwnDtype) {
+    ImportedIndexerModel ds;
+    test::TempDir tmp;
+    fs::path db = tmp / "kvcat.db";
+    build_catalog(ds.lint().records, db);
+    Table t = run_read_only(db,
+                            "SELECT kv_cache_dtype, kv_bytes_per_token FROM model_kv WHERE model = "
+                            "'models/t-deepseek-v3.2' AND kv_cache_dtype IN ('fp8', 'bf16', 'q8_0') "
+                            "ORDER BY kv_cache_dtype");
+    ASSERT_EQ(t.rows.size(), 3u);
+    // bf16: 61 x (576 x 2 + 132) = 78,324; fp8: 61 x (576 + 132) = 43,188;
+    // q8_0: 61 x (576 x 17/16 + 132) = 61 x (612 + 132) = 45,384.
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[0][1]), 78324);
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[1][1]), 43188);
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[2][1]), 45384);
+    EXPECT_EQ(Rational(45384), growing_kv_bytes_per_token(ds.model(), dtype("q8_0")));
+}
+
+TEST(ReportData, AnIndexerModelsCurveAndBytesPerTokenIncludeTheIndexer) {
+    ImportedIndexerModel ds;
+    test::TempDir tmp;
+    fs::path db = tmp / "kvcat.db";
+    build_catalog(ds.lint().records, db);
+    ReportInput in;
+    in.rows = run_read_only(db, "SELECT * FROM kv_rows");
+    in.records = &ds.lint().records;
+    in.link = [](const std::string& file) { return file; };
+    nlohmann::json content = report_content(in);
+    // With no rows the report draws bf16: 78,324 B/token (61 x (576 x 2 + 132)).
+    bool curve_point = false, as_built = false;
+    for (const auto& c : content["charts"]) {
+        if (!c.contains("datasets")) continue;
+        if (c["id"] == "kv-memory") {
+            for (const auto& p : c["datasets"]["kv"]) {
+                if (p["context_length"] == 131072) {
+                    EXPECT_EQ(p["kv_bytes"], 78324LL * 131072);  // 10,265,952,256
+                    curve_point = true;
+                }
+            }
+        }
+        for (const auto& d : c["datasets"].value("bytes", nlohmann::json::array())) {
+            if (d.value("basis", "") == "as built") {
+                EXPECT_EQ(d["bytes_per_token"], 78324);
+                as_built = true;
+            }
+        }
+    }
+    EXPECT_TRUE(curve_point) << content.dump();
+    EXPECT_TRUE(as_built) << content.dump();
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog.h"
+#include "catalog_writer.h"
+#include "test_util.h"
+
 namespace kvcat {
 namespace {
 
@@ -114,6 +118,68 @@ TEST(Explain, FindsARecordByFile) {
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->id, "models/qwen3.5-27b");
     EXPECT_EQ(find_record(lint, "models/nope"), nullptr);
+}
+
+// Qwen3.5-27B's 48 Gated DeltaNet layers: conv 3 x (2 x 16 x 128 + 48 x 128) = 30,720 and
+// recurrent 48 x 128 x 128 = 786,432 elements a layer, 817,152; x 48 = 39,223,296 elements:
+// 156,893,184 bytes in float32 (the model record's assumption), 78,446,592 in bfloat16.
+constexpr std::int64_t kQwen27bStateF32 = 156893184;
+constexpr std::int64_t kQwen27bStateBf16 = 78446592;
+
+TEST(Explain, ARowsStateDtypeReplacesTheModelsForItsFixedState) {
+    fs::path root = fs::path(KVCAT_FIXTURES_DIR) / "exceeds-memory/pass";
+    auto row = explain("kv-efficiency/vllm-qwen35-27b-rtx3090-bf16-state-15k-c8", root);
+    const auto& linear = row["model_basis"]["linear"];
+    EXPECT_EQ(linear["state_dtype"], "bfloat16");
+    EXPECT_EQ(linear["state_dtype_from"], "row");
+    EXPECT_EQ(linear["fixed_state_bytes"], kQwen27bStateBf16);
+    EXPECT_EQ(row["model_basis"]["at_context"]["fixed_state_bytes"], kQwen27bStateBf16);
+    std::string text = render_explanation_text(row);
+    EXPECT_NE(text.find("48 Gated DeltaNet layers: no per-token cache; fixed state 78,446,592 bytes per sequence "
+                        "(bfloat16, as the row states)"),
+              std::string::npos)
+        << text;
+    // A row that states no state dtype keeps the model record's float32.
+    auto plain = explain("kv-efficiency/llamacpp-qwen35-27b-rtx3090-256k", root);
+    EXPECT_EQ(plain["model_basis"]["linear"]["state_dtype_from"], "model");
+    EXPECT_EQ(plain["model_basis"]["linear"]["fixed_state_bytes"], kQwen27bStateF32);
+}
+
+TEST(Catalog, ARowsFixedStateIsInItsOwnStateDtype) {
+    LintResult lint = lint_paths({fs::path(KVCAT_FIXTURES_DIR) / "exceeds-memory/pass"});
+    ASSERT_TRUE(lint.diagnostics.empty()) << test::describe(lint.diagnostics);
+    test::TempDir tmp;
+    fs::path db = tmp / "kvcat.db";
+    build_catalog(lint.records, db);
+    Table t = run_read_only(db, "SELECT record_id, fixed_state_bytes FROM kv_rows ORDER BY record_id");
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "kv-efficiency/llamacpp-qwen35-27b-rtx3090-256k");
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[0][1]), kQwen27bStateF32);
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[1][1]), kQwen27bStateBf16);
+}
+
+TEST(Lint, AStateDtypeOnAModelWithNoFixedStateIsRefused) {
+    test::TempDir tmp;
+    fs::copy(fs::path(KVCAT_FIXTURES_DIR) / "exceeds-memory/pass", tmp.path(), fs::copy_options::recursive);
+    // Llama-style: the same row pointed at a model record with no linear_attention.
+    fs::path model = tmp / "models/qwen3.5-27b.yaml";
+    std::string text = test::read_file(model);
+    std::size_t from = text.find("linear_attention:");
+    std::size_t to = text.find("sources:");
+    ASSERT_NE(from, std::string::npos);
+    text.erase(from, to - from);
+    test::write_file(model, text);
+    LintResult lint = lint_paths({tmp.path()});
+    bool found = false;
+    for (const auto& d : lint.diagnostics) {
+        if (d.rule == "kv-basis-model" && d.message.starts_with("state_dtype is set, but models/qwen3.5-27b has no "
+                                                                "fixed-state layers")) {
+            found = true;
+            EXPECT_TRUE(d.pos.file.ends_with("vllm-qwen35-27b-rtx3090-bf16-state-15k-c8.yaml")) << d.pos.file;
+            EXPECT_EQ(d.pos.line, 11);
+        }
+    }
+    EXPECT_TRUE(found) << test::describe(lint.diagnostics);
 }
 
 }  // namespace

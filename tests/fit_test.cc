@@ -149,7 +149,14 @@ TEST(FitCli, AModelThatCannotFitExitsOneSayingWhy) {
     EXPECT_EQ(o.status, 1) << o.err;
     // 671e9 x 4.5 / 8 = 377,437,500,000 bytes = 351.52 GiB; 24e9 bytes = 22.35 GiB.
     EXPECT_TRUE(contains(o.err, "does not fit: the weights alone need 351.52 GiB of 22.35 GiB")) << o.err;
-    EXPECT_FALSE(contains(o.out, "largest context") && !contains(o.out, "0 tokens")) << o.out;
+    // The budget stops at the weights: no remainder, no context, the refusal as its last line.
+    EXPECT_TRUE(contains(o.out, "- weights")) << o.out;
+    EXPECT_FALSE(contains(o.out, "largest context")) << o.out;
+    EXPECT_FALSE(contains(o.out, "left for the KV cache")) << o.out;
+    // 24e9 - 377,437,500,000 - 0 - 1,073,741,824 = -354,511,241,824, which must not be printed.
+    EXPECT_FALSE(contains(o.out, "354,511,241,824")) << o.out;
+    EXPECT_FALSE(contains(o.out, "runtime reserve")) << o.out;
+    EXPECT_TRUE(contains(o.out, "= does not fit: the weights alone need 351.52 GiB of 22.35 GiB\n")) << o.out;
 
     Outcome json = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator", "accelerators/nvidia-rtx-3090",
                           "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
@@ -157,6 +164,21 @@ TEST(FitCli, AModelThatCannotFitExitsOneSayingWhy) {
     auto j = nlohmann::json::parse(json.out);
     EXPECT_EQ(j["fits"], false);
     EXPECT_EQ(j["refusal"], "does not fit: the weights alone need 351.52 GiB of 22.35 GiB");
+    EXPECT_TRUE(j["max_context"].is_null()) << j.dump();
+    EXPECT_TRUE(j["available_for_kv_bytes"].is_null()) << j.dump();
+}
+
+TEST(FitCli, WhenTheReserveIsWhatRunsOutTheBudgetShowsItAndStops) {
+    KvcatRunner k;
+    // Qwen3.5-27B at Q4_K: 15,187,500,000 B of weights fit in 24e9 B, but with 156,893,184 B
+    // of state and a 10 GiB (10,737,418,240 B) reserve they need 26,081,811,424 B.
+    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--reserve-gib", "10"});
+    EXPECT_EQ(o.status, 1) << o.err;
+    EXPECT_TRUE(contains(o.out, "runtime reserve")) << o.out;
+    EXPECT_TRUE(contains(o.out, "= does not fit: the weights (")) << o.out;
+    EXPECT_FALSE(contains(o.out, "largest context")) << o.out;
+    EXPECT_FALSE(contains(o.out, "left for the KV cache")) << o.out;
 }
 
 TEST(FitCli, WeightBytesAndContexts) {

@@ -7,6 +7,7 @@
 // (DeepSeek-V3.2) the indexer's 132-byte key, and a Mamba or convolution layer a fixed
 // state that does not grow. Each config fixture names where it was read in a sibling
 // .source.txt.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "design.h"
 #include "dtype.h"
 #include "explain.h"
 #include "import_config.h"
@@ -144,6 +146,16 @@ TEST(ImportDesigns, ExplainNamesTheChunkedLayersAndTheirChunk) {
     std::string text = kvcat::render_explanation_text(kvcat::explain_record(lint, *lint.records.find(s.id)));
     EXPECT_TRUE(contains(text, "chunked layers: 36 holding at most 8192 tokens (one chunk)")) << text;
     EXPECT_TRUE(contains(text, "growing 6,442,450,944 + sliding 1,207,959,552 = 7,650,410,496 bytes")) << text;
+}
+
+TEST(Designs, EachWindowKindSaysWhatItsLayersHoldAndRoundTripsByName) {
+    // explain words a bounded layer from its WindowKind, not from the text it was written as.
+    for (kvcat::WindowKind k : {kvcat::WindowKind::sliding, kvcat::WindowKind::chunked}) {
+        EXPECT_EQ(kvcat::parse_window_kind(kvcat::name_of(k)), k);
+        EXPECT_FALSE(kvcat::bound_of(k).empty());
+    }
+    EXPECT_EQ(kvcat::bound_of(kvcat::WindowKind::sliding), "the window");
+    EXPECT_EQ(kvcat::bound_of(kvcat::WindowKind::chunked), "one chunk");
 }
 
 TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
@@ -402,6 +414,35 @@ TEST(ImportDesigns, Lfm2ConvLayersKeepOnlyAConvState) {
     EXPECT_EQ(per_token(m, "bf16"), Rational(6 * 8 * 64 * 2 * 2));
     // 10 layers x (3 - 1) x 2,048 channels, f32 (81,920 bytes at the model's bf16).
     EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(10 * 2 * 2048 * 4));
+    // The published config has full_attn_idxs and no layer_types: the record says which rule made
+    // the layout, and that conv_dim (2,048) and num_heads (32) were read and agree.
+    std::string notes = flat(lfm2.result().text);
+    EXPECT_TRUE(contains(notes, "full_attn_idxs but no layer_types, so the rule transformers applies (Lfm2Config)"))
+        << lfm2.result().text;
+    // A short convolution has no SSM: the state dtype note does not speak of mamba_ssm_dtype.
+    EXPECT_FALSE(contains(notes, "mamba_ssm_dtype")) << notes;
+    EXPECT_TRUE(contains(notes, "no dtype for the convolution state; it is taken as float32")) << notes;
+    const auto& looked_at = lfm2.result().keys_read;
+    for (const char* key : {"conv_dim", "num_heads"}) {
+        EXPECT_NE(std::find(looked_at.begin(), looked_at.end(), key), looked_at.end()) << key;
+    }
+}
+
+TEST(ImportDesigns, FalconH1WithEveryKeyOfAFullConfigImportsTheSameWay) {
+    // The Falcon-H1-0.5B key set (muP multipliers, mamba_use_mlp, ...): none changes the cache.
+    Imported falcon("falcon-h1-0.5b-quoted.json", "Falcon-H1-0.5B-Base", 0.52, 0.52);
+    ASSERT_TRUE(falcon.clean()) << falcon.why();
+    const Model& m = falcon.model();
+    EXPECT_EQ(m.attention_variant, "hybrid");
+    EXPECT_EQ(m.kv_layers.count, 36);
+    ASSERT_TRUE(m.linear);
+    EXPECT_TRUE(m.linear->beside_attention);
+    EXPECT_EQ(m.linear->layers, 36);
+    // 36 layers x 2 kv heads x 64 x 2 (K+V) x 2 bytes = 18,432 B/token at bf16.
+    EXPECT_EQ(per_token(m, "bf16"), Rational(18432));
+    // Per layer: conv (4 - 1) x (24 heads x 64 + 2 x 1 group x 128) = 3 x 1,792 = 5,376, SSM
+    // 24 x 64 x 128 = 196,608: 201,984 elements; x 36 layers x 4 bytes (f32) = 29,085,696.
+    EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(29085696));
 }
 
 TEST(ImportDesigns, Granite4HLayerTypesWithMamba2Layers) {
@@ -517,9 +558,24 @@ TEST(ImportDesigns, BrokenLayoutKeysAreNamedWithWhatWasExpected) {
          "conv_L_cache"},
         {"lfm2-1.2b.json",
          [](json& c) {
+             // layer_types as Lfm2Config derives it from full_attn_idxs, then a list that leaves out 8.
+             json types = json::array();
+             for (int i = 0; i < 16; ++i) {
+                 bool attends = i == 2 || i == 5 || i == 8 || i == 10 || i == 12 || i == 14;
+                 types.push_back(attends ? "full_attention" : "conv");
+             }
+             c["layer_types"] = types;
              c["full_attn_idxs"] = json::array({2, 5});
          },
          "full_attn_idxs and layer_types disagree about layer 8"},
+        {"lfm2-1.2b.json",
+         [](json& c) {
+             c["full_attn_idxs"] = json::array({2, 16});
+         },
+         "full_attn_idxs holds 16; expected layer indices from 0 to 15"},
+        {"lfm2-1.2b.json", [](json& c) { c["conv_dim"] = 1024; },
+         "conv_dim is 1024 but hidden_size is 2048; the conv state's width would be wrong"},
+        {"lfm2-1.2b.json", [](json& c) { c["num_heads"] = 16; }, "num_heads is 16 but num_attention_heads is 32"},
         {"gemma-2-9b-it.json", [](json& c) { c["sliding_window_size"] = 2048; },
          "sliding_window_size 2048 disagrees with sliding_window 4096"},
     };

@@ -218,7 +218,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
-        "With --format json the answer is max_context and the other keys are the terms.\n"
+        "With --format json the answer is max_context (null when nothing fits) and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
     set_command_body(*sub, exit_code, [o] { return run_fit(*o); });
 }

@@ -57,6 +57,13 @@ void kv_basis_model(const Record& r, const RecordSet& set, std::vector<Diagnosti
     if (!r.kv) return;
     const Model* model = model_of(set, *r.kv);
     if (!model) return;
+    // A row's state dtypes replace its model's; a model with no fixed state has none to replace.
+    if (!model->linear) {
+        for (const auto& [key, value] :
+             {std::pair{"state_dtype", &r.kv->state_dtype}, std::pair{"conv_state_dtype", &r.kv->conv_state_dtype}}) {
+            if (*value) out.push_back(diag::state_dtype_without_state(r.where(key), key, r.kv->model));
+        }
+    }
     std::optional<ModelBasis> mb;
     try {
         mb = model_basis(*model);

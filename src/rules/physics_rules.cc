@@ -38,7 +38,8 @@ std::optional<PointPhysics> physics_of(const RecordSet& set, const KvRow& row, c
     if (!basis) return std::nullopt;
     Rational per_token = growing_bytes_per_token(*basis, *bpe);
     Rational kv = kv_bytes_at_context(*model, per_token, point.context_length, *bpe);
-    return PointPhysics{model, accelerator, *weights, kv, fixed_state_bytes(*model)};
+    // The state in the dtypes the row's engine used, when it says.
+    return PointPhysics{model, accelerator, *weights, kv, fixed_state_bytes(*model, row)};
 }
 
 /// The per-request terms of a sum at this point (physics.h).
