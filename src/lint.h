@@ -70,9 +70,12 @@ struct LintResult {
     std::vector<Diagnostic> diagnostics;  ///< reported findings, sorted
     std::vector<Diagnostic> ignored;      ///< findings silenced by lint_ignore, with reasons
     std::vector<std::string> skipped;     ///< files that are not records (said in verbose output)
-    std::vector<std::string> files;       ///< record files checked
-    std::size_t rows_read = 0;            ///< kv-efficiency files read and checked
-    std::size_t rows_unchanged = 0;       ///< kv-efficiency files taken from an earlier run
+    /// Links to folders inside the root: not walked, since what they lead to is walked where
+    /// it is (said in verbose output). A link to a folder outside the root is a finding.
+    std::vector<std::string> linked_folders;
+    std::vector<std::string> files;  ///< record files checked
+    std::size_t rows_read = 0;       ///< kv-efficiency files read and checked
+    std::size_t rows_unchanged = 0;  ///< kv-efficiency files taken from an earlier run
 };
 
 /// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.

@@ -811,6 +811,15 @@ TEST(HostileTree, LinksOutOfTheRootAreNeverFollowedNorQuoted) {
                 << d->message;
         }
     }
+    // The link to the folder is a finding of its own, naming where it leads.
+    const Diagnostic* folder = only_finding_for(*o.result, kv / "linked", "file-outside-root");
+    if (folder) {
+        EXPECT_EQ(folder->severity, Severity::error);
+        EXPECT_NE(folder->message.find("a link to the folder " + fs::canonical(outside->path()).generic_string()),
+                  std::string::npos)
+            << folder->message;
+        EXPECT_NE(folder->message.find("nothing under it is read"), std::string::npos) << folder->message;
+    }
     for (const auto& d : o.result->diagnostics) {
         EXPECT_EQ(format_text(d).find("SECRET"), std::string::npos) << "a finding quotes a file outside the root";
     }
@@ -819,7 +828,52 @@ TEST(HostileTree, LinksOutOfTheRootAreNeverFollowedNorQuoted) {
             << r.file << " was read";
     }
     expect_good_record_clean(*o.result, dir->path());
-    EXPECT_EQ(o.result->diagnostics.size(), 2u) << describe(o.result->diagnostics);
+    EXPECT_EQ(o.result->diagnostics.size(), 3u) << describe(o.result->diagnostics);
+}
+
+TEST(HostileTree, ALinkToAFolderOutsideTheRootIsAFindingAndNothingUnderItIsRead) {
+    // records/models/sub links to a folder outside the root that holds a record: the walk
+    // reports the link and reads nothing under it; `kvcat lint` fails on it.
+    auto outside = std::make_shared<TempDir>();
+    write_file(outside->path() / "s.yaml", "SECRET-FOLDER-TOKEN-5b1e\n");
+    auto dir = tree_with_a_good_record();
+    fs::create_directory_symlink(outside->path(), dir->path() / "models" / "sub");
+    std::shared_ptr<void> keep(nullptr, [dir, outside](void*) {});
+    Outcome o = lint_guarded({dir->path()}, keep);
+    ASSERT_TRUE(o.result) << o.failure;
+    const Diagnostic* d = only_finding_for(*o.result, dir->path() / "models" / "sub", "file-outside-root");
+    if (d) {
+        EXPECT_EQ(d->severity, Severity::error);
+        EXPECT_NE(d->message.find(fs::canonical(outside->path()).generic_string()), std::string::npos) << d->message;
+    }
+    for (const auto& r : o.result->records.records()) {
+        EXPECT_EQ(r.file.find("/sub/"), std::string::npos) << r.file << " was read through the link";
+        ASSERT_TRUE(r.source == nullptr || r.source->text().find("SECRET") == std::string::npos) << r.file;
+    }
+    expect_good_record_clean(*o.result, dir->path());
+    EXPECT_EQ(o.result->diagnostics.size(), 1u) << describe(o.result->diagnostics);
+    EXPECT_TRUE(o.result->linked_folders.empty());
+
+    // Named on the command line, the folder through the link is refused the same way.
+    Outcome named = lint_guarded({dir->path() / "models" / "sub"}, keep);
+    ASSERT_TRUE(named.result) << named.failure;
+    EXPECT_NE(only_finding_for(*named.result, dir->path() / "models" / "sub", "file-outside-root"), nullptr);
+    EXPECT_TRUE(named.result->files.size() <= 1u);
+}
+
+TEST(HostileTree, ALinkToAFolderInsideTheRootIsNotFollowedAndNotAFinding) {
+    // What it leads to is walked where it is, so its records are checked once, under their
+    // own paths; the link is named in verbose output as a link, not as a file skipped.
+    auto dir = tree_with_a_good_record();
+    fs::create_directory_symlink(dir->path() / "kv-efficiency", dir->path() / "models" / "rows");
+    Outcome o = lint_guarded({dir->path()}, dir);
+    ASSERT_TRUE(o.result) << o.failure;
+    EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
+    expect_good_record_clean(*o.result, dir->path());
+    const std::string link = (dir->path() / "models" / "rows").lexically_normal().generic_string();
+    EXPECT_EQ(o.result->linked_folders, std::vector<std::string>{link});
+    EXPECT_EQ(std::find(o.result->skipped.begin(), o.result->skipped.end(), link), o.result->skipped.end());
+    for (const auto& f : o.result->files) EXPECT_EQ(f.find("/rows/"), std::string::npos) << f;
 }
 
 /// The lint of a records root holding the shared records and one more kv file, under the
