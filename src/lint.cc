@@ -489,11 +489,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
 
     LintResult result;
     std::vector<rules::IdEntry> ids;
+    auto past_deadline = [&options] {
+        return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+    };
+    if (past_deadline()) throw LintStopped();
 
     // Stage 1: models and accelerators, kept for every row to refer to.
     std::vector<Record> references;
     std::vector<std::vector<Diagnostic>> reference_findings;
     for (const auto& job : reference_jobs) {
+        if (past_deadline()) throw LintStopped();
         std::vector<Diagnostic> own;
         references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
         reference_findings.push_back(std::move(own));
@@ -522,10 +527,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::vector<WorkerOutput> outputs(threads);
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};
+    std::atomic<bool> stopped{false};
     auto work = [&](unsigned worker) {
         WorkerOutput& o = outputs[worker];
         try {
             for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
+                if (past_deadline()) {
+                    stopped = true;
+                    next = row_jobs.size();  // the others stop at their next file
+                    break;
+                }
                 const Job& job = row_jobs[i];
                 const std::string& file = job.file;
                 const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
@@ -560,6 +571,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
         for (auto& t : pool) t.join();
     }
+    if (stopped) throw LintStopped();
     if (options.progress) options.progress(done.load(), row_jobs.size());
 
     std::vector<Record> all;

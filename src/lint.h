@@ -9,9 +9,12 @@
 // the complete catalog it belongs to, but only its own findings are reported.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,6 +66,15 @@ struct LintOptions {
     std::function<const UnchangedFile*(const std::string& file)> unchanged;
     /// Called now and then from one worker: rows done, rows in all.
     std::function<void(std::size_t, std::size_t)> progress;
+    /// When set, the lint stops soon after this time: every worker looks at it before each
+    /// file, and lint_paths then throws LintStopped (the sink has had only part of the rows).
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+
+/// Thrown by lint_paths when its deadline passed before every file was checked.
+class LintStopped : public std::runtime_error {
+  public:
+    LintStopped() : std::runtime_error("the lint was stopped at its deadline") {}
 };
 
 struct LintResult {
