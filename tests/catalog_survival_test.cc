@@ -366,6 +366,47 @@ TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCata
     EXPECT_EQ(e6, "") << "a fresh catalog is read without a word";
 }
 
+TEST_F(CatalogSurvival, StrictFailsWhenTheRecordsFolderIsEmptiedOrGone) {
+    const std::vector<std::string> sql = {"sql",
+                                          "--db",
+                                          db_.string(),
+                                          "--records",
+                                          records_.string(),
+                                          "--format",
+                                          "csv",
+                                          "SELECT count(*) FROM kv_efficiency"};
+    auto run = [&](std::vector<std::string> args, bool strict) {
+        if (strict) args.insert(args.begin() + 1, "--strict");
+        int status = wait_for(spawn(args, out_, err_));
+        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
+    };
+    auto [status, rows, err] = run(sql, false);
+    ASSERT_EQ(status, 0) << err;
+    const std::string before = kvcat::test::read_file(db_);
+    for (const std::string& command : {std::string("query"), std::string("sql")}) {
+        std::vector<std::string> args =
+            command == "sql" ? sql
+                             : std::vector<std::string>{"query", "--db", db_.string(), "--records", records_.string()};
+        // Emptied, then gone: either way the catalog is behind its records. Without --strict
+        // it answers as last built; with it, the command fails without an answer.
+        fs::rename(records_, dir_ / "records-away");
+        fs::create_directories(records_);
+        for (int gone = 0; gone < 2; ++gone) {
+            if (gone) fs::remove(records_);
+            const std::string what = command + (gone ? " with the folder gone" : " with the folder emptied");
+            auto [s1, a1, e1] = run(args, false);
+            EXPECT_EQ(s1, 0) << what << ": " << e1;
+            EXPECT_NE(a1, "") << what;
+            auto [s2, a2, e2] = run(args, true);
+            EXPECT_EQ(s2, 1) << what << " --strict: " << e2;
+            EXPECT_EQ(a2, "") << what << " --strict";
+            EXPECT_NE(e2.find("--strict makes this a failure"), std::string::npos) << what << ": " << e2;
+            EXPECT_TRUE(kvcat::test::read_file(db_) == before) << what << " changed the catalog";
+        }
+        fs::rename(dir_ / "records-away", records_);
+    }
+}
+
 TEST_F(CatalogSurvival, TimeoutStopsARebuildAndLeavesTheCatalogAsItWas) {
     // The catalog was built from 200 rows; the folder now holds 3,000, so the next sql
     // rebuilds nearly all of them first. An untimed run of the same rebuild sets the scale:

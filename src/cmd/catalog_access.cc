@@ -180,6 +180,14 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
     std::error_code ec;
     if (!std::filesystem::is_directory(records, ec)) {
         if (std::filesystem::exists(db, ec)) {
+            // As with an emptied folder: the catalog is behind its records, which --strict fails.
+            if (strict) {
+                spdlog::error(
+                    "{}; no {} folder to rebuild it from, so {} is behind its records; --strict makes this "
+                    "a failure",
+                    freshness.why, records, db);
+                return ExitCode::findings;
+            }
             spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", freshness.why, records);
             return ExitCode::ok;
         }
