@@ -913,16 +913,19 @@ TEST(HostileCorpus, AMegabyteOfClaimsLintsInTimeLinearInItsSize) {
 
 TEST(HostileCorpus, AMegabyteOfClaimsLintsInAboutTheTimeOfAMegabyteOfNumbersThatAreNotClaims) {
     // Not a speed limit: two lints of the same size are compared in one run. Both records
-    // hold a number every 3.6 bytes at the same places; in one the words between them make
-    // claims that hold ("1 x 1 = 1 x 1 = 1"), in the other they are plain words ("1 a 1 b 1
-    // c 1 d 1"), so the recogniser looks at each number and turns it down. A claim costs
-    // its parse, its exact evaluation and its check on top of that, and nothing that grows
-    // with the size of the scalar. Measured on the 2-core machine these tests are written on
-    // (best of three): this test in release, 0.17 to 0.22 s against 0.12 to 0.13 s (1.4x to
-    // 1.8x; 1.5x to 1.8x while other builds loaded the machine); `kvcat -q lint` of the same
-    // two trees, release 0.21 s against 0.12 s (1.8x; 2.8x under load) and under the asan
-    // preset 3.1 s against 1.5 to 1.7 s (1.8x to 2.0x). The bound, 4x, is above all of them;
-    // a walk of the scalar per claim made the claims take minutes.
+    // hold five numbers in every 20-byte line, at the same places; in one the words between
+    // them make claims that hold ("1 x 1 = 1 x 1 = 1"), in the other they are plain words
+    // ("1 a 1 b 1 c 1 d 1"), so the recogniser looks at each number and turns it down. A
+    // claim costs its parse, its exact evaluation and its check on top of that, and nothing
+    // that grows with the size of the scalar.
+    //
+    // Measured on a shared 2-core machine, best of three:
+    //   this test, release     0.17 to 0.22 s against 0.12 to 0.13 s   1.4x to 1.8x
+    //   this test, asan preset 3.2 s against 1.6 s                     2.0x
+    //   kvcat -q lint, release 0.21 s against 0.12 s                   1.8x (2.8x under load)
+    //   kvcat -q lint, asan    3.1 s against 1.5 to 1.7 s              1.8x to 2.0x
+    // The bound, 4x, is above all of them; a walk of the scalar per claim made the claims
+    // take minutes.
     const std::string claims = record_of_a_megabyte("claims-filling-a-megabyte", "1 x 1 = 1 x 1 = 1");
     const std::string numbers = record_of_a_megabyte("claims-filling-a-megabyte", "1 a 1 b 1 c 1 d 1");
     ASSERT_EQ(claims.size(), numbers.size());
