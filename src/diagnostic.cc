@@ -78,6 +78,13 @@ Diagnostic file_outside_root(const std::string& file, const std::string& resolve
                             resolves_to, root));
 }
 
+Diagnostic folder_outside_root(const std::string& link, const std::string& resolves_to, const std::string& root) {
+    return make("file-outside-root", whole_file(link),
+                fmt::format("a link to the folder {}, outside the records root {}; nothing under it is read (records "
+                            "must be inside the root)",
+                            resolves_to, root));
+}
+
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit) {
     return make("file-too-large", whole_file(file),
                 fmt::format("the file is {} bytes; a record may be at most {} bytes", size, limit));

@@ -86,6 +86,8 @@ Diagnostic finding(std::string_view rule, const Position& pos, std::string messa
 Diagnostic file_unreadable(const std::string& file, const std::string& why);
 Diagnostic file_too_large(const std::string& file, std::size_t size, std::size_t limit);
 Diagnostic file_outside_root(const std::string& file, const std::string& resolves_to, const std::string& root);
+/// file-outside-root for a link to a folder: nothing under it is read.
+Diagnostic folder_outside_root(const std::string& link, const std::string& resolves_to, const std::string& root);
 Diagnostic file_empty(const std::string& file);
 Diagnostic encoding(const Position& pos, const std::string& what);
 Diagnostic yaml_syntax(const Position& pos, const std::string& what);

@@ -86,11 +86,20 @@ const std::vector<RecordCheck>& record_checks() {
 }
 
 struct FoundFiles {
-    std::vector<std::string> yaml;     ///< record files as shown, sorted
-    std::vector<std::string> links;    ///< those of them that are symbolic links, sorted
-    std::vector<std::string> skipped;  ///< other files
-    std::vector<Diagnostic> problems;  ///< unwalkable entries
+    std::vector<std::string> yaml;            ///< record files as shown, sorted
+    std::vector<std::string> links;           ///< those of them that are symbolic links, sorted
+    std::vector<std::string> skipped;         ///< other files
+    std::vector<std::string> linked_folders;  ///< links to folders inside the root, not walked
+    std::vector<Diagnostic> problems;         ///< unwalkable entries, and links out of the root
 };
+
+/// Where a folder (or a link to one) resolves when that is outside the resolved root; the
+/// root itself (a link back up to it) is inside.
+std::optional<std::string> folder_outside(const fs::path& folder, std::string_view resolved) {
+    auto where = outside_root(folder, resolved);
+    if (where && *where == resolved) return std::nullopt;
+    return where;
+}
 
 std::string shown(const fs::path& p) {
     return p.lexically_normal().generic_string();
@@ -115,8 +124,10 @@ std::string what_it_is(const fs::directory_entry& entry) {
 }
 
 /// `dir_shown` is `dir` as shown (lexically normal, '/'-separated); a child's shown name is
-/// built from it with one append instead of normalising every path again.
-void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& found, int depth) {
+/// built from it with one append instead of normalising every path again. `resolved` is the
+/// records root, resolved: a link to a folder outside it is a finding, and never entered.
+void walk_into(const fs::path& dir, const std::string& dir_shown, std::string_view resolved, FoundFiles& found,
+               int depth) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) {
@@ -152,9 +163,15 @@ void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& fo
                 found.problems.push_back(
                     diag::file_unreadable(child_shown, "a directory named like a record; a record is a file"));
             } else if (link) {
-                found.skipped.push_back(std::move(child_shown));  // links to folders are not followed: no loops
+                // Links to folders are not followed (no loops); one leading out of the root is
+                // a finding, since the records under it would otherwise go unchecked in silence.
+                if (auto where = folder_outside(p, resolved)) {
+                    found.problems.push_back(diag::folder_outside_root(child_shown, *where, std::string(resolved)));
+                } else {
+                    found.linked_folders.push_back(std::move(child_shown));
+                }
             } else {
-                walk_into(p, child_shown, found, depth + 1);
+                walk_into(p, child_shown, resolved, found, depth + 1);
             }
             continue;
         }
@@ -173,8 +190,8 @@ void walk_into(const fs::path& dir, const std::string& dir_shown, FoundFiles& fo
     }
 }
 
-void walk(const fs::path& dir, FoundFiles& found) {
-    walk_into(dir, shown(dir), found, 0);
+void walk(const fs::path& dir, std::string_view resolved, FoundFiles& found) {
+    walk_into(dir, shown(dir), resolved, found, 0);
     std::sort(found.yaml.begin(), found.yaml.end());
     std::sort(found.links.begin(), found.links.end());
 }
@@ -336,7 +353,7 @@ Record load_inside_root(const std::string& file, const std::string& relative, co
 
 std::vector<std::string> record_files(const fs::path& root) {
     FoundFiles found;
-    walk(root, found);
+    walk(root, resolved_root(root), found);
     return std::move(found.yaml);
 }
 
@@ -381,6 +398,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::set<std::string> reported;  // shown paths whose findings are reported
     std::set<std::string> problems;  // entries already reported as unwalkable: never loaded
     std::vector<std::string> skipped;
+    std::vector<std::string> linked_folders;
     std::vector<Diagnostic> findings;
 
     for (const auto& p : paths) {
@@ -392,10 +410,20 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         fs::path root = records_root_for(p);
         roots.insert(root.lexically_normal());
         if (fs::is_directory(p, ec)) {
+            const std::string resolved = resolved_root(root);
+            if (auto where = folder_outside(p, resolved)) {
+                // A folder named through a link out of the root: nothing under it is read.
+                Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
+                reported.insert(d.pos.file);
+                problems.insert(d.pos.file);
+                findings.push_back(std::move(d));
+                continue;
+            }
             FoundFiles found;
-            walk(p, found);
+            walk(p, resolved, found);
             for (auto& f : found.yaml) reported.insert(std::move(f));
             for (auto& s : found.skipped) skipped.push_back(std::move(s));
+            for (auto& s : found.linked_folders) linked_folders.push_back(std::move(s));
             for (auto& d : found.problems) {
                 reported.insert(d.pos.file);
                 problems.insert(d.pos.file);
@@ -425,7 +453,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         const std::string& root_name = root_names.emplace_back(shown(root));
         const std::string& resolved = root_resolved.emplace_back(resolved_root(root));
         FoundFiles found;
-        walk(root, found);
+        walk(root, resolved, found);
         for (auto& d : found.problems) {
             if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
         }
@@ -461,11 +489,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
 
     LintResult result;
     std::vector<rules::IdEntry> ids;
+    auto past_deadline = [&options] {
+        return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+    };
+    if (past_deadline()) throw LintStopped();
 
     // Stage 1: models and accelerators, kept for every row to refer to.
     std::vector<Record> references;
     std::vector<std::vector<Diagnostic>> reference_findings;
     for (const auto& job : reference_jobs) {
+        if (past_deadline()) throw LintStopped();
         std::vector<Diagnostic> own;
         references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
         reference_findings.push_back(std::move(own));
@@ -494,10 +527,16 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::vector<WorkerOutput> outputs(threads);
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};
+    std::atomic<bool> stopped{false};
     auto work = [&](unsigned worker) {
         WorkerOutput& o = outputs[worker];
         try {
             for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
+                if (past_deadline()) {
+                    stopped = true;
+                    next = row_jobs.size();  // the others stop at their next file
+                    break;
+                }
                 const Job& job = row_jobs[i];
                 const std::string& file = job.file;
                 const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
@@ -532,6 +571,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
         for (auto& t : pool) t.join();
     }
+    if (stopped) throw LintStopped();
     if (options.progress) options.progress(done.load(), row_jobs.size());
 
     std::vector<Record> all;
@@ -570,6 +610,9 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     result.skipped = std::move(skipped);
+    std::sort(linked_folders.begin(), linked_folders.end());
+    linked_folders.erase(std::unique(linked_folders.begin(), linked_folders.end()), linked_folders.end());
+    result.linked_folders = std::move(linked_folders);
     result.files.reserve(reported.size());
     while (!reported.empty()) result.files.push_back(std::move(reported.extract(reported.begin()).value()));
     return result;

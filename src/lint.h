@@ -9,9 +9,12 @@
 // the complete catalog it belongs to, but only its own findings are reported.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,6 +66,15 @@ struct LintOptions {
     std::function<const UnchangedFile*(const std::string& file)> unchanged;
     /// Called now and then from one worker: rows done, rows in all.
     std::function<void(std::size_t, std::size_t)> progress;
+    /// When set, the lint stops soon after this time: every worker looks at it before each
+    /// file, and lint_paths then throws LintStopped (the sink has had only part of the rows).
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+
+/// Thrown by lint_paths when its deadline passed before every file was checked.
+class LintStopped : public std::runtime_error {
+  public:
+    LintStopped() : std::runtime_error("the lint was stopped at its deadline") {}
 };
 
 struct LintResult {
@@ -70,9 +82,12 @@ struct LintResult {
     std::vector<Diagnostic> diagnostics;  ///< reported findings, sorted
     std::vector<Diagnostic> ignored;      ///< findings silenced by lint_ignore, with reasons
     std::vector<std::string> skipped;     ///< files that are not records (said in verbose output)
-    std::vector<std::string> files;       ///< record files checked
-    std::size_t rows_read = 0;            ///< kv-efficiency files read and checked
-    std::size_t rows_unchanged = 0;       ///< kv-efficiency files taken from an earlier run
+    /// Links to folders inside the root: not walked, since what they lead to is walked where
+    /// it is (said in verbose output). A link to a folder outside the root is a finding.
+    std::vector<std::string> linked_folders;
+    std::vector<std::string> files;  ///< record files checked
+    std::size_t rows_read = 0;       ///< kv-efficiency files read and checked
+    std::size_t rows_unchanged = 0;  ///< kv-efficiency files taken from an earlier run
 };
 
 /// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.

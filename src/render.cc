@@ -184,6 +184,11 @@ std::size_t shared_prefix(const Table& t, std::size_t c) {
     return prefix;
 }
 
+/// Gives the caller its look before each row (see RenderOptions::each_row).
+void next_row(const RenderOptions& options) {
+    if (options.each_row) options.each_row();
+}
+
 /// The table as text cells ready to align: headers, cells, and which columns are numbers.
 struct Shaped {
     std::vector<std::string> header;
@@ -200,6 +205,7 @@ Shaped shape(const Table& t, const RenderOptions& options) {
         for (std::size_t c = 0; c < t.columns.size(); ++c) prefix[c] = shared_prefix(t, c);
     }
     for (const auto& row : t.rows) {
+        next_row(options);
         std::vector<std::string> line;
         for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c) {
             if (is_number(row[c])) s.numeric[c] = true;
@@ -411,6 +417,7 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     }
     out += '\n';
     for (const auto& line : s.cells) {
+        next_row(options);
         for (std::size_t c = 0; c < line.size() && c < kept; ++c) {
             if (c) out += "  ";
             out += pad(cut_middle(line[c], widths[c], heads[c]), widths[c], s.numeric[c]);
@@ -433,6 +440,7 @@ std::string render_vertical(const Table& t, const RenderOptions& options) {
     for (const auto& c : t.columns) name_width = std::max(name_width, display_width(c));
     std::string out;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        next_row(options);
         std::string title = fmt::format("-[ row {} ]", r + 1);
         out += title + std::string(name_width + 3 > title.size() ? name_width + 3 - title.size() : 0, '-') + "\n";
         const auto& row = t.rows[r];
@@ -517,6 +525,7 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             }
             out += eol;
             for (const auto& row : t.rows) {
+                next_row(options);
                 for (std::size_t c = 0; c < row.size(); ++c) {
                     if (c) out += sep;
                     out += csv_field(cell_text(row[c]), sep);
@@ -527,21 +536,29 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
         }
         case TableFormat::json:
         case TableFormat::ndjson: {
-            // ordered_json keeps the columns in the order the query asked for them.
-            nlohmann::ordered_json array = nlohmann::ordered_json::array();
-            std::string lines;
-            for (const auto& row : t.rows) {
+            // ordered_json keeps the columns in the order the query asked for them. The array is
+            // written a row at a time, as nlohmann's dump(2) would write it: "[", each object
+            // indented by two spaces, "," between them, "]" ("[]" when empty).
+            std::string out = format == TableFormat::json ? (t.rows.empty() ? "[]" : "[\n") : "";
+            for (std::size_t r = 0; r < t.rows.size(); ++r) {
+                next_row(options);
+                const auto& row = t.rows[r];
                 nlohmann::ordered_json object = nlohmann::ordered_json::object();
                 for (std::size_t c = 0; c < row.size(); ++c) object[t.columns[c]] = cell_json(row[c]);
                 if (format == TableFormat::ndjson) {
-                    lines += object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-                } else {
-                    array.push_back(std::move(object));
+                    out += object.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+                    continue;
                 }
+                std::string text = object.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+                out += "  ";
+                for (char ch : text) {
+                    out += ch;
+                    if (ch == '\n') out += "  ";  // a string's line break is escaped: only the layout's breaks
+                }
+                out += r + 1 < t.rows.size() ? ",\n" : "\n]";
             }
-            return format == TableFormat::ndjson
-                       ? lines
-                       : array.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+            if (format == TableFormat::json) out += "\n";
+            return out;
         }
         case TableFormat::markdown: {
             std::string out = "|";
@@ -558,6 +575,7 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             }
             out += "\n";
             for (const auto& row : t.rows) {
+                next_row(options);
                 out += "|";
                 for (const auto& cell : row) {
                     out += ' ';

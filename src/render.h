@@ -31,6 +31,9 @@ struct RenderOptions {
     std::function<std::string_view(std::string_view column)> unit_of;
     /// How to see the columns a narrow window left out, for the note under the table.
     std::string_view more_columns_hint = "--columns or --format vertical";
+    /// Called before each row in every pass over the rows; it may throw to stop the
+    /// rendering (a command's time limit), and the exception leaves render_table.
+    std::function<void()> each_row;
 };
 
 /// Renders the whole table; `table` aligns columns and right-aligns numbers, NULL shows as "-".

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -363,6 +364,90 @@ TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCata
     auto [s6, a6, e6] = run(query);
     EXPECT_EQ(s6, 0) << e6;
     EXPECT_EQ(e6, "") << "a fresh catalog is read without a word";
+}
+
+TEST_F(CatalogSurvival, StrictFailsWhenTheRecordsFolderIsEmptiedOrGone) {
+    const std::vector<std::string> sql = {"sql",
+                                          "--db",
+                                          db_.string(),
+                                          "--records",
+                                          records_.string(),
+                                          "--format",
+                                          "csv",
+                                          "SELECT count(*) FROM kv_efficiency"};
+    auto run = [&](std::vector<std::string> args, bool strict) {
+        if (strict) args.insert(args.begin() + 1, "--strict");
+        int status = wait_for(spawn(args, out_, err_));
+        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
+    };
+    auto [status, rows, err] = run(sql, false);
+    ASSERT_EQ(status, 0) << err;
+    const std::string before = kvcat::test::read_file(db_);
+    for (const std::string& command : {std::string("query"), std::string("sql")}) {
+        std::vector<std::string> args =
+            command == "sql" ? sql
+                             : std::vector<std::string>{"query", "--db", db_.string(), "--records", records_.string()};
+        // Emptied, then gone: either way the catalog is behind its records. Without --strict
+        // it answers as last built; with it, the command fails without an answer.
+        fs::rename(records_, dir_ / "records-away");
+        fs::create_directories(records_);
+        for (int gone = 0; gone < 2; ++gone) {
+            if (gone) fs::remove(records_);
+            const std::string what = command + (gone ? " with the folder gone" : " with the folder emptied");
+            auto [s1, a1, e1] = run(args, false);
+            EXPECT_EQ(s1, 0) << what << ": " << e1;
+            EXPECT_NE(a1, "") << what;
+            auto [s2, a2, e2] = run(args, true);
+            EXPECT_EQ(s2, 1) << what << " --strict: " << e2;
+            EXPECT_EQ(a2, "") << what << " --strict";
+            EXPECT_NE(e2.find("--strict makes this a failure"), std::string::npos) << what << ": " << e2;
+            EXPECT_TRUE(kvcat::test::read_file(db_) == before) << what << " changed the catalog";
+        }
+        fs::rename(dir_ / "records-away", records_);
+    }
+}
+
+TEST_F(CatalogSurvival, TimeoutStopsARebuildAndLeavesTheCatalogAsItWas) {
+    // The catalog was built from 200 rows; the folder now holds 3,000, so the next sql
+    // rebuilds nearly all of them first. An untimed run of the same rebuild sets the scale:
+    // the timed run must stop well before it would have finished.
+    const std::string before = kvcat::test::read_file(db_);
+    generate(3000);
+    const std::string count_sql = "SELECT count(*) FROM kv_rows";
+    auto sql = [&](const fs::path& db, std::optional<std::int64_t> timeout_ms) {
+        std::vector<std::string> args = {"sql", "--db", db.string(), "--records", records_.string(), "--format", "tsv"};
+        if (timeout_ms) {
+            args.push_back("--timeout");
+            args.push_back(std::to_string(*timeout_ms));
+        }
+        args.push_back(count_sql);
+        auto start = std::chrono::steady_clock::now();
+        int status = wait_for(spawn(args, out_, err_));
+        auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+        return std::make_tuple(status, took.count(), kvcat::test::read_file(err_));
+    };
+    auto [untimed_status, untimed_ms, untimed_err] = sql(dir_ / "untimed.db", std::nullopt);
+    ASSERT_EQ(untimed_status, 0) << untimed_err;
+    ASSERT_EQ(kvcat::test::read_file(out_), "count(*)\n3000\n");
+    const std::int64_t timeout_ms = std::max<std::int64_t>(1, untimed_ms / 10);
+    std::cout << "[ NOTE     ] a rebuild of 3,000 rows took " << untimed_ms << " ms; --timeout " << timeout_ms << "\n";
+
+    // Over the previous catalog, and where there is none yet.
+    const fs::path none = dir_ / "none.db";
+    for (const fs::path& db : {db_, none}) {
+        auto [status, took_ms, err] = sql(db, timeout_ms);
+        EXPECT_EQ(status, 2) << db << ": " << err;
+        EXPECT_EQ(kvcat::test::read_file(out_), "") << db;
+        EXPECT_NE(err.find("ran past its time limit of " + std::to_string(timeout_ms) + " ms (--timeout)"),
+                  std::string::npos)
+            << db << ": " << err;
+        EXPECT_LT(took_ms * 2, untimed_ms)
+            << db << ": the timed command ran to " << took_ms << " ms; the whole rebuild takes " << untimed_ms << " ms";
+        EXPECT_TRUE(temporaries().empty()) << db << ": a temporary file was left behind";
+        std::cout << "[ NOTE     ] " << db.filename() << ": stopped after " << took_ms << " ms\n";
+    }
+    EXPECT_TRUE(kvcat::test::read_file(db_) == before) << "the previous catalog changed";
+    EXPECT_FALSE(fs::exists(none)) << "a catalog was written past the time limit";
 }
 
 TEST_F(CatalogSurvival, AFileRemovedIsBuiltForOnceNotOnEveryQuery) {

@@ -168,6 +168,25 @@ TEST_F(EndToEnd, ARecordLinkedOutOfTheRootIsNeverReadByAnyCommand) {
     }
 }
 
+TEST_F(EndToEnd, ARecordUnderAFolderLinkedOutOfTheRootIsNeverReadByAnyCommand) {
+    // records/models/sub links to a folder beside the records, which holds a record.
+    fs::create_directories(dir_ / "elsewhere");
+    std::ofstream(dir_ / "elsewhere" / "s.yaml") << "HOST-SECRET-4d07\n";
+    fs::create_directory_symlink(dir_ / "elsewhere", dir_ / "records/models/sub");
+    const std::string resolved = fs::canonical(dir_ / "elsewhere").generic_string();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"lint"}, std::vector<std::string>{"lint", "records/models/sub"},
+          std::vector<std::string>{"explain", "records/models/sub/s.yaml"}, std::vector<std::string>{"build"}}) {
+        Outcome r = kvcat(args);
+        std::string all = r.out + r.err;
+        EXPECT_EQ(all.find("HOST-SECRET"), std::string::npos) << args[0] << " printed the file: " << all;
+        EXPECT_NE(all.find("file-outside-root"), std::string::npos) << args[0] << ": " << all;
+        EXPECT_NE(all.find(resolved), std::string::npos) << args[0] << " does not say where the link leads: " << all;
+        EXPECT_EQ(all.find("no record"), std::string::npos) << args[0] << ": " << all;
+    }
+    EXPECT_EQ(kvcat({"lint"}).status, 1);
+}
+
 TEST_F(EndToEnd, StaleCatalogIsRebuiltBeforeAQuery) {
     ASSERT_EQ(kvcat({"build"}).status, 0);
     // Add a row; the next query must see it without an explicit build.

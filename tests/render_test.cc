@@ -1,6 +1,8 @@
 #include "render.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -147,6 +149,57 @@ TEST(Render, MultiLineCellShowsItsFirstLineAndStaysAligned) {
               "one\u2026   x\n"
               "three  y\n"
               "(2 rows)\n");
+}
+
+TEST(Render, JsonIsWrittenAsNlohmannWouldDumpTheWholeArray) {
+    // The array is written a row at a time (so that rendering can stop between rows); its
+    // text is what dump(2) of the whole array gives, empty or not.
+    for (const Table& t : {sample(), wide(), Table{{"a"}, {}}}) {
+        nlohmann::ordered_json array = nlohmann::ordered_json::array();
+        for (const auto& row : t.rows) {
+            nlohmann::ordered_json object = nlohmann::ordered_json::object();
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                std::visit(
+                    [&](const auto& v) {
+                        using V = std::decay_t<decltype(v)>;
+                        if constexpr (std::is_same_v<V, std::monostate>) {
+                            object[t.columns[c]] = nullptr;
+                        } else {
+                            object[t.columns[c]] = v;
+                        }
+                    },
+                    row[c]);
+            }
+            array.push_back(std::move(object));
+        }
+        EXPECT_EQ(render_table(t, TableFormat::json), array.dump(2) + "\n");
+    }
+}
+
+TEST(Render, EveryFormatLooksAtEachRowAndStopsWhenTheHookThrows) {
+    // A command's time limit stops the rendering between rows, in every format and pass.
+    Table t;
+    t.columns = {"id", "n"};
+    for (int i = 0; i < 1000; ++i) t.rows.push_back({std::string("row-") + std::to_string(i), std::int64_t{i}});
+    struct Stop {};
+    for (std::size_t f = 0; f < table_format_names().size(); ++f) {
+        auto format = static_cast<TableFormat>(f);
+        for (std::optional<std::size_t> w : {std::optional<std::size_t>{}, std::optional<std::size_t>{8}}) {
+            int seen = 0;
+            RenderOptions options;
+            options.max_width = w;
+            options.each_row = [&seen] {
+                if (++seen == 500) throw Stop{};
+            };
+            EXPECT_THROW(render_table(t, format, options), Stop) << table_format_names()[f];
+            EXPECT_EQ(seen, 500) << table_format_names()[f];
+            // A hook that never throws changes nothing in what is written.
+            options.each_row = [] {};
+            RenderOptions plain;
+            plain.max_width = w;
+            EXPECT_EQ(render_table(t, format, options), render_table(t, format, plain)) << table_format_names()[f];
+        }
+    }
 }
 
 RenderOptions readable(std::optional<std::size_t> width = std::nullopt) {

@@ -80,7 +80,7 @@ void say_behind(const std::string& db, const std::string& records, const BuildOu
 }  // namespace
 
 int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings, bool full,
-                   BuildOutcome* outcome) {
+                   BuildOutcome* outcome, const CommandDeadline* deadline) {
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
     std::error_code ec;
     BuildPlan plan;
@@ -108,6 +108,7 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         options.sink = &writer;
         options.keep_rows = false;
         options.progress = std::ref(progress);
+        if (deadline) options.deadline = deadline->at;
         if (plan.incremental) {
             options.unchanged = [&plan](const std::string& file) -> const UnchangedFile* {
                 auto it = plan.unchanged.find(file);
@@ -137,6 +138,7 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
             }
             return ExitCode::failure;
         }
+        if (deadline && std::chrono::steady_clock::now() > deadline->at) throw LintStopped();
         if (plan.incremental) writer.copy_unchanged(plan.unchanged_stamps);
         writer.set_findings(result.diagnostics, result.ignored);
         if (paths.size() == 1) writer.set_built_from(records_root_for(paths[0]));
@@ -146,6 +148,12 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
                      stats.models, stats.models == 1 ? "" : "s", stats.accelerators, stats.accelerators == 1 ? "" : "s",
                      stats.rows, stats.rows == 1 ? "" : "s", result.rows_read, stats.rows_copied);
+    } catch (const LintStopped&) {
+        // The writer has removed its temporary file; the catalog at `db`, if any, is untouched.
+        spdlog::error("the command ran past its time limit of {} ms (--timeout) while building {}; {}",
+                      deadline ? deadline->limit_ms : 0, db,
+                      readable_catalog(db) ? "the previous catalog is unchanged" : "nothing was written");
+        return ExitCode::failure;
     } catch (const std::exception& e) {
         spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
         return ExitCode::failure;
@@ -153,7 +161,8 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
     return ExitCode::ok;
 }
 
-int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known) {
+int ensure_fresh_catalog(const std::string& db, const std::string& records, bool strict, const Freshness* known,
+                         const CommandDeadline* deadline) {
     Freshness freshness = known ? *known : catalog_freshness(db, records);
     switch (freshness.state) {
         case Freshness::State::fresh:
@@ -171,6 +180,14 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
     std::error_code ec;
     if (!std::filesystem::is_directory(records, ec)) {
         if (std::filesystem::exists(db, ec)) {
+            // As with an emptied folder: the catalog is behind its records, which --strict fails.
+            if (strict) {
+                spdlog::error(
+                    "{}; no {} folder to rebuild it from, so {} is behind its records; --strict makes this "
+                    "a failure",
+                    freshness.why, records, db);
+                return ExitCode::findings;
+            }
             spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", freshness.why, records);
             return ExitCode::ok;
         }
@@ -179,7 +196,7 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
     }
     spdlog::info("building the catalog: {}", freshness.why);
     BuildOutcome outcome;
-    int code = lint_and_build(db, {records}, false, false, &outcome);
+    int code = lint_and_build(db, {records}, false, false, &outcome, deadline);
     if (code == ExitCode::ok) return code;
     if ((!outcome.errors.empty() || outcome.no_records) && readable_catalog(db)) {
         say_behind(db, records, outcome, strict);
@@ -191,10 +208,11 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
 }
 
 std::optional<Table> read_fresh_catalog(const std::string& db, const std::string& records,
-                                        const std::function<Table()>& read, int& code, bool strict) {
+                                        const std::function<Table()>& read, int& code, bool strict,
+                                        const CommandDeadline* deadline) {
     std::error_code ec;
     if (!std::filesystem::exists(db, ec)) {
-        code = ensure_fresh_catalog(db, records, strict);
+        code = ensure_fresh_catalog(db, records, strict, nullptr, deadline);
         if (code != ExitCode::ok) return std::nullopt;
         return read();
     }
@@ -214,7 +232,7 @@ std::optional<Table> read_fresh_catalog(const std::string& db, const std::string
         return early;
     }
     // Not fresh: what was read is dropped unseen; build (or keep), then read the catalog.
-    code = ensure_fresh_catalog(db, records, strict, &freshness);
+    code = ensure_fresh_catalog(db, records, strict, &freshness, deadline);
     if (code != ExitCode::ok) return std::nullopt;
     return read();
 }

@@ -23,7 +23,11 @@ int run_explain(const ExplainOptions& options) {
     std::error_code ec;
     bool is_file = fs::is_regular_file(options.target, ec);
     fs::path scope = is_file ? records_root_for(options.target) : fs::path(options.common.records);
-    LintResult lint = lint_paths({scope});
+    // A file is named too, so that one the walk cannot reach (under a link to a folder) is
+    // still judged: a file outside the root is then a file-outside-root finding, never read.
+    std::vector<fs::path> paths = {scope};
+    if (is_file) paths.emplace_back(options.target);
+    LintResult lint = lint_paths(paths);
     const Record* record = find_record(lint, options.target);
     if (!record && !is_file) {
         // A record id may be cut short: its name without the folder, or a prefix only it has.

@@ -83,6 +83,12 @@ int run_lint(const LintOptions& options, bool quiet) {
     for (const auto& s : result.skipped) {
         spdlog::debug("{}: not a .yaml file; skipped", s);
     }
+    for (const auto& s : result.linked_folders) {
+        spdlog::debug(
+            "{}: a link to a folder inside the records root; not followed (its records are read where they "
+            "are)",
+            s);
+    }
     for (const auto& d : result.ignored) {
         spdlog::debug("{}", format_text(d));
     }

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -37,18 +38,29 @@ int run_sql(const SqlOptions& options) {
     limits.max_result_bytes = options.max_output_bytes;
     const Common& c = options.common;
     int code = ExitCode::ok;
-    auto table = read_fresh_catalog(
-        c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict);
-    if (!table) return code;
-    std::string text = render_table(*table, *parse_table_format(c.format),
-                                    stdout_render_options("--format vertical, or fewer columns in the SELECT"));
-    table.reset();
     auto deadline = limits.deadline();
-    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+    std::optional<CommandDeadline> command_deadline;
+    if (deadline) command_deadline = CommandDeadline{*deadline, options.timeout_ms};
+    auto table = read_fresh_catalog(
+        c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict,
+        command_deadline ? &*command_deadline : nullptr);
+    if (!table) return code;
+    struct PastDeadline {};
+    RenderOptions render = stdout_render_options("--format vertical, or fewer columns in the SELECT");
+    if (deadline) {
+        render.each_row = [at = *deadline] {
+            if (std::chrono::steady_clock::now() > at) throw PastDeadline{};
+        };
+    }
+    std::string text;
+    try {
+        text = render_table(*table, *parse_table_format(c.format), render);
+    } catch (const PastDeadline&) {
         spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
                       options.timeout_ms);
         return ExitCode::failure;
     }
+    table.reset();
     std::cout << text;
     return ExitCode::ok;
 }
