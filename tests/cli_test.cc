@@ -228,7 +228,8 @@ TEST(ShortIds, OnTheShippedRecords) {
     // A start that stops inside a word is not taken, but offered.
     Outcome cut = k.run({"explain", "vllm-qwen35-35"});
     EXPECT_EQ(cut.status, 2);
-    EXPECT_NE(cut.err.find("no record 'vllm-qwen35-35'; did you mean '" + vllm + "'?"), std::string::npos) << cut.err;
+    EXPECT_NE(cut.err.find(": no record 'vllm-qwen35-35'; did you mean '" + vllm + "'?\n"), std::string::npos)
+        << cut.err;
 
     // A query's id that is the start of ids in the catalog offers those, before any near one.
     Outcome rtx = k.run({"query", "--format", "csv", "accelerator=nvidia-rtx"});

@@ -33,7 +33,7 @@ int run_explain(const ExplainOptions& options) {
         // A record id may be cut short: its name without the folder, or a prefix only it has.
         RecordRef ref = resolve_record(lint.records, options.target, std::nullopt);
         if (!ref.record) {
-            spdlog::error("{} under {}", ref.error, scope.string());
+            spdlog::error("{}: {}", scope.string(), ref.error);  // the folder first: the error may end in a question
             return ExitCode::failure;
         }
         record = ref.record;
