@@ -49,9 +49,10 @@ std::pair<int, int> line_column(const std::string& text, std::size_t offset) {
 /// recurses once per level, so a file of a million '[' would exhaust the stack.
 constexpr int kMaxJsonDepth = 64;
 
-/// Fails at the first bracket past kMaxJsonDepth levels; `base` is where `text` starts in
-/// the file's text (for a JSONL line), for the position.
-void check_depth(const std::string& file, const std::string& whole, std::string_view text, std::size_t base) {
+/// Calls `on_bracket(offset, c, depth)` for each bracket of JSON text outside its strings,
+/// `depth` being the nesting before an opening bracket or after a closing one.
+template <typename OnBracket>
+void each_bracket(std::string_view text, OnBracket on_bracket) {
     int depth = 0;
     bool in_string = false;
     bool escaped = false;
@@ -70,43 +71,32 @@ void check_depth(const std::string& file, const std::string& whole, std::string_
         if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth) {
-                fail_at(file, whole, base + i,
-                        fmt::format("nested deeper than {} levels; a benchmark result nests three", kMaxJsonDepth));
-            }
+            on_bracket(i, c, depth);
+            ++depth;
         } else if (c == ']' || c == '}') {
             --depth;
+            on_bracket(i, c, depth);
         }
     }
+}
+
+/// Fails at the first bracket past kMaxJsonDepth levels; `base` is where `text` starts in
+/// the file's text (for a JSONL line), for the position.
+void check_depth(const std::string& file, const std::string& whole, std::string_view text, std::size_t base) {
+    each_bracket(text, [&](std::size_t i, char c, int depth) {
+        if ((c == '[' || c == '{') && depth + 1 > kMaxJsonDepth) {
+            fail_at(file, whole, base + i,
+                    fmt::format("nested deeper than {} levels; a benchmark result nests three", kMaxJsonDepth));
+        }
+    });
 }
 
 /// Where each object of a top-level JSON array starts (offsets of its '{').
 std::vector<std::size_t> array_object_offsets(const std::string& text) {
     std::vector<std::size_t> out;
-    int depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (c == '{' && depth == 1) out.push_back(i);
-            ++depth;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
+    each_bracket(text, [&](std::size_t i, char c, int depth) {
+        if (c == '{' && depth == 1) out.push_back(i);
+    });
     return out;
 }
 
