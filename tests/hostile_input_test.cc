@@ -35,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -675,11 +676,10 @@ struct CliRun {
 };
 
 /// `kvcat lint DIR`, with coreutils' timeout as the hang guard (it exits 124 on a hang).
-CliRun run_kvcat_lint(const fs::path& dir) {
-    fs::path out = dir.parent_path() / (dir.filename().string() + ".stdout");
-    fs::path err = dir.parent_path() / (dir.filename().string() + ".stderr");
-    std::string cmd = "timeout 60 " + shell_quote(KVCAT_BINARY) + " lint " + shell_quote(dir.string()) + " >" +
-                      shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
+/// Runs a shell command with stdout and stderr to these files and no stdin; how it ended
+/// and what it wrote.
+CliRun run_shell(std::string cmd, const fs::path& out, const fs::path& err) {
+    cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
     int raw = std::system(cmd.c_str());
     CliRun r;
     r.exited = raw != -1 && WIFEXITED(raw);
@@ -688,6 +688,12 @@ CliRun run_kvcat_lint(const fs::path& dir) {
     r.out = kvcat::test::read_file(out);
     r.err = kvcat::test::read_file(err);
     return r;
+}
+
+CliRun run_kvcat_lint(const fs::path& dir) {
+    fs::path out = dir.parent_path() / (dir.filename().string() + ".stdout");
+    fs::path err = dir.parent_path() / (dir.filename().string() + ".stderr");
+    return run_shell("timeout 60 " + shell_quote(KVCAT_BINARY) + " lint " + shell_quote(dir.string()), out, err);
 }
 
 TEST(HostileCorpus, TheBinaryExitsOneWithoutACrash) {
@@ -796,19 +802,7 @@ CliRun run_kvcat(const fs::path& dir, const std::vector<std::string>& args) {
         cmd += ' ';
         cmd += shell_quote(a);
     }
-    cmd += " >";
-    cmd += shell_quote(out.string());
-    cmd += " 2>";
-    cmd += shell_quote(err.string());
-    cmd += " </dev/null";
-    int raw = std::system(cmd.c_str());
-    CliRun r;
-    r.exited = raw != -1 && WIFEXITED(raw);
-    r.status = r.exited ? WEXITSTATUS(raw) : -1;
-    r.signal = raw != -1 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
-    r.out = kvcat::test::read_file(out);
-    r.err = kvcat::test::read_file(err);
-    return r;
+    return run_shell(std::move(cmd), out, err);
 }
 
 /// `kvcat import-bench FILE` against the shared records: the exit status and stderr.
