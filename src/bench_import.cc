@@ -80,12 +80,11 @@ void each_bracket(std::string_view text, OnBracket on_bracket) {
     }
 }
 
-/// Fails at the first bracket past kMaxJsonDepth levels; `base` is where `text` starts in
-/// the file's text (for a JSONL line), for the position.
-void check_depth(const std::string& file, const std::string& whole, std::string_view text, std::size_t base) {
+/// Fails at the first bracket past kMaxJsonDepth levels.
+void check_depth(const std::string& file, const std::string& text) {
     each_bracket(text, [&](std::size_t i, char c, int depth) {
         if ((c == '[' || c == '{') && depth + 1 > kMaxJsonDepth) {
-            fail_at(file, whole, base + i,
+            fail_at(file, text, i,
                     fmt::format("nested deeper than {} levels; a benchmark result nests three", kMaxJsonDepth));
         }
     });
@@ -522,7 +521,7 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
     std::string body = trim(text);
     if (body.empty()) fail(file, 1, 1, "is empty: expected llama-bench JSON or JSONL, a vLLM result or a CSV");
     std::size_t start = text.find(body.front());
-    if (body.front() == '[' || body.front() == '{') check_depth(file, text, text, 0);
+    if (body.front() == '[' || body.front() == '{') check_depth(file, text);
     if (body.front() == '[') {
         json j;
         try {
