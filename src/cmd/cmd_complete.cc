@@ -14,6 +14,8 @@
 #include "catalog.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "records.h"
+#include "schema.h"
 
 namespace kvcat::cmd {
 
@@ -51,11 +53,8 @@ std::vector<std::string> ids_from_files(const fs::path& records, std::string_vie
     for (fs::recursive_directory_iterator it(records, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->is_regular_file(ec) || it->path().extension() != ".yaml") continue;
         std::string id = it->path().lexically_relative(records).replace_extension().generic_string();
-        std::string_view folder = std::string_view(id).substr(0, id.find('/'));
-        if (kind == "records" ? (folder == "models" || folder == "accelerators" || folder == "kv-efficiency")
-                              : folder == kind) {
-            ids.insert(id);
-        }
+        auto of = kind_from_path(id);
+        if (of && (kind == "records" || kind_folder(*of) == kind)) ids.insert(id);
     }
     return {ids.begin(), ids.end()};
 }
