@@ -6,7 +6,9 @@
 //    inside the text (line 0 / column 0 only for a whole-file finding);
 //  - a file that yields no document tree has at least one error finding (no silent pass);
 //  - every claim found in the record's prose lies inside the scalar it came from and is
-//    positioned inside the file.
+//    positioned inside the file;
+//  - loading with scalars lifted out of yaml-cpp's text (scalar_lift.h) gives the tree,
+//    marks and findings of loading the whole text.
 // The kind is taken from the text's own id ("id: models/..."), so seeds of every kind are
 // typed against their own schema; anything else is typed as a kv-efficiency record.
 #include <algorithm>
@@ -57,6 +59,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     kvcat::LoadedYaml loaded = kvcat::load_yaml(label, text);
     check(loaded.source != nullptr, "load_yaml returned no source text");
+    {
+        kvcat::LoadLimits whole;
+        whole.lift_scalars = false;
+        const kvcat::LoadedYaml reference = kvcat::load_yaml(label, text, whole);
+        check(loaded.root.has_value() == reference.root.has_value(), "a tree with scalars lifted, none without");
+        check(!loaded.root || *loaded.root == *reference.root, "scalars lifted: a different tree");
+        check(loaded.diagnostics.size() == reference.diagnostics.size(), "scalars lifted: other findings");
+        for (std::size_t i = 0; i < loaded.diagnostics.size(); ++i) {
+            check(kvcat::format_text(loaded.diagnostics[i]) == kvcat::format_text(reference.diagnostics[i]),
+                  "scalars lifted: finding " + kvcat::format_text(loaded.diagnostics[i]));
+        }
+    }
     const bool has_root = loaded.root.has_value();
     const bool load_errors = kvcat::has_errors(loaded.diagnostics);
     check(has_root || load_errors, "no document tree and no error finding: a silent pass");

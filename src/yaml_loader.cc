@@ -1,6 +1,7 @@
 #include "yaml_loader.h"
 
 #include "content_hash.h"
+#include "scalar_lift.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -117,12 +118,20 @@ struct AbortParse {
     Diagnostic diagnostic;
 };
 
+/// Thrown when yaml-cpp does not read a lifted scalar's place as lift_scalars did: the
+/// lifted parse is dropped and the whole text parsed instead.
+struct LiftMismatch {};
+
 class TreeBuilder : public YAML::EventHandler {
   public:
-    TreeBuilder(const SourceText& source, const LoadLimits& limits, std::vector<Diagnostic>& out)
-        : source_(source), limits_(limits), out_(out) {}
+    /// `lift`: the scalars taken out of the text yaml-cpp reads, or nullptr.
+    TreeBuilder(const SourceText& source, const LoadLimits& limits, std::vector<Diagnostic>& out, LiftedText* lift)
+        : source_(source), limits_(limits), out_(out), lift_(lift) {}
 
     std::optional<YamlNode> take_root() { return std::move(root_); }
+
+    /// Every lifted scalar came back from yaml-cpp where it was taken out.
+    bool lifted_all() const { return lift_ == nullptr || next_lifted_ == lift_->scalars.size(); }
 
     void OnDocumentStart(const YAML::Mark&) override {}
     void OnDocumentEnd() override {}
@@ -150,11 +159,20 @@ class TreeBuilder : public YAML::EventHandler {
         node.kind = YamlNode::Kind::scalar;
         node.mark = to_mark(mark);
         node.value = value;
+        if (lift_ != nullptr && next_lifted_ < lift_->scalars.size() &&
+            node.mark.offset == lift_->scalars[next_lifted_].offset) {
+            // yaml-cpp must have read what lift_scalars left in its place: a block scalar's
+            // header alone (an empty "!" scalar) or the plain "x". Anything else, and the text
+            // is not what lift_scalars took it for.
+            LiftedScalar& lifted = lift_->scalars[next_lifted_++];
+            if (lifted.plain ? (tag != "?" || value != "x") : (tag != "!" || !value.empty())) throw LiftMismatch{};
+            node.value = std::move(lifted.value);
+        }
         // yaml-cpp tags a plain scalar "?" and a quoted or block scalar "!".
         // A refused tag (!!int, !!binary) is reported once; the value itself is read as written.
         node.quoted = tag == "!";
         check_closed_quote(node.mark);
-        if (auto cp = first_control_character(value)) {
+        if (auto cp = first_control_character(node.value)) {
             bool is_key =
                 !stack_.empty() && stack_.back().node.kind == YamlNode::Kind::mapping && !stack_.back().pending_key;
             out_.push_back(diag::encoding(
@@ -192,7 +210,8 @@ class TreeBuilder : public YAML::EventHandler {
         if (mark.is_null() || mark.pos < 0) {
             return source_.mark_at(0);
         }
-        return source_.mark_at(static_cast<std::size_t>(mark.pos));
+        auto pos = static_cast<std::size_t>(mark.pos);
+        return source_.mark_at(lift_ != nullptr ? lift_->original_offset(pos) : pos);
     }
 
     /// yaml-cpp 0.7 reads an unterminated quoted scalar to the end of the file without
@@ -300,6 +319,8 @@ class TreeBuilder : public YAML::EventHandler {
     const SourceText& source_;
     const LoadLimits& limits_;
     std::vector<Diagnostic>& out_;
+    LiftedText* lift_;
+    std::size_t next_lifted_ = 0;
     std::vector<Frame> stack_;
     std::optional<YamlNode> root_;
     std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
@@ -324,6 +345,29 @@ class NullHandler : public YAML::EventHandler {
     void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
     void OnMapEnd() override {}
 };
+
+/// The tree of the text with its plainest scalars lifted out, or nullopt when that parse
+/// is not the whole text's to the letter: a lifted header yaml-cpp did not read as one, a
+/// finding of any kind, a failure, a second document. The whole text is parsed then, so
+/// every finding comes from the parse of the whole text.
+std::optional<YamlNode> parse_lifted(const SourceText& source, LiftedText& lift, const LoadLimits& limits) {
+    std::vector<Diagnostic> findings;
+    TextBuffer buffer(lift.text);
+    std::istream stream(&buffer);
+    TreeBuilder builder(source, limits, findings, &lift);
+    try {
+        YAML::Parser parser(stream);
+        if (!parser.HandleNextDocument(builder)) return std::nullopt;
+        NullHandler rest;
+        parser.HandleNextDocument(rest);
+    } catch (...) {  // LiftMismatch, AbortParse, SecondDocument, yaml-cpp's own: all mean "parse it whole"
+        return std::nullopt;
+    }
+    if (!findings.empty() || !builder.lifted_all()) return std::nullopt;
+    std::optional<YamlNode> root = builder.take_root();
+    if (!root || root->is_null()) return std::nullopt;
+    return root;
+}
 
 /// The first tab in the indentation of a line at or before the line holding `limit`: YAML
 /// indents with spaces only, and yaml-cpp's message for a tab does not say so.
@@ -490,9 +534,18 @@ LoadedYaml load_yaml_stamped(const std::string& file_label, std::string text, co
         return out;
     }
 
+    if (limits.lift_scalars) {
+        if (std::optional<LiftedText> lifted = lift_scalars(t)) {
+            if (std::optional<YamlNode> root = parse_lifted(*source, *lifted, limits)) {
+                out.root = std::move(root);
+                return out;
+            }
+        }
+    }
+
     TextBuffer buffer(t);
     std::istream stream(&buffer);
-    TreeBuilder builder(*source, limits, out.diagnostics);
+    TreeBuilder builder(*source, limits, out.diagnostics, nullptr);
     try {
         YAML::Parser parser(stream);
         if (!parser.HandleNextDocument(builder)) {

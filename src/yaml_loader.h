@@ -26,6 +26,7 @@ struct Mark {
     std::size_t offset = 0;
     int line = 0;
     int column = 0;
+    friend bool operator==(const Mark&, const Mark&) = default;
 };
 
 struct YamlNode {
@@ -49,6 +50,8 @@ struct YamlNode {
     const YamlNode* find(std::string_view key) const;
     /// "a string", "a number", "a list", "a mapping", "null": for messages.
     std::string describe() const;
+    /// Same kind, mark, value and children, all the way down.
+    friend bool operator==(const YamlNode&, const YamlNode&) = default;
 };
 
 /// A record file's size and modification time.
@@ -88,6 +91,10 @@ class SourceText {
 struct LoadLimits {
     std::size_t max_bytes = 1 << 20;
     int max_depth = 32;
+    /// Read the plainest scalars outside yaml-cpp (scalar_lift.h); the tree and the findings
+    /// are the same either way, which tests and the loader's fuzz target check by loading
+    /// with this off. Not a limit, but it travels with them to every load.
+    bool lift_scalars = true;
 };
 
 struct LoadedYaml {
