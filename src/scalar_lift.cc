@@ -84,8 +84,8 @@ enum class BodyResult { lifted, not_a_body, refuse };
 /// Reads the body that starts at `from` for header `h`: sets `body_end` (the start of the
 /// first line after it) and `value`. not_a_body when no line is indented past the key (the
 /// scalar is empty; yaml-cpp reads it), refuse when the body holds a form this does not read.
-BodyResult read_body(std::string_view t, std::size_t from, const Header& h, std::size_t& body_end,
-                     std::string& value, std::vector<BodyLine>& lines) {
+BodyResult read_body(std::string_view t, std::size_t from, const Header& h, std::size_t& body_end, std::string& value,
+                     std::vector<BodyLine>& lines) {
     lines.clear();
     std::size_t indent = 0;  // 0: not yet known
     std::size_t widest_leading_empty = 0;
@@ -94,7 +94,7 @@ BodyResult read_body(std::string_view t, std::size_t from, const Header& h, std:
         const std::size_t e = line_end(t, p);
         std::size_t spaces = 0;
         while (p + spaces < e && t[p + spaces] == ' ') ++spaces;
-        if (p + spaces == e) {  // spaces only
+        if (p + spaces == e) {                             // spaces only
             if (e == t.size()) return BodyResult::refuse;  // a last line without a line break
             if (indent == 0) {
                 widest_leading_empty = std::max(widest_leading_empty, spaces);
@@ -153,16 +153,28 @@ BodyResult read_body(std::string_view t, std::size_t from, const Header& h, std:
     return BodyResult::lifted;
 }
 
-/// A one-line plain value to lift on the line [begin, end): [value, value_end), trailing
-/// spaces left out. nullopt for anything else (see scalar_lift.h for what is lifted).
-struct PlainValue {
+/// A one-line value to lift: its text [begin, end), without quotes or trailing spaces.
+struct LineValue {
     std::size_t begin = 0;
     std::size_t end = 0;
+    char quote = 0;  ///< '"' or '\'' for a quoted value, 0 for a plain one
 };
 
-constexpr std::size_t kShortestPlainLift = 6;  // "null", "~" and the other nulls are shorter
+constexpr std::size_t kShortestLift = 2;  // "x" stands in for the value: one byte saves nothing
 
-std::optional<PlainValue> plain_value(std::string_view t, std::size_t begin, std::size_t end) {
+bool printable_ascii(std::string_view t, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+        if (t[k] < 0x20 || t[k] > 0x7E) return false;
+    }
+    return true;
+}
+
+/// yaml-cpp reports these plain scalars as nulls (IsNullString), not as their text.
+bool yaml_null(std::string_view v) {
+    return v == "~" || v == "null" || v == "Null" || v == "NULL";
+}
+
+std::optional<LineValue> line_value(std::string_view t, std::size_t begin, std::size_t end) {
     std::size_t i = begin;
     while (i < end && t[i] == ' ') ++i;
     if (i + 1 < end && t[i] == '-' && t[i + 1] == ' ') i += 2;  // "- key: value", a list item's mapping
@@ -174,20 +186,34 @@ std::optional<PlainValue> plain_value(std::string_view t, std::size_t begin, std
     while (i < end && t[i] == ' ') ++i;
     std::size_t last = end;
     while (last > i && t[last - 1] == ' ') --last;
-    if (last - i < kShortestPlainLift) return std::nullopt;
-    if (std::strchr("-&*!|>'\"%@`", t[i]) != nullptr) return std::nullopt;
-    for (std::size_t k = i; k < last; ++k) {
-        const char c = t[k];
-        if (c < 0x20 || c > 0x7E || std::strchr(":#,[]{}?", c) != nullptr) return std::nullopt;
+    if (i == last) return std::nullopt;
+
+    if (t[i] == '"' || t[i] == '\'') {
+        // Quoted on one line and closed at its end, with no escape: the text between the quotes.
+        const char q = t[i];
+        if (last - i < kShortestLift + 2 || t[last - 1] != q) return std::nullopt;
+        const std::string_view inside = t.substr(i + 1, last - i - 2);
+        if (inside.find(q) != std::string_view::npos || (q == '"' && inside.find('\\') != std::string_view::npos)) {
+            return std::nullopt;
+        }
+        if (!printable_ascii(t, i + 1, last - 1)) return std::nullopt;
+        return LineValue{i + 1, last - 1, q};
     }
-    // The next line must end the value: text, indented no further than the key.
+
+    if (last - i < kShortestLift || yaml_null(t.substr(i, last - i))) return std::nullopt;
+    if (std::strchr("-&*!|>'\"%@`", t[i]) != nullptr) return std::nullopt;
+    if (!printable_ascii(t, i, last)) return std::nullopt;
+    for (std::size_t k = i; k < last; ++k) {
+        if (std::strchr(":#,[]{}?", t[k]) != nullptr) return std::nullopt;
+    }
+    // A plain value could run on: the next line must hold text, indented no further than the key.
     if (end >= t.size()) return std::nullopt;
     const std::size_t next = end + 1;
     const std::size_t next_end = line_end(t, next);
     std::size_t spaces = 0;
     while (next + spaces < next_end && t[next + spaces] == ' ') ++spaces;
     if (next + spaces == next_end || t[next + spaces] == '\t' || spaces > key_column) return std::nullopt;
-    return PlainValue{i, last};
+    return LineValue{i, last, 0};
 }
 
 }  // namespace
@@ -211,10 +237,13 @@ std::optional<LiftedText> lift_scalars(std::string_view t) {
         const Header h = classify(t, p, e);
         if (h.kind == HeaderKind::other) return std::nullopt;
         if (h.kind == HeaderKind::none) {
-            if (auto v = plain_value(t, p, e)) {
-                // "x" stands in for the value, at its first byte.
-                out.scalars.push_back(LiftedScalar{v->begin, true, std::string(t.substr(v->begin, v->end - v->begin))});
-                cut(v->begin + 1, e);
+            if (auto v = line_value(t, p, e)) {
+                // "x" stands in for the value, at its first byte: inside the quotes when quoted.
+                const bool plain = v->quote == 0;
+                out.scalars.push_back(LiftedScalar{plain ? v->begin : v->begin - 1,
+                                                   plain ? LiftedScalar::Kind::plain : LiftedScalar::Kind::quoted,
+                                                   std::string(t.substr(v->begin, v->end - v->begin))});
+                cut(v->begin + 1, plain ? e : v->end);
                 out.text.back() = 'x';
             }
             p = e + 1;
@@ -233,7 +262,7 @@ std::optional<LiftedText> lift_scalars(std::string_view t) {
             case BodyResult::lifted:
                 break;
         }
-        out.scalars.push_back(LiftedScalar{h.indicator, false, std::move(value)});
+        out.scalars.push_back(LiftedScalar{h.indicator, LiftedScalar::Kind::block, std::move(value)});
         cut(body, body_end);
         p = body_end;
     }

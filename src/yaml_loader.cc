@@ -162,10 +162,13 @@ class TreeBuilder : public YAML::EventHandler {
         if (lift_ != nullptr && next_lifted_ < lift_->scalars.size() &&
             node.mark.offset == lift_->scalars[next_lifted_].offset) {
             // yaml-cpp must have read what lift_scalars left in its place: a block scalar's
-            // header alone (an empty "!" scalar) or the plain "x". Anything else, and the text
-            // is not what lift_scalars took it for.
+            // header alone (an empty "!" scalar), a plain "x" or a quoted one. Anything else,
+            // and the text is not what lift_scalars took it for.
             LiftedScalar& lifted = lift_->scalars[next_lifted_++];
-            if (lifted.plain ? (tag != "?" || value != "x") : (tag != "!" || !value.empty())) throw LiftMismatch{};
+            const bool as_left = lifted.kind == LiftedScalar::Kind::block   ? tag == "!" && value.empty()
+                                 : lifted.kind == LiftedScalar::Kind::plain ? tag == "?" && value == "x"
+                                                                            : tag == "!" && value == "x";
+            if (!as_left) throw LiftMismatch{};
             node.value = std::move(lifted.value);
         }
         // yaml-cpp tags a plain scalar "?" and a quoted or block scalar "!".

@@ -83,7 +83,7 @@ TEST(ScalarLift, FormsItDoesNotReadLeaveTheWholeFileToYamlCpp) {
 }
 
 TEST(ScalarLift, NothingToLiftIsNotLifted) {
-    EXPECT_FALSE(lift_scalars("a: 1\nb: \"x |\"\nc: a->\n"));
+    EXPECT_FALSE(lift_scalars("a: 1\nc: a->\n"));    // one byte; the last line
     EXPECT_FALSE(lift_scalars("a: |\nb: 1\n"));      // an empty body
     EXPECT_FALSE(lift_scalars("  a: |\n  b: 1\n"));  // the next line is not indented past the key
 }
@@ -93,7 +93,7 @@ TEST(ScalarLift, APlainValueOnItsLineIsLeftAsX) {
     auto lifted = lift_scalars(text);
     ASSERT_TRUE(lifted);
     ASSERT_EQ(lifted->scalars.size(), 2u);
-    EXPECT_TRUE(lifted->scalars[0].plain);
+    EXPECT_EQ(lifted->scalars[0].kind, LiftedScalar::Kind::plain);
     EXPECT_EQ(lifted->scalars[0].value, "Qwen3 32B dense");
     EXPECT_EQ(lifted->scalars[0].offset, 6u);
     EXPECT_EQ(lifted->scalars[1].value, "vLLM sweep");  // trailing spaces are not the value's
@@ -108,13 +108,41 @@ TEST(ScalarLift, PlainValuesThatCouldReadOtherwiseStayInTheText) {
         "u: https://example.org\nb: 1\n",  // a colon
         "u: value # note\nb: 1\n",         // a comment
         "u: a, b and c\nb: 1\n",           // flow indicators
-        "u: 'quoted'\nb: 1\n",             // quoted
         "u: -5 and more\nb: 1\n",          // an indicator first
-        "u: long value\n  more\nb: 1\n",  // runs on to the next line
-        "u: long value\n\nb: 1\n",          // a blank line may run on too
-        "u: long value\n",                  // the last line
+        "u: long value\n  more\nb: 1\n",   // runs on to the next line
+        "u: long value\n\nb: 1\n",         // a blank line may run on too
+        "u: long value\n",                 // the last line
         "u: caf\xc3\xa9 au lait\nb: 1\n",  // not ASCII
-        "u: short\nb: 1\n",                // short: not worth it
+        "u: x\nb: 1\n",                    // one byte: nothing to save
+        "u: ~\nb: 1\n",                    // yaml-cpp's nulls
+        "u: null\nb: 1\n",
+        "u: NULL\nb: 1\n",
+    };
+    for (const char* text : kept) EXPECT_FALSE(lift_scalars(text)) << text;
+}
+
+TEST(ScalarLift, AQuotedValueKeepsItsQuotesAroundX) {
+    const std::string text = "statement: \"8 x 128 = 1,024 B\"\nnote: 'it is |'  \n";
+    auto lifted = lift_scalars(text);
+    ASSERT_TRUE(lifted);
+    ASSERT_EQ(lifted->scalars.size(), 2u);
+    EXPECT_EQ(lifted->scalars[0].kind, LiftedScalar::Kind::quoted);
+    EXPECT_EQ(lifted->scalars[0].value, "8 x 128 = 1,024 B");
+    EXPECT_EQ(lifted->scalars[0].offset, text.find('"'));  // where yaml-cpp places a quoted scalar
+    EXPECT_EQ(lifted->scalars[1].value, "it is |");
+    EXPECT_EQ(lifted->text, "statement: \"x\"\nnote: 'x'  \n");  // no next line needed: the quote ends it
+    EXPECT_EQ(lifted->original_offset(lifted->text.find("note")), text.find("note"));
+}
+
+TEST(ScalarLift, QuotedValuesWithEscapesOrMoreStayInTheText) {
+    const char* kept[] = {
+        "u: \"tab\\there\"\nb: 1\n",   // an escape
+        "u: 'it''s'\nb: 1\n",          // a doubled quote
+        "u: \"x y\" # note\nb: 1\n",   // a comment after it
+        "u: \"runs\n  on\"\nb: 1\n",   // over two lines
+        "u: \"caf\xc3\xa9\"\nb: 1\n",  // not ASCII
+        "u: \"x\"\nb: 1\n",            // one byte
+        "u: \"a\" \"b\"\nb: 1\n",      // two strings
     };
     for (const char* text : kept) EXPECT_FALSE(lift_scalars(text)) << text;
 }
@@ -161,12 +189,36 @@ TEST(ScalarLiftLoad, EveryRecordFixtureAndHostileFileLoadsAlikeEitherWay) {
 std::string random_document(std::mt19937& rng) {
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
     const char* headers[] = {"|", "|-", ">", ">-", "|", ">-", "|+", ">+", "|2", "| # c", ">1-"};
-    const char* words[] = {"text",   "8 x 128 = 1,024", "key: |",       "- item",   "# not a comment",
-                           "---",    "a->b",            "x |",          "é ü",      "\"q\"",
-                           "k: x y", "a\xc2\x85next",    "a\xe2\x80\xa8ls", "key: long value"};
-    const char* plains[] = {"plain value", "long value # c", "a: b and c", "null", "value, with comma",
-                            "x",           "~",              "-5 and 6",   "spaces   ", "{flow: map}",
-                            "[a, b, c]",   "caf\xc3\xa9 here", "!tag value"};
+    const char* words[] = {
+        "text",  "8 x 128 = 1,024", "key: |",        "- item",          "# not a comment", "---", "a->b", "x |", "é ü",
+        "\"q\"", "k: x y",          "a\xc2\x85next", "a\xe2\x80\xa8ls", "key: long value"};
+    const char* plains[] = {"plain value",
+                            "long value # c",
+                            "a: b and c",
+                            "null",
+                            "value, with comma",
+                            "x",
+                            "~",
+                            "-5 and 6",
+                            "spaces   ",
+                            "{flow: map}",
+                            "[a, b, c]",
+                            "caf\xc3\xa9 here",
+                            "!tag value",
+                            "\"quoted value\"",
+                            "'single q'",
+                            "\"esc\\\\aped\"",
+                            "'it''s'",
+                            "\"x y\" # c",
+                            "\"caf\xc3\xa9\"",
+                            "\"open",
+                            "'a' 'b'",
+                            "\"a: b\"",
+                            "'# not'",
+                            "Null",
+                            "ok",
+                            "\"\"",
+                            "''"};
     std::string doc;
     int keys = 1 + pick(6);
     for (int k = 0; k < keys; ++k) {
@@ -186,7 +238,8 @@ std::string random_document(std::mt19937& rng) {
                                    indent, indent);
             } else {
                 doc += fmt::format("{}k{}: {}\n", indent, k, plains[pick(static_cast<int>(std::size(plains)))]);
-                if (pick(3) == 0) doc += fmt::format("{:{}}runs on\n", "", indent.size() + static_cast<std::size_t>(pick(4)));
+                if (pick(3) == 0)
+                    doc += fmt::format("{:{}}runs on\n", "", indent.size() + static_cast<std::size_t>(pick(4)));
             }
             continue;
         }
