@@ -608,7 +608,6 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_rational(st, t["kv_bytes_per_token"], per_token);
         bind_at(st, t["kv_bytes_per_token_exact"], per_token.to_string());
         bind_at(st, t["bytes_per_element"], bpe.to_string());
-        bind_at(st, t["basis_statement"], k.basis.statement);
         bind_rational(st, t["kv_bytes_at_context"], figures[i].at_context);
         bind_rational(st, t["fixed_state_bytes"], fixed);
         bind_rational_or_null(st, t["gqa_baseline_bytes_per_token"], derived.gqa_baseline);
@@ -634,10 +633,19 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_optional(st, t["measured_on_model"], k.measured_on_model);
         bind_optional(st, t["context_extension"], k.context_extension);
         bind_optional(st, t["offload"], k.offload);
-        bind_at(st, t["methodology"], k.methodology);
-        bind_at(st, t["notes"], k.notes);
+        // The prose is most of a row's bytes: bound in place, not copied, and unbound as soon
+        // as the row is written, so SQLite never holds a pointer past this record's life.
+        st.bindNoCopy(t["basis_statement"], k.basis.statement);
+        st.bindNoCopy(t["methodology"], k.methodology);
+        st.bindNoCopy(t["notes"], k.notes);
         bind_at(st, t["file"], r.file);
-        st.exec();
+        try {
+            st.exec();
+        } catch (...) {
+            st.clearBindings();
+            throw;
+        }
+        st.clearBindings();
         ++stats_.rows;
     }
     insert_quality(*quality_insert_, r);
