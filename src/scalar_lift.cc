@@ -50,6 +50,9 @@ Header classify(std::string_view t, std::size_t begin, std::size_t end) {
 
     std::size_t i = begin;
     while (i < ind && t[i] == ' ') ++i;
+    // "- key: |": the list item's mapping is indented to its key, and so is the scalar's
+    // least indentation past it (yaml-cpp: the innermost indent + 1).
+    if (i + 1 < ind && t[i] == '-' && t[i + 1] == ' ') i += 2;
     h.key_column = i - begin;
     if (i >= ind || !key_start(t[i])) return h;
     while (i < ind && key_char(t[i])) ++i;

@@ -11,7 +11,8 @@
 //
 // Lifted, and nothing else:
 //  - a block scalar whose header line is "key: |", "key: |-", "key: >" or "key: >-" (a
-//    plain key, nothing after the indicator), whose body is space-indented past the key and
+//    plain key, perhaps after a list item's "- ", nothing after the indicator), whose body
+//    is space-indented past the key and
 //    ends in a line break, with no line indented past the others in a ">" scalar;
 //  - a plain value of 2 or more printable ASCII characters after "key: " or "- key: ",
 //    none of them one of : # , [ ] { } ? and not starting with one of - & * ! | > ' " % @ `,
@@ -20,8 +21,8 @@
 //  - a quoted value of 2 or more printable ASCII characters after "key: " or "- key: ",
 //    closed at the end of its line, with no escape in it (no backslash in double quotes, no
 //    doubled quote in single ones): the text between the quotes.
-// Any other header ending in a block indicator anywhere in the file ("- |", "|+", "|2", a
-// tag or anchor, a comment ending in "|"), or a tab or a whitespace-only line past the
+// Any other header ending in a block indicator anywhere in the file (a bare list item "- |",
+// "|+", "|2", a tag or anchor, a comment ending in "|"), or a tab or a whitespace-only line past the
 // indentation in a body: the file is not lifted at all, and yaml-cpp reads it whole.
 //
 // The loader checks the lifted parse against yaml-cpp: each lifted block must come back as

@@ -51,6 +51,16 @@ TEST(ScalarLift, NestedKeysAndTheFileEnd) {
     EXPECT_EQ(lifted->text, "s:\n  - url: u\n    note: >-\nt: |\n");
 }
 
+TEST(ScalarLift, AListItemsKeyMayOpenABlock) {
+    auto lifted = lift_scalars("sources:\n  - name: >-\n      long\n      title\n    url: u\n");
+    ASSERT_TRUE(lifted);
+    ASSERT_EQ(lifted->scalars.size(), 1u);
+    EXPECT_EQ(lifted->scalars[0].value, "long title");
+    EXPECT_EQ(lifted->text, "sources:\n  - name: >-\n    url: u\n");
+    // Indented only to the key: the body is not past the item's mapping, so nothing is lifted.
+    EXPECT_FALSE(lift_scalars("s:\n  - name: |\n    text\n"));
+}
+
 TEST(ScalarLift, OffsetsAfterACutMapBackToTheOriginal) {
     const std::string text = "a: |\n  xx\n  yy\nb: >\n  zz\nc: 1\n";
     auto lifted = lift_scalars(text);
@@ -229,21 +239,26 @@ std::string random_document(std::mt19937& rng) {
             doc += fmt::format("{}- name: n\n", indent);
             indent += "  ";
         }
+        std::string first = indent;  // what precedes the key on its line
+        if (shape == 10) {
+            first = indent + "- ";  // the key opens a list item
+            indent += "  ";
+        }
         if (shape <= 3) {
             int form = pick(4);
             if (form == 0) {
-                doc += fmt::format("{}k{}: \"quoted\n  key: |\n  k2: long value\n  on\"\n", indent, k);
+                doc += fmt::format("{}k{}: \"quoted\n  key: |\n  k2: long value\n  on\"\n", first, k);
             } else if (form == 1) {
-                doc += fmt::format("{}k{}: {{\n{}  a: long value,\n{}  b: another one\n{}}}\n", indent, k, indent,
+                doc += fmt::format("{}k{}: {{\n{}  a: long value,\n{}  b: another one\n{}}}\n", first, k, indent,
                                    indent, indent);
             } else {
-                doc += fmt::format("{}k{}: {}\n", indent, k, plains[pick(static_cast<int>(std::size(plains)))]);
+                doc += fmt::format("{}k{}: {}\n", first, k, plains[pick(static_cast<int>(std::size(plains)))]);
                 if (pick(3) == 0)
                     doc += fmt::format("{:{}}runs on\n", "", indent.size() + static_cast<std::size_t>(pick(4)));
             }
             continue;
         }
-        doc += fmt::format("{}k{}: {}\n", indent, k, headers[pick(static_cast<int>(std::size(headers)))]);
+        doc += fmt::format("{}k{}: {}\n", first, k, headers[pick(static_cast<int>(std::size(headers)))]);
         std::size_t body_indent = indent.size() + static_cast<std::size_t>(pick(5));  // sometimes not past the key
         int lines = pick(6);
         for (int l = 0; l < lines; ++l) {
