@@ -33,6 +33,27 @@ bool key_char(char c) {
     return key_start(c) || c == '-' || c == '.';
 }
 
+/// "key: " at the start of the line [begin, end), after its indentation and perhaps a list
+/// item's "- ".
+struct KeyPrefix {
+    std::size_t key_column = 0;  ///< where the key starts: its mapping's indentation
+    std::size_t value = 0;       ///< the first byte after the colon and its spaces
+};
+
+std::optional<KeyPrefix> key_prefix(std::string_view t, std::size_t begin, std::size_t end) {
+    std::size_t i = begin;
+    while (i < end && t[i] == ' ') ++i;
+    // "- key: ": the list item's mapping is indented to its key.
+    if (i + 1 < end && t[i] == '-' && t[i + 1] == ' ') i += 2;
+    const std::size_t key_column = i - begin;
+    if (i >= end || !key_start(t[i])) return std::nullopt;
+    while (i < end && key_char(t[i])) ++i;
+    if (i + 1 >= end || t[i] != ':' || t[i + 1] != ' ') return std::nullopt;
+    i += 2;
+    while (i < end && t[i] == ' ') ++i;
+    return KeyPrefix{key_column, i};
+}
+
 /// What the line [begin, end) of `t` is: a header this lifts, another line that ends in a
 /// block indicator (a list item's "- |", "|+", "|2", a tag, a comment ending in "|"), or
 /// neither.
@@ -48,19 +69,10 @@ Header classify(std::string_view t, std::size_t begin, std::size_t end) {
     if (ind > begin && t[ind - 1] != ' ' && t[ind - 1] != '\t') return h;  // "a->", "x|": words
     h.kind = HeaderKind::other;
 
-    std::size_t i = begin;
-    while (i < ind && t[i] == ' ') ++i;
-    // "- key: |": the list item's mapping is indented to its key, and so is the scalar's
-    // least indentation past it (yaml-cpp: the innermost indent + 1).
-    if (i + 1 < ind && t[i] == '-' && t[i + 1] == ' ') i += 2;
-    h.key_column = i - begin;
-    if (i >= ind || !key_start(t[i])) return h;
-    while (i < ind && key_char(t[i])) ++i;
-    if (i >= ind || t[i] != ':') return h;
-    ++i;
-    if (i >= ind || t[i] != ' ') return h;
-    while (i < ind && t[i] == ' ') ++i;
-    if (i != ind) return h;
+    // The body's least indentation is past the key's (yaml-cpp: the innermost indent + 1).
+    const std::optional<KeyPrefix> key = key_prefix(t, begin, ind);
+    if (!key || key->value != ind) return h;
+    h.key_column = key->key_column;
     const std::string_view chomp = t.substr(ind + 1, last - ind - 1);
     if (!chomp.empty() && chomp != "-") return h;
     h.kind = HeaderKind::lift;
@@ -178,15 +190,10 @@ bool yaml_null(std::string_view v) {
 }
 
 std::optional<LineValue> line_value(std::string_view t, std::size_t begin, std::size_t end) {
-    std::size_t i = begin;
-    while (i < end && t[i] == ' ') ++i;
-    if (i + 1 < end && t[i] == '-' && t[i + 1] == ' ') i += 2;  // "- key: value", a list item's mapping
-    const std::size_t key_column = i - begin;
-    if (i >= end || !key_start(t[i])) return std::nullopt;
-    while (i < end && key_char(t[i])) ++i;
-    if (i + 1 >= end || t[i] != ':' || t[i + 1] != ' ') return std::nullopt;
-    i += 2;
-    while (i < end && t[i] == ' ') ++i;
+    const std::optional<KeyPrefix> key = key_prefix(t, begin, end);
+    if (!key) return std::nullopt;
+    const std::size_t key_column = key->key_column;
+    const std::size_t i = key->value;
     std::size_t last = end;
     while (last > i && t[last - 1] == ' ') --last;
     if (i == last) return std::nullopt;
