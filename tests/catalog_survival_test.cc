@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
@@ -108,6 +109,12 @@ class CatalogSurvival : public ::testing::Test {
 
     int build() {
         return wait_for(spawn({"-q", "build", "--full", "--db", db_.string(), records_.string()}, out_, err_));
+    }
+
+    /// Runs kvcat with these arguments to the end: its exit status, stdout and stderr.
+    std::tuple<int, std::string, std::string> run(const std::vector<std::string>& args) {
+        int status = wait_for(spawn(args, out_, err_));
+        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
     }
 
     /// Two versions of the records, so each build changes what the catalog holds.
@@ -259,10 +266,6 @@ TEST_F(CatalogSurvival, FullDiskFailsClearlyAndKeepsTheCatalog) {
 
 TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
     const std::string count_sql = "SELECT count(*) FROM kv_efficiency";
-    auto run = [&](const std::vector<std::string>& args) {
-        int status = wait_for(spawn(args, out_, err_));
-        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
-    };
     auto [status, rows, err] =
         run({"sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", count_sql});
     ASSERT_EQ(status, 0) << err;
@@ -319,10 +322,6 @@ TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCata
                                             "csv",
                                             "--columns",
                                             "id,measured_tps_at_ctx"};
-    auto run = [&](std::vector<std::string> args) {
-        int status = wait_for(spawn(args, out_, err_));
-        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
-    };
     auto [status, answer, err] = run(query);
     ASSERT_EQ(status, 0) << err;
     const std::string before = kvcat::test::read_file(db_);
@@ -375,12 +374,11 @@ TEST_F(CatalogSurvival, StrictFailsWhenTheRecordsFolderIsEmptiedOrGone) {
                                           "--format",
                                           "csv",
                                           "SELECT count(*) FROM kv_efficiency"};
-    auto run = [&](std::vector<std::string> args, bool strict) {
+    auto run_maybe_strict = [&](std::vector<std::string> args, bool strict) {
         if (strict) args.insert(args.begin() + 1, "--strict");
-        int status = wait_for(spawn(args, out_, err_));
-        return std::make_tuple(status, kvcat::test::read_file(out_), kvcat::test::read_file(err_));
+        return run(args);
     };
-    auto [status, rows, err] = run(sql, false);
+    auto [status, rows, err] = run_maybe_strict(sql, false);
     ASSERT_EQ(status, 0) << err;
     const std::string before = kvcat::test::read_file(db_);
     for (const std::string& command : {std::string("query"), std::string("sql")}) {
@@ -394,10 +392,10 @@ TEST_F(CatalogSurvival, StrictFailsWhenTheRecordsFolderIsEmptiedOrGone) {
         for (int gone = 0; gone < 2; ++gone) {
             if (gone) fs::remove(records_);
             const std::string what = command + (gone ? " with the folder gone" : " with the folder emptied");
-            auto [s1, a1, e1] = run(args, false);
+            auto [s1, a1, e1] = run_maybe_strict(args, false);
             EXPECT_EQ(s1, 0) << what << ": " << e1;
             EXPECT_NE(a1, "") << what;
-            auto [s2, a2, e2] = run(args, true);
+            auto [s2, a2, e2] = run_maybe_strict(args, true);
             EXPECT_EQ(s2, 1) << what << " --strict: " << e2;
             EXPECT_EQ(a2, "") << what << " --strict";
             EXPECT_NE(e2.find("--strict makes this a failure"), std::string::npos) << what << ": " << e2;
