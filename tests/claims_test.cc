@@ -762,6 +762,20 @@ TEST(Claims, AWrongFigureIsNeverShownAsZero) {
     Claim wrong = only_claim("2 x 4.99 = 10.5 GiB");
     EXPECT_EQ(wrong.verdict, Verdict::wrong);
     EXPECT_EQ(wrong.computed_display, "10.0 GiB");
+    // Far below the stated unit (bytes, KiB, bits against GB or TB): the operand's unit, not 0.
+    Claim byte = only_claim("1 byte x 3 = 1.0 TB");
+    EXPECT_EQ(byte.verdict, Verdict::wrong);
+    EXPECT_EQ(byte.expression, "1 byte x 3");
+    EXPECT_EQ(byte.computed_display, "3 bytes");
+    Claim bytes = only_claim("4 bytes x 2 = 8 GB");
+    EXPECT_EQ(bytes.verdict, Verdict::wrong);
+    EXPECT_EQ(bytes.expression, "4 bytes x 2");
+    EXPECT_EQ(bytes.computed_display, "8 bytes");
+    Claim kib = only_claim("320 KiB x 2 = 1 TB");
+    EXPECT_EQ(kib.computed_display, "640 KiB");
+    Claim bits = only_claim("8 bits x 3 = 1 GB");
+    EXPECT_EQ(bits.expression, "8 bits x 3");
+    EXPECT_EQ(bits.computed_display, "24 bits");
 }
 
 TEST(Claims, ApproximateOperandsAreNeverErrors) {
@@ -831,22 +845,6 @@ TEST(Claims, ABareChainAUnitStepFromItsFigureIsLeftUnjudged) {
     Claim off = only_claim("960 x 36 = 35,000 MB");
     EXPECT_EQ(off.verdict, Verdict::wrong);
     EXPECT_EQ(off.computed_display, "34,560 MB");
-}
-
-TEST(Claims, AFigureThatWouldReadAsZeroIsShownInTheOperandsUnit) {
-    Claim byte = only_claim("1 byte x 3 = 1.0 TB");
-    EXPECT_EQ(byte.verdict, Verdict::wrong);
-    EXPECT_EQ(byte.expression, "1 byte x 3");
-    EXPECT_EQ(byte.computed_display, "3 bytes");
-    Claim bytes = only_claim("4 bytes x 2 = 8 GB");
-    EXPECT_EQ(bytes.verdict, Verdict::wrong);
-    EXPECT_EQ(bytes.expression, "4 bytes x 2");
-    EXPECT_EQ(bytes.computed_display, "8 bytes");
-    Claim kib = only_claim("320 KiB x 2 = 1 TB");
-    EXPECT_EQ(kib.computed_display, "640 KiB");
-    Claim bits = only_claim("8 bits x 3 = 1 GB");
-    EXPECT_EQ(bits.expression, "8 bits x 3");
-    EXPECT_EQ(bits.computed_display, "24 bits");
 }
 
 TEST(Claims, InlineMathIsReadLikeText) {
