@@ -57,7 +57,8 @@ std::vector<std::vector<DocCommand>> doc_commands(const std::string& text) {
 
 TEST(DocCommands, TheParserFindsBlocksContinuationsAndStatuses) {
     auto blocks = doc_commands(
-        "Text\n\n    $ kvcat query a=b \\\n        --format csv\n    output line\n\n    $ kvcat lint x  # exit 1: notes\n"
+        "Text\n\n    $ kvcat query a=b \\\n        --format csv\n    output line\n\n    $ kvcat lint x  # exit 1: "
+        "notes\n"
         "more text\n    kvcat lint [PATH...]\n    $ llama-bench -m x\n    $ kvcat columns\n");
     ASSERT_EQ(blocks.size(), 2u);
     ASSERT_EQ(blocks[0].size(), 2u);
@@ -102,7 +103,9 @@ TEST_P(DocFile, EveryCommandRunsOnTheShippedRecords) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ReadmeAndGuide, DocFile, ::testing::Values("README.md", "docs/guide.md"),
-                         [](const auto& info) { return info.param == "README.md" ? "Readme" : "Guide"; });
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                             return p.param == "README.md" ? "Readme" : "Guide";
+                         });
 
 }  // namespace
 }  // namespace kvcat::test
