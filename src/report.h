@@ -27,6 +27,7 @@ struct ReportInput {
     Table rows;             ///< kv_rows, every column the catalog has (filtered or not)
     bool filtered = false;  ///< rows were filtered: draw only their models and accelerators
     std::map<std::string, std::vector<std::string>> sources;  ///< record id -> source names, in order
+    std::map<std::string, std::string> source_urls;           ///< record id -> its first source's address
     std::optional<Table> quality;                             ///< the catalog's quality table, when it has one
     const RecordSet* records = nullptr;                       ///< models and accelerators
     /// The href of a record file as the rows name it ("records/kv-efficiency/x.yaml").
@@ -36,7 +37,7 @@ struct ReportInput {
 };
 
 /// {"title", "summary", "charts": [{"id", "title", "description", "spec", "datasets"}],
-///  "table": {"columns", "rows", "links"}, "notes": [...]}. Each chart's datasets are the
+///  "table": {"columns", "rows", "links"}, "planner": report_planner.h, "notes": [...]}. Each chart's datasets are the
 /// rows its marks are drawn from, by dataset name (the CSV downloads and the browser test
 /// read them); every mark is named so it can be found in the drawn page.
 nlohmann::json report_content(const ReportInput& input);

@@ -17,7 +17,9 @@
 #include "catalog_writer.h"
 #include "curve.h"
 #include "kvcat_runner.h"
+#include "physics.h"
 #include "report_page.h"
+#include "weight_quant.h"
 
 namespace kvcat {
 namespace {
@@ -101,10 +103,6 @@ TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {
     EXPECT_EQ(chart(content, "kv-memory")["datasets"]["memory"].size(), 5u);
 }
 
-// The shipped catalog has accelerators of 24, 32, 40, 48, 80, 96, 128, 141, 180 and 192 GB:
-// on the log axis several of those lie closer than a line of text is tall. Each size gets
-// one label, and two labels in the same column are at least a line apart at the chart's
-// height (420 px over the whole decades its data spans).
 /// The report of the shipped catalog (records/), which grows; for properties that must hold
 /// whatever it holds.
 json shipped_report() {
@@ -118,49 +116,87 @@ json shipped_report() {
     return report_content(in);
 }
 
-TEST(ReportMemoryLabels, OneLabelPerSizeAndNoneOverlapOnTheShippedCatalog) {
+// The memory chart draws and labels only the planner's card (a filter on chosen_accelerator),
+// so two card labels can never meet, whatever sizes the catalog holds; each card's label names
+// it and its memory.
+TEST(ReportMemoryLabels, OnlyTheChosenCardIsLabelledAndEachLabelNamesItsSize) {
     json content = shipped_report();
     const json* memory_chart = nullptr;
     for (const auto& c : content["charts"]) {
         if (c["id"] == "kv-memory") memory_chart = &c;
     }
     ASSERT_NE(memory_chart, nullptr);
-    const json& memory = (*memory_chart)["datasets"]["memory"];
-    double low = 1e300, high = -1e300;
-    for (const auto* set : {&(*memory_chart)["datasets"]["kv"], &memory}) {
-        for (const auto& p : *set) {
-            double gib = p["total_gib"];
-            if (gib > 0) {
-                low = std::min(low, std::log10(gib));
-                high = std::max(high, std::log10(gib));
+    for (const auto& layer : (*memory_chart)["spec"]["layer"]) {
+        if (layer["name"] == "memory_labels" || layer["name"] == "memory_rules") {
+            EXPECT_EQ(layer["transform"][0]["filter"], "datum.accelerator === chosen_accelerator") << layer.dump();
+        }
+    }
+    for (const auto& m : (*memory_chart)["datasets"]["memory"]) {
+        std::string label = m["label"];
+        EXPECT_TRUE(label.ends_with(" GB")) << label;
+        EXPECT_EQ(label.find(','), std::string::npos) << label << ": the name should stop before its first comma";
+    }
+}
+
+// The planner's exported terms, multiplied by a batch as the page does, are fit_context's own
+// terms at that batch, for every model, cache dtype and card count kvcat can split; and each
+// weight format's bytes are resident_weight_bytes. So the page's sum is `kvcat fit`'s.
+TEST_F(ReportTest, PlannerTermsAreFitContextsAtAnyBatch) {
+    json planner = report_content(input())["planner"];
+    auto exact = [](const json& text) {
+        auto r = Rational::parse(text.get<std::string>());
+        EXPECT_TRUE(r) << text;
+        return r.value_or(Rational(0));
+    };
+    EXPECT_EQ(exact(planner["reserve"]), kDefaultReserveBytes);
+    const Record* card = lint_->records.find("accelerators/nvidia-h200");
+    ASSERT_TRUE(card && card->accelerator);
+    auto q4 = *find_weight_quant("Q4_K");
+    int checked = 0;
+    for (const auto& m : planner["models"]) {
+        const Model& model = *lint_->records.find(m["id"].get<std::string>())->model;
+        EXPECT_EQ(exact(m["weights"]["Q4_K"]), resident_weight_bytes(model, q4)) << m["id"];
+        EXPECT_EQ(exact(m["active_weights"]["Q4_K"]), active_weight_bytes(model, q4)) << m["id"];
+        for (const auto& [dtype_name, by_cards] : m["terms"]["textbook"].items()) {
+            auto dtype = *find_cache_dtype(dtype_name);
+            for (const auto& [cards, t] : by_cards.items()) {
+                FitSetup setup;
+                setup.batch = 3;
+                setup.gpus = std::stoll(cards);
+                if (t.contains("error")) {
+                    EXPECT_THROW(fit_context(model, *card->accelerator, &q4, dtype, setup), PhysicsError);
+                    continue;
+                }
+                FitTerms f = fit_context(model, *card->accelerator, &q4, dtype, setup);
+                EXPECT_EQ(exact(t["growing"]) * Rational(3), f.growing_per_token) << m["id"] << dtype_name << cards;
+                EXPECT_EQ(exact(t["sliding"]) * Rational(3), f.sliding_per_token) << m["id"] << dtype_name << cards;
+                EXPECT_EQ(exact(t["fixed"]) * Rational(3), f.fixed_state) << m["id"] << dtype_name << cards;
+                EXPECT_EQ(t["window"].get<std::int64_t>(), f.window);
+                EXPECT_EQ(exact(m["weights"]["Q4_K"]) / Rational(setup.gpus), f.weights);
+                ++checked;
             }
         }
     }
-    const double px_per_decade = 420.0 / std::max(1.0, std::ceil(high) - std::floor(low));
-    std::map<double, std::string> label_of_size;               // GiB -> label
-    std::vector<std::tuple<int, double, std::string>> placed;  // x, log10 GiB, text
-    for (const auto& m : memory) {
-        std::string label = m["label"];
-        double gib = m["total_gib"];
-        if (label.empty()) {
-            EXPECT_TRUE(label_of_size.count(gib)) << m["name"] << ": no label for its size";
-            continue;
-        }
-        EXPECT_FALSE(label_of_size.count(gib)) << label << ": a second label for one size";
-        label_of_size[gib] = label;
-        placed.emplace_back(m["label_x"].get<int>(), std::log10(gib), label);
-    }
-    ASSERT_GE(placed.size(), 8u) << "the shipped catalog should have accelerators of many sizes";
-    std::set<int> columns;
-    for (std::size_t i = 0; i < placed.size(); ++i) {
-        columns.insert(std::get<0>(placed[i]));
-        for (std::size_t j = i + 1; j < placed.size(); ++j) {
-            if (std::get<0>(placed[i]) != std::get<0>(placed[j])) continue;
-            double apart = std::abs(std::get<1>(placed[i]) - std::get<1>(placed[j])) * px_per_decade;
-            EXPECT_GE(apart, 12.0) << std::get<2>(placed[i]) << " and " << std::get<2>(placed[j]) << " overlap";
-        }
-    }
-    EXPECT_GE(columns.size(), 2u) << "close sizes should have been staggered";
+    EXPECT_GT(checked, 100);
+}
+
+// The planner carries each quality result under its model, with a link to its record, and each
+// record's first source with its address.
+TEST_F(ReportTest, PlannerCarriesQualityAndSourcesByRecord) {
+    ReportInput in = input();
+    in.source_urls["kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"] = "https://example.org/page";
+    Table quality;
+    quality.columns = {"record_id", "model", "kv_cache_dtype", "benchmark", "value", "file"};
+    quality.rows.push_back({Cell{std::string("kv-efficiency/x")}, Cell{std::string("models/qwen3.5-27b")},
+                            Cell{std::string("q8_0")}, Cell{std::string("wikitext-2")}, Cell{6.5},
+                            Cell{std::string("records/kv-efficiency/x.yaml")}});
+    in.quality = quality;
+    json planner = report_content(in)["planner"];
+    ASSERT_EQ(planner["quality"].size(), 1u);
+    EXPECT_EQ(planner["quality"][0]["model"], "models/qwen3.5-27b");
+    EXPECT_EQ(planner["quality"][0]["link"], "../records/kv-efficiency/x.yaml");
+    EXPECT_EQ(planner["quality"][0]["value"], 6.5);
+    EXPECT_EQ(planner["sources"]["kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"]["url"], "https://example.org/page");
 }
 
 // A speed chart draws one line per series: a series holding two points at one context would

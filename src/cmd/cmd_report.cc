@@ -47,6 +47,14 @@ std::map<std::string, std::vector<std::string>> sources_by_record(const std::str
     return out;
 }
 
+/// Each record's first source's address, where it gives one: the planner links its points there.
+std::map<std::string, std::string> source_urls_by_record(const std::string& db) {
+    std::map<std::string, std::string> out;
+    Table t = run_read_only(db, "SELECT record_id, url FROM sources WHERE position = 0 AND url IS NOT NULL");
+    for (const auto& row : t.rows) out[std::get<std::string>(row[0])] = std::get<std::string>(row[1]);
+    return out;
+}
+
 /// The catalog's quality results: the quality_rows view (each result beside its model and
 /// dtype) when the catalog has it, else a quality table, else none.
 std::optional<Table> quality_table(const std::string& db) {
@@ -103,6 +111,7 @@ int run_report(const ReportOptions& o) {
     input.rows = run_read_only(o.common.db, bound.sql, bound.parameters);
     input.filtered = !spec.filters.empty();
     input.sources = sources_by_record(o.common.db);
+    input.source_urls = source_urls_by_record(o.common.db);
     input.quality = quality_table(o.common.db);
     input.records = &references;
     input.link = record_links(o);
