@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "kv_math.h"
 #include "physics.h"
+#include "report_planner.h"
 #include "weight_quant.h"
 
 namespace kvcat {
@@ -90,7 +91,7 @@ json context_axis() {
             {"title", "context (tokens)"},
             // Logarithmic above a thousand tokens and linear below, so a depth-0 point has a place.
             {"scale", {{"type", "symlog"}, {"constant", 1024}}},
-            {"axis", {{"labelExpr", kContextLabel}, {"values", {0, 1024, 4096, 16384, 65536, 262144, 1048576}}}}};
+            {"axis", {{"labelExpr", kContextLabel}, {"values", {1024, 4096, 16384, 65536, 262144, 1048576}}}}};
 }
 
 json tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {
@@ -150,15 +151,65 @@ void choose_subjects(Context& c) {
     if (c.dtypes.empty()) c.dtypes.push_back(*find_cache_dtype("bf16"));
 }
 
-constexpr int kMemoryChartHeightPx = 420;
-constexpr double kLabelHeightPx = 12;
-constexpr int kLabelColumnPx = 250;
+constexpr int kMemoryChartHeightPx = 360;
+
+/// Ten colours that stay apart from one another and from the faded grey of what is not chosen.
+const std::vector<std::string> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                           "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79"};
+const char* kFaded = "#c8cdd2";
 
 /// An accelerator's name up to its first " (" or ",": "M4 Max, 16-core CPU / 40-core GPU
 /// (128 GB configuration)" is "M4 Max".
 std::string short_accelerator_name(const std::string& name) {
     std::size_t cut = std::min(name.find(" ("), name.find(','));
     return cut == std::string::npos ? name : name.substr(0, cut);
+}
+
+constexpr std::size_t kPanelTitleChars = 40;
+
+/// `text` broken into lines of at most `width` characters at spaces (a longer word keeps its line).
+std::string wrap_words(const std::string& text, std::size_t width) {
+    std::string out;
+    std::size_t line = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        std::string word = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (line > 0 && line + 1 + word.size() > width) {
+            out += '\n';
+            line = 0;
+        } else if (line > 0) {
+            out += ' ';
+            ++line;
+        }
+        out += word;
+        line += word.size();
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+/// Charts follow the planner: these signals start at the planner's default choice, and the
+/// page sets them whenever the choice changes.
+json planner_params(const Context& c) {
+    auto first_or = [](const std::vector<const Record*>& list, const std::string& preferred) {
+        for (const Record* r : list) {
+            if (r->id == preferred) return preferred;
+        }
+        return list.empty() ? std::string() : list.front()->id;
+    };
+    return json::array(
+        {{{"name", "chosen_model"}, {"value", first_or(c.models, "models/qwen3.5-27b")}},
+         {{"name", "chosen_accelerator"}, {"value", first_or(c.accelerators, "accelerators/nvidia-rtx-4090")}},
+         {{"name", "chosen_kv"}, {"value", "q8_0"}}});
+}
+
+/// A chart as wide as the page (down to a phone's), its height fixed.
+void fit_to_width(json& spec, int height) {
+    spec["width"] = "container";
+    spec["height"] = height;
+    spec["autosize"] = {{"type", "fit-x"}, {"contains", "padding"}};
 }
 
 json kv_memory_chart(Context& c) {
@@ -188,56 +239,15 @@ json kv_memory_chart(Context& c) {
             }
         }
     }
-    // One label per memory size ("128 GB: M1 Ultra, M4 Max +2"; every name is in the rule's
-    // tooltip), staggered into columns where sizes lie closer on the log axis than a line of
-    // text is tall, so no two labels overlap.
-    std::map<Rational, std::vector<std::string>> names_by_size;
-    for (const Record* a : c.accelerators) {
-        if (a->accelerator->memory_gb_exact)
-            names_by_size[memory_bytes(*a->accelerator)].push_back(short_accelerator_name(a->accelerator->name));
-    }
-    double low = 0, high = 0;
-    bool have_range = false;
-    auto widen = [&](double gib) {
-        if (!(gib > 0)) return;
-        double l = std::log10(gib);
-        low = have_range ? std::min(low, l) : l;
-        high = have_range ? std::max(high, l) : l;
-        have_range = true;
-    };
-    for (const auto& point : kv) widen(point["total_gib"].get<double>());
-    for (const auto& [bytes, names] : names_by_size) widen((bytes / kGiB).to_double());
-    const double decades = have_range ? std::max(1.0, std::ceil(high) - std::floor(low)) : 1.0;
-    const double min_gap = kLabelHeightPx / (kMemoryChartHeightPx / decades);  // in decades
-    std::map<Rational, std::pair<std::string, int>> label_by_size;             // text, pixel x
-    std::vector<double> column_top;  // the log10 GiB of the last label placed in each column
-    for (const auto& [bytes, names] : names_by_size) {
-        double at = std::log10((bytes / kGiB).to_double());
-        std::size_t column = 0;
-        while (column < column_top.size() && at - column_top[column] < min_gap) ++column;
-        if (column == column_top.size()) column_top.push_back(at);
-        column_top[column] = at;
-        std::string text =
-            fmt::format("{} GB: {}", (bytes / Rational(1000000000)).to_display(),
-                        fmt::join(names.begin(), names.begin() + std::min<std::size_t>(2, names.size()), ", "));
-        if (names.size() > 2) text += fmt::format(" +{}", names.size() - 2);
-        label_by_size[bytes] = {text, 4 + static_cast<int>(column) * kLabelColumnPx};
-    }
+    // Only the chosen card's memory is drawn and labelled, so no two labels can meet.
     json memory = json::array();
-    std::set<Rational> labelled;
     for (const Record* a : c.accelerators) {
         if (!a->accelerator->memory_gb_exact) continue;
         Rational bytes = memory_bytes(*a->accelerator);
-        std::string label;
-        int label_x = 4;
-        if (labelled.insert(bytes).second) {
-            label = label_by_size[bytes].first;
-            label_x = label_by_size[bytes].second;
-        }
         memory.push_back({{"accelerator", a->id},
                           {"name", a->accelerator->name},
-                          {"label", label},
-                          {"label_x", label_x},
+                          {"label", fmt::format("{}: {} GB", short_accelerator_name(a->accelerator->name),
+                                                (bytes / Rational(1000000000)).to_display())},
                           {"memory_bytes", plot_number(bytes)},
                           {"total_gib", (bytes / kGiB).to_double()},
                           {"record", a->id},
@@ -246,7 +256,8 @@ json kv_memory_chart(Context& c) {
     json y = {{"field", "total_gib"},
               {"type", "quantitative"},
               {"title", "KV cache + fixed state, one sequence (GiB)"},
-              {"scale", {{"type", "log"}}}};
+              {"scale", {{"type", "log"}}},
+              {"axis", {{"format", ",~r"}, {"tickCount", 6}}}};
     json kv_tooltip = tooltip({{"model_name", "model"},
                                {"kv_cache_dtype", "cache dtype"},
                                {"context_length", "context"},
@@ -256,14 +267,28 @@ json kv_memory_chart(Context& c) {
                                {"record", "record"},
                                {"source", "source"}});
     kv_tooltip[5]["format"] = ".3f";
+    json chosen_model = {{"filter", "datum.model === chosen_model"}};
+    json chosen_card = {{"filter", "datum.accelerator === chosen_accelerator"}};
+    std::vector<std::string> dtype_order;
+    for (const auto& d : c.dtypes) dtype_order.emplace_back(d.name);
+    json colour = {{"field", "kv_cache_dtype"},
+                   {"type", "nominal"},
+                   {"title", "cache dtype"},
+                   {"sort", dtype_order},
+                   {"scale", {{"domain", dtype_order}, {"range", kPalette}}},
+                   {"legend", {{"orient", "bottom"}, {"direction", "horizontal"}, {"columns", 4}}}};
     json spec = {
-        {"width", 760},
-        {"height", kMemoryChartHeightPx},
-        {"datasets", {{"kv", kv}, {"memory", memory}}},
+        {"params", planner_params(c)},
+        {"datasets", {{"kv", kv}, {"memory", memory}, {"room", json::array()}}},
         {"layer",
-         {{{"name", "memory_rules"},
+         {{{"name", "kv_faded"},
+           {"data", {{"name", "kv"}}},
+           {"mark", {{"type", "line"}, {"strokeWidth", 1}, {"color", kFaded}, {"opacity", 0.6}}},
+           {"encoding", {{"x", context_axis()}, {"y", y}, {"detail", {{"field", "series"}}}}}},
+          {{"name", "memory_rules"},
            {"data", {{"name", "memory"}}},
-           {"mark", {{"type", "rule"}, {"color", "#8a8a8a"}, {"strokeWidth", 1}}},
+           {"transform", {chosen_card}},
+           {"mark", {{"type", "rule"}, {"color", "#50575e"}, {"strokeWidth", 1.2}}},
            {"encoding",
             {{"y", y},
              {"tooltip", tooltip({{"name", "accelerator"},
@@ -272,47 +297,51 @@ json kv_memory_chart(Context& c) {
                                   {"source", "source"}})}}}},
           {{"name", "memory_labels"},
            {"data", {{"name", "memory"}}},
-           {"mark", {{"type", "text"}, {"align", "left"}, {"dy", -7}, {"fontSize", 10}, {"color", "#555"}}},
-           {"encoding",
-            {{"y", y},
-             {"x", {{"field", "label_x"}, {"type", "quantitative"}, {"scale", nullptr}}},
-             {"text", {{"field", "label"}}}}}},
+           {"transform", {chosen_card}},
+           {"mark",
+            {{"type", "text"}, {"align", "right"}, {"dx", -4}, {"dy", -7}, {"fontSize", 11}, {"color", "#50575e"}}},
+           {"encoding", {{"y", y}, {"x", {{"value", "width"}}}, {"text", {{"field", "label"}}}}}},
+          {{"name", "room_rules"},
+           {"data", {{"name", "room"}}},
+           {"mark", {{"type", "rule"}, {"color", "#b5462f"}, {"strokeDash", {5, 3}}, {"strokeWidth", 1.2}}},
+           {"encoding", {{"y", y}}}},
+          {{"name", "room_labels"},
+           {"data", {{"name", "room"}}},
+           {"mark",
+            {{"type", "text"}, {"align", "left"}, {"dx", 4}, {"dy", 12}, {"fontSize", 11}, {"color", "#b5462f"}}},
+           {"encoding", {{"y", y}, {"x", {{"value", 0}}}, {"text", {{"field", "label"}}}}}},
           {{"name", "kv_lines"},
            {"data", {{"name", "kv"}}},
-           {"mark", {{"type", "line"}, {"strokeWidth", 1.6}}},
-           {"encoding",
-            {{"x", context_axis()},
-             {"y", y},
-             {"color",
-              {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
-             {"strokeDash", {{"field", "kv_cache_dtype"}, {"type", "nominal"}, {"title", "cache dtype"}}},
-             {"detail", {{"field", "series"}}}}}},
+           {"transform", {chosen_model}},
+           {"mark", {{"type", "line"}, {"strokeWidth", 2.2}}},
+           {"encoding", {{"x", context_axis()}, {"y", y}, {"color", colour}, {"detail", {{"field", "series"}}}}}},
           {{"name", "kv_points"},
            {"data", {{"name", "kv"}}},
-           {"mark", {{"type", "point"}, {"filled", true}, {"size", 22}}},
-           {"encoding",
-            {{"x", context_axis()},
-             {"y", y},
-             {"color",
-              {{"field", "model_name"}, {"type", "nominal"}, {"title", "model"}, {"scale", {{"scheme", "tableau20"}}}}},
-             {"tooltip", kv_tooltip}}}}}}};
-    return {{"id", "kv-memory"},
-            {"title", "KV cache memory against context"},
-            {"description",
-             "One sequence's KV cache plus the fixed state of linear-attention layers, for each "
-             "model at each "
-             "cache dtype in the catalog, worked out exactly by kvcat from the model records: "
-             "sliding-window "
-             "layers stop growing at their window, an MLA layer caches its latent once. Grey "
-             "lines: each "
-             "accelerator's memory (the vendor's GB)."},
-            {"spec", spec},
-            {"datasets", {{"kv", kv}, {"memory", memory}}},
-            {"marks",
-             {{"kv_lines", {{"dataset", "kv"}, {"per", "series"}}},
-              {"kv_points", {{"dataset", "kv"}, {"per", "row"}}},
-              {"memory_rules", {{"dataset", "memory"}, {"per", "row"}}},
-              {"memory_labels", {{"dataset", "memory"}, {"per", "row"}}}}}};
+           {"transform", {chosen_model}},
+           {"mark", {{"type", "point"}, {"filled", true}, {"size", 26}}},
+           {"encoding", {{"x", context_axis()}, {"y", y}, {"color", colour}, {"tooltip", kv_tooltip}}}}}}};
+    fit_to_width(spec, kMemoryChartHeightPx);
+    return {
+        {"id", "kv-memory"},
+        {"title", "KV cache memory against context"},
+        {"description",
+         "The planner's model in colour, one line per cache dtype of the catalog; every other model in "
+         "grey behind it. One sequence's KV cache plus the fixed state of linear-attention layers, worked "
+         "out exactly by kvcat from the model records: sliding-window layers stop growing at their window, "
+         "an MLA layer caches its latent once. Grey rule: the chosen card's whole memory; red dashes: what "
+         "is left on it for the cache once the chosen weights and the runtime reserve are in. Dtypes of "
+         "one size (bf16 and f16, fp8 and fp8_e4m3) draw one line."},
+        {"spec", spec},
+        {"datasets", {{"kv", kv}, {"memory", memory}}},
+        {"follows", {"chosen_model", "chosen_accelerator"}},
+        {"room", true},
+        {"marks",
+         {{"kv_faded", {{"dataset", "kv"}, {"per", "series"}}},
+          {"kv_lines", {{"dataset", "kv"}, {"per", "series"}, {"where", {{"model", "chosen_model"}}}}},
+          {"kv_points", {{"dataset", "kv"}, {"per", "row"}, {"where", {{"model", "chosen_model"}}}}},
+          {"memory_rules", {{"dataset", "memory"}, {"per", "row"}, {"where", {{"accelerator", "chosen_accelerator"}}}}},
+          {"memory_labels",
+           {{"dataset", "memory"}, {"per", "row"}, {"where", {{"accelerator", "chosen_accelerator"}}}}}}}};
 }
 
 /// "Llama-3.1-8B · RTX 3090 · llama.cpp · bf16", and " · 4 at once" with a concurrency column.
@@ -325,9 +354,18 @@ std::string speed_series(const Context& c, const std::vector<Cell>& row) {
     return out;
 }
 
+/// The series without its model's name, for the chosen model's legend: "RTX 3090 · llama.cpp · bf16".
+std::string speed_label(const Context& c, const std::vector<Cell>& row) {
+    std::string series = speed_series(c, row);
+    std::string model = c.rows.text(row, "model_name") + " · ";
+    return series.starts_with(model) ? series.substr(model.size()) : series;
+}
+
 json speed_row(const Context& c, const std::vector<Cell>& row, const char* value_name, double value) {
     std::string record = c.record_of(row);
     return {{"series", speed_series(c, row)},
+            {"model", c.rows.text(row, "model")},
+            {"label", speed_label(c, row)},
             {"model_name", c.rows.text(row, "model_name")},
             {"accelerator", c.rows.text(row, "accelerator_name")},
             {"engine", c.rows.text(row, "engine")},
@@ -344,7 +382,8 @@ json speed_row(const Context& c, const std::vector<Cell>& row, const char* value
 /// The dashed ceiling of one series: what each of `concurrency` requests can decode at most,
 /// bandwidth / (active weights + concurrency x (KV at the context + fixed state)), with the
 /// row's weights as the catalog takes them (stated, else from an exact weight format).
-void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series, json& out) {
+void add_roofline(const Context& c, const std::vector<Cell>& row, const std::string& series, const json& colour,
+                  json& out) {
     const Record* model = c.input.records->find(c.rows.text(row, "model"));
     const Record* accelerator = c.input.records->find(c.rows.text(row, "accelerator"));
     std::string v_dtype = c.rows.text(row, "v_cache_dtype");
@@ -367,6 +406,8 @@ void add_roofline(const Context& c, const std::vector<Cell>& row, const std::str
             Roofline r = batch_roofline(*accelerator->accelerator, weights->active,
                                         kv_cache_bytes(*model->model, *element, context), fixed, concurrency);
             out.push_back({{"series", series},
+                           {"model", c.rows.text(row, "model")},
+                           {"colour", colour},
                            {"context_length", context},
                            {"ceiling_tps", r.ceiling_tps.to_double()},
                            {"record", c.record_of(row)},
@@ -389,6 +430,9 @@ json speed_chart(Context& c, const std::string& id, const std::string& column, c
     for (const auto& row : c.rows.table().rows) {
         if (c.rows.number(row, column)) records_of_series[speed_series(c, row)].insert(c.record_of(row));
     }
+    // Each model's series get the palette's colours in turn: the chosen model's lines are told
+    // apart by colour, and the page lists them in an HTML legend that wraps instead of cutting.
+    std::map<std::string, std::map<std::string, std::size_t>> colour_of;  // model -> series -> index
     for (const auto& row : c.rows.table().rows) {
         auto value = c.rows.number(row, column);
         if (!value) continue;
@@ -398,71 +442,99 @@ json speed_chart(Context& c, const std::string& id, const std::string& column, c
         // one without) are two lines, not one line zigzagging between them.
         if (records_of_series[series].size() > 1) {
             std::string record = p["record"];
-            series += " · " + record.substr(record.rfind('/') + 1);
+            std::string suffix = " · " + record.substr(record.rfind('/') + 1);
+            series += suffix;
             p["series"] = series;
+            p["label"] = p["label"].get<std::string>() + suffix;
         }
+        auto& colours = colour_of[p["model"].get<std::string>()];
+        std::size_t index = colours.emplace(series, colours.size()).first->second;
+        p["colour"] = kPalette[index % kPalette.size()];
+        json colour = p["colour"];
         points.push_back(std::move(p));
-        if (with_roofline && with_ceiling.insert(series).second) add_roofline(c, row, series, ceilings);
+        if (with_roofline && with_ceiling.insert(series).second) add_roofline(c, row, series, colour, ceilings);
     }
     if (points.empty()) return nullptr;
-    json color = {{"field", "series"},
-                  {"type", "nominal"},
-                  {"title", "model · accelerator · engine · dtype"},
-                  {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 480}, {"titleLimit", 600}}}};
-    json y = {{"field", value_name}, {"type", "quantitative"}, {"title", title}, {"scale", {{"type", "log"}}}};
+    json colour = {{"field", "colour"}, {"type", "nominal"}, {"scale", nullptr}, {"legend", nullptr}};
+    json y = {{"field", value_name},
+              {"type", "quantitative"},
+              {"title", title},
+              {"scale", {{"type", "log"}}},
+              {"axis", {{"format", ",~r"}, {"tickCount", 6}}}};
+    json chosen = {{"filter", "datum.model === chosen_model"}};
+    json where = {{"model", "chosen_model"}};
     json layers = json::array();
     json marks = json::object();
+    std::string faded = id + "_faded", lines = id + "_lines", dots = id + "_points";
+    layers.push_back({{"name", faded},
+                      {"data", {{"name", "measured"}}},
+                      {"mark", {{"type", "line"}, {"strokeWidth", 1}, {"color", kFaded}, {"opacity", 0.7}}},
+                      {"encoding", {{"x", context_axis()}, {"y", y}, {"detail", {{"field", "series"}}}}}});
+    marks[faded] = {{"dataset", "measured"}, {"per", "series"}};
     if (!ceilings.empty()) {
         json ceiling_y = y;
         ceiling_y["field"] = "ceiling_tps";
         layers.push_back({{"name", "roofline_lines"},
                           {"data", {{"name", "roofline"}}},
+                          {"transform", {chosen}},
                           {"mark", {{"type", "line"}, {"strokeDash", {6, 4}}, {"strokeWidth", 1.2}}},
                           {"encoding",
                            {{"x", context_axis()},
                             {"y", ceiling_y},
-                            {"color", color},
+                            {"color", colour},
+                            {"detail", {{"field", "series"}}},
                             {"tooltip", tooltip({{"series", "series"},
                                                  {"context_length", "context"},
                                                  {"ceiling_tps", "ceiling, tokens/s"},
                                                  {"record", "record"},
                                                  {"source", "source"}})}}}});
-        marks["roofline_lines"] = {{"dataset", "roofline"}, {"per", "series"}};
+        marks["roofline_lines"] = {{"dataset", "roofline"}, {"per", "series"}, {"where", where}};
     }
-    std::string lines = id + "_lines", dots = id + "_points";
-    layers.push_back({{"name", lines},
-                      {"data", {{"name", "measured"}}},
-                      {"mark", {{"type", "line"}, {"strokeWidth", 1.8}}},
-                      {"encoding", {{"x", context_axis()}, {"y", y}, {"color", color}}}});
+    layers.push_back(
+        {{"name", lines},
+         {"data", {{"name", "measured"}}},
+         {"transform", {chosen}},
+         {"mark", {{"type", "line"}, {"strokeWidth", 2}}},
+         {"encoding", {{"x", context_axis()}, {"y", y}, {"color", colour}, {"detail", {{"field", "series"}}}}}});
     layers.push_back({{"name", dots},
                       {"data", {{"name", "measured"}}},
-                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 70}}},
+                      {"transform", {chosen}},
+                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
                       {"encoding",
                        {{"x", context_axis()},
                         {"y", y},
-                        {"color", color},
+                        {"color", colour},
                         {"tooltip", tooltip({{"series", "series"},
                                              {"context_length", "context"},
                                              {value_name, title.c_str()},
                                              {"roofline_tps", "roofline, tokens/s"},
                                              {"record", "record"},
                                              {"source", "source"}})}}}});
-    marks[lines] = {{"dataset", "measured"}, {"per", "series"}};
-    marks[dots] = {{"dataset", "measured"}, {"per", "row"}};
+    marks[lines] = {{"dataset", "measured"}, {"per", "series"}, {"where", where}};
+    marks[dots] = {{"dataset", "measured"}, {"per", "row"}, {"where", where}};
     json datasets = {{"measured", points}};
     if (!ceilings.empty()) datasets["roofline"] = ceilings;
-    json spec = {{"width", 760}, {"height", 360}, {"datasets", datasets}, {"layer", layers}};
-    return {{"id", id},     {"title", heading},     {"description", description},
-            {"spec", spec}, {"datasets", datasets}, {"marks", marks}};
+    json spec = {{"params", planner_params(c)}, {"datasets", datasets}, {"layer", layers}};
+    fit_to_width(spec, 320);
+    return {{"id", id},
+            {"title", heading},
+            {"description", description},
+            {"spec", spec},
+            {"datasets", datasets},
+            {"marks", marks},
+            {"follows", {"chosen_model"}},
+            {"legend", {{"dataset", "measured"}, {"label", "label"}, {"colour", "colour"}, {"where", where}}}};
 }
 
 json bytes_per_token_chart(Context& c) {
     json dots = json::array();
     for (const Record* m : c.models) {
-        for (const auto& d : c.dtypes) {
+        // Every cache dtype, so the chart follows whichever the planner picks.
+        for (const auto& d : cache_dtypes()) {
             auto add = [&](const char* basis, const std::optional<Rational>& bytes) {
                 if (!bytes) return;
-                dots.push_back({{"model_name", m->model->name},
+                dots.push_back({{"model", m->id},
+                                {"model_name", m->model->name},
                                 {"kv_cache_dtype", std::string(d.name)},
                                 {"label", fmt::format("{} · {}", m->model->name, d.name)},
                                 {"basis", basis},
@@ -481,51 +553,61 @@ json bytes_per_token_chart(Context& c) {
         }
     }
     json basis_order = {"as built", "all layers GQA", "all layers MHA"};
-    // Dots, not bars: on a log axis a bar's length means nothing.
-    json spec = {{"width", 620},
-                 {"height", {{"step", 20}}},
-                 {"datasets", {{"bytes", dots}}},
-                 {"data", {{"name", "bytes"}}},
-                 {"name", "bpt"},
-                 {"mark", {{"type", "point"}, {"filled", true}, {"size", 80}, {"opacity", 0.9}}},
-                 {"encoding",
-                  {{"y", {{"field", "label"}, {"type", "nominal"}, {"title", nullptr}, {"sort", nullptr}}},
-                   {"x",
-                    {{"field", "bytes_per_token"},
-                     {"type", "quantitative"},
-                     {"title", "KV bytes per token (growing layers)"},
-                     {"scale", {{"type", "log"}}},
-                     {"axis", {{"format", "~s"}}}}},
-                   {"color",
-                    {{"field", "basis"},
-                     {"type", "nominal"},
-                     {"sort", basis_order},
-                     {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
-                     {"title", "cache layout"}}},
-                   {"shape",
-                    {{"field", "basis"},
-                     {"type", "nominal"},
-                     {"sort", basis_order},
-                     {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
-                   {"tooltip", tooltip({{"model_name", "model"},
-                                        {"kv_cache_dtype", "cache dtype"},
-                                        {"basis", "layout"},
-                                        {"bytes_per_token", "bytes per token"},
-                                        {"record", "record"},
-                                        {"source", "source"}})}}}};
+    // Dots, not bars: on a log axis a bar's length means nothing. One row per model at the
+    // planner's dtype, the planner's model in full colour and the others lighter.
+    json spec = {
+        {"params", planner_params(c)},
+        {"datasets", {{"bytes", dots}}},
+        {"data", {{"name", "bytes"}}},
+        {"transform", {{{"filter", "datum.kv_cache_dtype === chosen_kv"}}}},
+        {"name", "bpt"},
+        {"mark", {{"type", "point"}, {"filled", true}, {"size", 70}}},
+        {"encoding",
+         {{"y",
+           {{"field", "model_name"},
+            {"type", "nominal"},
+            {"title", nullptr},
+            {"sort", nullptr},
+            {"axis", {{"labelLimit", 210}}}}},
+          {"x",
+           {{"field", "bytes_per_token"},
+            {"type", "quantitative"},
+            {"title", "KV bytes per token"},
+            {"scale", {{"type", "log"}}},
+            {"axis", {{"format", "~s"}, {"tickCount", 5}}}}},
+          {"color",
+           {{"field", "basis"},
+            {"type", "nominal"},
+            {"sort", basis_order},
+            {"scale", {{"domain", basis_order}, {"range", {"#2f6db5", "#e0a030", "#c44e52"}}}},
+            {"legend", {{"orient", "bottom"}, {"direction", "vertical"}}},
+            {"title", nullptr}}},
+          {"shape",
+           {{"field", "basis"},
+            {"type", "nominal"},
+            {"sort", basis_order},
+            {"scale", {{"domain", basis_order}, {"range", {"circle", "square", "triangle-up"}}}}}},
+          {"opacity", {{"condition", {{"test", "datum.model === chosen_model"}, {"value", 1}}}, {"value", 0.3}}},
+          {"tooltip", tooltip({{"model_name", "model"},
+                               {"kv_cache_dtype", "cache dtype"},
+                               {"basis", "layout"},
+                               {"bytes_per_token", "bytes per token"},
+                               {"record", "record"},
+                               {"source", "source"}})}}}};
+    spec["width"] = "container";  // fit-x: one row per model sets the height
+    spec["height"] = {{"step", 16}};
     return {{"id", "bytes-per-token"},
-            {"title", "KV bytes per token by model and dtype"},
+            {"title", "KV bytes per token by model"},
             {"description",
-             "What one more token of context costs in the layers that keep growing, as the model "
-             "is built, "
-             "against two what-ifs: every layer caching as GQA at the model's KV heads, and as "
-             "full MHA at its "
-             "query heads. Sliding-window layers stop at their window and linear-attention layers "
-             "keep a fixed "
-             "state, so neither is in the first figure. Log scale."},
+             "What one more token of context costs in the layers that keep growing, at the planner's cache "
+             "dtype, as each model is built, against two what-ifs: every layer caching as GQA at the model's KV "
+             "heads, and as full MHA at its query heads. The planner's model is in full colour. Sliding-window "
+             "layers stop at their window and linear-attention layers keep a fixed state, so neither is in "
+             "the first figure. Log scale."},
             {"spec", spec},
             {"datasets", {{"bytes", dots}}},
-            {"marks", {{"bpt", {{"dataset", "bytes"}, {"per", "row"}}}}}};
+            {"follows", {"chosen_model", "chosen_kv"}},
+            {"marks", {{"bpt", {{"dataset", "bytes"}, {"per", "row"}, {"where", {{"kv_cache_dtype", "chosen_kv"}}}}}}}};
 }
 
 /// Quality against cache dtype, from the catalog's quality results (the quality_rows view, or
@@ -554,6 +636,7 @@ json quality_chart(Context& c) {
     std::set<std::string> row_records;  // with filters, only the results of the rows shown
     for (const auto& row : c.rows.table().rows) row_records.insert(c.record_of(row));
     json points = json::array();
+    std::map<std::string, std::size_t> colour_of_series;
     std::set<std::tuple<std::string, std::string, double>> seen;
     for (const auto& row : q.table().rows) {
         auto value = q.number(row, score);
@@ -561,6 +644,7 @@ json quality_chart(Context& c) {
         std::string id = record.empty() ? "" : q.text(row, record);
         if (c.input.filtered && !record.empty() && !row_records.count(id)) continue;
         std::string model_text = model.empty() ? "" : q.text(row, model);
+        std::string model_id = q.has("model") ? q.text(row, "model") : "";
         if (const Record* r = c.input.records->find(model_text); r && r->model) model_text = r->model->name;
         std::vector<std::string> parts;
         for (const std::string& part : {model_text, benchmark.empty() ? "" : q.text(row, benchmark)}) {
@@ -569,9 +653,13 @@ json quality_chart(Context& c) {
         std::string series = parts.empty() ? "quality" : fmt::format("{}", fmt::join(parts, " · "));
         std::string panel = metric.empty() ? "value" : q.text(row, metric);
         if (!unit.empty() && !q.text(row, unit).empty()) panel += fmt::format(" ({})", q.text(row, unit));
+        panel = wrap_words(panel, kPanelTitleChars);
         auto add = [&](const std::string& at, double v, const char* role) {
             if (!seen.insert({series + "\n" + panel, at, v}).second) return;
+            std::size_t index = colour_of_series.emplace(series, colour_of_series.size()).first->second;
             points.push_back({{"series", series},
+                              {"colour", kPalette[index % kPalette.size()]},
+                              {"model", model_id},
                               {"panel", panel},
                               {"kv_cache_dtype", at},
                               {"value", v},
@@ -599,36 +687,45 @@ json quality_chart(Context& c) {
               {"type", "quantitative"},
               {"title", nullptr},
               {"scale", {{"zero", false}}},
-              {"axis", {{"format", "~g"}}}};
-    json color = {{"field", "series"},
-                  {"type", "nominal"},
-                  {"title", "model · benchmark"},
-                  {"legend", {{"labelLimit", 400}, {"orient", "bottom"}, {"columns", 1}}}};
-    json spec = {{"datasets", {{"quality", points}}},
-                 {"data", {{"name", "quality"}}},
-                 {"facet", {{"field", "panel"}, {"type", "nominal"}, {"title", nullptr}}},
-                 {"columns", 3},
-                 {"resolve", {{"scale", {{"y", "independent"}}}}},
-                 {"spec",
-                  {{"width", 300},
-                   {"height", 220},
-                   {"layer",
-                    {{{"name", "quality_lines"},
-                      {"mark", {{"type", "line"}}},
-                      {"encoding", {{"x", x}, {"y", y}, {"color", color}}}},
-                     {{"name", "quality_points"},
-                      {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
-                      {"encoding",
-                       {{"x", x},
-                        {"y", y},
-                        {"color", color},
-                        {"tooltip", tooltip({{"series", "model · benchmark"},
-                                             {"panel", "metric"},
-                                             {"kv_cache_dtype", "cache dtype"},
-                                             {"value", "value"},
-                                             {"role", "measured or baseline"},
-                                             {"record", "record"},
-                                             {"source", "source"}})}}}}}}}}};
+              {"axis", {{"format", ",~r"}}}};
+    // Colours are the data's own and the legend is the page's HTML, which wraps a long name.
+    json color = {{"field", "colour"}, {"type", "nominal"}, {"scale", nullptr}, {"legend", nullptr}};
+    json opacity = {{"condition", {{"test", "datum.model === chosen_model"}, {"value", 1}}}, {"value", 0.35}};
+    // The page sets the columns to what its width holds (one on a phone).
+    json spec = {
+        {"params", planner_params(c)},
+        {"datasets", {{"quality", points}}},
+        {"data", {{"name", "quality"}}},
+        {"facet",
+         {{"field", "panel"},
+          {"type", "nominal"},
+          {"title", nullptr},
+          // A long metric is written on several lines, never cut.
+          {"header", {{"labelExpr", "split(datum.value, '\\n')"}, {"labelLimit", 0}}}}},
+        {"columns", 3},
+        {"resolve", {{"scale", {{"y", "independent"}}}}},
+        {"spec",
+         {{"width", 260},
+          {"height", 200},
+          {"layer",
+           {{{"name", "quality_lines"},
+             {"mark", {{"type", "line"}}},
+             {"encoding",
+              {{"x", x}, {"y", y}, {"color", color}, {"opacity", opacity}, {"detail", {{"field", "series"}}}}}},
+            {{"name", "quality_points"},
+             {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
+             {"encoding",
+              {{"x", x},
+               {"y", y},
+               {"color", color},
+               {"opacity", opacity},
+               {"tooltip", tooltip({{"series", "model · benchmark"},
+                                    {"panel", "metric"},
+                                    {"kv_cache_dtype", "cache dtype"},
+                                    {"value", "value"},
+                                    {"role", "measured or baseline"},
+                                    {"record", "record"},
+                                    {"source", "source"}})}}}}}}}}};
     return {{"id", "quality"},
             {"title", "Quality against cache dtype"},
             {"description",
@@ -637,6 +734,9 @@ json quality_chart(Context& c) {
              "benchmark."},
             {"spec", spec},
             {"datasets", {{"quality", points}}},
+            {"follows", {"chosen_model"}},
+            {"panel_width", 330},
+            {"legend", {{"dataset", "quality"}, {"label", "series"}, {"colour", "colour"}, {"where", json::object()}}},
             {"marks",
              {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
               {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
@@ -675,6 +775,7 @@ json report_content(const ReportInput& input) {
     charts.push_back(kv_memory_chart(c));
     json decode = speed_chart(c, "decode", "measured_tps_at_ctx", "decode_tps", "decode, tokens/s",
                               "Decode speed against context",
+                              "The planner's model in colour, every other model in grey. "
                               "Measured decode speed of one request at each context, per model, "
                               "accelerator, engine and cache dtype (and concurrency, when several requests "
                               "ran at once). Dashed: the bandwidth roofline per request, memory bandwidth / "
@@ -689,7 +790,9 @@ json report_content(const ReportInput& input) {
     if (c.rows.has("measured_prefill_tps_at_ctx")) {
         json prefill = speed_chart(c, "prefill", "measured_prefill_tps_at_ctx", "prefill_tps", "prefill, tokens/s",
                                    "Prefill speed against context",
-                                   "Measured prefill (prompt processing) speed at each context.", false);
+                                   "The planner's model in colour, every other model in grey. Measured prefill (prompt "
+                                   "processing) speed at each context.",
+                                   false);
         if (prefill.is_null()) {
             c.notes.push_back("no row of the catalog reports a prefill speed; the prefill chart is not drawn");
         } else {
@@ -713,6 +816,7 @@ json report_content(const ReportInput& input) {
               {"filtered", input.filtered}}},
             {"charts", charts},
             {"table", rows_table(c)},
+            {"planner", planner_content(input, c.models, c.accelerators)},
             {"notes", c.notes}};
 }
 

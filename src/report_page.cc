@@ -124,11 +124,17 @@ std::string report_html(const nlohmann::json& content) {
     page += "<script type=\"application/json\" id=\"report-content\">";
     page += json_for_script(content);
     page += "</script>\n";
-    for (std::string_view lib : {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs, assets::kReportPageJs}) {
+    for (std::string_view lib : {assets::kVegaJs, assets::kVegaLiteJs, assets::kVegaEmbedJs}) {
         page += "<script>\n";
         page += inline_script(lib);
         page += "\n</script>\n";
     }
+    // The planner's script defines what the page's own script calls: one element holds both.
+    page += "<script>\n";
+    page += inline_script(assets::kReportPlannerJs);
+    page += "\n";
+    page += inline_script(assets::kReportPageJs);
+    page += "\n</script>\n";
     page += "</body>\n</html>\n";
     return page;
 }

@@ -50,10 +50,13 @@
     const s = content.summary;
     const top = el('header');
     top.append(el('h1', {}, content.title));
-    const what = s.rows + ' rows, ' + s.models + ' models, ' + s.accelerators + ' accelerators; cache dtypes ' +
+    const count = (n, one, many) => n + ' ' + (n === 1 ? one : many);
+    const what = count(s.rows, 'row', 'rows') + ', ' + count(s.models, 'model', 'models') + ', ' +
+      count(s.accelerators, 'accelerator', 'accelerators') + '; ' + (s.dtypes.length === 1 ? 'cache dtype ' : 'cache dtypes ') +
       s.dtypes.join(', ') + (s.filtered ? ' (filtered)' : '') + '. Written by ' + content.generated_by + '.';
     top.append(el('p', { class: 'summary' }, what));
     const nav = el('nav');
+    if (content.planner) nav.append(el('a', { href: '#planner' }, 'Will it fit?'));
     for (const chart of content.charts) nav.append(el('a', { href: '#' + chart.id }, chart.title));
     nav.append(el('a', { href: '#rows' }, 'The rows'));
     top.append(nav);
@@ -66,15 +69,24 @@
     section.append(el('p', {}, chart.description));
     const target = el('div', { class: 'plot' });
     section.append(target);
+    if (chart.legend) section.append(el('ul', { class: 'legend', 'aria-label': 'Lines of the chosen model' }));
     const downloads = el('p', { class: 'downloads' }, 'Data: ');
     for (const [name, rows] of Object.entries(chart.datasets)) downloads.append(downloadLink(chart.id + '-' + name, rows));
     section.append(downloads);
     main.append(section);
-    return vegaEmbed(target, chart.spec, {
+    let spec = chart.spec;
+    if (chart.panel_width) {
+      // Small multiples: as many panels a row as the page is wide, one on a phone.
+      spec = Object.assign({}, spec, { columns: Math.max(1, Math.floor(target.clientWidth / chart.panel_width)) });
+    }
+    return vegaEmbed(target, spec, {
       mode: 'vega-lite',
       renderer: 'svg',
       actions: { export: true, source: false, compiled: false, editor: false },
       tooltip: true,
+      // A chart that follows the planner may have nothing to draw for the choice (a model with no
+      // measured speed): Vega warns about each empty layer, which is no fault; errors still show.
+      logLevel: vega.Error,
       // Every series keeps its legend entry: Vega would otherwise drop entries past 50
       // and warn, and a reader could not name a line.
       config: { legend: { symbolLimit: 0 } },
@@ -160,11 +172,68 @@
   }
 
   header();
+  const planner = content.planner && window.kvcatPlanner
+    ? window.kvcatPlanner.mount(content.planner, content.table, main, { el, safeHref }) : null;
+  const timing = { planner: performance.now(), drawn: null };
   const drawn = content.charts.map(drawChart);
   notes();
   rowsTable(content.table);
-  window.kvcatReport = { content, csv };
-  Promise.all(drawn).then(
-    () => { document.body.dataset.state = 'drawn'; },
+  window.kvcatReport = { content, csv, planner, timing };
+  // Charts that follow the planner: each names the signals it reads (chosen_model, ...), and
+  // every change of the choice sets them, so the chosen model stands out and the rest fade.
+  // The HTML legend of a chart whose lines are told apart by colour: the chosen model's lines,
+  // each name written out whole (it wraps on a narrow screen rather than being cut).
+  function drawLegend(chart, values) {
+    const list = document.querySelector('#' + chart.id + ' ul.legend');
+    if (!list) return;
+    const how = chart.legend;
+    const seen = new Map();
+    for (const row of chart.datasets[how.dataset]) {
+      if (Object.entries(how.where).some(([field, signal]) => row[field] !== values[signal])) continue;
+      if (!seen.has(row[how.label])) seen.set(row[how.label], row[how.colour]);
+    }
+    list.replaceChildren();
+    if (seen.size === 0) list.append(el('li', { class: 'none' }, 'No measured point of the chosen model: every line is another model\'s.'));
+    for (const [label, colour] of seen) {
+      const li = el('li');
+      const swatch = el('span', { class: 'line-swatch' });
+      swatch.style.background = colour;
+      li.append(swatch, label);
+      list.append(li);
+    }
+  }
+
+  // The chosen card's room for the cache once the weights and the reserve are in (one card only:
+  // the chart's curves are a whole sequence's cache, not one card's share).
+  function roomRows(choice, r) {
+    if (!r || r.error || choice.gpus !== 1) return [];
+    const { Q, add, div } = window.kvcatPlanner;
+    const left = add(r.available, r.fixed);  // memory - weights - reserve - engine overhead
+    if (left.n <= 0n) return [];
+    const gibs = div(left, Q(1n << 30n));
+    return [{ total_gib: Number((gibs.n * 1000000n) / gibs.d) / 1000000,
+      label: 'left for the cache: ' + window.kvcatPlanner.twoDecimals(gibs) + ' GiB' }];
+  }
+
+  function follow(results) {
+    if (!planner) return Promise.resolve();
+    let pending = Promise.resolve();
+    planner.onChange((choice, r) => {
+      const values = { chosen_model: choice.model, chosen_accelerator: choice.accelerator, chosen_kv: choice.kv };
+      pending = Promise.all(results.map((result, i) => {
+        const chart = content.charts[i];
+        const names = chart.follows || [];
+        if (chart.legend) drawLegend(chart, values);
+        if (names.length === 0) return null;
+        for (const name of names) result.view.signal(name, values[name]);
+        if (chart.room) result.view.data('room', roomRows(choice, r));
+        return result.view.runAsync();
+      }));
+    });
+    window.kvcatReport.settled = () => pending;  // the charts have caught up with the choice
+    return pending;
+  }
+  Promise.all(drawn).then(follow).then(
+    () => { timing.drawn = performance.now(); document.body.dataset.state = 'drawn'; },
     (error) => { document.body.dataset.state = 'failed'; console.error('kvcat report: a chart failed', error); });
 })();

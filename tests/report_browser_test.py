@@ -184,18 +184,29 @@ def check(condition, message, failures):
         failures.append(message)
 
 
+def chosen_signals(page):
+    """The planner's current choice as the charts' signals name it."""
+    choice = page.evaluate("(() => { const c = window.kvcatReport.planner.current().choice;"
+                           " return { chosen_model: c.model, chosen_accelerator: c.accelerator, chosen_kv: c.kv }; })()")
+    return choice
+
+
 def check_marks(page, content, failures):
-    """Every chart drew every mark, item for item, and no coordinate is NaN."""
+    """Every chart drew every mark, item for item, and no coordinate is NaN. A mark that follows
+    the planner ("where": field -> signal) draws only the rows of the current choice."""
+    page.evaluate("window.kvcatReport.settled().then(() => true)")  # the charts caught up with the choice
     drawn = page.evaluate(COUNT_MARKS)
+    signals = chosen_signals(page)
     for chart in content["charts"]:
         got = drawn[chart["id"]]
         check(got["svg"], "%s: no SVG drawn" % chart["id"], failures)
         check(not got["nan"], "%s: a coordinate is NaN" % chart["id"], failures)
         for name, how in chart["marks"].items():
-            rows = chart["datasets"][how["dataset"]]
+            rows = [r for r in chart["datasets"][how["dataset"]]
+                    if all(r.get(field) == signals[signal] for field, signal in how.get("where", {}).items())]
             # A line per series, in each panel of a faceted chart.
             expected = len(rows) if how["per"] == "row" else len({(r["series"], r.get("panel")) for r in rows})
-            check(expected > 0, "%s/%s: no data to draw" % (chart["id"], name), failures)
+            check(expected > 0, "%s/%s: no data to draw for %r" % (chart["id"], name, signals), failures)
             check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
                 chart["id"], name, got["marks"][name], expected, how["per"]), failures)
 
@@ -345,6 +356,8 @@ def run(args):
         check(tip and named, "the tooltip %r names no record of the chart with its source" % tip[:300], failures)
         page.evaluate("window.scrollTo(0, 0)")
 
+        failures.extend(planner_checks(page, args, work, page_url))
+
         # Full-page screenshot, kept as the test's artifact.
         metrics = page.send("Page.getLayoutMetrics")
         height = int(min(metrics["cssContentSize"]["height"], 8000))
@@ -357,6 +370,215 @@ def run(args):
         shutil.copy(page_path, os.path.join(args.artifacts, "report.html"))
 
         failures.extend(page.problems(page_url))
+    finally:
+        if browser:
+            browser.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+# Choices the planner is driven through, each checked against `kvcat fit --format json`: a
+# hybrid on one consumer card, a sliding-window model at batch 2, a GQA model split over two
+# cards, an MLA model over eight, weights given as bytes, and one that does not fit at all.
+CHOICES = [
+    {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
+     "weights": "Q4_K", "kv": "q8_0", "context": 65536, "batch": 1},
+    {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "textbook",
+     "weights": "Q4_K", "kv": "f16", "context": 32768, "batch": 2},
+    {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-a100-80gb-sxm", "gpus": 2,
+     "engine": "textbook", "weights": "bf16", "kv": "fp8", "context": 131072, "batch": 4},
+    {"model": "models/deepseek-v3", "accelerator": "accelerators/nvidia-h200", "gpus": 8, "engine": "textbook",
+     "weights": "fp8", "kv": "bf16", "context": 163840, "batch": 2},
+    {"model": "models/qwen3-next-80b-a3b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1,
+     "engine": "textbook", "weights": 45000000000, "kv": "q8_0", "context": 262144, "batch": 3},
+    {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
+     "weights": "bf16", "kv": "bf16", "context": 8192, "batch": 1},
+]
+KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch"]
+
+
+def fragment_of(choice):
+    return "#" + "&".join("%s=%s" % (k, choice[k]) for k in KEYS)
+
+
+def expected_fit(args, work, choice):
+    """What `kvcat fit --format json` answers for the choice: largest context, KV bytes at the
+    context (exact, from its per-token terms) and whether it fits there."""
+    from fractions import Fraction
+    command = [args.kvcat, "fit", "--model", choice["model"], "--accelerator", choice["accelerator"],
+               "--gpus", str(choice["gpus"]), "--kv-dtype", choice["kv"], "--batch", str(choice["batch"]),
+               "--contexts", str(choice["context"]), "--format", "json"]
+    if choice["engine"] != "textbook":
+        command += ["--engine", choice["engine"]]
+    if isinstance(choice["weights"], int):
+        command += ["--weight-bytes", str(choice["weights"])]
+    else:
+        command += ["--weight-quant", choice["weights"]]
+    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        raise Failure("%s failed (%d): %s" % (" ".join(command[1:]), done.returncode, done.stderr))
+    fit = json.loads(done.stdout)
+    exact = lambda v: Fraction(v) if isinstance(v, int) else Fraction(v["exact"])
+    context = choice["context"]
+    kv = exact(fit["kv_bytes_per_token"]) * context
+    if fit["sliding_window"] > 0:
+        kv += exact(fit["sliding_kv_bytes_per_token"]) * min(context, fit["sliding_window"])
+    return {"max": "none" if fit["max_context"] is None else str(fit["max_context"]), "kv": kv,
+            "fits": "yes" if fit["at_contexts"][0]["fits"] else "no"}
+
+
+READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[data-kvcat="' + n + '"]');
+    return e ? e.dataset.value : null; };
+  const p = (id) => document.getElementById('pick-' + id).value;
+  return { max: v('max-context'), kv: v('kv-bytes'), fits: v('fits'), ceiling: v('ceiling-tps'),
+           shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
+           picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),
+                    weights: p('weights'), bytes: p('weight-bytes'), kv: p('kv'), context: p('context'),
+                    batch: p('batch') } }; })()"""
+
+
+def choose_option(page, picker, value):
+    """Choose in a select as a person does: focus it, pick the option; the page hears 'change'."""
+    ok = page.evaluate("""(() => { const s = document.getElementById(%s); s.focus();
+        if (!Array.from(s.options).some((o) => o.value === %s)) return false;
+        s.value = %s; s.dispatchEvent(new Event('input', { bubbles: true }));
+        s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()""" % (
+        json.dumps("pick-" + picker), json.dumps(value), json.dumps(value)))
+    if not ok:
+        raise Failure("the %s picker offers no %r" % (picker, value))
+
+
+def type_into(page, picker, text):
+    """Type into a field: focus it, select what is there, and type the new text over it."""
+    page.evaluate("(() => { const e = document.getElementById(%s); e.focus(); e.select(); })()" %
+                  json.dumps("pick-" + picker))
+    page.send("Input.insertText", {"text": text})
+
+
+def drive(page, choice):
+    for picker in ("model", "accelerator", "gpus", "engine", "kv"):
+        choose_option(page, picker, str(choice[picker]))
+    if isinstance(choice["weights"], int):
+        choose_option(page, "weights", "bytes")
+        type_into(page, "weight-bytes", str(choice["weights"]))
+    else:
+        choose_option(page, "weights", choice["weights"])
+    type_into(page, "context", str(choice["context"]))
+    type_into(page, "batch", str(choice["batch"]))
+    return page.evaluate(READ_ANSWER)
+
+
+def compare_answer(label, got, want, failures):
+    from fractions import Fraction
+    check(got["max"] == want["max"], "%s: the page's largest context is %r, kvcat fit's %r" % (
+        label, got["max"], want["max"]), failures)
+    check(got["kv"] is not None and Fraction(got["kv"]) == want["kv"], "%s: the page's KV bytes are %r, kvcat fit's %s" % (
+        label, got["kv"], want["kv"]), failures)
+    check(got["fits"] == want["fits"], "%s: the page says fits=%r, kvcat fit %r" % (label, got["fits"], want["fits"]),
+          failures)
+
+
+def planner_checks(page, args, work, page_url):
+    """The planner, driven through each choice: its answer is kvcat fit's, the address carries the
+    choice, the keyboard moves a picker, and a fragment opens the same view in a fresh page."""
+    failures = []
+    answers = []
+    verdicts = set()
+    for choice in CHOICES:
+        label = fragment_of(choice)
+        got = drive(page, choice)
+        want = expected_fit(args, work, choice)
+        compare_answer(label, got, want, failures)
+        check(got["hash"] == label, "the address after choosing is %r, not %r" % (got["hash"], label), failures)
+        check(got["ceiling"] not in (None, ""), "%s: no decode ceiling shown" % label, failures)
+        verdicts.add((got["fits"], got["max"] == "none"))
+        answers.append((choice, got))
+    check(len(verdicts) >= 2, "every choice got the same verdict %r: the checks cannot tell a fit from a refusal" %
+          verdicts, failures)
+    # The charts follow the choice: back on the first, every chart draws that model's marks.
+    drive(page, CHOICES[0])
+    check_marks(page, page.evaluate("window.kvcatReport.content"), failures)
+
+    # The keyboard: Tab reaches the model picker; ArrowDown chooses the next model and the answer follows.
+    before = page.evaluate(READ_ANSWER)
+    page.evaluate("document.getElementById('pick-model').focus()")
+    page.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "ArrowDown", "code": "ArrowDown",
+                                         "windowsVirtualKeyCode": 40})
+    page.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "ArrowDown", "code": "ArrowDown",
+                                         "windowsVirtualKeyCode": 40})
+    after = page.evaluate(READ_ANSWER)
+    check(after["picks"]["model"] != before["picks"]["model"] and after["hash"] != before["hash"],
+          "ArrowDown on the model picker did not choose another model (%r)" % after["picks"]["model"], failures)
+
+    # A fragment opens the same choice in a page of its own.
+    for choice, got in (answers[2], answers[4]):
+        fresh = Page(page.browser)
+        fresh.send("Page.navigate", {"url": page_url + fragment_of(choice)})
+        wait_drawn(fresh, "fragment %s" % fragment_of(choice), failures)
+        opened = fresh.evaluate(READ_ANSWER)
+        check(opened["picks"] == got["picks"], "the fragment %s opens pickers %r, not %r" % (
+            fragment_of(choice), opened["picks"], got["picks"]), failures)
+        compare_answer("opened from " + fragment_of(choice), opened, expected_fit(args, work, choice), failures)
+        fresh.send("Page.close")
+    return failures
+
+
+def wait_drawn(page, what, failures, seconds=90):
+    state, deadline = None, time.time() + seconds
+    while time.time() < deadline and state not in ("drawn", "failed"):
+        time.sleep(0.2)
+        state = page.evaluate("document.body ? document.body.dataset.state || null : null")
+    check(state == "drawn", "%s: the page did not finish drawing (state %r)" % (what, state), failures)
+    return state
+
+
+# Elements sticking out past the right edge of the viewport, outside any box that scrolls on its own.
+OVERFLOW = r"""
+(() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  const scrolls = (e) => { for (let p = e.parentElement; p; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') return true; }
+    return false; };
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > width + 1 && !scrolls(e)) out.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+      (e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : '') + ' right=' + Math.round(r.right));
+  }
+  return { scrollWidth: document.documentElement.scrollWidth, width, out: out.slice(0, 12),
+           plots: Array.from(document.querySelectorAll('.plot svg.marks')).map((s) => Math.round(s.getBoundingClientRect().width)) };
+})()
+"""
+
+
+def narrow_run(args, chromium, width=390):
+    """The page on a phone's width: the planner and every chart fit, nothing scrolls sideways."""
+    failures = []
+    work = tempfile.mkdtemp(prefix="kvcat-report-narrow-")
+    browser = None
+    try:
+        shutil.copytree(os.path.join(args.source, "records"), os.path.join(work, "records"))
+        built = subprocess.run([args.kvcat, "report", "--out", "report.html"], cwd=work, capture_output=True, text=True)
+        if built.returncode != 0:
+            raise Failure("kvcat report failed (%d): %s" % (built.returncode, built.stderr))
+        page_url = "file://" + os.path.join(work, "report.html")
+        profile = os.path.join(work, "profile")
+        os.mkdir(profile)
+        browser = Browser(chromium, profile)
+        page = Page(browser)
+        page.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1,
+                                                         "mobile": True})
+        page.send("Page.navigate", {"url": page_url + fragment_of(CHOICES[0])})
+        wait_drawn(page, "%d px" % width, failures)
+        time.sleep(0.5)
+        got = page.evaluate(OVERFLOW)
+        check(got["scrollWidth"] <= width and not got["out"],
+              "at %d px the page is %d px wide; sticking out: %r" % (width, got["scrollWidth"], got["out"]), failures)
+        check(got["plots"] and all(w <= width for w in got["plots"]), "at %d px the charts are %r px wide" % (
+            width, got["plots"]), failures)
+        answer = page.evaluate(READ_ANSWER)
+        compare_answer("at %d px" % width, answer, expected_fit(args, work, CHOICES[0]), failures)
+        failures.extend("%d px: %s" % (width, p) for p in page.problems(page_url))
     finally:
         if browser:
             browser.close()
@@ -425,12 +647,15 @@ def hostile_run(args, chromium):
         tip = wait_for_tooltip(page)
         check(HOSTILE in tip, "hostile: the tooltip does not show the source as text: %r" % tip[:300], failures)
         shown = page.evaluate("""(() => ({
-            legend: Array.from(document.querySelectorAll('#kv-memory svg text')).map(t => t.textContent),
+            legend: Array.from(document.querySelectorAll('#bytes-per-token svg text')).map(t => t.textContent),
+            options: Array.from(document.querySelectorAll('#pick-model option')).map(o => o.textContent),
             images: document.querySelectorAll('img').length,
             scripts: document.querySelectorAll('script').length }))()""")
-        # The legend shortens long labels with an ellipsis; the start is enough to see it is text.
+        # An axis shortens long labels with an ellipsis; the start is enough to see it is text.
         check(any(t.startswith("Hostile " + HOSTILE[:12]) for t in shown["legend"]),
-              "hostile: the model name is not in the legend as text: %r" % shown["legend"][:40], failures)
+              "hostile: the model name is not on the bytes-per-token axis as text: %r" % shown["legend"][:40], failures)
+        check("Hostile " + HOSTILE in shown["options"],
+              "hostile: the model picker does not offer the model's name as text: %r" % shown["options"], failures)
         check(shown["images"] == 0, "hostile: the page grew %d img elements" % shown["images"], failures)
         check(shown["scripts"] == 5, "hostile: the page has %d script elements, not 5" % shown["scripts"], failures)
         tip_source = page.evaluate("""window.kvcatReport.content.charts.find(c => c.id === 'decode')
@@ -454,6 +679,7 @@ def main():
     try:
         failures = run(args)
         failures += hostile_run(args, shutil.which("chromium"))
+        failures += narrow_run(args, shutil.which("chromium"))
     except Failure as e:
         failures = [str(e)]
     for f in failures:
