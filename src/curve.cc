@@ -91,7 +91,9 @@ std::vector<CurvePoint> kv_curve(const CurveRequest& request) {
 }
 
 std::string_view curve_column_unit(std::string_view column) {
-    if (column == "kv_bytes" || column == "fixed_state_bytes" || column == "weight_bytes") return "bytes";
+    if (column == "kv_bytes" || column == "fixed_state_bytes" || column == "weight_bytes" ||
+        column == "engine_kv_bytes" || column == "engine_state_bytes")
+        return "bytes";
     return "";
 }
 

@@ -271,6 +271,16 @@ namespace {
 
 Rational state_bytes_as(const Model& m, std::int64_t cards, const std::string& state_dtype,
                         const std::string& conv_dtype) {
+    StateElements e = fixed_state_elements(m, cards);
+    auto bytes = [](const std::string& dtype) { return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2); };
+    return e.conv * bytes(conv_dtype) + e.recurrent * bytes(state_dtype);
+}
+
+}  // namespace
+
+StateElements fixed_state_elements(const Model& m, std::int64_t cards) {
+    StateElements out;
+    if (!m.linear) return out;
     if (cards < 1) cards = 1;
     const LinearShape& l = *m.linear;
     Rational conv_channels;
@@ -311,11 +321,11 @@ Rational state_bytes_as(const Model& m, std::int64_t cards, const std::string& s
             break;
     }
     Rational conv = l.conv_kernel > 0 ? Rational(l.conv_kernel - 1) * conv_channels : Rational(0);
-    auto bytes = [](const std::string& dtype) { return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2); };
-    return Rational(l.layers) * (conv * bytes(conv_dtype) + recurrent * bytes(state_dtype)) / Rational(cards);
+    out.layers = l.layers;
+    out.conv = Rational(l.layers) * conv / Rational(cards);
+    out.recurrent = Rational(l.layers) * recurrent / Rational(cards);
+    return out;
 }
-
-}  // namespace
 
 std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe) {
     if (!m.num_layers || !m.kv_heads || !m.head_dim) return std::nullopt;

@@ -81,6 +81,17 @@ Rational fixed_state_bytes(const Model& model, std::int64_t cards = 1);
 /// model record's.
 Rational fixed_state_bytes(const Model& model, const KvRow& row, std::int64_t cards = 1);
 
+/// The elements of one sequence's fixed state, across every fixed-state layer, before a dtype:
+/// the conv state apart from the recurrent (SSM, delta-rule, lightning) state, as engines
+/// allocate them in two tensors. With `cards` > 1, one card's share, split as vLLM splits it.
+struct StateElements {
+    std::int64_t layers = 0;
+    Rational conv;       ///< (conv_kernel - 1) x conv channels, summed over the layers
+    Rational recurrent;  ///< the recurrent state's elements, summed over the layers
+};
+/// Zero elements when the model has no fixed-state layers.
+StateElements fixed_state_elements(const Model& model, std::int64_t cards = 1);
+
 /// What-if baselines that records argue with: every layer caching as GQA at the model's KV
 /// heads, and as full MHA at its query heads, bytes per token at `bytes_per_element`.
 std::optional<Rational> all_layers_gqa_bytes(const Model& model, const Rational& bytes_per_element);

@@ -5,8 +5,10 @@
 
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "cmd/engine_options.h"
 #include "cmd/table_output.h"
 #include "curve.h"
+#include "engine_memory.h"
 #include "lint.h"
 #include "record_ref.h"
 #include "render.h"
@@ -23,6 +25,7 @@ struct CurveOptions {
     std::string accelerators;  ///< empty: every accelerator record
     std::string contexts;
     std::string weight_quant;
+    EngineOptions engine;
     Common common;
 };
 
@@ -88,6 +91,25 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
     return "";
 }
 
+/// Adds engine_kv_bytes and engine_state_bytes to each point: what the engine allocates for the
+/// point's context (llama.cpp: -c of it; vLLM: one request of max_model_len it; SGLang: a pool of
+/// it), at the point's dtype.
+void add_engine_columns(Table& table, const CurveRequest& request, const std::vector<CurvePoint>& points, Engine engine,
+                        EngineSettings settings) {
+    table.columns.emplace_back("engine_kv_bytes");
+    table.columns.emplace_back("engine_state_bytes");
+    settings.available_bytes.reset();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const CurvePoint& p = points[i];
+        settings.context = p.context;
+        settings.max_model_len = p.context;
+        EngineAnswer a = engine_allocation(*request.model, *find_cache_dtype(p.dtype), engine, settings);
+        auto whole = [](const Rational& r) { return r.is_integer() ? r.num() : r.floor() + 1; };
+        table.rows[i].emplace_back(whole(a.kv_bytes));
+        table.rows[i].emplace_back(whole(a.state_bytes));
+    }
+}
+
 int run_curve(const CurveOptions& o) {
     auto format = parse_table_format(o.common.format);
     LintOptions options;
@@ -102,8 +124,16 @@ int run_curve(const CurveOptions& o) {
     for (const auto& d : lint.diagnostics) {
         if (d.severity == Severity::error && d.pos.file == model->file) spdlog::warn("{}", format_text(d));
     }
+    std::string engine_error;
+    auto engine = engine_settings(o.engine, &engine_error);
+    if (!engine_error.empty()) {
+        spdlog::error("{}", engine_error);
+        return ExitCode::failure;
+    }
     try {
-        Table table = curve_table(request, kv_curve(request));
+        auto points = kv_curve(request);
+        Table table = curve_table(request, points);
+        if (engine) add_engine_columns(table, request, points, engine->first, engine->second);
         RenderOptions shown = stdout_render_options("--format vertical");
         shown.unit_of = curve_column_unit;  // kv_bytes is no kv_rows column, but bytes all the same
         std::cout << render_table(table, *format, shown);
@@ -124,6 +154,7 @@ void setup_curve(CLI::App& app, int& exit_code) {
     sub->add_option("--accelerator", o->accelerators, "Accelerator ids, comma-separated (default: every one)");
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
     sub->add_option("--weight-quant", o->weight_quant, "Count the weights in this format against memory too");
+    add_engine_options(*sub, o->engine);
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::table);
     sub->footer(
@@ -131,7 +162,11 @@ void setup_curve(CLI::App& app, int& exit_code) {
         "their window. fits_<accelerator> is yes when kv_bytes + fixed_state_bytes (+ "
         "weight_bytes\n"
         "with --weight-quant) is at most the card's memory; no runtime reserve is held back.\n"
+        "With --engine, engine_kv_bytes and engine_state_bytes are what that engine allocates at each\n"
+        "context: llama.cpp's caches for -c of it, vLLM's one request of max_model_len it, SGLang's pool.\n"
         "Examples:\n"
+        "  kvcat curve --model models/llama-4-scout-17b-16e-instruct --contexts 8k,128k --engine vllm "
+        "--hybrid-manager off\n"
         "  kvcat curve --model models/llama-3.1-8b --kv-dtype bf16 --contexts 8k,128k\n"
         "  kvcat curve --model models/gemma-3-27b --kv-dtype bf16,q8_0 --contexts 1k,32k,128k "
         "--format csv");

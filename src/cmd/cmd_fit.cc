@@ -7,7 +7,9 @@
 
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "cmd/engine_options.h"
 #include "dtype.h"
+#include "engine_render.h"
 #include "gguf.h"
 #include "lint.h"
 #include "physics.h"
@@ -31,6 +33,7 @@ struct FitOptions {
     std::optional<std::int64_t> weight_bytes;
     std::string weight_file;
     std::string contexts;
+    EngineOptions engine;
     Common common;
 };
 
@@ -78,6 +81,47 @@ std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& co
                            fits ? "fits" : "does not fit");
     }
     return out;
+}
+
+/// The engine's answer for the fit's card: with --available-kv-gib that memory, with SGLang's
+/// --mem-fraction-static the card's share less the weights, with llama.cpp's or SGLang's
+/// --ctx-size that size, otherwise what the fit leaves after the weights and the reserve.
+std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, const CacheDtype& dtype,
+                                       const FitTerms& terms, bool* failed) {
+    std::string error;
+    auto chosen = engine_settings(o.engine, &error);
+    if (!chosen) {
+        if (!error.empty()) {
+            spdlog::error("{}", error);
+            *failed = true;
+        }
+        return std::nullopt;
+    }
+    auto [engine, settings] = *chosen;
+    settings.gpus = o.gpus;
+    bool sized = o.engine.ctx_size && engine != Engine::vllm;
+    if (!settings.available_bytes && !sized) {
+        if (!o.engine.mem_fraction_static.empty()) {
+            auto f = Rational::parse(o.engine.mem_fraction_static);
+            if (!f || !(*f > Rational(0)) || *f > Rational(1)) {
+                spdlog::error("--mem-fraction-static must be a fraction between 0 and 1, such as 0.88");
+                *failed = true;
+                return std::nullopt;
+            }
+            settings.available_bytes = terms.memory * *f - terms.weights;
+        } else {
+            settings.available_bytes = terms.memory - terms.weights - terms.reserve;
+        }
+        if (!(*settings.available_bytes > Rational(0))) settings.available_bytes.reset();
+    }
+    if (sized) settings.available_bytes.reset();
+    try {
+        return engine_allocation(model, dtype, engine, settings);
+    } catch (const std::exception& e) {
+        spdlog::error("--engine {}: {}", o.engine.engine, e.what());
+        *failed = true;
+        return std::nullopt;
+    }
 }
 
 int run_fit(const FitOptions& o) {
@@ -167,6 +211,9 @@ int run_fit(const FitOptions& o) {
         }
     }
     FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
+    bool engine_failed = false;
+    std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
+    if (engine_failed) return ExitCode::failure;
     if (o.common.format == "json") {
         nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
                                  : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
@@ -179,10 +226,18 @@ int run_fit(const FitOptions& o) {
                     {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
             }
         }
+        if (engine) {
+            nlohmann::json e = engine_json(*engine, *model->model);
+            j["engine_kv_bytes"] = e["engine_kv_bytes"];
+            j["engine_state_bytes"] = e["engine_state_bytes"];
+            j["engine_tokens"] = e["engine_tokens"];
+            j["engine"] = e;
+        }
         std::cout << j.dump(2) << '\n';
     } else {
         std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
         if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
+        if (engine) std::cout << engine_text(*engine, *model->model);
     }
     if (!terms.fits) {
         spdlog::error("{}", fit_refusal(terms));
@@ -208,6 +263,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
     sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype: bf16, fp8, q8_0, ...")->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
     sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back for the runtime, GiB")->capture_default_str();
+    add_engine_options(*sub, o->engine);
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::document);
     sub->footer(
@@ -217,6 +273,13 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "  kvcat fit --model models/deepseek-v3 --accelerator accelerators/nvidia-h200 --gpus 8 \\\n"
         "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
+        "  kvcat fit --model llama-4-scout --accelerator nvidia-h100-sxm --weight-quant fp8 --kv-dtype bf16 \\\n"
+        "            --engine vllm --engine-version 0.10.1.1 --max-model-len 131072\n"
+        "  kvcat fit --model qwen3.6-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype f16 \\\n"
+        "            --engine llama.cpp --ctx-size 262144 --parallel 4 --kv-unified\n"
+        "With --engine the engine's own allocation follows the textbook terms: its parts, the lines it prints\n"
+        "at start-up and each place it differs; --format json adds engine_kv_bytes, engine_state_bytes and\n"
+        "engine_tokens.\n"
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context (null when nothing fits) and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");

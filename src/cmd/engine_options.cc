@@ -1,0 +1,98 @@
+#include "cmd/engine_options.h"
+
+#include <fmt/format.h>
+
+namespace kvcat::cmd {
+
+void add_engine_options(CLI::App& sub, EngineOptions& o) {
+    const char* group = "Engine (with --engine)";
+    sub.add_option("--engine", o.engine, "Also show what this engine allocates: llama.cpp, vllm or sglang")
+        ->group(group);
+    sub.add_option("--engine-version", o.engine_version,
+                   "The engine's build or release (b6713, 0.10.1.1) where a rule changed with it")
+        ->group(group);
+    sub.add_option("--ctx-size", o.ctx_size, "llama.cpp -c, or SGLang's pool in tokens: the allocation at this size")
+        ->group(group);
+    sub.add_option("--parallel", o.parallel, "llama.cpp -np: sequences held at once")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(group);
+    sub.add_flag("--kv-unified", o.kv_unified, "llama.cpp --kv-unified: one cache stream for every sequence")
+        ->group(group);
+    sub.add_option("--ubatch", o.ubatch, "llama.cpp -ub")->check(CLI::PositiveNumber)->capture_default_str()->group(group);
+    sub.add_flag("--swa-full", o.swa_full, "llama.cpp --swa-full: sliding layers get the full-size cache")->group(group);
+    sub.add_option("--v-dtype", o.v_dtype, "llama.cpp -ctv when V's type differs from K's (--kv-dtype)")->group(group);
+    sub.add_option("--block-size", o.block_size, "vLLM --block-size (16 when not set)")
+        ->check(CLI::PositiveNumber)
+        ->group(group);
+    sub.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM --max-num-batched-tokens")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--max-model-len", o.max_model_len, "vLLM --max-model-len (the model's native context when not set)")
+        ->check(CLI::PositiveNumber)
+        ->group(group);
+    sub.add_option("--mamba-ssm-cache-dtype", o.mamba_ssm_cache_dtype,
+                   "vLLM --mamba-ssm-cache-dtype: auto, float32, bfloat16, float16")
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--mamba-cache-dtype", o.mamba_cache_dtype, "vLLM --mamba-cache-dtype (the conv state)")
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--hybrid-manager", o.hybrid_manager, "vLLM's hybrid KV-cache manager: auto, on or off")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--mem-fraction-static", o.mem_fraction_static,
+                   "SGLang --mem-fraction-static: the card's share for weights and the pool")
+        ->group(group);
+    sub.add_option("--available-kv-gib", o.available_kv_gib,
+                   "The memory the engine has for its cache, GiB (vLLM prints it as 'Available KV cache memory')")
+        ->group(group);
+    sub.add_option("--page-size", o.page_size, "SGLang --page-size")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(group);
+}
+
+std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOptions& o, std::string* error) {
+    error->clear();
+    if (o.engine.empty()) return std::nullopt;
+    auto engine = parse_engine(o.engine);
+    if (!engine) {
+        *error = fmt::format("unknown engine '{}'; known: llama.cpp, vllm, sglang", o.engine);
+        return std::nullopt;
+    }
+    EngineSettings s;
+    s.version = o.engine_version;
+    if (o.ctx_size) s.context = *o.ctx_size;
+    s.parallel = o.parallel;
+    s.kv_unified = o.kv_unified;
+    s.ubatch = o.ubatch;
+    s.swa_full = o.swa_full;
+    if (!o.v_dtype.empty()) s.v_dtype = o.v_dtype;
+    s.block_size = o.block_size;
+    s.max_num_batched_tokens = o.max_num_batched_tokens;
+    s.max_model_len = o.max_model_len;
+    s.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;
+    s.mamba_cache_dtype = o.mamba_cache_dtype;
+    s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
+    s.page_size = o.page_size;
+    for (const std::string* dtype : {&o.mamba_ssm_cache_dtype, &o.mamba_cache_dtype}) {
+        if (*dtype != "auto" && !torch_dtype_bytes(*dtype)) {
+            *error = fmt::format("'{}' is no state dtype; give auto, float32, bfloat16 or float16", *dtype);
+            return std::nullopt;
+        }
+    }
+    if (!o.available_kv_gib.empty()) {
+        auto gib = Rational::parse(o.available_kv_gib);
+        if (!gib || !(*gib > Rational(0))) {
+            *error = "--available-kv-gib must be a number of GiB greater than zero, such as 10.12";
+            return std::nullopt;
+        }
+        s.available_bytes = *gib * Rational(1LL << 30);
+    }
+    return std::pair{*engine, s};
+}
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,40 @@
+// The engine options fit and curve share: --engine and each engine's settings, with the
+// engine's own defaults, turned into EngineSettings in one place.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "engine_memory.h"
+
+namespace kvcat::cmd {
+
+struct EngineOptions {
+    std::string engine;  ///< empty: no engine, the textbook figure only
+    std::string engine_version;
+    std::optional<std::int64_t> ctx_size;
+    std::int64_t parallel = 1;
+    bool kv_unified = false;
+    std::int64_t ubatch = 512;
+    bool swa_full = false;
+    std::string v_dtype;
+    std::optional<std::int64_t> block_size;
+    std::int64_t max_num_batched_tokens = 2048;
+    std::optional<std::int64_t> max_model_len;
+    std::string mamba_ssm_cache_dtype = "auto";
+    std::string mamba_cache_dtype = "auto";
+    std::string hybrid_manager = "auto";
+    std::string mem_fraction_static;
+    std::string available_kv_gib;
+    std::int64_t page_size = 1;
+};
+
+void add_engine_options(CLI::App& sub, EngineOptions& o);
+
+/// The engine and its settings; nullopt with `error` set when an option is wrong, and nullopt
+/// with `error` empty when no --engine was given.
+std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOptions& o, std::string* error);
+
+}  // namespace kvcat::cmd

@@ -1,0 +1,291 @@
+// The engine memory models: what llama.cpp, vLLM and SGLang allocate, against figures the
+// engines print (the lines quoted in tests/fixtures/engine-logs and issue reports) and the
+// textbook figure kv_math gives.
+#include "engine_memory.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "engine_llamacpp.h"
+#include "engine_render.h"
+#include "engine_sglang.h"
+#include "engine_vllm.h"
+#include "lint.h"
+#include "physics.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LintResult& shipped() {
+    static const LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    return r;
+}
+
+const Model& record_model(const std::string& id) {
+    const Record* r = shipped().records.find(id);
+    if (!r || !r->model) throw std::runtime_error("no model record " + id);
+    return *r->model;
+}
+
+CacheDtype dtype(std::string_view name) {
+    return *find_cache_dtype(name);
+}
+
+Model gqa(std::int64_t layers, std::int64_t kv_heads, std::int64_t head_dim) {
+    Model m;
+    m.attention_variant = "gqa";
+    m.variant = AttentionVariant::gqa;
+    m.num_layers = layers;
+    m.attention_heads = kv_heads * 4;
+    m.kv_heads = kv_heads;
+    m.head_dim = head_dim;
+    m.kv_layers.count = layers;
+    m.native_context = 32768;
+    return m;
+}
+
+Model qwen2_7b() {
+    Model m = gqa(28, 4, 128);
+    m.native_context = 32768;
+    return m;
+}
+
+Model deepseek_v32() {
+    // deepseek-ai/DeepSeek-V3.2-Exp config (tests/fixtures/configs/deepseek-v3.2.json): 61 layers,
+    // kv_lora_rank 512, qk_rope_head_dim 64, an indexer of head_dim 128 in fp8 with one float32
+    // scale per 128 values.
+    Model m;
+    m.attention_variant = "mla";
+    m.variant = AttentionVariant::mla;
+    m.num_layers = 61;
+    m.attention_heads = 128;
+    m.kv_layers.count = 61;
+    m.mla = MlaShape{512, 64};
+    m.indexer = IndexerShape{128, "fp8", 4, 128};
+    m.native_context = 163840;
+    return m;
+}
+
+TEST(EngineMemory, ParsesEnginesAndTheirOtherNames) {
+    EXPECT_EQ(parse_engine("llama.cpp"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("ollama"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("vllm"), Engine::vllm);
+    EXPECT_EQ(parse_engine("sglang"), Engine::sglang);
+    EXPECT_FALSE(parse_engine("tgi"));
+}
+
+TEST(EngineMemory, MibTextRoundsAsLlamaCppPrintsIt) {
+    EXPECT_EQ(llamacpp_mib_text(Rational(4563402752)), "4352.00");
+    EXPECT_EQ(llamacpp_mib_text(Rational(5898240)), "5.62");  // 5.625 exactly: printf rounds half to even
+    EXPECT_EQ(llamacpp_mib_text(Rational(2446589952)), "2333.25");
+}
+
+// --- llama.cpp --------------------------------------------------------------------------------
+
+TEST(EngineLlamaCpp, CellsArePaddedTo256AndSplitOverStreams) {
+    EXPECT_EQ(llamacpp_cells(4000, 1, false), 4096);
+    EXPECT_EQ(llamacpp_cells(131072, 4, true), 131072);
+    EXPECT_EQ(llamacpp_cells(10000, 3, false), 3584);  // 10240 / 3 = 3413, padded to 3584
+}
+
+TEST(EngineLlamaCpp, SwaCacheIsTheWindowPerSequencePlusUbatchPadded) {
+    // gpt-oss: window 128, one sequence, ubatch 512: 640 padded to 768.
+    EXPECT_EQ(llamacpp_swa_cells(131072, 128, 1, false, 512, false), 768);
+    // unified with 4 sequences: 4 x 1024 + 512 = 4608.
+    EXPECT_EQ(llamacpp_swa_cells(131072, 1024, 4, true, 512, false), 4608);
+    EXPECT_EQ(llamacpp_swa_cells(131072, 1024, 4, true, 512, true), 131072);
+    EXPECT_EQ(llamacpp_swa_cells(2048, 4096, 1, false, 512, false), 2048);
+}
+
+TEST(EngineLlamaCpp, ReproducesTheQwen36LinesOfTheLmStudioIssue) {
+    // lmstudio-ai/lmstudio-bug-tracker issue 1862: "llama_kv_cache: size = 16384.00 MiB (262144
+    // cells, 16 layers, 4/1 seqs)" and "llama_memory_recurrent: size = 598.50 MiB (4 cells, ...)".
+    const Model& m = record_model("models/qwen3.6-27b");
+    EngineSettings s;
+    s.context = 262144;
+    s.parallel = 4;
+    s.kv_unified = true;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0],
+              "llama_kv_cache: size = 16384.00 MiB (262144 cells,  16 layers,  4/1 seqs), K (f16): 8192.00 MiB, V "
+              "(f16): 8192.00 MiB");
+    EXPECT_TRUE(test::contains(lines[1], "size =  598.50 MiB (     4 cells,"));
+    EXPECT_TRUE(test::contains(lines[1], "R (f32):   22.50 MiB, S (f32):  576.00 MiB"));
+}
+
+TEST(EngineLlamaCpp, Qwen35StateIsF32ForBothTensors) {
+    const Model& m = record_model("models/qwen3.5-27b");
+    EngineSettings s;
+    s.context = 4096;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    EXPECT_EQ(a.state_bytes, Rational(156893184));
+    LlamaStateBytes st = llamacpp_state_bytes(m, 4);
+    EXPECT_EQ(st.r, Rational(23592960));   // 22.50 MiB
+    EXPECT_EQ(st.s, Rational(603979776));  // 576.00 MiB
+}
+
+TEST(EngineLlamaCpp, MlaKeepsTheLatentAsKAndNothingAsV) {
+    Model m = deepseek_v32();
+    m.indexer.reset();
+    LlamaCacheBytes b = llamacpp_cache_bytes(m, LlamaCacheScope::all, dtype("q8_0"), dtype("q8_0"), 65536, 1);
+    // 61 x 576 x 34/32 x 65,536: ik_llama.cpp's -mla 2 line prints 2333.25 MiB for the same cache.
+    EXPECT_EQ(b.k, Rational(2446589952));
+    EXPECT_EQ(llamacpp_mib_text(b.k), "2333.25");
+    EXPECT_EQ(b.v, Rational(0));
+    LlamaCacheBytes old = llamacpp_cache_bytes(m, LlamaCacheScope::all, dtype("f16"), dtype("f16"), 512, 1, true);
+    EXPECT_EQ(old.v, Rational(61 * 512 * 2 * 512));
+}
+
+TEST(EngineLlamaCpp, StreamsMultiplyTheCellsWithoutUnified) {
+    Model m = gqa(32, 8, 128);
+    EngineSettings s;
+    s.context = 16384;
+    s.parallel = 4;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    ASSERT_FALSE(a.parts.empty());
+    EXPECT_EQ(a.parts[0].cells, 4096);
+    EXPECT_EQ(a.parts[0].streams, 4);
+    EXPECT_EQ(a.kv_bytes, Rational(2147483648LL));  // 2048.00 MiB, as for one stream of 16,384
+    bool named = false;
+    for (const auto& d : a.differences) named = named || d.name == "streams";
+    EXPECT_TRUE(named);
+}
+
+TEST(EngineLlamaCpp, AvailableMemoryGivesTheLargestContextThatFits) {
+    Model m = gqa(32, 8, 128);  // 131,072 bytes per cell at f16
+    EngineSettings s;
+    s.available_bytes = Rational(131072) * Rational(10000);
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    ASSERT_TRUE(a.tokens);
+    EXPECT_EQ(*a.tokens, 9984);  // 39 x 256: 40 x 256 = 10,240 cells would not fit
+}
+
+// --- vLLM -------------------------------------------------------------------------------------
+
+TEST(EngineVllm, Llama4ScoutWithTheHybridManagerOnAndOff) {
+    const Model& m = record_model("models/llama-4-scout-17b-16e-instruct");
+    EngineSettings s;
+    s.max_model_len = 131072;
+    s.hybrid_manager = EngineSwitch::on;
+    EngineAnswer on = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(on.hybrid_manager, true);
+    EXPECT_EQ(on.engine_bytes_per_token, Rational(49152));
+    s.hybrid_manager = EngineSwitch::off;
+    EngineAnswer off = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(off.hybrid_manager, false);
+    EXPECT_EQ(off.engine_bytes_per_token, Rational(196608));
+    // One request of 128k tokens: 48 layers x 131,072 x 4,096 bytes = 25.8 GB.
+    EXPECT_EQ(off.kv_bytes, Rational(25769803776LL));
+    bool named = false;
+    for (const auto& d : off.differences) named = named || d.name == "hybrid manager off";
+    EXPECT_TRUE(named);
+}
+
+TEST(EngineVllm, ChunkedAttentionSwitchesTheManagerOffInReleasesBeforeTheFlip) {
+    const Model& m = record_model("models/llama-4-scout-17b-16e-instruct");
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    std::string why;
+    EXPECT_FALSE(vllm_hybrid_manager(m, s, &why));
+    EXPECT_TRUE(test::contains(why, "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"));
+    s.version = "0.10.0";
+    EXPECT_TRUE(vllm_hybrid_manager(m, s, &why));
+    s.version = "";
+    EXPECT_TRUE(vllm_hybrid_manager(m, s, &why));
+}
+
+TEST(EngineVllm, Qwen35StateKeepsTheConvStateInTheModelDtype) {
+    const Model& m = record_model("models/qwen3.5-27b");
+    EngineSettings s;
+    s.max_model_len = 32768;
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(a.state_bytes, Rational(153944064));
+    EXPECT_EQ(a.textbook_state_bytes, Rational(156893184));
+    // A page of one layer's state (3,207,168 bytes) over 4,096 bytes per token of attention: 784.
+    EXPECT_EQ(a.block_size, 784);
+    s.mamba_ssm_cache_dtype = "bfloat16";
+    EXPECT_EQ(engine_allocation(m, dtype("bf16"), Engine::vllm, s).state_bytes, Rational(48 * 1634304));
+}
+
+TEST(EngineVllm, SparseMlaFp8IsStoredAs656BytesPerLayer) {
+    Model m = deepseek_v32();
+    EngineSettings s;
+    s.max_model_len = 163840;
+    EngineAnswer a = engine_allocation(m, dtype("fp8"), Engine::vllm, s);
+    ASSERT_GE(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::mla_latent);
+    EXPECT_EQ(a.parts[0].bytes(), Rational(61) * Rational(656) * Rational(163840));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::indexer);
+    EXPECT_EQ(a.engine_bytes_per_token, Rational(61 * (656 + 132)));
+    EngineAnswer bf16 = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(bf16.parts[0].bytes(), Rational(61) * Rational(1152) * Rational(163840));
+}
+
+TEST(EngineVllm, UniformModelTokensMatchTheQwen2Log) {
+    // vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25: "Available KV cache memory: 5.01 GiB",
+    // "GPU KV cache size: 93,872 tokens"; the printed GiB allows 5.005 to 5.015 GiB.
+    Model m = qwen2_7b();
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    s.max_model_len = 16384;
+    auto tokens_at = [&](const char* gib) {
+        return vllm_pool(m, dtype("bf16"), s, (*Rational::parse(gib) * Rational(1LL << 30)).floor()).tokens;
+    };
+    EXPECT_LE(tokens_at("5.005"), 93872);
+    EXPECT_GE(tokens_at("5.015"), 93872);
+    VllmPool p = vllm_pool(m, dtype("bf16"), s, 5383012352LL);
+    EXPECT_EQ(p.tokens, 93872);
+    EXPECT_NEAR(p.max_concurrency, 5.73, 0.005);
+}
+
+TEST(EngineVllm, HybridSlidingModelIsGroupedAndPrintsBlocksPerGroup) {
+    // vllm-0.10.1.1-gpt-oss-120b-tp4: 45.32 GiB per card, "GPU KV cache size: 2,640,144 tokens".
+    const Model& m = record_model("models/gpt-oss-120b");
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    s.gpus = 4;
+    s.max_model_len = 16384;
+    auto at = [&](const char* gib) {
+        return vllm_pool(m, dtype("bf16"), s, (*Rational::parse(gib) * Rational(1LL << 30)).floor());
+    };
+    VllmPool lo = at("45.315"), hi = at("45.325");
+    EXPECT_EQ(lo.groups, 2);
+    EXPECT_EQ(lo.group_size, 18);
+    EXPECT_LE(lo.tokens - 16, 2640144);
+    EXPECT_GE(hi.tokens + 16, 2640144);
+}
+
+TEST(EngineVllm, RefusesLlamaCppBlockTypes) {
+    EXPECT_THROW(engine_allocation(qwen2_7b(), dtype("q8_0"), Engine::vllm, EngineSettings{}), EngineError);
+}
+
+// --- SGLang -----------------------------------------------------------------------------------
+
+TEST(EngineSglang, PoolKeepsOnePaddingSlotPerPage) {
+    // Llama-3.1-8B at bf16: 32 layers x 8 heads x 128 x 2 bytes = 65,536 bytes of K per token.
+    Model m = gqa(32, 8, 128);
+    SglangPoolBytes b = sglang_pool_bytes(m, dtype("bf16"), 131072, 1, 1);
+    EXPECT_EQ(b.k, Rational(131073) * Rational(65536));
+    EXPECT_EQ(python_gib_text(b.k), "8.00");
+    EngineSettings s;
+    s.available_bytes = Rational(131072) * Rational(10000) + Rational(5);
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(a.tokens, 10000);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "KV Cache is allocated. #tokens: 10000, K size: 0.61 GB, V size: 0.61 GB");
+}
+
+TEST(EngineSglang, RefusesWhatItDoesNotModel) {
+    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-120b"), dtype("bf16"), Engine::sglang, {}),
+                 EngineError);
+}
+
+}  // namespace
+}  // namespace kvcat
