@@ -112,8 +112,7 @@ LlamaLayout layout_for(const Model& model, const EngineSettings& s, std::int64_t
     return l;
 }
 
-void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l,
-                EngineAnswer& a) {
+void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, EngineAnswer& a) {
     a.parts.clear();
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     bool swa = llamacpp_has_swa_cache(model);
@@ -239,9 +238,10 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     }
     if (l.streams > 1) {
         a.differences.push_back(
-            {"streams", fmt::format("{} sequences without --kv-unified: one stream each of {} cells, so no sequence "
-                                    "holds more than {} tokens (llama-kv-cache.cpp: n_stream = unified ? 1 : n_seq_max)",
-                                    parallel, group_thousands(l.cells), group_thousands(l.cells))});
+            {"streams",
+             fmt::format("{} sequences without --kv-unified: one stream each of {} cells, so no sequence "
+                         "holds more than {} tokens (llama-kv-cache.cpp: n_stream = unified ? 1 : n_seq_max)",
+                         parallel, group_thousands(l.cells), group_thousands(l.cells))});
     }
     if (llamacpp_has_swa_cache(model)) {
         a.differences.push_back(
@@ -267,8 +267,9 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
         }
     }
     if (model.mla && model.variant == AttentionVariant::mla) {
-        a.differences.push_back({"MLA latent", "K holds the latent (kv_lora_rank + rope, one head) and V holds "
-                                               "nothing: the V-less cache of ggml-org/llama.cpp pull 19067"});
+        a.differences.push_back({"MLA latent",
+                                 "K holds the latent (kv_lora_rank + rope, one head) and V holds "
+                                 "nothing: the V-less cache of ggml-org/llama.cpp pull 19067"});
     }
     return a;
 }

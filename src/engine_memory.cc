@@ -58,7 +58,8 @@ std::string_view name_of(EnginePartKind k) {
 
 std::vector<LayerSet> engine_layers(const Model& m) {
     auto basis = model_basis(m);
-    if (!basis) throw EngineError("the model record lacks the shape of its caching layers (kv_heads and head_dim, or mla)");
+    if (!basis)
+        throw EngineError("the model record lacks the shape of its caching layers (kv_heads and head_dim, or mla)");
     std::vector<LayerSet> out;
     using Role = LayerSet::Role;
     std::int64_t growing = basis->window ? 0 : basis->layers;

@@ -45,9 +45,9 @@ struct EngineSettings {
     std::int64_t ubatch = 512;    ///< -ub
     bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
     // vLLM V1
-    std::optional<std::int64_t> block_size;     ///< --block-size; 16 when not set
+    std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
-    std::optional<std::int64_t> max_model_len;  ///< --max-model-len; the model's native context when not set
+    std::optional<std::int64_t> max_model_len;   ///< --max-model-len; the model's native context when not set
     std::string mamba_ssm_cache_dtype = "auto";  ///< --mamba-ssm-cache-dtype
     std::string mamba_cache_dtype = "auto";      ///< --mamba-cache-dtype (the conv state)
     std::string model_dtype = "bfloat16";        ///< --dtype
@@ -98,9 +98,9 @@ struct EngineAnswer {
     /// available memory, as the engine prints it); nullopt without an available memory for vLLM/SGLang.
     std::optional<std::int64_t> tokens;
     std::optional<double> max_concurrency;  ///< vLLM: requests of max_model_len the pool holds, as it computes it
-    std::optional<std::int64_t> blocks;       ///< vLLM: blocks in the pool
-    std::int64_t block_size = 0;              ///< vLLM: tokens per block, after any raise
-    std::int64_t context = 0;                 ///< the context the allocation is for (per sequence)
+    std::optional<std::int64_t> blocks;     ///< vLLM: blocks in the pool
+    std::int64_t block_size = 0;            ///< vLLM: tokens per block, after any raise
+    std::int64_t context = 0;               ///< the context the allocation is for (per sequence)
     std::int64_t sequences = 1;
     /// vLLM: whether the hybrid KV-cache manager is on, and why (always set for vLLM).
     std::optional<bool> hybrid_manager;
@@ -110,7 +110,7 @@ struct EngineAnswer {
     std::optional<Rational> other_manager_bytes_per_token;
     std::optional<std::int64_t> other_manager_tokens;
     std::optional<double> other_manager_concurrency;
-    bool per_card = false;  ///< vLLM and SGLang with several cards: every figure is one card's
+    bool per_card = false;              ///< vLLM and SGLang with several cards: every figure is one card's
     Rational engine_bytes_per_token;    ///< cache bytes one token costs in this engine, every layer it allocates for
     Rational textbook_bytes_per_token;  ///< kv_math's growing bytes per token at the same dtype
     Rational textbook_kv_bytes;         ///< kv_math's cache for the same sequences at the same context

@@ -23,10 +23,11 @@ std::string padded(const std::string& text, int width) {
 }
 
 std::string llama_cache_line(const EnginePart& p, std::int64_t sequences) {
-    return fmt::format("llama_kv_cache: size = {} MiB ({} cells, {} layers, {}/{} seqs), K ({}): {} MiB, V ({}): {} MiB",
-                       padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6),
-                       padded(std::to_string(p.layers), 3), padded(std::to_string(sequences), 2), p.streams, p.k_type,
-                       padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
+    return fmt::format(
+        "llama_kv_cache: size = {} MiB ({} cells, {} layers, {}/{} seqs), K ({}): {} MiB, V ({}): {} MiB",
+        padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6),
+        padded(std::to_string(p.layers), 3), padded(std::to_string(sequences), 2), p.streams, p.k_type,
+        padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
 }
 
 std::string llama_state_line(const EnginePart& p, const Model& m) {
@@ -64,8 +65,8 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
         case Engine::sglang:
             for (const auto& p : a.parts) {
                 if (p.kind == EnginePartKind::mla_latent) {
-                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB", a.tokens.value_or(0),
-                                              python_gib_text(p.bytes())));
+                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB",
+                                              a.tokens.value_or(0), python_gib_text(p.bytes())));
                 } else {
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB",
                                               a.tokens.value_or(0), python_gib_text(p.k_bytes),
@@ -82,21 +83,21 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
     if (a.per_card) out += "  (every engine figure below is one card's)\n";
     if (a.hybrid_manager) out += fmt::format("  hybrid KV-cache manager: {}\n", a.hybrid_manager_why);
     if (a.other_manager_bytes_per_token) {
-        out += fmt::format("  with the hybrid manager {}: {} cache bytes per token{}\n", *a.hybrid_manager ? "off" : "on",
-                           bytes_text(*a.other_manager_bytes_per_token),
-                           a.other_manager_tokens
-                               ? fmt::format(", \"GPU KV cache size: {} tokens\", maximum concurrency {:.2f}x",
-                                             group_thousands(*a.other_manager_tokens),
-                                             a.other_manager_concurrency.value_or(0))
-                               : "");
+        out += fmt::format(
+            "  with the hybrid manager {}: {} cache bytes per token{}\n", *a.hybrid_manager ? "off" : "on",
+            bytes_text(*a.other_manager_bytes_per_token),
+            a.other_manager_tokens
+                ? fmt::format(", \"GPU KV cache size: {} tokens\", maximum concurrency {:.2f}x",
+                              group_thousands(*a.other_manager_tokens), a.other_manager_concurrency.value_or(0))
+                : "");
     }
     if (a.engine == Engine::vllm) {
         out += fmt::format("  block size: {} tokens; one request of {} tokens takes:\n", a.block_size,
                            group_thousands(a.context));
     }
     for (const auto& p : a.parts) {
-        out += fmt::format("    {:<16} {:>22} bytes  ({})\n", std::string(name_of(p.kind)), bytes_text(p.bytes()),
-                           p.how);
+        out +=
+            fmt::format("    {:<16} {:>22} bytes  ({})\n", std::string(name_of(p.kind)), bytes_text(p.bytes()), p.how);
     }
     out += fmt::format("  cache bytes per token: {} in the engine, {} in the textbook\n",
                        bytes_text(a.engine_bytes_per_token), bytes_text(a.textbook_bytes_per_token));

@@ -26,8 +26,8 @@ std::int64_t heads_per_card(std::int64_t heads, std::int64_t tp) {
 
 }  // namespace
 
-SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::int64_t tokens,
-                                  std::int64_t page_size, std::int64_t gpus) {
+SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::int64_t tokens, std::int64_t page_size,
+                                  std::int64_t gpus) {
     refuse_unmodelled(m);
     if (dtype.block_values != 1) throw EngineError(fmt::format("SGLang keeps no '{}' cache", dtype.name));
     SglangPoolBytes out;

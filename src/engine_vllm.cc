@@ -58,9 +58,10 @@ std::int64_t heads_per_card(std::int64_t heads, std::int64_t tp) {
 /// vLLM's dtype for the cache: plain element types only.
 std::int64_t cache_bytes(const CacheDtype& d) {
     if (d.block_values != 1) {
-        throw EngineError(fmt::format("vLLM keeps no '{}' cache: its cache dtypes are auto (the model dtype), "
-                                      "bfloat16, float16 and fp8 kinds",
-                                      d.name));
+        throw EngineError(
+            fmt::format("vLLM keeps no '{}' cache: its cache dtypes are auto (the model dtype), "
+                        "bfloat16, float16 and fp8 kinds",
+                        d.name));
     }
     return d.block_bytes;
 }
@@ -158,8 +159,9 @@ Layout layout(const Model& m, const CacheDtype& dtype, const EngineSettings& s) 
     bool has_mamba = std::any_of(l.specs.begin(), l.specs.end(), [](const Spec& x) { return !x.attention(); });
     if (has_mamba) {
         if (!l.hybrid_manager) {
-            throw EngineError("vLLM cannot switch the hybrid manager off for a model with Mamba or linear-attention "
-                              "layers (unify_hybrid_kv_cache_specs fails)");
+            throw EngineError(
+                "vLLM cannot switch the hybrid manager off for a model with Mamba or linear-attention "
+                "layers (unify_hybrid_kv_cache_specs fails)");
         }
         if (l.attn_token_bytes == 0) {
             for (const auto& x : l.specs) {
@@ -273,7 +275,8 @@ bool vllm_hybrid_manager(const Model& m, const EngineSettings& s, std::string* w
     bool chunked = m.sliding && m.sliding->kind == WindowKind::chunked;
     if (chunked && !s.version.empty() && !vllm_version_before(s.version, "0.10.1") &&
         vllm_version_before(s.version, "0.12")) {
-        say(fmt::format("off: vLLM {} switches it off for chunked local attention unless "
+        say(
+            fmt::format("off: vLLM {} switches it off for chunked local attention unless "
                         "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (default 0 from vllm-project/vllm pull "
                         "21761)",
                         s.version));
@@ -313,15 +316,17 @@ VllmPool vllm_pool(const Model& m, const CacheDtype& dtype, const EngineSettings
         p.group_size = total_layers;
         p.num_blocks = available / page_sum;
         std::int64_t need = 0;
-        for (const auto& x : l.specs) need = checked_add(need, checked_mul(max_memory(x, mml, s.max_num_batched_tokens), x.layers));
+        for (const auto& x : l.specs)
+            need = checked_add(need, checked_mul(max_memory(x, mml, s.max_num_batched_tokens), x.layers));
         per_request_blocks = cdiv(need, page_sum);
     } else {
         std::int64_t page = l.specs.front().page();
         for (const auto& x : l.specs) {
             if (x.page() != page) {
-                throw EngineError(fmt::format("the layer types' pages differ ({} and {} bytes): kvcat does not model "
-                                              "vLLM's page unification for this model",
-                                              page, x.page()));
+                throw EngineError(
+                    fmt::format("the layer types' pages differ ({} and {} bytes): kvcat does not model "
+                                "vLLM's page unification for this model",
+                                page, x.page()));
             }
         }
         std::int64_t smallest = l.specs.front().layers, largest = smallest;
@@ -411,8 +416,8 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
             p.k_type = l.conv_dtype;
             p.v_type = l.ssm_dtype;
             p.cells = 1;
-            p.how = fmt::format("{} layers, conv state in {}, recurrent state in {}", x.layers, l.conv_dtype,
-                                l.ssm_dtype);
+            p.how =
+                fmt::format("{} layers, conv state in {}, recurrent state in {}", x.layers, l.conv_dtype, l.ssm_dtype);
             StateElements e = fixed_state_elements(m, tp);
             p.k_bytes = e.conv * Rational(l.conv_bytes);
             p.v_bytes = e.recurrent * Rational(l.ssm_bytes);
@@ -420,10 +425,12 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
         }
         a.parts.push_back(p);
     }
-    // Every figure is one card's, as vLLM plans each worker's pool; the textbook's is split evenly.
+    // Every figure is one card's, as vLLM plans each worker's pool; the textbook's is split evenly
+    // over the cards, except an MLA latent, which every card keeps whole.
+    Rational split = m.mla && m.variant == AttentionVariant::mla ? Rational(1) : Rational(tp);
     a.engine_bytes_per_token = grows_per_token;
-    a.textbook_bytes_per_token = growing_kv_bytes_per_token(m, dtype) / Rational(tp);
-    a.textbook_kv_bytes = kv_cache_bytes(m, dtype, mml) / Rational(tp);
+    a.textbook_bytes_per_token = growing_kv_bytes_per_token(m, dtype) / split;
+    a.textbook_kv_bytes = kv_cache_bytes(m, dtype, mml) / split;
     a.textbook_state_bytes = fixed_state_bytes(m) / Rational(tp);
     a.per_card = tp > 1;
     if (s.available_bytes) {
@@ -484,10 +491,10 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
         std::int64_t state_page = l.mamba_state_bytes / m.linear->layers;
         std::int64_t padded = checked_mul(l.block_size, l.attn_token_bytes);
         if (padded > state_page) {
-            a.differences.push_back({"state page padded", fmt::format("each state page is padded from {} to {} bytes "
-                                                                      "to match the attention page",
-                                                                      group_thousands(state_page),
-                                                                      group_thousands(padded))});
+            a.differences.push_back(
+                {"state page padded", fmt::format("each state page is padded from {} to {} bytes "
+                                                  "to match the attention page",
+                                                  group_thousands(state_page), group_thousands(padded))});
         }
         if (a.state_bytes != a.textbook_state_bytes) {
             a.differences.push_back(
@@ -499,13 +506,14 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
         }
     }
     if (sparse_mla_fp8(m, dtype)) {
-        a.differences.push_back({"fp8_ds_mla", "an fp8 cache of a sparse-MLA model is stored as fp8_ds_mla: 656 bytes "
-                                               "per token per layer (512 fp8 values, 4 float32 scales, 64 bf16 rope "
-                                               "values), not 576 (kv_cache_interface.py, models/config.py)"});
+        a.differences.push_back({"fp8_ds_mla",
+                                 "an fp8 cache of a sparse-MLA model is stored as fp8_ds_mla: 656 bytes "
+                                 "per token per layer (512 fp8 values, 4 float32 scales, 64 bf16 rope "
+                                 "values), not 576 (kv_cache_interface.py, models/config.py)"});
     }
     if (m.kv_heads && tp > *m.kv_heads) {
-        a.differences.push_back({"KV heads repeated", fmt::format("{} cards for {} KV heads: each card keeps one head",
-                                                                  tp, *m.kv_heads)});
+        a.differences.push_back(
+            {"KV heads repeated", fmt::format("{} cards for {} KV heads: each card keeps one head", tp, *m.kv_heads)});
     }
     return a;
 }

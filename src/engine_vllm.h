@@ -41,14 +41,13 @@ struct VllmPool {
     std::int64_t groups = 0;      ///< KV cache groups (1 for a uniform model)
     std::int64_t group_size = 0;  ///< layers per group
     std::int64_t num_blocks = 0;
-    std::int64_t tokens = 0;   ///< "GPU KV cache size: N tokens", as the version prints it
+    std::int64_t tokens = 0;     ///< "GPU KV cache size: N tokens", as the version prints it
     double max_concurrency = 0;  ///< "Maximum concurrency for N tokens per request", as computed
     bool hybrid_manager = true;
 };
 
 /// The pool for an available memory of `available` bytes. Throws EngineError.
-VllmPool vllm_pool(const Model& model, const CacheDtype& dtype, const EngineSettings& settings,
-                   std::int64_t available);
+VllmPool vllm_pool(const Model& model, const CacheDtype& dtype, const EngineSettings& settings, std::int64_t available);
 
 /// Whether vLLM's hybrid manager is on for this model and these settings, and why.
 bool vllm_hybrid_manager(const Model& model, const EngineSettings& settings, std::string* why);

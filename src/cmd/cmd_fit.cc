@@ -273,7 +273,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "  kvcat fit --model models/deepseek-v3 --accelerator accelerators/nvidia-h200 --gpus 8 \\\n"
         "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
-        "  kvcat fit --model llama-4-scout --accelerator nvidia-h100-sxm --weight-quant fp8 --kv-dtype bf16 \\\n"
+        "  kvcat fit --model llama-4-scout --accelerator nvidia-h200 --weight-quant fp8 --kv-dtype bf16 \\\n"
         "            --engine vllm --engine-version 0.10.1.1 --max-model-len 131072\n"
         "  kvcat fit --model qwen3.6-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype f16 \\\n"
         "            --engine llama.cpp --ctx-size 262144 --parallel 4 --kv-unified\n"

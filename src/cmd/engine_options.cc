@@ -19,8 +19,12 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->group(group);
     sub.add_flag("--kv-unified", o.kv_unified, "llama.cpp --kv-unified: one cache stream for every sequence")
         ->group(group);
-    sub.add_option("--ubatch", o.ubatch, "llama.cpp -ub")->check(CLI::PositiveNumber)->capture_default_str()->group(group);
-    sub.add_flag("--swa-full", o.swa_full, "llama.cpp --swa-full: sliding layers get the full-size cache")->group(group);
+    sub.add_option("--ubatch", o.ubatch, "llama.cpp -ub")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str()
+        ->group(group);
+    sub.add_flag("--swa-full", o.swa_full, "llama.cpp --swa-full: sliding layers get the full-size cache")
+        ->group(group);
     sub.add_option("--v-dtype", o.v_dtype, "llama.cpp -ctv when V's type differs from K's (--kv-dtype)")->group(group);
     sub.add_option("--block-size", o.block_size, "vLLM --block-size (16 when not set)")
         ->check(CLI::PositiveNumber)
