@@ -21,6 +21,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 
 #include "catalog_sql.h"
 #include "content_hash.h"
@@ -28,6 +29,7 @@
 #include "kv_math.h"
 #include "physics.h"
 #include "records_root.h"
+#include "replace_file.h"
 #include "rules/rules.h"
 #include "vocabulary.h"
 #include "weight_quant.h"
@@ -85,35 +87,24 @@ bool pid_alive(long pid) {
     return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
-/// Removes temporary files left by builds that were killed.
+/// Removes temporary files left by builds that were killed: only regular files whose name is
+/// exactly the form this writer makes (own_temporary_pid), never a folder, a link or a
+/// look-alike such as `kvcat.db.tmp-notes`.
 void remove_stale_temporaries(const fs::path& db_path) {
     fs::path dir = db_path.parent_path().empty() ? fs::path(".") : db_path.parent_path();
     std::string prefix = db_path.filename().string() + ".tmp-";
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) != 0) continue;
-        std::string rest = name.substr(prefix.size());
-        long pid = std::strtol(rest.substr(0, rest.find('-')).c_str(), nullptr, 10);
+        long pid = own_temporary_pid(name, prefix);
+        if (pid == 0) continue;
+        std::error_code sec;
+        if (!it->is_regular_file(sec) || it->is_symlink(sec)) continue;
         if (pid_alive(pid) && pid != static_cast<long>(::getpid())) continue;  // another build is running
         std::error_code rec;
         fs::remove(it->path(), rec);
         spdlog::debug("removed a leftover temporary file {}", it->path().string());
     }
-}
-
-void fsync_path(const fs::path& path, bool directory) {
-    int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-    if (fd < 0) {
-        if (directory) return;  // some filesystems do not allow it; the rename is still atomic
-        throw CatalogError(fmt::format("cannot open {} to sync it: {}", path.string(), std::strerror(errno)));
-    }
-    if (::fsync(fd) != 0 && !directory) {
-        int err = errno;
-        ::close(fd);
-        throw CatalogError(fmt::format("cannot sync {}: {}", path.string(), std::strerror(err)));
-    }
-    ::close(fd);
 }
 
 /// The figures kvcat works out for a row beside the ones it states.
@@ -464,10 +455,15 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
         }
     }
     remove_stale_temporaries(db_path_);
-    tmp_path_ = db_path_;
-    tmp_path_ += fmt::format(".tmp-{}-{}", ::getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
     try {
-        db_ = std::make_unique<SQLite::Database>(tmp_path_.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        file_ = std::make_unique<ReplacementFile>(db_path_, fmt::format(".tmp-{}-", ::getpid()));
+    } catch (const ReplaceError& e) {
+        throw CatalogError(e.what());
+    }
+    tmp_path_ = file_->path();
+    try {
+        // The file was created new and empty; SQLite opens that very name and no link.
+        db_ = std::make_unique<SQLite::Database>(tmp_path_.string(), SQLite::OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
         // The file is private until the rename, so no journal is needed: a failure discards it.
         db_->exec("PRAGMA journal_mode = OFF");
         db_->exec("PRAGMA synchronous = OFF");
@@ -489,7 +485,7 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
         file_insert_ = std::make_unique<SQLite::Statement>(*db_, kFiles.insert_sql());
     } catch (...) {
         abandon();
-        fs::remove(tmp_path_, ec);
+        file_.reset();  // removes the new file
         throw;
     }
 }
@@ -497,8 +493,7 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
 CatalogWriter::~CatalogWriter() {
     if (committed_) return;
     abandon();
-    std::error_code ec;
-    fs::remove(tmp_path_, ec);
+    file_.reset();
 }
 
 void CatalogWriter::abandon() noexcept {
@@ -757,9 +752,11 @@ BuildStats CatalogWriter::commit() {
     transaction_.reset();
     if (has_previous_) db_->exec("DETACH DATABASE previous");
     db_.reset();
-    fsync_path(tmp_path_, false);
-    fs::rename(tmp_path_, db_path_);
-    fsync_path(db_path_.parent_path().empty() ? fs::path(".") : db_path_.parent_path(), true);
+    try {
+        file_->commit();  // sync, the replaced catalog's mode, rename, sync the folder
+    } catch (const ReplaceError& e) {
+        throw CatalogError(e.what());
+    }
     committed_ = true;
     return stats_;
 }

@@ -29,6 +29,7 @@
 
 #include "catalog.h"
 #include "lint.h"
+#include "replace_file.h"
 
 namespace SQLite {
 class Database;
@@ -77,6 +78,7 @@ class CatalogWriter : public RecordSink {
     void abandon() noexcept;  ///< closes the database without committing
 
     std::filesystem::path db_path_;
+    std::unique_ptr<ReplacementFile> file_;  ///< the new catalog until it is renamed into place
     std::filesystem::path tmp_path_;
     std::unique_ptr<SQLite::Database> db_;
     std::unique_ptr<SQLite::Transaction> transaction_;  ///< the whole build; destroyed before db_

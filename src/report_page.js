@@ -15,12 +15,17 @@
     return node;
   }
 
-  // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+  // RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. A text
+  // that begins with = + - @, a tab or a CR gets a leading ' so that a spreadsheet reads it
+  // as text, not as a formula (OWASP, "CSV Injection"); `kvcat report --no-formula-guard`
+  // turns that off. Numbers are never changed.
   function csv(rows) {
     if (rows.length === 0) return '';
     const columns = Object.keys(rows[0]);
+    const guard = content.formula_guard !== false;
     const field = (v) => {
-      const s = v === null || v === undefined ? '' : String(v);
+      let s = v === null || v === undefined ? '' : String(v);
+      if (guard && typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = "'" + s;
       return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
     };
     const lines = [columns.map(field).join(',')];
@@ -39,11 +44,18 @@
     return a;
   }
 
-  // Only a relative path or an http(s) address becomes a link; anything else stays text.
+  // Only a relative path or an http(s) address becomes a link; anything else stays text. It
+  // is decided on the text the browser's URL parser reads (leading and trailing C0 controls
+  // and spaces stripped, tabs and line breaks dropped), so "java<TAB>script:" is the scheme
+  // it is; kvcat percent-encodes its own links, so one holding a control or a backslash, or
+  // starting with '/' (the disk's root, or '//' another host), is not kvcat's.
   function safeHref(href) {
-    if (typeof href !== 'string' || href === '') return null;
-    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(href);
-    return !scheme || /^https?$/i.test(scheme[1]) ? href : null;
+    if (typeof href !== 'string' || /[\u0000-\u001f\u007f\\]/.test(href)) return null;
+    const url = href.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+    if (url === '') return null;
+    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
+    if (scheme) return /^https?$/i.test(scheme[1]) ? url : null;
+    return url.startsWith('/') ? null : url;
   }
 
   function header() {

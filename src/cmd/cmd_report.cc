@@ -11,6 +11,7 @@
 #include "cmd/write_file.h"
 #include "filter.h"
 #include "lint.h"
+#include "record_link.h"
 #include "report.h"
 #include "report_page.h"
 
@@ -26,6 +27,7 @@ struct ReportOptions {
     std::string title = "kvcat report";
     std::string link_base;
     std::vector<std::string> filters;
+    bool no_formula_guard = false;
 };
 
 /// Every column of kv_rows that this kvcat can name in a filter, in the catalog's order: a
@@ -87,20 +89,30 @@ RecordSet reference_records(const std::string& records) {
 }
 
 /// Links from the page to the record files: under --link-base when given (a repository's
-/// web view), else relative to where the page is written, so they work from a disk.
+/// web view), else relative to where the page is written, so they work from a disk. A file
+/// name is percent-encoded and a link that is not safe (record_link.h) is left out.
 std::function<std::string(const std::string&)> record_links(const ReportOptions& o) {
+    auto checked = [](std::string link) { return is_safe_link(link) ? link : std::string(); };
     if (!o.link_base.empty()) {
         std::string base = o.link_base;
         if (!base.ends_with('/')) base += '/';
-        return [base](const std::string& file) { return base + fs::path(file).lexically_normal().generic_string(); };
+        return [base, checked](const std::string& file) {
+            return checked(base + percent_encode_path(fs::path(file).lexically_normal().generic_string()));
+        };
     }
     fs::path page_dir = o.out == "-" ? fs::current_path() : fs::absolute(o.out).parent_path();
-    return [page_dir](const std::string& file) {
-        return fs::absolute(file).lexically_normal().lexically_relative(page_dir).generic_string();
+    return [page_dir, checked](const std::string& file) {
+        return checked(
+            percent_encode_path(fs::absolute(file).lexically_normal().lexically_relative(page_dir).generic_string()));
     };
 }
 
 int run_report(const ReportOptions& o) {
+    if (!o.link_base.empty() && !is_safe_link(o.link_base)) {
+        spdlog::error("--link-base {}: a link base is an http: or https: address or a relative path",
+                      nlohmann::json(o.link_base).dump());
+        return ExitCode::failure;
+    }
     QuerySpec spec;
     for (const auto& f : o.filters) spec.filters.push_back(parse_filter(f));
     if (int code = ensure_fresh_catalog(o.common.db, o.common.records); code != ExitCode::ok) return code;
@@ -118,6 +130,7 @@ int run_report(const ReportOptions& o) {
     input.title = o.title;
     input.generated_by = fmt::format("kvcat {}", KVCAT_VERSION);
     nlohmann::json content = report_content(input);
+    content["formula_guard"] = !o.no_formula_guard;  // the page's CSV downloads (report_page.js)
     for (const auto& note : content["notes"]) spdlog::info("{}", note.get<std::string>());
     std::string page = report_html(content);
     if (o.out == "-") {
@@ -145,6 +158,9 @@ void setup_report(CLI::App& app, int& exit_code) {
     sub->add_option("--link-base", o->link_base,
                     "Link each row to BASE/<its record file> (a repository's web view) instead of "
                     "the file on disk");
+    sub->add_flag("--no-formula-guard", o->no_formula_guard,
+                  "The page's CSV downloads: write a text that begins with = + - @ (or a tab or CR) as stored, "
+                  "without the ' that keeps a spreadsheet from running it as a formula");
     sub->add_option("filters", o->filters,
                     "column OP value, as for query: only these rows, their models and accelerators");
     sub->footer(

@@ -1,9 +1,13 @@
 #include "cmd/write_file.h"
 
-#include <fstream>
 #include <system_error>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include "hidden_text.h"
+#include "replace_file.h"
+#include "yaml_loader.h"
 
 namespace kvcat::cmd {
 
@@ -11,30 +15,39 @@ namespace fs = std::filesystem;
 
 bool write_whole_file(const fs::path& path, const std::string& text, bool force) {
     std::error_code ec;
-    if (fs::exists(path, ec) && !force) {
+    // symlink_status: a link, dangling or not, is an existing entry (refused below even with --force).
+    if (fs::exists(fs::symlink_status(path, ec)) && !force) {
         spdlog::error("{} exists; give --force to replace it", path.string());
         return false;
     }
-    if (path.has_parent_path() && !fs::is_directory(path.parent_path(), ec)) {
-        spdlog::error("{}: the folder {} does not exist", path.string(), path.parent_path().string());
+    try {
+        replace_file(path, text);
+    } catch (const ReplaceError& e) {
+        spdlog::error("{}", e.what());
         return false;
     }
-    fs::path tmp = path;
-    tmp += ".kvcat-tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f << text;
-        f.flush();
-        if (!f) {
-            spdlog::error("cannot write {}", tmp.string());
-            fs::remove(tmp, ec);
-            return false;
+    return true;
+}
+
+bool generated_record_is_printable(const std::string& text, const std::string& source) {
+    LoadedYaml loaded = load_yaml("record", text);
+    for (const auto& d : loaded.diagnostics) {
+        if (d.rule != "yaml-encoding") continue;
+        // The key is what the line starts with: "engine_version: ..." or "  - name: ...".
+        std::size_t start = 0;
+        for (int line = 1; line < d.pos.line && start != std::string::npos; ++line) {
+            start = text.find('\n', start);
+            if (start != std::string::npos) ++start;
         }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        spdlog::error("cannot write {}: {}", path.string(), ec.message());
-        fs::remove(tmp, ec);
+        std::string line = start == std::string::npos ? "" : text.substr(start, text.find('\n', start) - start);
+        std::string key = line.substr(0, line.find(':'));
+        key.erase(0, key.find_first_not_of(" -"));
+        std::string what = d.message.substr(0, d.message.find(';'));  // "the control character U+001B in a value"
+        what = what.substr(0, what.find(" in a "));
+        spdlog::error("{}: the record would hold {} in {} (line {}); kvcat writes no control character into a record",
+                      escape_for_terminal(source), what,
+                      key.empty() || key.size() == line.size() ? "a value" : "the value of " + escape_for_terminal(key),
+                      d.pos.line);
         return false;
     }
     return true;
