@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -126,7 +127,45 @@ bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why)
     }
 }
 
-int authorize(void*, int action, const char* arg1, const char* arg2, const char*, const char*) {
+/// The SQL functions a read-only statement may call: SQLite's core scalar, aggregate,
+/// window, date and time, math and JSON functions. Anything else (fts3_tokenizer, which
+/// hands out and takes native pointers; load_extension; the shell's readfile, writefile and
+/// edit; whatever a build of SQLite adds) is refused, named in the error.
+constexpr std::array<std::string_view, 114> kReaderFunctions = {
+    // core scalar functions
+    "abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "ifnull", "iif", "instr", "length",
+    "like", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif", "octet_length", "printf", "quote",
+    "random", "replace", "round", "rtrim", "sign", "sqlite_version", "substr", "substring", "trim", "typeof", "unhex",
+    "unicode", "unlikely", "upper", "changes", "total_changes", "last_insert_rowid",
+    // aggregates
+    "avg", "count", "group_concat", "string_agg", "sum", "total",
+    // window functions
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value",
+    "last_value", "nth_value",
+    // date and time
+    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", "current_date", "current_time",
+    "current_timestamp",
+    // math
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees", "exp",
+    "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh", "sqrt", "tan", "tanh",
+    "trunc",
+    // JSON, and its -> and ->> operators, which SQLite runs as functions
+    "json", "json_array", "json_array_length", "json_error_position", "json_extract", "json_insert", "json_object",
+    "json_patch", "json_remove", "json_replace", "json_set", "json_type", "json_valid", "json_quote",
+    "json_group_array", "json_group_object", "->", "->>"};
+
+bool is_reader_function(std::string_view name) {
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(kReaderFunctions.begin(), kReaderFunctions.end(), lower) != kReaderFunctions.end();
+}
+
+/// What the authorizer refused last, for the error message.
+struct Refusal {
+    std::string function;
+};
+
+int authorize(void* data, int action, const char* arg1, const char* arg2, const char*, const char*) {
     switch (action) {
         case SQLITE_SELECT:
         case SQLITE_READ:
@@ -134,10 +173,9 @@ int authorize(void*, int action, const char* arg1, const char* arg2, const char*
             return SQLITE_OK;
         case SQLITE_FUNCTION: {
             std::string_view name = arg2 ? arg2 : "";
-            if (name == "load_extension" || name == "readfile" || name == "writefile" || name == "edit") {
-                return SQLITE_DENY;
-            }
-            return SQLITE_OK;
+            if (is_reader_function(name)) return SQLITE_OK;
+            if (data) static_cast<Refusal*>(data)->function = std::string(name);
+            return SQLITE_DENY;
         }
         case SQLITE_PRAGMA: {
             // Reading pragmas that describe the schema are allowed; none that sets a value.
@@ -153,6 +191,21 @@ int authorize(void*, int action, const char* arg1, const char* arg2, const char*
             return SQLITE_DENY;
     }
 }
+
+/// Holds SQLite's heap to a limit while a statement runs, and puts the previous limit back.
+class HeapLimit {
+  public:
+    explicit HeapLimit(std::size_t bytes)
+        : previous_(bytes > 0 ? sqlite3_hard_heap_limit64(static_cast<sqlite3_int64>(bytes)) : -1) {}
+    HeapLimit(const HeapLimit&) = delete;
+    HeapLimit& operator=(const HeapLimit&) = delete;
+    ~HeapLimit() {
+        if (previous_ >= 0) sqlite3_hard_heap_limit64(previous_);
+    }
+
+  private:
+    sqlite3_int64 previous_;
+};
 
 struct Deadline {
     std::chrono::steady_clock::time_point at;
@@ -321,7 +374,13 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
     sqlite3_db_config(raw, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
     sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
     sqlite3_exec(raw, "PRAGMA query_only = ON", nullptr, nullptr, nullptr);
-    sqlite3_set_authorizer(raw, authorize, nullptr);
+    HeapLimit heap(limits.max_memory_bytes);
+    if (limits.max_memory_bytes > 0) {
+        // Sorts and temporary tables in memory, inside the heap limit, not in /var/tmp.
+        sqlite3_exec(raw, "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
+    }
+    Refusal refusal;
+    sqlite3_set_authorizer(raw, authorize, &refusal);
     Deadline deadline;
     auto ends = limits.deadline();
     auto past_time_limit = [&] {
@@ -346,6 +405,12 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
     const char* tail = nullptr;
     int rc = sqlite3_prepare_v2(raw, sql.c_str(), static_cast<int>(sql.size()), &stmt, &tail);
     std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> guard(stmt, sqlite3_finalize);
+    if (rc != SQLITE_OK && !refusal.function.empty()) {  // SQLite says "not authorized to use function"
+        throw CatalogError(
+            fmt::format("the function {}() may not run here: a read-only statement may call SQLite's core, aggregate, "
+                        "window, date, math and JSON functions",
+                        refusal.function));
+    }
     if (rc == SQLITE_AUTH || (rc != SQLITE_OK && sqlite3_errcode(raw) == SQLITE_AUTH)) {
         throw CatalogError(
             "the catalog is read-only here: only SELECT (and schema-reading PRAGMAs) may run; writes, ATTACH, "
@@ -390,6 +455,12 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
         if (rc == SQLITE_DONE) break;
         if (rc != SQLITE_ROW) {
             if (rc == SQLITE_INTERRUPT) throw past_time_limit();
+            if (rc == SQLITE_NOMEM || sqlite3_errcode(raw) == SQLITE_NOMEM) {
+                throw CatalogError(fmt::format(
+                    "the statement needs more than the {} MiB of memory a read-only statement may use; narrow it "
+                    "with WHERE or LIMIT",
+                    limits.max_memory_bytes >> 20));
+            }
             if (rc == SQLITE_TOOBIG || sqlite3_errcode(raw) == SQLITE_TOOBIG) {
                 throw CatalogError(fmt::format(
                     "a value would be larger than the limit of {} bytes on a single value (--max-value-bytes)",

@@ -91,10 +91,20 @@ struct QueryLimits {
     std::size_t max_value_bytes = 0;
     /// The most bytes the whole result may hold (its text, and each cell's own size); 0: no limit.
     std::size_t max_result_bytes = 0;
+    /// The most bytes SQLite's heap may hold while the statement runs (sorts and temporary
+    /// tables are kept in memory, inside it); 0: no limit.
+    std::size_t max_memory_bytes = 0;
 
     /// When the time is up, if there is a limit.
     std::optional<std::chrono::steady_clock::time_point> deadline() const;
 };
+
+/// What query and sql give a statement unless told otherwise: ten seconds to run, and SQLite's
+/// heap held to 512 MiB (a recursive CTE neither runs forever nor fills the disk).
+inline constexpr std::chrono::milliseconds kDefaultStatementTimeout{10000};
+inline constexpr std::size_t kReadOnlyMemoryBytes = std::size_t{512} << 20;
+/// The most bytes query keeps of an answer (and of its rendering).
+inline constexpr std::size_t kQueryMaxOutputBytes = std::size_t{256} << 20;
 
 /// Runs one read-only statement. Throws CatalogError with a clear message otherwise.
 Table run_read_only(const std::filesystem::path& db_path, const std::string& sql,

@@ -212,7 +212,8 @@ std::string squeezed(std::string_view text) {
 }
 
 /// The index of the prose-arithmetic ignore naming the claim found at `pos`, if any. A claim
-/// is named by its text as the record writes it, or by a passage containing it.
+/// is named by its whole text as the record writes it (runs of white space aside): never by a
+/// piece of it, or `claim: "="` would silence every claim of the record.
 std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<LocatedClaim>& claims, const Position& pos) {
     for (const auto& located : claims) {
         if (located.pos.line != pos.line || located.pos.column != pos.column) continue;
@@ -221,9 +222,7 @@ std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<Locat
             const LintIgnore& ig = r.kv->lint_ignore[k];
             if (ig.rule != "prose-arithmetic" || ig.claim.empty() || ig.reason.empty()) continue;
             std::string named = squeezed(ig.claim);
-            if (!named.empty() && (text.find(named) != std::string::npos || named.find(text) != std::string::npos)) {
-                return k;
-            }
+            if (!named.empty() && named == text) return k;
         }
     }
     return std::nullopt;
@@ -283,7 +282,7 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
             } else if (!used_claims.count(k)) {
                 findings.push_back(diag::ignore_problem(
                     pos, fmt::format("lint_ignore for the claim \"{}\" silences nothing: no wrong claim of this record "
-                                     "reads so",
+                                     "reads exactly so (a claim is named whole)",
                                      squeezed(ig.claim))));
             }
             continue;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hidden_text.h"
+
 namespace kvcat {
 
 namespace {
@@ -184,9 +186,13 @@ std::size_t shared_prefix(const Table& t, std::size_t c) {
     return prefix;
 }
 
-/// Gives the caller its look before each row (see RenderOptions::each_row).
-void next_row(const RenderOptions& options) {
+/// Gives the caller its look before each row (see RenderOptions::each_row), and stops a
+/// rendering that has grown past RenderOptions::max_bytes.
+void next_row(const RenderOptions& options, std::size_t written = 0) {
     if (options.each_row) options.each_row();
+    if (options.max_bytes > 0 && written > options.max_bytes) {
+        throw RenderTooLarge(fmt::format("the answer is larger than the output limit of {} bytes", options.max_bytes));
+    }
 }
 
 /// The table as text cells ready to align: headers, cells, and which columns are numbers.
@@ -199,6 +205,9 @@ struct Shaped {
 Shaped shape(const Table& t, const RenderOptions& options) {
     Shaped s;
     s.header = t.columns;
+    if (options.readable) {
+        for (auto& h : s.header) h = escape_for_terminal(h);
+    }
     s.numeric.assign(t.columns.size(), false);
     std::vector<std::size_t> prefix(t.columns.size(), 0);
     if (options.readable && t.rows.size() > 1) {
@@ -216,7 +225,7 @@ Shaped shape(const Table& t, const RenderOptions& options) {
             std::string text = readable_text(row[c], unit_of(options, t.columns[c]), false);
             if (auto nl = text.find_first_of("\r\n"); nl != std::string::npos) text = text.substr(0, nl) + kEllipsis;
             if (prefix[c] && std::holds_alternative<std::string>(row[c])) text = text.substr(prefix[c]);
-            line.push_back(std::move(text));
+            line.push_back(escape_for_terminal(text));  // shown on a terminal, never obeyed
         }
         s.cells.push_back(std::move(line));
     }
@@ -417,7 +426,7 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     }
     out += '\n';
     for (const auto& line : s.cells) {
-        next_row(options);
+        next_row(options, out.size());
         for (std::size_t c = 0; c < line.size() && c < kept; ++c) {
             if (c) out += "  ";
             out += pad(cut_middle(line[c], widths[c], heads[c]), widths[c], s.numeric[c]);
@@ -440,7 +449,7 @@ std::string render_vertical(const Table& t, const RenderOptions& options) {
     for (const auto& c : t.columns) name_width = std::max(name_width, display_width(c));
     std::string out;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
-        next_row(options);
+        next_row(options, out.size());
         std::string title = fmt::format("-[ row {} ]", r + 1);
         out += title + std::string(name_width + 3 > title.size() ? name_width + 3 - title.size() : 0, '-') + "\n";
         const auto& row = t.rows[r];
@@ -448,14 +457,15 @@ std::string render_vertical(const Table& t, const RenderOptions& options) {
             std::string value = options.readable ? readable_text(row[c], unit_of(options, t.columns[c]), true)
                                                  : (std::holds_alternative<std::monostate>(row[c]) ? std::string("-")
                                                                                                    : cell_text(row[c]));
-            std::string name = t.columns[c];
-            name += std::string(name_width - display_width(name), ' ');
+            std::string name = options.readable ? escape_for_terminal(t.columns[c]) : t.columns[c];
+            name += std::string(name_width > display_width(name) ? name_width - display_width(name) : 0, ' ');
             std::size_t start = 0;
             bool first = true;
             while (true) {
                 std::size_t nl = value.find('\n', start);
                 std::string part = value.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
                 if (!part.empty() && part.back() == '\r') part.pop_back();
+                if (options.readable) part = escape_for_terminal(part);
                 std::string line = (first ? name : std::string(name_width, ' ')) + " | " + part;
                 while (!line.empty() && line.back() == ' ') line.pop_back();
                 out += line + "\n";
@@ -508,7 +518,16 @@ std::string cell_text(const Cell& cell) {
     return std::get<std::string>(cell);
 }
 
-std::string render_table(const Table& t, TableFormat format, const RenderOptions& options) {
+std::string formula_guarded(std::string text) {
+    if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos) {
+        text.insert(text.begin(), '\'');
+    }
+    return text;
+}
+
+namespace {
+
+std::string render_any(const Table& t, TableFormat format, const RenderOptions& options) {
     switch (format) {
         case TableFormat::table:
             return wants_vertical(t, options) ? render_vertical(t, options) : render_aligned(t, options);
@@ -519,16 +538,20 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             char sep = format == TableFormat::csv ? ',' : '\t';
             const char* eol = format == TableFormat::csv ? "\r\n" : "\n";  // RFC 4180 uses CRLF
             std::string out;
+            auto text_of = [&](const std::string& text) {
+                return csv_field(options.formula_guard ? formula_guarded(text) : text, sep);
+            };
             for (std::size_t c = 0; c < t.columns.size(); ++c) {
                 if (c) out += sep;
-                out += csv_field(t.columns[c], sep);
+                out += text_of(t.columns[c]);
             }
             out += eol;
             for (const auto& row : t.rows) {
-                next_row(options);
+                next_row(options, out.size());
                 for (std::size_t c = 0; c < row.size(); ++c) {
                     if (c) out += sep;
-                    out += csv_field(cell_text(row[c]), sep);
+                    out += std::holds_alternative<std::string>(row[c]) ? text_of(std::get<std::string>(row[c]))
+                                                                       : csv_field(cell_text(row[c]), sep);
                 }
                 out += eol;
             }
@@ -541,7 +564,7 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             // indented by two spaces, "," between them, "]" ("[]" when empty).
             std::string out = format == TableFormat::json ? (t.rows.empty() ? "[]" : "[\n") : "";
             for (std::size_t r = 0; r < t.rows.size(); ++r) {
-                next_row(options);
+                next_row(options, out.size());
                 const auto& row = t.rows[r];
                 nlohmann::ordered_json object = nlohmann::ordered_json::object();
                 for (std::size_t c = 0; c < row.size(); ++c) object[t.columns[c]] = cell_json(row[c]);
@@ -575,7 +598,7 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
             }
             out += "\n";
             for (const auto& row : t.rows) {
-                next_row(options);
+                next_row(options, out.size());
                 out += "|";
                 for (const auto& cell : row) {
                     out += ' ';
@@ -588,6 +611,16 @@ std::string render_table(const Table& t, TableFormat format, const RenderOptions
         }
     }
     return "";
+}
+
+}  // namespace
+
+std::string render_table(const Table& t, TableFormat format, const RenderOptions& options) {
+    std::string out = render_any(t, format, options);
+    if (options.max_bytes > 0 && out.size() > options.max_bytes) {  // the last row counts too
+        throw RenderTooLarge(fmt::format("the answer is larger than the output limit of {} bytes", options.max_bytes));
+    }
+    return out;
 }
 
 }  // namespace kvcat

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -34,7 +35,23 @@ struct RenderOptions {
     /// Called before each row in every pass over the rows; it may throw to stop the
     /// rendering (a command's time limit), and the exception leaves render_table.
     std::function<void()> each_row;
+    /// CSV and TSV: a text cell (or column name) that begins with =, +, -, @, a tab or a
+    /// carriage return is written after a ' so that a spreadsheet reads it as text, not as a
+    /// formula (OWASP, "CSV Injection"). Numbers are never changed. Off: cells as stored.
+    bool formula_guard = true;
+    /// The most bytes the rendered text may reach (checked before each row); past it,
+    /// render_table throws RenderTooLarge. 0: no limit.
+    std::size_t max_bytes = 0;
 };
+
+/// The rendered answer would pass RenderOptions::max_bytes.
+struct RenderTooLarge : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// `text` with a leading ' when it begins with a character a spreadsheet takes as the start
+/// of a formula (=, +, -, @, tab, carriage return); else unchanged.
+std::string formula_guarded(std::string text);
 
 /// Renders the whole table; `table` aligns columns and right-aligns numbers, NULL shows as "-".
 std::string render_table(const Table& table, TableFormat format, const RenderOptions& options = {});

@@ -33,7 +33,7 @@ Table columns_table() {
 
 int run_columns(const ColumnsOptions& options) {
     std::cout << render_table(columns_table(), *parse_table_format(options.common.format),
-                              stdout_render_options("--format vertical"));
+                              stdout_render_options("--format vertical", !options.common.no_formula_guard));
     std::cout.flush();
     if (!std::cout) {
         spdlog::error("cannot write to stdout");

@@ -134,7 +134,7 @@ int run_curve(const CurveOptions& o) {
         auto points = kv_curve(request);
         Table table = curve_table(request, points);
         if (engine) add_engine_columns(table, request, points, engine->first, engine->second);
-        RenderOptions shown = stdout_render_options("--format vertical");
+        RenderOptions shown = stdout_render_options("--format vertical", !o.common.no_formula_guard);
         shown.unit_of = curve_column_unit;  // kv_bytes is no kv_rows column, but bytes all the same
         std::cout << render_table(table, *format, shown);
     } catch (const std::exception& e) {

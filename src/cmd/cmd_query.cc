@@ -25,6 +25,7 @@ struct QueryOptions {
     std::string sort;
     bool descending = false;
     bool strict = false;
+    int timeout_ms = static_cast<int>(kDefaultStatementTimeout.count());
 };
 
 std::vector<std::string> split_columns(const std::string& text) {
@@ -107,10 +108,25 @@ int run_query(const QueryOptions& options) {
     auto format = parse_table_format(options.common.format);
     const Common& c = options.common;
     int code = ExitCode::ok;
+    QueryLimits limits;
+    if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);  // from its start
+    limits.max_result_bytes = kQueryMaxOutputBytes;
+    limits.max_memory_bytes = kReadOnlyMemoryBytes;
     auto table = read_fresh_catalog(
-        c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters); }, code, options.strict);
+        c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters, limits); }, code,
+        options.strict);
     if (!table) return code;
-    std::cout << render_table(*table, *format, stdout_render_options());
+    RenderOptions render = stdout_render_options("--columns or --format vertical", !c.no_formula_guard);
+    render.max_bytes = kQueryMaxOutputBytes;
+    std::string text;
+    try {
+        text = render_table(*table, *format, render);
+    } catch (const RenderTooLarge&) {
+        spdlog::error("the answer, written as {}, is larger than {} MiB; narrow it with filters or --columns", c.format,
+                      kQueryMaxOutputBytes >> 20);
+        return ExitCode::failure;
+    }
+    std::cout << text;
     std::cout.flush();
     explain_what_was_left_out(c.db, spec, table->rows.empty());
     return ExitCode::ok;
@@ -130,6 +146,9 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--desc", options->descending, "Sort descending");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
+    sub->add_option("--timeout", options->timeout_ms, "Stop the statement after this many milliseconds (0: never)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     sub->add_option("filters", options->filters,
                     "column OP value, OP one of = != > >= < <= ~ (glob); ANDed; a,b is either; null is no value "
                     "('column is null', 'column is not null' too)");

@@ -24,7 +24,7 @@ constexpr std::size_t kDefaultMaxOutputBytes = std::size_t{256} << 20;
 struct SqlOptions {
     Common common;
     std::string sql;
-    int timeout_ms = 0;
+    std::optional<int> timeout_ms;  ///< unset: kDefaultStatementTimeout for the statement alone
     std::size_t max_value_bytes = kDefaultMaxValueBytes;
     std::size_t max_output_bytes = kDefaultMaxOutputBytes;
     bool strict = false;
@@ -32,21 +32,31 @@ struct SqlOptions {
 
 int run_sql(const SqlOptions& options) {
     QueryLimits limits;
-    limits.started = std::chrono::steady_clock::now();  // the limit covers the whole command
-    if (options.timeout_ms > 0) limits.timeout = std::chrono::milliseconds(options.timeout_ms);
     limits.max_value_bytes = options.max_value_bytes;
     limits.max_result_bytes = options.max_output_bytes;
+    limits.max_memory_bytes = kReadOnlyMemoryBytes;
+    // --timeout N bounds the whole command, a rebuild included; without it the statement and
+    // its rendering get kDefaultStatementTimeout, counted when the statement starts.
+    int timeout_ms = options.timeout_ms.value_or(static_cast<int>(kDefaultStatementTimeout.count()));
+    if (timeout_ms > 0) limits.timeout = std::chrono::milliseconds(timeout_ms);
+    if (options.timeout_ms) limits.started = std::chrono::steady_clock::now();
     const Common& c = options.common;
     int code = ExitCode::ok;
-    auto deadline = limits.deadline();
     std::optional<CommandDeadline> command_deadline;
-    if (deadline) command_deadline = CommandDeadline{*deadline, options.timeout_ms};
+    if (options.timeout_ms && limits.deadline()) command_deadline = CommandDeadline{*limits.deadline(), timeout_ms};
     auto table = read_fresh_catalog(
-        c.db, c.records, [&] { return run_read_only(c.db, options.sql, {}, limits); }, code, options.strict,
-        command_deadline ? &*command_deadline : nullptr);
+        c.db, c.records,
+        [&] {
+            if (!options.timeout_ms) limits.started = std::chrono::steady_clock::now();
+            return run_read_only(c.db, options.sql, {}, limits);
+        },
+        code, options.strict, command_deadline ? &*command_deadline : nullptr);
     if (!table) return code;
+    auto deadline = limits.deadline();
     struct PastDeadline {};
-    RenderOptions render = stdout_render_options("--format vertical, or fewer columns in the SELECT");
+    RenderOptions render =
+        stdout_render_options("--format vertical, or fewer columns in the SELECT", !c.no_formula_guard);
+    render.max_bytes = options.max_output_bytes;
     if (deadline) {
         render.each_row = [at = *deadline] {
             if (std::chrono::steady_clock::now() > at) throw PastDeadline{};
@@ -57,7 +67,13 @@ int run_sql(const SqlOptions& options) {
         text = render_table(*table, *parse_table_format(c.format), render);
     } catch (const PastDeadline&) {
         spdlog::error("the command ran past its time limit of {} ms (--timeout) while rendering its answer",
-                      options.timeout_ms);
+                      timeout_ms);
+        return ExitCode::failure;
+    } catch (const RenderTooLarge&) {
+        spdlog::error(
+            "the answer, written as {}, is larger than the output limit of {} bytes (--max-output-bytes); narrow it "
+            "with WHERE or LIMIT, or raise the limit",
+            c.format, options.max_output_bytes);
         return ExitCode::failure;
     }
     table.reset();
@@ -73,8 +89,11 @@ void setup_sql(CLI::App& app, int& exit_code) {
     add_db_option(*sub, options->common, DbUse::read);
     add_records_option(*sub, options->common, RecordsUse::rebuild);
     add_format_option(*sub, options->common, FormatFamily::table);
-    sub->add_option("--timeout", options->timeout_ms, "Stop the whole command after this many milliseconds")
-        ->check(CLI::PositiveNumber);
+    sub->add_option("--timeout", options->timeout_ms,
+                    fmt::format("Stop the whole command after this many milliseconds (0: never); without it the "
+                                "statement has {} s",
+                                kDefaultStatementTimeout.count() / 1000))
+        ->check(CLI::NonNegativeNumber);
     sub->add_option("--max-value-bytes", options->max_value_bytes, "The largest value a statement may make")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

@@ -48,6 +48,9 @@ CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily famil
     switch (family) {
         case FormatFamily::table:
             common.format = "table";
+            sub.add_flag("--no-formula-guard", common.no_formula_guard,
+                         "CSV and TSV: write a cell that begins with = + - @ (or a tab or CR) as stored, without "
+                         "the ' that keeps a spreadsheet from running it as a formula");
             return sub.add_option("--format", common.format, "Output format")
                 ->check(CLI::IsMember(strings_of(table_format_names())))
                 ->capture_default_str();

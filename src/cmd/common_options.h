@@ -13,7 +13,8 @@ namespace kvcat::cmd {
 struct Common {
     std::string db = "kvcat.db";
     std::string records = "records";
-    std::string format;  ///< the default of its format family, set by add_format_option
+    std::string format;             ///< the default of its format family, set by add_format_option
+    bool no_formula_guard = false;  ///< table formats: CSV/TSV cells as stored (RenderOptions::formula_guard)
 };
 
 /// What a command does with --db.

@@ -10,9 +10,12 @@ namespace kvcat::cmd {
 
 /// Render options for stdout: the terminal's width and readable values when it is one,
 /// with each kv_rows column's unit (so byte columns show GiB and MiB). `more_columns_hint`
-/// names the options that show what a narrow window left out.
-inline RenderOptions stdout_render_options(std::string_view more_columns_hint = "--columns or --format vertical") {
+/// names the options that show what a narrow window left out; `formula_guard` is false
+/// under --no-formula-guard.
+inline RenderOptions stdout_render_options(std::string_view more_columns_hint = "--columns or --format vertical",
+                                           bool formula_guard = true) {
     RenderOptions options;
+    options.formula_guard = formula_guard;
     options.more_columns_hint = more_columns_hint;
     options.max_width = stdout_terminal_width();
     options.readable = stdout_is_terminal();
