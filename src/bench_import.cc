@@ -4,14 +4,18 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hidden_text.h"
+#include "json_input.h"
 #include "rational.h"
 
 namespace kvcat {
@@ -127,6 +131,12 @@ std::string shown(const json& v) {
 std::optional<std::int64_t> whole(const std::string& file, const Entry& e, const char* key) {
     auto it = e.value.find(key);
     if (it == e.value.end() || it->is_null()) return std::nullopt;
+    if (it->is_number_unsigned() &&
+        it->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        fail(file, e.line, e.column,
+             fmt::format("entry {}: '{}' is {}, past the largest whole number kvcat keeps (2^63 - 1)", e.index, key,
+                         it->get<std::uint64_t>()));
+    }
     if (it->is_number_integer()) return it->get<std::int64_t>();
     if (it->is_number_float()) {
         double d = it->get<double>();
@@ -213,6 +223,10 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
     if (type_k && type_v && *type_k != *type_v) run.v_dtype = *type_v;  // -ctk and -ctv differ
     if (auto model_type = text_field(first, "model_type")) run.weight_quant = weight_quant_of_model_type(*model_type);
     run.weight_bytes = whole(file, first, "model_size");
+    if (run.weight_bytes && *run.weight_bytes <= 0) {
+        fail(file, first.line, first.column,
+             fmt::format("entry {}: 'model_size' is {}, not a size above zero", first.index, *run.weight_bytes));
+    }
 
     std::vector<std::string> facts;
     auto fact = [&](const char* key, const char* label) {
@@ -365,6 +379,12 @@ BenchRun read_vllm(const std::string& file, const std::string& text, const json&
     if (auto tpot = number(file, e, "median_tpot_ms")) {
         positive(file, e, "median_tpot_ms", *tpot);
         p.tps = std::round(100000.0 / *tpot) / 100.0;  // 1000 / TPOT, to 0.01 token/s
+        if (!(p.tps > 0)) {
+            fail(file, e.line, e.column,
+                 fmt::format("'median_tpot_ms' is {} ms a token, a decode speed of 1000 / {} that is 0.00 "
+                             "tokens/s at two decimals: no speed kvcat can record",
+                             *tpot, *tpot));
+        }
         run.facts.push_back(fmt::format("median_tpot_ms {} (decode speed per request = 1000 / it, to 0.01)", *tpot));
     }
     if (auto ttft = number(file, e, "median_ttft_ms")) {
@@ -422,7 +442,16 @@ BenchRun read_csv(const std::string& file, const std::string& text) {
                     fail(file, line_no, 1,
                          fmt::format("unknown column '{}' in the header; the columns are context_length, tps, "
                                      "prefill_tps, ttft_ms, total_tps and concurrency",
-                                     header[i]));
+                                     escape_for_terminal(header[i])));
+                }
+                // Every column before this one is known, so this loop is over six names at most.
+                for (std::size_t k = 0; k < i; ++k) {
+                    if (header[k] == header[i]) {
+                        fail(file, line_no, 1,
+                             fmt::format("the column '{}' is named twice in the header, as columns {} and {}; a "
+                                         "reader would keep one and drop the other: remove one",
+                                         escape_for_terminal(header[i]), k + 1, i + 1));
+                    }
                 }
             }
             if (std::find(header.begin(), header.end(), "context_length") == header.end()) {
@@ -525,12 +554,9 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
     if (body.front() == '[') {
         json j;
         try {
-            j = json::parse(text);
-        } catch (const json::parse_error& e) {
-            fail_at(file, text, e.byte > 0 ? e.byte - 1 : 0, fmt::format("not valid JSON: {}", e.what()));
-        } catch (const json::exception& e) {
-            // A number past a double's range (1e99999) is refused by the parser this way.
-            fail_at(file, text, start, fmt::format("not readable JSON: {}", e.what()));
+            j = parse_json_input(text);
+        } catch (const JsonInputError& e) {
+            fail(file, e.line(), e.column(), e.what());
         }
         if (!j.is_array()) fail_at(file, text, start, "expected an array of llama-bench results");
         auto offsets = array_object_offsets(text);
@@ -549,9 +575,14 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
         json whole_doc;
         bool one_document = true;
         try {
-            whole_doc = json::parse(text);
-        } catch (const json::exception&) {
-            one_document = false;  // read line by line below, where a bad line is named
+            whole_doc = parse_json_input(text);
+        } catch (const JsonInputError& e) {
+            // Read line by line below, where a bad line is named; a repeated key is the same
+            // mistake either way, and named here.
+            if (std::string_view(e.what()).find("appears twice") != std::string_view::npos) {
+                fail(file, e.line(), e.column(), e.what());
+            }
+            one_document = false;
         }
         if (one_document && looks_like_vllm(whole_doc)) return read_vllm(file, text, whole_doc, options);
         std::vector<Entry> entries;
@@ -561,13 +592,17 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
         while (std::getline(in, line)) {
             ++line_no;
             if (trim(line).empty()) continue;
+            if (auto d = first_duplicate_key(line)) {
+                fail(file, line_no, d->second_column,
+                     fmt::format("the key \"{}\" appears twice in this line's object, at columns {} and {}; a reader "
+                                 "would keep one and drop the other without a word: remove one",
+                                 escape_for_terminal(d->key), d->first_column, d->second_column));
+            }
             try {
-                entries.push_back(Entry{json::parse(line), line_no, 1, entries.size() + 1});
-            } catch (const json::parse_error& e) {
-                fail(file, line_no, static_cast<int>(e.byte > 0 ? e.byte : 1),
+                entries.push_back(Entry{parse_json_input(line), line_no, 1, entries.size() + 1});
+            } catch (const JsonInputError& e) {
+                fail(file, line_no, e.column(),
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
-            } catch (const json::exception& e) {
-                fail(file, line_no, 1, fmt::format("not readable JSON on this line: {}", e.what()));
             }
         }
         BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL");

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "hidden_text.h"
+
 namespace kvcat {
 
 std::string_view to_string(Severity s) {
@@ -21,11 +23,13 @@ std::string_view to_string(Severity s) {
 }
 
 std::string format_text(const Diagnostic& d) {
-    std::string where = d.pos.file;
+    // A file name or a quoted value is shown, never obeyed: a newline or an escape sequence in
+    // it would forge or hide a finding line (hidden_text.h).
+    std::string where = escape_for_terminal(d.pos.file);
     if (d.pos.line > 0) {
         where += fmt::format(":{}:{}", d.pos.line, std::max(d.pos.column, 1));
     }
-    return fmt::format("{}: {}: [{}] {}", where, to_string(d.severity), d.rule, d.message);
+    return fmt::format("{}: {}: [{}] {}", where, to_string(d.severity), d.rule, escape_for_terminal(d.message));
 }
 
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {

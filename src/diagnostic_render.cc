@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hidden_text.h"
+
 namespace kvcat {
 
 namespace {
@@ -96,13 +98,13 @@ std::string render_text(std::span<const Diagnostic> diagnostics, bool color) {
             out += '\n';
             continue;
         }
-        std::string where = d.pos.file;
+        std::string where = escape_for_terminal(d.pos.file);
         if (d.pos.line > 0) where += fmt::format(":{}:{}", d.pos.line, shown_column(d));
         std::string_view severity_color = d.severity == Severity::error     ? "\x1b[1;31m"
                                           : d.severity == Severity::warning ? "\x1b[1;35m"
                                                                             : "\x1b[1;36m";
         out += fmt::format("\x1b[1m{}:\x1b[0m {}{}:\x1b[0m [\x1b[1m{}\x1b[0m] {}\n", where, severity_color,
-                           to_string(d.severity), d.rule, d.message);
+                           to_string(d.severity), d.rule, escape_for_terminal(d.message));
     }
     return out;
 }

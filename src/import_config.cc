@@ -162,6 +162,12 @@ void Importer::read_heads() {
     if (d_.kv_heads && d_.heads && *d_.kv_heads > *d_.heads) {
         problems_.push_back(fmt::format("{} is {}, more than num_attention_heads {}", r.path("num_key_value_heads"),
                                         *d_.kv_heads, *d_.heads));
+    } else if (d_.kv_heads && d_.heads && *d_.heads % *d_.kv_heads != 0) {
+        // Grouped-query attention shares each K and V head among a whole group of query heads.
+        problems_.push_back(
+            fmt::format("{} is {}, which does not divide num_attention_heads {}: the query heads "
+                        "cannot be shared out in equal groups",
+                        r.path("num_key_value_heads"), *d_.kv_heads, *d_.heads));
     }
     // Nemotron-H spells the head width attention_head_dim.
     std::string width_key = spelling(r, {"head_dim", "attention_head_dim"});

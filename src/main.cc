@@ -1,19 +1,39 @@
 // kvcat: parse the command line, set up logging, run one subcommand.
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "catalog.h"
 #include "cmd/commands.h"
+#include "hidden_text.h"
+
+namespace {
+
+/// %* in the log pattern: the message with its control characters shown as escapes, so a file
+/// name, a config key or a benchmark value quoted in a message cannot drive the terminal.
+class EscapedMessage : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+        std::string shown = kvcat::escape_for_terminal(std::string_view(msg.payload.data(), msg.payload.size()));
+        dest.append(shown.data(), shown.data() + shown.size());
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
     // NO_COLOR (any value) turns off colour in the log on stderr too: https://no-color.org
     auto logger = spdlog::stderr_color_mt(
         "kvcat", std::getenv("NO_COLOR") != nullptr ? spdlog::color_mode::never : spdlog::color_mode::automatic);
-    logger->set_pattern("kvcat: %^%l%$: %v");
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<EscapedMessage>('*').set_pattern("kvcat: %^%l%$: %*");
+    logger->set_formatter(std::move(formatter));
     spdlog::set_default_logger(logger);
 
     CLI::App app{"kvcat: a checked catalog of LLM KV-cache bytes per token and speed at context"};
@@ -74,8 +94,19 @@ int main(int argc, char** argv) {
                 spdlog::error("{}", typo);
                 return int{kvcat::cmd::failure};
             }
-            int code = app.exit(e);
-            return code == 0 ? 0 : int{kvcat::cmd::failure};
+            if (e.get_exit_code() == 0) return app.exit(e);
+            // CLI11 quotes what was typed; shown, not obeyed, line by line.
+            std::ostringstream out, err;
+            app.exit(e, out, err);
+            std::cout << out.str();
+            std::string text = err.str();
+            for (std::size_t start = 0; start < text.size();) {
+                std::size_t nl = text.find('\n', start);
+                if (nl == std::string::npos) nl = text.size();
+                std::cerr << kvcat::escape_for_terminal(std::string_view(text).substr(start, nl - start)) << '\n';
+                start = nl + 1;
+            }
+            return int{kvcat::cmd::failure};
         }
         return exit_code;
     });

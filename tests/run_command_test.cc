@@ -51,6 +51,12 @@ TEST_F(RunCommandTest, AnyStandardExceptionIsCaught) {
     EXPECT_EQ(log_.str(), "kvcat: error: index 3 of 2\n");
 }
 
+TEST_F(RunCommandTest, RunningOutOfMemoryIsSaidInWordsNotTheLibrarys) {
+    EXPECT_EQ(run_command([]() -> int { throw std::bad_alloc(); }), ExitCode::failure);
+    EXPECT_EQ(log_.str(),
+              "kvcat: error: the command ran out of memory: an input is far larger than the command can hold\n");
+}
+
 TEST_F(RunCommandTest, SomethingThrownThatIsNoExceptionStillExitsTwo) {
     EXPECT_EQ(run_command([]() -> int { throw 42; }), ExitCode::failure);
     EXPECT_EQ(log_.str(), "kvcat: error: an unknown error stopped the command\n");

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -109,6 +110,18 @@ int run_import_bench(const ImportBenchOptions& o) {
         options.weight_quant = run.weight_quant;
     }
     options.weight_bytes = run.weight_bytes;
+    // A value taken from the file is the file's mistake, named as such: the skeleton's own
+    // checks speak of the options a user types.
+    for (auto [what, taken, typed] :
+         {std::tuple{"engine", std::optional<std::string>(options.engine), !o.engine.empty()},
+          std::tuple{"engine version (build_commit, build_number)", options.engine_version, !o.engine_version.empty()},
+          std::tuple{"weight format (model_type)", options.weight_quant, !o.weight_quant.empty()}}) {
+        if (typed || !taken) continue;
+        if (taken->find_first_of("\r\n") != std::string::npos || taken->find_first_not_of(" \t") == std::string::npos) {
+            spdlog::error("{}: the {} the file gives is not one line of text", o.files.front(), what);
+            return ExitCode::failure;
+        }
+    }
     if (!o.accelerator.empty()) options.accelerator = o.accelerator;
     if (!o.provenance.empty()) options.provenance = o.provenance;
     if (!o.id.empty()) options.id = o.id;

@@ -9,6 +9,7 @@
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
 #include "import_config.h"
+#include "json_input.h"
 
 namespace kvcat::cmd {
 
@@ -43,9 +44,9 @@ int run_import_config(const ImportConfigOptions& o) {
     buffer << in.rdbuf();
     nlohmann::json config;
     try {
-        config = parse_config_json(buffer.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        spdlog::error("{}: not valid JSON: {}", o.config, e.what());
+        config = parse_json_input(buffer.str(), [](std::string_view text) { return parse_config_json(text); });
+    } catch (const JsonInputError& e) {
+        spdlog::error("{}:{}:{}: {}", o.config, e.line(), e.column(), e.what());
         return ExitCode::failure;
     }
 
@@ -69,6 +70,7 @@ int run_import_config(const ImportConfigOptions& o) {
         for (const auto& p : result.problems) spdlog::error("{}: {}", o.config, p);
         return ExitCode::failure;
     }
+    if (!generated_record_is_printable(result.text, o.config)) return ExitCode::failure;
     if (o.out.empty()) {
         std::cout << result.text;
         std::cout.flush();

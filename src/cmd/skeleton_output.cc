@@ -54,6 +54,9 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
             skeleton.text.size(), options.points.size(), limit);
         return ExitCode::failure;
     }
+    if (!generated_record_is_printable(skeleton.text, out.empty() ? std::string("stdout") : out)) {
+        return ExitCode::failure;
+    }
     if (out.empty()) {
         std::cout << skeleton.text;
         std::cout.flush();
