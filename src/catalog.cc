@@ -128,15 +128,16 @@ bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why)
 }
 
 /// The SQL functions a read-only statement may call: SQLite's core scalar, aggregate,
-/// window, date and time, math and JSON functions. Anything else (fts3_tokenizer, which
+/// window, date and time, math and JSON functions (zeroblob and randomblob make values no
+/// longer than the value limit allows). Anything else (fts3_tokenizer, which
 /// hands out and takes native pointers; load_extension; the shell's readfile, writefile and
 /// edit; whatever a build of SQLite adds) is refused, named in the error.
-constexpr std::array<std::string_view, 114> kReaderFunctions = {
+constexpr std::array<std::string_view, 116> kReaderFunctions = {
     // core scalar functions
     "abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "ifnull", "iif", "instr", "length",
     "like", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif", "octet_length", "printf", "quote",
     "random", "replace", "round", "rtrim", "sign", "sqlite_version", "substr", "substring", "trim", "typeof", "unhex",
-    "unicode", "unlikely", "upper", "changes", "total_changes", "last_insert_rowid",
+    "unicode", "unlikely", "upper", "changes", "total_changes", "last_insert_rowid", "zeroblob", "randomblob",
     // aggregates
     "avg", "count", "group_concat", "string_agg", "sum", "total",
     // window functions

@@ -173,8 +173,8 @@ nlohmann::json parse_json_input(std::string_view text, const std::function<nlohm
         auto [line, column] = json_line_column(text, at);
         if (at >= text.size()) {
             throw JsonInputError(line, column,
-                                 "the JSON ends before it is complete: an object or an array is not closed, or a "
-                                 "value is missing");
+                                 "not valid JSON: the text ends before it is complete (an object or an array is "
+                                 "not closed, or a value is missing)");
         }
         std::string_view here = text.substr(at, 24);
         here = here.substr(0, here.find('\n'));

@@ -592,7 +592,7 @@ TEST_F(ImportConfigCli, InputErrorsExitTwoNamingTheFile) {
 
     Outcome not_json = kvcat({"import-config", config("not-json.json")});
     EXPECT_EQ(not_json.status, 2);
-    EXPECT_TRUE(contains(not_json.err, "not-json.json: not valid JSON")) << not_json.err;
+    EXPECT_TRUE(contains(not_json.err, "not-json.json:2:1: not valid JSON")) << not_json.err;
 
     Outcome absent = kvcat({"import-config", "no-such-config.json"});
     EXPECT_EQ(absent.status, 2);
