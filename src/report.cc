@@ -166,6 +166,8 @@ std::string short_accelerator_name(const std::string& name) {
 }
 
 constexpr std::size_t kPanelTitleChars = 40;
+/// Above this many series a speed chart draws the other models as one band, not a line each.
+constexpr std::size_t kMaxFadedLines = 120;
 
 /// `text` broken into lines of at most `width` characters at spaces (a longer word keeps its line).
 std::string wrap_words(const std::string& text, std::size_t width) {
@@ -279,7 +281,8 @@ json kv_memory_chart(Context& c) {
                    {"legend", {{"orient", "bottom"}, {"direction", "horizontal"}, {"columns", 4}}}};
     json spec = {
         {"params", planner_params(c)},
-        {"datasets", {{"kv", kv}, {"memory", memory}, {"room", json::array()}}},
+        // The chart's datasets join these in the page (each is written once): only the room is the page's.
+        {"datasets", {{"room", json::array()}}},
         {"layer",
          {{{"name", "kv_faded"},
            {"data", {{"name", "kv"}}},
@@ -466,11 +469,35 @@ json speed_chart(Context& c, const std::string& id, const std::string& column, c
     json layers = json::array();
     json marks = json::object();
     std::string faded = id + "_faded", lines = id + "_lines", dots = id + "_points";
-    layers.push_back({{"name", faded},
-                      {"data", {{"name", "measured"}}},
-                      {"mark", {{"type", "line"}, {"strokeWidth", 1}, {"color", kFaded}, {"opacity", 0.7}}},
-                      {"encoding", {{"x", context_axis()}, {"y", y}, {"detail", {{"field", "series"}}}}}});
-    marks[faded] = {{"dataset", "measured"}, {"per", "series"}};
+    std::set<std::string> all_series;
+    for (const auto& p : points) all_series.insert(p["series"].get<std::string>());
+    json spread = json::array();
+    if (all_series.size() <= kMaxFadedLines) {
+        layers.push_back({{"name", faded},
+                          {"data", {{"name", "measured"}}},
+                          {"mark", {{"type", "line"}, {"strokeWidth", 1}, {"color", kFaded}, {"opacity", 0.7}}},
+                          {"encoding", {{"x", context_axis()}, {"y", y}, {"detail", {{"field", "series"}}}}}});
+        marks[faded] = {{"dataset", "measured"}, {"per", "series"}};
+    } else {
+        // Thousands of grey lines draw slowly and read as one grey mass: the rest is a band from
+        // the slowest to the fastest measured point at each context instead.
+        std::map<std::int64_t, std::pair<double, double>> range;
+        for (const auto& p : points) {
+            double v = p[value_name];
+            auto [it, fresh] = range.try_emplace(p["context_length"].get<std::int64_t>(), v, v);
+            if (!fresh) it->second = {std::min(it->second.first, v), std::max(it->second.second, v)};
+        }
+        for (const auto& [context, low_high] : range)
+            spread.push_back({{"context_length", context}, {"low", low_high.first}, {"high", low_high.second}});
+        json low = y, high = y;
+        low["field"] = "low";
+        high = {{"field", "high"}};
+        layers.push_back({{"name", faded},
+                          {"data", {{"name", "spread"}}},
+                          {"mark", {{"type", "area"}, {"color", kFaded}, {"opacity", 0.6}}},
+                          {"encoding", {{"x", context_axis()}, {"y", low}, {"y2", high}}}});
+        marks[faded] = {{"dataset", "spread"}, {"per", "mark"}};
+    }
     if (!ceilings.empty()) {
         json ceiling_y = y;
         ceiling_y["field"] = "ceiling_tps";
@@ -514,7 +541,8 @@ json speed_chart(Context& c, const std::string& id, const std::string& column, c
     marks[dots] = {{"dataset", "measured"}, {"per", "row"}, {"where", where}};
     json datasets = {{"measured", points}};
     if (!ceilings.empty()) datasets["roofline"] = ceilings;
-    json spec = {{"params", planner_params(c)}, {"datasets", datasets}, {"layer", layers}};
+    if (!spread.empty()) datasets["spread"] = spread;
+    json spec = {{"params", planner_params(c)}, {"layer", layers}};
     fit_to_width(spec, 320);
     return {{"id", id},
             {"title", heading},

@@ -86,7 +86,8 @@
     for (const [name, rows] of Object.entries(chart.datasets)) downloads.append(downloadLink(chart.id + '-' + name, rows));
     section.append(downloads);
     main.append(section);
-    let spec = chart.spec;
+    // Each dataset is written once in the page, under the chart; the spec draws from the same rows.
+    let spec = Object.assign({}, chart.spec, { datasets: Object.assign({}, chart.datasets, chart.spec.datasets || {}) });
     if (chart.panel_width) {
       // Small multiples: as many panels a row as the page is wide, one on a phone.
       spec = Object.assign({}, spec, { columns: Math.max(1, Math.floor(target.clientWidth / chart.panel_width)) });
@@ -127,7 +128,7 @@
     const body = el('tbody');
     const linkAt = table.columns.indexOf(table.link_column);
     const items = table.rows.map((cells, i) => ({ cells, link: safeHref(table.links[i]) }));
-    const trs = items.map((item) => {
+    const makeRow = (item) => {
       const tr = el('tr');
       item.cells.forEach((value, c) => {
         const td = el('td', typeof value === 'number' ? { class: 'num' } : {});
@@ -138,7 +139,22 @@
       item.tr = tr;
       item.text = item.cells.map((v) => (v === null ? '' : String(v))).join(' ').toLowerCase();
       return tr;
-    });
+    };
+    // Rows are made a few hundred at a time, so a catalog of ten thousand does not hold up the
+    // planner and the charts; a sort or a filter first makes whatever is left.
+    // The rows past the first slice wait in a detached fragment (no layout while they are made)
+    // and join the table at once.
+    let built = 0;
+    const CHUNK = 400;
+    const waiting = document.createDocumentFragment();
+    const buildSome = (n, into) => {
+      const end = Math.min(items.length, built + n);
+      for (; built < end; built++) into.append(makeRow(items[built]));
+    };
+    const finish = () => {
+      if (built < items.length) buildSome(items.length - built, waiting);
+      if (waiting.childNodes.length) body.append(waiting);
+    };
     let sortColumn = -1;
     let descending = false;
     table.columns.forEach((name, c) => {
@@ -148,12 +164,14 @@
         sortColumn = c;
         for (const other of head.children) other.removeAttribute('aria-sort');
         th.setAttribute('aria-sort', descending ? 'descending' : 'ascending');
+        finish();
         const sorted = items.slice().sort((x, y) => compare(x.cells[c], y.cells[c]) * (descending ? -1 : 1));
         body.replaceChildren(...sorted.map((item) => item.tr));
       });
       head.append(th);
     });
     const apply = () => {
+      finish();
       const words = filter.value.toLowerCase().split(/\s+/).filter((w) => w !== '');
       let shown = 0;
       for (const item of items) {
@@ -166,11 +184,19 @@
     filter.addEventListener('input', apply);
     t.append(el('thead'), body);
     t.tHead.append(head);
-    body.append(...trs);
     wrap.append(t);
     section.append(wrap);
     main.append(section);
-    apply();
+    buildSome(CHUNK, body);
+    count.textContent = items.length + ' of ' + items.length + ' rows';
+    return new Promise((resolve) => {
+      const more = () => {
+        if (built >= items.length) { finish(); resolve(); return; }
+        buildSome(CHUNK * 5, waiting);
+        setTimeout(more, 0);
+      };
+      setTimeout(more, 0);
+    });
   }
 
   function notes() {
@@ -186,10 +212,10 @@
   header();
   const planner = content.planner && window.kvcatPlanner
     ? window.kvcatPlanner.mount(content.planner, content.table, main, { el, safeHref }) : null;
-  const timing = { planner: performance.now(), drawn: null };
+  const timing = { planner: performance.now(), charts: null, drawn: null };
   const drawn = content.charts.map(drawChart);
   notes();
-  rowsTable(content.table);
+  const rowsMade = rowsTable(content.table);
   window.kvcatReport = { content, csv, planner, timing };
   // Charts that follow the planner: each names the signals it reads (chosen_model, ...), and
   // every change of the choice sets them, so the chosen model stands out and the rest fade.
@@ -245,7 +271,8 @@
     window.kvcatReport.settled = () => pending;  // the charts have caught up with the choice
     return pending;
   }
-  Promise.all(drawn).then(follow).then(
+  // drawn: the charts are drawn and follow the planner; rows: every row of the table is made.
+  Promise.all(drawn).then(follow).then(() => { timing.charts = performance.now(); }).then(() => rowsMade).then(
     () => { timing.drawn = performance.now(); document.body.dataset.state = 'drawn'; },
     (error) => { document.body.dataset.state = 'failed'; console.error('kvcat report: a chart failed', error); });
 })();

@@ -130,13 +130,12 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
     for (const Record* a : accelerators) {
         const Accelerator& acc = *a->accelerator;
         if (!acc.memory_gb_exact) continue;
-        accelerator_list.push_back(
-            {{"id", a->id},
-             {"name", acc.name},
-             {"memory", exact(memory_bytes(acc))},
-             {"bandwidth", acc.memory_bandwidth_gb_s_exact
-                               ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
-                               : json(nullptr)}});
+        accelerator_list.push_back({{"id", a->id},
+                                    {"name", acc.name},
+                                    {"memory", exact(memory_bytes(acc))},
+                                    {"bandwidth", acc.memory_bandwidth_gb_s_exact
+                                                      ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
+                                                      : json(nullptr)}});
     }
     json sources = json::object();
     for (const auto& [id, names] : input.sources) {

@@ -205,7 +205,10 @@ def check_marks(page, content, failures):
             rows = [r for r in chart["datasets"][how["dataset"]]
                     if all(r.get(field) == signals[signal] for field, signal in how.get("where", {}).items())]
             # A line per series, in each panel of a faceted chart.
-            expected = len(rows) if how["per"] == "row" else len({(r["series"], r.get("panel")) for r in rows})
+            if how["per"] == "mark":  # one item for the whole dataset, such as a band
+                expected = 1 if rows else 0
+            else:
+                expected = len(rows) if how["per"] == "row" else len({(r["series"], r.get("panel")) for r in rows})
             check(expected > 0, "%s/%s: no data to draw for %r" % (chart["id"], name, signals), failures)
             check(got["marks"][name] == expected, "%s/%s: drew %d items for %d %ss" % (
                 chart["id"], name, got["marks"][name], expected, how["per"]), failures)
