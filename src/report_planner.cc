@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "dtype.h"
+#include "engine_memory.h"
 #include "physics.h"
 #include "weight_quant.h"
 
@@ -42,6 +43,33 @@ json textbook_terms(const Model& model, const CacheDtype& dtype, std::int64_t ca
     }
 }
 
+/// What llama.cpp allocates for one card at each context and batch the planner offers an engine
+/// at: engine_allocation() (src/engine_memory.h, what `kvcat fit --engine llama.cpp --ctx-size
+/// C x B --parallel B` calls) with -c context x batch and -np batch. Its cells are padded, so the
+/// allocation is carried at these points rather than as a per-token figure.
+json llamacpp_allocations(const Model& m) {
+    json by_dtype = json::object();
+    for (const auto& d : cache_dtypes()) {
+        json points = json::object();
+        try {
+            for (std::int64_t context : kPlannerEngineContexts) {
+                for (std::int64_t batch : kPlannerEngineBatches) {
+                    EngineSettings settings;
+                    settings.context = context * batch;
+                    settings.parallel = batch;
+                    EngineAnswer a = engine_allocation(m, d, Engine::llamacpp, settings);
+                    points[fmt::format("{}x{}", context, batch)] =
+                        json::array({exact(a.kv_bytes), exact(a.state_bytes)});
+                }
+            }
+        } catch (const std::exception& e) {
+            points = {{"error", e.what()}};
+        }
+        by_dtype[std::string(d.name)] = std::move(points);
+    }
+    return by_dtype;
+}
+
 json model_entry(const Record& r) {
     const Model& m = *r.model;
     json weights = json::object();
@@ -69,7 +97,8 @@ json model_entry(const Record& r) {
             {"active_share", share},
             {"weights", weights},
             {"active_weights", active},
-            {"terms", {{"textbook", by_dtype}}}};
+            {"terms", {{"textbook", by_dtype}}},
+            {"allocations", {{"llama.cpp", llamacpp_allocations(m)}}}};
 }
 
 json quality_entries(const ReportInput& input) {
@@ -154,7 +183,15 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                {"how",
                 "what the model's design needs, as kvcat fit works it out: KV of the growing layers per "
                 "token, the sliding layers up to their window, the linear layers' fixed state, and a "
-                "1 GiB runtime reserve"}}}},
+                "1 GiB runtime reserve"}},
+              {{"id", "llama.cpp"},
+               {"name", "llama.cpp"},
+               {"how",
+                "what llama.cpp allocates (kvcat fit --engine llama.cpp): its cells padded to 256, one stream "
+                "per sequence, the sliding layers' window plus a ubatch, the state in f32; carried for one card "
+                "at the contexts and batches listed"},
+               {"contexts", kPlannerEngineContexts},
+               {"batches", kPlannerEngineBatches}}}},
             {"weight_formats", formats},
             {"dtypes", dtypes},
             {"models", model_list},

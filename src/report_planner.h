@@ -23,13 +23,18 @@ namespace kvcat {
 
 /// Card counts the planner offers (tensor parallel over this many cards).
 inline constexpr std::int64_t kPlannerCardCounts[] = {1, 2, 4, 8};
+/// Contexts and batches at which an engine's allocation is carried (one card).
+inline const std::vector<std::int64_t> kPlannerEngineContexts = {4096,   8192,   16384,  32768,  65536,
+                                                                 131072, 262144, 524288, 1048576};
+inline const std::vector<std::int64_t> kPlannerEngineBatches = {1, 2, 4, 8};
 
 /// {"reserve": "1073741824", "card_counts": [1, 2, 4, 8], "engines": [{"id", "name", "how"}],
 ///  "weight_formats": [{"name", "bits_per_weight"}], "dtypes": [{"name", "bytes_per_element"}],
 ///  "models": [{"id", "name", "native_context", "active_share", "weights": {format: bytes},
 ///              "active_weights": {format: bytes},
-///              "terms": {engine: {dtype: {cards: {"growing", "sliding", "window", "fixed"} or
-///                                                {"error"}}}}}],
+///              "terms": {"textbook": {dtype: {cards: {"growing", "sliding", "window", "fixed"} or
+///                                                    {"error"}}}},
+///              "allocations": {engine: {dtype: {"CONTEXTxBATCH": [kv bytes, state bytes]} or {"error"}}}}],
 ///  "accelerators": [{"id", "name", "memory", "bandwidth"}],
 ///  "sources": {record id: {"name", "url"}},
 ///  "quality": [{"model", "kv_cache_dtype", ...}]}

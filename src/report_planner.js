@@ -62,9 +62,10 @@
     const model = data.models.find((m) => m.id === choice.model);
     const card = data.accelerators.find((a) => a.id === choice.accelerator);
     if (!model || !card) return { error: 'choose a model and a card' };
-    const byEngine = model.terms[choice.engine];
-    if (!byEngine) return { error: 'no ' + choice.engine + ' figures for ' + model.name };
-    const t = (byEngine[choice.kv] || {})[String(choice.gpus)];
+    const engine = data.engines.find((e) => e.id === choice.engine);
+    if (!engine) return { error: 'no ' + choice.engine + ' figures in this page' };
+    // The largest context is the textbook's, as kvcat fit's max_context is with --engine too.
+    const t = (model.terms.textbook[choice.kv] || {})[String(choice.gpus)];
     if (!t) return { error: 'no figures for ' + choice.kv + ' on ' + choice.gpus + ' cards' };
     if (t.error) return { error: t.error };
     const cards = Q(choice.gpus);
@@ -115,7 +116,24 @@
       }
     }
     const context = BigInt(choice.context);
+    r.engine = engine;
+    if (engine.id !== 'textbook') {
+      // An engine's allocation, carried by kvcat at the contexts and batches it lists (one card).
+      const where = engine.name + ' figures are carried for one card at contexts ' + engine.contexts.map((c) => grouped(BigInt(c))).join(', ') +
+        ' and batches ' + engine.batches.join(', ');
+      const byDtype = ((model.allocations || {})[engine.id] || {})[choice.kv];
+      if (!byDtype) return { error: 'no ' + engine.name + ' figures for ' + model.name };
+      if (byDtype.error) return { error: engine.name + ': ' + byDtype.error };
+      const point = byDtype[choice.context + 'x' + choice.batch];
+      if (choice.gpus !== 1 || !point) return { error: where + '; choose one of them, or textbook' };
+      r.engineKv = parseQ(point[0]);
+      r.engineState = parseQ(point[1]);
+    }
     r.kv = add(mul(r.growing, Q(context)), mul(r.sliding, Q(r.window > 0n ? (context < r.window ? context : r.window) : 0n)));
+    if (r.engineKv) {
+      r.kv = r.engineKv;
+      r.fixed = r.engineState;
+    }
     r.total = add(add(add(add(r.weights, r.fixed), r.reserve), r.overhead), r.kv);
     r.fits = !(cmp(r.total, r.memory) > 0);
     r.free = sub(r.memory, r.total);
@@ -305,7 +323,7 @@
         facts.append(el('dt', {}, term), dd);
       };
       const maxText = r.maxContext === null ? 'none' : grouped(r.maxContext);
-      fact('Largest context', output('max-context', r.maxContext === null ? 'none' : String(r.maxContext), maxText),
+      fact(choice.engine === 'textbook' ? 'Largest context' : 'Largest context (textbook)', output('max-context', r.maxContext === null ? 'none' : String(r.maxContext), maxText),
         r.maxContext === null ? ' (the weights, state and reserve alone do not fit)'
           : ' tokens' + (r.bounded ? ' (no layer grows past its window: any context fits; the native one is shown)'
             : r.native > 0n && r.maxContext > r.native ? ' (above the native ' + grouped(r.native) + '; the model itself stops there)' : ''));
@@ -349,10 +367,13 @@
       };
       const engine = data.engines.find((e) => e.id === choice.engine);
       line('weights', 'weights', r.weights, r.weightsHow);
-      line('kv', 'KV cache', r.kv, bytesText(r.kv) + ': ' + exactText(parseQ(r.t.growing)) + ' B/token' +
+      if (r.engineKv) {
+        line('kv', 'KV cache', r.kv, bytesText(r.kv) + ': what ' + engine.name + ' allocates for -c ' + grouped(BigInt(choice.context) * choice.batch) +
+          ' -np ' + choice.batch + ' (kvcat fit --engine)');
+      } else line('kv', 'KV cache', r.kv, bytesText(r.kv) + ': ' + exactText(parseQ(r.t.growing)) + ' B/token' +
         (r.window > 0n ? ' + sliding layers ' + exactText(parseQ(r.t.sliding)) + ' B/token up to ' + grouped(r.window) : '') +
         (choice.batch > 1n ? ', x ' + choice.batch + ' sequences' : '') + (r.t.kv_split ? '; ' + r.t.kv_split : ''));
-      line('state', 'fixed state', r.fixed, bytesText(r.fixed) + ' (linear-attention layers, per sequence x batch)');
+      line('state', 'fixed state', r.fixed, bytesText(r.fixed) + (r.engineKv ? ' (the engine\'s recurrent state, all sequences)' : ' (linear-attention layers, per sequence x batch)'));
       line('reserve', 'reserve + engine', add(r.reserve, r.overhead), gib(r.reserve) + ' runtime reserve' +
         (isZero(r.overhead) ? '' : ' + ' + bytesText(r.overhead) + ' engine overhead') + ' · ' + (engine ? engine.name : choice.engine));
       line(r.fits ? 'free' : 'over', r.fits ? 'free' : 'over by', r.fits ? r.free : Q(-r.free.n, r.free.d), 'of ' + gib(r.memory) + ' (' + bytesText(r.memory) + ') per card');

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "catalog_writer.h"
 #include "curve.h"
+#include "engine_memory.h"
 #include "kvcat_runner.h"
 #include "physics.h"
 #include "report_page.h"
@@ -178,6 +179,28 @@ TEST_F(ReportTest, PlannerTermsAreFitContextsAtAnyBatch) {
         }
     }
     EXPECT_GT(checked, 100);
+}
+
+// llama.cpp's allocation in the planner is engine_allocation()'s at -c context x batch, -np batch,
+// which is what `kvcat fit --engine llama.cpp --ctx-size --parallel` prints.
+TEST_F(ReportTest, PlannerLlamacppAllocationsAreTheEngineModels) {
+    json planner = report_content(input())["planner"];
+    int checked = 0;
+    for (const auto& m : planner["models"]) {
+        const Model& model = *lint_->records.find(m["id"].get<std::string>())->model;
+        for (const char* dtype_name : {"f16", "q8_0"}) {
+            const json& points = m["allocations"]["llama.cpp"][dtype_name];
+            if (points.contains("error")) continue;
+            EngineSettings s;
+            s.context = 16384 * 4;
+            s.parallel = 4;
+            EngineAnswer a = engine_allocation(model, *find_cache_dtype(dtype_name), Engine::llamacpp, s);
+            EXPECT_EQ(*Rational::parse(points["16384x4"][0].get<std::string>()), a.kv_bytes) << m["id"];
+            EXPECT_EQ(*Rational::parse(points["16384x4"][1].get<std::string>()), a.state_bytes) << m["id"];
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 5);
 }
 
 // The planner carries each quality result under its model, with a link to its record, and each
