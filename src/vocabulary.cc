@@ -77,6 +77,8 @@ constexpr std::array kWeightFormats = {
     WeightFormatName{"IQ2_XXS", "ggml i-quant"},
     WeightFormatName{"IQ2_XS", "ggml i-quant"},
     WeightFormatName{"IQ1_S", "ggml i-quant"},
+    WeightFormatName{"IQ4_K", "ik_llama.cpp i-quant, 4.5 bits as its loader prints"},
+    WeightFormatName{"IQ3_K", "ik_llama.cpp i-quant, 3.4325 bits as its loader prints"},
     WeightFormatName{"MXFP4", "OCP microscaling 4-bit float (gpt-oss experts)"},
     WeightFormatName{"NVFP4", "NVIDIA 4-bit float with block scales"},
     WeightFormatName{"AWQ-INT4", "activation-aware 4-bit integer weights"},
