@@ -151,6 +151,9 @@ void Importer::read_heads() {
     }
     if (r.has("num_key_value_heads")) {
         d_.kv_heads = r.positive("num_key_value_heads");
+    } else if (r.has("block_configs")) {
+        // A null (or absent) num_key_value_heads beside per-layer blocks means "see each
+        // layer": the layout stage reads the heads from block_configs, never the default.
     } else if (d_.heads) {
         d_.kv_heads = d_.heads;
         notes_.push_back(
@@ -277,17 +280,46 @@ void Importer::read_indexer() {
 }
 
 void Importer::read_mtp() {
-    // An MTP head is trained with the model but does not serve requests as a decoder layer.
+    // Multi-token-prediction layers are trained with the model and serve only as the draft of
+    // speculative decoding: an engine that runs MTP caches K and V for them too, and one that
+    // does not allocates nothing for them. They are left out of num_layers unless asked for.
     FieldReader& r = *r_;
+    std::vector<std::string> said;
+    std::int64_t mtp = 0;
     for (const char* key : {"num_nextn_predict_layers", "mtp_num_hidden_layers"}) {
-        if (auto mtp = r.index(key); mtp && *mtp > 0) {
-            notes_.push_back(fmt::format(
-                "{} {}: the multi-token-prediction {} not counted as a decoder layer that "
-                "serves requests, so num_layers is num_hidden_layers ({}); an engine that "
-                "runs MTP speculative decoding caches for {} as well.",
-                key, *mtp, *mtp == 1 ? "layer is" : "layers are", d_.layers.value_or(0), *mtp == 1 ? "it" : "them"));
+        if (auto n = r.index(key); n && *n > 0) {
+            said.push_back(fmt::format("{} {}", key, *n));
+            mtp = std::max(mtp, *n);
         }
     }
+    // MiniMax-M2: use_mtp, with num_mtp_modules modules of mtp_transformer_layers layers each.
+    const json* use = r.get("use_mtp");
+    bool used = !(use && use->is_boolean() && !use->get<bool>());
+    if (r.has("num_mtp_modules") && used) {
+        auto modules = r.index("num_mtp_modules");
+        auto per = r.has("mtp_transformer_layers") ? r.index("mtp_transformer_layers") : std::optional<std::int64_t>(1);
+        if (modules && per && *modules * *per > 0) {
+            said.push_back(fmt::format("num_mtp_modules {} of mtp_transformer_layers {}", *modules, *per));
+            mtp = std::max(mtp, *modules * *per);
+        }
+    }
+    if (mtp == 0) return;
+    // Nemotron-H: each MTP layer is a small block pattern; only its '*' blocks are attention.
+    std::int64_t attention = mtp;
+    if (const json* pattern = r.get("mtp_hybrid_override_pattern"); pattern && pattern->is_string()) {
+        std::string p = pattern->get<std::string>();
+        auto stars = static_cast<std::int64_t>(std::count(p.begin(), p.end(), '*'));
+        r.note_read(fmt::format("mtp_hybrid_override_pattern {}", p));
+        said.push_back(
+            fmt::format("mtp_hybrid_override_pattern {} ({} attention block{} each)", p, stars, stars == 1 ? "" : "s"));
+        attention = mtp * stars;
+    }
+    d_.mtp_layers = attention;
+    notes_.push_back(
+        fmt::format("Multi-token prediction ({}): {} MTP attention layer{} not counted in num_layers, which is "
+                    "num_hidden_layers ({}). They hold a KV cache only while an engine runs MTP speculative decoding, "
+                    "then as full-attention layers of the model's shape.",
+                    join(said), attention, attention == 1 ? " is" : "s are", d_.layers.value_or(0)));
 }
 
 void Importer::check_design() {

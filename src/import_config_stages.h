@@ -211,12 +211,16 @@ struct Draft {
     bool mla = false;
     std::optional<std::int64_t> lora_rank, rope_dim;
     std::vector<Role> roles;
+    /// KV heads of each layer, when the config states them per layer (block_configs); 0 for a
+    /// layer without attention. Empty when every attention layer has kv_heads.
+    std::vector<std::int64_t> layer_kv_heads;
     std::string layout_how;
     std::optional<std::int64_t> window;
     bool state_beside_attention = false;  ///< Falcon-H1: a Mamba-2 mixer in every attention layer
     std::optional<StateDraft> state;
     std::optional<IndexerShape> indexer;
     std::int64_t shared = 0;
+    std::int64_t mtp_layers = 0;  ///< multi-token-prediction attention layers the config states
     std::string model_type;
 
     std::int64_t count(Role r) const { return static_cast<std::int64_t>(std::count(roles.begin(), roles.end(), r)); }
@@ -263,6 +267,7 @@ class Importer {
     void write();
 
     // Layout sources, tried in read_layout's order.
+    bool layout_from_block_configs(std::size_t n);
     bool layout_from_layer_types(std::size_t n);
     bool layout_from_attention_indices(std::size_t n);
     bool layout_from_pattern_string(std::size_t n);

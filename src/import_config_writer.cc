@@ -14,12 +14,28 @@ void Importer::write() {
     KvLayout kv = kv_layout(d_.roles);
     if (n_full == 0) kv = KvLayout{};  // every caching layer is bounded
 
-    AttentionVariant variant = d_.mla                      ? AttentionVariant::mla
-                               : d_.state                  ? AttentionVariant::hybrid
-                               : n_bounded                 ? AttentionVariant::sliding
-                               : *d_.kv_heads == *d_.heads ? AttentionVariant::mha
-                               : *d_.kv_heads == 1         ? AttentionVariant::mqa
-                                                           : AttentionVariant::gqa;
+    // Layers that state their own KV heads (block_configs) and differ become kv_groups.
+    std::vector<KvGroup> groups;
+    if (!d_.kv_heads && !d_.layer_kv_heads.empty()) {
+        for (std::size_t i = 0; i < d_.roles.size(); ++i) {
+            if (d_.roles[i] != Role::full) continue;
+            std::int64_t heads = d_.layer_kv_heads[i];
+            auto g = std::find_if(groups.begin(), groups.end(), [&](const KvGroup& x) { return x.kv_heads == heads; });
+            if (g == groups.end()) {
+                groups.push_back(KvGroup{1, heads, *d_.head_dim});
+            } else {
+                ++g->layers;
+            }
+        }
+    }
+    std::int64_t most_kv_heads = d_.kv_heads.value_or(0);
+    for (const auto& g : groups) most_kv_heads = std::max(most_kv_heads, g.kv_heads);
+    AttentionVariant variant = d_.mla                       ? AttentionVariant::mla
+                               : d_.state                   ? AttentionVariant::hybrid
+                               : n_bounded                  ? AttentionVariant::sliding
+                               : most_kv_heads == *d_.heads ? AttentionVariant::mha
+                               : most_kv_heads == 1         ? AttentionVariant::mqa
+                                                            : AttentionVariant::gqa;
     if (!d_.layout_how.empty() && (n_bounded || d_.state || n_none || d_.shared)) {
         notes_.insert(notes_.begin(), fmt::format("Layer layout: {}; {} of {} grow a KV cache.", d_.layout_how,
                                                   plural(n_full, "layer", "layers"), layers));
@@ -71,7 +87,7 @@ void Importer::write() {
     t += fmt::format("num_layers: {}\n", layers);
     t += fmt::format("attention_variant: {}\n", name_of(variant));
     t += fmt::format("attention_heads: {}\n", *d_.heads);
-    if (!d_.mla) {
+    if (!d_.mla && groups.empty()) {
         t += fmt::format("kv_heads: {}\n", *d_.kv_heads);
         t += fmt::format("head_dim: {}\n", *d_.head_dim);
     }
@@ -87,6 +103,14 @@ void Importer::write() {
     }
     if (d_.shared) t += fmt::format("  shared: {}\n", d_.shared);
     if (n_none) t += fmt::format("  stateless: {}\n", n_none);
+    if (!groups.empty()) {
+        t += "kv_groups:\n";
+        for (const auto& g : groups) {
+            t += fmt::format("  - layers: {}\n", g.layers);
+            t += fmt::format("    kv_heads: {}\n", g.kv_heads);
+            t += fmt::format("    head_dim: {}\n", g.head_dim);
+        }
+    }
     if (d_.mla) {
         t += "mla:\n";
         t += fmt::format("  kv_lora_rank: {}\n", *d_.lora_rank);

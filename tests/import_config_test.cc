@@ -162,7 +162,9 @@ TEST(ImportConfig, DeepSeekMlaRoundTripsAndLintsClean) {
     EXPECT_EQ(m.native_context, 163840);
     EXPECT_EQ(m.total_params_b, 671);
     EXPECT_EQ(m.active_params_b, 37);
-    EXPECT_TRUE(says(r.text, "num_nextn_predict_layers 1: the multi-token-prediction layer is not counted")) << r.text;
+    EXPECT_TRUE(
+        says(r.text, "Multi-token prediction (num_nextn_predict_layers 1): 1 MTP attention layer is not counted"))
+        << r.text;
     expect_same_architecture(m, shipped_model("models/deepseek-v3"));
 }
 
