@@ -92,10 +92,12 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 13> kDefaultColumns = {
+constexpr std::array<std::string_view, 15> kDefaultColumns = {
     "id",
+    "model",
     "accelerator",
     "engine",
+    "weight_quant",
     "kv_cache_dtype",
     "attention_variant",
     "context_length",
@@ -256,6 +258,30 @@ const ColumnInfo* find_column(std::string_view name) {
 
 std::span<const std::string_view> default_query_columns() {
     return kDefaultColumns;
+}
+
+/// What a reader of the headline query needs last: the row, its cache dtype and context, the
+/// bytes per token and the speed. So the columns that qualify a row go first, then the ones
+/// that say again what the id already says (model, card), then the derived bytes.
+constexpr std::array<std::string_view, 14> kDropOrder = {
+    "provenance",
+    "measured_ttft_ms_at_ctx",
+    "measured_prefill_tps_at_ctx",
+    "attention_variant",
+    "engine",
+    "accelerator",
+    "weight_quant",
+    "model",
+    "kv_bytes_at_context",
+    "concurrency",
+    "measured_tps_at_ctx",
+    "context_length",
+    "kv_cache_dtype",
+    "kv_bytes_per_token",
+};
+
+std::span<const std::string_view> default_query_drop_order() {
+    return kDropOrder;
 }
 
 std::map<std::string, std::string> catalog_meta(const fs::path& db_path) {

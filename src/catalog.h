@@ -43,6 +43,8 @@ const ColumnInfo* find_column(std::string_view name);
 
 /// The columns `kvcat query` shows unless asked for others.
 std::span<const std::string_view> default_query_columns();
+/// The order in which a narrow window leaves out the columns of a query, the first to go first.
+std::span<const std::string_view> default_query_drop_order();
 
 /// True when `path` holds a kvcat catalog of any version; `version` gets its version,
 /// `why` what it is instead.

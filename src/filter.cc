@@ -190,6 +190,14 @@ Filter parse_filter(std::string_view text) {
     if (auto null_test = parse_is_null(text)) return *null_test;
     std::size_t op_at = text.find_first_of("=!<>~");
     if (op_at == std::string_view::npos) {
+        if (is_identifier(text) && find_column(text)) {
+            // The shell took `context_length>64k` unquoted as `context_length` and a redirection.
+            throw FilterError(fmt::format(
+                "'{0}' is a column, not a filter: a '>' or '<' written without quotes is a redirection to the "
+                "shell, which left '{0}' and wrote the output to a file named after the value (remove it); "
+                "quote the filter: '{0}>64k'",
+                text));
+        }
         throw FilterError(
             fmt::format("'{}' is not a filter; write column OP value, with OP one of = != > >= < <= ~, or "
                         "column is null, column is not null",
@@ -299,12 +307,21 @@ std::string filter_sql(const Filter& f, std::vector<Cell>& parameters) {
     std::string out;
     // A list is any of its values: for != that is none of them.
     const char* join = f.op == "!=" ? " AND " : " OR ";
+    // A record's id finds its points too: id=NAME is the row NAME or the rows NAME@....
+    bool points = info.name == "id" && (f.op == "=" || f.op == "!=");
     for (const auto& v : f.values) {
         if (!out.empty()) out += join;
-        out += one;
+        if (points) {
+            std::string record = one;
+            record.replace(0, 2, "record_id");
+            out += fmt::format("({}{}{})", one, join, record);
+            parameters.push_back(v);
+        } else {
+            out += one;
+        }
         parameters.push_back(v);
     }
-    return f.values.size() > 1 ? "(" + out + ")" : out;
+    return f.values.size() > 1 || points ? "(" + out + ")" : out;
 }
 
 /// The filters ANDed, leaving out `skip`.
@@ -335,6 +352,44 @@ std::vector<NullCount> build_null_count_sql(const QuerySpec& spec) {
     return out;
 }
 
+namespace {
+
+/// The order of ids as a reader counts them: by record, then the point's context as a
+/// number (@1k, @4k, @16k), then concurrency (-c2 after -c1), then the id itself.
+std::string id_order(bool descending) {
+    const char* dir = descending ? " DESC" : "";
+    return fmt::format("record_id{0}, context_length{0}, concurrency{0}, id{0}", dir);
+}
+
+/// " ORDER BY ..." for the spec's sort keys, the id order last to break ties.
+std::string order_by(const QuerySpec& spec) {
+    std::vector<std::string> keys;
+    std::size_t start = 0;
+    const std::string& text = spec.sort_column;
+    while (start < text.size()) {
+        std::size_t comma = text.find(',', start);
+        std::string_view key =
+            trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        start = comma == std::string::npos ? text.size() : comma + 1;
+        if (key.empty()) throw FilterError(fmt::format("--sort '{}': an empty key in the list", text));
+        bool descending = spec.descending;
+        if (key.front() == '-' || key.front() == '+') {
+            descending = key.front() == '-';
+            key.remove_prefix(1);
+        }
+        const ColumnInfo& info = require_column(key);
+        keys.push_back(info.name == "id" ? id_order(descending)
+                                         : fmt::format("{}{}", info.name, descending ? " DESC" : ""));
+    }
+    bool by_id = !keys.empty() && keys.back().starts_with("record_id");
+    if (!by_id) keys.push_back(id_order(keys.empty() && spec.descending));
+    std::string out = " ORDER BY ";
+    for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keys[i];
+    return out;
+}
+
+}  // namespace
+
 BoundSql build_query_sql(const QuerySpec& spec) {
     BoundSql out;
     std::vector<std::string> columns = spec.columns;
@@ -350,9 +405,25 @@ BoundSql build_query_sql(const QuerySpec& spec) {
     out.sql = fmt::format("SELECT {} FROM kv_rows", select);
     std::string where = where_clause(spec.filters, nullptr, out.parameters);
     if (!where.empty()) out.sql += " WHERE " + where;
-    std::string sort = spec.sort_column.empty() ? "id" : std::string(require_column(spec.sort_column).name);
-    out.sql += fmt::format(" ORDER BY {}{}", sort, spec.descending ? " DESC" : "");
-    if (sort != "id") out.sql += ", id";
+    out.sql += order_by(spec);
+    if (spec.limit) {
+        out.sql += " LIMIT ?";
+        out.parameters.emplace_back(*spec.limit);
+    }
+    return out;
+}
+
+BoundSql build_distinct_sql(const QuerySpec& spec, std::string_view column) {
+    const ColumnInfo& info = require_column(column);
+    BoundSql out;
+    out.sql = fmt::format("SELECT {0}, count(*) AS rows FROM kv_rows", info.name);
+    std::string where = where_clause(spec.filters, nullptr, out.parameters);
+    if (!where.empty()) out.sql += " WHERE " + where;
+    out.sql += fmt::format(" GROUP BY {0} ORDER BY rows DESC, {0}", info.name);
+    if (spec.limit) {
+        out.sql += " LIMIT ?";
+        out.parameters.emplace_back(*spec.limit);
+    }
     return out;
 }
 

@@ -43,8 +43,12 @@ std::optional<Cell> parse_number(std::string_view text);
 struct QuerySpec {
     std::vector<Filter> filters;
     std::vector<std::string> columns;  ///< empty: the default columns
-    std::string sort_column;           ///< empty: by id
-    bool descending = false;
+    /// Sort keys, comma-separated, each descending when it starts with '-'
+    /// ("context_length,-measured_tps_at_ctx"); empty: by id. Ids sort by record, then by
+    /// their context as a number (@1k before @4k before @16k), then concurrency.
+    std::string sort_column;
+    bool descending = false;            ///< the keys without a sign sort descending
+    std::optional<std::int64_t> limit;  ///< at most this many rows
 };
 
 struct BoundSql {
@@ -54,6 +58,10 @@ struct BoundSql {
 
 /// SELECT ... FROM kv_rows WHERE ... with every value bound. Throws FilterError.
 BoundSql build_query_sql(const QuerySpec& spec);
+
+/// The values of `column` among the rows the filters keep, each with how many rows hold it
+/// (`rows`), the commonest first. Throws FilterError.
+BoundSql build_distinct_sql(const QuerySpec& spec, std::string_view column);
 
 /// For each ordering (< <= > >=), which leaves out the rows with no value in its column
 /// without saying so, a count of those rows among the ones the other filters keep. An

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hidden_text.h"
+#include "wrap.h"
 
 namespace kvcat {
 
@@ -381,20 +382,46 @@ std::vector<std::string> drop_constant_columns(Shaped& s, std::size_t max_width)
     return notes;
 }
 
+/// The widths of `s`'s columns fitted in `max_width`; fewer widths than columns when the
+/// rightmost had to go (see fit_widths).
+std::vector<std::size_t> fitted_widths(const Shaped& s, std::size_t max_width) {
+    std::vector<std::size_t> widths = measure(s);
+    std::vector<std::size_t> header_widths;
+    for (const auto& h : s.header) header_widths.push_back(display_width(h));
+    // A cut keeps what tells the cells apart: columns go before ids become look-alikes.
+    std::vector<std::size_t> distinct(widths.size(), 0);
+    if (natural_width(widths) > max_width) {
+        for (std::size_t c = 0; c < widths.size(); ++c) distinct[c] = distinct_width(s, c, widths[c]);
+    }
+    return fit_widths(widths, header_widths, s.numeric, max_width, distinct);
+}
+
+/// Removes column `c` from `s`.
+void remove_column(Shaped& s, std::size_t c) {
+    s.header.erase(s.header.begin() + static_cast<std::ptrdiff_t>(c));
+    s.numeric.erase(s.numeric.begin() + static_cast<std::ptrdiff_t>(c));
+    for (auto& line : s.cells) {
+        if (c < line.size()) line.erase(line.begin() + static_cast<std::ptrdiff_t>(c));
+    }
+}
+
 std::string render_aligned(const Table& t, const RenderOptions& options) {
     Shaped s = shape(t, options);
     std::vector<std::string> alike_notes;
     if (options.max_width) alike_notes = drop_constant_columns(s, *options.max_width);
+    std::vector<std::string> dropped;              // by drop_order, then from the right
     std::vector<std::size_t> widths = measure(s);  // first pass: measure
     if (options.max_width) {
-        std::vector<std::size_t> header_widths;
-        for (const auto& h : s.header) header_widths.push_back(display_width(h));
-        // A cut keeps what tells the cells apart: columns go before ids become look-alikes.
-        std::vector<std::size_t> distinct(widths.size(), 0);
-        if (natural_width(widths) > *options.max_width) {
-            for (std::size_t c = 0; c < widths.size(); ++c) distinct[c] = distinct_width(s, c, widths[c]);
+        widths = fitted_widths(s, *options.max_width);
+        for (auto name : options.drop_order) {
+            if (widths.size() == s.header.size()) break;
+            auto at = std::find(s.header.begin() + 1, s.header.end(), name);
+            if (at == s.header.end()) continue;
+            dropped.push_back(*at);
+            remove_column(s, static_cast<std::size_t>(at - s.header.begin()));
+            widths = fitted_widths(s, *options.max_width);
         }
-        widths = fit_widths(widths, header_widths, s.numeric, *options.max_width, distinct);
+        for (std::size_t c = widths.size(); c < s.header.size(); ++c) dropped.push_back(s.header[c]);
     }
     const std::size_t kept = widths.size();
     // Where each cut column is split, so that its values stay told apart.
@@ -435,8 +462,15 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     }
     out += rows_footer(t.rows.size());
     for (const auto& note : alike_notes) out += note + "\n";
-    if (kept < s.header.size()) {
-        out += fmt::format("+{} column{}: {}\n", s.header.size() - kept, s.header.size() - kept == 1 ? "" : "s",
+    if (!dropped.empty() && !options.drop_order.empty()) {
+        std::string names;
+        for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
+        out += wrap_text(fmt::format("+{} column{} left out to fit the window, in this order: {} ({})", dropped.size(),
+                                     dropped.size() == 1 ? "" : "s", names, options.more_columns_hint),
+                         *options.max_width, 2) +
+               "\n";
+    } else if (!dropped.empty()) {
+        out += fmt::format("+{} column{}: {}\n", dropped.size(), dropped.size() == 1 ? "" : "s",
                            options.more_columns_hint);
     }
     return out;

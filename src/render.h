@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "table.h"
 
@@ -32,6 +33,10 @@ struct RenderOptions {
     std::function<std::string_view(std::string_view column)> unit_of;
     /// How to see the columns a narrow window left out, for the note under the table.
     std::string_view more_columns_hint = "--columns or --format vertical";
+    /// The columns to leave out first when the window is too narrow, by name, the first to go
+    /// first; the columns not named go after them, from the right. When set, the note under
+    /// the table names the columns left out in the order they went.
+    std::vector<std::string_view> drop_order;
     /// Called before each row in every pass over the rows; it may throw to stop the
     /// rendering (a command's time limit), and the exception leaves render_table.
     std::function<void()> each_row;

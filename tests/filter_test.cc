@@ -13,6 +13,9 @@
 namespace kvcat {
 namespace {
 
+/// How rows sort by id: by record, then a point's context as a number, then concurrency.
+constexpr const char* kIdOrder = "record_id, context_length, concurrency, id";
+
 namespace fs = std::filesystem;
 
 TEST(Filter, SuffixesArePowersOfTwo) {
@@ -58,7 +61,8 @@ TEST(Filter, EachOperatorBecomesItsOwnSql) {
         spec.columns = {"id"};
         spec.filters.push_back(parse_filter(c.filter));
         BoundSql bound = build_query_sql(spec);
-        EXPECT_EQ(bound.sql, std::string("SELECT id FROM kv_rows WHERE ") + c.where + " ORDER BY id") << c.filter;
+        EXPECT_EQ(bound.sql, std::string("SELECT id FROM kv_rows WHERE ") + c.where + " ORDER BY " + kIdOrder)
+            << c.filter;
         ASSERT_EQ(bound.parameters.size(), 1u) << c.filter;
     }
 }
@@ -90,7 +94,7 @@ TEST(Filter, FiltersAreAndedWithTheirValuesBoundInOrder) {
     EXPECT_EQ(
         bound.sql,
         "SELECT id, context_length FROM kv_rows WHERE attention_variant COLLATE NOCASE = ? AND context_length > ? "
-        "ORDER BY context_length DESC, id");
+        "ORDER BY context_length DESC, record_id, context_length, concurrency, id");
     ASSERT_EQ(bound.parameters.size(), 2u);
     EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "hybrid");
     EXPECT_EQ(std::get<std::int64_t>(bound.parameters[1]), 65536);
@@ -122,7 +126,11 @@ TEST(Filter, ValuesAreBoundNeverSpliced) {
     spec.filters.push_back(parse_filter("id=x' OR 1=1 --"));
     BoundSql bound = build_query_sql(spec);
     EXPECT_EQ(bound.sql.find("OR 1=1"), std::string::npos) << bound.sql;
-    ASSERT_EQ(bound.parameters.size(), 1u);
+    // id=NAME is the row NAME or the points of the record NAME: the value is bound for each.
+    ASSERT_EQ(bound.parameters.size(), 2u);
+    EXPECT_EQ(bound.parameters[0], bound.parameters[1]);
+    EXPECT_NE(bound.sql.find("(id COLLATE NOCASE = ? OR record_id COLLATE NOCASE = ?)"), std::string::npos)
+        << bound.sql;
     // An id without a folder gets kv-efficiency/ in front; the rest is the user's text, bound.
     EXPECT_EQ(std::get<std::string>(bound.parameters[0]), "kv-efficiency/x' OR 1=1 --");
 }
@@ -150,7 +158,23 @@ TEST(Filter, ColumnsAndSortAreValidated) {
     spec.sort_column = "kv_bytes_per_token";
     spec.descending = true;
     BoundSql bound = build_query_sql(spec);
-    EXPECT_EQ(bound.sql, "SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token DESC, id");
+    EXPECT_EQ(bound.sql,
+              "SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY kv_bytes_per_token DESC, " + std::string(kIdOrder));
+    // Several keys, each with its own direction; --desc turns the ones without a sign.
+    spec.sort_column = "context_length,-measured_tps_at_ctx";
+    spec.descending = false;
+    EXPECT_EQ(build_query_sql(spec).sql,
+              "SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY context_length, "
+              "measured_tps_at_ctx DESC, " +
+                  std::string(kIdOrder));
+    spec.sort_column = "-id";
+    EXPECT_EQ(build_query_sql(spec).sql,
+              "SELECT id, kv_bytes_per_token FROM kv_rows ORDER BY record_id DESC, context_length DESC, concurrency "
+              "DESC, id DESC");
+    spec.limit = 5;
+    EXPECT_TRUE(build_query_sql(spec).sql.ends_with(" LIMIT ?"));
+    EXPECT_EQ(std::get<std::int64_t>(build_query_sql(spec).parameters.back()), 5);
+    spec.limit.reset();
     spec.sort_column = "id; DROP TABLE models";
     EXPECT_THROW(build_query_sql(spec), FilterError);
     spec.sort_column.clear();
@@ -264,7 +288,8 @@ TEST(Filter, IsNullAndIsNotNullAreTheNullTests) {
     spec.filters = {is, is_not};
     spec.columns = {"id"};
     EXPECT_EQ(build_query_sql(spec).sql,
-              "SELECT id FROM kv_rows WHERE measured_tps_at_ctx IS NULL AND roofline_fraction IS NOT NULL ORDER BY id");
+              "SELECT id FROM kv_rows WHERE measured_tps_at_ctx IS NULL AND roofline_fraction IS NOT NULL ORDER BY " +
+                  std::string(kIdOrder));
     // An unknown column is named as in any filter.
     try {
         parse_filter("measured_tps is null");

@@ -26,6 +26,8 @@ struct QueryOptions {
     bool descending = false;
     bool strict = false;
     int timeout_ms = static_cast<int>(kDefaultStatementTimeout.count());
+    std::optional<std::int64_t> limit;
+    std::string distinct;
 };
 
 std::vector<std::string> split_columns(const std::string& text) {
@@ -45,8 +47,8 @@ std::vector<std::string> split_columns(const std::string& text) {
 std::string known_ids_sql(std::string_view column) {
     if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
     if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
-    if (column == "id" || column == "record_id")
-        return fmt::format("SELECT DISTINCT {0} FROM kv_rows ORDER BY {0}", column);
+    if (column == "id") return "SELECT id FROM kv_rows UNION SELECT record_id FROM kv_rows ORDER BY 1";
+    if (column == "record_id") return "SELECT DISTINCT record_id FROM kv_rows ORDER BY record_id";
     return "";
 }
 
@@ -87,12 +89,11 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
             // A glob matches the whole id, folder and all.
             if (offered.size() > 1) glob = fmt::format("; '{}~{}*' finds them all", f.column, *wanted);
             if (offered.empty()) {
-                if (std::string near = closest_match(*wanted, candidates); !near.empty())
-                    offered.push_back(as_filter(near));
+                for (auto near : closest_ids(*wanted, candidates)) offered.push_back(as_filter(near));
             }
             std::vector<std::string_view> words(offered.begin(), offered.end());
             spdlog::info("no record has the id '{}'{}", *wanted,
-                         offered.empty() ? std::string("; `kvcat query --columns ") + f.column + "` lists those in use"
+                         offered.empty() ? std::string("; `kvcat query --distinct ") + f.column + "` lists those in use"
                                          : fmt::format(" (did you mean {}?{})", one_of(words, 4, ""), glob));
         }
     }
@@ -104,7 +105,11 @@ int run_query(const QueryOptions& options) {
     spec.columns = split_columns(options.columns_text);
     spec.sort_column = options.sort;
     spec.descending = options.descending;
-    BoundSql bound = build_query_sql(spec);
+    spec.limit = options.limit;
+    if (!options.distinct.empty() && !spec.columns.empty()) {
+        throw FilterError("--distinct COLUMN shows that column and its counts; leave out --columns");
+    }
+    BoundSql bound = options.distinct.empty() ? build_query_sql(spec) : build_distinct_sql(spec, options.distinct);
     auto format = parse_table_format(options.common.format);
     const Common& c = options.common;
     int code = ExitCode::ok;
@@ -118,6 +123,10 @@ int run_query(const QueryOptions& options) {
     if (!table) return code;
     RenderOptions render = stdout_render_options("--columns or --format vertical", !c.no_formula_guard);
     render.max_bytes = kQueryMaxOutputBytes;
+    if (spec.columns.empty() && options.distinct.empty()) {
+        auto order = default_query_drop_order();
+        render.drop_order.assign(order.begin(), order.end());
+    }
     std::string text;
     try {
         text = render_table(*table, *format, render);
@@ -128,6 +137,14 @@ int run_query(const QueryOptions& options) {
     }
     std::cout << text;
     std::cout.flush();
+    if (spec.limit && static_cast<std::int64_t>(table->rows.size()) == *spec.limit) {
+        QuerySpec all = spec;
+        all.limit.reset();
+        BoundSql count = options.distinct.empty() ? build_query_sql(all) : build_distinct_sql(all, options.distinct);
+        Table total = run_read_only(c.db, "SELECT count(*) FROM (" + count.sql + ")", count.parameters, limits);
+        const auto* n = total.rows.empty() ? nullptr : std::get_if<std::int64_t>(&total.rows[0][0]);
+        if (n && *n > *spec.limit) spdlog::info("the first {} of {} rows (--limit {})", *spec.limit, *n, *spec.limit);
+    }
     explain_what_was_left_out(c.db, spec, table->rows.empty());
     return ExitCode::ok;
 }
@@ -142,8 +159,13 @@ void setup_query(CLI::App& app, int& exit_code) {
     add_format_option(*sub, options->common, FormatFamily::table);
     // A plain string, split here: a list option would swallow the filters that follow it.
     sub->add_option("--columns", options->columns_text, "Columns to show, comma-separated");
-    sub->add_option("--sort", options->sort, "Sort by this column (default: id)");
-    sub->add_flag("--desc", options->descending, "Sort descending");
+    sub->add_option(
+        "--sort", options->sort,
+        "Sort by these columns, comma-separated, -COLUMN descending (default: id, its context as a number)");
+    sub->add_flag("--desc", options->descending, "Sort the keys written without a sign descending");
+    sub->add_option("--limit", options->limit, "Show at most this many rows")->check(CLI::PositiveNumber);
+    sub->add_option("--distinct", options->distinct,
+                    "Show the values of this column among the rows kept, with how many rows hold each");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("--timeout", options->timeout_ms, "Stop the statement after this many milliseconds (0: never)")
@@ -163,6 +185,8 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query 'model~models/qwen*' --format csv\n"
         "  kvcat query kv_cache_dtype=bf16 --columns id,kv_bytes_per_token --sort kv_bytes_per_token --desc\n"
         "  kvcat query id=vllm-qwen35-35b-hybrid-fp8kv-256k --format vertical\n"
+        "  kvcat query --sort context_length,-measured_tps_at_ctx --limit 10 measured_tps_at_ctx!=null\n"
+        "  kvcat query --distinct accelerator\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
         "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
         "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
