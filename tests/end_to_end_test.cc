@@ -217,8 +217,15 @@ TEST_F(EndToEnd, FitAnswersInJson) {
                             "available_for_kv_bytes", "kv_bytes_per_token"}) {
         EXPECT_TRUE(j.contains(key)) << key;
     }
+    // A llama.cpp mix is answered at its base type, a lower bound, and said to be one.
+    Outcome mix = kvcat({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                         "--weight-quant", "Q4_K_M", "--kv-dtype", "bf16", "--format", "json"});
+    ASSERT_EQ(mix.status, 0) << mix.err;
+    auto m = nlohmann::json::parse(mix.out);
+    EXPECT_EQ(m["max_context"], j["max_context"]);
+    EXPECT_EQ(m["weights_lower_bound"], true);
     EXPECT_EQ(kvcat({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
-                     "--weight-quant", "Q4_K_M", "--kv-dtype", "bf16"})
+                     "--weight-quant", "Q4_X", "--kv-dtype", "bf16"})
                   .status,
               2);
 }

@@ -10,10 +10,12 @@
 #include "curve.h"
 #include "engine_memory.h"
 #include "lint.h"
+#include "physics.h"
 #include "record_ref.h"
 #include "render.h"
 #include "suggest.h"
 #include "terminal.h"
+#include "weight_mix.h"
 
 namespace kvcat::cmd {
 
@@ -26,8 +28,32 @@ struct CurveOptions {
     std::string contexts;
     std::string weight_quant;
     EngineOptions engine;
+    std::int64_t gpus = 1;
     Common common;
 };
+
+/// With --gpus N, whether each card's share fits one card's memory, as `kvcat fit` splits a
+/// model over N cards (tensor parallel; no runtime reserve, as curve holds none).
+void fit_on_gpus(const CurveRequest& request, std::int64_t gpus, std::vector<CurvePoint>& points) {
+    for (auto& p : points) {
+        const CacheDtype* dtype = nullptr;
+        for (const auto& d : request.dtypes) {
+            if (d.name == p.dtype) dtype = &d;
+        }
+        if (!dtype) continue;
+        for (std::size_t i = 0; i < request.accelerators.size() && i < p.fits.size(); ++i) {
+            const Accelerator* a = request.accelerators[i].accelerator;
+            if (!a || !a->memory_gb_exact) continue;
+            FitSetup setup;
+            setup.gpus = gpus;
+            setup.reserve = Rational(0);
+            if (!request.weight_quant) setup.weight_bytes = Rational(0);
+            FitTerms terms =
+                fit_context(*request.model, *a, request.weight_quant ? &*request.weight_quant : nullptr, *dtype, setup);
+            p.fits[i] = !(fit_bytes_at(terms, p.context) > terms.memory);
+        }
+    }
+}
 
 std::vector<std::string> split_commas(const std::string& text) {
     std::vector<std::string> out;
@@ -81,7 +107,18 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
     }
     if (!o.weight_quant.empty()) {
         request.weight_quant = find_weight_quant(o.weight_quant);
-        if (!request.weight_quant) return fmt::format("unknown weight format '{}'", o.weight_quant);
+        if (auto mix = request.weight_quant ? std::nullopt : find_weight_mix(o.weight_quant)) {
+            request.weight_quant = mix_base(*mix);
+            spdlog::info(
+                "{} is llama.cpp's mix of {} with {} (src/llama-quant.cpp): weight_bytes takes {} throughout, a lower "
+                "bound; kvcat fit --weight-file FILE.gguf or --weight-bytes N takes the real size",
+                mix->name, mix->base, mix->raised, mix->base);
+        }
+        if (!request.weight_quant)
+            return fmt::format(
+                "unknown weight format '{}'; give an exact one (Q4_K, Q8_0, bf16, ...) or a llama.cpp mix (Q4_K_M, "
+                "...)",
+                o.weight_quant);
     }
     try {
         request.contexts = parse_contexts(o.contexts);
@@ -132,8 +169,15 @@ int run_curve(const CurveOptions& o) {
     }
     try {
         auto points = kv_curve(request);
+        if (o.gpus > 1) fit_on_gpus(request, o.gpus, points);
         Table table = curve_table(request, points);
         if (engine) add_engine_columns(table, request, points, engine->first, engine->second);
+        if (o.gpus > 1) {
+            // The column says it is one card's share against one card: fits_4x_nvidia-h100-sxm.
+            for (auto& c : table.columns) {
+                if (c.starts_with("fits_")) c = fmt::format("fits_{}x_{}", o.gpus, c.substr(5));
+            }
+        }
         RenderOptions shown = stdout_render_options("--format vertical", !o.common.no_formula_guard);
         shown.unit_of = curve_column_unit;  // kv_bytes is no kv_rows column, but bytes all the same
         std::cout << render_table(table, *format, shown);
@@ -155,6 +199,9 @@ void setup_curve(CLI::App& app, int& exit_code) {
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
     sub->add_option("--weight-quant", o->weight_quant, "Count the weights in this format against memory too");
     add_engine_options(*sub, o->engine);
+    sub->add_option("--gpus", o->gpus, "Spread the model over this many of each card (tensor parallel, as kvcat fit)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::table);
     sub->footer(
@@ -164,10 +211,15 @@ void setup_curve(CLI::App& app, int& exit_code) {
         "with --weight-quant) is at most the card's memory; no runtime reserve is held back.\n"
         "With --engine, engine_kv_bytes and engine_state_bytes are what that engine allocates at each\n"
         "context: llama.cpp's caches for -c of it, vLLM's one request of max_model_len it, SGLang's pool.\n"
+        "With --gpus N the column is fits_Nx_<accelerator>: each card's share (as kvcat fit splits heads, state and "
+        "weights)\n"
+        "against one card's memory; kv_bytes stays the whole sequence's.\n"
         "Examples:\n"
         "  kvcat curve --model models/llama-4-scout-17b-16e-instruct --contexts 8k,128k --engine vllm "
         "--hybrid-manager off\n"
         "  kvcat curve --model models/llama-3.1-8b --kv-dtype bf16 --contexts 8k,128k\n"
+        "  kvcat curve --model llama-3.1-70b --accelerator nvidia-rtx-4090 --gpus 4 --weight-quant Q4_K --contexts "
+        "32k,128k\n"
         "  kvcat curve --model models/gemma-3-27b --kv-dtype bf16,q8_0 --contexts 1k,32k,128k "
         "--format csv");
     set_command_body(*sub, exit_code, [o] { return run_curve(*o); });

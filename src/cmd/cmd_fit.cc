@@ -16,6 +16,7 @@
 #include "record_ref.h"
 #include "schema.h"
 #include "skeleton.h"
+#include "weight_mix.h"
 #include "weight_quant.h"
 
 namespace kvcat::cmd {
@@ -70,14 +71,27 @@ std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text)
     return out;
 }
 
-/// The memory one card holds at each context, and whether it fits.
+/// The KV cache one card holds at `context`: what fit_bytes_at adds to the fixed terms.
+Rational kv_at(const FitTerms& t, std::int64_t context) {
+    return fit_bytes_at(t, context) - t.weights - t.fixed_state - t.reserve;
+}
+
+std::string gib_text(const Rational& bytes) {
+    return two_decimals(bytes / Rational(1LL << 30)) + " GiB";
+}
+
+/// At each context, the KV cache on a line of its own, then the whole of what one card holds
+/// (weights, fixed state and reserve with it), and whether it fits.
 std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& contexts) {
     std::string out = fmt::format("  at each context (one card{}):\n", t.batch > 1 ? ", the whole batch" : "");
     for (auto c : contexts) {
+        Rational kv = kv_at(t, c);
         Rational total = fit_bytes_at(t, c);
         bool fits = !(total > t.memory);
-        out += fmt::format("  {:>10} tokens {:>22} bytes  ({})  {}\n", group_thousands(c),
-                           group_thousands(ceil_bytes(total)), two_decimals(total / Rational(1LL << 30)) + " GiB",
+        out += fmt::format("  {:>10} tokens  KV cache {:>22} bytes  ({})\n", group_thousands(c),
+                           group_thousands(ceil_bytes(kv)), gib_text(kv));
+        out += fmt::format("  {:>10}         + weights, fixed state, reserve = {} bytes  ({} of {})  {}\n", "",
+                           group_thousands(ceil_bytes(total)), gib_text(total), gib_text(t.memory),
                            fits ? "fits" : "does not fit");
     }
     return out;
@@ -124,6 +138,87 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     }
 }
 
+/// What an answer for a mix rests on, and how to get the exact one.
+std::string mix_note(const WeightMix& mix) {
+    return fmt::format(
+        "{0} is llama.cpp's mix of {1} with {2} (src/llama-quant.cpp), which the model record cannot place: the "
+        "weights are taken as {1} throughout, a lower bound, so the largest context is at most the one shown. For "
+        "the real size give --weight-file FILE.gguf, or --weight-bytes N (llama-bench's model_size).",
+        mix.name, mix.base, mix.raised);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t comma = text.find(',', start);
+        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty()) out.push_back(part);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+/// --accelerator a,b,c: which of these cards run the model, one line each (the terms of
+/// one are `kvcat fit` with that card alone).
+int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional<WeightQuant>& quant,
+                const std::optional<WeightMix>& mix, const CacheDtype& dtype, const FitSetup& setup,
+                const std::string& weights_name) {
+    RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
+    if (!model_ref.record || !model_ref.record->model) {
+        spdlog::error("{}: {}", o.common.records,  // the folder first: the error may end in a question
+                      model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error);
+        return ExitCode::failure;
+    }
+    const Record& model = *model_ref.record;
+    struct Answer {
+        std::string id;
+        FitTerms terms;
+    };
+    std::vector<Answer> answers;
+    for (const auto& name : split_list(o.accelerator)) {
+        RecordRef ref = resolve_record(lint.records, name, RecordKind::accelerator);
+        if (!ref.record || !ref.record->accelerator) {
+            spdlog::error("{}: {}", o.common.records,
+                          ref.record ? ref.record->id + " is not a readable accelerator record" : ref.error);
+            return ExitCode::failure;
+        }
+        FitTerms terms = fit_context(*model.model, *ref.record->accelerator, quant ? &*quant : nullptr, dtype, setup);
+        answers.push_back({ref.record->id, terms});
+    }
+    std::size_t runs = 0;
+    for (const auto& a : answers) runs += a.terms.fits ? 1 : 0;
+    if (o.common.format == "json") {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& a : answers) {
+            nlohmann::json one = quant && !mix ? fit_json(a.terms, model.id, a.id, *quant, dtype)
+                                               : fit_json(a.terms, model.id, a.id, weights_name, dtype);
+            if (!a.terms.fits) one["refusal"] = fit_refusal(a.terms);
+            if (mix) one["weights_lower_bound"] = true;
+            j.push_back(one);
+        }
+        std::cout << j.dump(2) << '\n';
+    } else {
+        std::cout << fmt::format("{}, weights {}, KV cache {}, batch {}{}: {} of {} cards run it\n", model.id,
+                                 weights_name, dtype.name, setup.batch,
+                                 setup.gpus > 1 ? fmt::format(", {} of each", setup.gpus) : "", runs, answers.size());
+        std::size_t width = 0;
+        for (const auto& a : answers) width = std::max(width, a.id.size());
+        for (const auto& a : answers) {
+            std::string answer = a.terms.fits
+                                     ? fmt::format("largest context {:>11} tokens  ({} for the KV cache of {})",
+                                                   group_thousands(a.terms.max_context), gib_text(a.terms.available),
+                                                   gib_text(a.terms.memory))
+                                     : fit_refusal(a.terms);
+            std::cout << fmt::format("  {:<{}}  {}\n", a.id, width, answer);
+        }
+        if (mix) std::cout << "  " << mix_note(*mix) << "\n";
+        std::cout << "  Every term of one card: kvcat fit with that --accelerator alone.\n";
+    }
+    return runs > 0 ? ExitCode::ok : ExitCode::findings;
+}
+
 int run_fit(const FitOptions& o) {
     int weight_sources = !o.weight_quant.empty() + o.weight_bytes.has_value() + !o.weight_file.empty();
     if (weight_sources != 1) {
@@ -133,20 +228,24 @@ int run_fit(const FitOptions& o) {
         return ExitCode::failure;
     }
     std::optional<WeightQuant> quant;
+    std::optional<WeightMix> mix;
     FitSetup setup;
     setup.batch = o.batch;
     setup.gpus = o.gpus;
     std::string weights_name;
     if (!o.weight_quant.empty()) {
         quant = find_weight_quant(o.weight_quant);
+        mix = quant ? std::nullopt : find_weight_mix(o.weight_quant);
+        if (mix) quant = mix_base(*mix);  // a lower bound of the weights, said under the answer
         if (!quant) {
             spdlog::error(
-                "unknown weight format '{}'; exact ones are: {} (for a mixed recipe such as Q4_K_M give "
-                "--weight-file FILE.gguf or --weight-bytes N)",
-                o.weight_quant, names_of(weight_quants()));
+                "unknown weight format '{}'; exact ones are: {}; llama.cpp's mixes, taken at their base type as a "
+                "lower bound: {}. For the real size give --weight-file FILE.gguf or --weight-bytes N (llama-bench's "
+                "model_size)",
+                o.weight_quant, names_of(weight_quants()), names_of(weight_mixes()));
             return ExitCode::failure;
         }
-        weights_name = std::string(quant->name);
+        weights_name = std::string(mix ? mix->name : quant->name);
     } else if (o.weight_bytes) {
         if (*o.weight_bytes <= 0) {
             spdlog::error("--weight-bytes must be a number of bytes greater than zero");
@@ -188,21 +287,26 @@ int run_fit(const FitOptions& o) {
         contexts = *parsed;
     }
     LintResult lint = lint_paths({o.common.records});
+    if (o.accelerator.find(',') != std::string::npos) {
+        if (!o.engine.engine.empty()) {
+            spdlog::error("--engine answers for one card: give one --accelerator with it");
+            return ExitCode::failure;
+        }
+        return fit_on_each(o, lint, quant, mix, *dtype, setup, weights_name);
+    }
     RecordRef model_ref = resolve_record(lint.records, o.model, RecordKind::model);
     RecordRef accelerator_ref = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
     const Record* model = model_ref.record;
     const Record* accelerator = accelerator_ref.record;
     if (!model || !model->model) {
-        spdlog::error("{} under {}",
-                      model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error,
-                      o.common.records);
+        spdlog::error("{}: {}", o.common.records,  // the folder first: the error may end in a question
+                      model_ref.record ? model_ref.record->id + " is not a readable model record" : model_ref.error);
         return ExitCode::failure;
     }
     if (!accelerator || !accelerator->accelerator) {
-        spdlog::error("{} under {}",
+        spdlog::error("{}: {}", o.common.records,
                       accelerator_ref.record ? accelerator_ref.record->id + " is not a readable accelerator record"
-                                             : accelerator_ref.error,
-                      o.common.records);
+                                             : accelerator_ref.error);
         return ExitCode::failure;
     }
     for (const auto& d : lint.diagnostics) {
@@ -214,16 +318,23 @@ int run_fit(const FitOptions& o) {
     bool engine_failed = false;
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;
+    if (mix) terms.weights_how = "at least: " + terms.weights_how + ", " + std::string(mix->base) + " throughout";
     if (o.common.format == "json") {
         nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
                                  : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
         if (!terms.fits) j["refusal"] = fit_refusal(terms);
+        if (mix) {
+            j["weights_lower_bound"] = true;
+            j["weights_note"] = mix_note(*mix);
+        }
         if (!contexts.empty()) {
             j["at_contexts"] = nlohmann::json::array();
             for (auto c : contexts) {
                 Rational total = fit_bytes_at(terms, c);
-                j["at_contexts"].push_back(
-                    {{"context", c}, {"bytes", ceil_bytes(total)}, {"fits", !(total > terms.memory)}});
+                j["at_contexts"].push_back({{"context", c},
+                                            {"kv_bytes", ceil_bytes(kv_at(terms, c))},
+                                            {"bytes", ceil_bytes(total)},
+                                            {"fits", !(total > terms.memory)}});
             }
         }
         if (engine) {
@@ -236,6 +347,7 @@ int run_fit(const FitOptions& o) {
         std::cout << j.dump(2) << '\n';
     } else {
         std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (mix) std::cout << "  " << mix_note(*mix) << "\n";
         if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
         if (engine) std::cout << engine_text(*engine, *model->model);
     }
@@ -252,8 +364,11 @@ void setup_fit(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<FitOptions>();
     CLI::App* sub = app.add_subcommand("fit", "The largest context that fits on an accelerator, every term shown");
     sub->add_option("--model", o->model, "A model record id")->required();
-    sub->add_option("--accelerator", o->accelerator, "An accelerator record id")->required();
-    sub->add_option("--weight-quant", o->weight_quant, "The weights' format: Q4_K, Q8_0, bf16, fp8, ...");
+    sub->add_option("--accelerator", o->accelerator,
+                    "An accelerator record id, or several, comma-separated: which of these run it")
+        ->required();
+    sub->add_option("--weight-quant", o->weight_quant,
+                    "The weights' format: Q4_K, Q8_0, bf16, fp8, ...; a llama.cpp mix (Q4_K_M, ...) as a lower bound");
     sub->add_option("--weight-bytes", o->weight_bytes, "The weights' real size, bytes (all cards together)");
     sub->add_option("--weight-file", o->weight_file, "A GGUF file: its tensor data is the weights' size");
     sub->add_option("--gpus", o->gpus, "Cards the model is spread over (tensor parallel)")
@@ -280,6 +395,8 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "With --engine the engine's own allocation follows the textbook terms: its parts, the lines it prints\n"
         "at start-up and each place it differs; --format json adds engine_kv_bytes, engine_state_bytes and\n"
         "engine_tokens.\n"
+        "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-3090,nvidia-rtx-4090,nvidia-rtx-5090 \\\n"
+        "            --weight-quant Q4_K_M --kv-dtype q8_0\n"
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context (null when nothing fits) and the other keys are the terms.\n"
         "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
