@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "data_dirs.h"
 #include "record_claims.h"
 #include "records_root.h"
 #include "rules/rules.h"
@@ -404,7 +405,9 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         std::error_code ec;
         auto status = fs::symlink_status(p, ec);
         if (ec || !fs::exists(status)) {
-            throw std::runtime_error(fmt::format("{}: no such file or directory", p.string()));
+            // The default folder missing: kvcat run outside a checkout.
+            throw std::runtime_error(p == "records" ? no_records_advice("records")
+                                                    : fmt::format("{}: no such file or directory", p.string()));
         }
         fs::path root = records_root_for(p);
         roots.insert(root.lexically_normal());

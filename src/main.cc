@@ -11,6 +11,8 @@
 #include "catalog.h"
 #include "cmd/commands.h"
 #include "hidden_text.h"
+#include "terminal.h"
+#include "wrap.h"
 
 namespace {
 
@@ -94,7 +96,16 @@ int main(int argc, char** argv) {
                 spdlog::error("{}", typo);
                 return int{kvcat::cmd::failure};
             }
-            if (e.get_exit_code() == 0) return app.exit(e);
+            if (e.get_exit_code() == 0) {
+                // Help on a terminal is broken at spaces to its width, which would cut words.
+                std::ostringstream help, help_err;
+                int code = app.exit(e, help, help_err);
+                std::string text = help.str();
+                if (auto width = kvcat::stdout_terminal_width()) text = kvcat::wrap_text(text, *width);
+                std::cout << text << std::flush;
+                std::cerr << help_err.str();
+                return code;
+            }
             // CLI11 quotes what was typed; shown, not obeyed, line by line.
             std::ostringstream out, err;
             app.exit(e, out, err);

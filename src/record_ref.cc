@@ -70,14 +70,18 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
     if (!cut_short.empty()) {
         return {nullptr, fmt::format("no {} '{}'; did you mean {}?", what, given, one_of(cut_short))};
     }
-    std::string near = closest_match(given, given.find('/') == std::string_view::npos ? names : ids);
-    if (!near.empty() && given.find('/') == std::string_view::npos) {
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            if (names[i] == near) near = std::string(ids[i]);
+    // By tokens first (llama-3-70b: llama-3.1-70b and llama-3.3-70b; h100: both H100 cards).
+    bool bare = given.find('/') == std::string_view::npos;
+    std::vector<std::string_view> near = closest_ids(given, bare ? names : ids);
+    if (bare) {
+        for (auto& n : near) {
+            for (std::size_t i = 0; i < names.size(); ++i) {
+                if (names[i].data() == n.data()) n = ids[i];
+            }
         }
     }
-    return {nullptr,
-            fmt::format("no {} '{}'{}", what, given, near.empty() ? "" : fmt::format("; did you mean '{}'?", near))};
+    return {nullptr, fmt::format("no {} '{}'{}", what, given,
+                                 near.empty() ? "" : fmt::format("; did you mean {}?", one_of(near)))};
 }
 
 }  // namespace kvcat

@@ -62,6 +62,107 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
     return std::string(best);
 }
 
+namespace {
+
+/// Lower-case tokens: runs of letters, and runs of digits with the letters that follow them
+/// ("27b", "64k"); anything else separates. With `joined`, "3.5" also gives "35".
+std::vector<std::string> tokens_of(std::string_view text, bool joined) {
+    std::vector<std::string> out;
+    std::string current;
+    auto flush = [&] {
+        if (!current.empty()) out.push_back(current);
+        current.clear();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        bool digit = std::isdigit(c) != 0, letter = std::isalpha(c) != 0;
+        if (!digit && !letter) {
+            if (joined && c == '.' && !current.empty() && std::isdigit(static_cast<unsigned char>(current.back())) &&
+                i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+                std::size_t end = i + 1;
+                while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+                out.push_back(current + std::string(text.substr(i + 1, end - i - 1)));
+            }
+            flush();
+            continue;
+        }
+        // A digit after letters starts a token (rtx|4090, h|100); letters after digits stay
+        // with them (27b, 64k), and a digit after those starts another (a3b|4).
+        if (digit && !current.empty() && std::isalpha(static_cast<unsigned char>(current.back()))) flush();
+        current += static_cast<char>(std::tolower(c));
+    }
+    flush();
+    return out;
+}
+
+bool has_digit(std::string_view token) {
+    return std::any_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Digits as 'd', letters as they are: 4090 and 3090 are both "dddd", 70b "ddb".
+std::string shape_of(std::string_view token) {
+    std::string s(token);
+    for (auto& c : s) {
+        if (c >= '0' && c <= '9') c = 'd';
+    }
+    return s;
+}
+
+bool contains(const std::vector<std::string>& tokens, std::string_view t) {
+    return std::find(tokens.begin(), tokens.end(), t) != tokens.end();
+}
+
+/// Whether the candidate names another thing of the word's kind: a number of the word it
+/// lacks, beside a number of the same shape the word lacks that is not the same characters.
+bool conflicts(const std::vector<std::string>& word, const std::vector<std::string>& candidate) {
+    for (const auto& w : word) {
+        if (!has_digit(w) || contains(candidate, w)) continue;
+        for (const auto& c : candidate) {
+            if (!has_digit(c) || contains(word, c) || shape_of(c) != shape_of(w)) continue;
+            std::string a = w, b = c;
+            std::sort(a.begin(), a.end());
+            std::sort(b.begin(), b.end());
+            if (a != b) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<std::string_view> closest_ids(std::string_view word, std::span<const std::string_view> candidates) {
+    std::vector<std::string_view> out;
+    if (word.size() > 256) return out;
+    std::vector<std::string> w = tokens_of(word, false);
+    if (w.empty()) return out;
+    std::vector<std::string_view> allowed;
+    std::vector<std::size_t> matched;
+    for (auto c : candidates) {
+        std::vector<std::string> tokens = tokens_of(c, true);
+        if (conflicts(w, tokens)) continue;
+        std::size_t n = 0;
+        for (const auto& t : w) n += contains(tokens, t) ? 1 : 0;
+        allowed.push_back(c);
+        matched.push_back(n);
+    }
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+        if (matched[i] == w.size()) out.push_back(allowed[i]);
+    }
+    if (!out.empty()) return out;
+    std::string near = closest_match(word, allowed);
+    if (!near.empty()) {
+        for (auto c : allowed) {
+            if (c == near) return {c};
+        }
+    }
+    if (w.size() >= 3) {
+        for (std::size_t i = 0; i < allowed.size(); ++i) {
+            if (matched[i] + 1 == w.size()) out.push_back(allowed[i]);
+        }
+    }
+    return out;
+}
+
 std::vector<std::string_view> starting_with(std::string_view word, std::span<const std::string_view> candidates) {
     std::vector<std::string_view> out;
     if (word.empty()) return out;

@@ -21,6 +21,18 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
 /// short ("nvidia-rtx" of "nvidia-rtx-4090") is one of these before it is a typo.
 std::vector<std::string_view> starting_with(std::string_view word, std::span<const std::string_view> candidates);
 
+/// The ids nearest to `word` read as tokens ("llama-3-70b" is llama, 3, 70b; "rtx4090" is rtx,
+/// 4090; "3.5" is also 35), for a record id mistyped or remembered in part:
+/// - an id holding a number the word does not, where the word holds another number of the
+///   same shape that the id does not (4090 against 3090, 70b against 7b), is never offered,
+///   unless the two are the same characters swapped (72b and 27b, a typo);
+/// - the ids holding every token of the word, when there are any ("h100" gives both H100
+///   cards, "llama-3-70b" llama-3.1-70b and llama-3.3-70b);
+/// - else the nearest by edit distance (closest_match) among the ids left;
+/// - else, for a word of three tokens or more, the ids holding all its tokens but one.
+/// Empty when none is close.
+std::vector<std::string_view> closest_ids(std::string_view word, std::span<const std::string_view> candidates);
+
 /// The words of a did-you-mean, quoted by `quote`: "'a'", "'a' or 'b'", "'a', 'b', 'c' or 4 more".
 /// At most `shown` are named.
 std::string one_of(std::span<const std::string_view> words, std::size_t shown = 4, std::string_view quote = "'");

@@ -16,6 +16,7 @@
 
 #include "catalog_writer.h"
 #include "cmd/run_command.h"
+#include "data_dirs.h"
 #include "lint.h"
 
 namespace kvcat::cmd {
@@ -168,10 +169,13 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
         case Freshness::State::fresh:
             return ExitCode::ok;
         case Freshness::State::other_root:
+            // A checkout copied or moved elsewhere keeps the catalog of the old place.
             spdlog::error(
-                "{}; it is never rebuilt from other records. Query it with --records {}, or give {} a "
-                "catalog of its own with --db FILE",
-                freshness.why, freshness.built_from, records);
+                "{}; it is never rebuilt from other records by a query. To rebuild it from {} (as after copying "
+                "or moving a checkout), run `kvcat build{}`; or query it with --records {}, or give {} a catalog "
+                "of its own with --db FILE",
+                freshness.why, records, db == "kvcat.db" ? std::string() : " --db " + db, freshness.built_from,
+                records);
             return ExitCode::failure;
         case Freshness::State::missing:
         case Freshness::State::stale:
@@ -191,7 +195,8 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
             spdlog::warn("{}; no {} folder to rebuild it from, so it is used as it is", freshness.why, records);
             return ExitCode::ok;
         }
-        spdlog::error("{} does not exist and there is no {} folder to build it from", db, records);
+        spdlog::error("{} does not exist and there is no {} folder to build it from: {}", db, records,
+                      no_records_advice(records));
         return ExitCode::failure;
     }
     spdlog::info("building the catalog: {}", freshness.why);

@@ -32,7 +32,7 @@ void setup_build(CLI::App& app, int& exit_code) {
         "With any lint error nothing is written and the exit status is 1.");
     set_command_body(*sub, exit_code, [options] {
         std::vector<std::string> paths = options->paths;
-        if (paths.empty()) paths.emplace_back("records");
+        if (paths.empty()) paths.push_back(options->common.records);  // records/ here, else the installed ones
         return lint_and_build(options->common.db, paths, true, options->full);
     });
 }

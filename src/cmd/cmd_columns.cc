@@ -1,6 +1,9 @@
 // kvcat columns: what `kvcat query` can filter, sort and show, from kv_row_columns()
 // rather than the catalog, so it answers before any catalog exists.
+#include <algorithm>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include <spdlog/spdlog.h>
 
@@ -10,6 +13,7 @@
 #include "cmd/table_output.h"
 #include "render.h"
 #include "terminal.h"
+#include "wrap.h"
 
 namespace kvcat::cmd {
 
@@ -31,9 +35,35 @@ Table columns_table() {
     return t;
 }
 
+/// On a terminal too narrow for the table: each column on a line with its type and unit, its
+/// description under it, broken at spaces, so that no description is cut.
+std::string columns_list(std::size_t width) {
+    std::string out;
+    for (const auto& c : kv_row_columns()) {
+        out += fmt::format("{}  ({}{}{})\n", c.name, c.type, c.unit.empty() ? "" : ", " + std::string(c.unit),
+                           c.derived ? ", derived" : "");
+        out += wrap_text("    " + std::string(c.description), width, 0) + "\n";
+    }
+    return out;
+}
+
 int run_columns(const ColumnsOptions& options) {
-    std::cout << render_table(columns_table(), *parse_table_format(options.common.format),
-                              stdout_render_options("--format vertical", !options.common.no_formula_guard));
+    auto format = *parse_table_format(options.common.format);
+    RenderOptions render = stdout_render_options("--format vertical", !options.common.no_formula_guard);
+    Table table = columns_table();
+    std::string wide = render_table(table, format, RenderOptions{});
+    std::size_t widest = 0;
+    for (std::size_t at = 0; at < wide.size();) {
+        std::size_t nl = wide.find('\n', at);
+        if (nl == std::string::npos) nl = wide.size();
+        widest = std::max(widest, nl - at);
+        at = nl + 1;
+    }
+    if (format == TableFormat::table && render.max_width && widest > *render.max_width) {
+        std::cout << columns_list(*render.max_width);
+    } else {
+        std::cout << render_table(table, format, render);
+    }
     std::cout.flush();
     if (!std::cout) {
         spdlog::error("cannot write to stdout");

@@ -8,6 +8,8 @@
 #include "explain.h"
 #include "lint.h"
 #include "record_ref.h"
+#include "terminal.h"
+#include "wrap.h"
 
 namespace kvcat::cmd {
 
@@ -46,7 +48,10 @@ int run_explain(const ExplainOptions& options) {
     if (options.common.format == "json") {
         std::cout << explanation.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
-        std::cout << render_explanation_text(explanation);
+        std::string text = render_explanation_text(explanation);
+        // On a terminal, broken at spaces to its width: the terminal would cut words.
+        if (auto width = stdout_terminal_width()) text = wrap_text(text, *width);
+        std::cout << text;
     }
     return ExitCode::ok;
 }

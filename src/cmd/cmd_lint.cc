@@ -9,6 +9,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "data_dirs.h"
 #include "diagnostic_render.h"
 #include "lint.h"
 #include "rule_list.h"
@@ -75,7 +76,7 @@ int run_lint(const LintOptions& options, bool quiet) {
     }
     DiagnosticFormat format = choose_format(options.common.format);
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
-    if (paths.empty()) paths.emplace_back("records");
+    if (paths.empty()) paths.emplace_back(default_records_dir());  // records/ here, else the installed ones
     // Rows are checked and dropped: the lint's memory stays flat however many there are.
     kvcat::LintOptions engine;
     engine.keep_rows = false;
@@ -99,10 +100,13 @@ int run_lint(const LintOptions& options, bool quiet) {
         findings.push_back(std::move(d));
     }
     LintSummary summary = summarize(findings, result.files.size());
-    // --quiet drops warnings and notes from the output, not from the summary or the exit status.
+    // --quiet drops warnings and notes from the text a person reads, not from the summary or
+    // the exit status, and never from a format a program reads (json, sarif): code scanning
+    // must see the warnings however the workflow spells its command.
+    bool machine = format == DiagnosticFormat::json || format == DiagnosticFormat::sarif;
     std::vector<Diagnostic> shown;
     for (const auto& d : findings) {
-        if (!quiet || d.severity == Severity::error) shown.push_back(d);
+        if (!quiet || machine || d.severity == Severity::error) shown.push_back(d);
     }
 
     switch (format) {
@@ -150,7 +154,9 @@ void setup_lint(CLI::App& app, int& exit_code) {
         ->allow_extra_args(false)
         ->delimiter(',');
     sub->add_flag("--strict", options->strict, "Warnings fail too (exit status 1)");
-    sub->add_flag("-q,--quiet", options->quiet, "Print only errors (the same as kvcat -q lint)");
+    sub->add_flag(
+        "-q,--quiet", options->quiet,
+        "Print only errors in text and github output (the same as kvcat -q lint); json and sarif keep every finding");
     sub->add_flag("--list-rules", options->list_rules,
                   "List every rule (id, severity, stage, what it checks); lint nothing");
     sub->footer(

@@ -1,8 +1,11 @@
 #include "cmd/common_options.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "diagnostic_render.h"
 #include "render.h"
@@ -28,7 +31,27 @@ CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use) {
             help = "The catalog file to write";
             break;
     }
-    return sub.add_option("--db", common.db, help)->capture_default_str();
+    return sub.add_option("--db", common.db, help)
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& db) -> std::string {
+                std::error_code ec;
+                std::filesystem::path p(db);
+                if (std::filesystem::is_directory(p, ec)) {
+                    return fmt::format("{} is a folder; give the catalog's file, such as --db {}", db,
+                                       (p / "kvcat.db").string());
+                }
+                std::filesystem::path folder = p.parent_path();
+                if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+                    return fmt::format(
+                        "the folder {} does not exist; make it (mkdir -p {}) or give a --db in a folder "
+                        "that exists",
+                        folder.string(), folder.string());
+                }
+                return "";
+            },
+            "FILE"))
+        ->each([&common](const std::string&) { common.db_given = true; });
 }
 
 CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use) {
@@ -41,7 +64,13 @@ CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use) {
             help = "Where the records are; a missing or stale catalog is rebuilt from them";
             break;
     }
-    return sub.add_option("--records", common.records, help)->capture_default_str();
+    // A records folder of one's own goes with a catalog of its own here, not the installed
+    // records' cached one.
+    return sub.add_option("--records", common.records, help)
+        ->capture_default_str()
+        ->each([&common](const std::string&) {
+            if (!common.db_given) common.db = default_db_path("records");
+        });
 }
 
 CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily family) {

@@ -7,14 +7,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "data_dirs.h"
+
 namespace kvcat::cmd {
 
 /// The values of the shared options, held in a command's options struct.
 struct Common {
-    std::string db = "kvcat.db";
-    std::string records = "records";
+    /// records/ here, else the installed records (data_dirs.h); the catalog to match.
+    std::string records = default_records_dir();
+    std::string db = default_db_path(records);
     std::string format;             ///< the default of its format family, set by add_format_option
     bool no_formula_guard = false;  ///< table formats: CSV/TSV cells as stored (RenderOptions::formula_guard)
+    bool db_given = false;          ///< --db was written
 };
 
 /// What a command does with --db.
