@@ -1,8 +1,9 @@
 # Where `cmake --install` puts kvcat, and how CPack turns that into a .deb.
 #
-# Only the program and what a user reads are installed: the binary, the JSON Schemas and
-# catalog.sql (editors and other tools validate records against them), the man page, the
-# bash completion and the licenses of the libraries built in. The tests are never installed.
+# Only the program and what a user reads are installed: the binary, the shipped records, the
+# JSON Schemas and catalog.sql (editors and other tools validate records against them), the
+# man page, the bash completion and the licenses of the libraries built in. The tests are
+# never installed.
 
 include(GNUInstallDirs)
 
@@ -14,6 +15,12 @@ install(FILES
         "${PROJECT_SOURCE_DIR}/schema/catalog.sql"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/schema)
 install(FILES "${PROJECT_SOURCE_DIR}/docs/kvcat.1" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+# The shipped records, so that kvcat answers after an install: run outside a checkout it reads
+# PREFIX/share/kvcat/records, found beside its own binary (src/data_dirs.h). Only the records
+# themselves: a README or an editor's file in the folder is not part of the catalog.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/records/"
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/records
+        FILES_MATCHING PATTERN "*.yaml")
 # kvcat carries Vega, Vega-Lite and vega-embed inside it for `kvcat report`; their licenses
 # go with it.
 foreach(lib vega vega-lite vega-embed)

@@ -42,8 +42,9 @@ for lib in libyaml-cpp0.7 libsqlite3-0 libspdlog1.10 libfmt9; do
     [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 
-# Exactly these files: the program, schemas, man page, completion and the licenses of the
-# report's libraries; never the tests.
+# Exactly these files: the program, the shipped records, schemas, man page, completion and
+# the licenses of the report's libraries; never the tests.
+shipped=$(cd "$source_dir" && find records -name '*.yaml' | sort | sed 's|^|./usr/share/kvcat/|')
 expected="./usr/bin/kvcat
 ./usr/share/bash-completion/completions/kvcat
 ./usr/share/doc/kvcat/third_party/vega-embed/LICENSE
@@ -53,7 +54,9 @@ expected="./usr/bin/kvcat
 ./usr/share/kvcat/schema/catalog.sql
 ./usr/share/kvcat/schema/kv-efficiency.schema.json
 ./usr/share/kvcat/schema/model.schema.json
-./usr/share/man/man1/kvcat.1"
+./usr/share/man/man1/kvcat.1
+$shipped"
+expected=$(printf '%s\n' "$expected" | sort)
 files=$(dpkg-deb --fsys-tarfile "$deb" | tar -t | grep -v '/$' | sort)
 [ "$files" = "$expected" ] || fail "package files differ:
 $files
@@ -81,6 +84,29 @@ grep -q '^kv-efficiency/' "$scratch/query.out" || fail "installed kvcat query fo
 # The installed binary carries the report's libraries: nothing beside it is needed.
 (cd "$scratch" && "$kvcat" -q report --out report.html) || fail "installed kvcat report failed"
 grep -q "vegaEmbed" "$scratch/report.html" || fail "the installed kvcat's report lacks vega-embed"
+
+# Outside a checkout the installed kvcat answers from the records it shipped with: the
+# headline query from /tmp, with no records/ there, its catalog in the user's cache.
+home="$scratch/home"
+mkdir -p "$home"
+from_tmp=$(mktemp -d /tmp/kvcat-package-test.XXXXXX)
+trap 'rm -rf "$scratch" "$from_tmp"' EXIT
+(cd "$from_tmp" && env -u KVCAT_RECORDS -u KVCAT_DB -u XDG_CACHE_HOME HOME="$home" \
+    "$kvcat" query --format csv attention_variant=hybrid 'context_length>64k') >"$scratch/headline.out" \
+    2>"$scratch/headline.err" || { cat "$scratch/headline.err" >&2; fail "the headline query from /tmp failed"; }
+hybrid_rows=$(grep -c '^kv-efficiency/' "$scratch/headline.out" || true)
+[ "$hybrid_rows" -ge 5 ] || { cat "$scratch/headline.out" "$scratch/headline.err" >&2; fail "the headline query found $hybrid_rows rows"; }
+[ ! -e "$from_tmp/kvcat.db" ] || fail "the installed kvcat wrote kvcat.db into the folder it was run from"
+[ -f "$home/.cache/kvcat/kvcat.db" ] || fail "no catalog in ~/.cache/kvcat"
+# The same rows as the source tree's records give.
+(cd "$scratch" && "$kvcat" query --format csv attention_variant=hybrid 'context_length>64k') >"$scratch/checkout.out" 2>/dev/null
+cmp -s "$scratch/headline.out" "$scratch/checkout.out" || fail "the installed records answer otherwise than the checkout's"
+# fit answers too, and KVCAT_RECORDS points elsewhere.
+(cd "$from_tmp" && HOME="$home" "$kvcat" fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --weight-quant Q4_K \
+    --kv-dtype bf16) >"$scratch/fit.out" 2>&1 || { cat "$scratch/fit.out" >&2; fail "installed kvcat fit failed"; }
+(cd "$from_tmp" && HOME="$home" KVCAT_RECORDS=/nonexistent "$kvcat" query engine=vllm) >/dev/null 2>"$scratch/env.err" &&
+    fail "KVCAT_RECORDS=/nonexistent was not used"
+grep -q /nonexistent "$scratch/env.err" || { cat "$scratch/env.err" >&2; fail "the error does not name KVCAT_RECORDS' folder"; }
 
 # The man page renders without warnings; the completion registers itself.
 if command -v man >/dev/null; then
