@@ -197,16 +197,75 @@ void check_one_configuration(const std::string& file, const std::vector<Entry>& 
             if (has_a != has_b || (has_a && *a != *b)) {
                 fail(file, e.line, e.column,
                      fmt::format("entry {} has {} {} where entry 1 ({}) has {}: a record holds one configuration, so "
-                                 "import the entries of each configuration separately",
+                                 "import the entries of each configuration separately (--select {}={})",
                                  e.index, key, has_b ? shown(*b) : "nothing", where(file, first),
-                                 has_a ? shown(*a) : "nothing"));
+                                 has_a ? shown(*a) : "nothing", key, has_a ? shown(*a) : "VALUE"));
             }
         }
     }
 }
 
-BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, std::string format) {
+/// Whether entry `e` is kept by `s` (see BenchSelect).
+bool selected(const Entry& e, const BenchSelect& s) {
+    if (!e.value.is_object()) return true;  // refused as not a result by check_one_configuration
+    if (s.key == "n_prompt" || s.key == "n_gen") {
+        auto it = e.value.find(s.key);
+        if (it == e.value.end() || (it->is_number_integer() && it->get<std::int64_t>() == 0)) return true;
+    }
+    auto it = e.value.find(s.key);
+    if (it == e.value.end() || it->is_null()) return false;
+    std::string v = shown(*it);
+    if (v == s.value) return true;
+    return s.key == "model_filename" && std::filesystem::path(v).filename().string() == s.value;
+}
+
+/// The entries every --select keeps; an error naming the values the file holds when one
+/// keeps none.
+std::vector<Entry> select_entries(const std::string& file, std::vector<Entry> entries,
+                                  const std::vector<BenchSelect>& select, std::vector<std::string>& facts) {
+    std::size_t before = entries.size();
+    for (const auto& s : select) {
+        std::vector<std::string> values;
+        for (const auto& e : entries) {
+            if (!e.value.is_object()) continue;
+            auto it = e.value.find(s.key);
+            if (it == e.value.end() || it->is_null()) continue;
+            std::string v = shown(*it);
+            if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+        }
+        if (values.empty()) {
+            fail(file, 1, 1, fmt::format("--select {}={}: no entry has the field '{}'", s.key, s.value, s.key));
+        }
+        std::vector<Entry> kept;
+        for (auto& e : entries) {
+            if (selected(e, s)) kept.push_back(std::move(e));
+        }
+        bool any = std::any_of(kept.begin(), kept.end(), [&](const Entry& e) {
+            auto it = e.value.is_object() ? e.value.find(s.key) : e.value.end();
+            return it != e.value.end() && !it->is_null();
+        });
+        if (!any) {
+            std::string list;
+            for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
+            fail(file, 1, 1,
+                 fmt::format("--select {}={} keeps no entry; the file's {} values: {}", s.key, s.value, s.key, list));
+        }
+        entries = std::move(kept);
+    }
+    if (!select.empty()) {
+        std::string what;
+        for (const auto& s : select) what += (what.empty() ? "" : " ") + s.key + "=" + s.value;
+        facts.push_back(
+            fmt::format("{} of the file's {} entries, picked with --select {}", entries.size(), before, what));
+    }
+    return entries;
+}
+
+BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, std::string format,
+                          const BenchOptions& options) {
     if (entries.empty()) fail(file, 1, 1, "holds no llama-bench result");
+    std::vector<std::string> picked;
+    entries = select_entries(file, std::move(entries), options.select, picked);
     check_one_configuration(file, entries);
     BenchRun run;
     run.format = std::move(format);
@@ -248,6 +307,7 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
     fact("n_ubatch", "n_ubatch");
     fact("n_threads", "n_threads");
     fact("no_kv_offload", "no_kv_offload");
+    for (auto& p : picked) facts.push_back(std::move(p));
     run.facts = std::move(facts);
 
     std::map<std::int64_t, MeasurementPoint> by_depth;
@@ -566,7 +626,7 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             auto [line, column] = line_column(text, at);
             entries.push_back(Entry{j[i], line, column, i + 1});
         }
-        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSON");
+        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSON", options);
         sort_points(run);
         return run;
     }
@@ -584,7 +644,10 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             }
             one_document = false;
         }
-        if (one_document && looks_like_vllm(whole_doc)) return read_vllm(file, text, whole_doc, options);
+        if (one_document && looks_like_vllm(whole_doc)) {
+            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a vLLM result");
+            return read_vllm(file, text, whole_doc, options);
+        }
         std::vector<Entry> entries;
         std::istringstream in(text);
         std::string line;
@@ -605,10 +668,11 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
             }
         }
-        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL");
+        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL", options);
         sort_points(run);
         return run;
     }
+    if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a CSV");
     BenchRun run = read_csv(file, text);
     sort_points(run);
     return run;

@@ -49,9 +49,18 @@ struct BenchRun {
     std::vector<MeasurementPoint> points;       ///< by context, then concurrency
 };
 
+/// One --select KEY=VALUE: the llama-bench entries whose field KEY is VALUE (as printed:
+/// strings without quotes, numbers as written; model_filename also by its file name alone).
+/// A selection on n_prompt leaves the tg tests (n_prompt 0) in, and one on n_gen the pp tests.
+struct BenchSelect {
+    std::string key;
+    std::string value;
+};
+
 struct BenchOptions {
     std::optional<std::int64_t> context;      ///< the context of a vLLM result, over what the file holds
     std::optional<std::int64_t> concurrency;  ///< of a vLLM result run without --max-concurrency
+    std::vector<BenchSelect> select;          ///< keep only the llama-bench entries these all match
 };
 
 /// Reads the files (each shown in messages by its path) as one run. Throws BenchError.

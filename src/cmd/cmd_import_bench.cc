@@ -29,6 +29,7 @@ struct ImportBenchOptions {
     std::string provenance;
     std::string context;
     std::int64_t concurrency = 0;
+    std::vector<std::string> select;
     std::string id;
     Common common;
     std::string out;
@@ -75,6 +76,14 @@ int run_import_bench(const ImportBenchOptions& o) {
         bench_options.context = c;
     }
     if (o.concurrency > 0) bench_options.concurrency = o.concurrency;
+    for (const auto& s : o.select) {
+        auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            spdlog::error("--select '{}': write KEY=VALUE, a llama-bench field and its value (type_k=q8_0)", s);
+            return ExitCode::failure;
+        }
+        bench_options.select.push_back({s.substr(0, eq), s.substr(eq + 1)});
+    }
     BenchRun run = read_bench_files(o.files, bench_options);
 
     SkeletonOptions options;
@@ -156,6 +165,11 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
                     "else the mean input length, total_input_tokens / completed)");
     sub->add_option("--concurrency", o->concurrency, "Requests in flight, for a vLLM result without max_concurrency")
         ->check(CLI::PositiveNumber);
+    sub->add_option("--select", o->select,
+                    "KEY=VALUE: import only the llama-bench entries whose field KEY is VALUE (model_filename, "
+                    "type_k, n_prompt, ...); repeat it to narrow further")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     sub->add_option("--id", o->id, "The record id (default: engine-model-accelerator-weights-dtype-context)");
     add_records_option(*sub, o->common, RecordsUse::read);
     sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
@@ -166,6 +180,7 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
         "  kvcat import-bench run.json --model models/qwen3.5-27b --accelerator accelerators/nvidia-rtx-3090 \\\n"
         "      --out records/kv-efficiency/llamacpp-qwen3.5-27b-nvidia-rtx-3090-q4_k_m-f16-64k.yaml\n"
         "  kvcat import-bench 8k.json 32k.json --model models/llama-3.1-8b --kv-dtype bf16\n"
+        "  kvcat import-bench mixed.jsonl --model models/qwen3.5-27b --select type_k=q8_0 --select n_prompt=512\n"
         "The byte figures come from the model record; the methodology is drafted from what the file\n"
         "says; notes and sources are left for you, and kvcat lint reports them until you write them.\n"
         "Exit status: 0 written, 2 a file that cannot be read as one run, or a usage error.");
