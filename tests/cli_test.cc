@@ -169,7 +169,8 @@ TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
     const fs::path fixtures(KVCAT_FIXTURES_DIR);
     const std::vector<std::pair<std::string, fs::path>> inputs = {
         {"config.json", fixtures / "configs/llama-3.1-8b.json"},
-        {"run.json", fixtures / "import-bench/depths.jsonl"},  // a run at depths 0 to 64k, as the example's
+        {"run.json", fixtures / "import-bench/depths.jsonl"},    // a run at depths 0 to 64k, as the example's
+        {"mixed.jsonl", fixtures / "import-bench/mixed.jsonl"},  // three configurations, for --select
         {"8k.json", fixtures / "import-bench/vllm-8k.json"},
         {"32k.json", fixtures / "import-bench/vllm-32k.json"}};
     for (const auto& command : commands) {

@@ -83,6 +83,7 @@ TEST_P(DocFile, EveryCommandRunsOnTheShippedRecords) {
     const std::vector<std::pair<std::string, fs::path>> inputs = {
         {"config.json", fixtures / "configs/llama-3.1-8b.json"},
         {"run.json", fixtures / "import-bench/depths.jsonl"},
+        {"mixed.jsonl", fixtures / "import-bench/mixed.jsonl"},
         {"8k.json", fixtures / "import-bench/vllm-8k.json"},
         {"32k.json", fixtures / "import-bench/vllm-32k.json"}};
     for (const auto& block : blocks) {
