@@ -114,9 +114,11 @@ bool contains(const std::vector<std::string>& tokens, std::string_view t) {
 
 /// Whether the candidate names another thing of the word's kind: a number of the word it
 /// lacks, beside a number of the same shape the word lacks that is not the same characters.
-bool conflicts(const std::vector<std::string>& word, const std::vector<std::string>& candidate) {
+bool conflicts(const std::vector<std::string>& word, const std::vector<std::string>& candidate,
+               const std::vector<std::string>& known) {
     for (const auto& w : word) {
-        if (!has_digit(w) || contains(candidate, w)) continue;
+        // Only a number some id holds: a 4080 no record names may still be offered the 4090.
+        if (!has_digit(w) || contains(candidate, w) || !contains(known, w)) continue;
         for (const auto& c : candidate) {
             if (!has_digit(c) || contains(word, c) || shape_of(c) != shape_of(w)) continue;
             std::string a = w, b = c;
@@ -135,11 +137,20 @@ std::vector<std::string_view> closest_ids(std::string_view word, std::span<const
     if (word.size() > 256) return out;
     std::vector<std::string> w = tokens_of(word, false);
     if (w.empty()) return out;
+    std::vector<std::vector<std::string>> all;
+    std::vector<std::string> known;  // the word's numbers that some candidate holds
+    for (auto c : candidates) {
+        all.push_back(tokens_of(c, true));
+        for (const auto& t : w) {
+            if (has_digit(t) && contains(all.back(), t) && !contains(known, t)) known.push_back(t);
+        }
+    }
     std::vector<std::string_view> allowed;
     std::vector<std::size_t> matched;
-    for (auto c : candidates) {
-        std::vector<std::string> tokens = tokens_of(c, true);
-        if (conflicts(w, tokens)) continue;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        auto c = candidates[i];
+        const std::vector<std::string>& tokens = all[i];
+        if (conflicts(w, tokens, known)) continue;
         std::size_t n = 0;
         for (const auto& t : w) n += contains(tokens, t) ? 1 : 0;
         allowed.push_back(c);

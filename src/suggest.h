@@ -23,9 +23,9 @@ std::vector<std::string_view> starting_with(std::string_view word, std::span<con
 
 /// The ids nearest to `word` read as tokens ("llama-3-70b" is llama, 3, 70b; "rtx4090" is rtx,
 /// 4090; "3.5" is also 35), for a record id mistyped or remembered in part:
-/// - an id holding a number the word does not, where the word holds another number of the
-///   same shape that the id does not (4090 against 3090, 70b against 7b), is never offered,
-///   unless the two are the same characters swapped (72b and 27b, a typo);
+/// - an id lacking a number of the word that other ids hold, while holding another number of
+///   the same shape that the word lacks (3090 for a word with 4090, when 4090 records exist),
+///   is never offered, unless the two are the same characters swapped (72b and 27b, a typo);
 /// - the ids holding every token of the word, when there are any ("h100" gives both H100
 ///   cards, "llama-3-70b" llama-3.1-70b and llama-3.3-70b);
 /// - else the nearest by edit distance (closest_match) among the ids left;

@@ -108,7 +108,8 @@ TEST_F(FirstUse, DistinctListsTheValuesInUseWithTheirCounts) {
     }
     EXPECT_EQ(sum, static_cast<long long>(lines_of(all.out).size() - 1));
     // With a filter, among the rows it keeps.
-    Outcome hybrid = k_.run({"query", "--format", "csv", "--distinct", "attention_variant", "attention_variant=hybrid"});
+    Outcome hybrid =
+        k_.run({"query", "--format", "csv", "--distinct", "attention_variant", "attention_variant=hybrid"});
     EXPECT_EQ(lines_of(hybrid.out).size(), 2u) << hybrid.out;
 }
 
@@ -159,11 +160,11 @@ TEST_F(FirstUse, AtEightyColumnsTheHeadlineQueryKeepsTheBytesPerTokenAndSaysWhat
 // ---- fit and curve ----
 
 TEST_F(FirstUse, FitTakesALlamaCppMixAsALowerBoundAndSaysSo) {
-    Outcome mix = k_.run(
-        {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K_M", "--kv-dtype", "bf16"});
+    Outcome mix = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                          "Q4_K_M", "--kv-dtype", "bf16"});
     ASSERT_EQ(mix.status, 0) << mix.err;
-    Outcome base = k_.run(
-        {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
+    Outcome base = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                           "Q4_K", "--kv-dtype", "bf16"});
     // The same figures as its base type, said to be a lower bound, with its source and the way
     // to the real size.
     auto largest = [](const std::string& text) {
@@ -181,8 +182,8 @@ TEST_F(FirstUse, FitTakesALlamaCppMixAsALowerBoundAndSaysSo) {
     ASSERT_EQ(json.status, 0) << json.err;
     auto j = nlohmann::json::parse(json.out);
     EXPECT_EQ(j["weights_lower_bound"], true);
-    Outcome unknown = k_.run(
-        {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_X", "--kv-dtype", "bf16"});
+    Outcome unknown = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                              "Q4_X", "--kv-dtype", "bf16"});
     EXPECT_EQ(unknown.status, 2);
     EXPECT_NE(unknown.err.find("For the real size give --weight-file FILE.gguf or --weight-bytes N"), std::string::npos)
         << unknown.err;
@@ -200,8 +201,9 @@ TEST_F(FirstUse, FitShowsTheKvAtEachContextOnALineOfItsOwn) {
 }
 
 TEST_F(FirstUse, FitOnSeveralCardsSaysWhichRunIt) {
-    Outcome r = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090,nvidia-rtx-4090,apple-m4-max",
-                        "--weight-quant", "Q8_0", "--kv-dtype", "bf16"});
+    Outcome r =
+        k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090,nvidia-rtx-4090,apple-m4-max",
+                "--weight-quant", "Q8_0", "--kv-dtype", "bf16"});
     ASSERT_EQ(r.status, 0) << r.err;
     auto rows = lines_of(r.out);
     ASSERT_GE(rows.size(), 4u) << r.out;
@@ -229,8 +231,16 @@ TEST_F(FirstUse, FitOnSeveralCardsSaysWhichRunIt) {
 
 TEST_F(FirstUse, CurveSpreadsTheModelOverGpus) {
     // Llama-3.1-70B at Q4_K is 39.7 GB: on no single 24 GB card, on four of them.
-    std::vector<std::string> args = {"curve",     "--model",  "llama-3.1-70b", "--accelerator", "nvidia-rtx-4090",
-                                     "--weight-quant", "Q4_K", "--contexts",   "8k",           "--format",
+    std::vector<std::string> args = {"curve",
+                                     "--model",
+                                     "llama-3.1-70b",
+                                     "--accelerator",
+                                     "nvidia-rtx-4090",
+                                     "--weight-quant",
+                                     "Q4_K",
+                                     "--contexts",
+                                     "8k",
+                                     "--format",
                                      "csv"};
     Outcome one = k_.run(args);
     ASSERT_EQ(one.status, 0) << one.err;
@@ -286,9 +296,9 @@ TEST(FirstUseOutside, OutsideACheckoutTheMessageSaysWhereItLookedAndWhatToDo) {
     TempDir records;
     copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", records / "records");
     TempDir home;
-    Outcome r = k.run({"query", "--format", "csv", "attention_variant=hybrid", "context_length>64k"},
-                      {"KVCAT_RECORDS=" + (records / "records").string(), "HOME=" + home.path().string(),
-                       "XDG_CACHE_HOME="});
+    Outcome r =
+        k.run({"query", "--format", "csv", "attention_variant=hybrid", "context_length>64k"},
+              {"KVCAT_RECORDS=" + (records / "records").string(), "HOME=" + home.path().string(), "XDG_CACHE_HOME="});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_GT(lines_of(r.out).size(), 5u) << r.out;
     EXPECT_FALSE(fs::exists(k.dir() / "kvcat.db"));
@@ -307,8 +317,8 @@ TEST_F(FirstUse, AnUnquotedGreaterThanGetsAHintToQuote) {
 
 TEST_F(FirstUse, DidYouMeanReadsTokens) {
     auto fit = [&](const std::string& model, const std::string& accelerator) {
-        return k_.run({"fit", "--model", model, "--accelerator", accelerator, "--weight-quant", "Q4_K", "--kv-dtype",
-                       "bf16"});
+        return k_.run(
+            {"fit", "--model", model, "--accelerator", accelerator, "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
     };
     Outcome llama = fit("llama-3-70b", "nvidia-h100-sxm");
     EXPECT_EQ(llama.status, 2);
@@ -359,7 +369,8 @@ TEST(FirstUseLint, QuietNeverDropsFindingsFromSarifOrJson) {
     EXPECT_EQ(results(quiet.out), results(loud.out));
     EXPECT_GE(results(quiet.out), 1u);
     Outcome json = k.run({"lint", "-q", "--format", "json"});
-    EXPECT_EQ(nlohmann::json::parse(json.out)["findings"].size(), nlohmann::json::parse(k.run({"lint", "--format", "json"}).out)["findings"].size());
+    EXPECT_EQ(nlohmann::json::parse(json.out)["findings"].size(),
+              nlohmann::json::parse(k.run({"lint", "--format", "json"}).out)["findings"].size());
     // Text is for a person: there -q still shows only errors.
     Outcome text = k.run({"-q", "lint"});
     EXPECT_EQ(text.out.find("warning"), std::string::npos) << text.out;
@@ -372,12 +383,13 @@ TEST_F(FirstUse, ImportBenchSelectsOneConfigurationOutOfAMixedFile) {
     Outcome mixed = k_.run({"import-bench", "mixed.jsonl", "--model", "models/qwen3.5-27b"});
     EXPECT_EQ(mixed.status, 2);
     EXPECT_NE(mixed.err.find("(--select type_k=f16)"), std::string::npos) << mixed.err;
-    Outcome q8 = k_.run(
-        {"import-bench", "mixed.jsonl", "--model", "models/qwen3.5-27b", "--select", "type_k=q8_0", "--select", "n_prompt=512"});
+    Outcome q8 = k_.run({"import-bench", "mixed.jsonl", "--model", "models/qwen3.5-27b", "--select", "type_k=q8_0",
+                         "--select", "n_prompt=512"});
     ASSERT_EQ(q8.status, 0) << q8.err;
     EXPECT_NE(q8.out.find("kv_cache_dtype: q8_0"), std::string::npos) << q8.out;
     // The q8_0 pp512, tg128 and pg test at depth 0 and the pp512 and tg128 at 16384.
-    EXPECT_NE(q8.out.find("5 of the file's 13 entries, picked with --select type_k=q8_0 n_prompt=512"), std::string::npos)
+    EXPECT_NE(q8.out.find("5 of the file's 13 entries, picked with --select type_k=q8_0 n_prompt=512"),
+              std::string::npos)
         << q8.out;
     // pp2048 was left out: the prefill speed at depth 0 is the pp512 one, 1104.2 x 0.97.
     EXPECT_NE(q8.out.find("measured_prefill_tps_at_ctx: 1071.07"), std::string::npos) << q8.out;

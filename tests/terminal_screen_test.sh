@@ -59,4 +59,6 @@ printf '%s\n' "$query" | grep -q 'rows)' || fail "query: no row count on the scr
 explain=$(check explain "'$kvcat' explain vllm-qwen35-35b-hybrid-fp8kv-256k")
 printf '%s\n' "$explain" | grep -q 'Structured basis' || fail "explain: no 'Structured basis' on the screen:
 $explain"
-echo "terminal_screen_test: the headline query and explain fit 80x24"
+help=$(check help "'$kvcat' query --help")
+printf '%s\n' "$help" | grep -q 'Examples:' || fail "query --help: no examples on the screen"
+echo "terminal_screen_test: the headline query, explain and query --help fit 80x24"
