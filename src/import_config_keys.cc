@@ -35,8 +35,9 @@ constexpr std::string_view kMtp =
     "the multi-token-prediction modules: modelled, they cache only while speculative decoding runs "
     "(see the record's notes)";
 
-// Sorted by name (a test checks), so a lookup is a binary search.
-constexpr std::array kKeys = {
+// Sorted by name (a test checks), so a lookup is a binary search. A plain array: deducing a
+// std::array of this many entries exceeds clang's fold-expression limit.
+constexpr ConfigKey kKeys[] = {
     ConfigKey{"_attn_implementation", K::ignored, kPretrained},
     ConfigKey{"_attn_implementation_autoset", K::ignored, kBookkeeping},
     ConfigKey{"_commit_hash", K::ignored, kPretrained},
@@ -448,9 +449,9 @@ std::span<const ConfigKey> config_keys() {
 }
 
 const ConfigKey* find_config_key(std::string_view name) {
-    auto it = std::lower_bound(kKeys.begin(), kKeys.end(), name,
+    auto it = std::lower_bound(std::begin(kKeys), std::end(kKeys), name,
                                [](const ConfigKey& k, std::string_view n) { return k.name < n; });
-    return it != kKeys.end() && it->name == name ? &*it : nullptr;
+    return it != std::end(kKeys) && it->name == name ? &*it : nullptr;
 }
 
 bool looks_cache_relevant(std::string_view name) {
