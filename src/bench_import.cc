@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_formats.h"
 #include "hidden_text.h"
 #include "json_input.h"
 #include "rational.h"
@@ -648,6 +649,13 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a vLLM result");
             return read_vllm(file, text, whole_doc, options);
         }
+        if (one_document && is_profile_export(whole_doc)) {
+            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a profile export");
+            auto [line, column] = line_column(text, start);
+            BenchRun run = read_profile_export(file, line, column, whole_doc, options);
+            sort_points(run);
+            return run;
+        }
         std::vector<Entry> entries;
         std::istringstream in(text);
         std::string line;
@@ -667,6 +675,14 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
                 fail(file, line_no, e.column(),
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
             }
+        }
+        if (!entries.empty() && is_batched_bench_line(entries.front().value)) {
+            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is llama-batched-bench output");
+            std::vector<JsonLine> lines;
+            for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
+            BenchRun run = read_batched_bench(file, lines);
+            sort_points(run);
+            return run;
         }
         BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL", options);
         sort_points(run);
