@@ -3,10 +3,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "catalog.h"
+#include "dtype_spelling.h"
 #include "rational.h"
 #include "suggest.h"
 
@@ -186,6 +188,16 @@ std::optional<Filter> parse_is_null(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+/// The members of the dtype family `value` names in a dtype column (dtype_spelling.h).
+std::span<const std::string_view> family_members(std::string_view column, std::string_view value) {
+    if (column != "kv_cache_dtype" && column != "v_cache_dtype") return {};
+    return dtype_family(value);
+}
+
+}  // namespace
+
 Filter parse_filter(std::string_view text) {
     if (auto null_test = parse_is_null(text)) return *null_test;
     std::size_t op_at = text.find_first_of("=!<>~");
@@ -270,6 +282,12 @@ Filter parse_filter(std::string_view text) {
             // A record id without its folder: accelerator=nvidia-rtx-4090.
             std::string_view folder = id_column_folder(info.name);
             if (!folder.empty() && v.find('/') == std::string::npos) v = std::string(folder) + v;
+            // A dtype family (kv_cache_dtype=fp8) is each of its members.
+            if (auto members = family_members(info.name, v); !members.empty()) {
+                f.families.push_back(v);
+                for (auto m : members) f.values.emplace_back(std::string(m));
+                continue;
+            }
             f.values.emplace_back(std::move(v));
         } else {
             auto number = parse_number_in_unit(part, info.unit);
@@ -389,6 +407,19 @@ std::string order_by(const QuerySpec& spec) {
 }
 
 }  // namespace
+
+std::vector<FamilyCount> build_family_count_sql(const QuerySpec& spec) {
+    std::vector<FamilyCount> out;
+    for (const auto& f : spec.filters) {
+        if (f.families.empty() || f.op != "=") continue;
+        FamilyCount n{&f, {}};
+        std::string where = where_clause(spec.filters, nullptr, n.sql.parameters);
+        std::string_view column = require_column(f.column).name;
+        n.sql.sql = fmt::format("SELECT {0}, count(*) FROM kv_rows WHERE {1} GROUP BY {0} ORDER BY {0}", column, where);
+        out.push_back(std::move(n));
+    }
+    return out;
+}
 
 BoundSql build_query_sql(const QuerySpec& spec) {
     BoundSql out;

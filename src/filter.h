@@ -32,6 +32,7 @@ struct Filter {
     Cell value;                ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
     std::vector<Cell> values;  ///< any of these (a comma list); empty for a null test
     std::string text;          ///< as the user wrote it, for messages
+    std::vector<std::string> families;  ///< dtype families the values were expanded from (fp8)
 };
 
 /// Parses "context_length>64k". Throws FilterError.
@@ -71,6 +72,14 @@ struct NullCount {
     BoundSql sql;  ///< SELECT count(*) ...
 };
 std::vector<NullCount> build_null_count_sql(const QuerySpec& spec);
+
+/// For each filter naming a dtype family: SELECT member, count(*) over the rows the whole
+/// query keeps, so the query can say how many rows each member gave.
+struct FamilyCount {
+    const Filter* filter;
+    BoundSql sql;
+};
+std::vector<FamilyCount> build_family_count_sql(const QuerySpec& spec);
 
 /// The folder a record-id column's values start with ("accelerators/" for accelerator),
 /// "" for other columns.

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "catalog.h"
@@ -62,6 +63,24 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
             spdlog::info("{} row{} with no {} left out by '{}' (see them with {}=null)", *left_out,
                          *left_out == 1 ? "" : "s", n.filter->column, n.filter->text, n.filter->column);
         }
+    }
+    for (const auto& n : build_family_count_sql(spec)) {
+        // A family is its members: say what each gave, the ones that gave none too.
+        Table counts = run_read_only(db, n.sql.sql, n.sql.parameters);
+        std::vector<std::string> parts;
+        for (const auto& member : n.filter->values) {
+            const auto* name = std::get_if<std::string>(&member);
+            if (!name) continue;
+            std::int64_t rows = 0;
+            for (const auto& row : counts.rows) {
+                const auto* got = std::get_if<std::string>(&row[0]);
+                const auto* count = std::get_if<std::int64_t>(&row[1]);
+                if (got && count && *got == *name) rows = *count;
+            }
+            parts.push_back(fmt::format("{} {} row{}", *name, rows, rows == 1 ? "" : "s"));
+        }
+        spdlog::info("'{}' is the family {}: {}", n.filter->text, fmt::join(n.filter->families, ", "),
+                     fmt::join(parts, ", "));
     }
     if (!no_rows) return;
     for (const auto& f : spec.filters) {
