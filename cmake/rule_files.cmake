@@ -2,6 +2,7 @@
 # src/rules/rules.h); tools/new-rule adds the line of a new one, and the ctest rule_files_listed
 # fails when a file of src/rules/ is missing here or a line names no file.
 set(KVCAT_RULE_SOURCES
+    src/rules/curve_rules.cc
     src/rules/engine_kv_dtype.cc
     src/rules/id_invisible_character.cc
     src/rules/kv_rules.cc

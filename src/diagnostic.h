@@ -32,6 +32,9 @@ struct Diagnostic {
     std::string message;
     std::optional<std::string> stated;    ///< the figure as the record states it
     std::optional<std::string> computed;  ///< the figure kvcat computed
+    /// For a finding about one point of a record: the text a lint_ignore names, whole, to
+    /// acknowledge this one finding (and no other of the same rule).
+    std::optional<std::string> claim;
 };
 
 /// "file:line:col: error: [rule] message", as compilers print it.
@@ -64,6 +67,9 @@ struct RuleInfo {
     std::string_view summary;  ///< one line; `code` in backticks where the README shows it so
     RuleStage stage = RuleStage::record;
     RecordCheck check = nullptr;  ///< set for record rules, and only for them
+    /// True when each finding carries a claim (Diagnostic::claim): a lint_ignore then names the
+    /// claim it acknowledges, and silences that finding only.
+    bool names_claims = false;
 };
 
 /// Every rule of the registry (src/rule_registry.cc): loader rules, record rules, then the

@@ -229,6 +229,16 @@ std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<Locat
     return std::nullopt;
 }
 
+/// The index of the ignore naming this finding's rule and its whole claim, if any.
+std::optional<std::size_t> point_claim_ignore(const Record& r, const Diagnostic& d) {
+    std::string text = squeezed(*d.claim);
+    for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+        const LintIgnore& ig = r.kv->lint_ignore[k];
+        if (ig.rule == d.rule && !ig.reason.empty() && !ig.claim.empty() && squeezed(ig.claim) == text) return k;
+    }
+    return std::nullopt;
+}
+
 /// Moves the record's silenced findings from `findings` to `ignored` (warnings by rule, a
 /// prose-arithmetic claim by its text), and reports ignores that are malformed or silence nothing.
 void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vector<Diagnostic>& ignored) {
@@ -242,6 +252,19 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
     std::vector<Diagnostic> kept;
     for (auto& d : findings) {
         bool silenced = false;
+        if (d.claim && d.pos.file == r.file) {
+            // A finding about one point is acknowledged by its claim, named whole, and nothing else.
+            if (auto k = point_claim_ignore(r, d)) {
+                used_claims.insert(*k);
+                Diagnostic note = d;
+                note.severity = Severity::note;
+                note.message += fmt::format(" (acknowledged: {})", r.kv->lint_ignore[*k].reason);
+                ignored.push_back(std::move(note));
+            } else {
+                kept.push_back(std::move(d));
+            }
+            continue;
+        }
         if (d.pos.file == r.file && d.rule == "prose-arithmetic" && !claims.empty()) {
             if (auto k = claim_ignore(r, claims, d.pos)) {
                 used_claims.insert(*k);
@@ -271,6 +294,23 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
     for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
         const LintIgnore& ig = r.kv->lint_ignore[k];
         Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
+        const RuleInfo* claimed = find_rule_info(ig.rule);
+        if (claimed && claimed->names_claims) {
+            if (ig.claim.empty()) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for '{}' names no claim; each of its findings is acknowledged by "
+                                     "the claim it prints (claim: \"...\"), whole",
+                                     ig.rule)));
+            } else if (ig.reason.empty()) {
+                findings.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
+            } else if (!used_claims.count(k)) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for the {} claim \"{}\" acknowledges nothing: no finding of this "
+                                     "record claims exactly that",
+                                     ig.rule, squeezed(ig.claim))));
+            }
+            continue;
+        }
         if (!ig.claim.empty()) {
             if (ig.rule != "prose-arithmetic") {
                 findings.push_back(diag::ignore_problem(
