@@ -83,6 +83,19 @@ CREATE TABLE kv_efficiency (
     measured_on_model        TEXT REFERENCES models(id),
     context_extension        TEXT,
     offload                  TEXT,
+    gpus                     INTEGER NOT NULL,  -- cards of `accelerator` the run used (1 unless the record says)
+    parallelism              TEXT,              -- the split over them as stated: "tensor 4", "tensor 2 x pipeline 2"
+    speculative_decoding     TEXT,              -- the method used; "off" when the source says none, NULL when unsaid
+    throughput_side          TEXT,              -- server or client: where the speeds were counted; NULL when unsaid
+    prefix_cached            INTEGER,           -- 1: the prompt's prefix was cached; 0: it was not; NULL when unsaid
+    warm                     INTEGER,           -- 1: measured after warm-up runs; 0: a cold first run; NULL when unsaid
+    cached_prefix_ttft_ms    REAL,              -- ms; a TTFT taken with a cached prefix, kept out of measured_ttft_ms_at_ctx
+    cached_prefix_prefill_tps REAL,             -- tokens/s; a prefill speed over a cached prefix, kept out of measured_prefill_tps_at_ctx
+    derived_tps_at_ctx       REAL,              -- tokens/s; a derived record's (a fit's) decode speed, kept out of measured_tps_at_ctx
+    derived_ttft_ms_at_ctx   REAL,              -- ms; a derived record's TTFT
+    derived_prefill_tps_at_ctx REAL,            -- tokens/s; a derived record's prefill speed
+    derived_total_tps_at_ctx REAL,              -- tokens/s; a derived record's total decode speed
+    kv_cache_dtype_as_written TEXT NOT NULL,    -- the record's (the engine's) spelling; kv_cache_dtype is the catalog's name
     methodology              TEXT NOT NULL,
     notes                    TEXT NOT NULL,
     file                     TEXT NOT NULL
@@ -184,6 +197,19 @@ SELECT
     k.measured_on_model,
     k.context_extension,
     k.offload,
+    k.gpus,
+    k.parallelism,
+    k.speculative_decoding,
+    k.throughput_side,
+    k.prefix_cached,
+    k.warm,
+    k.cached_prefix_ttft_ms,
+    k.cached_prefix_prefill_tps,
+    k.derived_tps_at_ctx,
+    k.derived_ttft_ms_at_ctx,
+    k.derived_prefill_tps_at_ctx,
+    k.derived_total_tps_at_ctx,
+    k.kv_cache_dtype_as_written,
     m.total_params_b,
     m.active_params_b,
     a.memory_gb,

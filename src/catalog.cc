@@ -85,6 +85,32 @@ constexpr std::array kColumns = {
     ColumnInfo{"measured_on_model", "text", "", false, "the model the measurement was taken on, when another"},
     ColumnInfo{"context_extension", "text", "", false, "how a context above the native one was reached"},
     ColumnInfo{"offload", "text", "", false, "what was kept off the accelerator, when anything was"},
+    ColumnInfo{"gpus", "integer", "cards", false,
+               "cards of `accelerator` the run used; the roofline and memory figures count them all"},
+    ColumnInfo{"parallelism", "text", "", false, "the split over the cards as stated: tensor 4, tensor 2 x pipeline 2"},
+    ColumnInfo{"speculative_decoding", "text", "", false,
+               "the speculative decoding used (its decode speeds count accepted tokens); off when the source says "
+               "none; empty when unsaid"},
+    ColumnInfo{"throughput_side", "text", "", false,
+               "server (the engine's own metric) or client (the benchmark's clock); empty when unsaid"},
+    ColumnInfo{"prefix_cached", "integer", "", false,
+               "1 when the prompt's prefix was cached (its TTFT is in cached_prefix_ttft_ms), 0 when the source "
+               "says not; empty when unsaid"},
+    ColumnInfo{"warm", "integer", "", false, "1 when measured after warm-up runs, 0 for a cold first run"},
+    ColumnInfo{"cached_prefix_ttft_ms", "number", "ms", false,
+               "time to first token with the prefix already cached: not a prefill of context_length, so kept out "
+               "of measured_ttft_ms_at_ctx"},
+    ColumnInfo{"cached_prefix_prefill_tps", "number", "tokens/s", false,
+               "prompt speed over a cached prefix, kept out of measured_prefill_tps_at_ctx"},
+    ColumnInfo{"derived_tps_at_ctx", "number", "tokens/s", false,
+               "a derived record's decode speed (a fit, provenance derived), kept out of measured_tps_at_ctx"},
+    ColumnInfo{"derived_ttft_ms_at_ctx", "number", "ms", false, "a derived record's time to first token"},
+    ColumnInfo{"derived_prefill_tps_at_ctx", "number", "tokens/s", false, "a derived record's prefill speed"},
+    ColumnInfo{"derived_total_tps_at_ctx", "number", "tokens/s", false,
+               "a derived record's decode speed summed over the requests in flight"},
+    ColumnInfo{"kv_cache_dtype_as_written", "text", "", false,
+               "the cache dtype as the record (the engine) spells it; kv_cache_dtype is the catalog's name for it "
+               "(vLLM's fp8 is fp8_e4m3)"},
     ColumnInfo{"total_params_b", "number", "billions", false, "the model's total parameters"},
     ColumnInfo{"active_params_b", "number", "billions", false, "the model's parameters active per token"},
     ColumnInfo{"memory_gb", "number", "GB", false, "the accelerator's memory, 10^9 bytes"},
@@ -92,10 +118,11 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 15> kDefaultColumns = {
+constexpr std::array<std::string_view, 16> kDefaultColumns = {
     "id",
     "model",
     "accelerator",
+    "gpus",
     "engine",
     "weight_quant",
     "kv_cache_dtype",

@@ -26,8 +26,10 @@
 #include "catalog_sql.h"
 #include "content_hash.h"
 #include "dtype.h"
+#include "dtype_spelling.h"
 #include "kv_math.h"
 #include "physics.h"
+#include "point_meaning.h"
 #include "records_root.h"
 #include "replace_file.h"
 #include "rules/rules.h"
@@ -129,7 +131,8 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
         const Accelerator* accelerator = rules::accelerator_of(refs, k);
         if (weights && accelerator) {
             d.roofline_tps =
-                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k), point.concurrency)
+                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k), point.concurrency,
+                               k.gpus)
                     .ceiling_tps;
         }
     } catch (const std::exception&) {
@@ -240,6 +243,19 @@ constexpr auto kKvEfficiency = table_columns("kv_efficiency", {"id",
                                                                "measured_on_model",
                                                                "context_extension",
                                                                "offload",
+                                                               "gpus",
+                                                               "parallelism",
+                                                               "speculative_decoding",
+                                                               "throughput_side",
+                                                               "prefix_cached",
+                                                               "warm",
+                                                               "cached_prefix_ttft_ms",
+                                                               "cached_prefix_prefill_tps",
+                                                               "derived_tps_at_ctx",
+                                                               "derived_ttft_ms_at_ctx",
+                                                               "derived_prefill_tps_at_ctx",
+                                                               "derived_total_tps_at_ctx",
+                                                               "kv_cache_dtype_as_written",
                                                                "methodology",
                                                                "notes",
                                                                "file"});
@@ -332,7 +348,7 @@ void insert_quality(SQLite::Statement& st, const Record& r) {
         bind_optional(st, t["value"], q.value);
         st.bind(t["unit"], q.unit);
         st.bind(t["higher_is_better"], q.higher_is_better.value_or(false) ? 1 : 0);
-        st.bind(t["baseline_kv_cache_dtype"], q.baseline_kv_cache_dtype);
+        st.bind(t["baseline_kv_cache_dtype"], catalog_dtype(r.kv->engine, q.baseline_kv_cache_dtype));
         bind_optional(st, t["baseline_value"], q.baseline_value);
         bind_optional(st, t["context_length"], q.context_length);
         if (q.recovery_percent) {
@@ -595,8 +611,9 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_optional(st, t["accelerator"], k.accelerator);
         bind_at(st, t["engine"], k.engine);
         bind_optional(st, t["engine_version"], k.engine_version);
-        bind_at(st, t["kv_cache_dtype"], k.kv_cache_dtype);
-        bind_optional(st, t["v_cache_dtype"], k.v_cache_dtype);
+        bind_at(st, t["kv_cache_dtype"], catalog_dtype(k.engine, k.kv_cache_dtype));
+        bind_at(st, t["kv_cache_dtype_as_written"], k.kv_cache_dtype);
+        if (k.v_cache_dtype) bind_at(st, t["v_cache_dtype"], catalog_dtype(k.engine, *k.v_cache_dtype));
         bind_optional(st, t["weight_quant"], k.weight_quant);
         bind_at(st, t["attention_variant"], k.attention_variant);
         bind_at(st, t["context_length"], point.context_length);
@@ -612,13 +629,26 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_rational_or_null(st, t["weight_bytes"], derived.weight_bytes);
         if (derived.weight_bytes) bind_at(st, t["weight_bytes_source"], k.weight_bytes ? "stated" : "derived");
         bind_rational_or_null(st, t["roofline_tps"], derived.roofline_tps);
-        if (derived.roofline_tps && point.tps_exact && !derived.roofline_tps->is_zero()) {
+        PointSpeeds speeds = point_speeds(k, point);
+        if (derived.roofline_tps && point.tps_exact && !derived.roofline_tps->is_zero() && speeds.measured_tps) {
             bind_at(st, t["roofline_fraction"], (*point.tps_exact / *derived.roofline_tps).to_double());
         }
-        bind_optional(st, t["measured_tps_at_ctx"], point.tps);
-        bind_optional(st, t["measured_ttft_ms_at_ctx"], point.ttft_ms);
-        bind_optional(st, t["measured_prefill_tps_at_ctx"], point.prefill_tps);
-        bind_optional(st, t["measured_total_tps_at_ctx"], point.total_tps);
+        bind_optional(st, t["measured_tps_at_ctx"], speeds.measured_tps);
+        bind_optional(st, t["measured_ttft_ms_at_ctx"], speeds.measured_ttft_ms);
+        bind_optional(st, t["measured_prefill_tps_at_ctx"], speeds.measured_prefill_tps);
+        bind_optional(st, t["measured_total_tps_at_ctx"], speeds.measured_total_tps);
+        bind_optional(st, t["cached_prefix_ttft_ms"], speeds.cached_prefix_ttft_ms);
+        bind_optional(st, t["cached_prefix_prefill_tps"], speeds.cached_prefix_prefill_tps);
+        bind_optional(st, t["derived_tps_at_ctx"], speeds.derived_tps);
+        bind_optional(st, t["derived_ttft_ms_at_ctx"], speeds.derived_ttft_ms);
+        bind_optional(st, t["derived_prefill_tps_at_ctx"], speeds.derived_prefill_tps);
+        bind_optional(st, t["derived_total_tps_at_ctx"], speeds.derived_total_tps);
+        bind_at(st, t["gpus"], k.gpus);
+        bind_optional(st, t["parallelism"], parallelism_text(k));
+        bind_optional(st, t["speculative_decoding"], speculative_text(k));
+        bind_optional(st, t["throughput_side"], k.throughput_side);
+        if (point.prefix_cached) bind_at(st, t["prefix_cached"], std::int64_t{*point.prefix_cached ? 1 : 0});
+        if (point.warm) bind_at(st, t["warm"], std::int64_t{*point.warm ? 1 : 0});
         bind_at(st, t["concurrency"], point.concurrency);
         bind_optional(st, t["prompt_tokens"], point.prompt_tokens);
         bind_optional(st, t["gen_tokens"], point.gen_tokens);

@@ -271,10 +271,11 @@ std::optional<RowWeights> row_weights(const Model& model, const std::optional<st
 }
 
 Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
-                        const Rational& fixed_state, std::int64_t concurrency) {
+                        const Rational& fixed_state, std::int64_t concurrency, std::int64_t gpus) {
     if (concurrency < 1) throw PhysicsError("the concurrency must be at least 1");
+    if (gpus < 1) throw PhysicsError("the number of cards must be at least 1");
     Roofline r;
-    r.bandwidth = require(accelerator.memory_bandwidth_gb_s_exact, "memory_bandwidth_gb_s") * kBillion;
+    r.bandwidth = require(accelerator.memory_bandwidth_gb_s_exact, "memory_bandwidth_gb_s") * kBillion * Rational(gpus);
     r.weights = active_weights;
     r.kv = kv_at_context * Rational(concurrency);
     r.fixed_state = fixed_state * Rational(concurrency);
@@ -307,9 +308,10 @@ std::string per_request_terms(const Rational& kv_at_context, const Rational& fix
 
 std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, const std::string& weights_label,
                          const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
-                         std::int64_t concurrency) {
+                         std::int64_t concurrency, std::int64_t gpus) {
     if (!accelerator.memory_bandwidth_gb_s_exact) throw PhysicsError("the accelerator states no memory bandwidth");
-    return fmt::format("{} GB/s / ({} bytes of {} + {})", accelerator.memory_bandwidth_gb_s_exact->to_display(),
+    std::string cards = gpus > 1 ? fmt::format("{} cards x ", gpus) : "";
+    return fmt::format("{}{} GB/s / ({} bytes of {} + {})", cards, accelerator.memory_bandwidth_gb_s_exact->to_display(),
                        group_thousands(roof.weights.floor()), weights_label,
                        per_request_terms(kv_at_context, fixed_state, context, concurrency));
 }

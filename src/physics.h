@@ -121,8 +121,10 @@ std::optional<RowWeights> row_weights(const Model& model, const std::optional<st
 /// step reads the active weights at least once and every request's KV cache and state, so
 /// each request's speed is at most bandwidth / (active weights + concurrency x (KV + state)).
 /// With concurrency 1 it is decode_roofline. Throws PhysicsError.
+/// `gpus` cards of the accelerator read in parallel: their bandwidths add up. That is the
+/// ceiling of a perfect split; a split that replicates KV heads or weights reaches less.
 Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
-                        const Rational& fixed_state, std::int64_t concurrency);
+                        const Rational& fixed_state, std::int64_t concurrency, std::int64_t gpus = 1);
 
 /// "K bytes of KV at N tokens + F bytes of fixed state", or "8 requests x (...)" for a batch:
 /// the per-request terms of a memory or bandwidth sum, as the lint and explain print them.
@@ -133,7 +135,7 @@ std::string per_request_terms(const Rational& kv_at_context, const Rational& fix
 /// terms>)", with `roof` from batch_roofline and `weights_label` from RowWeights.
 std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, const std::string& weights_label,
                          const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
-                         std::int64_t concurrency);
+                         std::int64_t concurrency, std::int64_t gpus = 1);
 
 /// "47.66" for display: a rational to two decimals.
 std::string two_decimals(const Rational& r);

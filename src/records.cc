@@ -59,6 +59,15 @@ std::optional<Rational> rational_field(const YamlNode* parent, std::string_view 
     return Rational::parse(n->value);
 }
 
+/// true or false written plainly; nullopt when absent or anything else (a schema finding).
+std::optional<bool> bool_field(const YamlNode* parent, std::string_view key) {
+    const YamlNode* n = parent ? parent->find(key) : nullptr;
+    if (!n || !n->is_scalar() || n->quoted) return std::nullopt;
+    if (n->value == "true") return true;
+    if (n->value == "false") return false;
+    return std::nullopt;
+}
+
 const YamlNode* mapping_field(const YamlNode* parent, std::string_view key) {
     if (!parent) return nullptr;
     const YamlNode* n = parent->find(key);
@@ -194,6 +203,8 @@ MeasurementPoint read_point(const YamlNode& parent, std::string path, bool liste
     p.concurrency = int_field(&parent, "concurrency").value_or(1);
     p.tps_stddev = num_field(&parent, "tps_stddev");
     p.prefill_tps_stddev = num_field(&parent, "prefill_tps_stddev");
+    p.prefix_cached = bool_field(&parent, "prefix_cached");
+    p.warm = bool_field(&parent, "warm");
     p.path = std::move(path);
     p.listed = listed;
     return p;
@@ -313,6 +324,14 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.measured_on_model = opt_str(&root, "measured_on_model");
     r.context_extension = opt_str(&root, "context_extension");
     r.offload = opt_str(&root, "offload");
+    r.gpus = std::max<std::int64_t>(int_field(&root, "gpus").value_or(1), 1);
+    r.tensor_parallel = int_field(&root, "tensor_parallel");
+    r.pipeline_parallel = int_field(&root, "pipeline_parallel");
+    r.data_parallel = int_field(&root, "data_parallel");
+    if (const YamlNode* spec = root.find("speculative_decoding"); spec && spec->is_scalar()) {
+        r.speculative_decoding = spec->is_null() ? std::string() : spec->value;
+    }
+    r.throughput_side = opt_str(&root, "throughput_side");
     r.state_dtype = opt_str(&root, "state_dtype");
     r.conv_state_dtype = opt_str(&root, "conv_state_dtype");
     r.methodology = str(&root, "methodology");

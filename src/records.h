@@ -154,6 +154,10 @@ struct MeasurementPoint {
     std::int64_t concurrency = 1;               ///< requests in flight
     std::optional<double> tps_stddev;
     std::optional<double> prefill_tps_stddev;
+    /// True when the prompt's prefix was already cached: the TTFT and prefill speed are not a
+    /// full prefill of context_length. nullopt when the record does not say.
+    std::optional<bool> prefix_cached;
+    std::optional<bool> warm;  ///< measured after warm-up runs (true) or on a cold first run (false)
     /// Where its keys are: "" for the top level, "measurements.3." for the fourth item.
     std::string path;
     bool listed = false;  ///< true when it is an item of `measurements:`
@@ -207,6 +211,16 @@ struct KvRow {
     std::optional<std::string> measured_on_model;
     std::optional<std::string> context_extension;
     std::optional<std::string> offload;
+    /// How many cards of `accelerator` the run used (1 when the record does not say), and how
+    /// it split over them, when stated.
+    std::int64_t gpus = 1;
+    std::optional<std::int64_t> tensor_parallel;
+    std::optional<std::int64_t> pipeline_parallel;
+    std::optional<std::int64_t> data_parallel;
+    /// The speculative decoding used; "" when the record says it was off (null), nullopt
+    /// when it does not say.
+    std::optional<std::string> speculative_decoding;
+    std::optional<std::string> throughput_side;  ///< "server" or "client"
     /// The dtype the engine kept the fixed state in (conv and recurrent), when the record says;
     /// absent: the model record's state_dtype (and conv_state_dtype).
     std::optional<std::string> state_dtype;

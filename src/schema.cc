@@ -57,6 +57,8 @@ constexpr std::array<std::string_view, 5> kLinearKinds = {"gated-deltanet", "mam
 constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
 constexpr std::array<std::string_view, 2> kIndexerDtypes = {"fp8", "bf16"};
 constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
+/// Where a throughput figure was counted (measurement_conditions.h).
+constexpr std::array<std::string_view, 2> kThroughputSides = {"server", "client"};
 
 constexpr std::array kSourceFields = {
     FieldSpec{"name", F::string, true, false, "what the source is: a page, a config file, a table"},
@@ -288,6 +290,11 @@ constexpr std::array kPointFields = {
         "concurrency", F::integer, false, false, "requests in flight while measuring; 1 when absent", {}, {}, true},
     FieldSpec{"tps_stddev", F::number, false, false, "the standard deviation printed beside the decode speed"},
     FieldSpec{"prefill_tps_stddev", F::number, false, false, "the standard deviation printed beside the prefill speed"},
+    FieldSpec{"prefix_cached", F::boolean, false, false,
+              "true when the prompt's prefix was already in the engine's cache, so the TTFT and prefill speed are "
+              "not a full prefill of context_length; false when the source says it was not"},
+    FieldSpec{"warm", F::boolean, false, false,
+              "true when the source measured after warm-up runs (a warm engine), false for a cold first run"},
 };
 
 constexpr std::array kQualityFields = {
@@ -390,6 +397,18 @@ constexpr std::array kKvFields = {
     FieldSpec{"context_extension", F::string, false, true, "how a context above the model's native one was reached"},
     FieldSpec{"offload", F::string, false, true,
               "what was kept off the accelerator (weights or cache in host memory), when anything was"},
+    FieldSpec{"gpus", F::integer, false, false,
+              "how many accelerators (each an `accelerator`) the run used; 1 when absent", {}, {}, true},
+    FieldSpec{"tensor_parallel", F::integer, false, false, "the tensor-parallel size the run used", {}, {}, true},
+    FieldSpec{"pipeline_parallel", F::integer, false, false, "the pipeline-parallel size the run used", {}, {}, true},
+    FieldSpec{"data_parallel", F::integer, false, false, "the data-parallel size the run used", {}, {}, true},
+    FieldSpec{"speculative_decoding", F::string, false, true,
+              "the speculative decoding the run used (MTP, EAGLE, ...: decode speeds then count accepted tokens); "
+              "null when the source says it was off"},
+    FieldSpec{"throughput_side", F::enumeration, false, false,
+              "where the speeds were counted: server (the engine's own metric) or client (the benchmark client's "
+              "clock, with its network and queueing)",
+              kThroughputSides},
     FieldSpec{"state_dtype", F::enumeration, false, false,
               "the dtype the engine kept the fixed state in (conv and recurrent); replaces the model's state_dtype "
               "for this row",

@@ -399,8 +399,9 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     t += "#   What the row shows and its caveats.\n";
     t += "# sources:\n";
     t += "#   - name: where the figures were read (a page, a table, a benchmark log)\n";
+    t += "#     url: the address a reader can open (a measured value needs one: the source-url rule)\n";
+    t += "#     date: YYYY-MM-DD, when it was published or read\n";
     t += "#     detail: which table, cell or file\n";
-    t += "#     date: YYYY-MM\n";
     out.text = std::move(t);
     return out;
 }

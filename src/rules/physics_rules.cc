@@ -57,21 +57,23 @@ void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagn
             auto p = physics_of(set, *r.kv, point);
             if (!p) return;
             Roofline roof =
-                batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state, point.concurrency);
+                batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state, point.concurrency,
+                               r.kv->gpus);
             // Requests decoding together share each step: their total is at most concurrency x
             // what each can reach.
             Rational total_ceiling = roof.ceiling_tps * Rational(point.concurrency);
             if (point.total_tps_exact && *point.total_tps_exact > total_ceiling) {
                 std::string how = fmt::format("{} requests x {}", point.concurrency,
                                               roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context,
-                                                           p->fixed_state, point.context_length, point.concurrency));
+                                                           p->fixed_state, point.context_length, point.concurrency,
+                                                           r.kv->gpus));
                 out.push_back(diag::above_roofline(r.where(point.key("measured_total_tps_at_ctx")),
                                                    point.total_tps_exact->to_display(), two_decimals(total_ceiling),
                                                    how, "measured_total_tps_at_ctx"));
             }
             if (point.tps_exact && *point.tps_exact > roof.ceiling_tps) {
                 std::string how = roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context,
-                                               p->fixed_state, point.context_length, point.concurrency);
+                                               p->fixed_state, point.context_length, point.concurrency, r.kv->gpus);
                 out.push_back(diag::above_roofline(r.where(point.key("measured_tps_at_ctx")),
                                                    point.tps_exact->to_display(), two_decimals(roof.ceiling_tps), how));
             }
@@ -91,7 +93,8 @@ void exceeds_memory(const Record& r, const RecordSet& set, std::vector<Diagnosti
             if (!p) return;
             Rational n(point.concurrency);
             Rational needed = p->weights.resident + (p->kv_at_context + p->fixed_state) * n;
-            Rational memory = memory_bytes(*p->accelerator);
+            // The cards' memories add up: the weights and the cache are split over them.
+            Rational memory = memory_bytes(*p->accelerator) * Rational(r.kv->gpus);
             if (needed > memory) {
                 std::string how = fmt::format("{} bytes of {} + {}", group_thousands(p->weights.resident.floor()),
                                               p->weights.label, per_request_terms(*p, point));
