@@ -40,7 +40,7 @@ double speed_at(const std::string& file, int line, const json& obj, const char* 
 }
 
 /// The fields that make two batched-bench lines one configuration.
-constexpr const char* kBatchedConfiguration[] = {"n_kv_max",     "n_batch",   "n_ubatch",       "flash_attn",
+constexpr const char* kBatchedConfiguration[] = {"n_kv_max",     "n_batch",      "n_ubatch",  "flash_attn",
                                                  "is_pp_shared", "n_gpu_layers", "n_threads", "n_threads_batch"};
 
 /// A metric of a profile export: {unit, avg, p50, ...}.
@@ -122,7 +122,8 @@ BenchRun read_batched_bench(const std::string& file, const std::vector<JsonLine>
 
 bool is_profile_export(const json& j) {
     const json* ttft = j.is_object() ? metric(j, "time_to_first_token") : nullptr;
-    return ttft && ttft->contains("unit") && (j.contains("inter_token_latency") || j.contains("output_token_throughput"));
+    return ttft && ttft->contains("unit") &&
+           (j.contains("inter_token_latency") || j.contains("output_token_throughput"));
 }
 
 BenchRun read_profile_export(const std::string& file, int line, int column, const json& j,
@@ -131,7 +132,8 @@ BenchRun read_profile_export(const std::string& file, int line, int column, cons
     bool aiperf = j.contains("aiperf_version");
     run.format = aiperf ? "AIPerf profile export" : "genai-perf profile export";
     for (const char* key : {"aiperf_version", "schema_version", "benchmark_id", "start_time"}) {
-        if (auto it = j.find(key); it != j.end() && !it->is_null()) run.facts.push_back(fmt::format("{} {}", key, shown(*it)));
+        if (auto it = j.find(key); it != j.end() && !it->is_null())
+            run.facts.push_back(fmt::format("{} {}", key, shown(*it)));
     }
     MeasurementPoint p;
     p.listed = true;
@@ -179,7 +181,8 @@ BenchRun read_profile_export(const std::string& file, int line, int column, cons
     if (auto itl = stat("inter_token_latency", "p50", "ms")) {
         if (!(*itl > 0)) fail(file, line, column, "inter_token_latency.p50 must be above zero");
         p.tps = std::round(100000.0 / *itl) / 100.0;
-        run.facts.push_back(fmt::format("inter_token_latency p50 {} ms (decode speed per request = 1000 / it, to 0.01)", *itl));
+        run.facts.push_back(
+            fmt::format("inter_token_latency p50 {} ms (decode speed per request = 1000 / it, to 0.01)", *itl));
     }
     if (auto ttft = stat("time_to_first_token", "p50", "ms")) {
         if (!(*ttft > 0)) fail(file, line, column, "time_to_first_token.p50 must be above zero");
@@ -194,7 +197,8 @@ BenchRun read_profile_export(const std::string& file, int line, int column, cons
     if (auto osl = stat("output_sequence_length", "avg", "tokens"); osl && *osl >= 1 && *osl == std::floor(*osl)) {
         p.gen_tokens = static_cast<std::int64_t>(*osl);
     }
-    if (auto count = stat("request_count", "avg", nullptr)) run.facts.push_back(fmt::format("request_count {}", *count));
+    if (auto count = stat("request_count", "avg", nullptr))
+        run.facts.push_back(fmt::format("request_count {}", *count));
     run.facts.push_back("the speeds are the client's: measured by the benchmark client over the network");
     run.points.push_back(p);
     return run;

@@ -130,10 +130,9 @@ DerivedFigures derive_figures(const RecordSet& refs, const Model& m, const KvRow
         if (weights) d.weight_bytes = weights->resident;
         const Accelerator* accelerator = rules::accelerator_of(refs, k);
         if (weights && accelerator) {
-            d.roofline_tps =
-                batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k), point.concurrency,
-                               k.gpus)
-                    .ceiling_tps;
+            d.roofline_tps = batch_roofline(*accelerator, weights->active, at_context, fixed_state_bytes(m, k),
+                                            point.concurrency, k.gpus)
+                                 .ceiling_tps;
         }
     } catch (const std::exception&) {
         // A figure that cannot be worked out exactly stays NULL rather than approximate.

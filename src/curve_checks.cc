@@ -35,20 +35,21 @@ std::optional<TtftVerdict> judge_ttft(std::int64_t prompt_tokens, double prefill
     v.low_ms = v.prefill_ms * 0.9;
     v.high_ms = v.prefill_ms * 1.5 + 500.0;
     if (ttft_ms < v.low_ms) {
-        v.why = "shorter than the prefill it contains, as if part of the prompt was cached or the prefill speed "
-                "belongs to another prompt";
+        v.why =
+            "shorter than the prefill it contains, as if part of the prompt was cached or the prefill speed "
+            "belongs to another prompt";
         return v;
     }
     if (ttft_ms > v.high_ms) {
-        v.why = "longer than that prefill and a first step explain, as if the request waited (a queue, a cold "
-                "start) or the prefill speed belongs to another prompt";
+        v.why =
+            "longer than that prefill and a first step explain, as if the request waited (a queue, a cold "
+            "start) or the prefill speed belongs to another prompt";
         return v;
     }
     return std::nullopt;
 }
 
-std::optional<CacheRead> implied_cache_read(double added_bytes, double shallow_tps, double deep_tps,
-                                            double card_gb_s) {
+std::optional<CacheRead> implied_cache_read(double added_bytes, double shallow_tps, double deep_tps, double card_gb_s) {
     if (added_bytes <= 0 || shallow_tps <= 0 || deep_tps <= 0 || deep_tps >= shallow_tps || card_gb_s <= 0) {
         return std::nullopt;
     }

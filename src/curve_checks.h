@@ -55,8 +55,8 @@ std::optional<TtftVerdict> judge_ttft(std::int64_t prompt_tokens, double prefill
 
 /// The cache-read bandwidth a fall in decode speed implies.
 struct CacheRead {
-    double gb_s = 0;          ///< 10^9 bytes per second
-    double fraction = 0;      ///< of one card's bandwidth
+    double gb_s = 0;      ///< 10^9 bytes per second
+    double fraction = 0;  ///< of one card's bandwidth
     bool engine_bound = false;
 };
 
@@ -68,7 +68,6 @@ inline constexpr double kEngineBoundFraction = 0.10;
 /// The bytes of cache a deeper point adds, over the time per token it adds (1 / deep - 1 /
 /// shallow): the bandwidth at which that cache is read. nullopt when the speed does not fall
 /// or no cache is added.
-std::optional<CacheRead> implied_cache_read(double added_bytes, double shallow_tps, double deep_tps,
-                                            double card_gb_s);
+std::optional<CacheRead> implied_cache_read(double added_bytes, double shallow_tps, double deep_tps, double card_gb_s);
 
 }  // namespace kvcat

@@ -1,6 +1,7 @@
 #include "filter.h"
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <span>
@@ -193,7 +194,9 @@ namespace {
 /// The members of the dtype family `value` names in a dtype column (dtype_spelling.h).
 std::span<const std::string_view> family_members(std::string_view column, std::string_view value) {
     if (column != "kv_cache_dtype" && column != "v_cache_dtype") return {};
-    return dtype_family(value);
+    std::string lower(value);  // text filters ignore case: kv_cache_dtype=FP8 is the family too
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return dtype_family(lower);
 }
 
 }  // namespace

@@ -28,10 +28,10 @@ class FilterError : public std::invalid_argument {
 
 struct Filter {
     std::string column;
-    std::string op;            ///< "=", "!=", ">", ">=", "<", "<=", "~"
-    Cell value;                ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
-    std::vector<Cell> values;  ///< any of these (a comma list); empty for a null test
-    std::string text;          ///< as the user wrote it, for messages
+    std::string op;                     ///< "=", "!=", ">", ">=", "<", "<=", "~"
+    Cell value;                         ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
+    std::vector<Cell> values;           ///< any of these (a comma list); empty for a null test
+    std::string text;                   ///< as the user wrote it, for messages
     std::vector<std::string> families;  ///< dtype families the values were expanded from (fp8)
 };
 

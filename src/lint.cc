@@ -302,7 +302,8 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
                                      "the claim it prints (claim: \"...\"), whole",
                                      ig.rule)));
             } else if (ig.reason.empty()) {
-                findings.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
+                findings.push_back(
+                    diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
             } else if (!used_claims.count(k)) {
                 findings.push_back(diag::ignore_problem(
                     pos, fmt::format("lint_ignore for the {} claim \"{}\" acknowledges nothing: no finding of this "

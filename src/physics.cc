@@ -311,9 +311,9 @@ std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, c
                          std::int64_t concurrency, std::int64_t gpus) {
     if (!accelerator.memory_bandwidth_gb_s_exact) throw PhysicsError("the accelerator states no memory bandwidth");
     std::string cards = gpus > 1 ? fmt::format("{} cards x ", gpus) : "";
-    return fmt::format("{}{} GB/s / ({} bytes of {} + {})", cards, accelerator.memory_bandwidth_gb_s_exact->to_display(),
-                       group_thousands(roof.weights.floor()), weights_label,
-                       per_request_terms(kv_at_context, fixed_state, context, concurrency));
+    return fmt::format("{}{} GB/s / ({} bytes of {} + {})", cards,
+                       accelerator.memory_bandwidth_gb_s_exact->to_display(), group_thousands(roof.weights.floor()),
+                       weights_label, per_request_terms(kv_at_context, fixed_state, context, concurrency));
 }
 
 }  // namespace kvcat

@@ -40,8 +40,10 @@ TEST(BenchFormats, TheBatchedBenchReadmeLinesAreTwoPointsAtOneContext) {
 }
 
 TEST(BenchFormats, BatchedBenchLinesOfTwoConfigurationsOrARepeatedPointAreRefused) {
-    std::string a = R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 128, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": 36})";
-    std::string b = R"({"n_kv_max": 4096, "n_batch": 2048, "pp": 256, "tg": 128, "pl": 1, "t_pp": 0.4, "speed_pp": 600, "speed_tg": 35})";
+    std::string a =
+        R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 128, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": 36})";
+    std::string b =
+        R"({"n_kv_max": 4096, "n_batch": 2048, "pp": 256, "tg": 128, "pl": 1, "t_pp": 0.4, "speed_pp": 600, "speed_tg": 35})";
     try {
         parse_bench_text("two.jsonl", a + "\n" + b + "\n");
         FAIL() << "two configurations were read as one";
@@ -50,9 +52,11 @@ TEST(BenchFormats, BatchedBenchLinesOfTwoConfigurationsOrARepeatedPointAreRefuse
                      "two.jsonl:2:1: n_kv_max is 4096 here and 2048 on line 1: a record holds one configuration, so "
                      "import each configuration's lines separately");
     }
-    std::string c = R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 256, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": 35})";
+    std::string c =
+        R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 256, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": 35})";
     EXPECT_THROW(parse_bench_text("repeat.jsonl", a + "\n" + c + "\n"), BenchError);
-    std::string bad = R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 128, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": -1})";
+    std::string bad =
+        R"({"n_kv_max": 2048, "n_batch": 2048, "pp": 128, "tg": 128, "pl": 1, "t_pp": 0.2, "speed_pp": 600, "speed_tg": -1})";
     try {
         parse_bench_text("bad.jsonl", bad + "\n");
         FAIL();

@@ -43,7 +43,7 @@ TEST_F(EndToEnd, HeadlineQueryBuildsTheCatalogAndReturnsOneRow) {
     EXPECT_EQ(rows[0]["id"], "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
     EXPECT_EQ(rows[0]["context_length"], 1048576);
     EXPECT_EQ(rows[0]["kv_bytes_per_token"], 10240);
-    EXPECT_EQ(rows[0]["kv_cache_dtype"], "fp8");
+    EXPECT_EQ(rows[0]["kv_cache_dtype"], "fp8_e4m3");  // vLLM's fp8, in the catalog's name
     EXPECT_TRUE(rows[0]["measured_tps_at_ctx"].is_null());
     // The 27B row sits at exactly 64k, which is not above 64k, but is at or above it.
     Outcome at =

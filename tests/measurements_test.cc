@@ -314,7 +314,7 @@ TEST(Measurements, QualityResultsAreRowsBesideTheirRecord) {
                             {});
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "models/qwen3.5-27b");
-    EXPECT_EQ(std::get<std::string>(t.rows[0][1]), "fp8");
+    EXPECT_EQ(std::get<std::string>(t.rows[0][1]), "fp8_e4m3");  // vLLM's fp8, in the catalog's name
     EXPECT_EQ(std::get<std::string>(t.rows[0][2]), "bf16");
     EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][3]), 91.2);
     EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][5]), 98.1);  // as stated

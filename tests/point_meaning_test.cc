@@ -4,6 +4,7 @@
 // family counted member by member.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,7 +18,10 @@
 namespace kvcat {
 namespace {
 
+namespace fs = std::filesystem;
 using kvcat::test::copy_tree;
+using kvcat::test::KvcatRunner;
+using kvcat::test::Outcome;
 
 MeasurementPoint point_with(double tps, double ttft, double prefill) {
     MeasurementPoint p;
@@ -88,6 +92,7 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& out) {
     std::string line;
     std::getline(in, line);  // the header
     while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // CSV lines end in CR LF
         if (line.empty() || line.front() == '(') continue;
         std::vector<std::string> cells;
         std::stringstream cells_in(line);
@@ -109,7 +114,8 @@ class ShippedMeaning : public ::testing::Test {
         delete runner_;
         runner_ = nullptr;
     }
-    static std::vector<std::vector<std::string>> query(const std::vector<std::string>& args, std::string* err = nullptr) {
+    static std::vector<std::vector<std::string>> query(const std::vector<std::string>& args,
+                                                       std::string* err = nullptr) {
         std::vector<std::string> full = {"query", "--format", "csv"};
         full.insert(full.end(), args.begin(), args.end());
         Outcome r = runner_->run(full);
@@ -145,13 +151,14 @@ TEST_F(ShippedMeaning, TheThirtyCachedPrefixTtftsAreOutOfTheTtftAtContext) {
     for (const auto& r : cached) EXPECT_EQ(r[1], "") << r[0];
     // The headline "TTFT at context" of the deepest points holds full prefills only: the
     // 900 ms cached TTFT at 128k is not among them.
-    auto deep = query({"--columns", "id,measured_ttft_ms_at_ctx", "context_length>=128k", "measured_ttft_ms_at_ctx<5000"});
+    auto deep =
+        query({"--columns", "id,measured_ttft_ms_at_ctx", "context_length>=128k", "measured_ttft_ms_at_ctx<5000"});
     for (const auto& r : deep) ADD_FAILURE() << "a sub-prefill TTFT at 128k: " << r[0] << " " << r[1];
 }
 
 TEST_F(ShippedMeaning, NoFitIsReturnedByASortOnMeasuredSpeed) {
-    auto rows = query({"--columns", "id,provenance,measured_tps_at_ctx", "context_length>=32k",
-                       "measured_tps_at_ctx>0", "--sort", "measured_tps_at_ctx", "--desc"});
+    auto rows = query({"--columns", "id,provenance,measured_tps_at_ctx", "context_length>=32k", "measured_tps_at_ctx>0",
+                       "--sort", "measured_tps_at_ctx", "--desc"});
     ASSERT_FALSE(rows.empty());
     for (const auto& r : rows) EXPECT_NE(r[1], "derived") << r[0];
     auto fits = query({"--columns", "id,derived_tps_at_ctx", "provenance=derived"});

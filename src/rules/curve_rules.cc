@@ -72,13 +72,13 @@ void decode_rises_with_context(const Record& r, const RecordSet& /*refs*/, std::
                 "than {}; a longer context reads more cache per token and cannot be faster. Look at both cells in "
                 "the source: a slip of transcription, two runs of different builds or settings, or a source that "
                 "printed it so (then acknowledge it with lint_ignore and this claim)",
-                after.tps, after.point->context_length, before.tps, before.point->context_length, concurrency,
-                tol.why);
+                after.tps, after.point->context_length, before.tps, before.point->context_length, concurrency, tol.why);
             Diagnostic d = diag::finding("decode-rises-with-context", r.where(after.point->key("measured_tps_at_ctx")),
                                          std::move(message));
             d.stated = fmt::format("{}", after.tps);
             d.computed = fmt::format("at most {:.2f}", before.tps + tol.tokens_per_s);
-            out.push_back(with_claim(std::move(d), fmt::format("{} after {}", point_claim(after), point_claim(before))));
+            out.push_back(
+                with_claim(std::move(d), fmt::format("{} after {}", point_claim(after), point_claim(before))));
         }
     }
 }
@@ -92,9 +92,9 @@ void decode_off_curve(const Record& r, const RecordSet& /*refs*/, std::vector<Di
         std::vector<std::optional<double>> expected(curve.size());
         std::vector<double> off(curve.size(), 0.0);
         for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
-            expected[i] = interpolated_tps(curve[i - 1].point->context_length, curve[i - 1].tps,
-                                           curve[i + 1].point->context_length, curve[i + 1].tps,
-                                           curve[i].point->context_length);
+            expected[i] =
+                interpolated_tps(curve[i - 1].point->context_length, curve[i - 1].tps,
+                                 curve[i + 1].point->context_length, curve[i + 1].tps, curve[i].point->context_length);
             if (expected[i]) off[i] = off_line_fraction(*expected[i], curve[i].tps);
         }
         for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
@@ -106,11 +106,12 @@ void decode_off_curve(const Record& r, const RecordSet& /*refs*/, std::vector<Di
             double offset = off[i];
             std::string message = fmt::format(
                 "{} t/s at {} tokens is out of line with its own curve: the line between {} t/s at {} and {} t/s at "
-                "{} (time per token grows in step with the cache read) puts it near {:.1f} t/s, {:.0f}% {} in time "
-                "per token, beyond the {:.0f}% a run's scatter explains. Look at this cell in the source and at the "
+                "{} (time per token grows in step with the cache read) puts it near {:.1f} t/s: it takes {:.0f}% {} "
+                "time per token than that line, beyond the {:.0f}% a run's scatter explains. Look at this cell in the "
+                "source and at the "
                 "run behind it (another build, a cache that spilled, a different prompt)",
                 mid.tps, mid.point->context_length, left.tps, left.point->context_length, right.tps,
-                right.point->context_length, *expected[i], std::abs(offset) * 100, offset > 0 ? "slower" : "faster",
+                right.point->context_length, *expected[i], std::abs(offset) * 100, offset > 0 ? "more" : "less",
                 kOffCurveTolerance * 100);
             Diagnostic d =
                 diag::finding("decode-off-curve", r.where(mid.point->key("measured_tps_at_ctx")), std::move(message));
@@ -161,8 +162,8 @@ void engine_bound_at_depth(const Record& r, const RecordSet& refs, std::vector<D
         auto read = implied_cache_read(added.to_double(), shallow.tps, deep.tps, card_gb_s);
         if (!read || !read->engine_bound) continue;
         std::string message = fmt::format(
-            "engine-bound at this depth: decode falls from {} t/s at {} tokens to {} t/s at {}, and the {} bytes "
-            "of cache it adds per token are then read at {:.1f} GB/s, {:.1f}% of one card's {} GB/s (under the "
+            "engine-bound at this depth: decode falls from {} t/s at {} tokens to {} t/s at {}, so the {} more "
+            "bytes of cache it reads per token come at {:.1f} GB/s, {:.1f}% of one card's {} GB/s (under the "
             "{:.0f}% that marks a step whose time goes elsewhere than the cache read). The curve measures the "
             "engine's attention at depth, not the cost of its cache; look at the attention backend and kernels "
             "before reading a KV-cost from it",

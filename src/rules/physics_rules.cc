@@ -56,17 +56,16 @@ void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagn
         try {
             auto p = physics_of(set, *r.kv, point);
             if (!p) return;
-            Roofline roof =
-                batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state, point.concurrency,
-                               r.kv->gpus);
+            Roofline roof = batch_roofline(*p->accelerator, p->weights.active, p->kv_at_context, p->fixed_state,
+                                           point.concurrency, r.kv->gpus);
             // Requests decoding together share each step: their total is at most concurrency x
             // what each can reach.
             Rational total_ceiling = roof.ceiling_tps * Rational(point.concurrency);
             if (point.total_tps_exact && *point.total_tps_exact > total_ceiling) {
-                std::string how = fmt::format("{} requests x {}", point.concurrency,
-                                              roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context,
-                                                           p->fixed_state, point.context_length, point.concurrency,
-                                                           r.kv->gpus));
+                std::string how =
+                    fmt::format("{} requests x {}", point.concurrency,
+                                roofline_how(*p->accelerator, roof, p->weights.label, p->kv_at_context, p->fixed_state,
+                                             point.context_length, point.concurrency, r.kv->gpus));
                 out.push_back(diag::above_roofline(r.where(point.key("measured_total_tps_at_ctx")),
                                                    point.total_tps_exact->to_display(), two_decimals(total_ceiling),
                                                    how, "measured_total_tps_at_ctx"));
@@ -98,6 +97,10 @@ void exceeds_memory(const Record& r, const RecordSet& set, std::vector<Diagnosti
             if (needed > memory) {
                 std::string how = fmt::format("{} bytes of {} + {}", group_thousands(p->weights.resident.floor()),
                                               p->weights.label, per_request_terms(*p, point));
+                if (r.kv->gpus > 1) {
+                    how += fmt::format(", against {} cards of {} bytes each", r.kv->gpus,
+                                       group_thousands(memory_bytes(*p->accelerator).floor()));
+                }
                 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
                 out.push_back(diag::exceeds_memory(r.where(point.key("context_length")),
                                                    group_thousands(needed.floor()), group_thousands(memory.floor()),
