@@ -95,7 +95,7 @@ CREATE TABLE kv_efficiency (
     derived_ttft_ms_at_ctx   REAL,              -- ms; a derived record's TTFT
     derived_prefill_tps_at_ctx REAL,            -- tokens/s; a derived record's prefill speed
     derived_total_tps_at_ctx REAL,              -- tokens/s; a derived record's total decode speed
-    kv_cache_dtype_as_written TEXT NOT NULL,    -- the record's (the engine's) spelling; kv_cache_dtype is the catalog's name
+    written_kv_cache_dtype TEXT NOT NULL,    -- the record's (the engine's) spelling; kv_cache_dtype is the catalog's name
     methodology              TEXT NOT NULL,
     notes                    TEXT NOT NULL,
     file                     TEXT NOT NULL
@@ -209,7 +209,7 @@ SELECT
     k.derived_ttft_ms_at_ctx,
     k.derived_prefill_tps_at_ctx,
     k.derived_total_tps_at_ctx,
-    k.kv_cache_dtype_as_written,
+    k.written_kv_cache_dtype,
     m.total_params_b,
     m.active_params_b,
     a.memory_gb,

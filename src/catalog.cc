@@ -108,7 +108,7 @@ constexpr std::array kColumns = {
     ColumnInfo{"derived_prefill_tps_at_ctx", "number", "tokens/s", false, "a derived record's prefill speed"},
     ColumnInfo{"derived_total_tps_at_ctx", "number", "tokens/s", false,
                "a derived record's decode speed summed over the requests in flight"},
-    ColumnInfo{"kv_cache_dtype_as_written", "text", "", false,
+    ColumnInfo{"written_kv_cache_dtype", "text", "", false,
                "the cache dtype as the record (the engine) spells it; kv_cache_dtype is the catalog's name for it "
                "(vLLM's fp8 is fp8_e4m3)"},
     ColumnInfo{"total_params_b", "number", "billions", false, "the model's total parameters"},

@@ -254,7 +254,7 @@ constexpr auto kKvEfficiency = table_columns("kv_efficiency", {"id",
                                                                "derived_ttft_ms_at_ctx",
                                                                "derived_prefill_tps_at_ctx",
                                                                "derived_total_tps_at_ctx",
-                                                               "kv_cache_dtype_as_written",
+                                                               "written_kv_cache_dtype",
                                                                "methodology",
                                                                "notes",
                                                                "file"});
@@ -611,7 +611,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_at(st, t["engine"], k.engine);
         bind_optional(st, t["engine_version"], k.engine_version);
         bind_at(st, t["kv_cache_dtype"], catalog_dtype(k.engine, k.kv_cache_dtype));
-        bind_at(st, t["kv_cache_dtype_as_written"], k.kv_cache_dtype);
+        bind_at(st, t["written_kv_cache_dtype"], k.kv_cache_dtype);
         if (k.v_cache_dtype) bind_at(st, t["v_cache_dtype"], catalog_dtype(k.engine, *k.v_cache_dtype));
         bind_optional(st, t["weight_quant"], k.weight_quant);
         bind_at(st, t["attention_variant"], k.attention_variant);

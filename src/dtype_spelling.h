@@ -3,7 +3,7 @@
 // Records keep the engine's own spelling (vLLM's `--kv-cache-dtype fp8`), which is what a
 // reader finds in the source. The catalog's kv_cache_dtype column holds the catalog's name for
 // the same thing (fp8_e4m3), so one filter finds every row of a type, and
-// kv_cache_dtype_as_written keeps the spelling. A family (fp8) names several types at once;
+// written_kv_cache_dtype keeps the spelling. A family (fp8) names several types at once;
 // a filter on it matches each member and says how many rows each gave.
 #pragma once
 

@@ -219,11 +219,11 @@ json points_json(const RecordSet& set, const KvRow& row, const Model* model, con
                     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
                     if (weights && accelerator) {
                         Roofline roof = batch_roofline(*accelerator, weights->active, kv,
-                                                       fixed_state_bytes(*model, row), p.concurrency);
+                                                       fixed_state_bytes(*model, row), p.concurrency, row.gpus);
                         j["roofline_tps"] = roof.ceiling_tps.to_double();
                         j["roofline_how"] =
                             roofline_how(*accelerator, roof, weights->label, kv, fixed_state_bytes(*model, row),
-                                         p.context_length, p.concurrency);
+                                         p.context_length, p.concurrency, row.gpus);
                         if (p.tps_exact) j["roofline_fraction"] = (*p.tps_exact / roof.ceiling_tps).to_double();
                     }
                 }

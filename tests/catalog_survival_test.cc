@@ -67,7 +67,8 @@ std::string content(const fs::path& db_path) {
     check.executeStep();
     EXPECT_EQ(check.getColumn(0).getString(), "ok");
     std::string out;
-    for (const char* sql : {"SELECT id, context_length, kv_bytes_per_token, measured_tps_at_ctx FROM kv_efficiency",
+    // tools/gen-catalog writes derived rows, whose speeds the catalog keeps in derived_tps_at_ctx.
+    for (const char* sql : {"SELECT id, context_length, kv_bytes_per_token, derived_tps_at_ctx FROM kv_efficiency",
                             "SELECT id, native_context FROM models", "SELECT record_id, position, name FROM sources"}) {
         SQLite::Statement q(db, std::string(sql) + " ORDER BY 1, 2");
         while (q.executeStep()) {
@@ -197,7 +198,7 @@ TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
     // builds too, or answers from the catalog as it is while a record is half written).
     // Whole numbers only: a floating-point sum depends on the order rows were written in.
     const std::string sql =
-        "SELECT count(*) || ':' || total(CAST(round(measured_tps_at_ctx * 10) AS INTEGER)) FROM kv_efficiency";
+        "SELECT count(*) || ':' || total(CAST(round(derived_tps_at_ctx * 10) AS INTEGER)) FROM kv_efficiency";
     auto answer = [&](bool with_query) {
         fs::path out = dir_ / "read-out.txt", err = dir_ / "read-err.txt";
         std::vector<std::string> args =
@@ -210,8 +211,8 @@ TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
                                                   "--format",
                                                   "csv",
                                                   "--columns",
-                                                  "id,measured_tps_at_ctx",
-                                                  "measured_tps_at_ctx>0"}
+                                                  "id,derived_tps_at_ctx",
+                                                  "derived_tps_at_ctx>0"}
                        : std::vector<std::string>{
                              "-q", "sql", "--db", db_.string(), "--records", records_.string(), "--format", "csv", sql};
         int status = wait_for(spawn(args, out, err));
@@ -223,7 +224,7 @@ TEST_F(CatalogSurvival, ReadersSeeTheOldCatalogOrTheNewOneNeverAnError) {
     std::string b_sql = answer(false).second, b_query = answer(true).second;
     ASSERT_NE(a_sql, b_sql);
     ASSERT_NE(a_query, b_query);
-    ASSERT_NE(a_query.find("measured_tps_at_ctx"), std::string::npos) << a_query;
+    ASSERT_NE(a_query.find("derived_tps_at_ctx"), std::string::npos) << a_query;
 
     std::atomic<bool> stop{false};
     std::thread writer([&] {
@@ -313,15 +314,9 @@ TEST_F(CatalogSurvival, QueryWithAWrongRecordsFolderNeverReplacesTheCatalog) {
 }
 
 TEST_F(CatalogSurvival, QueryWhileARecordIsHalfWrittenAnswersFromTheLastGoodCatalog) {
-    const std::vector<std::string> query = {"query",
-                                            "--db",
-                                            db_.string(),
-                                            "--records",
-                                            records_.string(),
-                                            "--format",
-                                            "csv",
-                                            "--columns",
-                                            "id,measured_tps_at_ctx"};
+    const std::vector<std::string> query = {
+        "query", "--db",      db_.string(),           "--records", records_.string(), "--format",
+        "csv",   "--columns", "id,derived_tps_at_ctx"};
     auto [status, answer, err] = run(query);
     ASSERT_EQ(status, 0) << err;
     const std::string before = kvcat::test::read_file(db_);

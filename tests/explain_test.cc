@@ -91,8 +91,8 @@ TEST(Explain, ASpeedIsSaidToBeUnderTheCeilingOnlyWhenOneWasApplied) {
     EXPECT_EQ(text.find("under the bandwidth ceiling"), std::string::npos) << text;
     EXPECT_NE(text.find("no bandwidth ceiling: the weight format MXFP4"), std::string::npos) << text;
 
-    // A run over four cards names no accelerator.
-    auto multi = explain("kv-efficiency/sglang-qwen35-397b-a17b-4x-rtxpro6000-awq-int4-fp8-e4m3");
+    // A run whose source names no card (the CARVE table's four cards) names no accelerator.
+    auto multi = explain("kv-efficiency/vllm-qwen35-397b-a17b-4x-rtxpro6000-carve-nvfp4-fp8-yarn");
     ASSERT_FALSE(multi["points"].empty());
     EXPECT_NE(multi["points"][0].value("no_ceiling", std::string()).find("names no accelerator"), std::string::npos)
         << multi["points"][0];

@@ -193,11 +193,17 @@ std::string where_of(std::initializer_list<const char*> filters) {
 }
 
 TEST(Filter, ACommaListIsAnyOfItsValues) {
-    Filter f = parse_filter("kv_cache_dtype=fp8,bf16");
+    Filter f = parse_filter("kv_cache_dtype=q8_0,bf16");
     ASSERT_EQ(f.values.size(), 2u);
     EXPECT_EQ(std::get<std::string>(f.values[1]), "bf16");
-    EXPECT_EQ(where_of({"kv_cache_dtype=fp8,bf16"}),
+    EXPECT_EQ(where_of({"kv_cache_dtype=q8_0,bf16"}),
               "(kv_cache_dtype COLLATE NOCASE = ? OR kv_cache_dtype COLLATE NOCASE = ?)");
+    // A dtype family is each of its members, and remembers that it was one.
+    Filter fp8 = parse_filter("kv_cache_dtype=fp8");
+    ASSERT_EQ(fp8.values.size(), 3u);
+    EXPECT_EQ(std::get<std::string>(fp8.values[1]), "fp8_e4m3");
+    EXPECT_EQ(fp8.families, std::vector<std::string>{"fp8"});
+    EXPECT_TRUE(parse_filter("kv_cache_dtype=fp8_e4m3").families.empty());
     // != a list is none of them; a glob list is any glob; numbers list too.
     EXPECT_EQ(where_of({"engine!=vllm,sglang"}), "(engine COLLATE NOCASE IS NOT ? AND engine COLLATE NOCASE IS NOT ?)");
     EXPECT_EQ(where_of({"model~*qwen*,*llama*"}), "(lower(model) GLOB lower(?) OR lower(model) GLOB lower(?))");

@@ -168,7 +168,7 @@ TEST_F(ShippedMeaning, NoFitIsReturnedByASortOnMeasuredSpeed) {
 
 TEST_F(ShippedMeaning, Fp8IsAFamilyAndSaysWhatEachMemberGave) {
     std::string err;
-    auto rows = query({"--columns", "id,kv_cache_dtype,kv_cache_dtype_as_written", "kv_cache_dtype=fp8"}, &err);
+    auto rows = query({"--columns", "id,kv_cache_dtype,written_kv_cache_dtype", "kv_cache_dtype=fp8"}, &err);
     ASSERT_FALSE(rows.empty());
     std::size_t e4m3 = 0, written_fp8 = 0;
     for (const auto& r : rows) {

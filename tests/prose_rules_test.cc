@@ -125,9 +125,14 @@ TEST(ProseRules, IdContextTagTrips) {
 TEST(ProseRules, SeedZeroExplainsItsContextTag) {
     LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
     EXPECT_TRUE(r.diagnostics.empty());
-    ASSERT_EQ(r.ignored.size(), 1u);
-    EXPECT_EQ(r.ignored[0].rule, "id-context-tag");
-    EXPECT_NE(r.ignored[0].message.find("ignored: the id keeps the native 256k tag"), std::string::npos);
+    // The shipped records silence other findings too (curve checks they acknowledge); this
+    // record's context tag is the one id-context-tag finding among them.
+    std::vector<const Diagnostic*> tags;
+    for (const auto& d : r.ignored) {
+        if (d.rule == "id-context-tag") tags.push_back(&d);
+    }
+    ASSERT_EQ(tags.size(), 1u);
+    EXPECT_NE(tags[0]->message.find("ignored: the id keeps the native 256k tag"), std::string::npos);
 }
 
 TEST(ProseRules, SeedFourAsStatedHasThreeWrongSums) {
