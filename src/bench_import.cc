@@ -650,7 +650,8 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             return read_vllm(file, text, whole_doc, options);
         }
         if (one_document && is_profile_export(whole_doc)) {
-            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a profile export");
+            if (!options.select.empty())
+                fail(file, 1, 1, "--select picks llama-bench entries; this is a profile export");
             auto [line, column] = line_column(text, start);
             BenchRun run = read_profile_export(file, line, column, whole_doc, options);
             sort_points(run);
@@ -677,7 +678,8 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             }
         }
         if (!entries.empty() && is_batched_bench_line(entries.front().value)) {
-            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is llama-batched-bench output");
+            if (!options.select.empty())
+                fail(file, 1, 1, "--select picks llama-bench entries; this is llama-batched-bench output");
             std::vector<JsonLine> lines;
             for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
             BenchRun run = read_batched_bench(file, lines);

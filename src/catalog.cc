@@ -290,11 +290,12 @@ std::span<const std::string_view> default_query_columns() {
 /// What a reader of the headline query needs last: the row, its cache dtype and context, the
 /// bytes per token and the speed. So the columns that qualify a row go first, then the ones
 /// that say again what the id already says (model, card), then the derived bytes.
-constexpr std::array<std::string_view, 14> kDropOrder = {
+constexpr std::array<std::string_view, 15> kDropOrder = {
     "provenance",
     "measured_ttft_ms_at_ctx",
     "measured_prefill_tps_at_ctx",
     "attention_variant",
+    "gpus",
     "engine",
     "accelerator",
     "weight_quant",

@@ -141,7 +141,7 @@ TEST_F(ShippedMeaning, AFourCardRunIsFoundByItsCardWithGpusFour) {
     EXPECT_EQ(records.size(), 4u);
     // The default columns show the count.
     Outcome plain = runner_->run({"query", "--format", "csv", "accelerator=nvidia-rtx-pro-6000-blackwell-server"});
-    EXPECT_TRUE(plain.out.starts_with("id,accelerator,gpus,")) << plain.out.substr(0, 200);
+    EXPECT_TRUE(plain.out.starts_with("id,model,accelerator,gpus,")) << plain.out.substr(0, 200);
 }
 
 TEST_F(ShippedMeaning, TheThirtyCachedPrefixTtftsAreOutOfTheTtftAtContext) {

@@ -60,6 +60,9 @@ Diagnostic with_claim(Diagnostic d, std::string claim) {
 
 void decode_rises_with_context(const Record& r, const RecordSet& /*refs*/, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
+    // With speculative decoding a step emits as many tokens as the target accepts, and the
+    // acceptance follows the text at each depth, so a deeper point may well be faster.
+    if (r.kv->speculative_decoding && !r.kv->speculative_decoding->empty()) return;
     for (const auto& [concurrency, curve] : decode_curves(*r.kv)) {
         for (std::size_t i = 1; i < curve.size(); ++i) {
             const CurvePoint& before = curve[i - 1];
@@ -145,6 +148,9 @@ void ttft_prefill_mismatch(const Record& r, const RecordSet& /*refs*/, std::vect
 
 void engine_bound_at_depth(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
+    // With weights or cache in host memory the step waits on the host's bus, not the card's,
+    // so one card's bandwidth is no yardstick for it.
+    if (r.kv->offload) return;
     const Model* model = model_of(refs, *r.kv);
     const Accelerator* accelerator = accelerator_of(refs, *r.kv);
     if (!model || !accelerator || !accelerator->memory_bandwidth_gb_s_exact) return;
@@ -182,7 +188,8 @@ KVCAT_RULES(curve_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"decode-rises-with-context", Severity::warning,
                  "one request's decode speed rises from one context to the next by more than the stated stddevs "
-                 "(or 5% when none is stated); quotes both points",
+                 "(or 5% when none is stated); quotes both points. Not applied to speculative decoding, whose speed "
+                 "follows the draft's acceptance",
                  RuleStage::record, decode_rises_with_context, true},
         RuleInfo{"decode-off-curve", Severity::warning,
                  "a decode point whose time per token is more than 25% off the straight line between its two "
@@ -194,7 +201,8 @@ KVCAT_RULES(curve_rules) {
                  RuleStage::record, ttft_prefill_mismatch, true},
         RuleInfo{"engine-bound-at-depth", Severity::note,
                  "the cache a curve adds from its shallowest to its deepest point is read at under 10% of one "
-                 "card's bandwidth, judged by the fall in decode speed: the engine, not the cache, sets the pace",
+                 "card's bandwidth, judged by the fall in decode speed: the engine, not the cache, sets the pace. Not "
+                 "applied to a row with an offload",
                  RuleStage::record, engine_bound_at_depth, true},
     };
     return kRules;
