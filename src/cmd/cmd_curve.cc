@@ -157,9 +157,10 @@ int run_curve(const CurveOptions& o) {
         spdlog::error("{}", problem);
         return ExitCode::failure;
     }
-    const Record* model = lint.records.find(o.model);
+    // The id as resolved: what the user typed may be a short id that find() does not know.
+    const Record* model = lint.records.find(request.model_id);
     for (const auto& d : lint.diagnostics) {
-        if (d.severity == Severity::error && d.pos.file == model->file) spdlog::warn("{}", format_text(d));
+        if (model && d.severity == Severity::error && d.pos.file == model->file) spdlog::warn("{}", format_text(d));
     }
     std::string engine_error;
     auto engine = engine_settings(o.engine, &engine_error);
