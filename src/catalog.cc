@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "catalog_file.h"
 #include "catalog_sql.h"
 #include "dtype.h"
 #include "kv_math.h"
@@ -139,6 +140,12 @@ constexpr std::array<std::string_view, 16> kDefaultColumns = {
 
 /// True when `path` holds a SQLite database with kvcat's tables; sets `version`.
 bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why) {
+    try {
+        require_readable_catalog_file(path);
+    } catch (const CatalogError& e) {
+        *why = e.what();
+        return false;
+    }
     try {
         SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
         SQLite::Statement tables(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('kv_efficiency', 'models')");
@@ -413,8 +420,22 @@ std::optional<std::chrono::steady_clock::time_point> QueryLimits::deadline() con
     return started.value_or(std::chrono::steady_clock::now()) + *timeout;
 }
 
+namespace {
+
+/// Throws the error of a statement that failed: CatalogDamaged when the catalog's pages are.
+[[noreturn]] void throw_sql_failure(const fs::path& db_path, sqlite3* raw) {
+    int code = sqlite3_errcode(raw) & 0xff;
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+        throw CatalogDamaged(fmt::format("{} is damaged: {}", db_path.string(), sqlite3_errmsg(raw)));
+    }
+    throw CatalogError(fmt::format("SQL error: {}", sqlite3_errmsg(raw)));
+}
+
+}  // namespace
+
 Table run_read_only(const fs::path& db_path, const std::string& sql, const std::vector<Cell>& parameters,
                     const QueryLimits& limits) {
+    require_readable_catalog_file(db_path);
     std::error_code ec;
     if (!fs::exists(db_path, ec)) {
         throw CatalogError(fmt::format("{}: no catalog here; run 'kvcat build' first", db_path.string()));
@@ -472,7 +493,7 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
             "load_extension and pragmas that change settings are refused");
     }
     if (rc != SQLITE_OK) {
-        throw CatalogError(fmt::format("SQL error: {}", sqlite3_errmsg(raw)));
+        throw_sql_failure(db_path, raw);
     }
     if (!stmt) {
         throw CatalogError("no SQL statement given");
@@ -523,7 +544,7 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
                         ? limits.max_value_bytes
                         : static_cast<std::size_t>(sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, -1))));
             }
-            throw CatalogError(fmt::format("SQL error: {}", sqlite3_errmsg(raw)));
+            throw_sql_failure(db_path, raw);
         }
         if (ends && std::chrono::steady_clock::now() > *ends) throw past_time_limit();
         std::vector<Cell> row;

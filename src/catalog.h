@@ -29,6 +29,13 @@ class CatalogError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The catalog's pages are damaged (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB): a catalog
+/// to build again from its records, not an answer.
+class CatalogDamaged : public CatalogError {
+  public:
+    using CatalogError::CatalogError;
+};
+
 /// A column of the kv_rows view: what a filter may name.
 struct ColumnInfo {
     std::string_view name;

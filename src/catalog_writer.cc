@@ -23,6 +23,9 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include "bounded_read.h"
+#include "catalog_file.h"
+#include "catalog_seal.h"
 #include "catalog_sql.h"
 #include "content_hash.h"
 #include "dtype.h"
@@ -107,6 +110,26 @@ void remove_stale_temporaries(const fs::path& db_path) {
         fs::remove(it->path(), rec);
         spdlog::debug("removed a leftover temporary file {}", it->path().string());
     }
+}
+
+/// Appends the bytes of `from`, a regular file, to `into`. Throws CatalogError.
+void copy_into(ReplacementFile& into, const fs::path& from) {
+    int in = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0) throw CatalogError(fmt::format("cannot read {}: {}", from.string(), std::strerror(errno)));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{in};
+    struct stat st {};
+    if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        throw CatalogError(fmt::format("{} is not a regular file", from.string()));
+    }
+    std::string buffer(1 << 20, '\0');
+    ssize_t n = 0;
+    while ((n = ::read(in, buffer.data(), buffer.size())) > 0) {
+        into.write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    }
+    if (n < 0) throw CatalogError(fmt::format("cannot read {}: {}", from.string(), std::strerror(errno)));
 }
 
 /// The figures kvcat works out for a row beside the ones it states.
@@ -460,6 +483,7 @@ std::optional<FileStamp> stamp_of(const fs::path& file) {
 }
 
 CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous) : db_path_(std::move(db_path)) {
+    require_replaceable_catalog_file(db_path_);
     std::error_code ec;
     if (fs::exists(db_path_, ec)) {
         int version = 0;
@@ -477,23 +501,25 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
     }
     tmp_path_ = file_->path();
     try {
-        // The file was created new and empty; SQLite opens that very name and no link.
+        // The file was created new and empty; an incremental build fills it with the previous
+        // catalog's bytes and changes only what changed. SQLite opens that very name and no link.
+        if (previous) copy_into(*file_, *previous);
         db_ = std::make_unique<SQLite::Database>(tmp_path_.string(), SQLite::OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
         // The file is private until the rename, so no journal is needed: a failure discards it.
         db_->exec("PRAGMA journal_mode = OFF");
         db_->exec("PRAGMA synchronous = OFF");
-        // Rows carry their record's methodology and notes, a few kilobytes each: at 16 KiB
-        // a page holds them whole instead of chaining each onto overflow pages.
-        db_->exec("PRAGMA page_size = 16384");
-        if (previous) {
-            // ATTACH is not allowed inside a transaction, so it comes first.
-            SQLite::Statement attach(*db_, "ATTACH DATABASE ? AS previous");
-            attach.bind(1, previous->string());
-            attach.exec();
-            has_previous_ = true;
+        if (!previous) {
+            // Rows carry their record's methodology and notes, a few kilobytes each: at 16 KiB
+            // a page holds them whole instead of chaining each onto overflow pages.
+            db_->exec("PRAGMA page_size = 16384");
         }
         transaction_ = std::make_unique<SQLite::Transaction>(*db_);
-        db_->exec(kCatalogSql);
+        if (previous) {
+            has_previous_ = true;
+            clear_all_but_rows();
+        } else {
+            db_->exec(kCatalogSql);
+        }
         row_insert_ = std::make_unique<SQLite::Statement>(*db_, kKvEfficiency.insert_sql());
         quality_insert_ = std::make_unique<SQLite::Statement>(*db_, kQuality.insert_sql());
         source_insert_ = std::make_unique<SQLite::Statement>(*db_, kSources.insert_sql());
@@ -502,6 +528,22 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
         abandon();
         file_.reset();  // removes the new file
         throw;
+    }
+}
+
+void CatalogWriter::clear_all_but_rows() {
+    // What begin(), set_findings(), set_meta() and commit() write again in full: the records
+    // every row refers to, and the build's own tables. Rows stay until copy_unchanged().
+    const std::string row_kind(kind_name(RecordKind::kv_efficiency));
+    SQLite::Statement sources(*db_,
+                              "DELETE FROM sources WHERE record_id IN (SELECT id FROM files WHERE kind != ?1)");
+    sources.bind(1, row_kind);
+    sources.exec();
+    SQLite::Statement files(*db_, "DELETE FROM files WHERE kind != ?1");
+    files.bind(1, row_kind);
+    files.exec();
+    for (const char* table : {"models", "accelerators", "engines", "column_info", "lint_findings", "build_meta"}) {
+        db_->exec(fmt::format("DELETE FROM {}", table));
     }
 }
 
@@ -678,36 +720,54 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
 }
 
 void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files) {
-    if (!has_previous_ || files.empty()) return;
+    if (!has_previous_) return;
     std::lock_guard lock(mutex_);
-    db_->exec("CREATE TEMP TABLE keep (file TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER)");
+    if (stats_.rows > 0) throw std::logic_error("copy_unchanged() must come before the first row");
+    // The previous catalog's rows are already here: drop those of files not kept (changed,
+    // removed, or naming a changed model), and give the kept ones today's stamps.
+    struct Old {
+        std::string path;
+        std::string id;
+        FileStamp stamp;
+    };
+    std::vector<Old> old;
     {
-        SQLite::Statement keep(*db_, "INSERT INTO keep (file, size, mtime_ns) VALUES (:file, :size, :mtime_ns)");
-        const int file_param = keep.getIndex(":file");
-        const int size_param = keep.getIndex(":size");
-        const int mtime_param = keep.getIndex(":mtime_ns");
-        for (const auto& [file, stamp] : files) {
-            keep.reset();
-            keep.bind(file_param, file);
-            keep.bind(size_param, stamp.size);
-            keep.bind(mtime_param, stamp.mtime_ns);
-            keep.exec();
+        SQLite::Statement q(*db_, "SELECT path, id, size, mtime_ns FROM files WHERE kind = ?1");
+        q.bind(1, std::string(kind_name(RecordKind::kv_efficiency)));
+        while (q.executeStep()) {
+            old.push_back(Old{q.getColumn(0).getString(), q.getColumn(1).getString(),
+                              FileStamp{q.getColumn(2).getInt64(), q.getColumn(3).getInt64()}});
         }
     }
-    int copied = db_->exec(
-        "INSERT INTO kv_efficiency SELECT * FROM previous.kv_efficiency WHERE file IN (SELECT file FROM keep)");
-    db_->exec(
-        "INSERT INTO sources SELECT s.* FROM previous.sources AS s "
-        "WHERE s.record_id IN (SELECT DISTINCT record_id FROM previous.kv_efficiency "
-        "WHERE file IN (SELECT file FROM keep))");
-    db_->exec("INSERT INTO quality SELECT * FROM previous.quality WHERE file IN (SELECT file FROM keep)");
-    // The stamps are today's: a file touched but unchanged is not hashed again next time.
-    db_->exec(
-        "INSERT INTO files SELECT f.path, f.id, f.kind, keep.size, keep.mtime_ns, f.hash, f.id_line, f.id_column "
-        "FROM previous.files AS f JOIN keep ON keep.file = f.path");
-    db_->exec("DROP TABLE keep");
-    stats_.rows += static_cast<std::size_t>(copied);
-    stats_.rows_copied += static_cast<std::size_t>(copied);
+    SQLite::Statement drop_rows(*db_, "DELETE FROM kv_efficiency WHERE record_id = ?1");
+    SQLite::Statement drop_quality(*db_, "DELETE FROM quality WHERE record_id = ?1");
+    SQLite::Statement drop_sources(*db_, "DELETE FROM sources WHERE record_id = ?1");
+    SQLite::Statement drop_file(*db_, "DELETE FROM files WHERE path = ?1");
+    SQLite::Statement restamp(*db_, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE path = ?1");
+    for (const auto& o : old) {
+        auto keep = files.find(o.path);
+        if (keep == files.end()) {
+            for (SQLite::Statement* st : {&drop_rows, &drop_quality, &drop_sources}) {
+                st->reset();
+                st->bind(1, o.id);
+                st->exec();
+            }
+            drop_file.reset();
+            drop_file.bind(1, o.path);
+            drop_file.exec();
+            continue;
+        }
+        if (keep->second == o.stamp) continue;
+        // Touched but unchanged: not hashed again next time.
+        restamp.reset();
+        restamp.bind(1, o.path);
+        restamp.bind(2, keep->second.size);
+        restamp.bind(3, keep->second.mtime_ns);
+        restamp.exec();
+    }
+    auto copied = static_cast<std::size_t>(db_->execAndGet("SELECT count(*) FROM kv_efficiency").getInt64());
+    stats_.rows += copied;
+    stats_.rows_copied += copied;
 }
 
 void CatalogWriter::set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored) {
@@ -752,8 +812,9 @@ void CatalogWriter::set_built_from(const fs::path& records_root) {
                                q.getColumn(1).getInt64(), q.getColumn(2).getInt64());
         }
     }
+    built_from_ = resolved_root(records_root);
     set_meta("records_root", shown);
-    set_meta(std::string(kMetaResolvedRoot), resolved_root(records_root));
+    set_meta(std::string(kMetaResolvedRoot), built_from_);
     set_meta(std::string(kMetaRecordSet), fingerprint.text());
 }
 
@@ -779,7 +840,6 @@ BuildStats CatalogWriter::commit() {
     file_insert_.reset();
     transaction_->commit();
     transaction_.reset();
-    if (has_previous_) db_->exec("DETACH DATABASE previous");
     db_.reset();
     try {
         file_->commit();  // sync, the replaced catalog's mode, rename, sync the folder
@@ -787,6 +847,13 @@ BuildStats CatalogWriter::commit() {
         throw CatalogError(e.what());
     }
     committed_ = true;
+    // Only a catalog built from one records root is sealed: only such a one is built again
+    // incrementally. Without a seal the next build reads every record, which is safe.
+    if (!built_from_.empty()) {
+        if (auto why = seal_catalog(db_path_, built_from_)) {
+            spdlog::debug("{}: no seal kept ({}); the next build reads every record", db_path_.string(), *why);
+        }
+    }
     return stats_;
 }
 
@@ -853,6 +920,20 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             return plan;
         }
     }
+    // Rows are taken from the previous catalog only when this kvcat wrote it, for this root,
+    // and nothing has changed it since; a catalog that came with a checkout is read again.
+    if (auto unsealed = catalog_unsealed(db_path, resolved_root(records_root))) {
+        plan.reason = fmt::format("{} is not one this kvcat built here ({})", db_path.string(), *unsealed);
+        if (auto damage = catalog_damage(db_path)) {
+            plan.damaged = true;
+            plan.notice = fmt::format("{} is damaged ({}); building it again from every record", db_path.string(),
+                                      *damage);
+        } else {
+            plan.notice = fmt::format("{}: {}, so its rows are not reused; building it again from every record",
+                                      db_path.string(), *unsealed);
+        }
+        return plan;
+    }
     // A catalog that does not yet say what it was built from is written again, even when
     // nothing changed: otherwise every query would find it stale and rebuild it in vain.
     bool says_what_it_was_built_from = false;
@@ -910,10 +991,11 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         if (old == known.end() || !stamp) {
             changed = true;
         } else if (!(*stamp == old->second.stamp)) {
-            // The metadata moved; the bytes decide.
-            std::ifstream in(file, std::ios::binary);
-            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            changed = content_hash_hex(content_hash(bytes)) != old->second.hash;
+            // The metadata moved; the bytes decide (a file past the loader's limit, or no
+            // longer a regular one, has changed: the lint says what it is now).
+            std::string unread;
+            auto bytes = read_bounded(file, LoadLimits{}.max_bytes, unread);
+            changed = !bytes || content_hash_hex(content_hash(*bytes)) != old->second.hash;
             touched = touched || !changed;
         }
         if (changed) {

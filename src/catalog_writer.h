@@ -12,8 +12,11 @@
 // plan_build() makes rebuilds incremental, as ninja does: the catalog remembers each
 // record file's size, modification time and content hash. With nothing changed the
 // build only looks at file metadata; otherwise only changed rows, and the rows that
-// name a changed model or accelerator, are read and checked again, and every other
-// row is copied from the previous catalog. The result equals a full build's.
+// name a changed model or accelerator, are read and checked again. The new catalog
+// starts as a copy of the previous one's bytes (in the kernel), from which the rows of
+// changed and removed files are deleted, so an unchanged row costs nothing. The result
+// equals a full build's. Only a catalog that carries this kvcat's seal (catalog_seal.h)
+// is built on; any other is built again from every record.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +54,9 @@ std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 
 class CatalogWriter : public RecordSink {
   public:
-    /// Refuses (CatalogError) a target that exists and is not a kvcat catalog. `previous`,
-    /// when given, is the catalog unchanged rows are copied from.
+    /// Refuses (CatalogError) a target that exists and is not a kvcat catalog, is a link or
+    /// is read-only. `previous`, when given, is the catalog unchanged rows are kept from: the
+    /// new catalog starts as a copy of its bytes.
     explicit CatalogWriter(std::filesystem::path db_path, std::optional<std::filesystem::path> previous = {});
     ~CatalogWriter() override;  ///< abandons the build unless committed
     CatalogWriter(const CatalogWriter&) = delete;
@@ -61,7 +65,8 @@ class CatalogWriter : public RecordSink {
     void begin(const RecordSet& refs) override;
     void row(const Record& record, const RecordSet& refs) override;
 
-    /// Copies the rows of these unchanged files from the previous catalog, with their stamps.
+    /// Keeps the rows of these unchanged files from the previous catalog, with their stamps,
+    /// and drops every other row it held. Call it before the first row().
     void copy_unchanged(const std::map<std::string, FileStamp>& files);
     /// The warnings and silenced findings to remember for the next incremental build.
     void set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored);
@@ -75,7 +80,8 @@ class CatalogWriter : public RecordSink {
 
   private:
     void insert_file(const Record& record, RecordKind kind);
-    void abandon() noexcept;  ///< closes the database without committing
+    void abandon() noexcept;      ///< closes the database without committing
+    void clear_all_but_rows();    ///< empties, in a copy of the previous catalog, what is written again
 
     std::filesystem::path db_path_;
     std::unique_ptr<ReplacementFile> file_;  ///< the new catalog until it is renamed into place
@@ -90,6 +96,7 @@ class CatalogWriter : public RecordSink {
     BuildStats stats_;
     bool committed_ = false;
     bool has_previous_ = false;
+    std::string built_from_;  ///< the resolved records root, for the seal; empty: not sealed
 };
 
 /// A table the writer fills, and its columns in the order it declares them.
@@ -113,10 +120,14 @@ struct BuildPlan {
     std::map<std::string, UnchangedFile> unchanged;
     std::map<std::string, FileStamp> unchanged_stamps;
     std::size_t changed_files = 0;
+    /// Said to the user before a full build: why the previous catalog's rows are not reused.
+    std::string notice;
+    bool damaged = false;  ///< the previous catalog's pages are not whole
 };
 
 /// Compares the records under `records_root` with what the catalog at `db_path` was built
-/// from. Reads file metadata, and the bytes of files whose metadata changed.
+/// from. Reads file metadata, and the bytes of files whose metadata changed. A catalog
+/// without this kvcat's seal (catalog_seal.h) is built again in full.
 BuildPlan plan_build(const std::filesystem::path& db_path, const std::filesystem::path& records_root);
 
 }  // namespace kvcat

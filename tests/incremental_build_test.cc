@@ -72,6 +72,7 @@ Built build(const fs::path& root, const fs::path& db, bool incremental) {
     options.keep_rows = false;
     options.threads = 2;
     if (b.plan.incremental) {
+        writer.copy_unchanged(b.plan.unchanged_stamps);  // before the first row
         options.unchanged = [&b](const std::string& file) -> const UnchangedFile* {
             auto it = b.plan.unchanged.find(file);
             return it == b.plan.unchanged.end() ? nullptr : &it->second;
@@ -79,7 +80,6 @@ Built build(const fs::path& root, const fs::path& db, bool incremental) {
     }
     b.lint = lint_paths({root}, options);
     EXPECT_FALSE(has_errors(b.lint.diagnostics));
-    if (b.plan.incremental) writer.copy_unchanged(b.plan.unchanged_stamps);
     writer.set_findings(b.lint.diagnostics, b.lint.ignored);
     writer.set_built_from(root);
     b.stats = writer.commit();

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "catalog_file.h"
 #include "catalog_writer.h"
 #include "cmd/run_command.h"
 #include "data_dirs.h"
@@ -78,6 +79,27 @@ void say_behind(const std::string& db, const std::string& records, const BuildOu
     }
 }
 
+/// A catalog found damaged while it was read: built again from every record, then read.
+std::optional<Table> rebuild_damaged(const std::string& db, const std::string& records, const std::string& damage,
+                                     const std::function<Table()>& read, int& code, const CommandDeadline* deadline) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(records, ec)) {
+        spdlog::error("{}; there is no {} folder to build it again from", damage, records);
+        code = ExitCode::failure;
+        return std::nullopt;
+    }
+    spdlog::warn("{}; building it again from every record", damage);
+    BuildOutcome outcome;
+    code = lint_and_build(db, {records}, false, true, &outcome, deadline);
+    if (code != ExitCode::ok) {
+        for (const auto& d : outcome.errors) std::cerr << format_text(d) << '\n';
+        spdlog::error("{} could not be built again ({}); no answer from a damaged catalog", db,
+                      !outcome.write_failure.empty() ? outcome.write_failure : "the records have errors");
+        return std::nullopt;
+    }
+    return read();
+}
+
 }  // namespace
 
 int lint_and_build(const std::string& db, const std::vector<std::string>& path_texts, bool print_warnings, bool full,
@@ -101,6 +123,13 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         spdlog::info("{} is up to date", db);
         return ExitCode::ok;
     }
+    if (!plan.notice.empty()) {
+        if (plan.damaged) {
+            spdlog::warn("{}", plan.notice);
+        } else {
+            spdlog::info("{}", plan.notice);
+        }
+    }
     spdlog::debug("{} build: {}", plan.incremental ? "incremental" : "full", plan.reason);
     try {
         CatalogWriter writer(db, plan.incremental ? std::optional<std::filesystem::path>(db) : std::nullopt);
@@ -111,6 +140,7 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         options.progress = std::ref(progress);
         if (deadline) options.deadline = deadline->at;
         if (plan.incremental) {
+            writer.copy_unchanged(plan.unchanged_stamps);  // before the first row comes in
             options.unchanged = [&plan](const std::string& file) -> const UnchangedFile* {
                 auto it = plan.unchanged.find(file);
                 return it == plan.unchanged.end() ? nullptr : &it->second;
@@ -140,7 +170,6 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
             return ExitCode::failure;
         }
         if (deadline && std::chrono::steady_clock::now() > deadline->at) throw LintStopped();
-        if (plan.incremental) writer.copy_unchanged(plan.unchanged_stamps);
         writer.set_findings(result.diagnostics, result.ignored);
         if (paths.size() == 1) writer.set_built_from(records_root_for(paths[0]));
         writer.set_meta("kvcat_version", KVCAT_VERSION);
@@ -156,7 +185,11 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
                       readable_catalog(db) ? "the previous catalog is unchanged" : "nothing was written");
         return ExitCode::failure;
     } catch (const std::exception& e) {
-        spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
+        if (outcome) {
+            outcome->write_failure = e.what();
+        } else {
+            spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, e.what());
+        }
         return ExitCode::failure;
     }
     return ExitCode::ok;
@@ -207,6 +240,18 @@ int ensure_fresh_catalog(const std::string& db, const std::string& records, bool
         say_behind(db, records, outcome, strict);
         return strict ? ExitCode::findings : ExitCode::ok;
     }
+    if (!outcome.write_failure.empty()) {
+        // A catalog that cannot be replaced (a read-only folder or file, a link, a full disk)
+        // still answers, as it was last built, when it is whole.
+        if (readable_catalog(db) && !catalog_damage(db)) {
+            spdlog::warn("cannot rebuild {}: {}; {}", db, outcome.write_failure,
+                         strict ? "--strict makes this a failure"
+                                : "answering from it as it was last built, which may be behind the records");
+            return strict ? ExitCode::findings : ExitCode::ok;
+        }
+        spdlog::error("cannot write {}: {}; the previous catalog is unchanged", db, outcome.write_failure);
+        return code;
+    }
     for (const auto& d : outcome.errors) std::cerr << format_text(d) << '\n';
     if (!outcome.errors.empty()) spdlog::error("the records have errors; {} was not written", db);
     return code;
@@ -232,7 +277,13 @@ std::optional<Table> read_fresh_catalog(const std::string& db, const std::string
     // A foreign or unreadable catalog: this error, thrown here, comes before the read's.
     Freshness freshness = check.get();
     if (freshness.state == Freshness::State::fresh) {
-        if (early_error) std::rethrow_exception(early_error);
+        if (early_error) {
+            try {
+                std::rethrow_exception(early_error);
+            } catch (const CatalogDamaged& e) {
+                return rebuild_damaged(db, records, e.what(), read, code, deadline);
+            }
+        }
         code = ExitCode::ok;
         return early;
     }

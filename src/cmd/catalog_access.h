@@ -25,6 +25,7 @@ struct BuildOutcome {
     bool written = false;
     std::vector<Diagnostic> errors;  ///< the lint errors that kept the catalog from being written
     bool no_records = false;         ///< the folder held no record file, and a catalog with some was kept
+    std::string write_failure;       ///< why the catalog could not be written, when that kept it back
 };
 
 /// Builds the catalog when it is missing or its records changed (`known`: a freshness

@@ -1,0 +1,224 @@
+// Hostile and careless states met through the commands: a short id beside a record with a
+// lint error, a catalog that arrived with a checkout (its rows edited), a catalog edited or
+// damaged after the build, one that cannot be replaced, and things at --db that are not
+// files. Each test runs the built binary as a user would and checks the exit status and
+// the message on stderr, and, where a catalog is rebuilt, the rows it then holds.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gtest/gtest.h>
+
+#include "kvcat_runner.h"
+#include "test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kvcat::test::contains;
+using kvcat::test::KvcatRunner;
+using kvcat::test::Outcome;
+
+constexpr const char* kRow = "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k";
+
+std::string show(const Outcome& o) {
+    return "exit " + std::to_string(o.status) + "\nstdout:\n" + o.out + "\nstderr:\n" + o.err;
+}
+
+/// The kv_bytes_per_token of the seed's 27B row, as the catalog holds it.
+std::int64_t row_bytes(const fs::path& db) {
+    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement q(d, "SELECT kv_bytes_per_token FROM kv_efficiency WHERE record_id = ?1");
+    q.bind(1, std::string(kRow));
+    if (!q.executeStep()) return -1;
+    return q.getColumn(0).getInt64();
+}
+
+/// What a stranger's commit could hold: the row's figure changed inside the catalog.
+void forge_row(const fs::path& db, std::int64_t bytes) {
+    SQLite::Database d(db.string(), SQLite::OPEN_READWRITE);
+    SQLite::Statement q(d, "UPDATE kv_efficiency SET kv_bytes_per_token = ?1 WHERE record_id = ?2");
+    q.bind(1, bytes);
+    q.bind(2, std::string(kRow));
+    q.exec();
+}
+
+/// A fresh skeleton beside the seed records: it lints with errors until its prose is written.
+void add_skeleton(const KvcatRunner& k) {
+    Outcome made = k.run({"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp",
+                          "--kv-dtype", "f16", "--context", "8k", "--out",
+                          "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
+    ASSERT_EQ(made.status, 0) << show(made);
+    Outcome lint = k.run({"lint", "records"});
+    ASSERT_EQ(lint.status, 1) << "the skeleton should carry lint errors\n" << show(lint);
+}
+
+// --- 1. The crash -------------------------------------------------------------------
+
+TEST(HostileCommands, CurveWithAShortIdBesideALintErrorAnswers) {
+    KvcatRunner k;
+    add_skeleton(k);
+    Outcome o = k.run({"curve", "--model", "llama-3.1-8b", "--kv-dtype", "bf16", "--contexts", "8k,128k"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.out, "131072")) << show(o);
+}
+
+TEST(HostileCommands, CurveWithAShortIdOfARecordWithALintErrorWarnsOfIt) {
+    KvcatRunner k;
+    fs::path model = k.dir() / "records/models/llama-3.1-8b.yaml";
+    std::string text = kvcat::test::read_file(model);
+    kvcat::test::write_file(model, text + "\nnot_a_key: 1\n");
+    Outcome o = k.run({"curve", "--model", "llama-3.1-8b", "--contexts", "8k"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "schema-unknown-key")) << "the model's own finding is shown\n" << show(o);
+}
+
+// --- 2. A catalog that arrives with a checkout is not trusted -----------------------
+
+TEST(HostileCatalog, RowsEditedInACommittedCatalogDoNotSurviveABuildInAFreshClone) {
+    KvcatRunner author;
+    ASSERT_EQ(author.run({"build"}).status, 0);
+    const std::int64_t right = row_bytes(author.dir() / "kvcat.db");
+    ASSERT_GT(right, 1);
+    forge_row(author.dir() / "kvcat.db", 1);
+    // The clone: the same files, modification times kept (the strongest case: every stamp
+    // matches), at another path, built by someone else.
+    KvcatRunner clone(false);
+    ASSERT_EQ(kvcat::test::run_shell("cp -a " + kvcat::test::shell_quote((author.dir() / "records").string()) + " " +
+                                     kvcat::test::shell_quote((clone.dir() / "records").string()) + " && cp -a " +
+                                     kvcat::test::shell_quote((author.dir() / "kvcat.db").string()) + " " +
+                                     kvcat::test::shell_quote((clone.dir() / "kvcat.db").string())),
+              0);
+    Outcome o = clone.run({"build"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "its rows are not reused")) << show(o);
+    EXPECT_EQ(row_bytes(clone.dir() / "kvcat.db"), right);
+}
+
+TEST(HostileCatalog, RowsEditedAfterTheBuildDoNotSurviveTheNextBuild) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    const std::int64_t right = row_bytes(k.dir() / "kvcat.db");
+    forge_row(k.dir() / "kvcat.db", 7);
+    Outcome o = k.run({"build"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "changed since kvcat wrote it")) << show(o);
+    EXPECT_EQ(row_bytes(k.dir() / "kvcat.db"), right);
+}
+
+TEST(HostileCatalog, ASealedCatalogIsStillBuiltIncrementally) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    Outcome same = k.run({"build"});
+    ASSERT_EQ(same.status, 0) << show(same);
+    EXPECT_TRUE(contains(same.err, "up to date")) << show(same);
+    fs::path row = k.dir() / "records/kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k.yaml";
+    kvcat::test::write_file(row, kvcat::test::read_file(row) + "\n");
+    Outcome one = k.run({"build"});
+    ASSERT_EQ(one.status, 0) << show(one);
+    EXPECT_TRUE(contains(one.err, "(1 read, 1 unchanged)")) << show(one);
+}
+
+/// Overwrites the first page of the rows' table with garbage, as a bad disk might.
+void damage(const fs::path& db) {
+    std::int64_t page = 0;
+    std::int64_t page_size = 0;
+    {
+        SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+        page = d.execAndGet("SELECT rootpage FROM sqlite_schema WHERE name = 'kv_efficiency'").getInt64();
+        page_size = d.execAndGet("PRAGMA page_size").getInt64();
+    }
+    ASSERT_GT(page, 1);
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>((page - 1) * page_size));
+    std::string junk(static_cast<std::size_t>(page_size), '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+}
+
+TEST(HostileCatalog, DamagedPagesAreRebuiltWithAMessage) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    damage(k.dir() / "kvcat.db");
+    Outcome o = k.run({"build"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "is damaged")) << show(o);
+    EXPECT_FALSE(contains(o.err, "up to date")) << show(o);
+    Outcome rows = k.run({"query", "--format", "csv", "--columns", "id"});
+    ASSERT_EQ(rows.status, 0) << show(rows);
+    EXPECT_TRUE(contains(rows.out, kRow)) << show(rows);
+}
+
+TEST(HostileCatalog, AQueryOnADamagedCatalogRebuildsItAndAnswers) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    damage(k.dir() / "kvcat.db");
+    Outcome o = k.run({"query", "--format", "csv", "--columns", "id,kv_bytes_per_token"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "damaged")) << show(o);
+    EXPECT_FALSE(contains(o.err, "malformed") && !contains(o.err, "building it again")) << show(o);
+    EXPECT_TRUE(contains(o.out, kRow)) << show(o);
+}
+
+TEST(HostileCatalog, AQueryAnswersFromAnIntactCatalogWhenTheRebuildCannotWrite) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    fs::path row = k.dir() / "records/kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k.yaml";
+    kvcat::test::write_file(row, kvcat::test::read_file(row) + "\n");  // stale now
+    // A read-only catalog is one kvcat does not replace: the rebuild cannot write.
+    fs::permissions(k.dir() / "kvcat.db", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    Outcome o = k.run({"query", "--format", "csv", "--columns", "id"});
+    ASSERT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.err, "cannot rebuild kvcat.db")) << show(o);
+    EXPECT_TRUE(contains(o.err, "answering from it as it was last built")) << show(o);
+    EXPECT_TRUE(contains(o.out, kRow)) << show(o);
+    Outcome strict = k.run({"query", "--strict", "--format", "csv", "--columns", "id"});
+    EXPECT_EQ(strict.status, 1) << show(strict);
+}
+
+TEST(HostileCatalog, AReadOnlyCatalogIsNotReplacedAndKeepsItsMode) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    fs::permissions(k.dir() / "kvcat.db", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    Outcome o = k.run({"build", "--full"});
+    EXPECT_EQ(o.status, 2) << show(o);
+    EXPECT_TRUE(contains(o.err, "kvcat.db is read-only (mode 444)")) << show(o);
+    struct stat st {};
+    ASSERT_EQ(::stat((k.dir() / "kvcat.db").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0444u);
+}
+
+TEST(HostileCatalog, ALinkAtDbIsNotReplacedAndStaysALink) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build", "--db", "real.db"}).status, 0);
+    fs::create_symlink("real.db", k.dir() / "kvcat.db");
+    Outcome o = k.run({"build", "--full"});
+    EXPECT_EQ(o.status, 2) << show(o);
+    EXPECT_TRUE(contains(o.err, "kvcat.db is a symbolic link to real.db")) << show(o);
+    EXPECT_TRUE(fs::is_symlink(k.dir() / "kvcat.db"));
+}
+
+TEST(HostileCatalog, AFifoAtDbIsRefusedAtOnce) {
+    KvcatRunner k;
+    ASSERT_EQ(::mkfifo((k.dir() / "kvcat.db").c_str(), 0644), 0);
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"query", "--columns", "id"}, {"sql", "SELECT 1"}, {"build"}, {"report", "--out", "site/index.html"}}) {
+        Outcome o = k.run(args);
+        EXPECT_EQ(o.status, 2) << args[0] << "\n" << show(o);
+        EXPECT_TRUE(contains(o.err, "kvcat.db is a FIFO")) << args[0] << "\n" << show(o);
+    }
+}
+
+TEST(HostileCatalog, ADeviceAtDbIsRefusedAtOnce) {
+    KvcatRunner k;
+    fs::create_symlink("/dev/zero", k.dir() / "zero.db");
+    Outcome o = k.run({"query", "--db", "zero.db", "--columns", "id"});
+    EXPECT_EQ(o.status, 2) << show(o);
+    EXPECT_TRUE(contains(o.err, "zero.db is a character device")) << show(o);
+}
+
+}  // namespace
