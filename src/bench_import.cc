@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_formats.h"
+#include "bounded_read.h"
 #include "hidden_text.h"
 #include "json_input.h"
 #include "rational.h"
@@ -701,11 +702,11 @@ BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOpti
     std::optional<BenchRun> merged;
     std::string first_file;
     for (const auto& file : files) {
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw BenchError(fmt::format("{}: cannot be read", file));
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (text.size() > (16u << 20))
-            throw BenchError(fmt::format("{}: larger than 16 MiB; not a benchmark result", file));
+        // Bounded: a FIFO or a device is refused, and no more than 16 MiB is ever read.
+        std::string why;
+        auto bytes = read_bounded(file, 16u << 20, why);
+        if (!bytes) throw BenchError(fmt::format("{}: cannot be read: {}", file, why));
+        std::string text = std::move(*bytes);
         BenchRun run = parse_bench_text(file, text, options);
         // In the methodology a file is named by its name alone: where it sat on the machine
         // that imported it says nothing of the run.

@@ -55,14 +55,27 @@ class Reader {
         pos_ += sizeof(T);
         return v;
     }
+    /// A string kvcat looks at: a key. One longer than any key kvcat knows is skipped and
+    /// read as empty, so a length field of 2^40 never becomes an allocation.
     std::string string(const char* what) {
         auto n = get<std::uint64_t>(what);
         need(n, what);
+        if (n > kLongestKey) {
+            skip(n, what);
+            return {};
+        }
         std::string s(static_cast<std::size_t>(n), '\0');
         in_.read(s.data(), static_cast<std::streamsize>(n));
+        if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
         pos_ += n;
         return s;
     }
+    /// A string kvcat does not need (a value, a tensor name): its length checked, then sought past.
+    void skip_string(const char* what) {
+        auto n = get<std::uint64_t>(what);
+        skip(n, what);
+    }
+    static constexpr std::uint64_t kLongestKey = 256;
 
   private:
     std::ifstream& in_;
@@ -95,7 +108,7 @@ std::uint64_t scalar_size(std::uint32_t type) {
 /// Skips one value, returning it as an unsigned number when it is an integer scalar.
 std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth = 0) {
     if (type == kString) {
-        r.string("a string value");
+        r.skip_string("a string value");
         return std::nullopt;
     }
     if (type == kArray) {
@@ -106,7 +119,7 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
             if (count > UINT64_MAX / each) throw GgufError("an array too long for the file");
             r.skip(count * each, "an array");
         } else if (item == kString) {
-            for (std::uint64_t i = 0; i < count; ++i) r.string("a string in an array");
+            for (std::uint64_t i = 0; i < count; ++i) r.skip_string("a string in an array");
         } else {
             throw GgufError(fmt::format("an array of unknown type {}", item));
         }
@@ -176,7 +189,7 @@ GgufWeights read_gguf_weights(const std::string& path) {
     }
     std::uint64_t last_end = 0;
     for (std::uint64_t i = 0; i < w.tensors; ++i) {
-        r.string("a tensor name");
+        r.skip_string("a tensor name");
         auto dims = r.get<std::uint32_t>("a tensor's dimensions");
         if (dims > 8) throw GgufError(fmt::format("a tensor with {} dimensions", dims));
         r.skip(std::uint64_t{dims} * 8, "a tensor's shape");

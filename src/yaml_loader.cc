@@ -1,5 +1,6 @@
 #include "yaml_loader.h"
 
+#include "bounded_read.h"
 #include "content_hash.h"
 #include "scalar_lift.h"
 
@@ -9,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <istream>
+#include <iterator>
 #include <optional>
 #include <streambuf>
 #include <system_error>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -59,6 +62,16 @@ SourceText::SourceText(std::string file, std::string text) : file_(std::move(fil
     for (std::size_t i = text_.find('\n'); i != std::string::npos; i = text_.find('\n', i + 1)) {
         line_starts_.push_back(i + 1);
     }
+    for (std::size_t l = 0; l < line_starts_.size(); ++l) {
+        std::size_t start = line_starts_[l];
+        std::size_t end = l + 1 < line_starts_.size() ? line_starts_[l + 1] : text_.size();
+        if (end - start <= kCheckpointEvery) continue;
+        int column = 1;
+        for (std::size_t i = start; i < end; ++i) {
+            if (i > start && (i - start) % kCheckpointEvery == 0) checkpoints_.emplace_back(i, column);
+            if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
+        }
+    }
 }
 
 Mark SourceText::mark_at(std::size_t offset) const {
@@ -67,6 +80,13 @@ Mark SourceText::mark_at(std::size_t offset) const {
     std::size_t line_index = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
     std::size_t start = line_starts_[line_index];
     int column = 1;
+    // The last checkpoint at or before the offset, when it lies on this line.
+    auto cp = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), offset,
+                               [](std::size_t o, const std::pair<std::size_t, int>& c) { return o < c.first; });
+    if (cp != checkpoints_.begin() && std::prev(cp)->first > start) {
+        start = std::prev(cp)->first;
+        column = std::prev(cp)->second;
+    }
     for (std::size_t i = start; i < offset; ++i) {
         // Count characters, not bytes: skip UTF-8 continuation bytes.
         if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) {
@@ -207,7 +227,11 @@ class TreeBuilder : public YAML::EventHandler {
     struct Frame {
         YamlNode node;
         std::optional<YamlNode> pending_key;
+        /// A big mapping's keys, each to its entry, so that a duplicate is found in constant
+        /// time rather than by a walk of every key before it (built once it is worth it).
+        std::unordered_map<std::string_view, std::size_t> index;
     };
+    static constexpr std::size_t kIndexFrom = 16;
 
     Mark to_mark(const YAML::Mark& mark) const {
         if (mark.is_null() || mark.pos < 0) {
@@ -310,13 +334,38 @@ class TreeBuilder : public YAML::EventHandler {
             // yaml-cpp marks an empty value at the start of the next line; point at the key.
             node.mark = key.mark;
         }
-        for (const auto& [existing, _] : parent.node.entries) {
-            if (existing.kind == YamlNode::Kind::scalar && existing.value == key.value) {
-                out_.push_back(diag::duplicate_key(source_.position(key.mark), key.value, existing.mark.line));
-                return;  // the first value stands, as in yaml-cpp, but never silently
+        auto& entries = parent.node.entries;
+        const YamlNode* existing = nullptr;
+        if (entries.size() < kIndexFrom) {
+            for (const auto& [k, _] : entries) {
+                if (k.kind == YamlNode::Kind::scalar && k.value == key.value) {
+                    existing = &k;
+                    break;
+                }
+            }
+        } else {
+            if (parent.index.empty()) {
+                // Reserved up front: the views point into the keys, which stay where they
+                // are only while the vector does not grow past its capacity (see below).
+                for (std::size_t i = 0; i < entries.size(); ++i) parent.index.emplace(entries[i].first.value, i);
+            }
+            if (auto it = parent.index.find(key.value); it != parent.index.end()) existing = &entries[it->second].first;
+        }
+        if (existing) {
+            out_.push_back(diag::duplicate_key(source_.position(key.mark), key.value, existing->mark.line));
+            return;  // the first value stands, as in yaml-cpp, but never silently
+        }
+        const bool grows = entries.size() == entries.capacity();
+        entries.emplace_back(std::move(key), std::move(node));
+        if (!parent.index.empty() || entries.size() == kIndexFrom) {
+            if (grows) {
+                // The keys moved with the vector: the views are rebuilt (amortised, as the growth).
+                parent.index.clear();
+                for (std::size_t i = 0; i < entries.size(); ++i) parent.index.emplace(entries[i].first.value, i);
+            } else {
+                parent.index.emplace(entries.back().first.value, entries.size() - 1);
             }
         }
-        parent.node.entries.emplace_back(std::move(key), std::move(node));
     }
 
     const SourceText& source_;
@@ -607,7 +656,8 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
     };
     // One open, one fstat, then reads: the size checks the limit before anything is read,
     // and the stamp the catalog keeps is the one of the file as it was read.
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Never blocks: a FIFO is refused below rather than waited on.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return failed(diag::file_unreadable(file_label, std::generic_category().message(errno)));
     struct Closer {
         int fd;
@@ -617,16 +667,23 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
     if (::fstat(fd, &st) != 0) return failed(diag::file_unreadable(file_label, std::generic_category().message(errno)));
     const bool regular = S_ISREG(st.st_mode);
     const auto size = static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 0);
-    if (regular && size > limits.max_bytes) {
+    if (!regular) {
+        // /dev/zero would be read for ever, a FIFO waited on: a record is a regular file.
+        return failed(diag::file_unreadable(
+            file_label, fmt::format("it is {}, not a regular file; records are read only from regular files",
+                                    file_kind_name(st.st_mode))));
+    }
+    if (size > limits.max_bytes) {
         return failed(diag::file_too_large(file_label, size, limits.max_bytes));
     }
     std::string text;
     try {
         // In blocks, not a character at a time. The size is only a hint (a file may have
-        // grown since, or not be regular): reading goes on to the end, as it always did.
-        std::size_t chunk = regular && size > 0 ? size + 1 : 4096;
+        // grown since): reading stops one block past the limit, which load_yaml reports.
+        std::size_t chunk = size > 0 ? size + 1 : 4096;
         for (;;) {
             std::size_t had = text.size();
+            if (had > limits.max_bytes) break;  // it grew past the limit: load_yaml says so
             text.resize(had + chunk);
             ssize_t got = ::read(fd, text.data() + had, chunk);
             if (got < 0) {

@@ -84,6 +84,10 @@ class SourceText {
     std::string file_;
     std::string text_;
     std::vector<std::size_t> line_starts_;
+    /// On lines longer than kCheckpointEvery bytes, the column at every kCheckpointEvery-th
+    /// byte, so that a position on a megabyte-long line counts a few kilobytes, not the line.
+    std::vector<std::pair<std::size_t, int>> checkpoints_;
+    static constexpr std::size_t kCheckpointEvery = 4096;
     std::uint64_t content_hash_ = 0;
     std::optional<FileStamp> stamp_;
 };

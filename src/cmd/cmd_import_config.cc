@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "bounded_read.h"
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
 #include "import_config.h"
@@ -34,17 +35,17 @@ struct ImportConfigOptions {
 };
 
 int run_import_config(const ImportConfigOptions& o) {
-    std::ifstream in(o.config, std::ios::binary);
-    std::error_code ec;
-    if (!in || fs::is_directory(o.config, ec)) {
-        spdlog::error("{}: cannot read the file", o.config);
+    // A config.json is a few kilobytes; a FIFO or /dev/zero is refused, not waited on.
+    constexpr std::size_t kMaxConfigBytes = 16u << 20;
+    std::string why;
+    auto text = read_bounded(o.config, kMaxConfigBytes, why);
+    if (!text) {
+        spdlog::error("{}: cannot read the file: {}", o.config, why);
         return ExitCode::failure;
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
     nlohmann::json config;
     try {
-        config = parse_json_input(buffer.str(), [](std::string_view text) { return parse_config_json(text); });
+        config = parse_json_input(*text, [](std::string_view text) { return parse_config_json(text); });
     } catch (const JsonInputError& e) {
         spdlog::error("{}:{}:{}: {}", o.config, e.line(), e.column(), e.what());
         return ExitCode::failure;
