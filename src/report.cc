@@ -643,6 +643,8 @@ json bytes_per_token_chart(Context& c) {
 /// model, benchmark, metric, unit, record id and a baseline dtype and value are used when
 /// there. A result measured against a baseline gives two points, the baseline's and its own,
 /// joined by a line; each metric gets its own panel and scale.
+constexpr std::size_t kQualityPanelsPerRecord = 24;
+
 json quality_chart(Context& c) {
     if (!c.input.quality) return nullptr;
     Columns q(*c.input.quality);
@@ -666,11 +668,25 @@ json quality_chart(Context& c) {
     json points = json::array();
     std::map<std::string, std::size_t> colour_of_series;
     std::set<std::tuple<std::string, std::string, double>> seen;
+    // A panel per metric: a record with thousands of metrics would make a page no browser
+    // draws in reasonable time, so each record gets at most kQualityPanelsPerRecord panels.
+    std::map<std::string, std::set<std::string>> panels_of;  // record -> panels drawn
+    std::map<std::string, std::set<std::string>> left_out;   // record -> panels not drawn
     for (const auto& row : q.table().rows) {
         auto value = q.number(row, score);
         if (!value) continue;
         std::string id = record.empty() ? "" : q.text(row, record);
         if (c.input.filtered && !record.empty() && !row_records.count(id)) continue;
+        {
+            std::string panel = metric.empty() ? "value" : q.text(row, metric);
+            if (!unit.empty() && !q.text(row, unit).empty()) panel += fmt::format(" ({})", q.text(row, unit));
+            auto& drawn = panels_of[id];
+            if (!drawn.count(panel) && drawn.size() >= kQualityPanelsPerRecord) {
+                left_out[id].insert(panel);
+                continue;
+            }
+            drawn.insert(panel);
+        }
         std::string model_text = model.empty() ? "" : q.text(row, model);
         std::string model_id = q.has("model") ? q.text(row, "model") : "";
         if (const Record* r = c.input.records->find(model_text); r && r->model) model_text = r->model->name;
@@ -699,6 +715,12 @@ json quality_chart(Context& c) {
             if (auto base = q.number(row, baseline_value)) add(q.text(row, baseline_dtype), *base, "baseline");
         }
         add(q.text(row, dtype), *value, "measured");
+    }
+    for (const auto& [id, panels] : left_out) {
+        c.notes.push_back(fmt::format(
+            "{} has quality results in {} metrics; the quality chart draws the first {}, and the catalog's quality "
+            "table holds them all",
+            id.empty() ? "a record" : id, panels.size() + kQualityPanelsPerRecord, kQualityPanelsPerRecord));
     }
     if (points.empty()) {
         c.notes.push_back("the catalog holds no quality results; quality is not drawn");

@@ -286,6 +286,35 @@ TEST_F(ReportTest, PrefillAndQualityAreDrawnOnlyWhenTheCatalogHasThem) {
     EXPECT_NE(unknown["notes"].dump().find("quality is not drawn"), std::string::npos) << unknown["notes"];
 }
 
+// A record with thousands of quality metrics is drawn in a bounded number of panels (a
+// panel per metric made 7,000 panels, which a browser took 42 s to draw), and the page says
+// what it left out.
+TEST_F(ReportTest, QualityPanelsAreBoundedPerRecord) {
+    ReportInput in = input();
+    Table quality;
+    quality.columns = {"record_id", "model", "kv_cache_dtype", "metric", "value"};
+    for (int i = 0; i < 7000; ++i) {
+        quality.rows.push_back({std::string("kv-efficiency/many"), std::string("models/qwen3.5-27b"),
+                                std::string("bf16"), std::string("metric ") + std::to_string(i), 0.5});
+    }
+    quality.rows.push_back({std::string("kv-efficiency/few"), std::string("models/qwen3.5-27b"), std::string("q8_0"),
+                            std::string("gsm8k"), 0.9});
+    in.quality = quality;
+    json content = report_content(in);
+    std::set<std::string> many_panels;
+    bool few_drawn = false;
+    for (const auto& p : chart(content, "quality")["datasets"]["quality"]) {
+        if (p["record"] == "kv-efficiency/many") many_panels.insert(p["panel"].get<std::string>());
+        if (p["record"] == "kv-efficiency/few") few_drawn = true;
+    }
+    EXPECT_EQ(many_panels.size(), 24u);
+    EXPECT_TRUE(few_drawn) << "another record's results are drawn still";
+    EXPECT_NE(content["notes"].dump().find("kv-efficiency/many has quality results in 7000 metrics; the quality "
+                                           "chart draws the first 24"),
+              std::string::npos)
+        << content["notes"];
+}
+
 TEST_F(ReportTest, ACatalogWithoutRowsStillDrawsItsModelsAtBf16) {
     ReportInput in = input();
     in.rows.rows.clear();
