@@ -1,5 +1,6 @@
 # libFuzzer targets (fuzz/): the record loader, the whole lint over one fuzzed record, the
-# prose-claim recogniser and the query filter parser. Built only when configured with
+# prose-claim recogniser, the query filter parser, the benchmark importer and the whole
+# command line over a small records tree (cli). Built only when configured with
 # -DKVCAT_FUZZ=ON and clang++:
 #
 #   cmake -S . -B build/helper-fuzz -DCMAKE_CXX_COMPILER=clang++ -DKVCAT_FUZZ=ON -DKVCAT_BUILD_TESTS=OFF
@@ -32,7 +33,7 @@ target_compile_options(kvcat_lib PRIVATE -fsanitize=fuzzer-no-link ${_kvcat_fuzz
 target_link_options(kvcat_lib INTERFACE -fsanitize=${KVCAT_FUZZ_SANITIZERS})
 
 set(_kvcat_fuzz_dir "${PROJECT_SOURCE_DIR}/fuzz")
-set(_kvcat_fuzz_targets record_loader lint claims filter bench_import)
+set(_kvcat_fuzz_targets record_loader lint claims filter bench_import cli)
 add_custom_target(kvcat_fuzzers)
 
 enable_testing()
@@ -44,6 +45,13 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     target_compile_options(${_target} PRIVATE -fsanitize=fuzzer ${_kvcat_fuzz_common})
     target_link_options(${_target} PRIVATE -fsanitize=fuzzer,${KVCAT_FUZZ_SANITIZERS})
     add_dependencies(kvcat_fuzzers ${_target})
+    if(_name STREQUAL "cli")
+        # The whole command line: kvcat's own sources, whatever they are, with main() renamed.
+        get_target_property(_cli_sources kvcat SOURCES)
+        target_sources(${_target} PRIVATE ${_cli_sources})
+        target_link_libraries(${_target} PRIVATE CLI11::CLI11 spdlog::spdlog)
+        target_compile_definitions(${_target} PRIVATE main=kvcat_main_for_fuzzing)
+    endif()
 
     # A short run from the seed corpora (records/, tests/fixtures/, fuzz/seeds/<target>/), read
     # in place: libFuzzer reads corpus folders recursively, so nothing is copied into git. New
@@ -56,7 +64,7 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     set(_candidates "${_kvcat_fuzz_dir}/seeds/${_name}")
     if(_name STREQUAL "bench_import")
         list(APPEND _candidates "${PROJECT_SOURCE_DIR}/tests/fixtures/import-bench")
-    elseif(NOT _name STREQUAL "filter")
+    elseif(NOT _name MATCHES "^(filter|cli)$")
         list(APPEND _candidates "${PROJECT_SOURCE_DIR}/records" "${PROJECT_SOURCE_DIR}/tests/fixtures")
     endif()
     foreach(_dir IN LISTS _candidates)
@@ -78,7 +86,7 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     # each run once: a known crash fails this test, not the short run, until it is fixed.
     set(_replay)
     foreach(_dir IN ITEMS "${PROJECT_SOURCE_DIR}/tests/hostile" "${_kvcat_fuzz_dir}/crashes/${_name}")
-        if(IS_DIRECTORY "${_dir}" AND NOT (_name MATCHES "^(filter|bench_import)$" AND _dir MATCHES "tests/hostile$"))
+        if(IS_DIRECTORY "${_dir}" AND NOT (_name MATCHES "^(filter|bench_import|cli)$" AND _dir MATCHES "tests/hostile$"))
             list(APPEND _replay "${_dir}")
         endif()
     endforeach()
