@@ -53,7 +53,8 @@ std::string safe_path(std::string_view given) {
     std::size_t start = 0;
     while (start <= given.size()) {
         std::size_t slash = given.find('/', start);
-        std::string_view part = given.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+        std::string_view part =
+            given.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
         if (part.empty() || part == "." || part == ".." || part.size() > 64) return "";
         for (char c : part) {
             bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||

@@ -32,8 +32,7 @@ bool make_private_folder(const fs::path& dir, std::string* why) {
         return false;
     }
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
-        (st.st_mode & 022) != 0) {
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
         *why = fmt::format("{} is not a folder of this account's that only it may write", dir.string());
         return false;
     }
@@ -97,7 +96,8 @@ std::optional<std::string> seal_catalog(const fs::path& db_path, const std::stri
     auto path = seal_path(db_path, &absolute, &why);
     if (!path) return why;
     struct stat st {};
-    if (::lstat(db_path.c_str(), &st) != 0) return fmt::format("cannot stat {}: {}", db_path.string(), std::strerror(errno));
+    if (::lstat(db_path.c_str(), &st) != 0)
+        return fmt::format("cannot stat {}: {}", db_path.string(), std::strerror(errno));
     std::string text = seal_text(absolute, st, resolved_root);
     fs::path tmp = *path;
     tmp += fmt::format(".tmp-{}", random_hex());
@@ -122,7 +122,8 @@ std::optional<std::string> catalog_unsealed(const fs::path& db_path, const std::
     if (fd < 0) return "no kvcat build on this account wrote it";
     std::string text;
     struct stat seal_st {};
-    if (::fstat(fd, &seal_st) == 0 && S_ISREG(seal_st.st_mode) && seal_st.st_size <= static_cast<off_t>(kMaxSealBytes)) {
+    if (::fstat(fd, &seal_st) == 0 && S_ISREG(seal_st.st_mode) &&
+        seal_st.st_size <= static_cast<off_t>(kMaxSealBytes)) {
         std::array<char, 4096> buffer{};
         ssize_t n = 0;
         while (text.size() < kMaxSealBytes && (n = ::read(fd, buffer.data(), buffer.size())) > 0) {

@@ -535,8 +535,7 @@ void CatalogWriter::clear_all_but_rows() {
     // What begin(), set_findings(), set_meta() and commit() write again in full: the records
     // every row refers to, and the build's own tables. Rows stay until copy_unchanged().
     const std::string row_kind(kind_name(RecordKind::kv_efficiency));
-    SQLite::Statement sources(*db_,
-                              "DELETE FROM sources WHERE record_id IN (SELECT id FROM files WHERE kind != ?1)");
+    SQLite::Statement sources(*db_, "DELETE FROM sources WHERE record_id IN (SELECT id FROM files WHERE kind != ?1)");
     sources.bind(1, row_kind);
     sources.exec();
     SQLite::Statement files(*db_, "DELETE FROM files WHERE kind != ?1");
@@ -926,8 +925,8 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         plan.reason = fmt::format("{} is not one this kvcat built here ({})", db_path.string(), *unsealed);
         if (auto damage = catalog_damage(db_path)) {
             plan.damaged = true;
-            plan.notice = fmt::format("{} is damaged ({}); building it again from every record", db_path.string(),
-                                      *damage);
+            plan.notice =
+                fmt::format("{} is damaged ({}); building it again from every record", db_path.string(), *damage);
         } else {
             plan.notice = fmt::format("{}: {}, so its rows are not reused; building it again from every record",
                                       db_path.string(), *unsealed);

@@ -80,8 +80,8 @@ class CatalogWriter : public RecordSink {
 
   private:
     void insert_file(const Record& record, RecordKind kind);
-    void abandon() noexcept;      ///< closes the database without committing
-    void clear_all_but_rows();    ///< empties, in a copy of the previous catalog, what is written again
+    void abandon() noexcept;    ///< closes the database without committing
+    void clear_all_but_rows();  ///< empties, in a copy of the previous catalog, what is written again
 
     std::filesystem::path db_path_;
     std::unique_ptr<ReplacementFile> file_;  ///< the new catalog until it is renamed into place

@@ -53,8 +53,8 @@ const std::vector<std::vector<std::string>>& commands() {
         {"curve", "--model", "no-such-model", "--contexts", "8k"},
         {"new", "kv-efficiency", "--model", "llama-3.1-8b", "--engine", "llama.cpp", "--kv-dtype", "f16", "--context",
          "8k"},
-        {"new", "kv-efficiency", "--model", "no-such-model", "--engine", "llama.cpp", "--kv-dtype", "f16",
-         "--context", "8k"},
+        {"new", "kv-efficiency", "--model", "no-such-model", "--engine", "llama.cpp", "--kv-dtype", "f16", "--context",
+         "8k"},
         {"report", "--out", "site/index.html"},
         {"import-config", "config.json"},
         {"import-config", "no-such-config.json"},
@@ -119,9 +119,9 @@ void make_state(const std::string& state, const fs::path& dir) {
         text.replace(at, 25, "kv_bytes_per_token: 65537");
         write_file(row, text);
     } else if (state == "skeleton") {
-        Run made = run_in(dir, {"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp",
-                                "--kv-dtype", "f16", "--context", "8k", "--out",
-                                "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
+        Run made =
+            run_in(dir, {"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp", "--kv-dtype",
+                         "f16", "--context", "8k", "--out", "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
         ASSERT_EQ(made.status, 0) << made.err;
     } else if (state == "stale" || state == "unwritable") {
         build();
@@ -150,7 +150,8 @@ void read_only_for_others(const fs::path& dir) {
         fs::permissions(p, fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add, ec);
     }
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        fs::permissions(e.path(), fs::perms::others_read | (e.is_directory() ? fs::perms::others_exec : fs::perms::none),
+        fs::permissions(e.path(),
+                        fs::perms::others_read | (e.is_directory() ? fs::perms::others_exec : fs::perms::none),
                         fs::perm_options::add);
     }
     fs::permissions(dir, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
@@ -180,8 +181,8 @@ TEST_P(CommandMatrix, EveryCommandExitsZeroOneOrTwoWithAMessage) {
                               r.out.substr(0, 2000) + "\nstderr:\n" + r.err.substr(0, 4000);
         EXPECT_TRUE(r.status == 0 || r.status == 1 || r.status == 2) << context;
         if (r.status != 0) EXPECT_FALSE(r.err.empty()) << "a failure says why on stderr\n" << context;
-        for (const char* crash : {"terminate called", "Segmentation fault", "AddressSanitizer", "runtime error:",
-                                  "std::bad_alloc", "basic_string", "what():"}) {
+        for (const char* crash : {"terminate called", "Segmentation fault", "AddressSanitizer",
+                                  "runtime error:", "std::bad_alloc", "basic_string", "what():"}) {
             EXPECT_FALSE(contains(r.err, crash)) << context;
         }
         if (unwritable) {

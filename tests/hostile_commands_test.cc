@@ -50,9 +50,8 @@ void forge_row(const fs::path& db, std::int64_t bytes) {
 
 /// A fresh skeleton beside the seed records: it lints with errors until its prose is written.
 void add_skeleton(const KvcatRunner& k) {
-    Outcome made = k.run({"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp",
-                          "--kv-dtype", "f16", "--context", "8k", "--out",
-                          "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
+    Outcome made = k.run({"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp", "--kv-dtype",
+                          "f16", "--context", "8k", "--out", "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
     ASSERT_EQ(made.status, 0) << show(made);
     Outcome lint = k.run({"lint", "records"});
     ASSERT_EQ(lint.status, 1) << "the skeleton should carry lint errors\n" << show(lint);
