@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -218,6 +219,107 @@ TEST(HostileCatalog, ADeviceAtDbIsRefusedAtOnce) {
     Outcome o = k.run({"query", "--db", "zero.db", "--columns", "id"});
     EXPECT_EQ(o.status, 2) << show(o);
     EXPECT_TRUE(contains(o.err, "zero.db is a character device")) << show(o);
+}
+
+// --- 3. Every read bounded -----------------------------------------------------------
+
+/// Runs kvcat in `k`'s folder under a hang guard far above what the command needs.
+Outcome guarded(const KvcatRunner& k, const std::string& args) {
+    std::string cmd = "cd " + kvcat::test::shell_quote(k.dir().string()) + " && timeout -s KILL 30 " +
+                      kvcat::test::shell_quote(KVCAT_BINARY) + " " + args + " >.out 2>.err </dev/null";
+    Outcome o;
+    o.status = kvcat::test::run_shell(cmd);
+    o.out = kvcat::test::read_file(k.dir() / ".out");
+    o.err = kvcat::test::read_file(k.dir() / ".err");
+    return o;
+}
+
+TEST(HostileReads, LintOfADeviceIsAFindingNotAnEndlessRead) {
+    KvcatRunner k;
+    Outcome o = guarded(k, "lint /dev/zero");
+    EXPECT_EQ(o.status, 1) << show(o);
+    EXPECT_TRUE(contains(o.err, "[file-unreadable]")) << show(o);
+    EXPECT_TRUE(contains(o.err, "it is a character device, not a regular file")) << show(o);
+}
+
+TEST(HostileReads, ImportersRefuseAFifoRatherThanWaitOnIt) {
+    KvcatRunner k;
+    ASSERT_EQ(::mkfifo((k.dir() / "config.json").c_str(), 0644), 0);
+    Outcome config = guarded(k, "import-config config.json");
+    EXPECT_EQ(config.status, 2) << show(config);
+    EXPECT_TRUE(contains(config.err, "config.json: cannot read the file: a FIFO, not a regular file")) << show(config);
+    Outcome bench = guarded(k, "import-bench config.json --model llama-3.1-8b");
+    EXPECT_EQ(bench.status, 2) << show(bench);
+    EXPECT_TRUE(contains(bench.err, "a FIFO, not a regular file")) << show(bench);
+}
+
+TEST(HostileReads, AMegabyteOfKeysIsCheckedForDuplicatesInOnePass) {
+    // 165,000 keys in one mapping, the last one a repeat of the first: every key compared
+    // with every key before it took minutes; the hang guard gives it 30 s.
+    KvcatRunner k;
+    std::string text = "id: kv-efficiency/many-keys\nk0: 0\n";
+    for (int i = 1; i < 165000; ++i) text += "k" + std::to_string(i) + ": 0\n";
+    text += "k0: 1\n";
+    ASSERT_LT(text.size(), std::size_t{1} << 20);
+    kvcat::test::write_file(k.dir() / "records/kv-efficiency/many-keys.yaml", text);
+    Outcome o = guarded(k, "lint records/kv-efficiency/many-keys.yaml");
+    EXPECT_EQ(o.status, 1) << o.err.substr(0, 2000);
+    EXPECT_TRUE(contains(o.err, "many-keys.yaml:165002:1: error: [yaml-duplicate-key] key 'k0' appears twice "
+                                "(first at line 2)"))
+        << o.err.substr(0, 2000);
+}
+
+TEST(HostileReads, FindingsOnAMegabyteLineSitAtTheirColumns) {
+    // One line of claims, each wrong: the positions come from checkpoints on the line, and
+    // must be the columns a count from the line's start gives.
+    KvcatRunner k;
+    std::string text = kvcat::test::read_file(k.dir() / "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml");
+    const std::string claim = "16 x 4 x 256 x 2 x 2 = 65,535 B. ";
+    std::string line;
+    while (line.size() < 900000) line += claim;
+    auto at = text.find("notes:");
+    ASSERT_NE(at, std::string::npos);
+    auto end = text.find("\nsources:", at);
+    ASSERT_NE(end, std::string::npos);
+    text.replace(at, end - at, "notes: >-\n  " + line);
+    kvcat::test::write_file(k.dir() / "records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml", text);
+    int notes_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')) + 1;
+    Outcome o = guarded(k, "lint --format json records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml");
+    EXPECT_EQ(o.status, 1);
+    const std::size_t claims = line.size() / claim.size();
+    const std::size_t last_column = 3 + (claims - 1) * claim.size();  // two spaces of indent, then 1-based
+    EXPECT_TRUE(contains(o.out, "\"column\": " + std::to_string(last_column))) << o.out.substr(o.out.size() - 2000);
+    EXPECT_TRUE(contains(o.out, "\"column\": 3,")) << o.out.substr(0, 2000);
+    EXPECT_TRUE(contains(o.out, "\"line\": " + std::to_string(notes_line) + ",")) << o.out.substr(0, 2000);
+}
+
+/// A GGUF file whose one metadata value is a string of `length` bytes, kept sparse on disk.
+void sparse_gguf(const fs::path& path, std::uint64_t length) {
+    std::string head;
+    auto put32 = [&](std::uint32_t v) { head.append(reinterpret_cast<const char*>(&v), 4); };
+    auto put64 = [&](std::uint64_t v) { head.append(reinterpret_cast<const char*>(&v), 8); };
+    put32(0x46554747u);
+    put32(3);
+    put64(0);  // tensors
+    put64(1);  // metadata entries
+    put64(12);
+    head += "general.name";
+    put32(8);  // a string
+    put64(length);
+    std::ofstream(path, std::ios::binary).write(head.data(), static_cast<std::streamsize>(head.size()));
+    fs::resize_file(path, head.size() + length + 4096);
+}
+
+TEST(HostileReads, AGgufStringIsSoughtPastNotAllocated) {
+    // 64 GiB of string on a sparse file: allocating it fails (or takes the machine), seeking
+    // past it costs nothing.
+    KvcatRunner k;
+    sparse_gguf(k.dir() / "big.gguf", std::uint64_t{64} << 30);
+    Outcome o = guarded(k,
+                        "fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --kv-dtype bf16 --weight-file big.gguf");
+    EXPECT_NE(o.status, 2) << show(o);
+    EXPECT_FALSE(contains(o.err, "bad_alloc")) << show(o);
+    EXPECT_TRUE(contains(o.out, "big.gguf")) << show(o);
 }
 
 }  // namespace
