@@ -264,8 +264,9 @@ TEST(HostileReads, AMegabyteOfKeysIsCheckedForDuplicatesInOnePass) {
     kvcat::test::write_file(k.dir() / "records/kv-efficiency/many-keys.yaml", text);
     Outcome o = guarded(k, "lint records/kv-efficiency/many-keys.yaml");
     EXPECT_EQ(o.status, 1) << o.err.substr(0, 2000);
-    EXPECT_TRUE(contains(o.err, "many-keys.yaml:165002:1: error: [yaml-duplicate-key] key 'k0' appears twice "
-                                "(first at line 2)"))
+    EXPECT_TRUE(contains(o.err,
+                         "many-keys.yaml:165002:1: error: [yaml-duplicate-key] key 'k0' appears twice "
+                         "(first at line 2)"))
         << o.err.substr(0, 2000);
 }
 
@@ -315,8 +316,8 @@ TEST(HostileReads, AGgufStringIsSoughtPastNotAllocated) {
     // past it costs nothing.
     KvcatRunner k;
     sparse_gguf(k.dir() / "big.gguf", std::uint64_t{64} << 30);
-    Outcome o = guarded(k,
-                        "fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --kv-dtype bf16 --weight-file big.gguf");
+    Outcome o =
+        guarded(k, "fit --model qwen3.5-27b --accelerator nvidia-rtx-3090 --kv-dtype bf16 --weight-file big.gguf");
     EXPECT_NE(o.status, 2) << show(o);
     EXPECT_FALSE(contains(o.err, "bad_alloc")) << show(o);
     EXPECT_TRUE(contains(o.out, "big.gguf")) << show(o);
