@@ -81,22 +81,26 @@ void damage(const fs::path& db) {
     f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
 }
 
-struct Run {
+struct CellRun {
     int status = -1;
     std::string out;
     std::string err;
 };
 
 /// Runs kvcat in `dir` (as uid 65534 when `unprivileged`), killed after a minute.
-Run run_in(const fs::path& dir, const std::vector<std::string>& args, bool unprivileged = false) {
+CellRun run_in(const fs::path& dir, const std::vector<std::string>& args, bool unprivileged = false) {
     std::string cmd = "cd " + shell_quote(dir.string()) + " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS ";
     if (unprivileged) cmd += "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-    cmd += "timeout -s KILL 60 " + shell_quote(KVCAT_BINARY);
-    for (const auto& a : args) cmd += " " + shell_quote(a);
+    cmd += "timeout -s KILL 60 ";
+    cmd += shell_quote(KVCAT_BINARY);
+    for (const auto& a : args) {
+        cmd += ' ';
+        cmd += shell_quote(a);
+    }
     const fs::path out = dir.parent_path() / (dir.filename().string() + ".out");
     const fs::path err = dir.parent_path() / (dir.filename().string() + ".err");
     cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
-    Run r;
+    CellRun r;
     r.status = run_shell(cmd);
     r.out = read_file(out);
     r.err = read_file(err);
@@ -119,7 +123,7 @@ void make_state(const std::string& state, const fs::path& dir) {
         text.replace(at, 25, "kv_bytes_per_token: 65537");
         write_file(row, text);
     } else if (state == "skeleton") {
-        Run made =
+        CellRun made =
             run_in(dir, {"new", "kv-efficiency", "--model", "models/qwen3.5-9b", "--engine", "llama.cpp", "--kv-dtype",
                          "f16", "--context", "8k", "--out", "records/kv-efficiency/llamacpp-qwen35-9b-draft.yaml"});
         ASSERT_EQ(made.status, 0) << made.err;
@@ -176,11 +180,13 @@ TEST_P(CommandMatrix, EveryCommandExitsZeroOneOrTwoWithAMessage) {
         // A copy keeps the files' times, so a stale catalog stays stale.
         ASSERT_EQ(run_shell("cp -a " + shell_quote(template_dir.string()) + " " + shell_quote(dir.string())), 0);
         if (unwritable) read_only_for_others(dir);
-        Run r = run_in(dir, args, unwritable);
+        CellRun r = run_in(dir, args, unwritable);
         std::string context = state + ":" + shown + "\nexit " + std::to_string(r.status) + "\nstdout:\n" +
                               r.out.substr(0, 2000) + "\nstderr:\n" + r.err.substr(0, 4000);
         EXPECT_TRUE(r.status == 0 || r.status == 1 || r.status == 2) << context;
-        if (r.status != 0) EXPECT_FALSE(r.err.empty()) << "a failure says why on stderr\n" << context;
+        if (r.status != 0) {
+            EXPECT_FALSE(r.err.empty()) << "a failure says why on stderr\n" << context;
+        }
         for (const char* crash : {"terminate called", "Segmentation fault", "AddressSanitizer",
                                   "runtime error:", "std::bad_alloc", "basic_string", "what():"}) {
             EXPECT_FALSE(contains(r.err, crash)) << context;
@@ -195,8 +201,8 @@ TEST_P(CommandMatrix, EveryCommandExitsZeroOneOrTwoWithAMessage) {
 INSTANTIATE_TEST_SUITE_P(States, CommandMatrix,
                          ::testing::Values("clean", "lint-error", "skeleton", "no-records", "stale", "damaged",
                                            "foreign", "unwritable"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string name = param_info.param;
                              for (char& c : name) {
                                  if (c == '-') c = '_';
                              }

@@ -65,6 +65,12 @@ class KvcatRunner {
         return run_wrapped(args, env, "script");
     }
 
+    /// The same, killed after `seconds`: for a test whose failure would be a run that never ends.
+    /// A killed run has status 128 + 9.
+    Outcome run_guarded(const std::vector<std::string>& args, int seconds) const {
+        return run_wrapped(args, {}, "timeout -s KILL " + std::to_string(seconds));
+    }
+
   private:
     Outcome run_wrapped(const std::vector<std::string>& args, const std::vector<std::string>& env,
                         const std::string& wrapper) const {
@@ -87,6 +93,8 @@ class KvcatRunner {
             // \n into \r\n.
             cmd +=
                 "script -qec " + shell_quote(prefix + " " + kvcat + " 2>" + err) + " /dev/null >" + out + " </dev/null";
+        } else if (wrapper.starts_with("timeout ")) {
+            cmd += wrapper + " " + prefix + " " + kvcat + " >" + out + " 2>" + err + " </dev/null";
         } else {
             cmd += prefix + " " + kvcat + " >" + out + " 2>" + err + " </dev/null";
         }

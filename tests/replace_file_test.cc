@@ -204,14 +204,27 @@ TEST_F(ReplaceFileCli, BuildRemovesOnlyItsOwnLeftoversNeverANotesFileOrAFolder) 
     EXPECT_FALSE(fs::exists(dir_ / "kvcat.db.tmp-999999999-0123456789abcdef"));
 }
 
-TEST_F(ReplaceFileCli, BuildKeepsAReadOnlyCatalogsModeAndRefusesALinkedOne) {
+TEST_F(ReplaceFileCli, BuildKeepsACatalogsModeAndRefusesAReadOnlyOrLinkedOne) {
     ASSERT_EQ(k_.run({"build"}).status, 0);
-    ASSERT_EQ(::chmod((dir_ / "kvcat.db").c_str(), 0444), 0);
+    ASSERT_EQ(::chmod((dir_ / "kvcat.db").c_str(), 0640), 0);
     write_file(dir_ / "records/models/llama-3.1-8b.yaml",
                read_file(dir_ / "records/models/llama-3.1-8b.yaml") + "# touched\n");
     Outcome rebuilt = k_.run({"build"});
     ASSERT_EQ(rebuilt.status, 0) << rebuilt.err;
+    EXPECT_EQ(mode_of(dir_ / "kvcat.db"), 0640u);
+
+    // A catalog its owner made read-only is left alone, with what to do.
+    ASSERT_EQ(::chmod((dir_ / "kvcat.db").c_str(), 0444), 0);
+    std::string sealed = read_file(dir_ / "kvcat.db");
+    write_file(dir_ / "records/models/llama-3.1-8b.yaml",
+               read_file(dir_ / "records/models/llama-3.1-8b.yaml") + "# touched again\n");
+    Outcome refused = k_.run({"build"});
+    EXPECT_EQ(refused.status, 2) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "kvcat.db is read-only (mode 444)")) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "chmod u+w")) << refused.err;
     EXPECT_EQ(mode_of(dir_ / "kvcat.db"), 0444u);
+    EXPECT_EQ(read_file(dir_ / "kvcat.db"), sealed);
+    ASSERT_EQ(::chmod((dir_ / "kvcat.db").c_str(), 0644), 0);
 
     fs::rename(dir_ / "kvcat.db", dir_ / "real.db");
     fs::create_symlink("real.db", dir_ / "kvcat.db");

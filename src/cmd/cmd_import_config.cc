@@ -45,7 +45,7 @@ int run_import_config(const ImportConfigOptions& o) {
     }
     nlohmann::json config;
     try {
-        config = parse_json_input(*text, [](std::string_view text) { return parse_config_json(text); });
+        config = parse_json_input(*text, [](std::string_view json_text) { return parse_config_json(json_text); });
     } catch (const JsonInputError& e) {
         spdlog::error("{}:{}:{}: {}", o.config, e.line(), e.column(), e.what());
         return ExitCode::failure;
