@@ -3,6 +3,7 @@
 # fails when a file of src/rules/ is missing here or a line names no file.
 set(KVCAT_RULE_SOURCES
     src/rules/curve_rules.cc
+    src/rules/engine_allocation.cc
     src/rules/engine_kv_dtype.cc
     src/rules/id_invisible_character.cc
     src/rules/kv_rules.cc

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_sql(app, exit_code);
     kvcat::cmd::setup_explain(app, exit_code);
     kvcat::cmd::setup_import_config(app, exit_code);
+    kvcat::cmd::setup_import_log(app, exit_code);
     kvcat::cmd::setup_import_bench(app, exit_code);
     kvcat::cmd::setup_new(app, exit_code);
     kvcat::cmd::setup_fit(app, exit_code);

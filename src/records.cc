@@ -439,7 +439,7 @@ std::optional<RecordKind> kind_from_path(std::string_view relative_path) {
     auto slash = relative_path.find('/');
     if (slash == std::string_view::npos) return std::nullopt;
     std::string_view top = relative_path.substr(0, slash);
-    for (auto kind : {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency}) {
+    for (auto kind : {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency, RecordKind::allocation}) {
         if (kind_folder(kind) == top) return kind;
     }
     return std::nullopt;
@@ -484,6 +484,9 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
             break;
         case RecordKind::kv_efficiency:
             rec.kv = read_kv(root, *rec.source, out);
+            break;
+        case RecordKind::allocation:
+            // The engine-allocation rule reads its figures from the tree, value by value.
             break;
     }
     return rec;

@@ -22,6 +22,8 @@ std::string_view kind_folder(RecordKind kind) {
             return "accelerators";
         case RecordKind::kv_efficiency:
             return "kv-efficiency";
+        case RecordKind::allocation:
+            return "allocations";
     }
     return "";
 }
@@ -34,6 +36,8 @@ std::string_view kind_name(RecordKind kind) {
             return "accelerator";
         case RecordKind::kv_efficiency:
             return "kv-efficiency";
+        case RecordKind::allocation:
+            return "allocation";
     }
     return "";
 }
@@ -205,6 +209,88 @@ constexpr std::array kAcceleratorFields = {
         "memory_bandwidth_gb_s", F::number, true, false, "peak memory bandwidth, GB/s (10^9 bytes/s)", {}, {}, true},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
+};
+
+constexpr std::array<std::string_view, 3> kAllocationEngines = {"llama.cpp", "vllm", "sglang"};
+constexpr std::array<std::string_view, 3> kCacheScopes = {"base", "swa", "all"};
+
+constexpr std::array kLoggedCacheFields = {
+    FieldSpec{"log_line", F::integer, false, false, "the line of the log the figures were read from", {}, {}, true},
+    FieldSpec{"scope", F::enumeration, true, false,
+              "which layers the cache holds: base (an ISWA model's non-SWA cache), swa, or all", kCacheScopes},
+    FieldSpec{"cells",
+              F::integer,
+              true,
+              false,
+              "cells of each stream, as printed (or the log's kv_size / n_ctx)",
+              {},
+              {},
+              true},
+    FieldSpec{"streams", F::integer, false, false, "streams (the T of S/T seqs); 1 when not printed", {}, {}, true},
+    FieldSpec{"seqs", F::integer, false, false, "sequences (n_seq_max), as printed", {}, {}, true},
+    FieldSpec{"layers", F::integer, false, false, "layers the cache holds, as printed", {}, {}, true},
+    FieldSpec{"size_mib", F::number, false, false, "the printed size, MiB (two decimals)"},
+    FieldSpec{"mla_latent", F::boolean, false, false, "ik_llama.cpp's c^KV cache: the MLA latent as K, no V"},
+    FieldSpec{"k_type", F::string, false, false, "K's ggml type, as printed"},
+    FieldSpec{"k_mib", F::number, false, false, "K's printed size, MiB"},
+    FieldSpec{"v_type", F::string, false, false, "V's ggml type, as printed"},
+    FieldSpec{"v_mib", F::number, false, false, "V's printed size, MiB"},
+};
+
+constexpr std::array kLoggedRecurrentFields = {
+    FieldSpec{"log_line", F::integer, false, false, "the line of the log the figures were read from", {}, {}, true},
+    FieldSpec{"cells", F::integer, true, false, "cells, one per sequence", {}, {}, true},
+    FieldSpec{"seqs", F::integer, false, false, "sequences, as printed", {}, {}, true},
+    FieldSpec{"layers", F::integer, false, false, "layers, as printed (llama.cpp counts every layer)", {}, {}, true},
+    FieldSpec{"size_mib", F::number, false, false, "the printed size, MiB"},
+    FieldSpec{"r_type", F::string, false, false, "R's ggml type"},
+    FieldSpec{"r_mib", F::number, false, false, "R's printed size (conv state), MiB"},
+    FieldSpec{"s_type", F::string, false, false, "S's ggml type"},
+    FieldSpec{"s_mib", F::number, false, false, "S's printed size (recurrent state), MiB"},
+};
+
+constexpr std::array kLoggedVllmFields = {
+    FieldSpec{"available_kv_gib", F::number, false, false, "'Available KV cache memory', GiB as printed"},
+    FieldSpec{"tokens", F::integer, true, false, "'GPU KV cache size', tokens", {}, {}, true},
+    FieldSpec{"max_model_len", F::integer, false, false, "max_model_len (the config line's max_seq_len)", {}, {}, true},
+    FieldSpec{"concurrency", F::number, false, false, "'Maximum concurrency for N tokens per request', as printed"},
+    FieldSpec{
+        "block_size", F::integer, false, false, "the block size when the log shows it; 16 otherwise", {}, {}, true},
+    FieldSpec{"max_num_batched_tokens", F::integer, false, false, "max_num_batched_tokens", {}, {}, true},
+    FieldSpec{"tensor_parallel", F::integer, false, false, "tensor_parallel_size; 1 when not shown", {}, {}, true},
+    FieldSpec{"kv_cache_dtype", F::string, false, false, "kv_cache_dtype as the log shows it (auto: the model dtype)"},
+    FieldSpec{"model_dtype", F::string, false, false, "the model's dtype (torch name)"},
+};
+
+constexpr std::array kLoggedSglangFields = {
+    FieldSpec{"tokens", F::integer, true, false, "'#tokens' of the pool", {}, {}, true},
+    FieldSpec{"k_gb", F::number, false, false, "K size, GB (2^30 bytes) as printed"},
+    FieldSpec{"v_gb", F::number, false, false, "V size, GB as printed"},
+    FieldSpec{"kv_gb", F::number, false, false, "an MLA pool's KV size, GB as printed"},
+    FieldSpec{"page_size", F::integer, false, false, "page_size; 1 when not shown", {}, {}, true},
+    FieldSpec{"tensor_parallel", F::integer, false, false, "tp_size; 1 when not shown", {}, {}, true},
+    FieldSpec{"kv_cache_dtype", F::string, false, false, "kv_cache_dtype as the log shows it"},
+};
+
+constexpr std::array kAllocationFields = {
+    FieldSpec{"id", F::string, true, false, "allocations/NAME: the file's path under records/ without .yaml"},
+    FieldSpec{"model", F::reference, true, false, "the model record the engine ran"},
+    FieldSpec{"engine", F::enumeration, true, false, "the engine that printed the log", kAllocationEngines},
+    FieldSpec{"engine_version", F::string, true, true, "the build or release, or null when the log does not say"},
+    FieldSpec{"kv_cache",
+              F::mapping,
+              false,
+              false,
+              "llama.cpp's cache (the non-SWA one of an ISWA model)",
+              {},
+              kLoggedCacheFields},
+    FieldSpec{"swa_cache", F::mapping, false, false, "llama.cpp's SWA cache", {}, kLoggedCacheFields},
+    FieldSpec{"recurrent", F::mapping, false, false, "llama.cpp's recurrent memory", {}, kLoggedRecurrentFields},
+    FieldSpec{"vllm", F::mapping, false, false, "vLLM's pool as printed", {}, kLoggedVllmFields},
+    FieldSpec{"sglang", F::mapping, false, false, "SGLang's pool as printed", {}, kLoggedSglangFields},
+    FieldSpec{"log_lines", F::string_list, true, false, "the lines read, as the engine printed them"},
+    FieldSpec{"url", F::string, true, false, "where the log was copied from"},
+    FieldSpec{"notes", F::string, true, false, "the settings the log leaves unsaid and what was assumed"},
 };
 
 constexpr std::array kBasisFields = {
@@ -699,6 +785,8 @@ std::span<const FieldSpec> record_fields(RecordKind kind) {
             return kAcceleratorFields;
         case RecordKind::kv_efficiency:
             return kKvFields;
+        case RecordKind::allocation:
+            return kAllocationFields;
     }
     return {};
 }

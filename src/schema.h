@@ -16,9 +16,9 @@
 
 namespace kvcat {
 
-enum class RecordKind { model, accelerator, kv_efficiency };
+enum class RecordKind { model, accelerator, kv_efficiency, allocation };
 
-std::string_view kind_folder(RecordKind kind);  ///< "models", "accelerators", "kv-efficiency"
+std::string_view kind_folder(RecordKind kind);  ///< "models", "accelerators", "kv-efficiency", "allocations"
 std::string_view kind_name(RecordKind kind);    ///< "model", "accelerator", "kv-efficiency"
 /// "a model", "an accelerator": for "..., a model record" in messages.
 std::string with_article(std::string_view noun);

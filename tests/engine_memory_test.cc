@@ -4,6 +4,7 @@
 #include "engine_memory.h"
 
 #include <filesystem>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -321,6 +322,114 @@ TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
         }
     }
     EXPECT_EQ(shown, 4);
+}
+
+}  // namespace
+}  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+/// The printed figures of an allocation record that the engine-allocation rule judges exactly:
+/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency.
+std::vector<std::string> judged_keys(const Record& r) {
+    std::vector<std::string> keys;
+    for (const char* part : {"kv_cache", "swa_cache"}) {
+        if (!r.node(std::string(part) + ".k_type")) continue;
+        for (const char* f : {"k_mib", "v_mib", "size_mib"}) keys.push_back(std::string(part) + "." + f);
+    }
+    if (r.node("recurrent.r_type")) {
+        for (const char* f : {"r_mib", "s_mib", "size_mib"}) keys.push_back(std::string("recurrent.") + f);
+    }
+    if (r.node("vllm.available_kv_gib")) keys.push_back("vllm.concurrency");
+    for (const char* f : {"k_gb", "v_gb", "kv_gb"}) keys.push_back(std::string("sglang.") + f);
+    std::vector<std::string> present;
+    for (const auto& k : keys) {
+        const YamlNode* n = r.node(k);
+        if (n && n->is_scalar() && n->value != "0.00") present.push_back(k);
+    }
+    return present;
+}
+
+bool same_value(const std::string& a, const std::string& b) {
+    auto x = Rational::parse(a), y = Rational::parse(b);
+    return x && y && *x == *y;
+}
+
+/// "5.72 to 5.73" holds 5.73.
+bool within_range(const std::string& range, const std::string& value) {
+    auto cut = range.find(" to ");
+    if (cut == std::string::npos) return false;
+    auto lo = Rational::parse(range.substr(0, cut)), hi = Rational::parse(range.substr(cut + 4));
+    auto v = Rational::parse(value);
+    return lo && hi && v && !(*v < *lo) && !(*v > *hi);
+}
+
+/// "16384.00" -> "16384.01": one unit more in the last digit.
+std::string one_more(std::string v) {
+    for (std::size_t i = v.size(); i-- > 0;) {
+        if (v[i] == '.') continue;
+        if (v[i] < '9') {
+            ++v[i];
+            return v;
+        }
+        v[i] = '0';
+    }
+    return "1" + v;
+}
+
+// Every shipped allocation record lints clean, and the same record with one printed figure
+// one unit higher in its last digit fails engine-allocation at that figure, with the figure
+// as printed as the right one.
+TEST(EngineAllocationRecords, EachLintsCleanAndFailsWhenOnePrintedFigureMoves) {
+    fs::path root = fs::path(KVCAT_SOURCE_DIR) / "records";
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(root / "allocations")) {
+        if (e.path().extension() == ".yaml") files.push_back(e.path());
+    }
+    ASSERT_FALSE(files.empty());
+    int judged = 0;
+    for (const auto& file : files) {
+        const Record* r = nullptr;
+        for (const auto& rec : shipped().records.records()) {
+            if (rec.file.ends_with(file.filename().string()) && rec.kind == RecordKind::allocation) r = &rec;
+        }
+        ASSERT_TRUE(r) << file;
+        for (const auto& d : shipped().diagnostics) {
+            EXPECT_FALSE(d.pos.file == r->file && d.severity == Severity::error) << format_text(d);
+        }
+        std::string text = test::read_file(file);
+        for (const auto& key : judged_keys(*r)) {
+            const YamlNode* n = r->node(key);
+            Position pos = r->where(key);
+            // Rewrite the value where it stands: its line, from its column.
+            std::vector<std::string> lines;
+            std::istringstream in(text);
+            for (std::string l; std::getline(in, l);) lines.push_back(l);
+            std::string& line = lines[static_cast<std::size_t>(pos.line - 1)];
+            std::size_t col = static_cast<std::size_t>(pos.column - 1);
+            ASSERT_EQ(line.substr(col, n->value.size()), n->value) << file << " " << key;
+            line.replace(col, n->value.size(), one_more(n->value));
+            test::TempDir dir;
+            test::copy_tree(root / "models", dir.path() / "records" / "models");
+            std::string changed;
+            for (const auto& l : lines) changed += l + "\n";
+            test::write_file(dir.path() / "records" / "allocations" / file.filename(), changed);
+            LintResult lint = lint_paths({dir.path() / "records"});
+            auto found = test::find_rule(lint.diagnostics, "engine-allocation");
+            ASSERT_EQ(found.size(), 1u) << file << " " << key << "\n" << test::describe(lint.diagnostics);
+            EXPECT_EQ(found[0]->pos.line, pos.line) << file << " " << key;
+            EXPECT_EQ(found[0]->pos.column, pos.column) << file << " " << key;
+            ASSERT_TRUE(found[0]->computed) << file << " " << key;
+            if (key != "vllm.concurrency") {
+                EXPECT_TRUE(same_value(*found[0]->computed, n->value)) << *found[0]->computed << " vs " << n->value;
+            } else {
+                EXPECT_TRUE(within_range(*found[0]->computed, n->value)) << *found[0]->computed;
+            }
+            ++judged;
+        }
+    }
+    EXPECT_GT(judged, 0);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr RecordKind kAllKinds[] = {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency};
+constexpr RecordKind kAllKinds[] = {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency,
+                                    RecordKind::allocation};
 
 std::string schema_path(RecordKind kind) {
     return std::string(KVCAT_SOURCE_DIR) + "/schema/" + std::string(kind_name(kind)) + ".schema.json";

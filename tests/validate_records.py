@@ -24,6 +24,7 @@ KIND_SCHEMAS = {
     "models": "model.schema.json",
     "accelerators": "accelerator.schema.json",
     "kv-efficiency": "kv-efficiency.schema.json",
+    "allocations": "allocation.schema.json",
 }
 
 

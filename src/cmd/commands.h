@@ -25,6 +25,7 @@ void setup_sql(CLI::App& app, int& exit_code);
 void setup_explain(CLI::App& app, int& exit_code);
 void setup_import_config(CLI::App& app, int& exit_code);
 void setup_import_bench(CLI::App& app, int& exit_code);
+void setup_import_log(CLI::App& app, int& exit_code);
 void setup_new(CLI::App& app, int& exit_code);
 void setup_fit(CLI::App& app, int& exit_code);
 void setup_columns(CLI::App& app, int& exit_code);
