@@ -295,13 +295,30 @@ SELECT
     fixed_state_bytes
 FROM sized;
 
+-- What an engine printed at start-up about its cache (records/allocations/, written by
+-- kvcat import-log), one row per record. `parts` holds the record's engine sections
+-- (kv_cache, swa_cache, recurrent, vllm, sglang) as JSON, every figure as the text it was
+-- printed as, so json_extract(parts, '$.kv_cache.size_mib') reads a cell exactly; the lint's
+-- engine-allocation rule has checked each figure against the engine models.
+CREATE TABLE allocations (
+    id             TEXT PRIMARY KEY,
+    model          TEXT NOT NULL,
+    engine         TEXT NOT NULL,
+    engine_version TEXT,
+    parts          TEXT NOT NULL,     -- JSON object of the engine sections
+    log_lines      TEXT NOT NULL,     -- the lines read, one a line
+    url            TEXT,
+    notes          TEXT NOT NULL,
+    file           TEXT NOT NULL
+) STRICT;
+
 -- Every record file of the build, for incremental rebuilds: a file whose size and
 -- modification time are unchanged is not read again; one whose bytes hash the same is
 -- not checked again.
 CREATE TABLE files (
     path      TEXT PRIMARY KEY,   -- as shown in findings
     id        TEXT NOT NULL,
-    kind      TEXT NOT NULL,      -- model, accelerator, kv-efficiency
+    kind      TEXT NOT NULL,      -- model, accelerator, kv-efficiency, allocation
     size      INTEGER NOT NULL,   -- bytes
     mtime_ns  INTEGER NOT NULL,   -- nanoseconds since the epoch
     hash      TEXT NOT NULL,      -- FNV-1a 64 of the bytes, hex

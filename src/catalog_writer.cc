@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
+#include <nlohmann/json.hpp>
 
 #include "bounded_read.h"
 #include "catalog_file.h"
@@ -292,6 +293,9 @@ constexpr auto kSources = table_columns("sources", {"record_id", "position", "na
 
 constexpr auto kColumnInfo = table_columns("column_info", {"name", "type", "unit", "derived", "description"});
 
+constexpr auto kAllocations = table_columns(
+    "allocations", {"id", "model", "engine", "engine_version", "parts", "log_lines", "url", "notes", "file"});
+
 constexpr auto kFiles =
     table_columns("files", {"path", "id", "kind", "size", "mtime_ns", "hash", "id_line", "id_column"});
 
@@ -344,6 +348,7 @@ static_assert(matches_schema(kQuality), "quality: the writer's columns differ fr
 static_assert(matches_schema(kEngines), "engines: the writer's columns differ from catalog.sql");
 static_assert(matches_schema(kSources), "sources: the writer's columns differ from catalog.sql");
 static_assert(matches_schema(kColumnInfo), "column_info: the writer's columns differ from catalog.sql");
+static_assert(matches_schema(kAllocations), "allocations: the writer's columns differ from catalog.sql");
 static_assert(matches_schema(kFiles), "files: the writer's columns differ from catalog.sql");
 static_assert(matches_schema(kLintFindings), "lint_findings: the writer's columns differ from catalog.sql");
 static_assert(matches_schema(kBuildMeta), "build_meta: the writer's columns differ from catalog.sql");
@@ -457,10 +462,60 @@ void insert_sources(SQLite::Statement& st, const Record& r) {
     }
 }
 
+/// A YAML tree as JSON, every scalar kept as its text: a printed "2176.00" stays that.
+nlohmann::json yaml_as_json(const YamlNode& n) {
+    switch (n.kind) {
+        case YamlNode::Kind::scalar:
+            return n.value;
+        case YamlNode::Kind::sequence: {
+            nlohmann::json a = nlohmann::json::array();
+            for (const auto& item : n.items) a.push_back(yaml_as_json(item));
+            return a;
+        }
+        case YamlNode::Kind::mapping: {
+            nlohmann::json o = nlohmann::json::object();
+            for (const auto& [key, value] : n.entries) o[key.value] = yaml_as_json(value);
+            return o;
+        }
+        case YamlNode::Kind::null:
+            break;
+    }
+    return nullptr;
+}
+
+std::string scalar_or_empty(const Record& r, std::string_view key) {
+    const YamlNode* n = r.node(key);
+    return n && n->is_scalar() ? n->value : std::string();
+}
+
+void insert_allocation(SQLite::Statement& st, const Record& r) {
+    constexpr const auto& t = kAllocations;
+    st.reset();
+    st.clearBindings();
+    st.bind(t["id"], r.id);
+    st.bind(t["model"], scalar_or_empty(r, "model"));
+    st.bind(t["engine"], scalar_or_empty(r, "engine"));
+    bind_text_or_null(st, t["engine_version"], scalar_or_empty(r, "engine_version"));
+    nlohmann::json parts = nlohmann::json::object();
+    for (const char* part : {"kv_cache", "swa_cache", "recurrent", "vllm", "sglang"}) {
+        if (const YamlNode* n = r.node(part); n && n->is_mapping()) parts[part] = yaml_as_json(*n);
+    }
+    st.bind(t["parts"], parts.dump());
+    std::string lines;
+    if (const YamlNode* n = r.node("log_lines"); n && n->is_sequence()) {
+        for (const auto& item : n->items) lines += item.value + "\n";
+    }
+    st.bind(t["log_lines"], lines);
+    bind_text_or_null(st, t["url"], scalar_or_empty(r, "url"));
+    st.bind(t["notes"], scalar_or_empty(r, "notes"));
+    st.bind(t["file"], r.file);
+    st.exec();
+}
+
 }  // namespace
 
 std::span<const WrittenTable> written_tables() {
-    static const std::array<WrittenTable, 10> tables = {{
+    static const std::array<WrittenTable, 11> tables = {{
         {kModels.table, kModels.columns},
         {kAccelerators.table, kAccelerators.columns},
         {kKvEfficiency.table, kKvEfficiency.columns},
@@ -468,6 +523,7 @@ std::span<const WrittenTable> written_tables() {
         {kEngines.table, kEngines.columns},
         {kSources.table, kSources.columns},
         {kColumnInfo.table, kColumnInfo.columns},
+        {kAllocations.table, kAllocations.columns},
         {kFiles.table, kFiles.columns},
         {kLintFindings.table, kLintFindings.columns},
         {kBuildMeta.table, kBuildMeta.columns},
@@ -541,7 +597,8 @@ void CatalogWriter::clear_all_but_rows() {
     SQLite::Statement files(*db_, "DELETE FROM files WHERE kind != ?1");
     files.bind(1, row_kind);
     files.exec();
-    for (const char* table : {"models", "accelerators", "engines", "column_info", "lint_findings", "build_meta"}) {
+    for (const char* table :
+         {"models", "accelerators", "allocations", "engines", "column_info", "lint_findings", "build_meta"}) {
         db_->exec(fmt::format("DELETE FROM {}", table));
     }
 }
@@ -595,6 +652,7 @@ void CatalogWriter::begin(const RecordSet& refs) {
     }
     SQLite::Statement model_insert(*db_, kModels.insert_sql());
     SQLite::Statement accel_insert(*db_, kAccelerators.insert_sql());
+    SQLite::Statement allocation_insert(*db_, kAllocations.insert_sql());
     for (const auto& r : refs.records()) {
         if (r.model) {
             insert_model(model_insert, r);
@@ -602,6 +660,11 @@ void CatalogWriter::begin(const RecordSet& refs) {
         } else if (r.accelerator) {
             insert_accelerator(accel_insert, r);
             ++stats_.accelerators;
+        } else if (r.kind == RecordKind::allocation && r.root) {
+            insert_allocation(allocation_insert, r);
+            ++stats_.allocations;
+            insert_file(r, r.kind);
+            continue;  // its source is its url, in the row
         } else {
             continue;
         }

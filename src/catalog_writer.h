@@ -45,6 +45,7 @@ namespace kvcat {
 struct BuildStats {
     std::size_t models = 0;
     std::size_t accelerators = 0;
+    std::size_t allocations = 0;
     std::size_t rows = 0;         ///< rows in the new catalog
     std::size_t rows_copied = 0;  ///< of those, copied unchanged from the previous catalog
 };

@@ -346,6 +346,7 @@ VllmPool vllm_pool(const Model& m, const CacheDtype& dtype, const EngineSettings
         p.num_blocks = available / checked_mul(page, p.group_size);
         per_request_blocks = cdiv(checked_mul(p.group_size, need), checked_mul(page, p.group_size));
     }
+    p.per_request_blocks = per_request_blocks;
     p.max_concurrency = static_cast<double>(p.num_blocks) / static_cast<double>(per_request_blocks);
     if (prints_blocks_per_group(s)) {
         p.tokens = checked_mul(p.num_blocks / p.groups, l.block_size);

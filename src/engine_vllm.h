@@ -41,8 +41,9 @@ struct VllmPool {
     std::int64_t groups = 0;      ///< KV cache groups (1 for a uniform model)
     std::int64_t group_size = 0;  ///< layers per group
     std::int64_t num_blocks = 0;
-    std::int64_t tokens = 0;     ///< "GPU KV cache size: N tokens", as the version prints it
-    double max_concurrency = 0;  ///< "Maximum concurrency for N tokens per request", as computed
+    std::int64_t tokens = 0;              ///< "GPU KV cache size: N tokens", as the version prints it
+    double max_concurrency = 0;           ///< "Maximum concurrency for N tokens per request", as computed
+    std::int64_t per_request_blocks = 0;  ///< blocks one request of max_model_len takes, all groups
     bool hybrid_manager = true;
 };
 

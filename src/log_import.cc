@@ -75,7 +75,8 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     std::string raw;
     int n = 0;
     auto fail = [&](const std::string& line, const std::string& why) {
-        throw LogError(fmt::format("{}:{}: {}: '{}'", file, n, why, line.size() > 200 ? line.substr(0, 200) + "..." : line));
+        throw LogError(
+            fmt::format("{}:{}: {}: '{}'", file, n, why, line.size() > 200 ? line.substr(0, 200) + "..." : line));
     };
     while (std::getline(in, raw)) {
         ++n;
@@ -202,9 +203,10 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     }
     out.engine = llama ? Engine::llamacpp : vllm ? Engine::vllm : Engine::sglang;
     if (out.engine == Engine::vllm && !out.tokens) {
-        throw LogError(fmt::format("{}: a vLLM log without a 'GPU KV cache size' line (vLLM's V0 engine prints GPU "
-                                   "blocks instead, which kvcat does not model)",
-                                   file));
+        throw LogError(
+            fmt::format("{}: a vLLM log without a 'GPU KV cache size' line (vLLM's V0 engine prints GPU "
+                        "blocks instead, which kvcat does not model)",
+                        file));
     }
     return out;
 }
@@ -231,8 +233,8 @@ void opt_text(std::string& t, const char* key, const std::string& v, const char*
 }  // namespace
 
 std::string allocation_record_text(const ParsedLog& log, const std::string& id, const std::string& model_id,
-                                   const std::string& engine_version, const std::string& url,
-                                   const std::string& notes, const std::string& log_name) {
+                                   const std::string& engine_version, const std::string& url, const std::string& notes,
+                                   const std::string& log_name) {
     std::string t;
     t += "# yaml-language-server: $schema=../../schema/allocation.schema.json\n";
     t += fmt::format("# Written by `kvcat import-log` from {}. The figures are as the engine printed\n", log_name);

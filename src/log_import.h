@@ -56,9 +56,9 @@ struct LoggedRecurrent {
 
 struct ParsedLog {
     Engine engine = Engine::llamacpp;
-    std::string version;               ///< as the log prints it, when it does
-    std::vector<std::string> lines;    ///< every line that was read, as printed (trimmed)
-    std::vector<LoggedCache> caches;   ///< llama.cpp
+    std::string version;              ///< as the log prints it, when it does
+    std::vector<std::string> lines;   ///< every line that was read, as printed (trimmed)
+    std::vector<LoggedCache> caches;  ///< llama.cpp
     std::optional<LoggedRecurrent> recurrent;
     // vLLM
     std::string available_gib;  ///< "45.32"
@@ -79,7 +79,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file);
 /// The allocation record for `log`: id, model, engine, what it printed, the settings it shows,
 /// and `url` / `notes` when given; otherwise both are left as comments for a person to fill.
 std::string allocation_record_text(const ParsedLog& log, const std::string& id, const std::string& model_id,
-                                   const std::string& engine_version, const std::string& url,
-                                   const std::string& notes, const std::string& log_name);
+                                   const std::string& engine_version, const std::string& url, const std::string& notes,
+                                   const std::string& log_name);
 
 }  // namespace kvcat

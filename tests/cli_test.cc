@@ -172,7 +172,9 @@ TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
         {"run.json", fixtures / "import-bench/depths.jsonl"},    // a run at depths 0 to 64k, as the example's
         {"mixed.jsonl", fixtures / "import-bench/mixed.jsonl"},  // three configurations, for --select
         {"8k.json", fixtures / "import-bench/vllm-8k.json"},
-        {"32k.json", fixtures / "import-bench/vllm-32k.json"}};
+        {"32k.json", fixtures / "import-bench/vllm-32k.json"},
+        {"server.log", fixtures / "engine-logs/llamacpp-b9421-tp-qwen3.6-27b-ud-q4_k_xl-recurrent-2seq.log"},
+        {"vllm.log", fixtures / "engine-logs/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25.log"}};
     for (const auto& command : commands) {
         SCOPED_TRACE(command);
         // Each example in a folder of its own, with today's records and a catalog of its own,

@@ -175,9 +175,12 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         writer.set_meta("kvcat_version", KVCAT_VERSION);
         BuildStats stats = writer.commit();
         if (outcome) outcome->written = true;
-        spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged)", db,
+        spdlog::info("wrote {}: {} model{}, {} accelerator{}, {} kv-efficiency row{} ({} read, {} unchanged){}", db,
                      stats.models, stats.models == 1 ? "" : "s", stats.accelerators, stats.accelerators == 1 ? "" : "s",
-                     stats.rows, stats.rows == 1 ? "" : "s", result.rows_read, stats.rows_copied);
+                     stats.rows, stats.rows == 1 ? "" : "s", result.rows_read, stats.rows_copied,
+                     stats.allocations == 0 ? std::string()
+                                            : fmt::format(" and {} allocation record{}", stats.allocations,
+                                                          stats.allocations == 1 ? "" : "s"));
     } catch (const LintStopped&) {
         // The writer has removed its temporary file; the catalog at `db`, if any, is untouched.
         spdlog::error("the command ran past its time limit of {} ms (--timeout) while building {}; {}",

@@ -65,8 +65,7 @@ int run_import_log(const ImportLogOptions& o) {
 
 void setup_import_log(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<ImportLogOptions>();
-    CLI::App* sub =
-        app.add_subcommand("import-log", "Write an allocation record from an engine's start-up log");
+    CLI::App* sub = app.add_subcommand("import-log", "Write an allocation record from an engine's start-up log");
     sub->add_option("log", o->log, "The log: a whole start-up log, or the lines pasted from an issue")->required();
     sub->add_option("--model", o->model, "The model record the engine ran, models/NAME")->required();
     sub->add_option("--engine-version", o->engine_version,

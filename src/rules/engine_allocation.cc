@@ -12,6 +12,7 @@
 //    printed #tokens.
 // A figure the engine did not print is not judged; a shape kvcat does not model (EngineError)
 // is a finding that says so, so a record never passes unchecked in silence.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -62,8 +63,8 @@ void judge_mib(const Record& r, const std::string& key, const Rational& bytes, c
     if (printed.empty()) return;
     std::string right = llamacpp_mib_text(bytes);
     if (!same_decimal(printed, right)) {
-        finding(r, key, printed, right, fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how),
-                out);
+        finding(r, key, printed, right,
+                fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how), out);
     }
 }
 
@@ -77,7 +78,7 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, std::v
     if (!cells) return;  // schema-missing-key
     std::int64_t streams = integer(r, key + ".streams").value_or(1);
     std::string scope_text = text(r, key + ".scope");
-    LlamaCacheScope scope = scope_text == "base" ? LlamaCacheScope::base
+    LlamaCacheScope scope = scope_text == "base"  ? LlamaCacheScope::base
                             : scope_text == "swa" ? LlamaCacheScope::swa
                                                   : LlamaCacheScope::all;
     std::string k_name = text(r, key + ".k_type");
@@ -95,8 +96,8 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, std::v
     bool v_cache = !mla_latent && !v_printed.empty() && !same_decimal(v_printed, "0");
     try {
         LlamaCacheBytes b = llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
-        std::string how = fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams,
-                                      streams == 1 ? "" : "s");
+        std::string how =
+            fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
         judge_mib(r, key + ".k_mib", b.k, how, out);
         if (!mla_latent) judge_mib(r, key + ".v_mib", b.v, how, out);
         judge_mib(r, key + ".size_mib", b.k + b.v, how, out);
@@ -159,11 +160,38 @@ void vllm(const Record& r, const Model& m, std::vector<Diagnostic>& out) {
                     out);
         }
         std::string printed = text(r, "vllm.concurrency");
-        if (!printed.empty()) {
+        // Before 0.20 the printed tokens are the blocks of one group times the block size
+        // (num_blocks // groups), and the concurrency is all the blocks over the blocks one
+        // request of max_model_len takes (get_max_concurrency_for_kv_cache_config), printed
+        // with two decimals. From the printed tokens the blocks are known to within the
+        // groups' remainder, so the concurrency is one figure or a few.
+        bool from_tokens = !s.version.empty() && vllm_version_before(s.version, "0.20") && lo.groups == hi.groups &&
+                           lo.per_request_blocks == hi.per_request_blocks && lo.per_request_blocks > 0 &&
+                           *tokens % block == 0 && s.max_model_len.has_value();
+        if (!printed.empty() && from_tokens) {
+            std::int64_t per_group = *tokens / block;
+            std::vector<std::string> allowed;
+            for (std::int64_t extra = 0; extra < lo.groups; ++extra) {
+                std::string c = two(static_cast<double>(per_group * lo.groups + extra) /
+                                    static_cast<double>(lo.per_request_blocks));
+                if (allowed.empty() || allowed.back() != c) allowed.push_back(c);
+            }
+            if (std::find(allowed.begin(), allowed.end(), printed) == allowed.end()) {
+                finding(r, "vllm.concurrency", printed,
+                        allowed.size() == 1 ? allowed.front() : allowed.front() + " to " + allowed.back(),
+                        fmt::format("the printed {} tokens are {} blocks of {}{}, and one request of {} tokens takes "
+                                    "{} blocks; their quotient is",
+                                    group_thousands(*tokens), group_thousands(per_group), block,
+                                    lo.groups == 1 ? "" : fmt::format(" in each of {} groups", lo.groups),
+                                    group_thousands(*s.max_model_len), group_thousands(lo.per_request_blocks)),
+                        out);
+            }
+        } else if (!printed.empty()) {
             auto c = Rational::parse(printed);
             auto c_lo = Rational::parse(two(lo.max_concurrency)), c_hi = Rational::parse(two(hi.max_concurrency));
             if (c && c_lo && c_hi && (*c < *c_lo || *c > *c_hi)) {
-                finding(r, "vllm.concurrency", printed, fmt::format("{} to {}", two(lo.max_concurrency), two(hi.max_concurrency)),
+                finding(r, "vllm.concurrency", printed,
+                        fmt::format("{} to {}", two(lo.max_concurrency), two(hi.max_concurrency)),
                         "the pool in the printed memory gives a maximum concurrency of", out);
             }
         }
