@@ -79,6 +79,8 @@ constexpr std::array kWeightFormats = {
     WeightFormatName{"IQ1_S", "ggml i-quant"},
     WeightFormatName{"IQ4_K", "ik_llama.cpp i-quant, 4.5 bits as its loader prints"},
     WeightFormatName{"IQ3_K", "ik_llama.cpp i-quant, 3.4325 bits as its loader prints"},
+    WeightFormatName{"IQ4_KS", "ik_llama.cpp i-quant, 4.25 bits (ik_llama.cpp pull request 83)"},
+    WeightFormatName{"IQ4_KSS", "ik_llama.cpp i-quant, 4.0 bits (ik_llama.cpp pull request 89)"},
     WeightFormatName{"MXFP4", "OCP microscaling 4-bit float (gpt-oss experts)"},
     WeightFormatName{"NVFP4", "NVIDIA 4-bit float with block scales"},
     WeightFormatName{"AWQ-INT4", "activation-aware 4-bit integer weights"},
