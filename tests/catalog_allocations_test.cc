@@ -12,10 +12,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using kvcat::test::contains;
-using kvcat::test::read_file;
-using kvcat::test::write_file;
 using kvcat::test::KvcatRunner;
 using kvcat::test::Outcome;
+using kvcat::test::read_file;
+using kvcat::test::write_file;
 
 class CatalogAllocations : public ::testing::Test {
   protected:
@@ -28,9 +28,7 @@ class CatalogAllocations : public ::testing::Test {
         ASSERT_GE(files_, 1);
     }
 
-    std::string count() const {
-        return k_.run({"sql", "--format", "csv", "SELECT count(*) FROM allocations"}).out;
-    }
+    std::string count() const { return k_.run({"sql", "--format", "csv", "SELECT count(*) FROM allocations"}).out; }
 
     KvcatRunner k_;
     int files_ = 0;
