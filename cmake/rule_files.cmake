@@ -12,6 +12,7 @@ set(KVCAT_RULE_SOURCES
     src/rules/prose_rules.cc
     src/rules/quality_rules.cc
     src/rules/reference_rules.cc
+    src/rules/source_url.cc
     src/rules/run_rules.cc
     src/rules/structure_rules.cc
     src/rules/vocabulary_rules.cc

@@ -439,22 +439,22 @@ TEST(LintRules, LintIgnoreTrips) {
     // Each finding is at its lint_ignore item: "  - rule: ..." puts the item at column 5.
     auto in_64k = find_rule_in(result.diagnostics, "lint-ignore", "/lint-ignore/fail/" + std::string(k64k));
     ASSERT_EQ(in_64k.size(), 3u) << describe(result.diagnostics);
-    EXPECT_EQ(in_64k[0]->pos.line, 31);
+    EXPECT_EQ(in_64k[0]->pos.line, 32);
     EXPECT_EQ(in_64k[0]->pos.column, 5);
     EXPECT_EQ(in_64k[0]->message, "lint_ignore names 'kv-basis-product', an error; only warnings can be silenced");
-    EXPECT_EQ(in_64k[1]->pos.line, 33);
+    EXPECT_EQ(in_64k[1]->pos.line, 34);
     EXPECT_EQ(in_64k[1]->pos.column, 5);
     EXPECT_EQ(
         in_64k[1]->message,
         "lint_ignore names rule 'context-above-nativ', which does not exist; did you mean 'context-above-native'?");
-    EXPECT_EQ(in_64k[2]->pos.line, 35);
+    EXPECT_EQ(in_64k[2]->pos.line, 36);
     EXPECT_EQ(in_64k[2]->pos.column, 5);
     EXPECT_EQ(in_64k[2]->message,
               "lint_ignore for 'context-above-native' silences nothing: the rule no longer fires here");
     for (const Diagnostic* d : in_64k) EXPECT_EQ(d->severity, Severity::warning);
 
     // An entry without a reason silences nothing, and says so.
-    const Diagnostic* no_reason = expect_finding(result, kFixture, "lint-ignore", k1m, 31, 5);
+    const Diagnostic* no_reason = expect_finding(result, kFixture, "lint-ignore", k1m, 32, 5);
     ASSERT_NE(no_reason, nullptr);
     EXPECT_EQ(no_reason->severity, Severity::warning);
     EXPECT_EQ(no_reason->message, "lint_ignore for 'context-above-native' gives no reason");

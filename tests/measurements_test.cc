@@ -68,7 +68,9 @@ const std::string kTail =
     "notes: |\n"
     "  Made up for the test.\n"
     "sources:\n"
-    "  - name: test\n";
+    "  - name: test\n"
+    "    url: https://kvcat.invalid/fixtures/curve\n"
+    "    date: 2026-03-01\n";
 
 /// Four points at depths 0 to 32k, one of them (8k) with four requests in flight.
 std::string curve(const std::string& tps_at_32k = "31.0", const std::string& extra_point = "") {
