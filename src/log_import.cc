@@ -45,6 +45,12 @@ const std::regex kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per re
 const std::regex kVllmVersion(R"(V1 LLM engine \(v([0-9][0-9.a-z+]*)\)|vLLM API server version ([0-9][0-9.a-z+]*))");
 const std::regex kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
 const std::regex kTp(R"(tensor_parallel_size=(\d+)|'tensor_parallel_size': (\d+))");
+// The launch command, where a log starts with it: vLLM's --tensor-parallel-size, SGLang's --tp/--tp-size.
+const std::regex kCliTp(R"((?:^|\s)--(?:tensor-parallel-size|tp-size|tp)[= ](\d+)\b)");
+// llama.cpp's build as it prints it: "build: 5192 (f2c9d2b4)", "build_info: b8999-b97ebdc98", and
+// llama-server's (and ik_llama.cpp's) "build info ... build=3748 commit="066ed4fd"".
+const std::regex kLlamaBuild(
+    R"re(\bbuild: (\d+) \(([0-9a-f]+)\)|\bbuild_info: (b\d+)-|\bbuild=(\d+) commit="([0-9a-f]+)")re");
 const std::regex kKvDtype(R"(kv_cache_dtype=(\w+)|'kv_cache_dtype': '(\w+)')");
 const std::regex kBatched(R"(max_num_batched_tokens=(\d+)|'max_num_batched_tokens': (\d+))");
 const std::regex kBlockSize(R"('block_size': (\d+)|Setting attention block size to (\d+) tokens)");
@@ -97,6 +103,12 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
         }
         if (std::regex_search(line, m, kMaxSeqLen)) out.max_model_len = whole(group(m, 1, 2));
         if (std::regex_search(line, m, kTp)) out.tensor_parallel = whole(group(m, 1, 2));
+        if (!out.tensor_parallel && std::regex_search(line, m, kCliTp)) out.tensor_parallel = whole(m[1]);
+        if (out.version.empty() && std::regex_search(line, m, kLlamaBuild)) {
+            if (m[1].matched) out.version = "b" + m[1].str();
+            if (m[3].matched) out.version = m[3];
+            if (m[4].matched) out.version = fmt::format("build {} ({})", m[4].str(), m[5].str());
+        }
         if (std::regex_search(line, m, kKvDtype)) out.kv_cache_dtype = group(m, 1, 2);
         if (std::regex_search(line, m, kBatched)) out.max_num_batched_tokens = whole(group(m, 1, 2));
         if (std::regex_search(line, m, kBlockSize)) out.block_size = whole(group(m, 1, 2));
