@@ -295,33 +295,36 @@ TEST(EngineSglang, RefusesWhatItDoesNotModel) {
 namespace kvcat {
 namespace {
 
-// docs/engines.md shows two commands and the lines they print; both run here on the shipped
-// records, and each line the page shows must be in what the command prints.
+// docs/engines.md and the README show two commands and the lines they print; both run here
+// on the shipped records, and each line a page shows must be in what the command prints.
 TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
-    std::string page = test::read_file(fs::path(KVCAT_SOURCE_DIR) / "docs" / "engines.md");
-    std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
-    test::KvcatRunner kvcat(false);
-    test::Outcome llama = kvcat.run({"fit", "--records", records, "--model", "qwen3.6-27b", "--accelerator",
-                                     "apple-m4-max", "--weight-quant", "Q8_0", "--kv-dtype", "f16", "--engine",
-                                     "llama.cpp", "--ctx-size", "262144", "--parallel", "4", "--kv-unified"});
-    test::Outcome vllm =
-        kvcat.run({"fit", "--records", records, "--model", "qwen2-7b-instruct", "--accelerator", "nvidia-a100-80gb-sxm",
-                   "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "vllm", "--engine-version", "0.10.1.1",
-                   "--max-model-len", "16384", "--available-kv-gib", "5.01"});
-    ASSERT_EQ(llama.status, 0) << llama.err;
-    ASSERT_EQ(vllm.status, 0) << vllm.err;
-    int shown = 0;
-    std::size_t at = 0;
-    while ((at = page.find("\n        ", at)) != std::string::npos) {
-        std::size_t end = page.find('\n', at + 1);
-        std::string line = page.substr(at + 9, end - at - 9);
-        at = end;
-        if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum")) {
-            ++shown;
-            EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line)) << line;
+    for (const char* name : {"docs/engines.md", "README.md"}) {
+        SCOPED_TRACE(name);
+        std::string page = test::read_file(fs::path(KVCAT_SOURCE_DIR) / name);
+        std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+        test::KvcatRunner kvcat(false);
+        test::Outcome llama = kvcat.run({"fit", "--records", records, "--model", "qwen3.6-27b", "--accelerator",
+                                         "apple-m4-max", "--weight-quant", "Q8_0", "--kv-dtype", "f16", "--engine",
+                                         "llama.cpp", "--ctx-size", "262144", "--parallel", "4", "--kv-unified"});
+        test::Outcome vllm =
+            kvcat.run({"fit", "--records", records, "--model", "qwen2-7b-instruct", "--accelerator",
+                       "nvidia-a100-80gb-sxm", "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "vllm",
+                       "--engine-version", "0.10.1.1", "--max-model-len", "16384", "--available-kv-gib", "5.01"});
+        ASSERT_EQ(llama.status, 0) << llama.err;
+        ASSERT_EQ(vllm.status, 0) << vllm.err;
+        int shown = 0;
+        std::size_t at = 0;
+        while ((at = page.find("\n        ", at)) != std::string::npos) {
+            std::size_t end = page.find('\n', at + 1);
+            std::string line = page.substr(at + 9, end - at - 9);
+            at = end;
+            if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum")) {
+                ++shown;
+                EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line)) << line;
+            }
         }
+        EXPECT_EQ(shown, 4);
     }
-    EXPECT_EQ(shown, 4);
 }
 
 }  // namespace
