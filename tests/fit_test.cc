@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "config_fixture.h"
 #include "gguf.h"
 #include "gguf_file.h"
 #include "import_config.h"
@@ -102,8 +103,7 @@ TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
     o.config_file = "mistral-7b-v0.1.json";
     o.name = "Mistral-7B-v0.1";
     o.total_params_b = o.active_params_b = 7.24;
-    auto config =
-        kvcat::parse_config_json(kvcat::test::read_file(kvcat::test::fixture_path("configs/mistral-7b-v0.1.json")));
+    auto config = kvcat::test::config_fixture("mistral-7b-v0.1.json");
     kvcat::ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
     TempDir dir;
@@ -126,8 +126,7 @@ TEST(FitTensorParallel, Mamba2GroupsAreRepeatedUntilTheCardsDivideThem) {
     o.config_file = "falcon-h1-1.5b.json";
     o.name = "Falcon-H1-1.5B";
     o.total_params_b = o.active_params_b = 1.55;
-    auto config =
-        kvcat::parse_config_json(kvcat::test::read_file(kvcat::test::fixture_path("configs/falcon-h1-1.5b.json")));
+    auto config = kvcat::test::config_fixture("falcon-h1-1.5b.json");
     kvcat::ImportResult r = kvcat::import_model_config(config, o);
     ASSERT_TRUE(r.ok()) << r.message();
     TempDir dir;

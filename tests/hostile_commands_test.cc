@@ -223,11 +223,7 @@ TEST(HostileCatalog, ADeviceAtDbIsRefusedAtOnce) {
 
 // --- 3. Every read bounded -----------------------------------------------------------
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr const char* kGuardSeconds = "180";  // AddressSanitizer's binary, on shared cores
-#else
-constexpr const char* kGuardSeconds = "30";
-#endif
+const std::string kGuardSeconds = std::to_string(kvcat::test::hang_guard_seconds(30, 180));
 
 /// Runs kvcat in `k`'s folder under a hang guard far above what the command needs.
 Outcome guarded(const KvcatRunner& k, const std::string& args) {

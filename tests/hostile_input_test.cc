@@ -57,15 +57,9 @@ using kvcat::test::describe;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
 
-#if defined(__SANITIZE_ADDRESS__)
-// AddressSanitizer makes every allocation several times slower, and CI runs this suite on
-// shared cores beside other builds: the guards still only catch hangs and blow-ups.
-constexpr auto kHangGuard = std::chrono::seconds(180);
-constexpr const char* kProcessGuard = "300";  ///< seconds a kvcat process may run, for `timeout`
-#else
-constexpr auto kHangGuard = std::chrono::seconds(20);
-constexpr const char* kProcessGuard = "60";
-#endif
+constexpr auto kHangGuard = std::chrono::seconds(kvcat::test::hang_guard_seconds(20, 180));
+/// Seconds a kvcat process may run, for `timeout`.
+const std::string kProcessGuard = std::to_string(kvcat::test::hang_guard_seconds(60, 300));
 
 /// KVCAT_RUN_KNOWN_BUGS=1 runs the cases marked as known bugs instead of skipping them:
 /// for whoever fixes one, to see it pass before removing its mark.

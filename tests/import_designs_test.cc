@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "config_fixture.h"
 #include "design.h"
 #include "dtype.h"
 #include "explain.h"
@@ -35,6 +36,7 @@ using kvcat::ImportOptions;
 using kvcat::ImportResult;
 using kvcat::Model;
 using kvcat::Rational;
+using kvcat::test::config_fixture;
 using kvcat::test::contains;
 using kvcat::test::describe;
 using kvcat::test::fixture_path;
@@ -42,10 +44,6 @@ using kvcat::test::flat;
 using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
-
-json load_config(const std::string& name) {
-    return kvcat::parse_config_json(read_file(fixture_path("configs/" + name)));
-}
 
 /// `config` imported as model "X" of `params_b` billion parameters, all active, read from `file`.
 ImportResult import_as_x(const json& config, double params_b, const std::string& file = "c.json") {
@@ -65,7 +63,7 @@ class Imported {
         o.name = name;
         o.total_params_b = total;
         o.active_params_b = active;
-        result_ = kvcat::import_model_config(load_config(fixture), o);
+        result_ = kvcat::import_model_config(config_fixture(fixture), o);
         if (!result_.ok()) return;
         write_file(records_ / (result_.id + ".yaml"), result_.text);
         lint_ = kvcat::lint_paths({records_});
@@ -173,7 +171,7 @@ TEST(ImportDesigns, Llama4WithoutNoRopeLayersGetsTransformersRuleAndSaysSo) {
 }
 
 TEST(ImportDesigns, ChunkSizeWithoutAKnownRuleIsRefused) {
-    json config = load_config("llama-3.1-8b.json");
+    json config = config_fixture("llama-3.1-8b.json");
     config["attention_chunk_size"] = 8192;
     ImportResult r = import_as_x(config, 8);
     ASSERT_FALSE(r.ok());
@@ -239,7 +237,7 @@ TEST(ImportDesigns, AnAllSlidingRowStatesItsWindowAndLintsClean) {
 }
 
 TEST(ImportDesigns, APatternOfOneWithAWindowIsRefusedNotDropped) {
-    json config = load_config("mistral-7b-v0.1.json");
+    json config = config_fixture("mistral-7b-v0.1.json");
     config["sliding_window_pattern"] = 1;
     ImportResult r = import_as_x(config, 7);
     ASSERT_FALSE(r.ok());
@@ -266,7 +264,7 @@ TEST(ImportDesigns, RawGemma2AlternatesAndSaysTheRuleWasApplied) {
 }
 
 TEST(ImportDesigns, RawGemma3GetsItsPatternOfSix) {
-    json config = load_config("gemma-3-27b.json");
+    json config = config_fixture("gemma-3-27b.json");
     config["text_config"].erase("sliding_window_pattern");
     config["text_config"].erase("layer_types");
     config["text_config"]["model_type"] = "gemma3_text";
@@ -380,7 +378,7 @@ TEST(ImportDesigns, FalconH1HasAttentionAndMamba2InEveryLayer) {
 }
 
 TEST(ImportDesigns, FalconH1WhoseInnerWidthIsNotHeadsTimesWidthIsRefused) {
-    json config = load_config("falcon-h1-1.5b.json");
+    json config = config_fixture("falcon-h1-1.5b.json");
     config["mamba_d_ssm"] = 4096;
     ImportResult r = import_as_x(config, 1.5);
     ASSERT_FALSE(r.ok());
@@ -460,7 +458,7 @@ TEST(ImportDesigns, Granite4HLayerTypesWithMamba2Layers) {
 
 TEST(ImportDesigns, Granite4StyleLayerTypesWithMambaLayers) {
     // The layer_types spelling of Granite-4.0-H (mamba / attention) over the Nemotron-H sizes.
-    json config = load_config("mamba2-hybrid.json");
+    json config = config_fixture("mamba2-hybrid.json");
     config.erase("attn_layer_period");
     config.erase("attn_layer_offset");
     config["layer_types"] = json::array();
@@ -521,7 +519,7 @@ TEST(ImportDesigns, JambaPaperKvCacheAt256kTokensIn16Bit) {
 // ---- bad layouts are named, never guessed ----------------------------------------------
 
 ImportResult import_edited(const std::string& fixture, const std::function<void(json&)>& edit) {
-    json config = load_config(fixture);
+    json config = config_fixture(fixture);
     edit(config);
     return import_as_x(config, 10, fixture);
 }
@@ -634,7 +632,7 @@ TEST(ConfigKeys, EveryKeyOfEveryConfigFixtureIsReadIgnoredOrRefused) {
 }
 
 TEST(ConfigKeys, AKnownUnmodelledKeyIsRefusedByName) {
-    json config = load_config("llama-3.1-8b.json");
+    json config = config_fixture("llama-3.1-8b.json");
     config["layers_block_type"] = json::array({"mamba", "hybrid"});
     ImportOptions o;
     o.config_file = "c.json";
@@ -655,14 +653,14 @@ TEST(ConfigKeys, DeepSeekV4CompressedAttentionIsRefusedByName) {
     o.name = "DeepSeek-V4-Flash";
     o.total_params_b = 284;
     o.active_params_b = 13;
-    ImportResult r = kvcat::import_model_config(load_config("deepseek-v4-flash.json"), o);
+    ImportResult r = kvcat::import_model_config(config_fixture("deepseek-v4-flash.json"), o);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "compress_ratios is set: DeepSeek-V4's per-layer KV compression")) << r.message();
     EXPECT_TRUE(r.text.empty());
 }
 
 TEST(ConfigKeys, AnUnknownKeyThatLooksCacheRelevantIsRefusedAnOtherIsNamedInTheNotes) {
-    json config = load_config("llama-3.1-8b.json");
+    json config = config_fixture("llama-3.1-8b.json");
     config["global_kv_window_layers"] = 4;
     ImportResult r = import_as_x(config, 8);
     ASSERT_FALSE(r.ok());

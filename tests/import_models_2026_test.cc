@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "config_fixture.h"
 #include "dtype.h"
 #include "import_config.h"
 #include "import_config_keys.h"
@@ -32,16 +33,13 @@ using kvcat::ImportOptions;
 using kvcat::ImportResult;
 using kvcat::Model;
 using kvcat::Rational;
+using kvcat::test::config_fixture;
 using kvcat::test::contains;
 using kvcat::test::fixture_path;
 using kvcat::test::flat;
 using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
-
-json load(const std::string& name) {
-    return kvcat::parse_config_json(read_file(fixture_path("configs/" + name)));
-}
 
 Rational bpe(std::string_view dtype) {
     return kvcat::find_cache_dtype(dtype)->bytes_per_element();
@@ -128,7 +126,7 @@ constexpr std::int64_t kLongContext = 1 << 20;
 TEST(Models2026, EachFixtureImportsToItsHandWorkedFigures) {
     for (const Figures& f : kFigures) {
         SCOPED_TRACE(f.file);
-        Imported m(load(f.file), f.file, f.total_b, f.active_b);
+        Imported m(config_fixture(f.file), f.file, f.total_b, f.active_b);
         ASSERT_TRUE(m.clean()) << m.why();
         const Model& model = m.model();
         auto basis = kvcat::model_basis(model);
@@ -157,7 +155,7 @@ TEST(Models2026, TheRefusedFixturesEachNameTheirDesign) {
     o.config_file = "minimax-m3.json";
     o.name = "MiniMax-M3";
     o.total_params_b = o.active_params_b = 1;
-    ImportResult r = kvcat::import_model_config(load("minimax-m3.json"), o);
+    ImportResult r = kvcat::import_model_config(config_fixture("minimax-m3.json"), o);
     ASSERT_FALSE(r.ok());
     ASSERT_EQ(r.problems.size(), 1u) << r.message();
     EXPECT_TRUE(contains(r.message(), "sparse_attention_config is set: block-sparse attention (MiniMax-M3)"))
@@ -174,7 +172,7 @@ TEST(Models2026, TheRefusedFixturesEachNameTheirDesign) {
                    Case{"kimi-k3.json",
                         "text_config.linear_attn_config is set: a per-layer linear-attention design "
                         "(Kimi Linear's KDA)"}}) {
-        ImportResult refused = kvcat::import_model_config(load(c.file), o);
+        ImportResult refused = kvcat::import_model_config(config_fixture(c.file), o);
         ASSERT_FALSE(refused.ok()) << c.file;
         EXPECT_TRUE(contains(refused.message(), c.says)) << refused.message();
     }
@@ -183,7 +181,7 @@ TEST(Models2026, TheRefusedFixturesEachNameTheirDesign) {
 // ---- no needless refusals ---------------------------------------------------------------
 
 TEST(Models2026, NemotronNasNullKvHeadsIsReadPerLayerNeverDefaulted) {
-    Imported m(load("llama-3.3-nemotron-super-49b-v1.json"), "c.json", 49.9, 49.9);
+    Imported m(config_fixture("llama-3.3-nemotron-super-49b-v1.json"), "c.json", 49.9, 49.9);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     EXPECT_EQ(model.kv_heads, 8);  // 64 / n_heads_in_group 8, not the 64 query heads
@@ -199,7 +197,7 @@ TEST(Models2026, NemotronNasNullKvHeadsIsReadPerLayerNeverDefaulted) {
 }
 
 TEST(Models2026, NasLayersOfDifferingHeadsBecomeKvGroupsTheLintRecomputes) {
-    json config = load("llama-3.3-nemotron-super-49b-v1.json");
+    json config = config_fixture("llama-3.3-nemotron-super-49b-v1.json");
     // Give the first ten attention layers 16 KV heads (n_heads_in_group 4).
     int changed = 0;
     for (auto& block : config["block_configs"]) {
@@ -221,7 +219,7 @@ TEST(Models2026, NasLayersOfDifferingHeadsBecomeKvGroupsTheLintRecomputes) {
 }
 
 TEST(Models2026, NasLayerWithAWindowIsRefusedNamingTheLayer) {
-    json config = load("llama-3.3-nemotron-super-49b-v1.json");
+    json config = config_fixture("llama-3.3-nemotron-super-49b-v1.json");
     config["block_configs"][3]["attention"]["window_length"] = 4096;
     ImportResult r = Imported(config, "c.json", 1, 1).result;
     ASSERT_FALSE(r.ok());
@@ -252,7 +250,7 @@ TEST(Models2026, KeysThatCannotTouchTheCacheAreListedAsIrrelevantWithTheirReason
 }
 
 TEST(Models2026, AKeyThatMayChangeTheCacheStillRefusesByName) {
-    json config = load("qwen3-coder-480b-a35b-instruct.json");
+    json config = config_fixture("qwen3-coder-480b-a35b-instruct.json");
     config["kv_sparse_window_layers"] = 4;
     ImportResult r = Imported(config, "c.json", 480, 35).result;
     ASSERT_FALSE(r.ok());
@@ -262,7 +260,7 @@ TEST(Models2026, AKeyThatMayChangeTheCacheStillRefusesByName) {
 // ---- multi-token prediction -------------------------------------------------------------
 
 TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
-    Imported plain(load("minimax-m2.5.json"), "c.json", 229, 10);
+    Imported plain(config_fixture("minimax-m2.5.json"), "c.json", 229, 10);
     ASSERT_TRUE(plain.clean()) << plain.why();
     EXPECT_EQ(plain.model().num_layers, 62);
     EXPECT_TRUE(contains(flat(plain.result.text),
@@ -272,7 +270,7 @@ TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
     EXPECT_TRUE(contains(flat(plain.result.text), "only while an engine runs MTP speculative decoding"));
 
     // Nemotron-3-Super's MTP layer is a block pattern "*E": one attention block and an MoE.
-    Imported super_(load("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12);
+    Imported super_(config_fixture("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12);
     ASSERT_TRUE(super_.clean()) << super_.why();
     EXPECT_TRUE(contains(flat(super_.result.text),
                          "mtp_hybrid_override_pattern *E (1 attention block each)): 1 MTP "
