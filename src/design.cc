@@ -17,8 +17,8 @@ std::optional<E> parse_from(std::string_view text, const std::array<E, N>& all) 
 
 constexpr std::array kVariants = {AttentionVariant::mha, AttentionVariant::gqa,    AttentionVariant::mqa,
                                   AttentionVariant::mla, AttentionVariant::hybrid, AttentionVariant::sliding};
-constexpr std::array kStateKinds = {StateKind::gated_deltanet, StateKind::mamba1, StateKind::mamba2,
-                                    StateKind::short_conv, StateKind::lightning};
+constexpr std::array kStateKinds = {StateKind::gated_deltanet, StateKind::mamba1,    StateKind::mamba2,
+                                    StateKind::short_conv,     StateKind::lightning, StateKind::kda};
 
 constexpr std::array<std::string_view, 5> kHeadWidths = {"key_heads", "value_heads", "key_head_dim", "value_head_dim",
                                                          "conv_kernel"};
@@ -67,6 +67,8 @@ std::string_view name_of(StateKind k) {
             return "short-conv";
         case StateKind::lightning:
             return "lightning";
+        case StateKind::kda:
+            return "kda";
     }
     return "";
 }
@@ -83,6 +85,8 @@ std::string_view title_of(StateKind k) {
             return "short-convolution";
         case StateKind::lightning:
             return "lightning-attention";
+        case StateKind::kda:
+            return "Kimi Delta Attention";
     }
     return "";
 }
@@ -91,6 +95,7 @@ std::span<const std::string_view> state_kind_widths(StateKind k) {
     switch (k) {
         case StateKind::gated_deltanet:
         case StateKind::mamba2:
+        case StateKind::kda:
             return kHeadWidths;
         case StateKind::mamba1:
             return kMamba1Widths;

@@ -23,6 +23,7 @@ enum class StateKind {
     short_conv,      ///< "short-conv": a gated short convolution (LFM2), conv state only
     lightning,       ///< "lightning": MiniMax's lightning attention, a heads x width x width state, no
                      ///< conv
+    kda,             ///< "kda": Kimi Delta Attention, a conv over q, k and v and a heads x width x width state
 };
 
 /// How a bounded layer bounds its cache.

@@ -105,6 +105,54 @@ std::uint64_t scalar_size(std::uint32_t type) {
     }
 }
 
+/// One scalar as JSON, read (not skipped).
+nlohmann::json read_scalar(Reader& r, std::uint32_t type) {
+    switch (type) {
+        case kU8:
+            return r.get<std::uint8_t>("a value");
+        case kI8:
+            return r.get<std::int8_t>("a value");
+        case kU16:
+            return r.get<std::uint16_t>("a value");
+        case kI16:
+            return r.get<std::int16_t>("a value");
+        case kU32:
+            return r.get<std::uint32_t>("a value");
+        case kI32:
+            return r.get<std::int32_t>("a value");
+        case kU64:
+            return r.get<std::uint64_t>("a value");
+        case kI64:
+            return r.get<std::int64_t>("a value");
+        case kF32:
+            return r.get<float>("a value");
+        case kF64:
+            return r.get<double>("a value");
+        case kBool:
+            return r.get<std::uint8_t>("a value") != 0;
+        case kString:
+            return r.string("a string value");
+        default:
+            throw GgufError(fmt::format("a metadata value of unknown type {}", type));
+    }
+}
+
+/// One value as JSON; an array holds at most kMaxKeptItems items (a longer one throws).
+constexpr std::uint64_t kMaxKeptItems = 1 << 20;
+nlohmann::json read_json_value(Reader& r, std::uint32_t type) {
+    if (type != kArray) return read_scalar(r, type);
+    auto item = r.get<std::uint32_t>("an array's type");
+    auto count = r.get<std::uint64_t>("an array's length");
+    if (item == kArray) throw GgufError("an array of arrays in the metadata");
+    if (count > kMaxKeptItems) throw GgufError(fmt::format("a metadata array of {} items", count));
+    if (std::uint64_t each = scalar_size(item); each && count > (UINT64_MAX / each)) {
+        throw GgufError("an array too long for the file");
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (std::uint64_t i = 0; i < count; ++i) out.push_back(read_scalar(r, item));
+    return out;
+}
+
 /// Skips one value, returning it as an unsigned number when it is an integer scalar.
 std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth = 0) {
     if (type == kString) {
@@ -160,13 +208,18 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
 }  // namespace
 
 GgufWeights read_gguf_weights(const std::string& path) {
+    return read_gguf_header(path).weights;
+}
+
+GgufHeader read_gguf_header(const std::string& path) {
+    GgufHeader out;
     std::error_code ec;
     auto size = std::filesystem::file_size(path, ec);
     if (ec) throw std::runtime_error(fmt::format("cannot read {}: {}", path, ec.message()));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
     Reader r(in, size);
-    GgufWeights w;
+    GgufWeights& w = out.weights;
     w.file_size = size;
     auto magic = r.get<std::uint32_t>("the magic");
     if (magic != 0x46554747u) throw GgufError("not a GGUF file: it does not start with GGUF");
@@ -177,6 +230,10 @@ GgufWeights read_gguf_weights(const std::string& path) {
     for (std::uint64_t i = 0; i < kvs; ++i) {
         std::string key = r.string("a metadata key");
         auto type = r.get<std::uint32_t>("a metadata type");
+        if (!key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
+            out.metadata[key] = read_json_value(r, type);
+            continue;
+        }
         auto value = read_value(r, type);
         if (key == "general.alignment") {
             if (!value || *value == 0 || (*value & (*value - 1)) != 0) {
@@ -204,7 +261,7 @@ GgufWeights read_gguf_weights(const std::string& path) {
         throw GgufError("the tensor data is cut short: the file ends before the last tensor starts");
     }
     w.data_bytes = size - w.data_offset;
-    return w;
+    return out;
 }
 
 }  // namespace kvcat

@@ -10,8 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace kvcat {
 
@@ -33,5 +36,15 @@ struct GgufWeights {
 
 /// Reads the header of the GGUF file at `path`. Throws GgufError or std::runtime_error (I/O).
 GgufWeights read_gguf_weights(const std::string& path);
+
+/// The header's metadata, key by key: integers, floats, booleans and strings as JSON scalars,
+/// arrays as JSON arrays. The tokenizer's keys (tokenizer.*), which can hold hundreds of
+/// thousands of strings and say nothing of the cache, are read past and not kept.
+struct GgufHeader {
+    GgufWeights weights;
+    std::map<std::string, nlohmann::json> metadata;
+};
+/// Reads the header of the GGUF file at `path`, its metadata too. Throws as read_gguf_weights.
+GgufHeader read_gguf_header(const std::string& path);
 
 }  // namespace kvcat

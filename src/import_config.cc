@@ -315,20 +315,40 @@ void Importer::read_mtp() {
         attention = mtp * stars;
     }
     d_.mtp_layers = attention;
-    notes_.push_back(
-        fmt::format("Multi-token prediction ({}): {} MTP attention layer{} not counted in num_layers, which is "
-                    "num_hidden_layers ({}). They hold a KV cache only while an engine runs MTP speculative decoding, "
-                    "then as full-attention layers of the model's shape.",
-                    join(said), attention, attention == 1 ? " is" : "s are", d_.layers.value_or(0)));
+    if (!opt_.count_mtp) {
+        notes_.push_back(fmt::format(
+            "Multi-token prediction ({}): {} MTP attention layer{} not counted in num_layers, which is "
+            "num_hidden_layers ({}). They hold a KV cache only while an engine runs MTP speculative "
+            "decoding, then as full-attention layers of the model's shape; import with --count-mtp to count "
+            "them.",
+            join(said), attention, attention == 1 ? " is" : "s are", d_.layers.value_or(0)));
+        return;
+    }
+    if (attention == 0 || d_.roles.empty()) return;
+    if (!d_.layer_kv_heads.empty()) {
+        problems_.push_back(
+            "--count-mtp: the layers state their own KV heads (block_configs), so kvcat cannot say which shape the "
+            "MTP layers have");
+        return;
+    }
+    for (std::int64_t i = 0; i < attention; ++i) d_.roles.push_back(Role::full);
+    *d_.layers += attention;
+    notes_.push_back(fmt::format(
+        "Multi-token prediction ({}): counted with --count-mtp, so num_layers is num_hidden_layers plus {} MTP "
+        "attention layer{}, each taken as a full-attention layer of the model's shape; they hold this cache "
+        "only while an engine runs MTP speculative decoding.",
+        join(said), attention, attention == 1 ? "" : "s"));
 }
 
 void Importer::check_design() {
     if (d_.roles.empty()) return;
-    std::int64_t n_state =
-        d_.count(Role::linear) + d_.count(Role::mamba) + d_.count(Role::conv) + d_.count(Role::lightning);
+    std::int64_t n_state = d_.count(Role::linear) + d_.count(Role::mamba) + d_.count(Role::conv) +
+                           d_.count(Role::lightning) + d_.count(Role::kda);
     std::int64_t bounded = d_.count(Role::sliding) + d_.count(Role::chunked);
-    if (d_.mla && d_.count(Role::full) != *d_.layers) {
-        problems_.push_back("an MLA config whose layers are not all full attention is not supported");
+    if (d_.mla && d_.count(Role::full) + d_.count(Role::kda) != *d_.layers) {
+        problems_.push_back(
+            "an MLA config whose layers are not all full attention (or Kimi Delta Attention beside it) is not "
+            "supported");
     }
     if (bounded && (n_state || d_.state_beside_attention)) {
         problems_.push_back("a config with both sliding-window and linear or Mamba layers is not supported");
@@ -402,6 +422,7 @@ void Importer::run() {
     read_layout();
     read_window();
     read_sharing();
+    read_layer_shapes();
     read_state();
     read_indexer();
     read_mtp();

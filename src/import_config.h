@@ -35,6 +35,14 @@ struct ImportOptions {
     std::optional<double> active_params_b;       ///< required: a config does not state it
     std::optional<std::int64_t> native_context;  ///< only when the config lacks max_position_embeddings
     bool verified = false;                       ///< config_verified
+    /// Count the multi-token-prediction layers as layers that cache (they do only while an
+    /// engine runs MTP speculative decoding); by default they are named in the notes only.
+    bool count_mtp = false;
+    /// The config was translated from a GGUF file's metadata (import_model_gguf): the record
+    /// says so, with the GGUF keys read and what the translation assumed.
+    bool gguf = false;
+    std::vector<std::string> gguf_notes;
+    std::vector<std::string> gguf_keys_read;
 };
 
 struct ImportResult {

@@ -8,7 +8,8 @@ namespace kvcat::import_stages {
 void Importer::read_layout() {
     if (!d_.layers) return;
     auto n = static_cast<std::size_t>(*d_.layers);
-    bool done = layout_from_block_configs(n) || layout_from_layer_types(n) || layout_from_attention_indices(n) ||
+    bool done = layout_from_block_configs(n) || layout_from_linear_attn_config(n) ||
+                layout_from_hybrid_layer_pattern(n) || layout_from_layer_types(n) || layout_from_attention_indices(n) ||
                 layout_from_pattern_string(n) || layout_from_attention_types(n) || layout_from_attention_period(n) ||
                 layout_from_chunking(n) || layout_from_sliding_window(n);
     if (done) return;

@@ -40,6 +40,7 @@ enum class Role {
     lightning,  ///< MiniMax's lightning attention: a fixed state
     none,       ///< an MLP-only block: nothing kept
     shared,     ///< reuses an earlier layer's KV cache (Gemma 3n): adds nothing
+    kda,        ///< Kimi Delta Attention: a fixed state
 };
 
 /// Far more layers than any model has; a bigger count is a broken config, not a model.
@@ -216,6 +217,9 @@ struct Draft {
     std::vector<std::int64_t> layer_kv_heads;
     std::string layout_how;
     std::optional<std::int64_t> window;
+    std::optional<std::int64_t> v_head_dim;  ///< V's width in the growing layers, when not head_dim
+    /// The bounded layers' own shape, when it is not the growing layers'.
+    std::optional<std::int64_t> sliding_kv_heads, sliding_head_dim, sliding_v_head_dim;
     bool state_beside_attention = false;  ///< Falcon-H1: a Mamba-2 mixer in every attention layer
     std::optional<StateDraft> state;
     std::optional<IndexerShape> indexer;
@@ -259,6 +263,7 @@ class Importer {
     void read_layout();
     void read_window();
     void read_sharing();
+    void read_layer_shapes();
     void read_state();
     void read_indexer();
     void read_mtp();
@@ -268,6 +273,8 @@ class Importer {
 
     // Layout sources, tried in read_layout's order.
     bool layout_from_block_configs(std::size_t n);
+    bool layout_from_hybrid_layer_pattern(std::size_t n);
+    bool layout_from_linear_attn_config(std::size_t n);
     bool layout_from_layer_types(std::size_t n);
     bool layout_from_attention_indices(std::size_t n);
     bool layout_from_pattern_string(std::size_t n);
@@ -281,6 +288,7 @@ class Importer {
     void read_mamba(std::int64_t n_layers);
     void read_short_conv(std::int64_t n_layers);
     void read_lightning(std::int64_t n_layers);
+    void read_kda(std::int64_t n_layers);
     /// The state dtype: the config's mamba_ssm_dtype, else float32 (said in the notes; a
     /// convolution-only state, which has no SSM, is worded as such).
     std::optional<std::string> state_dtype(bool conv_only = false);

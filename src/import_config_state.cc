@@ -35,16 +35,17 @@ std::optional<std::string> Importer::state_dtype(bool conv_only) {
 
 void Importer::read_state() {
     std::int64_t n_linear = d_.count(Role::linear), n_mamba = d_.count(Role::mamba), n_conv = d_.count(Role::conv),
-                 n_lightning = d_.count(Role::lightning);
+                 n_lightning = d_.count(Role::lightning), n_kda = d_.count(Role::kda);
     if (d_.state_beside_attention) n_mamba = d_.count(Role::full);
-    int kinds = (n_linear > 0) + (n_mamba > 0) + (n_conv > 0) + (n_lightning > 0);
+    int kinds = (n_linear > 0) + (n_mamba > 0) + (n_conv > 0) + (n_lightning > 0) + (n_kda > 0);
     if (kinds > 1) {
         problems_.push_back(
             "a config with more than one kind of fixed-state layer (linear attention, Mamba, "
             "convolution) is not supported");
         return;
     }
-    if (d_.mla && kinds) return;  // check_design refuses it
+    if (n_kda) read_kda(n_kda);   // beside full attention that may be MLA (Kimi Linear)
+    if (d_.mla && kinds) return;  // check_design refuses any other state beside MLA
     if (n_linear) read_gated_deltanet(n_linear);
     if (n_mamba) read_mamba(n_mamba);
     if (n_conv) read_short_conv(n_conv);

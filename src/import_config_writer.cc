@@ -65,12 +65,22 @@ void Importer::write() {
                         "qk_rope_head_dim {}, {} elements per token.",
                         layers, *d_.lora_rank, *d_.rope_dim, *d_.lora_rank + *d_.rope_dim));
     }
-    notes_.push_back(
-        "total_params_b and active_params_b were given on the command line: a config.json does not "
-        "state them.");
+    notes_.push_back(opt_.gguf
+                         ? "total_params_b and active_params_b were given on the command line."
+                         : "total_params_b and active_params_b were given on the command line: a config.json does not "
+                           "state them.");
     std::string source = opt_.source && !opt_.source->empty() ? *opt_.source : opt_.config_file;
-    notes_.insert(notes_.begin(), fmt::format("Written by kvcat import-config from {}{}.", opt_.config_file,
-                                              nested_ ? " (its text_config)" : ""));
+    if (opt_.gguf) {
+        // The fields above are the GGUF keys under their config.json names; say which file and keys.
+        for (auto it = opt_.gguf_notes.rbegin(); it != opt_.gguf_notes.rend(); ++it) notes_.insert(notes_.begin(), *it);
+        notes_.insert(notes_.begin(),
+                      fmt::format("Written by kvcat import-config from the GGUF metadata of {}: its header's keys, "
+                                  "as llama.cpp names them, read as the config.json fields they were converted from.",
+                                  opt_.config_file));
+    } else {
+        notes_.insert(notes_.begin(), fmt::format("Written by kvcat import-config from {}{}.", opt_.config_file,
+                                                  nested_ ? " (its text_config)" : ""));
+    }
 
     out_.id = "models/" + id_name_;
     std::string t;
@@ -90,6 +100,7 @@ void Importer::write() {
     if (!d_.mla && groups.empty()) {
         t += fmt::format("kv_heads: {}\n", *d_.kv_heads);
         t += fmt::format("head_dim: {}\n", *d_.head_dim);
+        if (d_.v_head_dim) t += fmt::format("v_head_dim: {}\n", *d_.v_head_dim);
     }
     t += "kv_layers:\n";
     t += fmt::format("  count: {}\n", n_full);
@@ -121,6 +132,9 @@ void Importer::write() {
         t += fmt::format("  window: {}\n", *d_.window);
         t += fmt::format("  layers: {}\n", n_bounded);
         if (n_chunked) t += "  kind: chunked\n";
+        if (d_.sliding_kv_heads) t += fmt::format("  kv_heads: {}\n", *d_.sliding_kv_heads);
+        if (d_.sliding_head_dim) t += fmt::format("  head_dim: {}\n", *d_.sliding_head_dim);
+        if (d_.sliding_v_head_dim) t += fmt::format("  v_head_dim: {}\n", *d_.sliding_v_head_dim);
     }
     if (d_.state) {
         const StateDraft& s = *d_.state;
@@ -149,7 +163,8 @@ void Importer::write() {
     }
     t += "sources:\n";
     t += fmt::format("  - name: {}\n", source.size() > 60 ? yaml_folded(source, 6) : yaml_inline(source));
-    std::string detail = (nested_ ? "text_config: " : "") + join(r.read());
+    std::string detail =
+        opt_.gguf ? "GGUF metadata: " + join(opt_.gguf_keys_read) : (nested_ ? "text_config: " : "") + join(r.read());
     t += fmt::format("    detail: {}\n", yaml_folded(detail, 6));
     t += fmt::format("notes: {}\n", yaml_folded(join(notes_, " "), 2));
     out_.text = std::move(t);

@@ -11,20 +11,27 @@ namespace kvcat {
 
 std::optional<Rational> basis_product(const KvBasis& b) {
     if (!b.layers || !b.kv_factor || !b.bytes_per_element) return std::nullopt;
+    // K and V of different widths: kv_factor 2 caches head_dim + v_head_dim per head, not 2 x head_dim.
+    auto widths = [&](std::int64_t head_dim, std::optional<std::int64_t> v_head_dim) {
+        if (v_head_dim && *b.kv_factor == 2) return Rational(head_dim) + Rational(*v_head_dim);
+        return Rational(head_dim) * Rational(*b.kv_factor);
+    };
     if (!b.groups.empty()) {
         Rational elements(0);
-        for (const auto& g : b.groups) elements += Rational(g.layers) * Rational(g.kv_heads) * Rational(g.head_dim);
-        return elements * Rational(*b.kv_factor) * *b.bytes_per_element;
+        for (const auto& g : b.groups) {
+            elements += Rational(g.layers) * Rational(g.kv_heads) * widths(g.head_dim, g.v_head_dim);
+        }
+        return elements * *b.bytes_per_element;
     }
     Rational per_layer;
     if (b.latent_dim) {
-        per_layer = Rational(*b.latent_dim);
+        per_layer = Rational(*b.latent_dim) * Rational(*b.kv_factor);
     } else if (b.kv_heads && b.head_dim) {
-        per_layer = Rational(*b.kv_heads) * Rational(*b.head_dim);
+        per_layer = Rational(*b.kv_heads) * widths(*b.head_dim, b.v_head_dim);
     } else {
         return std::nullopt;
     }
-    Rational out = Rational(*b.layers) * per_layer * Rational(*b.kv_factor) * *b.bytes_per_element;
+    Rational out = Rational(*b.layers) * per_layer * *b.bytes_per_element;
     if (b.indexer_bytes) out += Rational(*b.layers) * Rational(*b.indexer_bytes);
     return out;
 }
@@ -34,7 +41,9 @@ std::string basis_expression(const KvBasis& b) {
         std::string sum;
         for (const auto& g : b.groups) {
             if (!sum.empty()) sum += " + ";
-            sum += fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
+            sum += g.v_head_dim
+                       ? fmt::format("{} x {} x ({} + {}) / 2", g.layers, g.kv_heads, g.head_dim, *g.v_head_dim)
+                       : fmt::format("{} x {} x {}", g.layers, g.kv_heads, g.head_dim);
         }
         return fmt::format("({}) x {} x {}", sum, b.kv_factor ? std::to_string(*b.kv_factor) : "?",
                            b.bytes_per_element ? b.bytes_per_element->to_string() : "?");
@@ -42,6 +51,9 @@ std::string basis_expression(const KvBasis& b) {
     std::string out = b.layers ? std::to_string(*b.layers) : "?";
     if (b.latent_dim) {
         out += fmt::format(" x {}", *b.latent_dim);
+    } else if (b.v_head_dim) {
+        out += fmt::format(" x {} x ({} + {}) / 2", b.kv_heads ? std::to_string(*b.kv_heads) : "?",
+                           b.head_dim ? std::to_string(*b.head_dim) : "?", *b.v_head_dim);
     } else {
         out += fmt::format(" x {} x {}", b.kv_heads ? std::to_string(*b.kv_heads) : "?",
                            b.head_dim ? std::to_string(*b.head_dim) : "?");
@@ -186,6 +198,13 @@ std::optional<ModelBasis> model_basis(const Model& m) {
     if (!m.kv_heads || !m.head_dim) return std::nullopt;
     b.kv_heads = m.kv_heads;
     b.head_dim = m.head_dim;
+    b.v_head_dim = m.v_head_dim;
+    if (b.window && m.sliding) {
+        // Every caching layer is bounded: the basis is the bounded layers' own shape.
+        if (m.sliding->kv_heads) b.kv_heads = m.sliding->kv_heads;
+        if (m.sliding->head_dim) b.head_dim = m.sliding->head_dim;
+        if (m.sliding->v_head_dim) b.v_head_dim = m.sliding->v_head_dim;
+    }
     return b;
 }
 
@@ -208,7 +227,9 @@ Rational growing_elements_per_token(const ModelBasis& b) {
     if (!b.groups.empty()) {
         Rational sum(0);
         for (const auto& g : b.groups) {
-            sum += Rational(g.layers) * Rational(g.kv_heads) * Rational(g.head_dim) * Rational(b.kv_factor);
+            Rational widths = g.v_head_dim ? Rational(g.head_dim) + Rational(*g.v_head_dim)
+                                           : Rational(g.head_dim) * Rational(b.kv_factor);
+            sum += Rational(g.layers) * Rational(g.kv_heads) * widths;
         }
         return sum;
     }
@@ -217,7 +238,24 @@ Rational growing_elements_per_token(const ModelBasis& b) {
 
 Rational elements_per_layer_token(const ModelBasis& b) {
     if (b.latent_dim) return Rational(*b.latent_dim) * Rational(b.kv_factor);
+    if (b.v_head_dim && b.kv_factor == 2) {
+        return Rational(b.kv_heads.value_or(0)) * (Rational(b.head_dim.value_or(0)) + Rational(*b.v_head_dim));
+    }
     return Rational(b.kv_heads.value_or(0)) * Rational(b.head_dim.value_or(0)) * Rational(b.kv_factor);
+}
+
+Rational bounded_elements_per_layer_token(const Model& m, const ModelBasis& b) {
+    if (!m.sliding || b.latent_dim || (!m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim)) {
+        return elements_per_layer_token(b);
+    }
+    std::int64_t heads = m.sliding->kv_heads.value_or(b.kv_heads.value_or(0));
+    std::int64_t k = m.sliding->head_dim.value_or(b.head_dim.value_or(0));
+    // A bounded layer's V is as wide as its K unless it says otherwise (or, stating no K
+    // width of its own, the model's V width applies).
+    std::int64_t v = m.sliding->v_head_dim ? *m.sliding->v_head_dim
+                     : m.sliding->head_dim ? k
+                                           : b.v_head_dim.value_or(k);
+    return Rational(heads) * (Rational(k) + Rational(v));
 }
 
 Rational kv_bytes_at_context(const Model& m, const Rational& bytes_per_token, std::int64_t context,
@@ -231,7 +269,7 @@ Rational kv_bytes_at_context(const Model& m, const Rational& bytes_per_token, st
     if (m.sliding && basis) {
         // A sliding layer keeps the last `window` tokens; a chunked one the tokens of the current
         // chunk, at most `window` (vLLM sizes both at the window plus what one step schedules).
-        Rational per_layer_token = elements_per_layer_token(*basis) * bytes_per_element;
+        Rational per_layer_token = bounded_elements_per_layer_token(m, *basis) * bytes_per_element;
         if (basis->indexer_bytes) per_layer_token += Rational(*basis->indexer_bytes);
         total += Rational(m.sliding->layers) * per_layer_token * Rational(std::min(context, m.sliding->window));
     }
@@ -287,7 +325,11 @@ StateElements fixed_state_elements(const Model& m, std::int64_t cards) {
     Rational recurrent;
     switch (l.kind) {
         case StateKind::gated_deltanet:
+        case StateKind::kda:
         case StateKind::mamba2: {
+            // Kimi Delta Attention has the Gated DeltaNet shapes with as many key heads as value
+            // heads, all of one width (vLLM kda_state_shape: three convs of heads x head_dim
+            // channels for q, k and v, and a heads x head_dim x head_dim recurrent state).
             // vLLM (mamba_utils.py): a Gated DeltaNet layer convolves its keys, queries and
             // values, 2 x key heads x key width + value heads x value width channels, and keeps
             // value heads x value width x key width of recurrent state. Mamba-2 has the same
@@ -335,6 +377,145 @@ std::optional<Rational> all_layers_gqa_bytes(const Model& m, const Rational& bpe
 std::optional<Rational> all_layers_mha_bytes(const Model& m, const Rational& bpe) {
     if (!m.num_layers || !m.attention_heads || !m.head_dim) return std::nullopt;
     return Rational(*m.num_layers) * Rational(*m.attention_heads) * Rational(*m.head_dim) * Rational(2) * bpe;
+}
+
+}  // namespace kvcat
+
+namespace kvcat {
+
+std::string_view name_of(LayerRole role) {
+    switch (role) {
+        case LayerRole::full:
+            return "full";
+        case LayerRole::sliding:
+            return "sliding";
+        case LayerRole::chunked:
+            return "chunked";
+        case LayerRole::shared:
+            return "shared";
+        case LayerRole::state:
+            return "state";
+        case LayerRole::none:
+            return "none";
+    }
+    return "";
+}
+
+std::int64_t LayerRow::elements_per_token() const {
+    switch (role) {
+        case LayerRole::full:
+        case LayerRole::sliding:
+        case LayerRole::chunked:
+            return checked_mul(kv_heads, checked_add(k_width, v_width));
+        case LayerRole::shared:
+        case LayerRole::state:
+        case LayerRole::none:
+            return 0;
+    }
+    return 0;
+}
+
+std::vector<LayerRow> layer_rows(const Model& m) {
+    std::vector<LayerRow> rows;
+    std::string ignored;
+    KvLayerCount growing = kv_layer_count(m, &ignored);
+    std::int64_t indexer = m.indexer ? indexer_bytes_per_token_layer(*m.indexer) : 0;
+    auto variant = m.variant ? m.variant : parse_attention_variant(m.attention_variant);
+    bool mla = variant == AttentionVariant::mla && m.mla;
+    // One attention layer's shape: an MLA latent, or heads of K and V widths.
+    auto shaped = [&](LayerRole role, std::int64_t layers, std::int64_t heads, std::int64_t k,
+                      std::optional<std::int64_t> v) {
+        LayerRow row;
+        row.role = role;
+        row.layers = layers;
+        row.indexer_bytes = indexer;
+        if (mla) {
+            row.kv_heads = 1;
+            row.k_width = m.mla->latent_dim();
+        } else {
+            row.kv_heads = heads;
+            row.k_width = k;
+            row.v_width = v.value_or(k);
+        }
+        return row;
+    };
+    if (growing.count > 0) {
+        if (!m.kv_groups.empty() && !mla) {
+            for (const auto& g : m.kv_groups) {
+                rows.push_back(shaped(LayerRole::full, g.layers, g.kv_heads, g.head_dim, g.v_head_dim));
+            }
+        } else {
+            rows.push_back(
+                shaped(LayerRole::full, growing.count, m.kv_heads.value_or(0), m.head_dim.value_or(0), m.v_head_dim));
+        }
+    }
+    if (m.sliding) {
+        LayerRole role = m.sliding->kind == WindowKind::chunked ? LayerRole::chunked : LayerRole::sliding;
+        std::int64_t heads = m.sliding->kv_heads.value_or(m.kv_heads.value_or(0));
+        std::int64_t k = m.sliding->head_dim.value_or(m.head_dim.value_or(0));
+        std::optional<std::int64_t> v = m.sliding->v_head_dim ? m.sliding->v_head_dim
+                                        : m.sliding->head_dim ? std::optional<std::int64_t>(k)
+                                                              : m.v_head_dim;
+        LayerRow row = shaped(role, m.sliding->layers, heads, k, v);
+        row.window = m.sliding->window;
+        rows.push_back(row);
+    }
+    if (m.kv_layers.shared.value_or(0) > 0) {
+        LayerRow row;
+        row.role = LayerRole::shared;
+        row.layers = *m.kv_layers.shared;
+        rows.push_back(row);
+    }
+    if (m.linear) {
+        LayerRow row;
+        row.role = LayerRole::state;
+        row.layers = m.linear->layers;
+        row.state = m.linear->kind;
+        row.beside_attention = m.linear->beside_attention;
+        rows.push_back(row);
+    }
+    if (m.kv_layers.stateless.value_or(0) > 0) {
+        LayerRow row;
+        row.role = LayerRole::none;
+        row.layers = *m.kv_layers.stateless;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+namespace {
+
+/// One token's bytes in every layer of a row: its elements in the cache dtype plus the indexer.
+Rational row_bytes_per_token(const LayerRow& row, const Rational& bytes_per_element) {
+    return Rational(row.layers) *
+           (Rational(row.elements_per_token()) * bytes_per_element + Rational(row.indexer_bytes));
+}
+
+}  // namespace
+
+Rational rows_growing_bytes_per_token(const std::vector<LayerRow>& rows, const Rational& bytes_per_element) {
+    Rational out(0);
+    for (const auto& row : rows) {
+        if (row.role == LayerRole::full) out += row_bytes_per_token(row, bytes_per_element);
+    }
+    return out;
+}
+
+Rational rows_bounded_bytes(const std::vector<LayerRow>& rows, std::int64_t context,
+                            const Rational& bytes_per_element) {
+    Rational out(0);
+    for (const auto& row : rows) {
+        if (row.role == LayerRole::sliding || row.role == LayerRole::chunked) {
+            out += row_bytes_per_token(row, bytes_per_element) * Rational(std::min(context, row.window));
+        }
+    }
+    return out;
+}
+
+Rational rows_bytes_at_context(const std::vector<LayerRow>& rows, std::int64_t context,
+                               const Rational& bytes_per_element) {
+    return rows_growing_bytes_per_token(rows, bytes_per_element) * Rational(context) +
+           rows_bounded_bytes(rows, context, bytes_per_element);
 }
 
 }  // namespace kvcat

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "design.h"
 #include "rational.h"
 #include "records.h"
 
@@ -41,6 +42,7 @@ struct ModelBasis {
     std::int64_t layers = 0;
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> v_head_dim;  ///< V's width when it differs from K's (head_dim)
     std::optional<std::int64_t> latent_dim;
     std::int64_t kv_factor = 2;
     std::vector<KvGroup> groups;                ///< when the growing layers differ in shape
@@ -61,6 +63,10 @@ Rational growing_bytes_per_token(const ModelBasis& basis, const Rational& bytes_
 /// Elements per token per growing layer: kv_heads x head_dim x kv_factor, or the latent.
 /// For a model with kv_groups, the shape of its uniform (sliding) layers.
 Rational elements_per_layer_token(const ModelBasis& basis);
+
+/// Elements per token of one sliding or chunked layer: the bounded layers' own shape where the
+/// model's sliding_window states one (kv_heads, head_dim, v_head_dim), else the growing layers'.
+Rational bounded_elements_per_layer_token(const Model& model, const ModelBasis& basis);
 
 /// Elements per token across every growing layer: layers x the per-layer figure, or the sum
 /// over kv_groups when the layers differ.
@@ -91,6 +97,46 @@ struct StateElements {
 };
 /// Zero elements when the model has no fixed-state layers.
 StateElements fixed_state_elements(const Model& model, std::int64_t cards = 1);
+
+/// The per-layer view: every layer of a model, in groups of alike layers, with what it keeps.
+/// Each figure of a model (growing bytes, bounded bytes, fixed state) is a sum over these
+/// rows; layer_rows() derives them from the record's fields, and the sums below agree with
+/// growing_bytes_per_token(), kv_bytes_at_context() and fixed_state_bytes().
+enum class LayerRole {
+    full,     ///< grows without bound: K and V (or an MLA latent) for every token
+    sliding,  ///< keeps the last `window` tokens
+    chunked,  ///< keeps at most one chunk of `window` tokens
+    shared,   ///< reads another layer's cache and keeps none
+    state,    ///< a fixed state per sequence of kind `state` (linear attention, SSM, convolution)
+    none,     ///< keeps nothing (an MLP-only block, attention replaced or removed)
+};
+std::string_view name_of(LayerRole role);
+
+struct LayerRow {
+    LayerRole role = LayerRole::full;
+    std::int64_t layers = 0;         ///< how many layers of the model are this row
+    std::int64_t kv_heads = 0;       ///< KV heads; 1 for an MLA latent
+    std::int64_t k_width = 0;        ///< elements per K head (an MLA layer: the whole latent)
+    std::int64_t v_width = 0;        ///< elements per V head; 0 when nothing but K (or the latent) is kept
+    std::int64_t window = 0;         ///< sliding or chunked: the tokens kept at most
+    std::optional<StateKind> state;  ///< role state: the kind of fixed state
+    std::int64_t indexer_bytes = 0;  ///< bytes per token per layer of an indexer's key cache, in its own dtype
+    bool beside_attention = false;   ///< role state: a mixer inside attention layers, not layers of its own
+    /// Elements one token adds to one layer of this row (0 for shared, state and none).
+    std::int64_t elements_per_token() const;
+};
+
+/// The model's layers as rows: growing layers (one row per kv_group, or one), bounded layers,
+/// shared, fixed-state and stateless layers. Throws OverflowError for sums past 64 bits.
+std::vector<LayerRow> layer_rows(const Model& model);
+
+/// Bytes every token adds across the rows that grow without bound, at bytes_per_element.
+Rational rows_growing_bytes_per_token(const std::vector<LayerRow>& rows, const Rational& bytes_per_element);
+/// Bytes the bounded rows hold at `context` tokens for one sequence: each at most its window.
+Rational rows_bounded_bytes(const std::vector<LayerRow>& rows, std::int64_t context, const Rational& bytes_per_element);
+/// The whole cache at `context`: growing x context plus bounded.
+Rational rows_bytes_at_context(const std::vector<LayerRow>& rows, std::int64_t context,
+                               const Rational& bytes_per_element);
 
 /// What-if baselines that records argue with: every layer caching as GQA at the model's KV
 /// heads, and as full MHA at its query heads, bytes per token at `bytes_per_element`.

@@ -82,7 +82,7 @@ std::vector<KvGroup> read_groups(const YamlNode* parent, std::string_view key) {
         auto layers = int_field(&item, "layers");
         auto heads = int_field(&item, "kv_heads");
         auto dim = int_field(&item, "head_dim");
-        if (layers && heads && dim) out.push_back(KvGroup{*layers, *heads, *dim});
+        if (layers && heads && dim) out.push_back(KvGroup{*layers, *heads, *dim, int_field(&item, "v_head_dim")});
     }
     return out;
 }
@@ -103,6 +103,7 @@ Model read_model(const YamlNode& root) {
     m.attention_heads = int_field(&root, "attention_heads");
     m.kv_heads = int_field(&root, "kv_heads");
     m.head_dim = int_field(&root, "head_dim");
+    m.v_head_dim = int_field(&root, "v_head_dim");
     if (const YamlNode* kl = mapping_field(&root, "kv_layers")) {
         m.kv_layers.count = int_field(kl, "count");
         m.kv_layers.interval = int_field(kl, "interval");
@@ -126,7 +127,14 @@ Model read_model(const YamlNode& root) {
         auto layers = int_field(sw, "layers");
         std::string kind_text = str(sw, "kind");
         auto kind = kind_text.empty() ? std::optional<WindowKind>(WindowKind::sliding) : parse_window_kind(kind_text);
-        if (window && layers && kind) m.sliding = SlidingShape{*window, *layers, *kind};
+        if (window && layers && kind) {
+            m.sliding = SlidingShape{*window,
+                                     *layers,
+                                     *kind,
+                                     int_field(sw, "kv_heads"),
+                                     int_field(sw, "head_dim"),
+                                     int_field(sw, "v_head_dim")};
+        }
     }
     if (const YamlNode* la = mapping_field(&root, "linear_attention")) {
         // A shape is kept only when every width its kind needs is there; the model-layers
@@ -303,6 +311,7 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
         r.basis.layers = int_field(b, "layers");
         r.basis.kv_heads = int_field(b, "kv_heads");
         r.basis.head_dim = int_field(b, "head_dim");
+        r.basis.v_head_dim = int_field(b, "v_head_dim");
         r.basis.latent_dim = int_field(b, "latent_dim");
         r.basis.groups = read_groups(b, "groups");
         r.basis.kv_factor = int_field(b, "kv_factor");

@@ -40,7 +40,9 @@ struct LintIgnore {
 struct KvGroup {
     std::int64_t layers = 0;
     std::int64_t kv_heads = 0;
-    std::int64_t head_dim = 0;
+    std::int64_t head_dim = 0;  ///< K's width; V's too unless v_head_dim says otherwise
+    std::optional<std::int64_t> v_head_dim =
+        std::nullopt;  ///< V's width when it differs from K's (MiMo-V2-Flash: 192 and 128)
     friend bool operator==(const KvGroup&, const KvGroup&) = default;
 };
 
@@ -64,6 +66,11 @@ struct SlidingShape {
     std::int64_t window = 0;
     std::int64_t layers = 0;
     WindowKind kind = WindowKind::sliding;
+    /// The bounded layers' own shape when it differs from the model's kv_heads, head_dim and
+    /// v_head_dim (Gemma 4, MiMo-V2-Flash: sliding and full layers have heads of their own).
+    std::optional<std::int64_t> kv_heads = std::nullopt;
+    std::optional<std::int64_t> head_dim = std::nullopt;
+    std::optional<std::int64_t> v_head_dim = std::nullopt;
 };
 
 /// The fixed-state layers of a hybrid. Which widths apply depends on the kind: heads for
@@ -106,6 +113,7 @@ struct Model {
     std::optional<std::int64_t> attention_heads;
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t> v_head_dim;  ///< V's width when it differs from K's (head_dim)
     KvLayers kv_layers;
     std::vector<KvGroup> kv_groups;  ///< empty when every growing layer has kv_heads x head_dim
     std::optional<MlaShape> mla;
@@ -129,6 +137,8 @@ struct KvBasis {
     std::optional<std::int64_t> layers;
     std::optional<std::int64_t> kv_heads;
     std::optional<std::int64_t> head_dim;
+    std::optional<std::int64_t>
+        v_head_dim;  ///< V's width when it differs from K's: the layer caches head_dim + v_head_dim
     std::optional<std::int64_t> latent_dim;
     std::vector<KvGroup> groups;  ///< for a model whose layers differ
     std::optional<std::int64_t> kv_factor;

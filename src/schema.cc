@@ -56,8 +56,8 @@ constexpr std::array<std::string_view, 4> kProvenance = {"measured", "third-part
 constexpr std::array<std::string_view, 14> kDtypeNames = {"f32",  "fp32",     "f16",      "fp16",  "bf16",
                                                           "fp8",  "fp8_e4m3", "fp8_e5m2", "q8_0",  "q5_1",
                                                           "q5_0", "q4_1",     "q4_0",     "iq4_nl"};
-constexpr std::array<std::string_view, 5> kLinearKinds = {"gated-deltanet", "mamba", "mamba2", "short-conv",
-                                                          "lightning"};
+constexpr std::array<std::string_view, 6> kLinearKinds = {"gated-deltanet", "mamba",     "mamba2",
+                                                          "short-conv",     "lightning", "kda"};
 constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
 constexpr std::array<std::string_view, 2> kIndexerDtypes = {"fp8", "bf16"};
 constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
@@ -93,6 +93,7 @@ constexpr std::array kKvGroupFields = {
     FieldSpec{"layers", F::integer, true, false, "growing layers with this shape", {}, {}, true},
     FieldSpec{"kv_heads", F::integer, true, false, "KV heads per layer in this group", {}, {}, true},
     FieldSpec{"head_dim", F::integer, true, false, "elements per head in this group", {}, {}, true},
+    FieldSpec{"v_head_dim", F::integer, false, false, "V's elements per head when they differ from K's", {}, {}, true},
 };
 
 constexpr std::array kMlaFields = {
@@ -106,6 +107,17 @@ constexpr std::array kSlidingFields = {
     FieldSpec{"kind", F::enumeration, false, false,
               "sliding (the last window tokens; the default) or chunked (within fixed chunks of window tokens)",
               kWindowKinds},
+    FieldSpec{"kv_heads", F::integer, false, false, "KV heads of a bounded layer, when not the model's", {}, {}, true},
+    FieldSpec{"head_dim",
+              F::integer,
+              false,
+              false,
+              "K's elements per head of a bounded layer, when not the model's",
+              {},
+              {},
+              true},
+    FieldSpec{
+        "v_head_dim", F::integer, false, false, "V's elements per head of a bounded layer, when not K's", {}, {}, true},
 };
 
 constexpr std::array kLinearFields = {
@@ -175,6 +187,14 @@ constexpr std::array kModelFields = {
     FieldSpec{"attention_heads", F::integer, true, false, "query heads per layer", {}, {}, true},
     FieldSpec{"kv_heads", F::integer, false, false, "key/value heads per layer (not for mla)", {}, {}, true},
     FieldSpec{"head_dim", F::integer, false, false, "elements per head, as configured (not for mla)", {}, {}, true},
+    FieldSpec{"v_head_dim",
+              F::integer,
+              false,
+              false,
+              "V's elements per head when they differ from K's (head_dim)",
+              {},
+              {},
+              true},
     FieldSpec{"kv_layers", F::mapping, true, false, "which layers grow a KV cache without bound", {}, kKvLayerFields},
     FieldSpec{"kv_groups",
               F::group_list,
@@ -297,6 +317,7 @@ constexpr std::array kBasisFields = {
     FieldSpec{"layers", F::integer, true, false, "layers that grow a KV cache", {}, {}, true},
     FieldSpec{"kv_heads", F::integer, false, false, "KV heads per layer (absent for an MLA latent)", {}, {}, true},
     FieldSpec{"head_dim", F::integer, false, false, "elements per head (absent for an MLA latent)", {}, {}, true},
+    FieldSpec{"v_head_dim", F::integer, false, false, "V's elements per head when they differ from K's", {}, {}, true},
     FieldSpec{"latent_dim", F::integer, false, false, "MLA: kv_lora_rank + qk_rope_head_dim, elements", {}, {}, true},
     FieldSpec{"groups",
               F::group_list,

@@ -210,6 +210,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     basis.layers = mb->layers;
     basis.kv_heads = mb->kv_heads;
     basis.head_dim = mb->head_dim;
+    basis.v_head_dim = mb->v_head_dim;
     basis.latent_dim = mb->latent_dim;
     basis.kv_factor = mb->kv_factor;
     basis.bytes_per_element =
@@ -279,6 +280,10 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     } else if (mb->latent_dim) {
         statement = fmt::format("{} layers x {} latent x 1 x {} {} ({}) = {} B/token", mb->layers, *mb->latent_dim,
                                 bpe_text, byte_word, dtype_words, per_token->to_display());
+    } else if (mb->v_head_dim) {
+        statement = fmt::format("{} {} x {} kv heads x {} ({} K + {} V per head) x {} {} ({}) = {} B/token", mb->layers,
+                                layers_word, *mb->kv_heads, *mb->head_dim + *mb->v_head_dim, *mb->head_dim,
+                                *mb->v_head_dim, bpe_text, byte_word, dtype_words, per_token->to_display());
     } else {
         statement = fmt::format("{} {} x {} kv heads x {} head_dim x 2 (K+V) x {} {} ({}) = {} B/token", mb->layers,
                                 layers_word, *mb->kv_heads, *mb->head_dim, bpe_text, byte_word, dtype_words,
@@ -327,6 +332,7 @@ Skeleton make_kv_skeleton(const LintResult& catalog, const SkeletonOptions& opt)
     } else {
         t += fmt::format("  kv_heads: {}\n", *mb->kv_heads);
         t += fmt::format("  head_dim: {}\n", *mb->head_dim);
+        if (mb->v_head_dim) t += fmt::format("  v_head_dim: {}  # V's width, beside K's head_dim\n", *mb->v_head_dim);
         t += "  kv_factor: 2  # K and V\n";
     }
     if (v_dtype) {

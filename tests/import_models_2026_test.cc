@@ -52,12 +52,13 @@ struct Imported {
     ImportResult result;
     kvcat::LintResult lint;
 
-    Imported(const json& config, const std::string& file, double total, double active) {
+    Imported(const json& config, const std::string& file, double total, double active, bool count_mtp = false) {
         ImportOptions o;
         o.config_file = file;
         o.name = "M";
         o.total_params_b = total;
         o.active_params_b = active;
+        o.count_mtp = count_mtp;
         result = kvcat::import_model_config(config, o);
         if (!result.ok()) return;
         write_file(records / (result.id + ".yaml"), result.text);
@@ -103,6 +104,12 @@ const Figures kFigures[] = {
     {"deepseek-v3.1-nvfp4.json", 671, 37, 70272, 35136, 0, 0, 0, "61 MLA layers x (512 + 64) = 35,136 elements"},
     {"mimo-7b-base.json", 7.8, 7.8, 147456, 73728, 0, 0, 0,
      "use_sliding_window false: 36 x 8 x 128 x 2 = 73,728 elements"},
+    {"mimo-v2-flash.json", 309, 15, 23040, 11520, 25559040, 12779520, 0,
+     "9 full layers x 4 KV heads x (192 K + 128 V) = 11,520 elements; 39 sliding layers x 8 x (192 + 128) = "
+     "99,840 elements x a window of 128 tokens = 12,779,520 elements"},
+    {"gemma-4-26b-a4b.json", 25.2, 3.8, 20480, 10240, 209715200, 104857600, 0,
+     "5 full layers x 2 global KV heads x 512 x 2 = 10,240 elements; 25 sliding layers x 8 x 256 x 2 = "
+     "102,400 elements x a window of 1,024 = 104,857,600 elements"},
     {"kimi-k2.5.json", 1000, 32, 70272, 35136, 0, 0, 0, "text_config: 61 MLA layers x (512 + 64) = 35,136 elements"},
     {"glm-5.json", 744, 40, 100152, 55224, 0, 0, 0,
      "78 MLA layers x (576 elements + the indexer's 128 fp8 keys and one 4-byte scale = 132 bytes): "
@@ -111,6 +118,10 @@ const Figures kFigures[] = {
     {"step-3.7-flash.json", 196, 11, 49152, 24576, 69206016, 34603008, 0,
      "layer_types: 12 full x 8 x 128 x 2 = 24,576 elements; 33 sliding x 2,048 x a window of 512 = "
      "34,603,008 elements"},
+    {"kimi-k3.json", 2000, 60, 27648, 13824, 0, 0, 464633856,
+     "linear_attn_config: 24 full MLA layers x 576 = 13,824 elements; 69 KDA layers, each a conv of "
+     "3 x 3 x 96 x 128 = 110,592 and a state of 96 x 128 x 128 = 1,572,864 elements, x 4 bytes = 6,733,824 "
+     "bytes"},
     {"qwen3-coder-480b-a35b-instruct.json", 480, 35, 253952, 126976, 0, 0, 0, "62 x 8 x 128 x 2 = 126,976 elements"},
     {"nemotron-3-nano-30b-a3b.json", 31.6, 3.2, 6144, 3072, 0, 0, 49930240,
      "hybrid_override_pattern: 6 attention layers x 2 x 128 x 2 = 3,072 elements; 23 Mamba-2 layers, each a "
@@ -133,22 +144,28 @@ TEST(Models2026, EachFixtureImportsToItsHandWorkedFigures) {
         ASSERT_TRUE(basis);
         EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bpe("bf16")), Rational(f.growing_bf16)) << f.how;
         EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bpe("fp8")), Rational(f.growing_fp8)) << f.how;
-        // The bounded layers: at a context past every window they hold the most they can.
-        Rational per_token = kvcat::growing_bytes_per_token(*basis, bpe("bf16"));
-        EXPECT_EQ(kvcat::kv_bytes_at_context(model, per_token, kLongContext, bpe("bf16")) -
-                      per_token * Rational(kLongContext),
-                  Rational(f.bounded_bf16))
-            << f.how;
-        Rational per_token8 = kvcat::growing_bytes_per_token(*basis, bpe("fp8"));
-        EXPECT_EQ(kvcat::kv_bytes_at_context(model, per_token8, kLongContext, bpe("fp8")) -
-                      per_token8 * Rational(kLongContext),
-                  Rational(f.bounded_fp8))
-            << f.how;
+        auto rows = kvcat::layer_rows(model);
+        EXPECT_EQ(kvcat::rows_growing_bytes_per_token(rows, bpe("bf16")), Rational(f.growing_bf16)) << f.how;
+        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bpe("bf16")), Rational(f.bounded_bf16)) << f.how;
+        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bpe("fp8")), Rational(f.bounded_fp8)) << f.how;
+        // The per-layer sums and the model-wide formula say the same at every context.
+        for (std::int64_t ctx : {64LL, 4096LL, 131072LL}) {
+            EXPECT_EQ(kvcat::rows_bytes_at_context(rows, ctx, bpe("bf16")),
+                      kvcat::kv_bytes_at_context(model, kvcat::growing_bytes_per_token(*basis, bpe("bf16")), ctx,
+                                                 bpe("bf16")))
+                << ctx;
+        }
         EXPECT_EQ(kvcat::fixed_state_bytes(model), Rational(f.state)) << f.how;
+        // Every layer is in exactly one row.
+        std::int64_t layers = 0;
+        for (const auto& row : rows) {
+            if (!row.beside_attention) layers += row.layers;
+        }
+        EXPECT_EQ(layers, model.num_layers.value_or(0));
     }
 }
 
-TEST(Models2026, TheRefusedFixturesEachNameTheirDesign) {
+TEST(Models2026, AtMostTwoOfTheFixturesAreRefusedAndEachNamesItsDesign) {
     // MiniMax-M3's block-sparse attention caches block index keys in its sparse layers; kvcat
     // does not model them, and says so by the key.
     ImportOptions o;
@@ -160,22 +177,7 @@ TEST(Models2026, TheRefusedFixturesEachNameTheirDesign) {
     ASSERT_EQ(r.problems.size(), 1u) << r.message();
     EXPECT_TRUE(contains(r.message(), "sparse_attention_config is set: block-sparse attention (MiniMax-M3)"))
         << r.message();
-    EXPECT_GE(std::size(kFigures), 13u);
-    // Layer types with heads and widths of their own, and Kimi Delta Attention, are refused by
-    // the key that states them, naming the design.
-    struct Case {
-        const char* file;
-        const char* says;
-    };
-    for (Case c : {Case{"mimo-v2-flash.json", "hybrid_layer_pattern is set: MiMo-V2-Flash's sliding layers"},
-                   Case{"gemma-4-26b-a4b.json", "text_config.global_head_dim is set: Gemma 4's full-attention layers"},
-                   Case{"kimi-k3.json",
-                        "text_config.linear_attn_config is set: a per-layer linear-attention design "
-                        "(Kimi Linear's KDA)"}}) {
-        ImportResult refused = kvcat::import_model_config(config_fixture(c.file), o);
-        ASSERT_FALSE(refused.ok()) << c.file;
-        EXPECT_TRUE(contains(refused.message(), c.says)) << refused.message();
-    }
+    EXPECT_GE(std::size(kFigures), 14u);
 }
 
 // ---- no needless refusals ---------------------------------------------------------------
@@ -269,13 +271,86 @@ TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
         << plain.result.text;
     EXPECT_TRUE(contains(flat(plain.result.text), "only while an engine runs MTP speculative decoding"));
 
+    Imported counted(config_fixture("minimax-m2.5.json"), "c.json", 229, 10, /*count_mtp=*/true);
+    ASSERT_TRUE(counted.clean()) << counted.why();
+    EXPECT_EQ(counted.model().num_layers, 65);
+    // 65 x 8 x 128 x 2 x 2 bytes: the three MTP layers cache like the others while they run.
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(counted.model()), bpe("bf16")),
+              Rational(65 * 8 * 128 * 2 * 2));
+
     // Nemotron-3-Super's MTP layer is a block pattern "*E": one attention block and an MoE.
-    Imported super_(config_fixture("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12);
-    ASSERT_TRUE(super_.clean()) << super_.why();
-    EXPECT_TRUE(contains(flat(super_.result.text),
-                         "mtp_hybrid_override_pattern *E (1 attention block each)): 1 MTP "
-                         "attention layer is not counted"))
-        << super_.result.text;
+    Imported s(config_fixture("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12, true);
+    ASSERT_TRUE(s.clean()) << s.why();
+    EXPECT_EQ(s.model().num_layers, 89);
+    EXPECT_EQ(s.model().kv_layers.count, 9);
+}
+
+// ---- layer types with shapes of their own -----------------------------------------------
+
+TEST(Models2026, MimoV2FlashKAndVOfDifferentWidthsPerLayerType) {
+    Imported m(config_fixture("mimo-v2-flash.json"), "c.json", 309, 15);
+    ASSERT_TRUE(m.clean()) << m.why();
+    const Model& model = m.model();
+    EXPECT_EQ(model.kv_heads, 4);
+    EXPECT_EQ(model.head_dim, 192);
+    EXPECT_EQ(model.v_head_dim, 128);
+    ASSERT_TRUE(model.sliding);
+    EXPECT_EQ(model.sliding->layers, 39);
+    EXPECT_EQ(model.sliding->window, 128);
+    EXPECT_EQ(model.sliding->kv_heads, 8);
+    EXPECT_EQ(model.sliding->v_head_dim, 128);
+    auto rows = kvcat::layer_rows(model);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].role, kvcat::LayerRole::full);
+    EXPECT_EQ(rows[0].elements_per_token(), 4 * (192 + 128));
+    EXPECT_EQ(rows[1].role, kvcat::LayerRole::sliding);
+    EXPECT_EQ(rows[1].elements_per_token(), 8 * (192 + 128));
+    // Counting V as wide as K would have said 9 x 4 x 192 x 2 x 2 = 27,648.
+    EXPECT_NE(kvcat::rows_growing_bytes_per_token(rows, bpe("bf16")), Rational(27648));
+}
+
+TEST(Models2026, Gemma4FullLayersHaveTheirOwnHeadsAndWidth) {
+    Imported m(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
+    ASSERT_TRUE(m.clean()) << m.why();
+    const Model& model = m.model();
+    EXPECT_EQ(model.kv_heads, 2);    // num_global_key_value_heads, as attention_k_eq_v is set
+    EXPECT_EQ(model.head_dim, 512);  // global_head_dim
+    ASSERT_TRUE(model.sliding);
+    EXPECT_EQ(model.sliding->kv_heads, 8);
+    EXPECT_EQ(model.sliding->head_dim, 256);
+    EXPECT_FALSE(model.sliding->v_head_dim);
+    EXPECT_TRUE(contains(flat(m.result.text), "so the cache keeps both")) << m.result.text;
+    // Without attention_k_eq_v the full layers keep num_key_value_heads.
+    json config = config_fixture("gemma-4-26b-a4b.json");
+    config["text_config"]["attention_k_eq_v"] = false;
+    Imported plain(config, "c.json", 25.2, 3.8);
+    ASSERT_TRUE(plain.clean()) << plain.why();
+    EXPECT_EQ(plain.model().kv_heads, 8);
+    EXPECT_EQ(plain.model().head_dim, 512);
+}
+
+// ---- Kimi Delta Attention ---------------------------------------------------------------
+
+TEST(Models2026, KimiK3KdaLayersKeepVllmsKdaStateBesideMla) {
+    Imported m(config_fixture("kimi-k3.json"), "c.json", 2000, 60);
+    ASSERT_TRUE(m.clean()) << m.why();
+    const Model& model = m.model();
+    EXPECT_EQ(model.attention_variant, "mla");
+    EXPECT_EQ(model.kv_layers.count, 24);
+    ASSERT_TRUE(model.linear);
+    EXPECT_EQ(model.linear->kind, kvcat::StateKind::kda);
+    EXPECT_EQ(model.linear->layers, 69);
+    // vLLM keeps the conv states in the model's dtype and the recurrent state in float32
+    // (kda_state_dtype): 69 x (110,592 x 2 + 1,572,864 x 4) = 449,372,160 bytes.
+    Model vllm = model;
+    vllm.linear->conv_state_dtype = "bfloat16";
+    EXPECT_EQ(kvcat::fixed_state_bytes(vllm), Rational(449372160));
+    // The lists count from 1: listing layer 0 is refused.
+    json config = config_fixture("kimi-k3.json");
+    config["text_config"]["linear_attn_config"]["kda_layers"][0] = 0;
+    ImportResult r = Imported(config, "c.json", 1, 1).result;
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.message(), "kda_layers holds 0; expected layer numbers from 1 to 93")) << r.message();
 }
 
 }  // namespace

@@ -114,6 +114,7 @@ void kv_basis_model(const Record& r, const RecordSet& set, std::vector<Diagnosti
     } else {
         compare("kv_heads", b.kv_heads, mb->kv_heads, "its num_key_value_heads");
         compare("head_dim", b.head_dim, mb->head_dim, "its head_dim");
+        compare("v_head_dim", b.v_head_dim, mb->v_head_dim, "its V width, which differs from K's");
         compare("latent_dim", b.latent_dim, std::nullopt, "only an MLA model caches a latent");
         compare("kv_factor", b.kv_factor, 2, "K and V are cached separately");
     }

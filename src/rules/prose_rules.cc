@@ -114,9 +114,10 @@ void kv_statement_mismatch(const Record& r, const RecordSet& /*set*/, std::vecto
                         group_thousands(*r.kv->basis.window)),
             "", group_thousands(*r.kv->basis.window)));
     }
-    if (!r.kv->basis.groups.empty() || r.kv->basis.indexer_bytes) {
-        // A sum over differing layers, or a KV term plus an indexer term, is not a chain the
-        // recogniser reads; the statement must at least give the indexer's bytes and the result.
+    if (!r.kv->basis.groups.empty() || r.kv->basis.indexer_bytes || r.kv->basis.v_head_dim) {
+        // A sum over differing layers, K and V of different widths, or a KV term plus an indexer
+        // term, is not a chain the recogniser reads; the statement must at least give the indexer's bytes and the
+        // result.
         if (r.kv->basis.indexer_bytes && !states(*r.kv->basis.indexer_bytes)) {
             out.push_back(diag::statement_mismatch(
                 where,
