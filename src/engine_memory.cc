@@ -1,5 +1,6 @@
 #include "engine_memory.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -60,6 +61,20 @@ std::vector<LayerSet> engine_layers(const Model& m) {
     auto basis = model_basis(m);
     if (!basis)
         throw EngineError("the model record lacks the shape of its caching layers (kv_heads and head_dim, or mla)");
+    // The engine models keep K and V of one width, and bounded layers of the growing layers'
+    // shape. A record that says otherwise (MiMo-V2-Flash's K 192 and V 128, Gemma 4's sliding
+    // layers of their own heads) is refused here rather than given a figure that is wrong.
+    bool v_differs = (m.v_head_dim && m.head_dim && *m.v_head_dim != *m.head_dim) ||
+                     std::any_of(m.kv_groups.begin(), m.kv_groups.end(),
+                                 [](const KvGroup& g) { return g.v_head_dim && *g.v_head_dim != g.head_dim; });
+    if (v_differs)
+        throw EngineError(
+            "the model's K and V heads differ in width (v_head_dim), which the engine models do not follow yet; "
+            "kvcat fit without --engine counts them");
+    if (m.sliding && (m.sliding->kv_heads || m.sliding->head_dim || m.sliding->v_head_dim))
+        throw EngineError(
+            "the model's bounded layers have heads or widths of their own, which the engine models do not follow "
+            "yet; kvcat fit without --engine counts them");
     std::vector<LayerSet> out;
     using Role = LayerSet::Role;
     std::int64_t growing = basis->window ? 0 : basis->layers;

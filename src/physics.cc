@@ -111,6 +111,10 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
                 }
             }
         }
+        if (model.sliding && model.sliding->kv_heads && *model.sliding->kv_heads != heads) {
+            throw PhysicsError(
+                "a model whose bounded layers have KV heads of their own cannot be split over cards yet");
+        }
         std::int64_t per_card = kv_heads_per_card(heads, setup.gpus);
         share = Rational(per_card, heads);
         t.kv_split_how =
@@ -118,7 +122,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
                 ? fmt::format("{} KV heads split over {} cards: {} on each", heads, setup.gpus, per_card)
                 : fmt::format("{} KV heads on {} cards: each card keeps a copy of one head", heads, setup.gpus);
     }
-    Rational per_layer = elements_per_layer_token(*basis) * dtype.bytes_per_element();
+    Rational per_layer = bounded_elements_per_layer_token(model, *basis) * dtype.bytes_per_element();
     if (basis->indexer_bytes) per_layer += Rational(*basis->indexer_bytes);
     t.growing_per_token =
         basis->window ? Rational(0) : growing_bytes_per_token(*basis, dtype.bytes_per_element()) * batch * share;

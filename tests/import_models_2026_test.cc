@@ -19,10 +19,12 @@
 
 #include "config_fixture.h"
 #include "dtype.h"
+#include "engine_memory.h"
 #include "import_config.h"
 #include "import_config_keys.h"
 #include "kv_math.h"
 #include "lint.h"
+#include "physics.h"
 #include "test_util.h"
 
 namespace {
@@ -327,6 +329,50 @@ TEST(Models2026, Gemma4FullLayersHaveTheirOwnHeadsAndWidth) {
     ASSERT_TRUE(plain.clean()) << plain.why();
     EXPECT_EQ(plain.model().kv_heads, 8);
     EXPECT_EQ(plain.model().head_dim, 512);
+}
+
+TEST(Models2026, EnginesAndCardSplitsRefuseTheShapesTheyDoNotFollow) {
+    // The engine models keep K and V of one width and bounded layers of the growing layers'
+    // shape; for MiMo-V2-Flash and Gemma 4 they say so instead of giving a figure.
+    struct Case {
+        const char* file;
+        const char* says;
+    };
+    for (Case c : {Case{"mimo-v2-flash.json", "K and V heads differ in width (v_head_dim)"},
+                   Case{"gemma-4-26b-a4b.json", "bounded layers have heads or widths of their own"}}) {
+        SCOPED_TRACE(c.file);
+        Imported m(config_fixture(c.file), "c.json", 25, 4);
+        ASSERT_TRUE(m.clean()) << m.why();
+        // (SGLang refuses both earlier: they have sliding layers, and its SWA pool is not modelled.)
+        for (auto engine : {kvcat::Engine::llamacpp, kvcat::Engine::vllm}) {
+            kvcat::EngineSettings settings;
+            settings.context = 32768;
+            try {
+                kvcat::engine_allocation(m.model(), *kvcat::find_cache_dtype("bf16"), engine, settings);
+                ADD_FAILURE() << "an engine figure was given for a shape the engine models do not follow";
+            } catch (const kvcat::EngineError& e) {
+                EXPECT_TRUE(contains(e.what(), c.says)) << e.what();
+            }
+        }
+    }
+    // Gemma 4's sliding layers have 8 KV heads, its full layers 2: one share per card cannot
+    // split both, so two cards are refused; one card is answered.
+    Imported gemma(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
+    ASSERT_TRUE(gemma.clean()) << gemma.why();
+    kvcat::Accelerator card;
+    card.memory_gb_exact = Rational(80);
+    kvcat::FitSetup setup;
+    setup.weight_bytes = Rational(0);
+    setup.reserve = Rational(0);
+    const auto& bf16 = *kvcat::find_cache_dtype("bf16");
+    EXPECT_TRUE(kvcat::fit_context(gemma.model(), card, nullptr, bf16, setup).fits);
+    setup.gpus = 2;
+    try {
+        kvcat::fit_context(gemma.model(), card, nullptr, bf16, setup);
+        ADD_FAILURE() << "two cards were answered for layers of two KV-head counts";
+    } catch (const kvcat::PhysicsError& e) {
+        EXPECT_TRUE(contains(e.what(), "bounded layers have KV heads of their own")) << e.what();
+    }
 }
 
 // ---- Kimi Delta Attention ---------------------------------------------------------------
