@@ -207,11 +207,11 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
 
 }  // namespace
 
-GgufWeights read_gguf_weights(const std::string& path) {
-    return read_gguf_header(path).weights;
-}
+namespace {
 
-GgufHeader read_gguf_header(const std::string& path) {
+/// The header; its metadata kept as JSON only when `keep` (the weights need none of it, and
+/// skipping reads nothing into memory).
+GgufHeader read_header(const std::string& path, bool keep) {
     GgufHeader out;
     std::error_code ec;
     auto size = std::filesystem::file_size(path, ec);
@@ -230,7 +230,7 @@ GgufHeader read_gguf_header(const std::string& path) {
     for (std::uint64_t i = 0; i < kvs; ++i) {
         std::string key = r.string("a metadata key");
         auto type = r.get<std::uint32_t>("a metadata type");
-        if (!key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
+        if (keep && !key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
             out.metadata[key] = read_json_value(r, type);
             continue;
         }
@@ -262,6 +262,16 @@ GgufHeader read_gguf_header(const std::string& path) {
     }
     w.data_bytes = size - w.data_offset;
     return out;
+}
+
+}  // namespace
+
+GgufWeights read_gguf_weights(const std::string& path) {
+    return read_header(path, false).weights;
+}
+
+GgufHeader read_gguf_header(const std::string& path) {
+    return read_header(path, true);
 }
 
 }  // namespace kvcat
