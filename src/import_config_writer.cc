@@ -61,9 +61,11 @@ void Importer::write() {
     }
     if (d_.mla) {
         notes_.push_back(
-            fmt::format("Each of the {} layers caches one latent of kv_lora_rank {} plus "
-                        "qk_rope_head_dim {}, {} elements per token.",
-                        layers, *d_.lora_rank, *d_.rope_dim, *d_.lora_rank + *d_.rope_dim));
+            fmt::format("{} caches one latent of kv_lora_rank {} plus qk_rope_head_dim {}, {} elements per "
+                        "token.",
+                        n_full == layers ? fmt::format("Each of the {} layers", layers)
+                                         : fmt::format("Each of the {} attention layers", n_full),
+                        *d_.lora_rank, *d_.rope_dim, *d_.lora_rank + *d_.rope_dim));
     }
     notes_.push_back(opt_.gguf
                          ? "total_params_b and active_params_b were given on the command line."

@@ -386,6 +386,8 @@ TEST(Models2026, KimiK3KdaLayersKeepVllmsKdaStateBesideMla) {
     ASSERT_TRUE(model.linear);
     EXPECT_EQ(model.linear->kind, kvcat::StateKind::kda);
     EXPECT_EQ(model.linear->layers, 69);
+    // The notes count the latent in the 24 attention layers only, not in all 93.
+    EXPECT_TRUE(contains(flat(m.result.text), "Each of the 24 attention layers caches one latent")) << m.result.text;
     // vLLM keeps the conv states in the model's dtype and the recurrent state in float32
     // (kda_state_dtype): 69 x (110,592 x 2 + 1,572,864 x 4) = 449,372,160 bytes.
     Model vllm = model;
