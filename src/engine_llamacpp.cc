@@ -11,7 +11,7 @@ namespace kvcat {
 
 namespace {
 
-constexpr std::int64_t kCellPad = 256;  // llama-context.cpp and llama-kv-cache-iswa.cpp pad to 256
+constexpr std::int64_t kCellPad = kLlamaCellPad;
 
 std::int64_t pad(std::int64_t n, std::int64_t to) {
     return (n + to - 1) / to * to;
@@ -173,6 +173,25 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
 }
 
 }  // namespace
+
+LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype) {
+    // One cell in one stream: the bytes are layers x width x bytes per element x cells x streams.
+    LlamaCoefficients c;
+    bool swa = llamacpp_has_swa_cache(model);
+    LlamaCacheBytes base =
+        llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, dtype, dtype, 1, 1);
+    c.base_per_cell = base.k + base.v;
+    if (swa) {
+        LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, dtype, dtype, 1, 1);
+        c.swa_per_cell = sw.k + sw.v;
+        c.swa_window = model.sliding->window;
+    }
+    if (model.linear) {
+        LlamaStateBytes st = llamacpp_state_bytes(model, 1);
+        c.state_per_sequence = st.r + st.s;
+    }
+    return c;
+}
 
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
     CacheDtype v = dtype;

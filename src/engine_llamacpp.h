@@ -24,6 +24,10 @@
 
 namespace kvcat {
 
+/// llama.cpp pads n_ctx, each stream's cells and the SWA cache to this many cells
+/// (llama-context.cpp and llama-kv-cache-iswa.cpp).
+inline constexpr std::int64_t kLlamaCellPad = 256;
+
 /// Which layers a llama.cpp cache holds.
 enum class LlamaCacheScope {
     base,  ///< the layers that keep every token (all of them without an SWA cache of their own)
@@ -61,6 +65,21 @@ std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std
 /// True when the model's bounded layers get an SWA cache of their own in llama.cpp (both kinds
 /// of bounded layer, sliding and chunked, and some layer keeps every token).
 bool llamacpp_has_swa_cache(const Model& model);
+
+/// llama.cpp's allocation as coefficients, for a page to work it out at any -c and -np: every
+/// figure of llamacpp_allocation is linear in the cells, so with the K and V types both `dtype`,
+/// no --kv-unified, -ub 512 and no --swa-full the cache holds
+///   base_per_cell x cells x streams + swa_per_cell x swa_cells x streams
+/// (cells and swa_cells as llamacpp_cells and llamacpp_swa_cells give them, swa_cells 0 when
+/// swa_window is 0) and the recurrent memory state_per_sequence x -np.
+struct LlamaCoefficients {
+    Rational base_per_cell;
+    Rational swa_per_cell;
+    std::int64_t swa_window = 0;  ///< the window of an SWA cache of its own; 0 when there is none
+    Rational state_per_sequence;
+};
+/// Throws EngineError when the model lacks a shape.
+LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype);
 
 /// The whole allocation for `settings` (context, parallel, kv_unified, ubatch, swa_full, the
 /// K and V types); with settings.available_bytes, the largest -c whose allocation fits it.

@@ -292,64 +292,108 @@ bool vllm_hybrid_manager(const Model& m, const EngineSettings& s, std::string* w
     return true;
 }
 
-VllmPool vllm_pool(const Model& m, const CacheDtype& dtype, const EngineSettings& s, std::int64_t available) {
-    Layout l = layout(m, dtype, s);
-    std::int64_t mml = max_model_len_of(m, s);
-    VllmPool p;
-    p.block_size = l.block_size;
-    p.hybrid_manager = l.hybrid_manager;
-    if (l.specs.empty()) return p;
-    std::int64_t total_layers = 0;
-    std::int64_t page_sum = 0;  // a block's bytes over every layer (uniform type)
-    for (const auto& x : l.specs) {
-        total_layers = checked_add(total_layers, x.layers);
-        page_sum = checked_add(page_sum, checked_mul(x.page(), x.layers));
+namespace {
+
+VllmPoolRule::Kind rule_kind(Spec::Kind k) {
+    switch (k) {
+        case Spec::Kind::full:
+        case Spec::Kind::mla:
+        case Spec::Kind::indexer:
+            return VllmPoolRule::Kind::full;
+        case Spec::Kind::sliding:
+            return VllmPoolRule::Kind::sliding;
+        case Spec::Kind::chunked:
+            return VllmPoolRule::Kind::chunked;
+        case Spec::Kind::mamba:
+            return VllmPoolRule::Kind::state;
     }
+    return VllmPoolRule::Kind::full;
+}
+
+}  // namespace
+
+VllmPoolRule vllm_pool_rule(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
+    Layout l = layout(m, dtype, s);
+    VllmPoolRule r;
+    r.block_size = l.block_size;
+    r.hybrid_manager = l.hybrid_manager;
+    r.max_num_batched_tokens = s.max_num_batched_tokens;
+    if (l.specs.empty()) return r;
+    auto term = [](const Spec& x, std::int64_t weight) {
+        return VllmPoolRule::Term{rule_kind(x.kind), x.page(), x.layers, weight, x.window};
+    };
     bool all_full_family = std::all_of(l.specs.begin(), l.specs.end(), [](const Spec& x) {
         return x.kind == Spec::Kind::full || x.kind == Spec::Kind::mla || x.kind == Spec::Kind::indexer;
     });
-    std::int64_t per_request_blocks = 0;
     if (l.specs.size() == 1 || all_full_family) {
         // One group: every layer the same spec (get_num_blocks with num_layers), or the same type
         // with different page sizes (UniformTypeKVCacheSpecs: available // the sum of the pages).
-        p.groups = 1;
-        p.group_size = total_layers;
-        p.num_blocks = available / page_sum;
-        std::int64_t need = 0;
-        for (const auto& x : l.specs)
-            need = checked_add(need, checked_mul(max_memory(x, mml, s.max_num_batched_tokens), x.layers));
-        per_request_blocks = cdiv(need, page_sum);
-    } else {
-        std::int64_t page = l.specs.front().page();
+        r.groups = 1;
         for (const auto& x : l.specs) {
-            if (x.page() != page) {
-                throw EngineError(
-                    fmt::format("the layer types' pages differ ({} and {} bytes): kvcat does not model "
-                                "vLLM's page unification for this model",
-                                page, x.page()));
-            }
+            r.group_size = checked_add(r.group_size, x.layers);
+            r.divisor = checked_add(r.divisor, checked_mul(x.page(), x.layers));
+            r.terms.push_back(term(x, x.layers));
         }
-        std::int64_t smallest = l.specs.front().layers, largest = smallest;
-        for (const auto& x : l.specs) {
-            smallest = std::min(smallest, x.layers);
-            largest = std::max(largest, x.layers);
-        }
-        // _get_kv_cache_groups_uniform_page_size: group size is the smallest type's layer count,
-        // or the largest when that is under 1.5 x the smallest.
-        p.group_size = 2 * largest < 3 * smallest ? largest : smallest;
-        std::int64_t need = 0;
-        for (const auto& x : l.specs) {
-            std::int64_t groups = cdiv(x.layers, p.group_size);
-            p.groups = checked_add(p.groups, groups);
-            need = checked_add(need, checked_mul(groups, max_memory(x, mml, s.max_num_batched_tokens)));
-        }
-        p.num_blocks = available / checked_mul(page, p.group_size);
-        per_request_blocks = cdiv(checked_mul(p.group_size, need), checked_mul(page, p.group_size));
+        return r;
     }
-    p.per_request_blocks = per_request_blocks;
-    p.max_concurrency = static_cast<double>(p.num_blocks) / static_cast<double>(per_request_blocks);
+    std::int64_t page = l.specs.front().page();
+    for (const auto& x : l.specs) {
+        if (x.page() != page) {
+            throw EngineError(
+                fmt::format("the layer types' pages differ ({} and {} bytes): kvcat does not model "
+                            "vLLM's page unification for this model",
+                            page, x.page()));
+        }
+    }
+    std::int64_t smallest = l.specs.front().layers, largest = smallest;
+    for (const auto& x : l.specs) {
+        smallest = std::min(smallest, x.layers);
+        largest = std::max(largest, x.layers);
+    }
+    // _get_kv_cache_groups_uniform_page_size: group size is the smallest type's layer count,
+    // or the largest when that is under 1.5 x the smallest. A request takes its blocks in each
+    // group of its type, and a block of the pool is one page in each layer of a group.
+    r.group_size = 2 * largest < 3 * smallest ? largest : smallest;
+    for (const auto& x : l.specs) {
+        std::int64_t groups = cdiv(x.layers, r.group_size);
+        r.groups = checked_add(r.groups, groups);
+        r.terms.push_back(term(x, checked_mul(r.group_size, groups)));
+    }
+    r.divisor = checked_mul(page, r.group_size);
+    return r;
+}
+
+std::int64_t vllm_request_blocks(const VllmPoolRule& r, const VllmPoolRule::Term& t, std::int64_t max_model_len) {
+    switch (t.kind) {
+        case VllmPoolRule::Kind::full:
+            return cdiv(max_model_len, r.block_size);
+        case VllmPoolRule::Kind::sliding:
+            return cdiv(std::min(t.window - 1 + r.max_num_batched_tokens, max_model_len), r.block_size) + 1;
+        case VllmPoolRule::Kind::chunked:
+            return cdiv(std::min(t.window + r.max_num_batched_tokens, max_model_len), r.block_size);
+        case VllmPoolRule::Kind::state:
+            return 1;
+    }
+    return 0;
+}
+
+VllmPool vllm_pool(const Model& m, const CacheDtype& dtype, const EngineSettings& s, std::int64_t available) {
+    VllmPoolRule r = vllm_pool_rule(m, dtype, s);
+    std::int64_t mml = max_model_len_of(m, s);
+    VllmPool p;
+    p.block_size = r.block_size;
+    p.hybrid_manager = r.hybrid_manager;
+    if (r.terms.empty()) return p;
+    p.groups = r.groups;
+    p.group_size = r.group_size;
+    p.num_blocks = available / r.divisor;
+    std::int64_t need = 0;  // bytes of the pool one request of max_model_len takes, over every group
+    for (const auto& t : r.terms)
+        need = checked_add(need, checked_mul(t.weight, checked_mul(t.page, vllm_request_blocks(r, t, mml))));
+    p.per_request_blocks = cdiv(need, r.divisor);
+    p.max_concurrency = static_cast<double>(p.num_blocks) / static_cast<double>(p.per_request_blocks);
     if (prints_blocks_per_group(s)) {
-        p.tokens = checked_mul(p.num_blocks / p.groups, l.block_size);
+        p.tokens = checked_mul(p.num_blocks / p.groups, r.block_size);
     } else {
         p.tokens = static_cast<std::int64_t>(p.max_concurrency * static_cast<double>(mml));
     }

@@ -47,6 +47,35 @@ struct VllmPool {
     bool hybrid_manager = true;
 };
 
+/// The pool's arithmetic before the memory and max_model_len enter: a block of `divisor` bytes
+/// (one block of every layer group), so that the pool holds available // divisor blocks, and the
+/// terms whose blocks one request takes. Everything vllm_pool computes comes from it, and the
+/// report exports it, so that a page can work the pool out at any context and memory.
+struct VllmPoolRule {
+    enum class Kind { full, sliding, chunked, state };
+    struct Term {
+        Kind kind = Kind::full;
+        std::int64_t page = 0;    ///< bytes of one block of one layer (a state page after padding)
+        std::int64_t layers = 0;  ///< the layers of this spec, for the bytes one request holds
+        std::int64_t weight = 0;  ///< how many times a request's blocks of this spec count in the pool
+        std::int64_t window = 0;  ///< sliding and chunked: the window or chunk
+    };
+    std::int64_t block_size = 16;
+    std::int64_t divisor = 0;     ///< bytes the pool spends per block
+    std::int64_t groups = 0;      ///< KV cache groups (1 for a uniform model)
+    std::int64_t group_size = 0;  ///< layers per group
+    std::int64_t max_num_batched_tokens = 2048;
+    bool hybrid_manager = true;
+    std::vector<Term> terms;
+};
+
+/// The rule for this model, dtype and settings (max_model_len and available_bytes are not read).
+/// Throws EngineError.
+VllmPoolRule vllm_pool_rule(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
+
+/// Blocks of one layer of `term` that a request of `max_model_len` tokens takes.
+std::int64_t vllm_request_blocks(const VllmPoolRule& rule, const VllmPoolRule::Term& term, std::int64_t max_model_len);
+
 /// The pool for an available memory of `available` bytes. Throws EngineError.
 VllmPool vllm_pool(const Model& model, const CacheDtype& dtype, const EngineSettings& settings, std::int64_t available);
 
