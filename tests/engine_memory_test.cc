@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engine_llamacpp.h"
 #include "engine_render.h"
@@ -325,6 +326,26 @@ TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
         }
         EXPECT_EQ(shown, 4);
     }
+}
+
+// SGLang sizes its pool from the memory left beside the weights: when the weights fill the card
+// there is no pool, and fit says so rather than showing one of the default size.
+TEST(EngineFit, SglangHasNoPoolWhenTheWeightsFillTheCard) {
+    std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+    test::KvcatRunner kvcat(false);
+    test::Outcome full =
+        kvcat.run({"fit", "--records", records, "--model", "llama-3.1-70b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "sglang", "--format", "json"});
+    EXPECT_EQ(full.status, 1) << full.err;
+    EXPECT_TRUE(test::contains(full.err, "the weights leave no memory for the token pool")) << full.err;
+    nlohmann::json j = nlohmann::json::parse(full.out);
+    EXPECT_FALSE(j.contains("engine_tokens")) << j.dump();
+    test::Outcome roomy =
+        kvcat.run({"fit", "--records", records, "--model", "llama-3.1-8b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "sglang", "--format", "json"});
+    ASSERT_EQ(roomy.status, 0) << roomy.err;
+    // (24e9 - 16e9 weights - 1 GiB) / 131,072 bytes a token = 52,843.3
+    EXPECT_EQ(nlohmann::json::parse(roomy.out)["engine_tokens"], 52843);
 }
 
 }  // namespace

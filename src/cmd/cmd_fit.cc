@@ -126,7 +126,15 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
         } else {
             settings.available_bytes = terms.memory - terms.weights - terms.reserve;
         }
-        if (!(*settings.available_bytes > Rational(0))) settings.available_bytes.reset();
+        if (!(*settings.available_bytes > Rational(0))) {
+            settings.available_bytes.reset();
+            if (engine == Engine::sglang) {
+                // SGLang sizes its pool from the memory alone: with none left it holds no token
+                // (a pool of the default 4,096 would be an answer the engine never gives).
+                spdlog::warn("--engine sglang: the weights leave no memory for the token pool");
+                return std::nullopt;
+            }
+        }
     }
     if (sized) settings.available_bytes.reset();
     try {
