@@ -245,8 +245,8 @@
   // the chart's curves are a whole sequence's cache, not one card's share).
   function roomRows(choice, r) {
     if (!r || r.error || choice.gpus !== 1) return [];
-    const { Q, add, div } = window.kvcatPlanner;
-    const left = add(r.available, r.fixed);  // memory - weights - reserve - engine overhead
+    const { Q, div } = window.kvcatPlanner;
+    const left = r.room;  // memory - weights - reserve - engine overhead
     if (left.n <= 0n) return [];
     const gibs = div(left, Q(1n << 30n));
     return [{ total_gib: Number((gibs.n * 1000000n) / gibs.d) / 1000000,

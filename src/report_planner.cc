@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "dtype.h"
+#include "engine_llamacpp.h"
 #include "engine_memory.h"
+#include "engine_sglang.h"
+#include "engine_vllm.h"
 #include "physics.h"
 #include "weight_quant.h"
 
@@ -43,31 +46,82 @@ json textbook_terms(const Model& model, const CacheDtype& dtype, std::int64_t ca
     }
 }
 
-/// What llama.cpp allocates for one card at each context and batch the planner offers an engine
-/// at: engine_allocation() (src/engine_memory.h, what `kvcat fit --engine llama.cpp --ctx-size
-/// C x B --parallel B` calls) with -c context x batch and -np batch. Its cells are padded, so the
-/// allocation is carried at these points rather than as a per-token figure.
-json llamacpp_allocations(const Model& m) {
+/// llama.cpp's allocation as coefficients per KV dtype (llamacpp_coefficients): the page pads
+/// the cells as llamacpp_cells and llamacpp_swa_cells do and multiplies, for any -c and -np.
+json llamacpp_terms(const Model& m) {
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {
-        json points = json::object();
         try {
-            for (std::int64_t context : kPlannerEngineContexts) {
-                for (std::int64_t batch : kPlannerEngineBatches) {
-                    EngineSettings settings;
-                    settings.context = context * batch;
-                    settings.parallel = batch;
-                    EngineAnswer a = engine_allocation(m, d, Engine::llamacpp, settings);
-                    points[fmt::format("{}x{}", context, batch)] =
-                        json::array({exact(a.kv_bytes), exact(a.state_bytes)});
-                }
-            }
+            LlamaCoefficients c = llamacpp_coefficients(m, d);
+            by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},
+                                             {"swa_per_cell", exact(c.swa_per_cell)},
+                                             {"swa_window", c.swa_window},
+                                             {"state_per_sequence", exact(c.state_per_sequence)}};
         } catch (const std::exception& e) {
-            points = {{"error", e.what()}};
+            by_dtype[std::string(d.name)] = {{"error", e.what()}};
         }
-        by_dtype[std::string(d.name)] = std::move(points);
     }
     return by_dtype;
+}
+
+std::string_view rule_kind_name(VllmPoolRule::Kind k) {
+    switch (k) {
+        case VllmPoolRule::Kind::full:
+            return "full";
+        case VllmPoolRule::Kind::sliding:
+            return "sliding";
+        case VllmPoolRule::Kind::chunked:
+            return "chunked";
+        case VllmPoolRule::Kind::state:
+            return "state";
+    }
+    return "";
+}
+
+/// vLLM's pool per KV dtype and card count, with its defaults (newest rules, block size 16 or as
+/// raised, --max-num-batched-tokens 2048, the hybrid manager as vLLM decides): vllm_pool_rule,
+/// which vllm_pool evaluates, and one request's state (vllm_allocation's state_bytes).
+json vllm_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
+    EngineSettings s;
+    s.gpus = cards;
+    s.max_model_len = 4096;  // the state does not depend on it; the rule does not read it
+    try {
+        VllmPoolRule r = vllm_pool_rule(m, d, s);
+        if (r.terms.empty() || r.divisor <= 0) return {{"error", "the model has no layer vLLM caches"}};
+        json terms = json::array();
+        for (const auto& t : r.terms)
+            terms.push_back(json::array({std::string(rule_kind_name(t.kind)), t.page, t.layers, t.weight, t.window}));
+        EngineAnswer a = vllm_allocation(m, d, s);
+        return {
+            {"block_size", r.block_size}, {"divisor", r.divisor}, {"terms", terms}, {"state", exact(a.state_bytes)}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
+/// SGLang's pool per KV dtype and card count: the bytes one token costs on each card
+/// (sglang_cell_bytes), which the pool divides the memory by and multiplies its slots with.
+json sglang_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
+    try {
+        return {{"cell", exact(sglang_cell_bytes(m, d, cards))}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
+/// Each engine's figures per KV dtype (and card count where the engine splits over cards).
+json engine_terms(const Model& m) {
+    json vllm = json::object(), sglang = json::object();
+    for (const auto& d : cache_dtypes()) {
+        json v = json::object(), g = json::object();
+        for (std::int64_t cards : kPlannerCardCounts) {
+            v[std::to_string(cards)] = vllm_terms(m, d, cards);
+            g[std::to_string(cards)] = sglang_terms(m, d, cards);
+        }
+        vllm[std::string(d.name)] = std::move(v);
+        sglang[std::string(d.name)] = std::move(g);
+    }
+    return {{"llama.cpp", llamacpp_terms(m)}, {"vllm", vllm}, {"sglang", sglang}};
 }
 
 json model_entry(const Record& r) {
@@ -98,7 +152,7 @@ json model_entry(const Record& r) {
             {"weights", weights},
             {"active_weights", active},
             {"terms", {{"textbook", by_dtype}}},
-            {"allocations", {{"llama.cpp", llamacpp_allocations(m)}}}};
+            {"engines", engine_terms(m)}};
 }
 
 json quality_entries(const ReportInput& input) {
@@ -187,11 +241,32 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
               {{"id", "llama.cpp"},
                {"name", "llama.cpp"},
                {"how",
-                "what llama.cpp allocates (kvcat fit --engine llama.cpp): its cells padded to 256, one stream "
-                "per sequence, the sliding layers' window plus a ubatch, the state in f32; carried for one card "
-                "at the contexts and batches listed"},
-               {"contexts", kPlannerEngineContexts},
-               {"batches", kPlannerEngineBatches}}}},
+                "what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np batch, its "
+                "cells padded to 256, one stream per sequence, the sliding layers' window plus a ubatch of 512, "
+                "the recurrent state in f32; one card (llama.cpp spreads layers, not heads, over cards, which kvcat "
+                "does not model)"},
+               {"cell_pad", kLlamaCellPad},
+               {"ubatch", EngineSettings().ubatch},
+               {"cards", json::array({1})}},
+              {{"id", "vllm"},
+               {"name", "vLLM"},
+               {"how",
+                "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
+                "blocks of 16 tokens (raised for a Mamba hybrid), --max-num-batched-tokens 2048, the hybrid "
+                "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives all the memory "
+                "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the "
+                "'Available KV cache memory' vLLM printed when you give it"},
+               {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
+               {"cards", card_counts}},
+              {{"id", "sglang"},
+               {"name", "SGLang"},
+               {"how",
+                "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
+                "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
+                "figure one card's. The memory is the card x --mem-fraction-static less the weights when you give "
+                "it, otherwise the card less the weights and the 1 GiB reserve"},
+               {"page_size", EngineSettings().page_size},
+               {"cards", card_counts}}}},
             {"weight_formats", formats},
             {"dtypes", dtypes},
             {"models", model_list},

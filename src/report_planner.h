@@ -9,7 +9,11 @@
 // fixed state, and the weights of every exact weight format. The page multiplies these by
 // the batch, subtracts them from the card's memory and divides, in exact integer arithmetic
 // (BigInt), as fit_context does, so its answer and `kvcat fit --format json` agree to the
-// byte. An engine's figures plug in as one more entry under "engines".
+// byte. Each engine's memory model is exported the same way, as the coefficients of the
+// engine's own arithmetic (engine_llamacpp.h llamacpp_coefficients, engine_vllm.h
+// vllm_pool_rule, engine_sglang.h sglang_cell_bytes): integers and fractions that the page pads,
+// rounds and divides in the order the engine file does, so any context and batch the reader
+// types gets `kvcat fit --engine`'s figure.
 #pragma once
 
 #include <vector>
@@ -23,18 +27,18 @@ namespace kvcat {
 
 /// Card counts the planner offers (tensor parallel over this many cards).
 inline constexpr std::int64_t kPlannerCardCounts[] = {1, 2, 4, 8};
-/// Contexts and batches at which an engine's allocation is carried (one card).
-inline const std::vector<std::int64_t> kPlannerEngineContexts = {4096,   8192,   16384,  32768,  65536,
-                                                                 131072, 262144, 524288, 1048576};
-inline const std::vector<std::int64_t> kPlannerEngineBatches = {1, 2, 4, 8};
 
-/// {"reserve": "1073741824", "card_counts": [1, 2, 4, 8], "engines": [{"id", "name", "how"}],
+/// {"reserve": "1073741824", "card_counts": [1, 2, 4, 8], "engines": [{"id", "name", "how", "cards", ...}],
 ///  "weight_formats": [{"name", "bits_per_weight"}], "dtypes": [{"name", "bytes_per_element"}],
 ///  "models": [{"id", "name", "native_context", "active_share", "weights": {format: bytes},
 ///              "active_weights": {format: bytes},
 ///              "terms": {"textbook": {dtype: {cards: {"growing", "sliding", "window", "fixed"} or
 ///                                                    {"error"}}}},
-///              "allocations": {engine: {dtype: {"CONTEXTxBATCH": [kv bytes, state bytes]} or {"error"}}}}],
+///              "engines": {"llama.cpp": {dtype: {"base_per_cell", "swa_per_cell", "swa_window",
+///                                               "state_per_sequence"} or {"error"}},
+///                          "vllm": {dtype: {cards: {"block_size", "divisor", "state",
+///                                                   "terms": [[kind, page, layers, weight, window]]} or {"error"}}},
+///                          "sglang": {dtype: {cards: {"cell"} or {"error"}}}}}],
 ///  "accelerators": [{"id", "name", "memory", "bandwidth"}],
 ///  "sources": {record id: {"name", "url"}},
 ///  "quality": [{"model", "kv_cache_dtype", ...}]}

@@ -382,7 +382,11 @@ def run(args):
 
 # Choices the planner is driven through, each checked against `kvcat fit --format json`: a
 # hybrid on one consumer card, a sliding-window model at batch 2, a GQA model split over two
-# cards, an MLA model over eight, weights given as bytes, and one that does not fit at all.
+# cards, an MLA model over eight, weights given as bytes, and one that does not fit at all;
+# then each engine at contexts off any grid: llama.cpp's padded cells and streams, vLLM's blocks
+# (a Mamba hybrid with its raised block size, tensor parallel, a sliding-window model in the
+# memory vLLM printed, a card the weights fill) and SGLang's pool (by kvcat's default memory and
+# by --mem-fraction-static, tensor parallel over eight).
 CHOICES = [
     {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
      "weights": "Q4_K", "kv": "q8_0", "context": 65536, "batch": 1},
@@ -396,61 +400,101 @@ CHOICES = [
      "engine": "textbook", "weights": 45000000000, "kv": "q8_0", "context": 262144, "batch": 3},
     {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
      "weights": "bf16", "kv": "bf16", "context": 8192, "batch": 1},
-    # What llama.cpp allocates: padded cells, a stream per sequence, a sliding window plus a ubatch.
     {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K", "kv": "q8_0", "context": 65536, "batch": 1},
     {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
-     "weights": "Q4_K", "kv": "f16", "context": 16384, "batch": 2},
+     "weights": "Q4_K", "kv": "f16", "context": 100000, "batch": 3},
+    {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "vllm",
+     "weights": "Q4_K", "kv": "fp8", "context": 50000, "batch": 2},
+    {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-a100-80gb-sxm", "gpus": 2, "engine": "vllm",
+     "weights": "bf16", "kv": "bf16", "context": 131072, "batch": 4},
+    {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "vllm",
+     "weights": "bf16", "kv": "bf16", "context": 40000, "batch": 3, "kvgib": "20.5"},
+    {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "vllm",
+     "weights": "bf16", "kv": "fp8", "context": 8192, "batch": 1},
+    {"model": "models/llama-3.1-8b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "sglang",
+     "weights": "bf16", "kv": "bf16", "context": 30000, "batch": 2},
+    {"model": "models/deepseek-v3", "accelerator": "accelerators/nvidia-h200", "gpus": 8, "engine": "sglang",
+     "weights": "fp8", "kv": "fp8", "context": 163840, "batch": 2, "memfrac": "0.88"},
 ]
-KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch"]
+KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac"]
+# The fragments a fresh page is opened at: a GQA model over two cards, weights as bytes, llama.cpp
+# at batch 3, vLLM in a given memory and SGLang by its memory fraction.
+OPENED = [2, 4, 7, 10, 13]
 
 
 def fragment_of(choice):
-    return "#" + "&".join("%s=%s" % (k, choice[k]) for k in KEYS)
+    return "#" + "&".join("%s=%s" % (k, choice[k]) for k in KEYS if k in choice)
+
+
+def run_fit(args, work, command):
+    done = subprocess.run([args.kvcat, "fit"] + command + ["--format", "json"], cwd=work, capture_output=True,
+                          text=True)
+    if done.returncode not in (0, 1):
+        raise Failure("kvcat fit %s failed (%d): %s" % (" ".join(command), done.returncode, done.stderr))
+    return json.loads(done.stdout)
 
 
 def expected_fit(args, work, choice):
-    """What `kvcat fit --format json` answers for the choice: largest context, KV bytes at the
-    context (exact, from its per-token terms) and whether it fits there."""
+    """What `kvcat fit --format json` answers for the choice: the largest context, the KV bytes at
+    the context and whether it fits there; with an engine, the engine's own figures in their place
+    (llama.cpp: its allocation at -c context x batch -np batch; vLLM: batch x one request of
+    --max-model-len context, and whether its pool's maximum concurrency reaches the batch; SGLang:
+    its pool for context x batch tokens, and whether they are within the pool it sizes from memory)."""
     from fractions import Fraction
-    command = [args.kvcat, "fit", "--model", choice["model"], "--accelerator", choice["accelerator"],
-               "--gpus", str(choice["gpus"]), "--kv-dtype", choice["kv"], "--batch", str(choice["batch"]),
-               "--contexts", str(choice["context"]), "--format", "json"]
-    if choice["engine"] != "textbook":
-        # -c is every sequence's context together, -np the sequences.
-        command += ["--engine", choice["engine"], "--ctx-size", str(choice["context"] * choice["batch"]),
-                    "--parallel", str(choice["batch"])]
+    context, batch, engine = choice["context"], choice["batch"], choice["engine"]
+    command = ["--model", choice["model"], "--accelerator", choice["accelerator"], "--gpus", str(choice["gpus"]),
+               "--kv-dtype", choice["kv"], "--batch", str(batch), "--contexts", str(context)]
     if isinstance(choice["weights"], int):
         command += ["--weight-bytes", str(choice["weights"])]
     else:
         command += ["--weight-quant", choice["weights"]]
-    done = subprocess.run(command, cwd=work, capture_output=True, text=True)
-    if done.returncode not in (0, 1):
-        raise Failure("%s failed (%d): %s" % (" ".join(command[1:]), done.returncode, done.stderr))
-    fit = json.loads(done.stdout)
+    engine_args = {
+        "textbook": [],
+        "llama.cpp": ["--engine", "llama.cpp", "--ctx-size", str(context * batch), "--parallel", str(batch)],
+        "vllm": ["--engine", "vllm", "--max-model-len", str(context)] +
+                (["--available-kv-gib", choice["kvgib"]] if "kvgib" in choice else []),
+        "sglang": ["--engine", "sglang", "--ctx-size", str(context * batch)],
+    }[engine]
+    fit = run_fit(args, work, command + engine_args)
     exact = lambda v: Fraction(v) if isinstance(v, int) else Fraction(v["exact"])
-    context = choice["context"]
     kv = exact(fit["kv_bytes_per_token"]) * context
     if fit["sliding_window"] > 0:
         kv += exact(fit["sliding_kv_bytes_per_token"]) * min(context, fit["sliding_window"])
     fits = fit["at_contexts"][0]["fits"]
-    if choice["engine"] != "textbook":
+    want = {"max": "none" if fit["max_context"] is None else str(fit["max_context"]), "engine": engine}
+    if engine == "llama.cpp":
         # The engine's allocation in place of the textbook cache and state, beside the same weights and reserve.
         kv = Fraction(fit["engine_kv_bytes"])
         held = exact(fit["weight_bytes"]) + exact(fit["reserve_bytes"]) + kv + fit["engine_state_bytes"]
         fits = held <= exact(fit["memory_bytes"])
-    return {"max": "none" if fit["max_context"] is None else str(fit["max_context"]), "kv": kv,
-            "fits": "yes" if fits else "no", "engine": choice["engine"] != "textbook"}
+        want["tokens"] = str(fit["engine_tokens"])
+    elif engine == "vllm":
+        kv = Fraction(fit["engine_kv_bytes"] * batch)
+        concurrency = fit["engine"].get("max_concurrency")
+        fits = concurrency is not None and concurrency >= batch
+        want["tokens"] = "none" if fit["engine_tokens"] is None else str(fit["engine_tokens"])
+        want["concurrency"] = concurrency
+    elif engine == "sglang":
+        kv = Fraction(fit["engine_kv_bytes"])
+        pool = run_fit(args, work, command + ["--engine", "sglang"] +
+                       (["--mem-fraction-static", choice["memfrac"]] if "memfrac" in choice else []))
+        tokens = pool.get("engine_tokens")
+        fits = tokens is not None and context * batch <= tokens
+        want["tokens"] = "none" if tokens is None else str(tokens)
+    want.update({"kv": kv, "fits": "yes" if fits else "no"})
+    return want
 
 
 READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[data-kvcat="' + n + '"]');
     return e ? e.dataset.value : null; };
   const p = (id) => document.getElementById('pick-' + id).value;
   return { max: v('max-context'), kv: v('kv-bytes'), fits: v('fits'), ceiling: v('ceiling-tps'),
+           tokens: v('engine-tokens'), concurrency: v('engine-concurrency'),
            shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
            picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),
                     weights: p('weights'), bytes: p('weight-bytes'), kv: p('kv'), context: p('context'),
-                    batch: p('batch') } }; })()"""
+                    batch: p('batch'), kvgib: p('kv-gib'), memfrac: p('mem-fraction') } }; })()"""
 
 
 def choose_option(page, picker, value):
@@ -471,9 +515,22 @@ def type_into(page, picker, text):
     page.send("Input.insertText", {"text": text})
 
 
+def clear_field(page, picker):
+    page.evaluate("""(() => { const e = document.getElementById(%s); e.focus(); e.value = '';
+        e.dispatchEvent(new Event('input', { bubbles: true })); })()""" % json.dumps("pick-" + picker))
+
+
 def drive(page, choice):
     for picker in ("model", "accelerator", "gpus", "engine", "kv"):
         choose_option(page, picker, str(choice[picker]))
+    # The engine's memory, shown with its engine: typed when the choice gives it, else left blank.
+    for key, picker, engine in (("kvgib", "kv-gib", "vllm"), ("memfrac", "mem-fraction", "sglang")):
+        if choice["engine"] != engine:
+            continue
+        if key in choice:
+            type_into(page, picker, choice[key])
+        else:
+            clear_field(page, picker)
     if isinstance(choice["weights"], int):
         choose_option(page, "weights", "bytes")
         type_into(page, "weight-bytes", str(choice["weights"]))
@@ -489,12 +546,19 @@ def compare_answer(label, got, want, failures):
     check(got["max"] == want["max"], "%s: the page's largest context is %r, kvcat fit's %r" % (
         label, got["max"], want["max"]), failures)
     page_kv = Fraction(got["kv"]) if got["kv"] else None
-    if page_kv is not None and want.get("engine"):
+    if page_kv is not None and want["engine"] != "textbook":
         page_kv = Fraction(-((-page_kv.numerator) // page_kv.denominator))  # engine_kv_bytes is whole bytes, rounded up
     check(page_kv is not None and page_kv == want["kv"], "%s: the page's KV bytes are %r, kvcat fit's %s" % (
         label, got["kv"], want["kv"]), failures)
     check(got["fits"] == want["fits"], "%s: the page says fits=%r, kvcat fit %r" % (label, got["fits"], want["fits"]),
           failures)
+    if "tokens" in want:
+        check(got["tokens"] == want["tokens"], "%s: the page's engine tokens are %r, kvcat fit's %r" % (
+            label, got["tokens"], want["tokens"]), failures)
+    if want.get("concurrency") is not None:
+        check(got["concurrency"] is not None and float(got["concurrency"]) == want["concurrency"],
+              "%s: the page's maximum concurrency is %r, kvcat fit's %r" % (label, got["concurrency"],
+                                                                           want["concurrency"]), failures)
 
 
 def planner_checks(page, args, work, page_url):
@@ -530,7 +594,10 @@ def planner_checks(page, args, work, page_url):
           "ArrowDown on the model picker did not choose another model (%r)" % after["picks"]["model"], failures)
 
     # A fragment opens the same choice in a page of its own.
-    for choice, got in (answers[2], answers[4], answers[7]):
+    engines = {choice["engine"] for choice in CHOICES}
+    check(engines == {"textbook", "llama.cpp", "vllm", "sglang"}, "the choices leave out an engine: %r" % engines,
+          failures)
+    for choice, got in (answers[i] for i in OPENED):
         fresh = Page(page.browser)
         fresh.send("Page.navigate", {"url": page_url + fragment_of(choice)})
         wait_drawn(fresh, "fragment %s" % fragment_of(choice), failures)
@@ -538,6 +605,10 @@ def planner_checks(page, args, work, page_url):
         for picks in (opened["picks"], got["picks"]):
             if picks["weights"] != "bytes":
                 picks.pop("bytes")  # the hidden bytes field keeps what was typed earlier; the choice is the format
+            if picks["engine"] != "vllm":
+                picks.pop("kvgib")  # so do the engines' memory fields: each is read with its engine only
+            if picks["engine"] != "sglang":
+                picks.pop("memfrac")
         check(opened["picks"] == got["picks"], "the fragment %s opens pickers %r, not %r" % (
             fragment_of(choice), opened["picks"], got["picks"]), failures)
         compare_answer("opened from " + fragment_of(choice), opened, expected_fit(args, work, choice), failures)
@@ -573,6 +644,38 @@ OVERFLOW = r"""
 """
 
 
+# Text a picker would cut: every option of every select in the planner, measured in the select's
+# own font, against the room the select leaves its text (its width less its padding and the
+# arrow, which Chromium draws about 20 px wide); and every field whose text scrolls inside it.
+CUT_TEXT = r"""
+(() => {
+  const out = [];
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const s of document.querySelectorAll('#planner select')) {
+    const style = getComputedStyle(s);
+    measure.font = style.font;
+    const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+    for (const o of s.options) {
+      const w = measure.measureText(o.text).width;
+      if (w > room) out.push(s.id + ': "' + o.text + '" needs ' + Math.ceil(w) + ' px of ' + Math.floor(room));
+    }
+    if (s.scrollWidth > s.clientWidth) out.push(s.id + ': scrolls ' + s.scrollWidth + ' > ' + s.clientWidth);
+  }
+  for (const e of document.querySelectorAll('#planner input')) {
+    if (e.offsetParent === null) continue;  // hidden with its engine
+    const style = getComputedStyle(e);
+    measure.font = style.font;
+    const room = e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    for (const text of [e.value, e.placeholder]) {
+      const w = measure.measureText(text).width;
+      if (w > room) out.push(e.id + ': "' + text + '" needs ' + Math.ceil(w) + ' px of ' + Math.floor(room));
+    }
+  }
+  return out;
+})()
+"""
+
+
 def narrow_run(args, chromium, width=390):
     """The page on a phone's width: the planner and every chart fit, nothing scrolls sideways."""
     failures = []
@@ -590,16 +693,25 @@ def narrow_run(args, chromium, width=390):
         page = Page(browser)
         page.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": 844, "deviceScaleFactor": 1,
                                                          "mobile": True})
-        page.send("Page.navigate", {"url": page_url + fragment_of(CHOICES[0])})
-        wait_drawn(page, "%d px" % width, failures)
-        time.sleep(0.5)
-        got = page.evaluate(OVERFLOW)
-        check(got["scrollWidth"] <= width and not got["out"],
-              "at %d px the page is %d px wide; sticking out: %r" % (width, got["scrollWidth"], got["out"]), failures)
-        check(got["plots"] and all(w <= width for w in got["plots"]), "at %d px the charts are %r px wide" % (
-            width, got["plots"]), failures)
-        answer = page.evaluate(READ_ANSWER)
-        compare_answer("at %d px" % width, answer, expected_fit(args, work, CHOICES[0]), failures)
+        # The first choice, then each engine's (their answers have more lines and fields to fit).
+        for index in (0, 6, 9, 10, 13):
+            choice = CHOICES[index]
+            page.send("Page.navigate", {"url": page_url + fragment_of(choice)})
+            if index == 0:
+                wait_drawn(page, "%d px" % width, failures)
+            else:
+                page.evaluate("new Promise((done) => setTimeout(done, 300))")  # a fragment: the page stays
+            time.sleep(0.5)
+            label = "at %d px, %s" % (width, fragment_of(choice))
+            got = page.evaluate(OVERFLOW)
+            check(got["scrollWidth"] <= width and not got["out"],
+                  "%s the page is %d px wide; sticking out: %r" % (label, got["scrollWidth"], got["out"]), failures)
+            check(got["plots"] and all(w <= width for w in got["plots"]), "%s the charts are %r px wide" % (
+                label, got["plots"]), failures)
+            cut = page.evaluate(CUT_TEXT)
+            check(not cut, "%s a picker cuts its text: %r" % (label, cut), failures)
+            answer = page.evaluate(READ_ANSWER)
+            compare_answer(label, answer, expected_fit(args, work, choice), failures)
         failures.extend("%d px: %s" % (width, p) for p in page.problems(page_url))
     finally:
         if browser:

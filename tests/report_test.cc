@@ -181,26 +181,125 @@ TEST_F(ReportTest, PlannerTermsAreFitContextsAtAnyBatch) {
     EXPECT_GT(checked, 100);
 }
 
-// llama.cpp's allocation in the planner is engine_allocation()'s at -c context x batch, -np batch,
-// which is what `kvcat fit --engine llama.cpp --ctx-size --parallel` prints.
-TEST_F(ReportTest, PlannerLlamacppAllocationsAreTheEngineModels) {
-    json planner = report_content(input())["planner"];
-    int checked = 0;
+// What the page does with an engine's exported coefficients (src/report_planner.js), done
+// again here, against engine_allocation() at contexts and batches off any grid, for every
+// model, cache dtype and card count of the shipped catalog: the page's engine figures are
+// what `kvcat fit --engine` prints.
+Rational q(const json& text) {
+    auto r = Rational::parse(text.get<std::string>());
+    EXPECT_TRUE(r) << text;
+    return r.value_or(Rational(0));
+}
+
+std::int64_t pad_to(std::int64_t n, std::int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
+TEST(ReportPlannerEngines, CoefficientsGiveTheEnginesFiguresAtAnyContextAndBatch) {
+    LintResult shipped = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    test::TempDir tmp;
+    build_catalog(shipped.records, tmp / "kvcat.db");
+    ReportInput in;
+    in.rows = run_read_only(tmp / "kvcat.db", "SELECT * FROM kv_rows ORDER BY id");
+    in.records = &shipped.records;
+    json planner = report_content(in)["planner"];
+    const std::int64_t contexts[] = {1, 1000, 4097, 65536, 100000, 262145};
+    const std::int64_t batches[] = {1, 3, 8};
+    std::map<std::string, int> checked;
     for (const auto& m : planner["models"]) {
-        const Model& model = *lint_->records.find(m["id"].get<std::string>())->model;
-        for (const char* dtype_name : {"f16", "q8_0"}) {
-            const json& points = m["allocations"]["llama.cpp"][dtype_name];
-            if (points.contains("error")) continue;
-            EngineSettings s;
-            s.context = 16384 * 4;
-            s.parallel = 4;
-            EngineAnswer a = engine_allocation(model, *find_cache_dtype(dtype_name), Engine::llamacpp, s);
-            EXPECT_EQ(*Rational::parse(points["16384x4"][0].get<std::string>()), a.kv_bytes) << m["id"];
-            EXPECT_EQ(*Rational::parse(points["16384x4"][1].get<std::string>()), a.state_bytes) << m["id"];
-            ++checked;
+        const Model& model = *shipped.records.find(m["id"].get<std::string>())->model;
+        for (const auto& d : cache_dtypes()) {
+            const std::string name(d.name);
+            // llama.cpp, one card: cells padded to 256 and shared by the streams, the SWA cache
+            // its window plus a ubatch.
+            const json& l = m["engines"]["llama.cpp"][name];
+            if (!l.contains("error")) {
+                for (std::int64_t c : contexts) {
+                    for (std::int64_t b : batches) {
+                        EngineSettings s;
+                        s.context = c * b;
+                        s.parallel = b;
+                        EngineAnswer a = engine_allocation(model, d, Engine::llamacpp, s);
+                        std::int64_t n_ctx = pad_to(c * b, 256);
+                        std::int64_t cells = b == 1 ? n_ctx : pad_to(n_ctx / b, 256);
+                        std::int64_t window = l["swa_window"];
+                        std::int64_t swa = window > 0 ? pad_to(std::min(cells, window + 512), 256) : 0;
+                        Rational kv =
+                            q(l["base_per_cell"]) * Rational(cells * b) + q(l["swa_per_cell"]) * Rational(swa * b);
+                        EXPECT_EQ(kv, a.kv_bytes) << m["id"] << " " << name << " " << c << "x" << b;
+                        EXPECT_EQ(q(l["state_per_sequence"]) * Rational(b), a.state_bytes) << m["id"] << " " << name;
+                        EXPECT_EQ(cells * b, a.tokens.value_or(-1)) << m["id"] << " " << name;
+                        ++checked["llama.cpp"];
+                    }
+                }
+            } else {
+                EXPECT_THROW(engine_allocation(model, d, Engine::llamacpp, EngineSettings()), std::exception);
+            }
+            for (const auto& [cards, v] : m["engines"]["vllm"][name].items()) {
+                EngineSettings s;
+                s.gpus = std::stoll(cards);
+                s.available_bytes = Rational(19876543210);
+                if (v.contains("error")) {
+                    s.max_model_len = 4096;
+                    EXPECT_THROW(engine_allocation(model, d, Engine::vllm, s), std::exception) << m["id"] << name;
+                    continue;
+                }
+                // The pool holds available // divisor blocks; a request of the context takes, per term,
+                // cdiv(context, block) blocks (full), cdiv(min(window - 1 + 2048, context), block) + 1
+                // (sliding), cdiv(min(chunk + 2048, context), block) (chunked) or one (state).
+                std::int64_t block = v["block_size"], divisor = v["divisor"];
+                std::int64_t blocks = s.available_bytes->floor() / divisor;
+                for (std::int64_t c : contexts) {
+                    s.max_model_len = c;
+                    EngineAnswer a = engine_allocation(model, d, Engine::vllm, s);
+                    Rational kv(0);
+                    std::int64_t need = 0;
+                    for (const auto& t : v["terms"]) {
+                        std::string kind = t[0];
+                        std::int64_t page = t[1], layers = t[2], weight = t[3], window = t[4];
+                        std::int64_t n = kind == "full"      ? (c + block - 1) / block
+                                         : kind == "sliding" ? (std::min(window - 1 + 2048, c) + block - 1) / block + 1
+                                         : kind == "chunked" ? (std::min(window + 2048, c) + block - 1) / block
+                                                             : 1;
+                        if (kind != "state") kv += Rational(page * n * layers);
+                        need += weight * page * n;
+                    }
+                    std::int64_t per_request = (need + divisor - 1) / divisor;
+                    double concurrency = static_cast<double>(blocks) / static_cast<double>(per_request);
+                    EXPECT_EQ(kv, a.kv_bytes) << m["id"] << " " << name << " " << cards << " " << c;
+                    EXPECT_EQ(q(v["state"]), a.state_bytes) << m["id"] << " " << name << " " << cards;
+                    EXPECT_EQ(blocks, a.blocks.value_or(-1)) << m["id"] << " " << name << " " << cards;
+                    EXPECT_EQ(concurrency, a.max_concurrency.value_or(-1)) << m["id"] << " " << name << " " << c;
+                    EXPECT_EQ(static_cast<std::int64_t>(concurrency * static_cast<double>(c)), a.tokens.value_or(-1))
+                        << m["id"] << " " << name << " " << cards << " " << c;
+                    ++checked["vllm"];
+                }
+            }
+            for (const auto& [cards, g] : m["engines"]["sglang"][name].items()) {
+                EngineSettings s;
+                s.gpus = std::stoll(cards);
+                if (g.contains("error")) {
+                    EXPECT_THROW(engine_allocation(model, d, Engine::sglang, s), std::exception) << m["id"] << name;
+                    continue;
+                }
+                // The pool: floor(memory / cell) tokens and one padding slot; sized: tokens + 1 slots.
+                Rational cell = q(g["cell"]);
+                s.available_bytes = Rational(19876543210);
+                EngineAnswer pool = engine_allocation(model, d, Engine::sglang, s);
+                std::int64_t tokens = (*s.available_bytes / cell).floor();
+                EXPECT_EQ(tokens, pool.tokens.value_or(-1)) << m["id"] << " " << name << " " << cards;
+                EXPECT_EQ(Rational(tokens + 1) * cell, pool.kv_bytes) << m["id"] << " " << name << " " << cards;
+                s.available_bytes.reset();
+                s.context = 100000 * 3;
+                EngineAnswer sized = engine_allocation(model, d, Engine::sglang, s);
+                EXPECT_EQ(Rational(300001) * cell, sized.kv_bytes) << m["id"] << " " << name << " " << cards;
+                ++checked["sglang"];
+            }
         }
     }
-    EXPECT_GT(checked, 5);
+    EXPECT_GT(checked["llama.cpp"], 1000);
+    EXPECT_GT(checked["vllm"], 500);
+    EXPECT_GT(checked["sglang"], 50);
 }
 
 // The planner carries each quality result under its model, with a link to its record, and each
