@@ -491,7 +491,8 @@
       fact('KV cache at ' + ctxText + (batch > 1n ? ' × ' + choice.batch : ''), output('kv-bytes', exactText(r.kv), bytesText(r.kv)), ' (' + gib(r.kv) + ')' + kvHow);
       if (engine.id === 'llama.cpp') {
         fact('Cells llama.cpp holds', output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
-          ' (' + plural(batch, 'stream', 'streams') + ' × ' + grouped(r.llama.cells) + '; no sequence holds more than ' + grouped(r.llama.cells) + ' tokens)');
+          batch > 1n ? ' (' + choice.batch + ' streams × ' + grouped(r.llama.cells) + '; no sequence holds more than ' + grouped(r.llama.cells) + ' tokens)'
+            : ' (one stream: -c padded to a multiple of 256)');
       } else if (engine.id === 'vllm') {
         fact('vLLM\'s pool', r.engineTokens === null ? output('engine-tokens', 'none', 'none')
           : output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
