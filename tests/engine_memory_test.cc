@@ -355,7 +355,8 @@ namespace kvcat {
 namespace {
 
 /// The printed figures of an allocation record that the engine-allocation rule judges exactly:
-/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency.
+/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency, and vLLM's tokens for a release
+/// before 0.20, which prints a whole number of blocks.
 std::vector<std::string> judged_keys(const Record& r) {
     std::vector<std::string> keys;
     for (const char* part : {"kv_cache", "swa_cache"}) {
@@ -365,7 +366,13 @@ std::vector<std::string> judged_keys(const Record& r) {
     if (r.node("recurrent.r_type")) {
         for (const char* f : {"r_mib", "s_mib", "size_mib"}) keys.push_back(std::string("recurrent.") + f);
     }
-    if (r.node("vllm.available_kv_gib")) keys.push_back("vllm.concurrency");
+    if (r.node("vllm.available_kv_gib")) {
+        keys.push_back("vllm.concurrency");
+        const YamlNode* version = r.node("engine_version");
+        if (version && version->value != "null" && vllm_version_before(version->value, "0.20")) {
+            keys.push_back("vllm.tokens");
+        }
+    }
     for (const char* f : {"k_gb", "v_gb", "kv_gb"}) keys.push_back(std::string("sglang.") + f);
     std::vector<std::string> present;
     for (const auto& k : keys) {
@@ -375,7 +382,10 @@ std::vector<std::string> judged_keys(const Record& r) {
     return present;
 }
 
-bool same_value(const std::string& a, const std::string& b) {
+/// The same number, "412,944" and "412944" alike.
+bool same_value(std::string a, std::string b) {
+    std::erase(a, ',');
+    std::erase(b, ',');
     auto x = Rational::parse(a), y = Rational::parse(b);
     return x && y && *x == *y;
 }
