@@ -299,12 +299,22 @@ FROM sized;
 -- kvcat import-log), one row per record. `parts` holds the record's engine sections
 -- (kv_cache, swa_cache, recurrent, vllm, sglang) as JSON, every figure as the text it was
 -- printed as, so json_extract(parts, '$.kv_cache.size_mib') reads a cell exactly; the lint's
--- engine-allocation rule has checked each figure against the engine models.
+-- engine-allocation rule has checked each figure against the engine models. The columns
+-- before `parts` are what `kvcat query --allocations` shows and filters: the settings a
+-- reader compares, the engine's headline figure as printed and kvcat's for the same.
 CREATE TABLE allocations (
     id             TEXT PRIMARY KEY,
     model          TEXT NOT NULL,
     engine         TEXT NOT NULL,
     engine_version TEXT,
+    kv_cache_dtype TEXT,              -- K's type (llama.cpp), kv_cache_dtype with auto read as the model's
+    v_cache_dtype  TEXT,              -- V's type when it differs from K's
+    context        INTEGER,           -- cells per stream (llama.cpp), max_model_len (vLLM)
+    seqs           INTEGER,           -- sequences the cache was sized for (llama.cpp)
+    tokens         INTEGER,           -- tokens the cache holds: cells x streams, GPU KV cache size, #tokens
+    tensor_parallel INTEGER,          -- cards (vLLM, SGLang)
+    printed        TEXT,              -- the headline figure as printed: "102.00 + 3.19 MiB", "93,872 tokens"
+    computed       TEXT,              -- kvcat's figure for the same, or NULL when it was not recomputed
     parts          TEXT NOT NULL,     -- JSON object of the engine sections
     log_lines      TEXT NOT NULL,     -- the lines read, one a line
     url            TEXT,

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "dtype.h"
+#include "dtype_spelling.h"
 #include "engine_llamacpp.h"
 #include "engine_sglang.h"
 #include "engine_vllm.h"
@@ -127,6 +128,7 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, Alloca
         mib_figure(r, key + ".k_mib", b.k, how, part);
         if (!mla_latent) mib_figure(r, key + ".v_mib", b.v, how, part);
         mib_figure(r, key + ".size_mib", b.k + b.v, how, part);
+        part.bytes = b.k + b.v;
     } catch (const EngineError& e) {
         out.problems.push_back({key, scope_text, "a shape kvcat models", e.what()});
     }
@@ -151,6 +153,7 @@ void llama_recurrent(const Record& r, const Model& m, AllocationCheck& out) {
         mib_figure(r, "recurrent.r_mib", s.r, how, part);
         mib_figure(r, "recurrent.s_mib", s.s, how, part);
         mib_figure(r, "recurrent.size_mib", s.r + s.s, how, part);
+        part.bytes = s.r + s.s;
     }
     out.parts.push_back(std::move(part));
 }
@@ -273,11 +276,10 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
         VllmPool lo = vllm_pool(m, *dtype, s, ((*gib - half) * unit).floor());
         VllmPool hi = vllm_pool(m, *dtype, s, ((*gib + half) * unit).floor());
         std::int64_t block = lo.block_size;
-        part.terms.push_back(fmt::format("memory: {} GiB as printed, so {} to {} GiB ({} to {} bytes){}",
-                                         text(r, "vllm.available_kv_gib"), two(gib->to_double() - 0.005),
-                                         two(gib->to_double() + 0.005), group_thousands(((*gib - half) * unit).floor()),
-                                         group_thousands(((*gib + half) * unit).floor()),
-                                         s.gpus > 1 ? " on each card" : ""));
+        part.terms.push_back(fmt::format(
+            "memory: {} GiB as printed, so {:.3f} to {:.3f} GiB ({} to {} bytes){}", text(r, "vllm.available_kv_gib"),
+            gib->to_double() - 0.005, gib->to_double() + 0.005, group_thousands(((*gib - half) * unit).floor()),
+            group_thousands(((*gib + half) * unit).floor()), s.gpus > 1 ? " on each card" : ""));
         part.terms.push_back(fmt::format("pool: {} to {} blocks of {} tokens in {} group{} of {} layer{}",
                                          group_thousands(lo.num_blocks), group_thousands(hi.num_blocks), block,
                                          lo.groups, lo.groups == 1 ? "" : "s", lo.group_size,
@@ -375,6 +377,7 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
         judge("sglang.k_gb", b.k);
         judge("sglang.v_gb", b.v);
         judge("sglang.kv_gb", b.k + b.v);
+        part.bytes = b.k + b.v;
         out.answer = engine_allocation(m, *dtype, Engine::sglang, s);
     } catch (const EngineError& e) {
         out.problems.push_back({"sglang", "this pool", "a shape kvcat models", e.what()});
@@ -426,7 +429,8 @@ std::string printed_value(const AllocationPartCheck& p, std::string_view name) {
 
 }  // namespace
 
-AllocationHeadline allocation_headline(const AllocationCheck& c) {
+AllocationSummary summarise_allocation(const Record& r, const AllocationCheck& c) {
+    AllocationSummary out;
     // Each printed figure of the headline, with kvcat's beside it when it was recomputed.
     std::vector<std::string> printed, computed;
     std::string unit;
@@ -437,34 +441,51 @@ AllocationHeadline allocation_headline(const AllocationCheck& c) {
         const AllocationFigure* f = figure(c, p.key + "." + std::string(name));
         computed.push_back(f ? f->computed : "");
     };
-    for (const auto& p : c.parts) {
-        switch (c.engine) {
-            case Engine::llamacpp:
-                add(p, "size_mib");
-                unit = "MiB";
-                break;
-            case Engine::vllm:
-                if (std::string t = printed_value(p, "tokens"); !t.empty()) {
-                    auto n = Rational::parse(t);
-                    printed.push_back(n && n->is_integer() ? group_thousands(n->num()) : t);
+    switch (c.engine) {
+        case Engine::llamacpp: {
+            std::string part = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+            out.kv_cache_dtype = text(r, part + ".k_type");
+            out.v_cache_dtype = text(r, part + ".v_type");
+            if (out.v_cache_dtype == out.kv_cache_dtype) out.v_cache_dtype.clear();
+            out.context = integer(r, part + ".cells");
+            out.seqs = integer(r, part + ".seqs");
+            if (out.context) out.tokens = checked_mul(*out.context, integer(r, part + ".streams").value_or(1));
+            for (const auto& p : c.parts) add(p, "size_mib");
+            unit = "MiB";
+            break;
+        }
+        case Engine::vllm:
+        case Engine::sglang: {
+            bool vllm = c.engine == Engine::vllm;
+            std::string part = vllm ? "vllm" : "sglang";
+            // auto is the model's dtype, named only when the log shows it; else auto as written.
+            std::string written = text(r, part + ".kv_cache_dtype");
+            std::string model_dtype = text(r, part + ".model_dtype");
+            bool named = !written.empty() && written != "auto";
+            auto d = named || !model_dtype.empty() ? torch_cache_dtype(written, model_dtype) : std::nullopt;
+            out.kv_cache_dtype = d ? catalog_dtype(vllm ? "vLLM" : "SGLang", d->name) : written;
+            if (vllm) out.context = integer(r, "vllm.max_model_len");
+            out.tokens = integer(r, part + ".tokens");
+            out.tensor_parallel = integer(r, part + ".tensor_parallel").value_or(1);
+            for (const auto& p : c.parts) {
+                if (vllm && out.tokens) {
+                    printed.push_back(group_thousands(*out.tokens));
                     const AllocationFigure* f = figure(c, "vllm.tokens");
                     computed.push_back(f ? f->computed : "");
+                } else if (!vllm) {
+                    for (const char* name : {"k_gb", "v_gb", "kv_gb"}) add(p, name);
                 }
-                unit = "tokens";
-                break;
-            case Engine::sglang:
-                for (const char* name : {"k_gb", "v_gb", "kv_gb"}) add(p, name);
-                unit = "GB";
-                break;
+            }
+            unit = vllm ? "tokens" : "GB";
+            break;
         }
     }
-    AllocationHeadline h;
-    if (printed.empty()) return h;
-    h.printed = fmt::format("{} {}", fmt::join(printed, " + "), unit);
+    if (printed.empty()) return out;
+    out.printed = fmt::format("{} {}", fmt::join(printed, " + "), unit);
     if (std::none_of(computed.begin(), computed.end(), [](const std::string& x) { return x.empty(); })) {
-        h.computed = fmt::format("{} {}", fmt::join(computed, " + "), unit);
+        out.computed = fmt::format("{} {}", fmt::join(computed, " + "), unit);
     }
-    return h;
+    return out;
 }
 
 }  // namespace kvcat

@@ -47,6 +47,7 @@ struct AllocationPartCheck {
     std::vector<std::pair<std::string, std::string>> settings;  ///< read from the log beside them
     std::vector<std::string> terms;                             ///< kvcat's arithmetic, term by term
     std::vector<AllocationFigure> figures;                      ///< the printed figures, in record order
+    std::optional<Rational> bytes;  ///< what kvcat allocates for the part (llama.cpp's caches and state, SGLang's pool)
 };
 
 struct AllocationCheck {
@@ -63,13 +64,19 @@ struct AllocationCheck {
 /// Recomputes every printed figure of `record` (an allocation record) for `model`.
 AllocationCheck check_allocation(const Record& record, const Model& model);
 
-/// The figure a table shows for a record: llama.cpp's sizes in MiB (base + SWA + recurrent),
-/// vLLM's tokens, SGLang's K + V (or KV) GB; printed and kvcat's in the same shape. `computed`
-/// is empty when some printed size was not recomputed.
-struct AllocationHeadline {
-    std::string printed;
-    std::string computed;
+/// What a table of allocation records shows for one: the settings a reader compares them by,
+/// and the headline figure (llama.cpp's sizes in MiB, base + SWA + recurrent; vLLM's tokens;
+/// SGLang's K + V, or KV, GB) as printed and as kvcat recomputes it, in the same shape.
+struct AllocationSummary {
+    std::string kv_cache_dtype;           ///< the catalog's name: K's ggml type, or kv_cache_dtype with auto read
+    std::string v_cache_dtype;            ///< V's type when it differs from K's
+    std::optional<std::int64_t> context;  ///< llama.cpp's cells per stream, vLLM's max_model_len
+    std::optional<std::int64_t> seqs;     ///< llama.cpp's n_seq_max
+    std::optional<std::int64_t> tokens;   ///< cells x streams, vLLM's GPU KV cache size, SGLang's #tokens
+    std::optional<std::int64_t> tensor_parallel;  ///< vLLM and SGLang
+    std::string printed;                          ///< "102.00 + 3.19 MiB", "93,872 tokens"
+    std::string computed;                         ///< empty when some printed figure was not recomputed
 };
-AllocationHeadline allocation_headline(const AllocationCheck& check);
+AllocationSummary summarise_allocation(const Record& record, const AllocationCheck& check);
 
 }  // namespace kvcat

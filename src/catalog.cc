@@ -138,6 +138,38 @@ constexpr std::array<std::string_view, 16> kDefaultColumns = {
     "provenance",
 };
 
+/// The allocations table's columns that `kvcat query --allocations` filters and shows
+/// (schema/catalog.sql; parts and log_lines are JSON and lines, for `kvcat sql`).
+constexpr std::array kAllocationColumns = {
+    ColumnInfo{"id", "text", "", false, "the record id, allocations/NAME"},
+    ColumnInfo{"model", "text", "", false, "the model record's id"},
+    ColumnInfo{"engine", "text", "", false, "llama.cpp, vllm or sglang"},
+    ColumnInfo{"engine_version", "text", "", false, "the engine's build or release, when the log or source says"},
+    ColumnInfo{"kv_cache_dtype", "text", "", false,
+               "the cache element type: llama.cpp's K type as printed, vLLM's and SGLang's kv_cache_dtype (auto "
+               "read as the model dtype when the log shows it)"},
+    ColumnInfo{"v_cache_dtype", "text", "", false, "llama.cpp's V type when it differs from K's"},
+    ColumnInfo{"context", "integer", "tokens", false,
+               "the tokens one sequence can hold: llama.cpp's cells per stream, vLLM's max_model_len"},
+    ColumnInfo{"seqs", "integer", "", false, "the sequences llama.cpp sized its cache for (n_seq_max), as printed"},
+    ColumnInfo{"tokens", "integer", "tokens", false,
+               "the tokens the cache holds: llama.cpp's cells x streams, vLLM's GPU KV cache size, SGLang's #tokens"},
+    ColumnInfo{"tensor_parallel", "integer", "cards", false, "vLLM's and SGLang's tensor-parallel size"},
+    ColumnInfo{"printed", "text", "", false,
+               "the engine's figure as printed: llama.cpp's sizes in MiB (cache + SWA cache + recurrent state), "
+               "vLLM's tokens, SGLang's K + V GB"},
+    ColumnInfo{"computed", "text", "", true,
+               "kvcat's figure for the same from the model record and the logged settings (vLLM: the range the "
+               "printed GiB allows); empty when the log printed too little to recompute it"},
+    ColumnInfo{"url", "text", "", false, "where the log was published"},
+    ColumnInfo{"notes", "text", "", false, "what the log leaves unsaid"},
+    ColumnInfo{"file", "text", "", false, "the record file"},
+};
+
+constexpr std::array<std::string_view, 10> kDefaultAllocationColumns = {
+    "id", "model", "engine", "engine_version", "kv_cache_dtype", "context", "seqs", "printed", "computed", "url",
+};
+
 /// True when `path` holds a SQLite database with kvcat's tables; sets `version`.
 bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why) {
     try {
@@ -283,14 +315,40 @@ bool is_kvcat_catalog(const fs::path& path, int* version, std::string* why) {
     return is_kvcat_catalog_impl(path, version, why);
 }
 
-const ColumnInfo* find_column(std::string_view name) {
-    for (const auto& c : kColumns) {
+std::string_view table_name(QueryTable table) {
+    switch (table) {
+        case QueryTable::kv_rows:
+            return "kv_rows";
+        case QueryTable::allocations:
+            return "allocations";
+    }
+    return "kv_rows";
+}
+
+std::span<const ColumnInfo> query_columns(QueryTable table) {
+    switch (table) {
+        case QueryTable::kv_rows:
+            return kColumns;
+        case QueryTable::allocations:
+            return kAllocationColumns;
+    }
+    return kColumns;
+}
+
+const ColumnInfo* find_column(std::string_view name, QueryTable table) {
+    for (const auto& c : query_columns(table)) {
         if (c.name == name) return &c;
     }
     return nullptr;
 }
 
-std::span<const std::string_view> default_query_columns() {
+std::span<const std::string_view> default_query_columns(QueryTable table) {
+    switch (table) {
+        case QueryTable::kv_rows:
+            return kDefaultColumns;
+        case QueryTable::allocations:
+            return kDefaultAllocationColumns;
+    }
     return kDefaultColumns;
 }
 
@@ -315,7 +373,20 @@ constexpr std::array<std::string_view, 15> kDropOrder = {
     "kv_bytes_per_token",
 };
 
-std::span<const std::string_view> default_query_drop_order() {
+/// The record and its figures, printed and recomputed, go last; the address first, since it
+/// is the longest and a reader follows it from csv or --format vertical.
+constexpr std::array<std::string_view, 12> kAllocationDropOrder = {
+    "url",     "tensor_parallel", "tokens", "v_cache_dtype",  "engine_version", "seqs",
+    "context", "model",           "engine", "kv_cache_dtype", "computed",       "printed",
+};
+
+std::span<const std::string_view> default_query_drop_order(QueryTable table) {
+    switch (table) {
+        case QueryTable::kv_rows:
+            return kDropOrder;
+        case QueryTable::allocations:
+            return kAllocationDropOrder;
+    }
     return kDropOrder;
 }
 

@@ -21,7 +21,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 9;
+inline constexpr int kCatalogSchemaVersion = 10;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {
@@ -46,12 +46,19 @@ struct ColumnInfo {
 };
 
 std::span<const ColumnInfo> kv_row_columns();
-const ColumnInfo* find_column(std::string_view name);
+
+/// What `kvcat query` reads: the kv_rows view (kv-efficiency rows, the default) or the
+/// allocations table (`--allocations`: what an engine printed at start-up, beside kvcat's figure).
+enum class QueryTable { kv_rows, allocations };
+std::string_view table_name(QueryTable table);  ///< "kv_rows", "allocations"
+/// The columns of `table` a filter may name.
+std::span<const ColumnInfo> query_columns(QueryTable table);
+const ColumnInfo* find_column(std::string_view name, QueryTable table = QueryTable::kv_rows);
 
 /// The columns `kvcat query` shows unless asked for others.
-std::span<const std::string_view> default_query_columns();
+std::span<const std::string_view> default_query_columns(QueryTable table = QueryTable::kv_rows);
 /// The order in which a narrow window leaves out the columns of a query, the first to go first.
-std::span<const std::string_view> default_query_drop_order();
+std::span<const std::string_view> default_query_drop_order(QueryTable table = QueryTable::kv_rows);
 
 /// True when `path` holds a kvcat catalog of any version; `version` gets its version,
 /// `why` what it is instead.

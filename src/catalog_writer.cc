@@ -24,6 +24,7 @@
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
+#include "allocation_check.h"
 #include "bounded_read.h"
 #include "catalog_file.h"
 #include "catalog_seal.h"
@@ -294,7 +295,8 @@ constexpr auto kSources = table_columns("sources", {"record_id", "position", "na
 constexpr auto kColumnInfo = table_columns("column_info", {"name", "type", "unit", "derived", "description"});
 
 constexpr auto kAllocations = table_columns(
-    "allocations", {"id", "model", "engine", "engine_version", "parts", "log_lines", "url", "notes", "file"});
+    "allocations", {"id", "model", "engine", "engine_version", "kv_cache_dtype", "v_cache_dtype", "context", "seqs",
+                    "tokens", "tensor_parallel", "printed", "computed", "parts", "log_lines", "url", "notes", "file"});
 
 constexpr auto kFiles =
     table_columns("files", {"path", "id", "kind", "size", "mtime_ns", "hash", "id_line", "id_column"});
@@ -488,7 +490,28 @@ std::string scalar_or_empty(const Record& r, std::string_view key) {
     return n && n->is_scalar() ? n->value : std::string();
 }
 
-void insert_allocation(SQLite::Statement& st, const Record& r) {
+void bind_integer_or_null(SQLite::Statement& st, int index, std::optional<std::int64_t> value) {
+    if (value) st.bind(index, *value);
+}
+
+/// The columns a reader compares allocation records by, from the record's settings and the
+/// engine-allocation rule's recomputation (allocation_check.h).
+void bind_allocation_summary(SQLite::Statement& st, const Record& r, const RecordSet& refs) {
+    constexpr const auto& t = kAllocations;
+    const Record* model = refs.find(scalar_or_empty(r, "model"));
+    if (!model || !model->model) return;  // a lint error: this build is not committed
+    AllocationSummary a = summarise_allocation(r, check_allocation(r, *model->model));
+    bind_text_or_null(st, t["kv_cache_dtype"], a.kv_cache_dtype);
+    bind_text_or_null(st, t["v_cache_dtype"], a.v_cache_dtype);
+    bind_integer_or_null(st, t["context"], a.context);
+    bind_integer_or_null(st, t["seqs"], a.seqs);
+    bind_integer_or_null(st, t["tokens"], a.tokens);
+    bind_integer_or_null(st, t["tensor_parallel"], a.tensor_parallel);
+    bind_text_or_null(st, t["printed"], a.printed);
+    bind_text_or_null(st, t["computed"], a.computed);
+}
+
+void insert_allocation(SQLite::Statement& st, const Record& r, const RecordSet& refs) {
     constexpr const auto& t = kAllocations;
     st.reset();
     st.clearBindings();
@@ -496,6 +519,7 @@ void insert_allocation(SQLite::Statement& st, const Record& r) {
     st.bind(t["model"], scalar_or_empty(r, "model"));
     st.bind(t["engine"], scalar_or_empty(r, "engine"));
     bind_text_or_null(st, t["engine_version"], scalar_or_empty(r, "engine_version"));
+    bind_allocation_summary(st, r, refs);
     nlohmann::json parts = nlohmann::json::object();
     for (const char* part : {"kv_cache", "swa_cache", "recurrent", "vllm", "sglang"}) {
         if (const YamlNode* n = r.node(part); n && n->is_mapping()) parts[part] = yaml_as_json(*n);
@@ -661,7 +685,7 @@ void CatalogWriter::begin(const RecordSet& refs) {
             insert_accelerator(accel_insert, r);
             ++stats_.accelerators;
         } else if (r.kind == RecordKind::allocation && r.root) {
-            insert_allocation(allocation_insert, r);
+            insert_allocation(allocation_insert, r, refs);
             ++stats_.allocations;
             insert_file(r, r.kind);
             continue;  // its source is its url, in the row

@@ -23,22 +23,23 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-std::string valid_columns() {
+std::string valid_columns(QueryTable table) {
     std::string out;
-    for (const auto& c : kv_row_columns()) {
+    for (const auto& c : query_columns(table)) {
         if (!out.empty()) out += ", ";
         out += c.name;
     }
     return out;
 }
 
-const ColumnInfo& require_column(std::string_view name) {
-    if (const ColumnInfo* c = find_column(name)) return *c;
+const ColumnInfo& require_column(std::string_view name, QueryTable table) {
+    if (const ColumnInfo* c = find_column(name, table)) return *c;
     std::vector<std::string_view> names;
-    for (const auto& c : kv_row_columns()) names.push_back(c.name);
+    for (const auto& c : query_columns(table)) names.push_back(c.name);
     std::string hint = closest_match(name, names);
-    throw FilterError(fmt::format("unknown column '{}'{}; valid columns: {}", name,
-                                  hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), valid_columns()));
+    throw FilterError(fmt::format("unknown column '{}'{}; valid columns{}: {}", name,
+                                  hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                                  table == QueryTable::allocations ? " of --allocations" : "", valid_columns(table)));
 }
 
 bool is_identifier(std::string_view s) {
@@ -144,7 +145,11 @@ std::string example_for_unit(std::string_view unit) {
 
 }  // namespace
 
-std::string_view id_column_folder(std::string_view column) {
+std::string_view id_column_folder(std::string_view column, QueryTable table) {
+    if (table == QueryTable::allocations) {
+        if (column == "id") return "allocations/";
+        return column == "model" ? "models/" : "";
+    }
     if (column == "id" || column == "record_id") return "kv-efficiency/";
     if (column == "model" || column == "measured_on_model") return "models/";
     if (column == "accelerator") return "accelerators/";
@@ -172,7 +177,7 @@ std::vector<std::string_view> words_of(std::string_view text) {
 
 /// "COLUMN is null" and "COLUMN is not null" as SQL writes them (any case): the null tests
 /// `COLUMN=null` and `COLUMN!=null`. nullopt for anything else.
-std::optional<Filter> parse_is_null(std::string_view text) {
+std::optional<Filter> parse_is_null(std::string_view text, QueryTable table) {
     auto w = words_of(text);
     bool is_null = w.size() == 3 && equal_ignoring_case(w[1], "is") && equal_ignoring_case(w[2], "null");
     bool not_null = w.size() == 4 && equal_ignoring_case(w[1], "is") && equal_ignoring_case(w[2], "not") &&
@@ -180,7 +185,8 @@ std::optional<Filter> parse_is_null(std::string_view text) {
     // "engine=a is null" is an equality whose value has spaces.
     if ((!is_null && !not_null) || !is_identifier(w[0])) return std::nullopt;
     Filter f;
-    f.column = std::string(require_column(w[0]).name);
+    f.table = table;
+    f.column = std::string(require_column(w[0], table).name);
     f.op = is_null ? "=" : "!=";
     f.value = std::monostate{};
     f.text = std::string(text);
@@ -201,11 +207,11 @@ std::span<const std::string_view> family_members(std::string_view column, std::s
 
 }  // namespace
 
-Filter parse_filter(std::string_view text) {
-    if (auto null_test = parse_is_null(text)) return *null_test;
+Filter parse_filter(std::string_view text, QueryTable table) {
+    if (auto null_test = parse_is_null(text, table)) return *null_test;
     std::size_t op_at = text.find_first_of("=!<>~");
     if (op_at == std::string_view::npos) {
-        if (is_identifier(text) && find_column(text)) {
+        if (is_identifier(text) && find_column(text, table)) {
             // The shell took `context_length>64k` unquoted as `context_length` and a redirection.
             throw FilterError(fmt::format(
                 "'{0}' is a column, not a filter: a '>' or '<' written without quotes is a redirection to the "
@@ -219,6 +225,7 @@ Filter parse_filter(std::string_view text) {
                         text));
     }
     Filter f;
+    f.table = table;
     std::string_view column = trim(text.substr(0, op_at));
     std::string_view rest = text.substr(op_at);
     static constexpr std::array<std::string_view, 7> kOps = {">=", "<=", "!=", "=", ">", "<", "~"};
@@ -239,7 +246,7 @@ Filter parse_filter(std::string_view text) {
     if (!is_identifier(column)) {
         throw FilterError(fmt::format("'{}': expected a column name before '{}'", text, f.op));
     }
-    const ColumnInfo& info = require_column(column);
+    const ColumnInfo& info = require_column(column, table);
     f.column = std::string(info.name);
     f.text = std::string(text);
     if (value == "null" || value == "NULL" || value == "Null") {
@@ -283,7 +290,7 @@ Filter parse_filter(std::string_view text) {
             }
             std::string v(part);
             // A record id without its folder: accelerator=nvidia-rtx-4090.
-            std::string_view folder = id_column_folder(info.name);
+            std::string_view folder = id_column_folder(info.name, table);
             if (!folder.empty() && v.find('/') == std::string::npos) v = std::string(folder) + v;
             // A dtype family (kv_cache_dtype=fp8) is each of its members.
             if (auto members = family_members(info.name, v); !members.empty()) {
@@ -310,7 +317,7 @@ namespace {
 
 /// One filter as SQL, its values appended to `parameters`.
 std::string filter_sql(const Filter& f, std::vector<Cell>& parameters) {
-    const ColumnInfo& info = require_column(f.column);
+    const ColumnInfo& info = require_column(f.column, f.table);
     if (f.values.empty()) return fmt::format("{} IS {}NULL", info.name, f.op == "!=" ? "NOT " : "");
     // Text compares without regard to ASCII case, so engine=vllm finds vLLM and
     // weight_quant~*q4_k* finds Q4_K_M; numbers compare as numbers.
@@ -329,7 +336,7 @@ std::string filter_sql(const Filter& f, std::vector<Cell>& parameters) {
     // A list is any of its values: for != that is none of them.
     const char* join = f.op == "!=" ? " AND " : " OR ";
     // A record's id finds its points too: id=NAME is the row NAME or the rows NAME@....
-    bool points = info.name == "id" && (f.op == "=" || f.op == "!=");
+    bool points = f.table == QueryTable::kv_rows && info.name == "id" && (f.op == "=" || f.op == "!=");
     for (const auto& v : f.values) {
         if (!out.empty()) out += join;
         if (points) {
@@ -366,8 +373,8 @@ std::vector<NullCount> build_null_count_sql(const QuerySpec& spec) {
         if (f.values.empty() || (f.op != "<" && f.op != "<=" && f.op != ">" && f.op != ">=")) continue;
         NullCount n{&f, {}};
         std::string where = where_clause(spec.filters, &f, n.sql.parameters);
-        n.sql.sql = fmt::format("SELECT count(*) FROM kv_rows WHERE {} IS NULL{}{}", require_column(f.column).name,
-                                where.empty() ? "" : " AND ", where);
+        n.sql.sql = fmt::format("SELECT count(*) FROM {} WHERE {} IS NULL{}{}", table_name(spec.table),
+                                require_column(f.column, spec.table).name, where.empty() ? "" : " AND ", where);
         out.push_back(std::move(n));
     }
     return out;
@@ -377,9 +384,15 @@ namespace {
 
 /// The order of ids as a reader counts them: by record, then the point's context as a
 /// number (@1k, @4k, @16k), then concurrency (-c2 after -c1), then the id itself.
-std::string id_order(bool descending) {
+std::string id_order(bool descending, QueryTable table) {
     const char* dir = descending ? " DESC" : "";
-    return fmt::format("record_id{0}, context_length{0}, concurrency{0}, id{0}", dir);
+    switch (table) {
+        case QueryTable::kv_rows:
+            return fmt::format("record_id{0}, context_length{0}, concurrency{0}, id{0}", dir);
+        case QueryTable::allocations:
+            return fmt::format("id{0}", dir);
+    }
+    return fmt::format("id{0}", dir);
 }
 
 /// " ORDER BY ..." for the spec's sort keys, the id order last to break ties.
@@ -398,12 +411,13 @@ std::string order_by(const QuerySpec& spec) {
             descending = key.front() == '-';
             key.remove_prefix(1);
         }
-        const ColumnInfo& info = require_column(key);
-        keys.push_back(info.name == "id" ? id_order(descending)
+        const ColumnInfo& info = require_column(key, spec.table);
+        keys.push_back(info.name == "id" ? id_order(descending, spec.table)
                                          : fmt::format("{}{}", info.name, descending ? " DESC" : ""));
     }
-    bool by_id = !keys.empty() && keys.back().starts_with("record_id");
-    if (!by_id) keys.push_back(id_order(keys.empty() && spec.descending));
+    bool by_id =
+        !keys.empty() && (keys.back() == id_order(false, spec.table) || keys.back() == id_order(true, spec.table));
+    if (!by_id) keys.push_back(id_order(keys.empty() && spec.descending, spec.table));
     std::string out = " ORDER BY ";
     for (std::size_t i = 0; i < keys.size(); ++i) out += (i ? ", " : "") + keys[i];
     return out;
@@ -417,8 +431,9 @@ std::vector<FamilyCount> build_family_count_sql(const QuerySpec& spec) {
         if (f.families.empty() || f.op != "=") continue;
         FamilyCount n{&f, {}};
         std::string where = where_clause(spec.filters, nullptr, n.sql.parameters);
-        std::string_view column = require_column(f.column).name;
-        n.sql.sql = fmt::format("SELECT {0}, count(*) FROM kv_rows WHERE {1} GROUP BY {0} ORDER BY {0}", column, where);
+        std::string_view column = require_column(f.column, spec.table).name;
+        n.sql.sql = fmt::format("SELECT {0}, count(*) FROM {2} WHERE {1} GROUP BY {0} ORDER BY {0}", column, where,
+                                table_name(spec.table));
         out.push_back(std::move(n));
     }
     return out;
@@ -428,15 +443,15 @@ BoundSql build_query_sql(const QuerySpec& spec) {
     BoundSql out;
     std::vector<std::string> columns = spec.columns;
     if (columns.empty()) {
-        for (auto c : default_query_columns()) columns.emplace_back(c);
+        for (auto c : default_query_columns(spec.table)) columns.emplace_back(c);
     }
     std::string select;
     for (const auto& c : columns) {
-        const ColumnInfo& info = require_column(c);
+        const ColumnInfo& info = require_column(c, spec.table);
         if (!select.empty()) select += ", ";
         select += info.name;  // a known identifier, never user text
     }
-    out.sql = fmt::format("SELECT {} FROM kv_rows", select);
+    out.sql = fmt::format("SELECT {} FROM {}", select, table_name(spec.table));
     std::string where = where_clause(spec.filters, nullptr, out.parameters);
     if (!where.empty()) out.sql += " WHERE " + where;
     out.sql += order_by(spec);
@@ -448,9 +463,9 @@ BoundSql build_query_sql(const QuerySpec& spec) {
 }
 
 BoundSql build_distinct_sql(const QuerySpec& spec, std::string_view column) {
-    const ColumnInfo& info = require_column(column);
+    const ColumnInfo& info = require_column(column, spec.table);
     BoundSql out;
-    out.sql = fmt::format("SELECT {0}, count(*) AS rows FROM kv_rows", info.name);
+    out.sql = fmt::format("SELECT {0}, count(*) AS rows FROM {1}", info.name, table_name(spec.table));
     std::string where = where_clause(spec.filters, nullptr, out.parameters);
     if (!where.empty()) out.sql += " WHERE " + where;
     out.sql += fmt::format(" GROUP BY {0} ORDER BY rows DESC, {0}", info.name);

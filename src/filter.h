@@ -7,7 +7,7 @@
 // written as SQL does (`COLUMN is null`, `COLUMN is not null`). A record
 // id may be given without its folder (accelerator=nvidia-rtx-4090). A value is
 // always bound as a parameter, never spliced into the SQL, and a column must be
-// one of the kv_rows columns.
+// one of the columns of the table queried (kv_rows, or allocations).
 #pragma once
 
 #include <optional>
@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog.h"
 #include "table.h"
 
 namespace kvcat {
@@ -28,21 +29,23 @@ class FilterError : public std::invalid_argument {
 
 struct Filter {
     std::string column;
-    std::string op;                     ///< "=", "!=", ">", ">=", "<", "<=", "~"
-    Cell value;                         ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
-    std::vector<Cell> values;           ///< any of these (a comma list); empty for a null test
-    std::string text;                   ///< as the user wrote it, for messages
-    std::vector<std::string> families;  ///< dtype families the values were expanded from (fp8)
+    std::string op;                          ///< "=", "!=", ">", ">=", "<", "<=", "~"
+    Cell value;                              ///< the first of `values`; NULL for a null test (`=null`, `!=null`)
+    std::vector<Cell> values;                ///< any of these (a comma list); empty for a null test
+    std::string text;                        ///< as the user wrote it, for messages
+    std::vector<std::string> families;       ///< dtype families the values were expanded from (fp8)
+    QueryTable table = QueryTable::kv_rows;  ///< whose column it names
 };
 
-/// Parses "context_length>64k". Throws FilterError.
-Filter parse_filter(std::string_view text);
+/// Parses "context_length>64k" for a column of `table`. Throws FilterError.
+Filter parse_filter(std::string_view text, QueryTable table = QueryTable::kv_rows);
 
 /// Parses "65536", "64k", "1M", "28.8" to a number; nullopt when it is not one.
 std::optional<Cell> parse_number(std::string_view text);
 
 struct QuerySpec {
-    std::vector<Filter> filters;
+    QueryTable table = QueryTable::kv_rows;
+    std::vector<Filter> filters;       ///< each parsed for `table`
     std::vector<std::string> columns;  ///< empty: the default columns
     /// Sort keys, comma-separated, each descending when it starts with '-'
     /// ("context_length,-measured_tps_at_ctx"); empty: by id. Ids sort by record, then by
@@ -57,7 +60,7 @@ struct BoundSql {
     std::vector<Cell> parameters;
 };
 
-/// SELECT ... FROM kv_rows WHERE ... with every value bound. Throws FilterError.
+/// SELECT ... FROM kv_rows (or allocations) WHERE ... with every value bound. Throws FilterError.
 BoundSql build_query_sql(const QuerySpec& spec);
 
 /// The values of `column` among the rows the filters keep, each with how many rows hold it
@@ -83,6 +86,6 @@ std::vector<FamilyCount> build_family_count_sql(const QuerySpec& spec);
 
 /// The folder a record-id column's values start with ("accelerators/" for accelerator),
 /// "" for other columns.
-std::string_view id_column_folder(std::string_view column);
+std::string_view id_column_folder(std::string_view column, QueryTable table = QueryTable::kv_rows);
 
 }  // namespace kvcat

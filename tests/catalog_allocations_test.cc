@@ -1,9 +1,13 @@
 // The catalog's allocations table: every shipped allocation record is a row, its figures
-// read back exactly as printed, and an incremental build writes them again in full.
+// read back exactly as printed, and an incremental build writes them again in full; `kvcat
+// query --allocations` lists and filters them with kvcat's figure beside the printed one.
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "kvcat_runner.h"
 #include "test_util.h"
@@ -61,6 +65,118 @@ TEST_F(CatalogAllocations, AnIncrementalBuildWritesThemAgainInFull) {
     fs::remove(one);
     ASSERT_EQ(k_.run({"build"}).status, 0);
     EXPECT_EQ(count(), "count(*)\r\n" + std::to_string(files_ - 1) + "\r\n");
+}
+
+}  // namespace
+
+namespace {
+
+using nlohmann::json;
+
+/// The rows of `kvcat query --allocations ARGS --format json`, each an object by column.
+json allocation_rows(const KvcatRunner& k, std::vector<std::string> args) {
+    std::vector<std::string> all = {"query", "--allocations", "--format", "json"};
+    all.insert(all.end(), args.begin(), args.end());
+    Outcome r = k.run(all);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? json::parse(r.out) : json::array();
+}
+
+const json* row_of(const json& rows, const std::string& id) {
+    for (const auto& row : rows) {
+        if (row["id"] == id) return &row;
+    }
+    return nullptr;
+}
+
+TEST_F(CatalogAllocations, QueryListsEachRecordWithWhatTheEnginePrintedAndKvcatsFigure) {
+    json rows = allocation_rows(k_, {});
+    ASSERT_EQ(rows.size(), static_cast<std::size_t>(files_));
+    std::vector<std::string> columns;
+    for (const auto& [name, value] : rows[0].items()) columns.push_back(name);
+    std::sort(columns.begin(), columns.end());
+    EXPECT_EQ(columns, (std::vector<std::string>{"computed", "context", "engine", "engine_version", "id",
+                                                 "kv_cache_dtype", "model", "printed", "seqs", "url"}));
+    // vLLM: the printed tokens beside the range the printed GiB's rounding leaves.
+    const json* vllm = row_of(rows, "allocations/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25");
+    ASSERT_TRUE(vllm);
+    EXPECT_EQ((*vllm)["model"], "models/qwen2-7b-instruct");
+    EXPECT_EQ((*vllm)["engine_version"], "0.10.1.1");
+    EXPECT_EQ((*vllm)["kv_cache_dtype"], "bf16");  // auto, with the model's bfloat16 in the log
+    EXPECT_EQ((*vllm)["context"], 16384);
+    EXPECT_EQ((*vllm)["printed"], "93,872 tokens");
+    EXPECT_EQ((*vllm)["computed"], "93,712 to 93,888 tokens");
+    // llama.cpp ISWA: both caches, as printed and as recomputed.
+    const json* iswa = row_of(rows, "allocations/llamacpp-hexagon-doc-gpt-oss-20b-q4_0-iswa-q8_0-8k");
+    ASSERT_TRUE(iswa);
+    EXPECT_EQ((*iswa)["kv_cache_dtype"], "q8_0");
+    EXPECT_EQ((*iswa)["context"], 8192);
+    EXPECT_EQ((*iswa)["seqs"], 1);
+    EXPECT_EQ((*iswa)["printed"], "102.00 + 3.19 MiB");
+    EXPECT_EQ((*iswa)["computed"], "102.00 + 3.19 MiB");
+    // A line that printed no types is shown as printed, and not as recomputed.
+    const json* untyped = row_of(rows, "allocations/lmstudio-metal-2.14.0-qwen3.6-27b-q8-262k-4seq");
+    ASSERT_TRUE(untyped);
+    EXPECT_EQ((*untyped)["printed"], "16384.00 + 598.50 MiB");
+    EXPECT_TRUE((*untyped)["computed"].is_null());
+    EXPECT_EQ((*untyped)["seqs"], 4);
+}
+
+TEST_F(CatalogAllocations, QueryFiltersAllocationsAsItFiltersRows) {
+    json qwen2 = allocation_rows(k_, {"engine=vllm", "model=qwen2-7b-instruct"});
+    ASSERT_EQ(qwen2.size(), 3u);
+    for (const auto& row : qwen2) EXPECT_TRUE(contains(row["id"].get<std::string>(), "qwen2-7b")) << row;
+    // A dtype family is each of its members; a number takes k; an id may leave out its folder.
+    for (const auto& row : allocation_rows(k_, {"kv_cache_dtype=fp8"})) EXPECT_EQ(row["kv_cache_dtype"], "fp8_e5m2");
+    json long_context = allocation_rows(k_, {"context>=256k"});
+    ASSERT_FALSE(long_context.empty());
+    for (const auto& row : long_context) EXPECT_GE(row["context"].get<std::int64_t>(), 262144);
+    json one = allocation_rows(k_, {"id=sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93", "--columns", "id,tokens,printed"});
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0]["tokens"], 367404);
+    EXPECT_EQ(one[0]["printed"], "8.23 + 8.23 GB");
+    // Sorted by a column, and cut to a limit that says how many it left out.
+    Outcome limited = k_.run(
+        {"query", "--allocations", "--format", "csv", "--columns", "id,tokens", "--sort", "-tokens", "--limit", "2"});
+    ASSERT_EQ(limited.status, 0) << limited.err;
+    EXPECT_EQ(limited.out,
+              "id,tokens\r\nallocations/vllm-0.10.1.1-gpt-oss-120b-tp4-a100-80g-0.8,2640144\r\n"
+              "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5,1192160\r\n");
+    EXPECT_TRUE(contains(limited.err, "the first 2 of " + std::to_string(files_) + " rows")) << limited.err;
+    // A kv_rows column is not one of the allocations', and the error lists theirs.
+    Outcome wrong = k_.run({"query", "--allocations", "accelerator=nvidia-h100"});
+    EXPECT_NE(wrong.status, 0);
+    EXPECT_TRUE(contains(wrong.err, "unknown column 'accelerator'")) << wrong.err;
+    EXPECT_TRUE(contains(wrong.err, "valid columns of --allocations: id, model, engine")) << wrong.err;
+    // Without --allocations the query still reads the kv-efficiency rows.
+    Outcome rows = k_.run({"query", "--format", "csv", "--columns", "id", "id~allocations/*"});
+    ASSERT_EQ(rows.status, 0) << rows.err;
+    EXPECT_EQ(rows.out, "id\r\n");
+}
+
+// A record holds no control character (yaml-encoding refuses one), so what a hostile record can
+// put in a cell is a formula: CSV and TSV write it as text unless --no-formula-guard.
+TEST_F(CatalogAllocations, QueryNeutralisesAFormulaInAnAllocationCell) {
+    const fs::path file = k_.dir() / "records/allocations/llamacpp-hexagon-doc-gpt-oss-20b-q4_0-iswa-q8_0-8k.yaml";
+    std::string text = read_file(file);
+    auto at = text.find("engine_version: null");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 20, "engine_version: \"=HYPERLINK(\\\"http://attacker.example\\\", \\\"b1\\\")\"");
+    write_file(file, text);
+    Outcome lint = k_.run({"lint"});
+    ASSERT_EQ(lint.status, 0) << lint.out << lint.err;
+    const std::vector<std::string> query = {"query", "--allocations", "--columns", "engine_version",
+                                            "id=llamacpp-hexagon-doc-gpt-oss-20b-q4_0-iswa-q8_0-8k"};
+    std::vector<std::string> csv = query;
+    csv.insert(csv.end(), {"--format", "csv"});
+    Outcome guarded = k_.run(csv);
+    ASSERT_EQ(guarded.status, 0) << guarded.err;
+    EXPECT_EQ(guarded.out, "engine_version\r\n\"'=HYPERLINK(\"\"http://attacker.example\"\", \"\"b1\"\")\"\r\n");
+    std::vector<std::string> tsv = query;
+    tsv.insert(tsv.end(), {"--format", "tsv"});
+    EXPECT_EQ(k_.run(tsv).out, "engine_version\n'=HYPERLINK(\"http://attacker.example\", \"b1\")\n");
+    csv.push_back("--no-formula-guard");
+    EXPECT_EQ(k_.run(csv).out, "engine_version\r\n\"=HYPERLINK(\"\"http://attacker.example\"\", \"\"b1\"\")\"\r\n");
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct QueryOptions {
     int timeout_ms = static_cast<int>(kDefaultStatementTimeout.count());
     std::optional<std::int64_t> limit;
     std::string distinct;
+    bool allocations = false;
 };
 
 std::vector<std::string> split_columns(const std::string& text) {
@@ -45,7 +46,8 @@ std::vector<std::string> split_columns(const std::string& text) {
 }
 
 /// The ids a record-id column may hold, as SQL, for did-you-mean; "" for other columns.
-std::string known_ids_sql(std::string_view column) {
+std::string known_ids_sql(std::string_view column, QueryTable table) {
+    if (table == QueryTable::allocations && column == "id") return "SELECT id FROM allocations ORDER BY id";
     if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
     if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
     if (column == "id") return "SELECT id FROM kv_rows UNION SELECT record_id FROM kv_rows ORDER BY 1";
@@ -84,7 +86,7 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
     }
     if (!no_rows) return;
     for (const auto& f : spec.filters) {
-        std::string sql = known_ids_sql(f.column);
+        std::string sql = known_ids_sql(f.column, spec.table);
         if (sql.empty() || f.op != "=") continue;
         Table ids = run_read_only(db, sql, {});
         std::vector<std::string> known;
@@ -93,7 +95,7 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
         }
         std::vector<std::string_view> candidates(known.begin(), known.end());
         // Suggestions leave out the folder when the filter did.
-        std::string_view folder = f.text.find('/') == std::string::npos ? id_column_folder(f.column) : "";
+        std::string_view folder = f.text.find('/') == std::string::npos ? id_column_folder(f.column, spec.table) : "";
         auto as_filter = [&](std::string_view id) {
             if (!folder.empty() && id.starts_with(folder)) id.remove_prefix(folder.size());
             return fmt::format("{}={}", f.column, id);
@@ -120,7 +122,8 @@ void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, boo
 
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
-    for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f));
+    spec.table = options.allocations ? QueryTable::allocations : QueryTable::kv_rows;
+    for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f, spec.table));
     spec.columns = split_columns(options.columns_text);
     spec.sort_column = options.sort;
     spec.descending = options.descending;
@@ -142,8 +145,12 @@ int run_query(const QueryOptions& options) {
     if (!table) return code;
     RenderOptions render = stdout_render_options("--columns or --format vertical", !c.no_formula_guard);
     render.max_bytes = kQueryMaxOutputBytes;
+    render.unit_of = [table = spec.table](std::string_view column) {
+        const ColumnInfo* info = find_column(column, table);
+        return info ? info->unit : std::string_view{};
+    };
     if (spec.columns.empty() && options.distinct.empty()) {
-        auto order = default_query_drop_order();
+        auto order = default_query_drop_order(spec.table);
         render.drop_order.assign(order.begin(), order.end());
     }
     std::string text;
@@ -172,7 +179,7 @@ int run_query(const QueryOptions& options) {
 
 void setup_query(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<QueryOptions>();
-    CLI::App* sub = app.add_subcommand("query", "Filter the catalog's kv-efficiency rows");
+    CLI::App* sub = app.add_subcommand("query", "Filter the catalog's kv-efficiency rows, or its allocation records");
     add_db_option(*sub, options->common, DbUse::read);
     add_records_option(*sub, options->common, RecordsUse::rebuild);
     add_format_option(*sub, options->common, FormatFamily::table);
@@ -185,6 +192,9 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_option("--limit", options->limit, "Show at most this many rows")->check(CLI::PositiveNumber);
     sub->add_option("--distinct", options->distinct,
                     "Show the values of this column among the rows kept, with how many rows hold each");
+    sub->add_flag("--allocations", options->allocations,
+                  "Query the allocation records (what an engine printed at start-up, beside kvcat's figure) instead "
+                  "of the kv-efficiency rows");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("--timeout", options->timeout_ms, "Stop the statement after this many milliseconds (0: never)")
@@ -206,13 +216,19 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query id=vllm-qwen35-35b-hybrid-fp8kv-256k --format vertical\n"
         "  kvcat query --sort context_length,-measured_tps_at_ctx --limit 10 measured_tps_at_ctx!=null\n"
         "  kvcat query --distinct accelerator\n"
+        "  kvcat query --allocations engine=vllm\n"
+        "  kvcat query --allocations model=qwen3-235b-a22b kv_cache_dtype=q8_0 --format csv\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
         "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
         "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
         "value says how many on stderr.\n"
         "A missing or stale catalog is rebuilt from --records first. When records have errors the catalog as\n"
         "last built answers and stderr says which files kept it behind; one built from another folder is\n"
-        "never rebuilt (exit 2).");
+        "never rebuilt (exit 2).\n"
+        "--allocations reads the allocation records instead (records/allocations/): the engine, its cache\n"
+        "dtype, context and sequences, the figure it printed and kvcat's for the same; `kvcat explain ID`\n"
+        "shows one term by term. Its columns: id model engine engine_version kv_cache_dtype v_cache_dtype\n"
+        "context seqs tokens tensor_parallel printed computed url notes file.");
     set_command_body(*sub, exit_code, [options] { return run_query(*options); });
 }
 
