@@ -8,6 +8,7 @@
 
 #include "design.h"
 #include "dtype.h"
+#include "explain_allocation.h"
 #include "kv_math.h"
 #include "physics.h"
 #include "record_claims.h"
@@ -281,6 +282,10 @@ nlohmann::json explain_record(const LintResult& lint, const Record& record) {
             if (c["line"] == d.pos.line && c["column"] == d.pos.column) c["silenced"] = d.message;
         }
     }
+    if (record.kind == RecordKind::allocation && record.root) {
+        out["allocation"] = explain_allocation(lint.records, record);
+        return out;
+    }
     if (!record.kv) return out;
 
     const KvRow& row = *record.kv;
@@ -518,6 +523,7 @@ std::string render_explanation_text(const nlohmann::json& e) {
         }
         for (const auto& why : reasons) out += fmt::format("  no bandwidth ceiling: {}\n", why);
     }
+    if (e.contains("allocation")) out += render_allocation_text(e["allocation"]);
     if (e.contains("not_verified")) {
         out += "\nNot verified:\n";
         for (const auto& n : e["not_verified"]) out += fmt::format("  {}\n", n.get<std::string>());
