@@ -154,6 +154,26 @@ TEST_F(CatalogAllocations, QueryFiltersAllocationsAsItFiltersRows) {
     EXPECT_EQ(rows.out, "id\r\n");
 }
 
+// tools/catalog-stats counts the allocation records the catalog holds, read from their folder.
+TEST_F(CatalogAllocations, CatalogStatsCountsThemAsTheCatalogDoes) {
+    const fs::path out = k_.dir() / "stats.txt";
+    std::string cmd = kvcat::test::shell_quote(KVCAT_PYTHON3) + " " +
+                      kvcat::test::shell_quote((fs::path(KVCAT_SOURCE_DIR) / "tools/catalog-stats").string()) + " " +
+                      kvcat::test::shell_quote((k_.dir() / "records").string()) + " >" +
+                      kvcat::test::shell_quote(out.string()) + " 2>&1";
+    ASSERT_EQ(kvcat::test::run_shell(cmd), 0) << read_file(out);
+    std::string stats = read_file(out);
+    auto at = stats.find("\nallocation records ");
+    ASSERT_NE(at, std::string::npos) << stats;
+    std::string line = stats.substr(at + 1, stats.find('\n', at + 1) - at - 1);
+    std::string count = line.substr(line.find_first_of("0123456789"));
+    count = count.substr(0, count.find(' '));
+    EXPECT_EQ(count, std::to_string(files_)) << line;
+    EXPECT_TRUE(contains(stats, "allocation records read from: records/allocations")) << stats;
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    EXPECT_EQ(this->count(), "count(*)\r\n" + count + "\r\n");
+}
+
 // A record holds no control character (yaml-encoding refuses one), so what a hostile record can
 // put in a cell is a formula: CSV and TSV write it as text unless --no-formula-guard.
 TEST_F(CatalogAllocations, QueryNeutralisesAFormulaInAnAllocationCell) {
