@@ -646,7 +646,15 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             }
             one_document = false;
         }
-        if (one_document && looks_like_vllm(whole_doc)) {
+        if (one_document && is_guidellm_report(whole_doc)) {
+            if (!options.select.empty())
+                fail(file, 1, 1, "--select picks llama-bench entries; this is a GuideLLM report");
+            BenchRun run = read_guidellm(file, text, whole_doc, options);
+            sort_points(run);
+            return run;
+        }
+        // An SGLang bench_serving line holds the keys of a vLLM result too: read it as JSONL below.
+        if (one_document && looks_like_vllm(whole_doc) && !is_sglang_serving_line(whole_doc)) {
             if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a vLLM result");
             return read_vllm(file, text, whole_doc, options);
         }
@@ -674,9 +682,23 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
             try {
                 entries.push_back(Entry{parse_json_input(line), line_no, 1, entries.size() + 1});
             } catch (const JsonInputError& e) {
+                // Python's json writes an unbounded request rate as the bare word Infinity.
+                if (auto python = parse_python_json_line(line); python && is_sglang_serving_line(*python)) {
+                    entries.push_back(Entry{std::move(*python), line_no, 1, entries.size() + 1});
+                    continue;
+                }
                 fail(file, line_no, e.column(),
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
             }
+        }
+        if (!entries.empty() && is_sglang_serving_line(entries.front().value)) {
+            if (!options.select.empty())
+                fail(file, 1, 1, "--select picks llama-bench entries; this is SGLang bench_serving output");
+            std::vector<JsonLine> lines;
+            for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
+            BenchRun run = read_sglang_serving(file, lines, options);
+            sort_points(run);
+            return run;
         }
         if (!entries.empty() && is_batched_bench_line(entries.front().value)) {
             if (!options.select.empty())

@@ -46,7 +46,10 @@ struct BenchRun {
     std::optional<std::int64_t> weight_bytes;   ///< llama-bench's model_size: the model's tensor bytes
     std::vector<std::string> facts;             ///< what the file says of the run, for the methodology
     std::vector<std::string> derivations;       ///< how a figure the file does not state was worked out
-    std::vector<MeasurementPoint> points;       ///< by context, then concurrency
+    /// What one point of the file is and which of its figures fill which column, for the
+    /// methodology; empty for the formats whose wording the importer keeps itself.
+    std::string layout;
+    std::vector<MeasurementPoint> points;  ///< by context, then concurrency
 };
 
 /// One --select KEY=VALUE: the llama-bench entries whose field KEY is VALUE (as printed:

@@ -45,7 +45,9 @@ std::string draft_methodology(const BenchRun& run, const std::vector<std::string
     }
     std::string t = fmt::format("Imported by kvcat import-bench from {} output ({}).\n", run.format, files_text);
     t += fmt::format("{} point{}: ", run.points.size(), run.points.size() == 1 ? "" : "s");
-    if (run.format.starts_with("llama-bench")) {
+    if (!run.layout.empty()) {
+        t += run.layout;
+    } else if (run.format.starts_with("llama-bench")) {
         t += "each point is the pp test (prompt processing) and the tg test (generation) at one depth\n"
              "(n_depth), avg_ts as measured_*_tps_at_ctx and stddev_ts as *_stddev.\n";
     } else if (run.format.starts_with("vLLM")) {
@@ -148,8 +150,9 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<ImportBenchOptions>();
     CLI::App* sub = app.add_subcommand("import-bench", "Write a kv-efficiency record from a benchmark's own output");
     sub->add_option("files", o->files,
-                    "llama-bench -o json or -o jsonl output, vllm bench serve --save-result JSON (one file a point), "
-                    "or a CSV with context_length,tps,prefill_tps,ttft_ms")
+                    "llama-bench -o json or -o jsonl output, llama-batched-bench JSONL, vllm bench serve "
+                    "--save-result JSON (one file a point), an AIPerf or genai-perf profile export, a GuideLLM "
+                    "benchmarks.json, SGLang bench_serving JSONL, or a CSV with context_length,tps,prefill_tps,ttft_ms")
         ->required()
         ->check(CLI::ExistingFile);
     sub->add_option("--model", o->model, "The model record, models/NAME")->required();
@@ -161,9 +164,11 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
     sub->add_option("--provenance", o->provenance, "measured, third-party-measured, derived or joined")
         ->check(CLI::IsMember({"measured", "third-party-measured", "derived", "joined"}));
     sub->add_option("--context", o->context,
-                    "The context of a vLLM result (default: an input length saved in the file with --metadata, "
-                    "else the mean input length, total_input_tokens / completed)");
-    sub->add_option("--concurrency", o->concurrency, "Requests in flight, for a vLLM result without max_concurrency")
+                    "The context of a serving benchmark's points (default: an input length the file holds, else "
+                    "the mean input length)");
+    sub->add_option("--concurrency", o->concurrency,
+                    "Requests in flight, for a run paced by a request rate (default: a vLLM result's "
+                    "max_concurrency; GuideLLM's and SGLang's measured mean)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--select", o->select,
                     "KEY=VALUE: import only the llama-bench entries whose field KEY is VALUE (model_filename, "
