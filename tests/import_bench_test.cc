@@ -116,7 +116,7 @@ TEST(ImportBench, MalformedFilesAreClearErrors) {
             EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << name << ": " << e.what();
         }
     }
-    EXPECT_EQ(cases, 13);
+    EXPECT_EQ(cases, 17);
     // Every file in bad/ has its line in expected.tsv.
     int files = 0;
     for (const auto& entry : fs::directory_iterator(bench_file("bad")))
@@ -397,6 +397,119 @@ TEST(ImportBenchCli, AVllmResultNeedsItsCacheDtypeNamed) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("measured_tps_at_ctx: 125\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("measured_total_tps_at_ctx"), std::string::npos) << r.out;
+}
+
+constexpr const char* kQwen3_4bModel = R"(id: models/qwen3-4b-thinking-2507
+name: Qwen3-4B-Thinking-2507
+config_source: >-
+  Qwen3-4B config.json as copied into the model card of akougkas/warpio-cli (not the model's
+  own repository)
+config_verified: false
+total_params_b: 4
+active_params_b: 4
+native_context: 262144
+num_layers: 36
+attention_variant: gqa
+attention_heads: 32
+kv_heads: 8
+head_dim: 128
+kv_layers:
+  count: 36
+sources:
+  - name: Qwen3-4B config.json, copied into akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md
+    url: https://github.com/akougkas/warpio-cli/blob/main/warpio-docs/ai-docs/model_cards/qwen3:4b.md
+    detail: >-
+      num_hidden_layers 36, num_attention_heads 32, num_key_value_heads 8, head_dim 128,
+      max_position_embeddings 262144
+notes: >-
+  Grouped-query attention: each of the 36 layers caches K and V for 8 heads of 128.
+)";
+
+/// A real GuideLLM report (one benchmark at 4 streams), imported: GuideLLM names no engine, so
+/// the importer asks for one; the record lints clean once notes and sources are written and
+/// queries as one row at concurrency 4.
+TEST(ImportBenchCli, ARealGuidellmReportImportsLintsAndQueries) {
+    test::KvcatRunner runner;
+    test::write_file(runner.dir() / "records/models/qwen3-4b-thinking-2507.yaml", kQwen3_4bModel);
+    const std::string report = bench_file("guidellm-0.5-qwen3-4b-concurrent4.json").string();
+    Outcome r = runner.run({"import-bench", report, "--model", "qwen3-4b-thinking-2507", "--kv-dtype", "bf16"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("GuideLLM benchmarks JSON output does not name its engine: give --engine"), std::string::npos)
+        << r.err;
+    const std::string file = "records/kv-efficiency/guidellm-qwen3-4b-c4.yaml";
+    r = runner.run({"import-bench", report, "--model", "qwen3-4b-thinking-2507", "--kv-dtype", "bf16", "--engine",
+                    "vLLM", "--provenance", "third-party-measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("1 point: one per benchmark; measured_tps_at_ctx is 1000 / the median inter_token_latency_ms"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("benchmark 1: concurrent at 4 streams"), std::string::npos) << text;
+    EXPECT_NE(text.find("the speeds are the client's"), std::string::npos) << text;
+    // 36 layers x 8 kv heads x 128 x 2 (K and V) x 2 bytes (bf16) = 147,456 bytes a token
+    EXPECT_NE(text.find("kv_bytes_per_token: 147456\n"), std::string::npos) << text;
+    std::ofstream(runner.dir() / file, std::ios::app)
+        << "notes: |\n"
+           "  Four AIME 2024 prompts, four in flight, from a GuideLLM report a public repository keeps.\n"
+           "sources:\n"
+           "  - name: danielkorat/guidellm-bench, a GuideLLM benchmarks.json\n"
+           "    url: https://github.com/danielkorat/guidellm-bench/blob/8f24116d0d1b21073be686c2cce9d796f5c1b59e/"
+           "guidellm_sanity_results/20260302_1856/Qwen_Qwen3-4B-Thinking-2507_tp4_quant-fp8_benchmarks.json\n"
+           "    date: 2026-03-02\n";
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns",
+                            "context_length,concurrency,measured_tps_at_ctx,measured_total_tps_at_ctx,"
+                            "measured_ttft_ms_at_ctx",
+                            "model=models/qwen3-4b-thinking-2507"});
+    ASSERT_EQ(q.status, 0) << q.err;
+    EXPECT_EQ(q.out,
+              "context_length,concurrency,measured_tps_at_ctx,measured_total_tps_at_ctx,measured_ttft_ms_at_ctx\r\n"
+              "99,4,41.36,165.59511945248636,171.52166366577148\r\n");
+}
+
+/// A real SGLang bench_serving sweep (five request rates), imported: the engine is the
+/// backend's, each line a point at its mean input length and measured concurrency; the record
+/// lints clean once notes and sources are written.
+TEST(ImportBenchCli, ARealSglangSweepImportsLintsAndQueries) {
+    test::KvcatRunner runner;
+    fs::copy_file(fs::path(KVCAT_SOURCE_DIR) / "records/models/llama-3.3-70b.yaml",
+                  runner.dir() / "records/models/llama-3.3-70b.yaml");
+    const std::string file = "records/kv-efficiency/sglang-llama-3.3-70b-h200-rates.yaml";
+    Outcome r = runner.run({"import-bench", bench_file("sglang-h200-llama-3.3-70b-online-random.jsonl").string(),
+                            "--model", "llama-3.3-70b", "--accelerator", "nvidia-h200", "--kv-dtype", "bf16",
+                            "--provenance", "third-party-measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("engine: SGLang\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("5 points: one per line; measured_tps_at_ctx is 1000 / median_tpot_ms (or median_itl_ms)"),
+              std::string::npos)
+        << text;
+    // 80 layers x 8 kv heads x 128 x 2 (K and V) x 2 bytes (bf16) = 327,680 bytes a token
+    EXPECT_NE(text.find("kv_bytes_per_token: 327680\n"), std::string::npos) << text;
+    std::ofstream(runner.dir() / file, std::ios::app)
+        << "notes: |\n"
+           "  Five request rates of the random dataset against Llama 3.3 70B on four H200s; each\n"
+           "  concurrency is the mean requests in flight, measured, not set.\n"
+           "sources:\n"
+           "  - name: datacrunch-research/h200-benchmarks, sglang/outputs/llama_3_3_70b_online_output.jsonl\n"
+           "    url: https://github.com/datacrunch-research/h200-benchmarks/blob/"
+           "c091ef530a525d2e788bc41c39a4450b09c9f2ad/sglang/outputs/llama_3_3_70b_online_output.jsonl\n"
+           "    date: 2024-12-14\n"
+           "    detail: lines 1 to 5\n";
+    Outcome lint = runner.run({"lint", file});
+    EXPECT_EQ(lint.status, 0) << lint.out << lint.err;
+    Outcome q = runner.run({"query", "--format", "csv", "--columns",
+                            "context_length,concurrency,measured_tps_at_ctx,measured_ttft_ms_at_ctx",
+                            "record_id=kv-efficiency/sglang-llama-3.3-70b-h200-rates"});
+    ASSERT_EQ(q.status, 0) << q.err;
+    EXPECT_EQ(q.out,
+              "context_length,concurrency,measured_tps_at_ctx,measured_ttft_ms_at_ctx\r\n"
+              "509,8,73.32,85.74514742940664\r\n"
+              "509,1245,5.58,614.2499720444903\r\n"
+              "510,360,14.13,191.41179136931896\r\n"
+              "513,52,51.49,106.06311704032123\r\n"
+              "515,16,67.43,87.55627297796309\r\n");
 }
 
 }  // namespace
