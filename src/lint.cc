@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -86,13 +88,7 @@ const std::vector<RecordCheck>& record_checks() {
     return checks;
 }
 
-struct FoundFiles {
-    std::vector<std::string> yaml;            ///< record files as shown, sorted
-    std::vector<std::string> links;           ///< those of them that are symbolic links, sorted
-    std::vector<std::string> skipped;         ///< other files
-    std::vector<std::string> linked_folders;  ///< links to folders inside the root, not walked
-    std::vector<Diagnostic> problems;         ///< unwalkable entries, and links out of the root
-};
+using FoundFiles = RecordTree;
 
 /// Where a folder (or a link to one) resolves when that is outside the resolved root; the
 /// root itself (a link back up to it) is inside.
@@ -392,10 +388,15 @@ Record load_inside_root(const std::string& file, const std::string& relative, co
 
 }  // namespace
 
-std::vector<std::string> record_files(const fs::path& root) {
-    FoundFiles found;
+RecordTree walk_records(const fs::path& root) {
+    RecordTree found;
+    found.shown = shown(root);
     walk(root, resolved_root(root), found);
-    return std::move(found.yaml);
+    return found;
+}
+
+std::vector<std::string> record_files(const fs::path& root) {
+    return walk_records(root).yaml;
 }
 
 std::string path_under_root(const std::string& file, std::string_view root_shown) {
@@ -436,8 +437,11 @@ LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> loa
 
 LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
     std::set<fs::path> roots;
-    std::set<std::string> reported;  // shown paths whose findings are reported
+    // Shown paths whose findings are reported: gathered, then sorted once (a hundred thousand
+    // paths sharing their first thirty bytes cost more to keep in a tree than to sort).
+    std::vector<std::string> reported;
     std::set<std::string> problems;  // entries already reported as unwalkable: never loaded
+    std::map<fs::path, FoundFiles> walked;  // a named folder that is its own root, walked once
     std::vector<std::string> skipped;
     std::vector<std::string> linked_folders;
     std::vector<Diagnostic> findings;
@@ -457,25 +461,39 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
             if (auto where = folder_outside(p, resolved)) {
                 // A folder named through a link out of the root: nothing under it is read.
                 Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
-                reported.insert(d.pos.file);
+                reported.push_back(d.pos.file);
                 problems.insert(d.pos.file);
                 findings.push_back(std::move(d));
                 continue;
             }
             FoundFiles found;
-            walk(p, resolved, found);
-            for (auto& f : found.yaml) reported.insert(std::move(f));
+            if (options.walked && paths.size() == 1 && options.walked->shown == shown(p)) {
+                found = std::move(*options.walked);
+                *options.walked = RecordTree{};
+            } else {
+                walk(p, resolved, found);
+            }
+            reported.insert(reported.end(), found.yaml.begin(), found.yaml.end());
             for (auto& s : found.skipped) skipped.push_back(std::move(s));
             for (auto& s : found.linked_folders) linked_folders.push_back(std::move(s));
-            for (auto& d : found.problems) {
-                reported.insert(d.pos.file);
+            for (const auto& d : found.problems) {
+                reported.push_back(d.pos.file);
                 problems.insert(d.pos.file);
-                findings.push_back(std::move(d));
+                findings.push_back(d);
+            }
+            // The root's own walk below would find the same: keep this one for it.
+            if (p.lexically_normal() == root.lexically_normal() && shown(p) == shown(root)) {
+                walked.emplace(root.lexically_normal(), std::move(found));
             }
         } else {
-            reported.insert(shown(p));
+            reported.push_back(shown(p));
         }
     }
+    if (!std::is_sorted(reported.begin(), reported.end())) std::sort(reported.begin(), reported.end());
+    reported.erase(std::unique(reported.begin(), reported.end()), reported.end());
+    auto is_reported = [&reported](const std::string& file) {
+        return std::binary_search(reported.begin(), reported.end(), file);
+    };
 
     // Every record file of every root, split into references (models, accelerators, and
     // anything outside the kinds) and rows. A job is two words and the file's name: at a
@@ -496,15 +514,23 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         const std::string& root_name = root_names.emplace_back(shown(root));
         const std::string& resolved = root_resolved.emplace_back(resolved_root(root));
         FoundFiles found;
-        walk(root, resolved, found);
+        if (auto done = walked.find(root); done != walked.end()) {
+            found = std::move(done->second);  // its problems are in `findings` already
+        } else {
+            walk(root, resolved, found);
+        }
         for (auto& d : found.problems) {
             if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
         }
-        // A named file outside a walkable tree is still loaded.
+        // A named file outside a walkable tree is still loaded. Both lists are sorted: one
+        // merge finds the reported files the walk did not.
         std::vector<std::string> extra;
-        for (const auto& r : reported) {
-            if (std::binary_search(found.yaml.begin(), found.yaml.end(), r) || problems.count(r)) continue;
-            if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(r);
+        std::vector<std::string> unwalked;
+        std::set_difference(reported.begin(), reported.end(), found.yaml.begin(), found.yaml.end(),
+                            std::back_inserter(unwalked));
+        for (auto& r : unwalked) {
+            if (problems.count(r)) continue;
+            if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(std::move(r));
         }
         // A link, or a file named outside the walk (through a linked folder, say), may lead
         // outside the root: those are resolved before anything is read. The walk enters no
@@ -648,16 +674,15 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
 
     for (auto& d : findings) result.diagnostics.push_back(std::move(d));
     rules::id_duplicate(ids, result.diagnostics);
-    std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
-    std::erase_if(result.ignored, [&](const Diagnostic& d) { return !reported.count(d.pos.file); });
+    std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
+    std::erase_if(result.ignored, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     result.skipped = std::move(skipped);
     std::sort(linked_folders.begin(), linked_folders.end());
     linked_folders.erase(std::unique(linked_folders.begin(), linked_folders.end()), linked_folders.end());
     result.linked_folders = std::move(linked_folders);
-    result.files.reserve(reported.size());
-    while (!reported.empty()) result.files.push_back(std::move(reported.extract(reported.begin()).value()));
+    result.files = std::move(reported);
     return result;
 }
 

@@ -58,8 +58,25 @@ struct UnchangedFile {
     std::vector<Diagnostic> ignored;
 };
 
+/// What a walk of a records folder finds, as lint_paths walks it.
+struct RecordTree {
+    std::string shown;                        ///< the folder walked, as shown in findings
+    std::vector<std::string> yaml;            ///< record files as shown, sorted
+    std::vector<std::string> links;           ///< those of them that are symbolic links, sorted
+    std::vector<std::string> skipped;         ///< other files
+    std::vector<std::string> linked_folders;  ///< links to folders inside the root, not walked
+    std::vector<Diagnostic> problems;         ///< unwalkable entries, and links out of the root
+};
+
+/// Walks the records folder `root` as lint_paths does.
+RecordTree walk_records(const std::filesystem::path& root);
+
 struct LintOptions {
     unsigned threads = 0;  ///< 0: one per core
+    /// A walk of the one folder lint_paths is given, taken just before (an incremental
+    /// build's plan walks it to compare stamps): used instead of walking it again, and
+    /// emptied. Ignored unless it is a walk of that very folder.
+    RecordTree* walked = nullptr;
     RecordSink* sink = nullptr;
     bool keep_rows = true;  ///< keep every row in LintResult::records (explain, fit, tests)
     /// For an incremental build: the prior result of a row file that need not be read again.
