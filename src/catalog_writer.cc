@@ -126,12 +126,11 @@ void copy_into(ReplacementFile& into, const fs::path& from) {
     if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
         throw CatalogError(fmt::format("{} is not a regular file", from.string()));
     }
-    std::string buffer(1 << 20, '\0');
-    ssize_t n = 0;
-    while ((n = ::read(in, buffer.data(), buffer.size())) > 0) {
-        into.write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    try {
+        into.append_file(in);
+    } catch (const ReplaceError& e) {
+        throw CatalogError(e.what());
     }
-    if (n < 0) throw CatalogError(fmt::format("cannot read {}: {}", from.string(), std::strerror(errno)));
 }
 
 /// The figures kvcat works out for a row beside the ones it states.
@@ -805,50 +804,33 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
     insert_file(r, RecordKind::kv_efficiency);
 }
 
-void CatalogWriter::copy_unchanged(const std::map<std::string, FileStamp>& files) {
+void CatalogWriter::copy_unchanged(const BuildPlan& plan) {
     if (!has_previous_) return;
     std::lock_guard lock(mutex_);
     if (stats_.rows > 0) throw std::logic_error("copy_unchanged() must come before the first row");
-    // The previous catalog's rows are already here: drop those of files not kept (changed,
-    // removed, or naming a changed model), and give the kept ones today's stamps.
-    struct Old {
-        std::string path;
-        std::string id;
-        FileStamp stamp;
-    };
-    std::vector<Old> old;
-    {
-        SQLite::Statement q(*db_, "SELECT path, id, size, mtime_ns FROM files WHERE kind = ?1");
-        q.bind(1, std::string(kind_name(RecordKind::kv_efficiency)));
-        while (q.executeStep()) {
-            old.push_back(Old{q.getColumn(0).getString(), q.getColumn(1).getString(),
-                              FileStamp{q.getColumn(2).getInt64(), q.getColumn(3).getInt64()}});
-        }
-    }
+    // The previous catalog's rows are already here: the plan says which files' rows go
+    // (changed, removed, or naming a changed model) and which kept ones get today's stamps.
     SQLite::Statement drop_rows(*db_, "DELETE FROM kv_efficiency WHERE record_id = ?1");
     SQLite::Statement drop_quality(*db_, "DELETE FROM quality WHERE record_id = ?1");
     SQLite::Statement drop_sources(*db_, "DELETE FROM sources WHERE record_id = ?1");
     SQLite::Statement drop_file(*db_, "DELETE FROM files WHERE path = ?1");
     SQLite::Statement restamp(*db_, "UPDATE files SET size = ?2, mtime_ns = ?3 WHERE path = ?1");
-    for (const auto& o : old) {
-        auto keep = files.find(o.path);
-        if (keep == files.end()) {
-            for (SQLite::Statement* st : {&drop_rows, &drop_quality, &drop_sources}) {
-                st->reset();
-                st->bind(1, o.id);
-                st->exec();
-            }
-            drop_file.reset();
-            drop_file.bind(1, o.path);
-            drop_file.exec();
-            continue;
+    for (const auto& [path, id] : plan.dropped) {
+        for (SQLite::Statement* st : {&drop_rows, &drop_quality, &drop_sources}) {
+            st->reset();
+            st->bind(1, id);
+            st->exec();
         }
-        if (keep->second == o.stamp) continue;
+        drop_file.reset();
+        drop_file.bind(1, path);
+        drop_file.exec();
+    }
+    for (const auto& [path, stamp] : plan.restamped) {
         // Touched but unchanged: not hashed again next time.
         restamp.reset();
-        restamp.bind(1, o.path);
-        restamp.bind(2, keep->second.size);
-        restamp.bind(3, keep->second.mtime_ns);
+        restamp.bind(1, path);
+        restamp.bind(2, stamp.size);
+        restamp.bind(3, stamp.mtime_ns);
         restamp.exec();
     }
     auto copied = static_cast<std::size_t>(db_->execAndGet("SELECT count(*) FROM kv_efficiency").getInt64());
@@ -983,6 +965,19 @@ bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::stri
 
 }  // namespace
 
+void UnchangedFiles::add(std::string file, UnchangedFile prior) {
+    if (!entries_.empty() && !(entries_.back().first < file)) {
+        throw std::logic_error("UnchangedFiles::add: files must come in increasing path order");
+    }
+    entries_.emplace_back(std::move(file), std::move(prior));
+}
+
+const UnchangedFile* UnchangedFiles::find(std::string_view file) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), file,
+                               [](const auto& entry, std::string_view f) { return entry.first < f; });
+    return it != entries_.end() && it->first == file ? &it->second : nullptr;
+}
+
 BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     BuildPlan plan;
     std::error_code ec;
@@ -1029,124 +1024,150 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         meta.bind(2, std::string(kMetaRecordSet));
         says_what_it_was_built_from = meta.executeStep() && meta.getColumn(0).getInt() == 2;
     }
-    const std::vector<std::string> files = record_files(records_root);
+    plan.tree = walk_records(records_root);
+    const std::vector<std::string>& files = plan.tree.yaml;
     if (says_what_it_was_built_from && every_stamp_matches(previous, files)) {
         plan.incremental = true;
         plan.up_to_date = true;
         plan.reason = "nothing changed";
         return plan;
     }
-    struct Known {
+    // One ordered pass over the catalog's files beside the sorted file list (a merge, as
+    // every_stamp_matches reads them): a file is stat'ed once, and hashed only when its
+    // metadata moved; no index of a hundred thousand paths is built.
+    const std::string_view row_kind = kind_name(RecordKind::kv_efficiency);
+    std::set<std::string> changed_ids;  // models and accelerators added, edited or removed
+    std::set<std::string> dirty_rows;   // row files named by a changed model or accelerator
+    struct Kept {
+        std::string path;
         std::string id;
-        std::string kind;
-        FileStamp stamp;
-        std::string hash;
         int id_line = 0;
         int id_column = 0;
+        FileStamp stamp;
+        bool touched = false;  ///< its metadata moved, its bytes did not
     };
-    // Hashed, not ordered: a hundred thousand paths that share their first thirty bytes make
-    // every comparison in a tree long.
-    std::unordered_map<std::string, Known> known;
-    {
-        SQLite::Statement count(previous, "SELECT count(*) FROM files");
-        if (count.executeStep()) known.reserve(static_cast<std::size_t>(count.getColumn(0).getInt64()));
-        SQLite::Statement q(previous, "SELECT path, id, kind, size, mtime_ns, hash, id_line, id_column FROM files");
-        while (q.executeStep()) {
-            known.emplace(q.getColumn(0).getString(),
-                          Known{q.getColumn(1).getString(), q.getColumn(2).getString(),
-                                FileStamp{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()},
-                                q.getColumn(5).getString(), q.getColumn(6).getInt(), q.getColumn(7).getInt()});
-        }
-    }
-
-    std::set<std::string> changed_ids;                            // models and accelerators added, edited or removed
-    std::set<std::string> dirty_rows;                             // row files to read and check again
-    std::vector<std::pair<std::string, FileStamp>> current_rows;  // in file order
-    std::unordered_set<std::string_view> seen;
+    std::vector<Kept> kept;  // row files whose bytes are as the catalog knew them, in path order
     bool touched = false;
-    seen.reserve(files.size());
-    for (const auto& shown : files) {
-        seen.insert(shown);
-        std::string relative = path_under_root(shown, root);
-        bool is_row = kind_from_path(relative) == RecordKind::kv_efficiency;
-        std::string path_id = relative.ends_with(".yaml") ? relative.substr(0, relative.size() - 5) : relative;
-        fs::path file(shown);
-        auto stamp = stamp_of(file);
-        auto old = known.find(shown);
-        bool changed = false;
-        if (old == known.end() || !stamp) {
-            changed = true;
-        } else if (!(*stamp == old->second.stamp)) {
+    auto text_of = [](const SQLite::Column& c) {
+        return std::string_view(c.getText(), static_cast<std::size_t>(c.getBytes()));
+    };
+    auto changed_record = [&](std::string_view shown) {
+        // A model or accelerator file (not a row): what names it is checked again.
+        std::string relative = path_under_root(std::string(shown), root);
+        changed_ids.insert(relative.ends_with(".yaml") ? relative.substr(0, relative.size() - 5) : relative);
+    };
+    std::size_t rows_on_disk = 0;  // row files under the root now
+    auto disk_only = [&](const std::string& shown) {
+        ++plan.changed_files;
+        if (kind_from_path(path_under_root(shown, root)) == RecordKind::kv_efficiency) {
+            ++rows_on_disk;
+        } else {
+            changed_record(shown);
+        }
+    };
+    SQLite::Statement q(previous,
+                        "SELECT path, id, kind, size, mtime_ns, hash, id_line, id_column FROM files ORDER BY path");
+    std::size_t i = 0;
+    bool more = q.executeStep();
+    while (more || i < files.size()) {
+        int order = !more ? 1 : i == files.size() ? -1 : text_of(q.getColumn(0)).compare(files[i]);
+        if (order > 0) {  // on disk, not in the catalog: new
+            disk_only(files[i]);
+            ++i;
+            continue;
+        }
+        std::string_view path = text_of(q.getColumn(0));
+        bool is_row = text_of(q.getColumn(2)) == row_kind;
+        if (order < 0) {  // in the catalog, gone from disk
+            ++plan.changed_files;
+            if (is_row) {
+                plan.dropped.emplace_back(std::string(path), q.getColumn(1).getString());
+            } else {
+                changed_ids.insert(q.getColumn(1).getString());
+            }
+            more = q.executeStep();
+            continue;
+        }
+        const std::string& shown = files[i];
+        auto stamp = stamp_of(fs::path(shown));
+        if (is_row && stamp) ++rows_on_disk;
+        FileStamp before{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
+        bool changed = !stamp;
+        bool moved = false;
+        if (stamp && !(*stamp == before)) {
             // The metadata moved; the bytes decide (a file past the loader's limit, or no
             // longer a regular one, has changed: the lint says what it is now).
             std::string unread;
-            auto bytes = read_bounded(file, LoadLimits{}.max_bytes, unread);
-            changed = !bytes || content_hash_hex(content_hash(*bytes)) != old->second.hash;
-            touched = touched || !changed;
+            auto bytes = read_bounded(fs::path(shown), LoadLimits{}.max_bytes, unread);
+            changed = !bytes || content_hash_hex(content_hash(*bytes)) != text_of(q.getColumn(5));
+            moved = !changed;
+            touched = touched || moved;
         }
         if (changed) {
             ++plan.changed_files;
             if (is_row) {
-                dirty_rows.insert(shown);
+                plan.dropped.emplace_back(shown, q.getColumn(1).getString());
             } else {
-                changed_ids.insert(path_id);
-                if (old != known.end()) changed_ids.insert(old->second.id);
+                changed_record(shown);
+                changed_ids.insert(q.getColumn(1).getString());
             }
+        } else if (is_row) {
+            kept.push_back(Kept{shown, q.getColumn(1).getString(), q.getColumn(6).getInt(), q.getColumn(7).getInt(),
+                                *stamp, moved});
         }
-        if (is_row && stamp) current_rows.emplace_back(shown, *stamp);
-    }
-    for (const auto& [path, k] : known) {
-        if (seen.count(path)) continue;
-        ++plan.changed_files;
-        if (k.kind != kind_name(RecordKind::kv_efficiency)) changed_ids.insert(k.id);
+        ++i;
+        more = q.executeStep();
     }
     plan.incremental = true;
     if (plan.changed_files == 0 && !touched && says_what_it_was_built_from) {
         plan.up_to_date = true;
         plan.reason = "nothing changed";
+        plan.dropped.clear();
         return plan;
     }
     // A row that names a changed model or accelerator is checked again.
     if (!changed_ids.empty()) {
-        SQLite::Statement q(previous, "SELECT file, model, accelerator, measured_on_model FROM kv_efficiency");
-        while (q.executeStep()) {
+        SQLite::Statement rows(previous, "SELECT file, model, accelerator, measured_on_model FROM kv_efficiency");
+        while (rows.executeStep()) {
             for (int c = 1; c <= 3; ++c) {
-                if (!q.getColumn(c).isNull() && changed_ids.count(q.getColumn(c).getString())) {
-                    dirty_rows.insert(q.getColumn(0).getString());
+                if (!rows.getColumn(c).isNull() && changed_ids.count(rows.getColumn(c).getString())) {
+                    dirty_rows.insert(rows.getColumn(0).getString());
                 }
             }
         }
     }
-    std::map<std::string, std::vector<Diagnostic>> findings;
+    std::map<std::string, std::vector<Diagnostic>, std::less<>> findings;
     {
-        SQLite::Statement q(
+        SQLite::Statement f(
             previous, "SELECT file, line, \"column\", severity, rule, message, stated, computed FROM lint_findings");
-        while (q.executeStep()) {
+        while (f.executeStep()) {
             Diagnostic d;
-            d.pos = Position{q.getColumn(0).getString(), q.getColumn(1).getInt(), q.getColumn(2).getInt()};
-            d.severity = q.getColumn(3).getString() == "note" ? Severity::note : Severity::warning;
-            d.rule = q.getColumn(4).getString();
-            d.message = q.getColumn(5).getString();
-            if (!q.getColumn(6).isNull()) d.stated = q.getColumn(6).getString();
-            if (!q.getColumn(7).isNull()) d.computed = q.getColumn(7).getString();
+            d.pos = Position{f.getColumn(0).getString(), f.getColumn(1).getInt(), f.getColumn(2).getInt()};
+            d.severity = f.getColumn(3).getString() == "note" ? Severity::note : Severity::warning;
+            d.rule = f.getColumn(4).getString();
+            d.message = f.getColumn(5).getString();
+            if (!f.getColumn(6).isNull()) d.stated = f.getColumn(6).getString();
+            if (!f.getColumn(7).isNull()) d.computed = f.getColumn(7).getString();
             findings[d.pos.file].push_back(std::move(d));
         }
     }
-    for (const auto& [file, stamp] : current_rows) {
-        auto old = known.find(file);
-        if (old == known.end() || dirty_rows.count(file)) continue;
-        UnchangedFile u;
-        u.id = old->second.id;
-        u.id_pos = Position{file, old->second.id_line, old->second.id_column};
-        for (auto& d : findings[file]) {
-            (d.severity == Severity::note ? u.ignored : u.findings).push_back(d);
+    for (Kept& k : kept) {
+        if (dirty_rows.count(k.path)) {
+            plan.dropped.emplace_back(std::move(k.path), std::move(k.id));
+            continue;
         }
-        plan.unchanged.emplace(file, std::move(u));
-        plan.unchanged_stamps.emplace(file, stamp);
+        if (k.touched) plan.restamped.emplace_back(k.path, k.stamp);
+        UnchangedFile u;
+        u.id = std::move(k.id);
+        u.id_pos = Position{k.path, k.id_line, k.id_column};
+        if (auto found = findings.find(k.path); found != findings.end()) {
+            for (auto& d : found->second) (d.severity == Severity::note ? u.ignored : u.findings).push_back(d);
+        }
+        plan.unchanged.add(std::move(k.path), std::move(u));
     }
+    std::size_t again = rows_on_disk - plan.unchanged.size();
     plan.reason = fmt::format("{} file{} changed, {} row{} to check again", plan.changed_files,
-                              plan.changed_files == 1 ? "" : "s", current_rows.size() - plan.unchanged.size(),
-                              current_rows.size() - plan.unchanged.size() == 1 ? "" : "s");
+                              plan.changed_files == 1 ? "" : "s", again, again == 1 ? "" : "s");
     return plan;
 }
 

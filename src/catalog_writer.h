@@ -53,6 +53,8 @@ struct BuildStats {
 /// Stats a file; nullopt when it cannot be.
 std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
 
+struct BuildPlan;
+
 class CatalogWriter : public RecordSink {
   public:
     /// Refuses (CatalogError) a target that exists and is not a kvcat catalog, is a link or
@@ -66,9 +68,10 @@ class CatalogWriter : public RecordSink {
     void begin(const RecordSet& refs) override;
     void row(const Record& record, const RecordSet& refs) override;
 
-    /// Keeps the rows of these unchanged files from the previous catalog, with their stamps,
-    /// and drops every other row it held. Call it before the first row().
-    void copy_unchanged(const std::map<std::string, FileStamp>& files);
+    /// Keeps the rows of the plan's unchanged files from the previous catalog, gives the
+    /// touched ones today's stamps, and drops the rows of every file the plan does not keep.
+    /// Call it before the first row().
+    void copy_unchanged(const BuildPlan& plan);
     /// The warnings and silenced findings to remember for the next incremental build.
     void set_findings(const std::vector<Diagnostic>& warnings, const std::vector<Diagnostic>& ignored);
     void set_meta(const std::string& key, const std::string& value);
@@ -113,14 +116,39 @@ std::span<const WrittenTable> written_tables();
 /// Writes the catalog from records already in memory, atomically (tests, small tools).
 BuildStats build_catalog(const RecordSet& records, const std::filesystem::path& db_path);
 
+/// The row files an incremental build takes from the previous catalog, with what it knew of
+/// each, in path order: a sorted array, since a hundred thousand of them are looked up once
+/// each and a tree of them costs more to build than the lookups save.
+class UnchangedFiles {
+  public:
+    /// Appends one; files come in increasing path order (bytewise, as the catalog sorts them).
+    void add(std::string file, UnchangedFile prior);
+    /// What the catalog knew of `file`, or null when it is read and checked again.
+    const UnchangedFile* find(std::string_view file) const;
+    std::size_t size() const { return entries_.size(); }
+    bool empty() const { return entries_.empty(); }
+    auto begin() const { return entries_.begin(); }
+    auto end() const { return entries_.end(); }
+
+  private:
+    std::vector<std::pair<std::string, UnchangedFile>> entries_;
+};
+
 struct BuildPlan {
     bool incremental = false;  ///< false: read and check everything
     bool up_to_date = false;   ///< nothing changed at all: nothing to do
     std::string reason;        ///< why it is a full build, or what changed
     /// Row files to take from the previous catalog, with what it knew of them.
-    std::map<std::string, UnchangedFile> unchanged;
-    std::map<std::string, FileStamp> unchanged_stamps;
+    UnchangedFiles unchanged;
+    /// Row files of the previous catalog whose rows go (changed, removed, or naming a changed
+    /// model or accelerator): path and record id.
+    std::vector<std::pair<std::string, std::string>> dropped;
+    /// Unchanged row files whose metadata moved while their bytes did not: today's stamps.
+    std::vector<std::pair<std::string, FileStamp>> restamped;
     std::size_t changed_files = 0;
+    /// The walk of the records folder the plan compared: the build's lint takes it
+    /// (LintOptions::walked) rather than walking the folder again.
+    RecordTree tree;
     /// Said to the user before a full build: why the previous catalog's rows are not reused.
     std::string notice;
     bool damaged = false;  ///< the previous catalog's pages are not whole

@@ -115,6 +115,35 @@ void ReplacementFile::write(std::string_view text) {
     }
 }
 
+void ReplacementFile::append_file(int from) {
+    // In the kernel first: no trip of every byte through this process. A file system or
+    // kernel that cannot (EXDEV, ENOSYS, EINVAL, EOPNOTSUPP) gets the plain copy below.
+    loff_t in_offset = 0;
+    bool in_kernel = true;
+    while (in_kernel) {
+        ssize_t n = ::copy_file_range(from, &in_offset, fd_, nullptr, std::size_t{1} << 30, 0);
+        if (n > 0) continue;
+        if (n == 0) return;
+        if (errno == EINTR) continue;
+        if (in_offset == 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+            in_kernel = false;
+            break;
+        }
+        throw ReplaceError(fmt::format("cannot copy into {}: {}", path_.string(), errno_text(errno)));
+    }
+    std::string buffer(std::size_t{1} << 20, '\0');
+    for (;;) {
+        ssize_t n = ::pread(from, buffer.data(), buffer.size(), in_offset);
+        if (n == 0) return;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw ReplaceError(fmt::format("cannot read what is copied into {}: {}", path_.string(), errno_text(errno)));
+        }
+        in_offset += n;
+        write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    }
+}
+
 void ReplacementFile::commit() {
     if (keep_mode_ && ::fchmod(fd_, mode_) != 0) {
         throw ReplaceError(

@@ -140,11 +140,9 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
         options.progress = std::ref(progress);
         if (deadline) options.deadline = deadline->at;
         if (plan.incremental) {
-            writer.copy_unchanged(plan.unchanged_stamps);  // before the first row comes in
-            options.unchanged = [&plan](const std::string& file) -> const UnchangedFile* {
-                auto it = plan.unchanged.find(file);
-                return it == plan.unchanged.end() ? nullptr : &it->second;
-            };
+            writer.copy_unchanged(plan);  // before the first row comes in
+            options.walked = &plan.tree;
+            options.unchanged = [&plan](const std::string& file) { return plan.unchanged.find(file); };
         }
         LintResult result = lint_paths(paths, options);
         bool errors = has_errors(result.diagnostics);
