@@ -440,7 +440,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     // Shown paths whose findings are reported: gathered, then sorted once (a hundred thousand
     // paths sharing their first thirty bytes cost more to keep in a tree than to sort).
     std::vector<std::string> reported;
-    std::set<std::string> problems;  // entries already reported as unwalkable: never loaded
+    std::set<std::string> problems;         // entries already reported as unwalkable: never loaded
     std::map<fs::path, FoundFiles> walked;  // a named folder that is its own root, walked once
     std::vector<std::string> skipped;
     std::vector<std::string> linked_folders;

@@ -137,7 +137,8 @@ void ReplacementFile::append_file(int from) {
         if (n == 0) return;
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw ReplaceError(fmt::format("cannot read what is copied into {}: {}", path_.string(), errno_text(errno)));
+            throw ReplaceError(
+                fmt::format("cannot read what is copied into {}: {}", path_.string(), errno_text(errno)));
         }
         in_offset += n;
         write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
