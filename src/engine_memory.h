@@ -54,6 +54,10 @@ struct EngineSettings {
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
     // SGLang
     std::int64_t page_size = 1;  ///< --page-size
+    /// --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for a model with
+    /// sliding layers (SGLang's default 0.8). Kept as the decimal given; SGLang reads it as a
+    /// Python float, and the two steps it takes in floating point are taken as it takes them.
+    Rational swa_full_tokens_ratio = Rational(4, 5);
     /// The memory the engine has for its cache and state (vLLM prints it as "Available KV cache
     /// memory"); when unset, an answer holds the bytes of one allocation and no token count.
     std::optional<Rational> available_bytes;
@@ -99,6 +103,9 @@ struct EngineAnswer {
     std::optional<std::int64_t> tokens;
     std::optional<double> max_concurrency;  ///< vLLM: requests of max_model_len the pool holds, as it computes it
     std::optional<std::int64_t> blocks;     ///< vLLM: blocks in the pool
+    /// SGLang, for a model with sliding layers: the tokens of the SWA pool (`tokens` is the full
+    /// pool's, SGLang's max_total_num_tokens).
+    std::optional<std::int64_t> swa_tokens;
     std::int64_t block_size = 0;            ///< vLLM: tokens per block, after any raise
     std::int64_t context = 0;               ///< the context the allocation is for (per sequence)
     std::int64_t sequences = 1;

@@ -63,8 +63,17 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
             }
             break;
         case Engine::sglang:
+            if (a.swa_tokens) {
+                out.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
+                                          a.tokens.value_or(0), *a.swa_tokens));
+            }
             for (const auto& p : a.parts) {
-                if (p.kind == EnginePartKind::mla_latent) {
+                if (a.swa_tokens) {
+                    // SWAKVPool: each of its pools prints its own line, then the two together.
+                    std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
+                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
+                                              python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+                } else if (p.kind == EnginePartKind::mla_latent) {
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB",
                                               a.tokens.value_or(0), python_gib_text(p.bytes())));
                 } else {
@@ -72,6 +81,10 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
                                               a.tokens.value_or(0), python_gib_text(p.k_bytes),
                                               python_gib_text(p.v_bytes)));
                 }
+            }
+            if (a.swa_tokens) {
+                out.push_back(fmt::format("SWAKVPool mem usage: {} GB, swa size: {}, full size: {}",
+                                          python_gib_text(a.kv_bytes), *a.swa_tokens, a.tokens.value_or(0)));
             }
             break;
     }
@@ -105,6 +118,7 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
                        bytes_text(a.kv_bytes), bytes_text(a.state_bytes), bytes_text(a.textbook_kv_bytes),
                        bytes_text(a.textbook_state_bytes));
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
+    if (a.swa_tokens) out += fmt::format("  tokens held by the SWA pool: {}\n", group_thousands(*a.swa_tokens));
     auto lines = engine_log_lines(a, m);
     if (!lines.empty()) {
         out += "  as the engine prints it:\n";
@@ -153,6 +167,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     }
     if (a.engine == Engine::vllm) j["block_size"] = a.block_size;
     if (a.blocks) j["engine_blocks"] = *a.blocks;
+    if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;
     if (a.max_concurrency) j["max_concurrency"] = *a.max_concurrency;
     if (a.other_manager_bytes_per_token) {
         j["other_manager_bytes_per_token"] = a.other_manager_bytes_per_token->to_string();

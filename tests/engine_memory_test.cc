@@ -285,9 +285,97 @@ TEST(EngineSglang, PoolKeepsOnePaddingSlotPerPage) {
     EXPECT_EQ(lines[0], "KV Cache is allocated. #tokens: 10000, K size: 0.61 GB, V size: 0.61 GB");
 }
 
-TEST(EngineSglang, RefusesWhatItDoesNotModel) {
-    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-120b"), dtype("bf16"), Engine::sglang, {}),
+// gpt-oss-20b: 12 full and 12 sliding layers (window 128), 8 KV heads of 64, so at bf16 a layer
+// costs 8 x 64 x 2 bytes = 1,024 of K and 1,024 of V per token, 2,048 in all; 24,576 over 12 layers.
+// SGLang (pool_configurator.py HybridSWAPoolConfigurator) charges a full-pool token
+// 24,576 + 0.8 x 24,576 = 44,236.8 bytes. 10 GiB = 10,737,418,240 bytes // 44,236.8 = 242,725.9,
+// so the full pool holds 242,725 tokens and the SWA pool int(242,725 x 0.8) = 194,180. With the
+// padded slot each pool keeps one slot more: SWA 194,181 x 24,576 = 4,772,192,256 bytes, K and V
+// 2,386,096,128 each (2.22 GB of 2^30); full 242,726 x 24,576 = 5,965,234,176, K and V
+// 2,982,617,088 each (2.78 GB); together 10,737,426,432 bytes, "10.00 GB".
+TEST(EngineSglang, SlidingModelGetsAFullAndASwaPool) {
+    const Model& m = record_model("models/gpt-oss-20b");
+    EngineSettings s;
+    s.available_bytes = Rational(10) * Rational(1LL << 30);
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(a.tokens, 242725);
+    EXPECT_EQ(a.swa_tokens, 194180);
+    ASSERT_EQ(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::swa_cache);
+    EXPECT_EQ(a.parts[0].cells, 194181);
+    EXPECT_EQ(a.parts[0].bytes(), Rational(4772192256));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::base_cache);
+    EXPECT_EQ(a.parts[1].bytes(), Rational(5965234176));
+    EXPECT_EQ(a.kv_bytes, Rational(10737426432));
+    EXPECT_EQ(a.engine_bytes_per_token, Rational(442368, 10));
+    // The textbook: 24,576 bytes a token in the full layers, 128 tokens in the sliding ones.
+    EXPECT_EQ(a.textbook_kv_bytes, Rational(24576) * Rational(242725 + 128));
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], "Use sliding window memory pool. full_layer_tokens=242725, swa_layer_tokens=194180");
+    EXPECT_EQ(lines[1], "KV Cache is allocated. #tokens: 194180, K size: 2.22 GB, V size: 2.22 GB");
+    EXPECT_EQ(lines[2], "KV Cache is allocated. #tokens: 242725, K size: 2.78 GB, V size: 2.78 GB");
+    EXPECT_EQ(lines[3], "SWAKVPool mem usage: 10.00 GB, swa size: 194180, full size: 242725");
+}
+
+// The same memory at --swa-full-tokens-ratio 0.5: a full-pool token costs 24,576 + 0.5 x 24,576 =
+// 36,864 bytes; 10,737,418,240 // 36,864 = 291,271.1, so 291,271 full tokens and int(145,635.5) =
+// 145,635 SWA tokens: 145,636 x 24,576 = 3,579,150,336 and 291,272 x 24,576 = 7,158,300,672 bytes.
+// With pages of 64 at 0.8: 242,725 rounds down to 242,688, int(242,688 x 0.8) = 194,150 to 194,112.
+TEST(EngineSglang, RatioAndPagesMoveThePools) {
+    const Model& m = record_model("models/gpt-oss-20b");
+    EngineSettings s;
+    s.available_bytes = Rational(10) * Rational(1LL << 30);
+    s.swa_full_tokens_ratio = Rational(1, 2);
+    EngineAnswer half = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(half.tokens, 291271);
+    EXPECT_EQ(half.swa_tokens, 145635);
+    EXPECT_EQ(half.parts[0].bytes(), Rational(3579150336));
+    EXPECT_EQ(half.parts[1].bytes(), Rational(7158300672));
+    s.swa_full_tokens_ratio = Rational(4, 5);
+    s.page_size = 64;
+    EngineAnswer paged = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(paged.tokens, 242688);
+    EXPECT_EQ(paged.swa_tokens, 194112);
+    EXPECT_EQ(paged.parts[0].bytes(), Rational(194176) * Rational(24576));
+}
+
+// SGLang refuses to start when the SWA pool cannot hold one request's window and a page: a pool
+// of 160 full tokens gives int(160 x 0.8) = 128 SWA tokens, and 128 + 1 >= 128.
+TEST(EngineSglang, RefusesASwaPoolBelowTheWindow) {
+    EngineSettings s;
+    s.context = 160;
+    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s),
                  EngineError);
+    s.context = 170;  // int(136.0) = 136 > 129
+    EXPECT_EQ(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s).swa_tokens,
+              136);
+}
+
+TEST(EngineSglang, RefusesWhatItDoesNotModel) {
+    // Llama 4's chunked layers and a single pool asked of a sliding model.
+    EXPECT_THROW(engine_allocation(record_model("models/llama-4-scout-17b-16e-instruct"), dtype("bf16"),
+                                   Engine::sglang, {}),
+                 EngineError);
+    EXPECT_THROW(sglang_pool_bytes(record_model("models/gpt-oss-120b"), dtype("bf16"), 4096, 1, 1), EngineError);
+}
+
+TEST(EngineFit, SglangTakesTheSwaRatio) {
+    std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+    test::KvcatRunner kvcat(false);
+    test::Outcome o = kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator",
+                                 "nvidia-rtx-4090", "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine",
+                                 "sglang", "--available-kv-gib", "10", "--swa-full-tokens-ratio", "0.5", "--format",
+                                 "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    nlohmann::json j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["engine_tokens"], 291271);
+    EXPECT_EQ(j["engine"]["engine_swa_tokens"], 145635);
+    test::Outcome bad = kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator",
+                                   "nvidia-rtx-4090", "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine",
+                                   "sglang", "--swa-full-tokens-ratio", "0"});
+    EXPECT_NE(bad.status, 0);
+    EXPECT_TRUE(test::contains(bad.err, "--swa-full-tokens-ratio")) << bad.err;
 }
 
 }  // namespace

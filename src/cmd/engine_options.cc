@@ -57,6 +57,10 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::PositiveNumber)
         ->capture_default_str()
         ->group(group);
+    sub.add_option("--swa-full-tokens-ratio", o.swa_full_tokens_ratio,
+                   "SGLang --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for sliding layers")
+        ->capture_default_str()
+        ->group(group);
 }
 
 std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOptions& o, std::string* error) {
@@ -82,6 +86,14 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.mamba_cache_dtype = o.mamba_cache_dtype;
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
     s.page_size = o.page_size;
+    auto ratio = Rational::parse(o.swa_full_tokens_ratio);
+    // SGLang reads the ratio as a float; a decimal of up to 15 digits is the float's own.
+    constexpr std::int64_t kExact = std::int64_t{1} << 53;
+    if (!ratio || !(*ratio > Rational(0)) || ratio->num() >= kExact || ratio->den() >= kExact) {
+        *error = "--swa-full-tokens-ratio must be a number greater than zero, such as 0.8";
+        return std::nullopt;
+    }
+    s.swa_full_tokens_ratio = *ratio;
     for (const std::string* dtype : {&o.mamba_ssm_cache_dtype, &o.mamba_cache_dtype}) {
         if (*dtype != "auto" && !torch_dtype_bytes(*dtype)) {
             *error = fmt::format("'{}' is no state dtype; give auto, float32, bfloat16 or float16", *dtype);

@@ -29,6 +29,7 @@ struct EngineOptions {
     std::string mem_fraction_static;
     std::string available_kv_gib;
     std::int64_t page_size = 1;
+    std::string swa_full_tokens_ratio = "0.8";
 };
 
 void add_engine_options(CLI::App& sub, EngineOptions& o);
