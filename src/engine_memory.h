@@ -106,8 +106,8 @@ struct EngineAnswer {
     /// SGLang, for a model with sliding layers: the tokens of the SWA pool (`tokens` is the full
     /// pool's, SGLang's max_total_num_tokens).
     std::optional<std::int64_t> swa_tokens;
-    std::int64_t block_size = 0;            ///< vLLM: tokens per block, after any raise
-    std::int64_t context = 0;               ///< the context the allocation is for (per sequence)
+    std::int64_t block_size = 0;  ///< vLLM: tokens per block, after any raise
+    std::int64_t context = 0;     ///< the context the allocation is for (per sequence)
     std::int64_t sequences = 1;
     /// vLLM: whether the hybrid KV-cache manager is on, and why (always set for vLLM).
     std::optional<bool> hybrid_manager;

@@ -113,8 +113,7 @@ SwaPoolTokens swa_pool_tokens(const SwaLayers& l, const EngineSettings& s, std::
     if (s.available_bytes) {
         // cell_size = full_per_token x full_layers + ratio x swa_per_token x swa_layers, a float,
         // and max_total_num_tokens = int(available_bytes // cell_size).
-        double cell =
-            exact_double(full_bytes) + ratio * exact_double(l.swa_layer_bytes) * exact_double(l.swa_layers);
+        double cell = exact_double(full_bytes) + ratio * exact_double(l.swa_layer_bytes) * exact_double(l.swa_layers);
         max_total = python_int(python_floor_div(exact_double(s.available_bytes->floor()), cell));
     }
     SwaPoolTokens t;
@@ -141,9 +140,9 @@ EnginePart swa_part(EnginePartKind kind, std::int64_t tokens, std::int64_t page,
     p.v_bytes = half;
     p.k_type = std::string(dtype.name);
     p.v_type = std::string(dtype.name);
-    p.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over {} {} layers",
-                        group_thousands(tokens), page, page == 1 ? "" : "s",
-                        group_thousands(checked_mul(layer_bytes, layers)), layers, which);
+    p.how =
+        fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over {} {} layers", group_thousands(tokens),
+                    page, page == 1 ? "" : "s", group_thousands(checked_mul(layer_bytes, layers)), layers, which);
     return p;
 }
 

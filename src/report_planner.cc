@@ -103,8 +103,9 @@ json vllm_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
 /// (sglang_cell_bytes), which the pool divides the memory by and multiplies its slots with.
 json sglang_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
     if (m.sliding && m.sliding->layers > 0) {
-        return {{"error", "the planner holds SGLang's one pool, not the full and SWA pools of a model with sliding "
-                          "layers; kvcat fit --engine sglang gives those"}};
+        return {{"error",
+                 "the planner holds SGLang's one pool, not the full and SWA pools of a model with sliding "
+                 "layers; kvcat fit --engine sglang gives those"}};
     }
     try {
         return {{"cell", exact(sglang_cell_bytes(m, d, cards))}};

@@ -345,28 +345,26 @@ TEST(EngineSglang, RatioAndPagesMoveThePools) {
 TEST(EngineSglang, RefusesASwaPoolBelowTheWindow) {
     EngineSettings s;
     s.context = 160;
-    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s),
-                 EngineError);
+    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s), EngineError);
     s.context = 170;  // int(136.0) = 136 > 129
-    EXPECT_EQ(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s).swa_tokens,
-              136);
+    EXPECT_EQ(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s).swa_tokens, 136);
 }
 
 TEST(EngineSglang, RefusesWhatItDoesNotModel) {
     // Llama 4's chunked layers and a single pool asked of a sliding model.
-    EXPECT_THROW(engine_allocation(record_model("models/llama-4-scout-17b-16e-instruct"), dtype("bf16"),
-                                   Engine::sglang, {}),
-                 EngineError);
+    EXPECT_THROW(
+        engine_allocation(record_model("models/llama-4-scout-17b-16e-instruct"), dtype("bf16"), Engine::sglang, {}),
+        EngineError);
     EXPECT_THROW(sglang_pool_bytes(record_model("models/gpt-oss-120b"), dtype("bf16"), 4096, 1, 1), EngineError);
 }
 
 TEST(EngineFit, SglangTakesTheSwaRatio) {
     std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
     test::KvcatRunner kvcat(false);
-    test::Outcome o = kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator",
-                                 "nvidia-rtx-4090", "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine",
-                                 "sglang", "--available-kv-gib", "10", "--swa-full-tokens-ratio", "0.5", "--format",
-                                 "json"});
+    test::Outcome o =
+        kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine", "sglang", "--available-kv-gib", "10",
+                   "--swa-full-tokens-ratio", "0.5", "--format", "json"});
     ASSERT_EQ(o.status, 0) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
     EXPECT_EQ(j["engine_tokens"], 291271);
