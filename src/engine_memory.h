@@ -52,6 +52,7 @@ struct EngineSettings {
     std::string mamba_cache_dtype = "auto";      ///< --mamba-cache-dtype (the conv state)
     std::string model_dtype = "bfloat16";        ///< --dtype
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
+    EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
     // SGLang
     std::int64_t page_size = 1;  ///< --page-size
     /// --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for a model with

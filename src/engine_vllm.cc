@@ -210,7 +210,7 @@ Layout layout(const Model& m, const CacheDtype& dtype, const EngineSettings& s) 
     return l;
 }
 
-std::int64_t max_memory(const Spec& x, std::int64_t max_model_len, std::int64_t batched) {
+std::int64_t max_memory(const Spec& x, std::int64_t max_model_len, std::int64_t batched, std::int64_t state_blocks) {
     switch (x.kind) {
         case Spec::Kind::full:
         case Spec::Kind::mla:
@@ -221,7 +221,7 @@ std::int64_t max_memory(const Spec& x, std::int64_t max_model_len, std::int64_t 
         case Spec::Kind::chunked:
             return checked_mul(cdiv(std::min(x.window + batched, max_model_len), x.block_size), x.page());
         case Spec::Kind::mamba:
-            return x.page();
+            return checked_mul(state_blocks, x.page());
     }
     return 0;
 }
@@ -230,6 +230,16 @@ std::int64_t max_model_len_of(const Model& m, const EngineSettings& s) {
     if (s.max_model_len) return *s.max_model_len;
     if (!m.native_context) throw EngineError("give --max-model-len: the model record has no native_context");
     return *m.native_context;
+}
+
+/// The pages of each Mamba layer one request takes: MambaSpec.max_memory_usage_bytes
+/// (vllm/v1/kv_cache_interface.py at 001cabc1be16a59a70d720ed61a13b678c060a18) charges
+/// `2 + num_speculative_blocks` pages with mamba_cache_mode "align", which prefix caching
+/// selects for a hybrid model, and `1 + num_speculative_blocks` without it. kvcat takes align
+/// from 0.24 on (the release whose logs it was read from) and holds no speculative blocks.
+std::int64_t state_blocks_of(const EngineSettings& s) {
+    bool newer = !s.version.empty() && !vllm_version_before(s.version, "0.24");
+    return newer && s.prefix_caching != EngineSwitch::off ? 2 : 1;
 }
 
 /// Which version prints "GPU KV cache size" as num_blocks // groups x block_size.
@@ -318,6 +328,7 @@ VllmPoolRule vllm_pool_rule(const Model& m, const CacheDtype& dtype, const Engin
     r.block_size = l.block_size;
     r.hybrid_manager = l.hybrid_manager;
     r.max_num_batched_tokens = s.max_num_batched_tokens;
+    r.state_blocks = state_blocks_of(s);
     if (l.specs.empty()) return r;
     auto term = [](const Spec& x, std::int64_t weight) {
         return VllmPoolRule::Term{rule_kind(x.kind), x.page(), x.layers, weight, x.window};
@@ -372,7 +383,7 @@ std::int64_t vllm_request_blocks(const VllmPoolRule& r, const VllmPoolRule::Term
         case VllmPoolRule::Kind::chunked:
             return cdiv(std::min(t.window + r.max_num_batched_tokens, max_model_len), r.block_size);
         case VllmPoolRule::Kind::state:
-            return 1;
+            return r.state_blocks;
     }
     return 0;
 }
@@ -418,7 +429,7 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
     for (const auto& x : l.specs) {
         EnginePart p;
         p.layers = x.layers;
-        Rational need = Rational(max_memory(x, mml, s.max_num_batched_tokens)) * Rational(x.layers);
+        Rational need = Rational(max_memory(x, mml, s.max_num_batched_tokens, state_blocks_of(s))) * Rational(x.layers);
         switch (x.kind) {
             case Spec::Kind::full:
                 p.kind = EnginePartKind::base_cache;
@@ -540,6 +551,13 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
                 {"state page padded", fmt::format("each state page is padded from {} to {} bytes "
                                                   "to match the attention page",
                                                   group_thousands(state_page), group_thousands(padded))});
+        }
+        if (state_blocks_of(s) > 1) {
+            a.differences.push_back(
+                {"state pages per request",
+                 fmt::format("with prefix caching vLLM {} charges each request {} state pages in every Mamba layer "
+                             "(mamba_cache_mode align, MambaSpec.max_memory_usage_bytes, kv_cache_interface.py)",
+                             s.version, state_blocks_of(s))});
         }
         if (a.state_bytes != a.textbook_state_bytes) {
             a.differences.push_back(

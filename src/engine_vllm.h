@@ -65,6 +65,7 @@ struct VllmPoolRule {
     std::int64_t groups = 0;      ///< KV cache groups (1 for a uniform model)
     std::int64_t group_size = 0;  ///< layers per group
     std::int64_t max_num_batched_tokens = 2048;
+    std::int64_t state_blocks = 1;  ///< pages of each Mamba layer one request takes
     bool hybrid_manager = true;
     std::vector<Term> terms;
 };

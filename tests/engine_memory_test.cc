@@ -216,6 +216,52 @@ TEST(EngineVllm, Qwen35StateKeepsTheConvStateInTheModelDtype) {
     EXPECT_EQ(engine_allocation(m, dtype("bf16"), Engine::vllm, s).state_bytes, Rational(48 * 1634304));
 }
 
+TEST(EngineVllm, MambaHybridFrom024KeepsTwoStatePagesPerRequestWithPrefixCaching) {
+    // vllm-0.24.0-qwen3.6-35b-a3b-nvfp4-rtx5090-fp8-128k: "Available KV cache memory: 6.01 GiB",
+    // "GPU KV cache size: 569,878 tokens", "Maximum concurrency for 131,072 tokens per request: 4.35x".
+    // A Gated DeltaNet layer's state: conv 3 x (2 x 16 x 128 + 32 x 128) bf16 = 49,152 bytes, recurrent
+    // 32 x 128 x 128 float32 = 2,097,152 bytes, 2,146,304 in all; a full-attention token is
+    // 2 heads x 256 x (K + V) x 1 byte = 1,024 bytes, so the block is 16 x cdiv(2,146,304, 16,384) = 2,096
+    // tokens and the state page needs no padding. 10 full and 30 Gated DeltaNet layers make groups of
+    // 10: one of attention, three of state; a pool block is 2,096 x 1,024 x 10 = 21,463,040 bytes, and
+    // 6.005 to 6.015 GiB hold 300 of them.
+    const Model& m = record_model("models/qwen3.6-35b-a3b");
+    EngineSettings s;
+    s.version = "0.24.0";
+    s.max_model_len = 131072;
+    s.max_num_batched_tokens = 8192;
+    VllmPoolRule r = vllm_pool_rule(m, dtype("fp8"), s);
+    EXPECT_EQ(r.block_size, 2096);
+    EXPECT_EQ(r.groups, 4);
+    EXPECT_EQ(r.group_size, 10);
+    EXPECT_EQ(r.divisor, 21463040);
+    EXPECT_EQ(r.state_blocks, 2);
+    for (std::int64_t available : {6447819653LL, 6453188362LL, 6458557071LL}) {
+        VllmPool p = vllm_pool(m, dtype("fp8"), s, available);
+        EXPECT_EQ(p.num_blocks, 300);
+        // cdiv(131,072, 2,096) = 63 attention blocks and 2 state pages in each of 3 groups: 69.
+        EXPECT_EQ(p.per_request_blocks, 69);
+        EXPECT_EQ(p.tokens, 569878);  // int(300 / 69 x 131,072)
+        EXPECT_NEAR(p.max_concurrency, 4.35, 0.005);
+    }
+    // The -b twin: 5.98 GiB, 299 blocks, "GPU KV cache size: 567,978 tokens", 4.33x.
+    EXPECT_EQ(vllm_pool(m, dtype("fp8"), s, 6420976107LL).tokens, 567978);
+
+    // Without prefix caching a request takes one state page per layer: 63 + 3 = 66 blocks.
+    s.prefix_caching = EngineSwitch::off;
+    VllmPool off = vllm_pool(m, dtype("fp8"), s, 6453188362LL);
+    EXPECT_EQ(off.per_request_blocks, 66);
+    EXPECT_EQ(off.tokens, 595781);  // int(300 / 66 x 131,072)
+
+    // Before 0.24 kvcat keeps the one page, prefix caching or not.
+    s.prefix_caching = EngineSwitch::automatic;
+    s.version = "0.20.1";
+    VllmPool older = vllm_pool(m, dtype("fp8"), s, 6453188362LL);
+    EXPECT_EQ(vllm_pool_rule(m, dtype("fp8"), s).state_blocks, 1);
+    EXPECT_EQ(older.per_request_blocks, 66);
+    EXPECT_EQ(older.tokens, 595781);
+}
+
 TEST(EngineVllm, SparseMlaFp8IsStoredAs656BytesPerLayer) {
     Model m = deepseek_v32();
     EngineSettings s;

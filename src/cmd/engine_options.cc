@@ -47,6 +47,12 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::IsMember({"auto", "on", "off"}))
         ->capture_default_str()
         ->group(group);
+    sub.add_option("--prefix-caching", o.prefix_caching,
+                   "vLLM --enable-prefix-caching: auto (on), on or off; from 0.24 a Mamba layer keeps two "
+                   "state pages per request with it")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str()
+        ->group(group);
     sub.add_option("--mem-fraction-static", o.mem_fraction_static,
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
         ->group(group);
@@ -85,6 +91,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;
     s.mamba_cache_dtype = o.mamba_cache_dtype;
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
+    s.prefix_caching = parse_engine_switch(o.prefix_caching).value_or(EngineSwitch::automatic);
     s.page_size = o.page_size;
     auto ratio = Rational::parse(o.swa_full_tokens_ratio);
     // SGLang reads the ratio as a float; a decimal of up to 15 digits is the float's own.

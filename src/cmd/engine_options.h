@@ -26,6 +26,7 @@ struct EngineOptions {
     std::string mamba_ssm_cache_dtype = "auto";
     std::string mamba_cache_dtype = "auto";
     std::string hybrid_manager = "auto";
+    std::string prefix_caching = "auto";
     std::string mem_fraction_static;
     std::string available_kv_gib;
     std::int64_t page_size = 1;
