@@ -234,9 +234,9 @@ std::int64_t max_model_len_of(const Model& m, const EngineSettings& s) {
 
 /// The pages of each Mamba layer one request takes: MambaSpec.max_memory_usage_bytes
 /// (vllm/v1/kv_cache_interface.py at 001cabc1be16a59a70d720ed61a13b678c060a18) charges
-/// `2 + num_speculative_blocks` pages with mamba_cache_mode "align", which prefix caching
-/// selects for a hybrid model, and `1 + num_speculative_blocks` without it. kvcat takes align
-/// from 0.24 on (the release whose logs it was read from) and holds no speculative blocks.
+/// `2 + num_speculative_blocks` pages with mamba_cache_mode "align", the mode a hybrid model
+/// runs in with prefix caching on, and `1 + num_speculative_blocks` without it. kvcat takes
+/// align from 0.24 on (the release whose logs it reproduces) and holds no speculative blocks.
 std::int64_t state_blocks_of(const EngineSettings& s) {
     bool newer = !s.version.empty() && !vllm_version_before(s.version, "0.24");
     return newer && s.prefix_caching != EngineSwitch::off ? 2 : 1;
