@@ -364,7 +364,7 @@ TEST(Models2026, EnginesAndCardSplitsRefuseTheShapesTheyDoNotFollow) {
     kvcat::FitSetup setup;
     setup.weight_bytes = Rational(0);
     setup.reserve = Rational(0);
-    const auto& bf16 = *kvcat::find_cache_dtype("bf16");
+    const kvcat::CacheDtype bf16 = *kvcat::find_cache_dtype("bf16");  // a copy: the optional is a temporary
     EXPECT_TRUE(kvcat::fit_context(gemma.model(), card, nullptr, bf16, setup).fits);
     setup.gpus = 2;
     try {
