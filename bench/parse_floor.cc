@@ -1,6 +1,6 @@
 // The parse floor: yaml-cpp reading and parsing the same record files on every core,
 // every byte of them, and nothing else. bench/run reports kvcat's time as a ratio of it.
-// kvcat's loader hands yaml-cpp less than every byte (src/scalar_lift.h), so a build can
+// kvcat's loader hands yaml-cpp less than every byte (src/load/scalar_lift.h), so a build can
 // come near this or under it.
 //
 // Usage: kvcat_parse_floor DIR [THREADS]

@@ -16,7 +16,7 @@ install(FILES
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/schema)
 install(FILES "${PROJECT_SOURCE_DIR}/docs/kvcat.1" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The shipped records, so that kvcat answers after an install: run outside a checkout it reads
-# PREFIX/share/kvcat/records, found beside its own binary (src/data_dirs.h). Only the records
+# PREFIX/share/kvcat/records, found beside its own binary (src/load/data_dirs.h). Only the records
 # themselves: a README or an editor's file in the folder is not part of the catalog.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/records/"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/records

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "bench_import.h"
 #include "fuzz_check.h"
+#include "import/bench_import.h"
 
 using kvcat::fuzz::check;
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "claims.h"
+#include "check/claims.h"
 #include "fuzz_check.h"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <variant>
 
-#include "catalog.h"
-#include "filter.h"
+#include "catalog/catalog.h"
+#include "catalog/filter.h"
 #include "fuzz_check.h"
 
 using kvcat::fuzz::check;

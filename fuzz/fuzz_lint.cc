@@ -15,12 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnostic.h"
-#include "explain.h"
+#include "check/lint.h"
 #include "fuzz_check.h"
-#include "lint.h"
-#include "records.h"
-#include "yaml_loader.h"
+#include "load/records.h"
+#include "load/yaml_loader.h"
+#include "output/explain.h"
+#include "support/diagnostic.h"
 
 #ifndef KVCAT_SOURCE_DIR
 #error "KVCAT_SOURCE_DIR must name the source tree (for tests/hostile/_shared)"

@@ -18,11 +18,11 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnostic.h"
+#include "check/record_claims.h"
 #include "fuzz_check.h"
-#include "record_claims.h"
-#include "records.h"
-#include "yaml_loader.h"
+#include "load/records.h"
+#include "load/yaml_loader.h"
+#include "support/diagnostic.h"
 
 namespace {
 

@@ -119,7 +119,7 @@ CREATE TABLE quality (
     PRIMARY KEY (record_id, position)
 ) STRICT;
 
--- The engines the catalog knows (src/vocabulary.cc): a fork names its upstream, so
+-- The engines the catalog knows (src/vocab/vocabulary.cc): a fork names its upstream, so
 -- "llama.cpp and its forks" is one join.
 CREATE TABLE engines (
     name        TEXT PRIMARY KEY,
@@ -255,7 +255,7 @@ JOIN models AS m ON m.id = r.model;
 -- a model whose growing layers differ in shape (kv_groups in its record) is beyond this
 -- view: `kvcat curve` works from the record and is exact for it, and a test compares this
 -- view with kvcat's own arithmetic for every shipped model. The dtypes and their exact
--- sizes are src/dtype.cc's (a test keeps the lists equal); bytes_per_element is exact
+-- sizes are src/vocab/dtype.cc's (a test keeps the lists equal); bytes_per_element is exact
 -- ("17/16" for q8_0), and a byte figure that is not whole is a real.
 CREATE VIEW model_kv AS
 WITH dtypes(kv_cache_dtype, bytes_num, bytes_den) AS (VALUES

@@ -8,11 +8,11 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "cmd/commands.h"
-#include "hidden_text.h"
-#include "terminal.h"
-#include "wrap.h"
+#include "output/terminal.h"
+#include "output/wrap.h"
+#include "support/hidden_text.h"
 
 namespace {
 

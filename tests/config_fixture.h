@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "import_config.h"
+#include "import/import_config.h"
 #include "test_util.h"
 
 namespace kvcat::test {

@@ -15,7 +15,7 @@
 #include <system_error>
 #include <vector>
 
-#include "diagnostic.h"
+#include "support/diagnostic.h"
 
 namespace kvcat::test {
 

@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog_file.h"
-#include "catalog_writer.h"
+#include "catalog/catalog_file.h"
+#include "catalog/catalog_writer.h"
+#include "check/lint.h"
 #include "cmd/run_command.h"
-#include "data_dirs.h"
-#include "lint.h"
+#include "load/data_dirs.h"
 
 namespace kvcat::cmd {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog.h"
-#include "diagnostic.h"
-#include "table.h"
+#include "catalog/catalog.h"
+#include "support/diagnostic.h"
+#include "support/table.h"
 
 namespace kvcat::cmd {
 

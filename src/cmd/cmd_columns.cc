@@ -7,13 +7,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/table_output.h"
-#include "render.h"
-#include "terminal.h"
-#include "wrap.h"
+#include "output/render.h"
+#include "output/terminal.h"
+#include "output/wrap.h"
 
 namespace kvcat::cmd {
 

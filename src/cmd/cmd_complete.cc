@@ -11,11 +11,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
-#include "records.h"
-#include "schema.h"
+#include "load/records.h"
+#include "load/schema.h"
 
 namespace kvcat::cmd {
 

@@ -3,19 +3,19 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
+#include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
-#include "curve.h"
-#include "engine_memory.h"
-#include "lint.h"
-#include "physics.h"
-#include "record_ref.h"
-#include "render.h"
-#include "suggest.h"
-#include "terminal.h"
-#include "weight_mix.h"
+#include "engines/engine_memory.h"
+#include "model/curve.h"
+#include "model/physics.h"
+#include "output/render.h"
+#include "output/terminal.h"
+#include "support/suggest.h"
+#include "vocab/weight_mix.h"
 
 namespace kvcat::cmd {
 

@@ -3,13 +3,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
+#include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
-#include "explain.h"
-#include "lint.h"
-#include "record_ref.h"
-#include "terminal.h"
-#include "wrap.h"
+#include "output/explain.h"
+#include "output/terminal.h"
+#include "output/wrap.h"
 
 namespace kvcat::cmd {
 

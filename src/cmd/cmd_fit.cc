@@ -5,19 +5,19 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
+#include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
-#include "dtype.h"
-#include "engine_render.h"
-#include "gguf.h"
-#include "lint.h"
-#include "physics.h"
-#include "record_ref.h"
-#include "schema.h"
-#include "skeleton.h"
-#include "weight_mix.h"
-#include "weight_quant.h"
+#include "import/gguf.h"
+#include "import/skeleton.h"
+#include "load/schema.h"
+#include "model/physics.h"
+#include "output/engine_render.h"
+#include "vocab/dtype.h"
+#include "vocab/weight_mix.h"
+#include "vocab/weight_quant.h"
 
 namespace kvcat::cmd {
 

@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "bench_import.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"
-#include "skeleton.h"
+#include "import/bench_import.h"
+#include "import/skeleton.h"
 
 namespace kvcat::cmd {
 

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "bounded_read.h"
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
-#include "gguf.h"
-#include "import_config.h"
-#include "import_gguf.h"
-#include "json_input.h"
+#include "import/gguf.h"
+#include "import/import_config.h"
+#include "import/import_gguf.h"
+#include "support/bounded_read.h"
+#include "support/json_input.h"
 
 namespace kvcat::cmd {
 

@@ -8,7 +8,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
-#include "log_import.h"
+#include "import/log_import.h"
 
 namespace kvcat::cmd {
 

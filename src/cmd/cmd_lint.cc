@@ -7,14 +7,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
+#include "check/rule_list.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
-#include "data_dirs.h"
-#include "diagnostic_render.h"
-#include "lint.h"
-#include "rule_list.h"
-#include "suggest.h"
-#include "terminal.h"
+#include "load/data_dirs.h"
+#include "output/diagnostic_render.h"
+#include "output/terminal.h"
+#include "support/suggest.h"
 
 namespace kvcat::cmd {
 

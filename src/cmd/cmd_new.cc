@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"
-#include "lint.h"
-#include "skeleton.h"
+#include "import/skeleton.h"
 
 namespace kvcat::cmd {
 

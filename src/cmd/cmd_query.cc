@@ -5,15 +5,15 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
+#include "catalog/filter.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/table_output.h"
-#include "filter.h"
-#include "render.h"
-#include "suggest.h"
-#include "terminal.h"
+#include "output/render.h"
+#include "output/terminal.h"
+#include "support/suggest.h"
 
 namespace kvcat::cmd {
 

@@ -4,16 +4,16 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
+#include "catalog/filter.h"
+#include "check/lint.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/write_file.h"
-#include "filter.h"
-#include "lint.h"
-#include "record_link.h"
-#include "report.h"
-#include "report_page.h"
+#include "output/record_link.h"
+#include "output/report.h"
+#include "output/report_page.h"
 
 namespace kvcat::cmd {
 

@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/table_output.h"
-#include "render.h"
-#include "terminal.h"
+#include "output/render.h"
+#include "output/terminal.h"
 
 namespace kvcat::cmd {
 

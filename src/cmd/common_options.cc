@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "diagnostic_render.h"
-#include "render.h"
-#include "rule_list.h"
+#include "check/rule_list.h"
+#include "output/diagnostic_render.h"
+#include "output/render.h"
 
 namespace kvcat::cmd {
 

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "data_dirs.h"
+#include "load/data_dirs.h"
 
 namespace kvcat::cmd {
 

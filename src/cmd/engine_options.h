@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine_memory.h"
+#include "engines/engine_memory.h"
 
 namespace kvcat::cmd {
 

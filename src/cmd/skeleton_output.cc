@@ -1,7 +1,7 @@
 #include "cmd/skeleton_output.h"
 
-#include "record_ref.h"
-#include "yaml_loader.h"
+#include "check/record_ref.h"
+#include "load/yaml_loader.h"
 
 #include <filesystem>
 #include <iostream>

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "lint.h"
-#include "skeleton.h"
+#include "check/lint.h"
+#include "import/skeleton.h"
 
 namespace kvcat::cmd {
 

@@ -2,9 +2,9 @@
 // fitted and readable on a terminal, exact in a pipe.
 #pragma once
 
-#include "catalog.h"
-#include "render.h"
-#include "terminal.h"
+#include "catalog/catalog.h"
+#include "output/render.h"
+#include "output/terminal.h"
 
 namespace kvcat::cmd {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cmd/commands.h"
-#include "suggest.h"
+#include "support/suggest.h"
 
 namespace kvcat::cmd {
 

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "hidden_text.h"
-#include "replace_file.h"
-#include "yaml_loader.h"
+#include "load/yaml_loader.h"
+#include "support/hidden_text.h"
+#include "support/replace_file.h"
 
 namespace kvcat::cmd {
 

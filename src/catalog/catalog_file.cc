@@ -1,0 +1,68 @@
+#include "catalog/catalog_file.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <sys/stat.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include "support/bounded_read.h"
+
+namespace kvcat {
+
+namespace fs = std::filesystem;
+
+void require_readable_catalog_file(const fs::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return;  // nothing there yet: a build makes it
+        throw CatalogError(fmt::format("{}: cannot look at the catalog: {}", path.string(), std::strerror(errno)));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        throw CatalogError(fmt::format("{} is {}, not a catalog file; kvcat reads a catalog only from a regular file",
+                                       path.string(), file_kind_name(st.st_mode)));
+    }
+}
+
+void require_replaceable_catalog_file(const fs::path& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) return;
+        throw CatalogError(fmt::format("{}: cannot look at the catalog: {}", path.string(), std::strerror(errno)));
+    }
+    if (S_ISLNK(st.st_mode)) {
+        std::error_code ec;
+        fs::path target = fs::read_symlink(path, ec);
+        throw CatalogError(fmt::format(
+            "{} is a symbolic link{}; kvcat writes a catalog only as a regular file of its own and never through a "
+            "link: give --db the file you mean, or remove the link",
+            path.string(), ec ? "" : fmt::format(" to {}", target.string())));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        throw CatalogError(fmt::format("{} is {}, not a catalog file; refusing to replace it", path.string(),
+                                       file_kind_name(st.st_mode)));
+    }
+    if ((st.st_mode & S_IWUSR) == 0) {
+        throw CatalogError(fmt::format(
+            "{} is read-only (mode {:o}); kvcat does not replace a catalog made read-only: make it writable "
+            "(chmod u+w) or give --db another file",
+            path.string(), st.st_mode & 07777));
+    }
+}
+
+std::optional<std::string> catalog_damage(const fs::path& path) {
+    try {
+        SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
+        SQLite::Statement check(db, "PRAGMA quick_check(1)");
+        if (!check.executeStep()) return "quick_check gave no answer";
+        std::string first = check.getColumn(0).getString();
+        if (first == "ok") return std::nullopt;
+        return first;
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+}
+
+}  // namespace kvcat

@@ -1,0 +1,689 @@
+#include "check/lint.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "check/record_claims.h"
+#include "check/rules/rules.h"
+#include "load/data_dirs.h"
+#include "load/records_root.h"
+#include "support/suggest.h"
+
+namespace kvcat {
+
+namespace fs = std::filesystem;
+
+RecordSet::RecordSet(std::vector<Record> records) : records_(std::move(records)) {
+    // A record whose id matches its path owns the id: a file elsewhere that claims it (a row
+    // calling itself models/x) cannot take it over and break the rows that name the model.
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+        if (!records_[i].id.empty() && records_[i].id == records_[i].path_id) by_id_.emplace(records_[i].id, i);
+    }
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+        if (!records_[i].id.empty()) by_id_.emplace(records_[i].id, i);  // no-op when already owned
+    }
+}
+
+const Record* RecordSet::find(const std::string& id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : &records_[it->second];
+}
+
+std::vector<Record> RecordSet::release() {
+    by_id_.clear();
+    return std::move(records_);
+}
+
+std::vector<std::string_view> RecordSet::ids_of(RecordKind kind) const {
+    std::vector<std::string_view> out;
+    for (const auto& r : records_) {
+        if (r.kind == kind && !r.id.empty()) out.push_back(r.id);
+    }
+    return out;
+}
+
+fs::path records_root_for(const fs::path& path) {
+    auto is_kind_folder = [](const fs::path& p) {
+        auto name = p.filename().string();
+        return name == "models" || name == "accelerators" || name == "kv-efficiency";
+    };
+    fs::path normal = path.lexically_normal();
+    if (normal.filename().empty()) normal = normal.parent_path();  // "records/" -> "records"
+    for (fs::path p = normal; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+        if (is_kind_folder(p)) {
+            fs::path parent = p.parent_path();
+            return parent.empty() ? fs::path(".") : parent;
+        }
+        if (p.parent_path() == p) break;
+    }
+    std::error_code ec;
+    if (fs::is_directory(normal, ec)) return normal;
+    fs::path parent = normal.parent_path();
+    return parent.empty() ? fs::path(".") : parent;
+}
+
+namespace {
+
+/// The record rules' checks, in the registry's order.
+const std::vector<RecordCheck>& record_checks() {
+    static const std::vector<RecordCheck> checks = [] {
+        std::vector<RecordCheck> out;
+        for (const RuleInfo& rule : all_rules()) {
+            if (rule.check) out.push_back(rule.check);
+        }
+        return out;
+    }();
+    return checks;
+}
+
+using FoundFiles = RecordTree;
+
+/// Where a folder (or a link to one) resolves when that is outside the resolved root; the
+/// root itself (a link back up to it) is inside.
+std::optional<std::string> folder_outside(const fs::path& folder, std::string_view resolved) {
+    auto where = outside_root(folder, resolved);
+    if (where && *where == resolved) return std::nullopt;
+    return where;
+}
+
+std::string shown(const fs::path& p) {
+    return p.lexically_normal().generic_string();
+}
+
+/// What a directory entry named like a record is, when it is not a regular file.
+std::string what_it_is(const fs::directory_entry& entry) {
+    std::error_code ec;
+    auto st = entry.status(ec);  // follows a link
+    if (entry.is_symlink(ec) && !fs::exists(st)) return "a link to nothing: what it names does not exist";
+    switch (st.type()) {
+        case fs::file_type::fifo:
+            return "a FIFO (named pipe), not a record file";
+        case fs::file_type::socket:
+            return "a socket, not a record file";
+        case fs::file_type::block:
+        case fs::file_type::character:
+            return "a device, not a record file";
+        default:
+            return "not a regular file";
+    }
+}
+
+/// `dir_shown` is `dir` as shown (lexically normal, '/'-separated); a child's shown name is
+/// built from it with one append instead of normalising every path again. `resolved` is the
+/// records root, resolved: a link to a folder outside it is a finding, and never entered.
+void walk_into(const fs::path& dir, const std::string& dir_shown, std::string_view resolved, FoundFiles& found,
+               int depth) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+        // An unreadable folder is a finding: its records would otherwise go unchecked in silence.
+        found.problems.push_back(diag::file_unreadable(dir_shown, ec.message()));
+        return;
+    }
+    if (depth > 64) {
+        found.problems.push_back(diag::file_unreadable(dir_shown, "folders nested more than 64 deep"));
+        return;
+    }
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) {
+            found.problems.push_back(diag::file_unreadable(dir_shown, ec.message()));
+            return;
+        }
+        const fs::path& p = it->path();
+        const std::string& native = p.native();
+        std::string_view name(native);
+        name.remove_prefix(std::min(name.size(), name.rfind('/') + 1));
+        std::string child_shown;
+        if (dir_shown != ".") {
+            child_shown.reserve(dir_shown.size() + 1 + name.size());
+            child_shown = dir_shown;
+            if (!child_shown.ends_with('/')) child_shown += '/';
+        }
+        child_shown.append(name);
+        std::error_code sec;
+        bool yaml_name = name.size() > 5 && name.ends_with(".yaml");
+        bool link = it->is_symlink(sec);
+        if (it->is_directory(sec)) {
+            if (yaml_name) {
+                found.problems.push_back(
+                    diag::file_unreadable(child_shown, "a directory named like a record; a record is a file"));
+            } else if (link) {
+                // Links to folders are not followed (no loops); one leading out of the root is
+                // a finding, since the records under it would otherwise go unchecked in silence.
+                if (auto where = folder_outside(p, resolved)) {
+                    found.problems.push_back(diag::folder_outside_root(child_shown, *where, std::string(resolved)));
+                } else {
+                    found.linked_folders.push_back(std::move(child_shown));
+                }
+            } else {
+                walk_into(p, child_shown, resolved, found, depth + 1);
+            }
+            continue;
+        }
+        if (!yaml_name) {
+            found.skipped.push_back(std::move(child_shown));
+            continue;
+        }
+        if (!it->is_regular_file(sec)) {
+            bool dangling = link && sec == std::errc::no_such_file_or_directory;
+            found.problems.push_back(
+                diag::file_unreadable(child_shown, sec && !dangling ? sec.message() : what_it_is(*it)));
+            continue;
+        }
+        if (link) found.links.push_back(child_shown);
+        found.yaml.push_back(std::move(child_shown));
+    }
+}
+
+void walk(const fs::path& dir, std::string_view resolved, FoundFiles& found) {
+    walk_into(dir, shown(dir), resolved, found, 0);
+    std::sort(found.yaml.begin(), found.yaml.end());
+    std::sort(found.links.begin(), found.links.end());
+}
+
+/// Runs of white space as one space, ends trimmed: how a named claim is compared.
+std::string squeezed(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (space) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+/// The index of the prose-arithmetic ignore naming the claim found at `pos`, if any. A claim
+/// is named by its whole text as the record writes it (runs of white space aside): never by a
+/// piece of it, or `claim: "="` would silence every claim of the record.
+std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<LocatedClaim>& claims, const Position& pos) {
+    for (const auto& located : claims) {
+        if (located.pos.line != pos.line || located.pos.column != pos.column) continue;
+        std::string text = squeezed(located.claim.text);
+        for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+            const LintIgnore& ig = r.kv->lint_ignore[k];
+            if (ig.rule != "prose-arithmetic" || ig.claim.empty() || ig.reason.empty()) continue;
+            std::string named = squeezed(ig.claim);
+            if (!named.empty() && named == text) return k;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The index of the ignore naming this finding's rule and its whole claim, if any.
+std::optional<std::size_t> point_claim_ignore(const Record& r, const Diagnostic& d) {
+    std::string text = squeezed(*d.claim);
+    for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+        const LintIgnore& ig = r.kv->lint_ignore[k];
+        if (ig.rule == d.rule && !ig.reason.empty() && !ig.claim.empty() && squeezed(ig.claim) == text) return k;
+    }
+    return std::nullopt;
+}
+
+/// Moves the record's silenced findings from `findings` to `ignored` (warnings by rule, a
+/// prose-arithmetic claim by its text), and reports ignores that are malformed or silence nothing.
+void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vector<Diagnostic>& ignored) {
+    if (!r.kv || r.kv->lint_ignore.empty()) return;
+    std::set<std::string> used;
+    std::set<std::size_t> used_claims;
+    std::vector<LocatedClaim> claims;
+    for (const auto& ig : r.kv->lint_ignore) {
+        if (!ig.claim.empty() && claims.empty()) claims = record_claims(r);
+    }
+    std::vector<Diagnostic> kept;
+    for (auto& d : findings) {
+        bool silenced = false;
+        if (d.claim && d.pos.file == r.file) {
+            // A finding about one point is acknowledged by its claim, named whole, and nothing else.
+            if (auto k = point_claim_ignore(r, d)) {
+                used_claims.insert(*k);
+                Diagnostic note = d;
+                note.severity = Severity::note;
+                note.message += fmt::format(" (acknowledged: {})", r.kv->lint_ignore[*k].reason);
+                ignored.push_back(std::move(note));
+            } else {
+                kept.push_back(std::move(d));
+            }
+            continue;
+        }
+        if (d.pos.file == r.file && d.rule == "prose-arithmetic" && !claims.empty()) {
+            if (auto k = claim_ignore(r, claims, d.pos)) {
+                used_claims.insert(*k);
+                Diagnostic note = d;
+                note.severity = Severity::note;
+                note.message += fmt::format(" (ignored: {})", r.kv->lint_ignore[*k].reason);
+                ignored.push_back(std::move(note));
+                silenced = true;
+            }
+        }
+        if (!silenced && d.pos.file == r.file && d.severity == Severity::warning) {
+            for (const auto& ig : r.kv->lint_ignore) {
+                if (ig.rule == d.rule && !ig.reason.empty()) {
+                    used.insert(ig.rule);
+                    Diagnostic note = d;
+                    note.severity = Severity::note;
+                    note.message += fmt::format(" (ignored: {})", ig.reason);
+                    ignored.push_back(std::move(note));
+                    silenced = true;
+                    break;
+                }
+            }
+        }
+        if (!silenced) kept.push_back(std::move(d));
+    }
+    findings = std::move(kept);
+    for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
+        const LintIgnore& ig = r.kv->lint_ignore[k];
+        Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
+        const RuleInfo* claimed = find_rule_info(ig.rule);
+        if (claimed && claimed->names_claims) {
+            if (ig.claim.empty()) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for '{}' names no claim; each of its findings is acknowledged by "
+                                     "the claim it prints (claim: \"...\"), whole",
+                                     ig.rule)));
+            } else if (ig.reason.empty()) {
+                findings.push_back(
+                    diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
+            } else if (!used_claims.count(k)) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for the {} claim \"{}\" acknowledges nothing: no finding of this "
+                                     "record claims exactly that",
+                                     ig.rule, squeezed(ig.claim))));
+            }
+            continue;
+        }
+        if (!ig.claim.empty()) {
+            if (ig.rule != "prose-arithmetic") {
+                findings.push_back(diag::ignore_problem(
+                    pos,
+                    fmt::format("lint_ignore names a claim for '{}'; a claim can be named only for prose-arithmetic",
+                                ig.rule)));
+            } else if (ig.reason.empty()) {
+                findings.push_back(
+                    diag::ignore_problem(pos, "lint_ignore for a prose-arithmetic claim gives no reason"));
+            } else if (!used_claims.count(k)) {
+                findings.push_back(diag::ignore_problem(
+                    pos, fmt::format("lint_ignore for the claim \"{}\" silences nothing: no wrong claim of this record "
+                                     "reads exactly so (a claim is named whole)",
+                                     squeezed(ig.claim))));
+            }
+            continue;
+        }
+        auto info =
+            std::find_if(all_rules().begin(), all_rules().end(), [&](const RuleInfo& ri) { return ri.id == ig.rule; });
+        if (info == all_rules().end()) {
+            std::vector<std::string_view> ids;
+            for (const auto& ri : all_rules()) ids.push_back(ri.id);
+            std::string hint = closest_match(ig.rule, ids);
+            findings.push_back(
+                diag::ignore_problem(pos, fmt::format("lint_ignore names rule '{}', which does not exist{}", ig.rule,
+                                                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint))));
+        } else if (info->severity == Severity::error) {
+            findings.push_back(diag::ignore_problem(
+                pos, fmt::format("lint_ignore names '{}', an error; only warnings can be silenced{}", ig.rule,
+                                 ig.rule == "prose-arithmetic" ? " (a quoted claim can be, named with claim:)" : "")));
+        } else if (ig.reason.empty()) {
+            findings.push_back(diag::ignore_problem(pos, fmt::format("lint_ignore for '{}' gives no reason", ig.rule)));
+        } else if (!used.count(ig.rule)) {
+            findings.push_back(diag::ignore_problem(
+                pos, fmt::format("lint_ignore for '{}' silences nothing: the rule no longer fires here", ig.rule)));
+        }
+    }
+}
+
+/// Runs every record rule on one record; its findings (load findings included) go to `out`.
+void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic> findings,
+                  std::vector<Diagnostic>& out, std::vector<Diagnostic>& ignored) {
+    for (RecordCheck check : record_checks()) {
+        // One record's bad figure is that record's finding; it must never stop the run.
+        try {
+            check(r, refs, findings);
+        } catch (const OverflowError&) {
+            findings.push_back(diag::overflow(r.where("id"), "a figure this record leads to"));
+        } catch (const std::exception& e) {
+            findings.push_back(
+                diag::yaml_syntax(r.where("id"), fmt::format("the record could not be checked: {}", e.what())));
+        }
+    }
+    apply_ignores(r, findings, ignored);
+    for (auto& d : findings) out.push_back(std::move(d));
+}
+
+rules::IdEntry id_entry(const Record& r) {
+    return rules::IdEntry{r.id, r.where("id")};
+}
+
+/// Loads a record file, unless it resolves outside its root (`resolved`, when it may): then
+/// the file is never opened, and the record is empty but for that finding.
+Record load_inside_root(const std::string& file, const std::string& relative, const std::string* resolved,
+                        std::vector<Diagnostic>& out) {
+    if (resolved) {
+        std::string real = file;
+        if (auto where = outside_root(fs::path(file), *resolved, &real)) {
+            LoadedYaml refused;
+            refused.source = std::make_shared<SourceText>(file, std::string());
+            refused.diagnostics.push_back(diag::file_outside_root(file, *where, *resolved));
+            return make_record(std::move(refused), relative, out);
+        }
+        return load_record(real, file, relative, out);  // the checked target, not the link again
+    }
+    return load_record(file, file, relative, out);
+}
+
+}  // namespace
+
+RecordTree walk_records(const fs::path& root) {
+    RecordTree found;
+    found.shown = shown(root);
+    walk(root, resolved_root(root), found);
+    return found;
+}
+
+std::vector<std::string> record_files(const fs::path& root) {
+    return walk_records(root).yaml;
+}
+
+std::string path_under_root(const std::string& file, std::string_view root_shown) {
+    // The common case without building paths: the file is spelled under the root's spelling.
+    std::string_view r = root_shown;
+    while (r.size() > 1 && r.back() == '/') r.remove_suffix(1);
+    if (r == ".") {
+        if (!file.starts_with("../") && !file.starts_with('/') && file != "..") return file;
+    } else if (file.size() > r.size() + 1 && file.starts_with(r) && file[r.size()] == '/' && r != "/") {
+        return file.substr(r.size() + 1);
+    }
+    return fs::path(file).lexically_relative(fs::path(root_shown)).generic_string();
+}
+
+LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings) {
+    LintResult result;
+    result.records = RecordSet(std::move(records));
+    std::vector<rules::IdEntry> ids;
+    for (const auto& r : result.records.records()) {
+        std::vector<Diagnostic> own;
+        for (auto it = load_findings.begin(); it != load_findings.end();) {
+            if (it->pos.file == r.file) {
+                own.push_back(std::move(*it));
+                it = load_findings.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        check_record(r, result.records, std::move(own), result.diagnostics, result.ignored);
+        ids.push_back(id_entry(r));
+    }
+    for (auto& d : load_findings) result.diagnostics.push_back(std::move(d));
+    rules::id_duplicate(ids, result.diagnostics);
+    sort_diagnostics(result.diagnostics);
+    sort_diagnostics(result.ignored);
+    return result;
+}
+
+LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
+    std::set<fs::path> roots;
+    // Shown paths whose findings are reported: gathered, then sorted once (a hundred thousand
+    // paths sharing their first thirty bytes cost more to keep in a tree than to sort).
+    std::vector<std::string> reported;
+    std::set<std::string> problems;         // entries already reported as unwalkable: never loaded
+    std::map<fs::path, FoundFiles> walked;  // a named folder that is its own root, walked once
+    std::vector<std::string> skipped;
+    std::vector<std::string> linked_folders;
+    std::vector<Diagnostic> findings;
+
+    for (const auto& p : paths) {
+        std::error_code ec;
+        auto status = fs::symlink_status(p, ec);
+        if (ec || !fs::exists(status)) {
+            // The default folder missing: kvcat run outside a checkout.
+            throw std::runtime_error(p == "records" ? no_records_advice("records")
+                                                    : fmt::format("{}: no such file or directory", p.string()));
+        }
+        fs::path root = records_root_for(p);
+        roots.insert(root.lexically_normal());
+        if (fs::is_directory(p, ec)) {
+            const std::string resolved = resolved_root(root);
+            if (auto where = folder_outside(p, resolved)) {
+                // A folder named through a link out of the root: nothing under it is read.
+                Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
+                reported.push_back(d.pos.file);
+                problems.insert(d.pos.file);
+                findings.push_back(std::move(d));
+                continue;
+            }
+            FoundFiles found;
+            if (options.walked && paths.size() == 1 && options.walked->shown == shown(p)) {
+                found = std::move(*options.walked);
+                *options.walked = RecordTree{};
+            } else {
+                walk(p, resolved, found);
+            }
+            reported.insert(reported.end(), found.yaml.begin(), found.yaml.end());
+            for (auto& s : found.skipped) skipped.push_back(std::move(s));
+            for (auto& s : found.linked_folders) linked_folders.push_back(std::move(s));
+            for (const auto& d : found.problems) {
+                reported.push_back(d.pos.file);
+                problems.insert(d.pos.file);
+                findings.push_back(d);
+            }
+            // The root's own walk below would find the same: keep this one for it.
+            if (p.lexically_normal() == root.lexically_normal() && shown(p) == shown(root)) {
+                walked.emplace(root.lexically_normal(), std::move(found));
+            }
+        } else {
+            reported.push_back(shown(p));
+        }
+    }
+    if (!std::is_sorted(reported.begin(), reported.end())) std::sort(reported.begin(), reported.end());
+    reported.erase(std::unique(reported.begin(), reported.end()), reported.end());
+    auto is_reported = [&reported](const std::string& file) {
+        return std::binary_search(reported.begin(), reported.end(), file);
+    };
+
+    // Every record file of every root, split into references (models, accelerators, and
+    // anything outside the kinds) and rows. A job is two words and the file's name: at a
+    // hundred thousand rows, what is kept per file is what the memory is.
+    struct Job {
+        std::string file;
+        const std::string* root;                ///< its root as shown, in root_names
+        const std::string* resolved = nullptr;  ///< its root resolved, when the file may lead outside it
+        std::string relative() const { return path_under_root(file, *root); }
+    };
+    std::vector<Job> reference_jobs;
+    std::vector<Job> row_jobs;
+    std::vector<std::string> root_names;
+    std::vector<std::string> root_resolved;
+    root_names.reserve(roots.size());  // the jobs point into them
+    root_resolved.reserve(roots.size());
+    for (const auto& root : roots) {
+        const std::string& root_name = root_names.emplace_back(shown(root));
+        const std::string& resolved = root_resolved.emplace_back(resolved_root(root));
+        FoundFiles found;
+        if (auto done = walked.find(root); done != walked.end()) {
+            found = std::move(done->second);  // its problems are in `findings` already
+        } else {
+            walk(root, resolved, found);
+        }
+        for (auto& d : found.problems) {
+            if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
+        }
+        // A named file outside a walkable tree is still loaded. Both lists are sorted: one
+        // merge finds the reported files the walk did not.
+        std::vector<std::string> extra;
+        std::vector<std::string> unwalked;
+        std::set_difference(reported.begin(), reported.end(), found.yaml.begin(), found.yaml.end(),
+                            std::back_inserter(unwalked));
+        for (auto& r : unwalked) {
+            if (problems.count(r)) continue;
+            if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(std::move(r));
+        }
+        // A link, or a file named outside the walk (through a linked folder, say), may lead
+        // outside the root: those are resolved before anything is read. The walk enters no
+        // linked folder, so a file it found through real folders can only leave by its own link.
+        std::sort(extra.begin(), extra.end());
+        auto may_leave = [&](const std::string& file) {
+            return std::binary_search(found.links.begin(), found.links.end(), file) ||
+                   std::binary_search(extra.begin(), extra.end(), file);
+        };
+        for (const auto& f : extra) found.yaml.push_back(f);
+        for (auto& file : found.yaml) {
+            bool row = kind_from_path(path_under_root(file, root_name)) == RecordKind::kv_efficiency;
+            const std::string* check = may_leave(file) ? &resolved : nullptr;
+            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root_name, check});
+        }
+    }
+    // A file under two named roots is checked once.
+    for (auto* jobs : {&reference_jobs, &row_jobs}) {
+        std::stable_sort(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file < b.file; });
+        jobs->erase(
+            std::unique(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
+            jobs->end());
+        jobs->shrink_to_fit();
+    }
+
+    LintResult result;
+    std::vector<rules::IdEntry> ids;
+    auto past_deadline = [&options] {
+        return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+    };
+    if (past_deadline()) throw LintStopped();
+
+    // Stage 1: models and accelerators, kept for every row to refer to.
+    std::vector<Record> references;
+    std::vector<std::vector<Diagnostic>> reference_findings;
+    for (const auto& job : reference_jobs) {
+        if (past_deadline()) throw LintStopped();
+        std::vector<Diagnostic> own;
+        references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
+        reference_findings.push_back(std::move(own));
+    }
+    auto refs = std::make_unique<RecordSet>(std::move(references));
+    for (std::size_t i = 0; i < refs->records().size(); ++i) {
+        const Record& r = refs->records()[i];
+        check_record(r, *refs, std::move(reference_findings[i]), result.diagnostics, result.ignored);
+        ids.push_back(id_entry(r));
+    }
+    if (options.sink) options.sink->begin(*refs);
+
+    // Stage 2: rows, on every core. Each worker keeps its own findings; nothing is shared
+    // but the job counter, the sink (which locks) and, when rows are kept, one list.
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, row_jobs.size())));
+    struct WorkerOutput {
+        std::vector<Diagnostic> findings;
+        std::vector<Diagnostic> ignored;
+        std::vector<rules::IdEntry> ids;
+        std::vector<Record> kept;
+        std::size_t read = 0;
+        std::size_t unchanged = 0;
+        std::exception_ptr error;
+    };
+    std::vector<WorkerOutput> outputs(threads);
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> done{0};
+    std::atomic<bool> stopped{false};
+    auto work = [&](unsigned worker) {
+        WorkerOutput& o = outputs[worker];
+        try {
+            for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
+                if (past_deadline()) {
+                    stopped = true;
+                    next = row_jobs.size();  // the others stop at their next file
+                    break;
+                }
+                const Job& job = row_jobs[i];
+                const std::string& file = job.file;
+                const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
+                if (before) {
+                    o.ids.push_back(rules::IdEntry{before->id, before->id_pos});
+                    o.findings.insert(o.findings.end(), before->findings.begin(), before->findings.end());
+                    o.ignored.insert(o.ignored.end(), before->ignored.begin(), before->ignored.end());
+                    ++o.unchanged;
+                } else {
+                    std::vector<Diagnostic> own;
+                    Record r = load_inside_root(file, job.relative(), job.resolved, own);
+                    check_record(r, *refs, std::move(own), o.findings, o.ignored);
+                    o.ids.push_back(id_entry(r));
+                    if (options.sink) options.sink->row(r, *refs);
+                    if (options.keep_rows) o.kept.push_back(std::move(r));
+                    ++o.read;
+                }
+                std::size_t finished = ++done;
+                if (worker == 0 && options.progress && finished % 256 == 0) {
+                    options.progress(finished, row_jobs.size());
+                }
+            }
+        } catch (...) {
+            o.error = std::current_exception();
+            next = row_jobs.size();  // stop the others early
+        }
+    };
+    if (threads <= 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+        for (auto& t : pool) t.join();
+    }
+    if (stopped) throw LintStopped();
+    if (options.progress) options.progress(done.load(), row_jobs.size());
+
+    std::vector<Record> all;
+    if (options.keep_rows) {
+        all = refs->release();
+    }
+    for (auto& o : outputs) {
+        if (o.error) std::rethrow_exception(o.error);
+    }
+    row_jobs = {};
+    std::size_t id_count = ids.size();
+    for (const auto& o : outputs) id_count += o.ids.size();
+    ids.reserve(id_count);
+    for (auto& o : outputs) {
+        for (auto& d : o.findings) result.diagnostics.push_back(std::move(d));
+        for (auto& d : o.ignored) result.ignored.push_back(std::move(d));
+        for (auto& e : o.ids) ids.push_back(std::move(e));
+        o.ids = {};
+        for (auto& r : o.kept) all.push_back(std::move(r));
+        result.rows_read += o.read;
+        result.rows_unchanged += o.unchanged;
+    }
+    if (options.keep_rows) {
+        // Rows in file order, as a single-threaded run would give them.
+        std::stable_sort(all.begin() + static_cast<std::ptrdiff_t>(reference_jobs.size()), all.end(),
+                         [](const Record& a, const Record& b) { return a.file < b.file; });
+        result.records = RecordSet(std::move(all));
+    } else {
+        result.records = std::move(*refs);
+    }
+
+    for (auto& d : findings) result.diagnostics.push_back(std::move(d));
+    rules::id_duplicate(ids, result.diagnostics);
+    std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
+    std::erase_if(result.ignored, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
+    sort_diagnostics(result.diagnostics);
+    sort_diagnostics(result.ignored);
+    result.skipped = std::move(skipped);
+    std::sort(linked_folders.begin(), linked_folders.end());
+    linked_folders.erase(std::unique(linked_folders.begin(), linked_folders.end()), linked_folders.end());
+    result.linked_folders = std::move(linked_folders);
+    result.files = std::move(reported);
+    return result;
+}
+
+}  // namespace kvcat

@@ -1,0 +1,128 @@
+// The lint: record files in, findings out.
+//
+// lint_paths() finds the record files under the given paths and checks them in two
+// stages. Models and accelerators (few) are loaded first and kept: every row is judged
+// against them. kv-efficiency rows (many) are then loaded and checked on every core,
+// each handed to an optional sink (the catalog writer) and, unless asked to keep them,
+// dropped, so memory stays flat however large the catalog grows. A bad file is
+// findings, never an exception. A file named on the command line is checked against
+// the complete catalog it belongs to, but only its own findings are reported.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "load/records.h"
+#include "support/diagnostic.h"
+
+namespace kvcat {
+
+/// All records of one run, indexed by id.
+class RecordSet {
+  public:
+    explicit RecordSet(std::vector<Record> records);
+    const std::vector<Record>& records() const { return records_; }
+    /// The first record with this id, or nullptr.
+    const Record* find(const std::string& id) const;
+    /// Ids of every record of one kind, for did-you-mean.
+    std::vector<std::string_view> ids_of(RecordKind kind) const;
+    /// Hands the records over, leaving the set empty.
+    std::vector<Record> release();
+
+  private:
+    std::vector<Record> records_;
+    std::map<std::string, std::size_t, std::less<>> by_id_;
+};
+
+/// Receives records as they are checked: the catalog writer is one.
+class RecordSink {
+  public:
+    virtual ~RecordSink() = default;
+    /// Once, with the models and accelerators, before any row.
+    virtual void begin(const RecordSet& refs) = 0;
+    /// Each kv-efficiency row after its checks, from any worker thread.
+    virtual void row(const Record& record, const RecordSet& refs) = 0;
+};
+
+/// What an earlier run found in a kv-efficiency file that has not changed since.
+struct UnchangedFile {
+    std::string id;
+    Position id_pos;
+    std::vector<Diagnostic> findings;  ///< its warnings (a catalog holds no file with errors)
+    std::vector<Diagnostic> ignored;
+};
+
+/// What a walk of a records folder finds, as lint_paths walks it.
+struct RecordTree {
+    std::string shown;                        ///< the folder walked, as shown in findings
+    std::vector<std::string> yaml;            ///< record files as shown, sorted
+    std::vector<std::string> links;           ///< those of them that are symbolic links, sorted
+    std::vector<std::string> skipped;         ///< other files
+    std::vector<std::string> linked_folders;  ///< links to folders inside the root, not walked
+    std::vector<Diagnostic> problems;         ///< unwalkable entries, and links out of the root
+};
+
+/// Walks the records folder `root` as lint_paths does.
+RecordTree walk_records(const std::filesystem::path& root);
+
+struct LintOptions {
+    unsigned threads = 0;  ///< 0: one per core
+    /// A walk of the one folder lint_paths is given, taken just before (an incremental
+    /// build's plan walks it to compare stamps): used instead of walking it again, and
+    /// emptied. Ignored unless it is a walk of that very folder.
+    RecordTree* walked = nullptr;
+    RecordSink* sink = nullptr;
+    bool keep_rows = true;  ///< keep every row in LintResult::records (explain, fit, tests)
+    /// For an incremental build: the prior result of a row file that need not be read again.
+    std::function<const UnchangedFile*(const std::string& file)> unchanged;
+    /// Called now and then from one worker: rows done, rows in all.
+    std::function<void(std::size_t, std::size_t)> progress;
+    /// When set, the lint stops soon after this time: every worker looks at it before each
+    /// file, and lint_paths then throws LintStopped (the sink has had only part of the rows).
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+
+/// Thrown by lint_paths when its deadline passed before every file was checked.
+class LintStopped : public std::runtime_error {
+  public:
+    LintStopped() : std::runtime_error("the lint was stopped at its deadline") {}
+};
+
+struct LintResult {
+    RecordSet records{{}};
+    std::vector<Diagnostic> diagnostics;  ///< reported findings, sorted
+    std::vector<Diagnostic> ignored;      ///< findings silenced by lint_ignore, with reasons
+    std::vector<std::string> skipped;     ///< files that are not records (said in verbose output)
+    /// Links to folders inside the root: not walked, since what they lead to is walked where
+    /// it is (said in verbose output). A link to a folder outside the root is a finding.
+    std::vector<std::string> linked_folders;
+    std::vector<std::string> files;  ///< record files checked
+    std::size_t rows_read = 0;       ///< kv-efficiency files read and checked
+    std::size_t rows_unchanged = 0;  ///< kv-efficiency files taken from an earlier run
+};
+
+/// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.
+std::filesystem::path records_root_for(const std::filesystem::path& path);
+
+/// The record files (.yaml) under `root`, sorted, as lint_paths finds them: each as it is
+/// shown in findings (lexically normal, '/'-separated).
+std::vector<std::string> record_files(const std::filesystem::path& root);
+
+/// `file` (as record_files gives it) relative to a records root given as shown (lexically
+/// normal, '/'-separated), '/'-separated: "models/x.yaml". Callers name the root once per
+/// walk, not once per file.
+std::string path_under_root(const std::string& file, std::string_view root_shown);
+
+/// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
+LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});
+
+/// Runs the rules over records already in memory (tests, and the claim checker).
+LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings);
+
+}  // namespace kvcat

@@ -1,0 +1,491 @@
+#include "engines/allocation_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engines/engine_llamacpp.h"
+#include "engines/engine_sglang.h"
+#include "engines/engine_vllm.h"
+#include "load/schema.h"
+#include "vocab/dtype.h"
+#include "vocab/dtype_spelling.h"
+
+namespace kvcat {
+
+namespace {
+
+const YamlNode* at(const Record& r, const std::string& key) {
+    const YamlNode* n = r.node(key);
+    return n && n->is_scalar() && n->value != "null" ? n : nullptr;
+}
+
+std::optional<std::int64_t> integer(const Record& r, const std::string& key) {
+    return as_integer(r.node(key));
+}
+
+std::string text(const Record& r, const std::string& key) {
+    const YamlNode* n = at(r, key);
+    return n ? n->value : "";
+}
+
+/// Printed and computed decimals are the same number ("8192.00" and "8192.0" alike).
+bool same_decimal(const std::string& printed, const std::string& computed) {
+    auto a = Rational::parse(printed), b = Rational::parse(computed);
+    return a && b && *a == *b;
+}
+
+std::string two(double x) {
+    return fmt::format("{:.2f}", x);
+}
+
+std::string plural(std::int64_t n, std::string_view word) {
+    return fmt::format("{} {}{}", group_thousands(n), word, n == 1 ? "" : "s");
+}
+
+std::string bytes_words(const Rational& r) {
+    return r.is_integer() ? group_thousands(r.num()) : r.to_display();
+}
+
+/// The part's values as the record gives them: the printed figures (`figures`) apart from the
+/// settings read beside them.
+void read_part(const Record& r, const std::string& key, std::initializer_list<std::string_view> figures,
+               AllocationPartCheck& part) {
+    part.key = key;
+    const YamlNode* n = r.node(key);
+    if (!n || !n->is_mapping()) return;
+    for (const auto& [name, value] : n->entries) {
+        if (!value.is_scalar() || name.value == "log_line") continue;
+        bool printed = std::find(figures.begin(), figures.end(), name.value) != figures.end();
+        (printed ? part.printed : part.settings).emplace_back(name.value, value.value);
+    }
+}
+
+/// A MiB figure of llama.cpp, judged to the two decimals it prints.
+void mib_figure(const Record& r, const std::string& key, const Rational& bytes, const std::string& how,
+                AllocationPartCheck& part) {
+    std::string printed = text(r, key);
+    if (printed.empty()) return;
+    AllocationFigure f;
+    f.key = key;
+    f.printed = printed;
+    f.computed = llamacpp_mib_text(bytes);
+    f.unit = "MiB";
+    f.why = fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how);
+    f.holds = same_decimal(printed, f.computed);
+    part.figures.push_back(std::move(f));
+}
+
+/// "K: 1,073,741,824 bytes = 32 layers x 16,384 cells x 1 stream x 2,048 bytes per cell per layer (f16)".
+std::string cell_term(std::string_view name, const Rational& bytes, std::int64_t layers, std::int64_t cells,
+                      std::int64_t streams, std::string_view type) {
+    Rational slots = Rational(layers) * Rational(cells) * Rational(streams);
+    Rational per = slots.is_zero() ? Rational(0) : bytes / slots;
+    return fmt::format("{}: {} bytes = {} x {} x {} x {} bytes per cell per layer ({}) = {} MiB", name,
+                       bytes_words(bytes), plural(layers, "layer"), plural(cells, "cell"), plural(streams, "stream"),
+                       per.to_display(), type, llamacpp_mib_text(bytes));
+}
+
+void llama_cache(const Record& r, const Model& m, const std::string& key, AllocationCheck& out) {
+    if (!r.node(key)) return;
+    AllocationPartCheck part;
+    std::string scope_text = text(r, key + ".scope");
+    part.what = scope_text == "swa" ? "SWA cache" : scope_text == "base" ? "base cache" : "cache";
+    read_part(r, key, {"size_mib", "k_mib", "v_mib"}, part);
+    auto cells = integer(r, key + ".cells");
+    std::string k_name = text(r, key + ".k_type");
+    auto finish = [&] { out.parts.push_back(std::move(part)); };
+    if (!cells) return finish();  // schema-missing-key
+    if (k_name.empty()) {
+        out.not_judged.push_back(key + ": the line printed no types, so its bytes are not recomputed");
+        return finish();
+    }
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    LlamaCacheScope scope = scope_text == "base"  ? LlamaCacheScope::base
+                            : scope_text == "swa" ? LlamaCacheScope::swa
+                                                  : LlamaCacheScope::all;
+    auto k = find_cache_dtype(k_name);
+    std::string v_name = text(r, key + ".v_type");
+    auto v = v_name.empty() ? k : find_cache_dtype(v_name);
+    if (!k || !v) {
+        out.problems.push_back({key + (k ? ".v_type" : ".k_type"), k ? v_name : k_name, "a ggml type kvcat knows",
+                                "the type is not one kvcat has a size for"});
+        return finish();
+    }
+    bool mla_latent = text(r, key + ".mla_latent") == "true";
+    std::string v_printed = text(r, key + ".v_mib");
+    bool v_cache = !mla_latent && !v_printed.empty() && !same_decimal(v_printed, "0");
+    try {
+        LlamaCacheBytes b = llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
+        std::string how =
+            fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
+        part.terms.push_back(cell_term("K", b.k, b.layers, *cells, streams, k->name));
+        if (!mla_latent) part.terms.push_back(cell_term("V", b.v, b.layers, *cells, streams, v->name));
+        if (mla_latent) part.terms.emplace_back("V: none (the MLA latent is kept as K only)");
+        part.terms.push_back(
+            fmt::format("size: K + V = {} bytes = {} MiB", bytes_words(b.k + b.v), llamacpp_mib_text(b.k + b.v)));
+        mib_figure(r, key + ".k_mib", b.k, how, part);
+        if (!mla_latent) mib_figure(r, key + ".v_mib", b.v, how, part);
+        mib_figure(r, key + ".size_mib", b.k + b.v, how, part);
+        part.bytes = b.k + b.v;
+    } catch (const EngineError& e) {
+        out.problems.push_back({key, scope_text, "a shape kvcat models", e.what()});
+    }
+    finish();
+}
+
+void llama_recurrent(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("recurrent")) return;
+    AllocationPartCheck part;
+    part.what = "recurrent state";
+    read_part(r, "recurrent", {"size_mib", "r_mib", "s_mib"}, part);
+    auto cells = integer(r, "recurrent.cells");
+    if (cells && text(r, "recurrent.r_type").empty()) {
+        out.not_judged.emplace_back("recurrent: the line printed no types, so its bytes are not recomputed");
+    } else if (cells) {
+        LlamaStateBytes s = llamacpp_state_bytes(m, *cells);
+        std::string how = fmt::format("{} state layers x {} cell{}, f32", s.layers, *cells, *cells == 1 ? "" : "s");
+        part.terms.push_back(cell_term("R (conv state)", s.r, s.layers, *cells, 1, "f32"));
+        part.terms.push_back(cell_term("S (recurrent state)", s.s, s.layers, *cells, 1, "f32"));
+        part.terms.push_back(
+            fmt::format("size: R + S = {} bytes = {} MiB", bytes_words(s.r + s.s), llamacpp_mib_text(s.r + s.s)));
+        mib_figure(r, "recurrent.r_mib", s.r, how, part);
+        mib_figure(r, "recurrent.s_mib", s.s, how, part);
+        mib_figure(r, "recurrent.size_mib", s.r + s.s, how, part);
+        part.bytes = s.r + s.s;
+    }
+    out.parts.push_back(std::move(part));
+}
+
+/// The engine model's answer for the settings a llama.cpp record shows, with the differences
+/// told from the printed cells: the -c the cells were padded from and the ubatch the SWA cache
+/// was sized with are not in the log, so those two are said from what was printed.
+void llama_answer(const Record& r, const Model& m, AllocationCheck& out) {
+    std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+    auto cells = integer(r, key + ".cells");
+    auto k = find_cache_dtype(text(r, key + ".k_type"));
+    if (!cells || !k) return;
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    std::int64_t seqs = integer(r, key + ".seqs").value_or(streams);
+    EngineSettings s;
+    s.version = text(r, "engine_version");
+    s.parallel = std::max<std::int64_t>(1, seqs);
+    s.kv_unified = streams == 1 && seqs > 1;
+    s.context = checked_mul(*cells, streams);
+    if (std::string v = text(r, key + ".v_type"); !v.empty() && v != k->name) s.v_dtype = v;
+    try {
+        EngineAnswer a = engine_allocation(m, *k, Engine::llamacpp, s);
+        std::erase_if(a.differences,
+                      [](const EngineDifference& d) { return d.name == "padding" || d.name == "SWA reserve"; });
+        if (auto swa = integer(r, "swa_cache.cells"); swa && m.sliding) {
+            a.differences.push_back(
+                {"SWA reserve",
+                 fmt::format("the {} sliding layers keep {} cells per stream where the textbook keeps "
+                             "the window of {}: the window x sequences + ubatch, padded to 256, at "
+                             "most the base size (llama-kv-cache-iswa.cpp)",
+                             m.sliding->layers, group_thousands(*swa), group_thousands(m.sliding->window))});
+        }
+        out.answer = std::move(a);
+    } catch (const std::exception&) {
+        // A shape the engine model refuses is a problem already, said at the part.
+    }
+}
+
+std::optional<CacheDtype> torch_cache_dtype(const std::string& kv, const std::string& model_dtype) {
+    std::string name = kv.empty() || kv == "auto" ? (model_dtype.empty() ? "bfloat16" : model_dtype) : kv;
+    if (name == "bfloat16") name = "bf16";
+    if (name == "float16" || name == "half") name = "f16";
+    if (name == "float32") name = "f32";
+    return find_cache_dtype(name);
+}
+
+/// vLLM's printed maximum concurrency beside the pools at either end of the printed memory.
+AllocationFigure vllm_concurrency(const std::string& printed, std::int64_t tokens, const VllmPool& lo,
+                                  const VllmPool& hi, const EngineSettings& s) {
+    AllocationFigure f;
+    f.key = "vllm.concurrency";
+    f.printed = printed;
+    f.unit = "x";
+    std::int64_t block = lo.block_size;
+    // Before 0.20 the printed tokens are the blocks of one group times the block size
+    // (num_blocks // groups), and the concurrency is all the blocks over the blocks one
+    // request of max_model_len takes (get_max_concurrency_for_kv_cache_config), printed
+    // with two decimals. From the printed tokens the blocks are known to within the
+    // groups' remainder, so the concurrency is one figure or a few.
+    bool from_tokens = !s.version.empty() && vllm_version_before(s.version, "0.20") && lo.groups == hi.groups &&
+                       lo.per_request_blocks == hi.per_request_blocks && lo.per_request_blocks > 0 &&
+                       tokens % block == 0 && s.max_model_len.has_value();
+    if (from_tokens) {
+        std::int64_t per_group = tokens / block;
+        std::vector<std::string> allowed;
+        for (std::int64_t extra = 0; extra < lo.groups; ++extra) {
+            std::string c =
+                two(static_cast<double>(per_group * lo.groups + extra) / static_cast<double>(lo.per_request_blocks));
+            if (allowed.empty() || allowed.back() != c) allowed.push_back(c);
+        }
+        f.holds = std::find(allowed.begin(), allowed.end(), printed) != allowed.end();
+        f.computed = allowed.size() == 1 ? allowed.front() : allowed.front() + " to " + allowed.back();
+        f.why = fmt::format(
+            "the printed {} tokens are {} blocks of {}{}, and one request of {} tokens takes {} blocks; their quotient "
+            "is",
+            group_thousands(tokens), group_thousands(per_group), block,
+            lo.groups == 1 ? "" : fmt::format(" in each of {} groups", lo.groups), group_thousands(*s.max_model_len),
+            group_thousands(lo.per_request_blocks));
+        return f;
+    }
+    f.computed = fmt::format("{} to {}", two(lo.max_concurrency), two(hi.max_concurrency));
+    f.why = "the pool in the printed memory gives a maximum concurrency of";
+    auto c = Rational::parse(printed);
+    auto c_lo = Rational::parse(two(lo.max_concurrency)), c_hi = Rational::parse(two(hi.max_concurrency));
+    f.holds = !(c && c_lo && c_hi && (*c < *c_lo || *c > *c_hi));
+    return f;
+}
+
+void vllm(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("vllm")) return;
+    AllocationPartCheck part;
+    part.what = "pool";
+    read_part(r, "vllm", {"available_kv_gib", "tokens", "concurrency"}, part);
+    auto finish = [&] { out.parts.push_back(std::move(part)); };
+    auto tokens = integer(r, "vllm.tokens");
+    auto gib = Rational::parse(text(r, "vllm.available_kv_gib"));
+    if (!tokens) return finish();
+    if (!gib) {
+        out.not_judged.emplace_back(
+            "vllm.tokens: the log printed no available memory, so the tokens are not "
+            "recomputed");
+        return finish();
+    }
+    auto dtype = torch_cache_dtype(text(r, "vllm.kv_cache_dtype"), text(r, "vllm.model_dtype"));
+    if (!dtype) {
+        out.problems.push_back({"vllm.kv_cache_dtype", text(r, "vllm.kv_cache_dtype"), "a cache dtype kvcat knows",
+                                "kvcat has no size for it"});
+        return finish();
+    }
+    EngineSettings s;
+    s.version = text(r, "engine_version");
+    s.gpus = integer(r, "vllm.tensor_parallel").value_or(1);
+    s.block_size = integer(r, "vllm.block_size");
+    s.max_model_len = integer(r, "vllm.max_model_len");
+    if (auto b = integer(r, "vllm.max_num_batched_tokens")) s.max_num_batched_tokens = *b;
+    // The printed GiB is rounded to two decimals: the memory lay within half a hundredth of it.
+    Rational half(1, 200);
+    Rational unit(1LL << 30);
+    try {
+        VllmPool lo = vllm_pool(m, *dtype, s, ((*gib - half) * unit).floor());
+        VllmPool hi = vllm_pool(m, *dtype, s, ((*gib + half) * unit).floor());
+        std::int64_t block = lo.block_size;
+        part.terms.push_back(fmt::format(
+            "memory: {} GiB as printed, so {:.3f} to {:.3f} GiB ({} to {} bytes){}", text(r, "vllm.available_kv_gib"),
+            gib->to_double() - 0.005, gib->to_double() + 0.005, group_thousands(((*gib - half) * unit).floor()),
+            group_thousands(((*gib + half) * unit).floor()), s.gpus > 1 ? " on each card" : ""));
+        part.terms.push_back(fmt::format("pool: {} to {} blocks of {} tokens in {} group{} of {} layer{}",
+                                         group_thousands(lo.num_blocks), group_thousands(hi.num_blocks), block,
+                                         lo.groups, lo.groups == 1 ? "" : "s", lo.group_size,
+                                         lo.group_size == 1 ? "" : "s"));
+        bool by_blocks = !s.version.empty() && vllm_version_before(s.version, "0.20");
+        part.terms.push_back(
+            by_blocks ? fmt::format("tokens: num_blocks // {} group{} x {} = {} to {} (vLLM {} prints blocks)",
+                                    lo.groups, lo.groups == 1 ? "" : "s", block, group_thousands(lo.tokens),
+                                    group_thousands(hi.tokens), s.version)
+                      : fmt::format("tokens: int(maximum concurrency x max_model_len) = {} to {}",
+                                    group_thousands(lo.tokens), group_thousands(hi.tokens)));
+        if (lo.per_request_blocks > 0) {
+            part.terms.push_back(
+                fmt::format("one request of max_model_len takes {} blocks; maximum concurrency {} to "
+                            "{}",
+                            group_thousands(lo.per_request_blocks), two(lo.max_concurrency), two(hi.max_concurrency)));
+        }
+        AllocationFigure t;
+        t.key = "vllm.tokens";
+        t.printed = group_thousands(*tokens);
+        t.unit = "tokens";
+        t.computed = fmt::format("{} to {}", group_thousands(lo.tokens), group_thousands(hi.tokens));
+        t.why = fmt::format("{} to {} GiB hold, in blocks of {}", two(gib->to_double() - 0.005),
+                            two(gib->to_double() + 0.005), block);
+        t.holds = *tokens >= lo.tokens - block && *tokens <= hi.tokens + block;
+        if (t.holds && by_blocks && *tokens % block != 0) {
+            // Up to 0.19 _report_kv_cache_config prints num_blocks // len(groups) x the smallest
+            // block size (vllm/v1/core/kv_cache_utils.py at 001cabc1be16a59a70d720ed61a13b678c060a18,
+            // and num_blocks x block_size at bbf906a88ba1a39104884c88c9811a4f968e4659), times the
+            // context-parallel size when there is one: a whole number of blocks.
+            std::int64_t down = *tokens / block * block;
+            std::int64_t nearest = *tokens - down <= block / 2 ? down : down + block;
+            t.holds = false;
+            t.computed = group_thousands(nearest);
+            t.why = fmt::format(
+                "vLLM {} prints num_blocks // groups x the block size, a whole number of blocks of {}; the nearest is",
+                s.version, block);
+        }
+        part.figures.push_back(std::move(t));
+        if (std::string printed = text(r, "vllm.concurrency"); !printed.empty()) {
+            part.figures.push_back(vllm_concurrency(printed, *tokens, lo, hi, s));
+        }
+        s.available_bytes = (*gib * unit);
+        out.answer = engine_allocation(m, *dtype, Engine::vllm, s);
+    } catch (const EngineError& e) {
+        out.problems.push_back({"vllm", "this pool", "a shape kvcat models", e.what()});
+    }
+    finish();
+}
+
+void sglang(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("sglang")) return;
+    AllocationPartCheck part;
+    part.what = "pool";
+    read_part(r, "sglang", {"tokens", "k_gb", "v_gb", "kv_gb"}, part);
+    auto finish = [&] { out.parts.push_back(std::move(part)); };
+    auto tokens = integer(r, "sglang.tokens");
+    if (!tokens) return finish();
+    auto dtype = torch_cache_dtype(text(r, "sglang.kv_cache_dtype"), "");
+    if (!dtype) {
+        out.not_judged.push_back("sglang: kvcat has no size for the cache dtype " + text(r, "sglang.kv_cache_dtype"));
+        return finish();
+    }
+    EngineSettings s;
+    s.version = text(r, "engine_version");
+    s.page_size = integer(r, "sglang.page_size").value_or(1);
+    s.gpus = integer(r, "sglang.tensor_parallel").value_or(1);
+    s.context = *tokens;
+    try {
+        SglangPoolBytes b = sglang_pool_bytes(m, *dtype, *tokens, s.page_size, s.gpus);
+        Rational cell = sglang_cell_bytes(m, *dtype, s.gpus);
+        part.terms.push_back(fmt::format("slots: {} tokens + {} padding slot{} = {}", group_thousands(*tokens),
+                                         s.page_size, s.page_size == 1 ? "" : "s",
+                                         group_thousands(*tokens + s.page_size)));
+        part.terms.push_back(
+            fmt::format("{}: {} bytes = {} GB", b.mla ? "KV" : "K", bytes_words(b.k), python_gib_text(b.k)));
+        if (!b.mla) {
+            part.terms.push_back(fmt::format("V: {} bytes = {} GB", bytes_words(b.v), python_gib_text(b.v)));
+        }
+        part.terms.push_back(fmt::format("{} bytes per token over every layer{} (GB = 2^30 bytes)", cell.to_display(),
+                                         s.gpus > 1 ? ", one card's" : ""));
+        auto judge = [&](const std::string& key, const Rational& bytes) {
+            std::string printed = text(r, key);
+            if (printed.empty()) return;
+            AllocationFigure f;
+            f.key = key;
+            f.printed = printed;
+            f.computed = python_gib_text(bytes);
+            f.unit = "GB";
+            f.why = fmt::format("SGLang's pool of {} tokens and its padding page is {} bytes", group_thousands(*tokens),
+                                group_thousands(bytes.floor()));
+            f.holds = same_decimal(printed, f.computed);
+            part.figures.push_back(std::move(f));
+        };
+        judge("sglang.k_gb", b.k);
+        judge("sglang.v_gb", b.v);
+        judge("sglang.kv_gb", b.k + b.v);
+        part.bytes = b.k + b.v;
+        out.answer = engine_allocation(m, *dtype, Engine::sglang, s);
+    } catch (const EngineError& e) {
+        out.problems.push_back({"sglang", "this pool", "a shape kvcat models", e.what()});
+    }
+    finish();
+}
+
+}  // namespace
+
+AllocationCheck check_allocation(const Record& r, const Model& m) {
+    AllocationCheck out;
+    auto engine = parse_engine(text(r, "engine"));
+    if (!engine) return out;  // schema-enum
+    out.engine = *engine;
+    switch (*engine) {
+        case Engine::llamacpp:
+            llama_cache(r, m, "kv_cache", out);
+            llama_cache(r, m, "swa_cache", out);
+            llama_recurrent(r, m, out);
+            llama_answer(r, m, out);
+            break;
+        case Engine::vllm:
+            vllm(r, m, out);
+            break;
+        case Engine::sglang:
+            sglang(r, m, out);
+            break;
+    }
+    return out;
+}
+
+namespace {
+
+const AllocationFigure* figure(const AllocationCheck& c, std::string_view key) {
+    for (const auto& p : c.parts) {
+        for (const auto& f : p.figures) {
+            if (f.key == key) return &f;
+        }
+    }
+    return nullptr;
+}
+
+std::string printed_value(const AllocationPartCheck& p, std::string_view name) {
+    for (const auto& [k, v] : p.printed) {
+        if (k == name) return v;
+    }
+    return "";
+}
+
+}  // namespace
+
+AllocationSummary summarise_allocation(const Record& r, const AllocationCheck& c) {
+    AllocationSummary out;
+    // Each printed figure of the headline, with kvcat's beside it when it was recomputed.
+    std::vector<std::string> printed, computed;
+    std::string unit;
+    auto add = [&](const AllocationPartCheck& p, std::string_view name) {
+        std::string value = printed_value(p, name);
+        if (value.empty()) return;
+        printed.push_back(value);
+        const AllocationFigure* f = figure(c, p.key + "." + std::string(name));
+        computed.push_back(f ? f->computed : "");
+    };
+    switch (c.engine) {
+        case Engine::llamacpp: {
+            std::string part = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+            out.kv_cache_dtype = text(r, part + ".k_type");
+            out.v_cache_dtype = text(r, part + ".v_type");
+            if (out.v_cache_dtype == out.kv_cache_dtype) out.v_cache_dtype.clear();
+            out.context = integer(r, part + ".cells");
+            out.seqs = integer(r, part + ".seqs");
+            if (out.context) out.tokens = checked_mul(*out.context, integer(r, part + ".streams").value_or(1));
+            for (const auto& p : c.parts) add(p, "size_mib");
+            unit = "MiB";
+            break;
+        }
+        case Engine::vllm:
+        case Engine::sglang: {
+            bool vllm = c.engine == Engine::vllm;
+            std::string part = vllm ? "vllm" : "sglang";
+            // auto is the model's dtype, named only when the log shows it; else auto as written.
+            std::string written = text(r, part + ".kv_cache_dtype");
+            std::string model_dtype = text(r, part + ".model_dtype");
+            bool named = !written.empty() && written != "auto";
+            auto d = named || !model_dtype.empty() ? torch_cache_dtype(written, model_dtype) : std::nullopt;
+            out.kv_cache_dtype = d ? catalog_dtype(vllm ? "vLLM" : "SGLang", d->name) : written;
+            if (vllm) out.context = integer(r, "vllm.max_model_len");
+            out.tokens = integer(r, part + ".tokens");
+            out.tensor_parallel = integer(r, part + ".tensor_parallel").value_or(1);
+            for (const auto& p : c.parts) {
+                if (vllm && out.tokens) {
+                    printed.push_back(group_thousands(*out.tokens));
+                    const AllocationFigure* f = figure(c, "vllm.tokens");
+                    computed.push_back(f ? f->computed : "");
+                } else if (!vllm) {
+                    for (const char* name : {"k_gb", "v_gb", "kv_gb"}) add(p, name);
+                }
+            }
+            unit = vllm ? "tokens" : "GB";
+            break;
+        }
+    }
+    if (printed.empty()) return out;
+    out.printed = fmt::format("{} {}", fmt::join(printed, " + "), unit);
+    if (std::none_of(computed.begin(), computed.end(), [](const std::string& x) { return x.empty(); })) {
+        out.computed = fmt::format("{} {}", fmt::join(computed, " + "), unit);
+    }
+    return out;
+}
+
+}  // namespace kvcat

@@ -1,0 +1,296 @@
+#include "engines/engine_llamacpp.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/curve.h"
+#include "model/kv_math.h"
+
+namespace kvcat {
+
+namespace {
+
+constexpr std::int64_t kCellPad = kLlamaCellPad;
+
+std::int64_t pad(std::int64_t n, std::int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
+bool in_scope(LayerSet::Role role, LlamaCacheScope scope) {
+    using Role = LayerSet::Role;
+    switch (scope) {
+        case LlamaCacheScope::base:
+            return role == Role::full || role == Role::mla;
+        case LlamaCacheScope::swa:
+            return role == Role::sliding || role == Role::chunked;
+        case LlamaCacheScope::all:
+            return role != Role::state;
+    }
+    return false;
+}
+
+std::string bytes_words(const Rational& r) {
+    return r.is_integer() ? group_thousands(r.num()) : r.to_display();
+}
+
+}  // namespace
+
+LlamaCacheBytes llamacpp_cache_bytes(const Model& model, LlamaCacheScope scope, const CacheDtype& k,
+                                     const CacheDtype& v, std::int64_t cells, std::int64_t streams, bool mla_v_cache) {
+    LlamaCacheBytes out;
+    Rational slots = Rational(cells) * Rational(streams);
+    for (const auto& set : engine_layers(model)) {
+        if (!in_scope(set.role, scope)) continue;
+        Rational k_width, v_width;
+        if (set.role == LayerSet::Role::mla) {
+            // One head of the latent as K; V is the latent's first kv_lora_rank values, kept
+            // apart only by builds before the V-less cache.
+            k_width = Rational(set.head_dim);
+            v_width = mla_v_cache && model.mla ? Rational(model.mla->kv_lora_rank) : Rational(0);
+        } else {
+            k_width = Rational(set.kv_heads) * Rational(set.head_dim);
+            v_width = k_width;
+        }
+        out.layers = checked_add(out.layers, set.layers);
+        out.k += Rational(set.layers) * k_width * k.bytes_per_element() * slots;
+        out.v += Rational(set.layers) * v_width * v.bytes_per_element() * slots;
+    }
+    return out;
+}
+
+LlamaStateBytes llamacpp_state_bytes(const Model& model, std::int64_t cells) {
+    // llama_memory_recurrent keeps both tensors in f32 (create_memory passes GGML_TYPE_F32 for
+    // R and S), one cell per sequence.
+    StateElements e = fixed_state_elements(model);
+    LlamaStateBytes out;
+    out.layers = e.layers;
+    out.r = e.conv * Rational(4) * Rational(cells);
+    out.s = e.recurrent * Rational(4) * Rational(cells);
+    return out;
+}
+
+std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified) {
+    std::int64_t n_ctx = pad(context, kCellPad);
+    if (unified || parallel <= 1) return n_ctx;
+    return pad(n_ctx / parallel, kCellPad);
+}
+
+std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std::int64_t parallel, bool unified,
+                                std::int64_t ubatch, bool swa_full) {
+    if (swa_full) return size_base;
+    std::int64_t want = checked_add(checked_mul(window, unified ? parallel : 1), ubatch);
+    return pad(std::min(size_base, want), kCellPad);
+}
+
+bool llamacpp_has_swa_cache(const Model& model) {
+    if (!model.sliding || model.sliding->layers == 0) return false;
+    auto basis = model_basis(model);
+    return basis && !basis->window;
+}
+
+namespace {
+
+struct LlamaLayout {
+    std::int64_t context = 0;  ///< -c, after 0 -> the model's native context
+    std::int64_t cells = 0;
+    std::int64_t streams = 1;
+    std::int64_t swa_cells = 0;
+    std::int64_t state_cells = 1;
+};
+
+LlamaLayout layout_for(const Model& model, const EngineSettings& s, std::int64_t context) {
+    LlamaLayout l;
+    l.context = context;
+    std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
+    l.cells = llamacpp_cells(context, parallel, s.kv_unified);
+    l.streams = s.kv_unified ? 1 : parallel;
+    if (llamacpp_has_swa_cache(model)) {
+        l.swa_cells = llamacpp_swa_cells(l.cells, model.sliding->window, parallel, s.kv_unified, s.ubatch, s.swa_full);
+    }
+    l.state_cells = parallel;
+    return l;
+}
+
+void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, EngineAnswer& a) {
+    a.parts.clear();
+    bool mla = model.mla && model.variant == AttentionVariant::mla;
+    bool swa = llamacpp_has_swa_cache(model);
+    LlamaCacheBytes base =
+        llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, k, v, l.cells, l.streams);
+    if (base.layers > 0) {
+        EnginePart p;
+        p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
+        p.layers = base.layers;
+        p.cells = l.cells;
+        p.streams = l.streams;
+        p.k_bytes = base.k;
+        p.v_bytes = base.v;
+        p.k_type = std::string(k.name);
+        p.v_type = std::string(v.name);
+        p.how = fmt::format("{} layers x {} cells x {} stream{}", base.layers, group_thousands(l.cells), l.streams,
+                            l.streams == 1 ? "" : "s");
+        a.parts.push_back(p);
+    }
+    if (swa) {
+        LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, k, v, l.swa_cells, l.streams);
+        EnginePart p;
+        p.kind = EnginePartKind::swa_cache;
+        p.layers = sw.layers;
+        p.cells = l.swa_cells;
+        p.streams = l.streams;
+        p.k_bytes = sw.k;
+        p.v_bytes = sw.v;
+        p.k_type = std::string(k.name);
+        p.v_type = std::string(v.name);
+        p.how = fmt::format("{} layers x {} cells x {} stream{}", sw.layers, group_thousands(l.swa_cells), l.streams,
+                            l.streams == 1 ? "" : "s");
+        a.parts.push_back(p);
+    }
+    if (model.linear) {
+        LlamaStateBytes st = llamacpp_state_bytes(model, l.state_cells);
+        EnginePart p;
+        p.kind = EnginePartKind::recurrent_state;
+        p.layers = st.layers;
+        p.cells = l.state_cells;
+        p.k_bytes = st.r;
+        p.v_bytes = st.s;
+        p.k_type = "f32";
+        p.v_type = "f32";
+        p.how = fmt::format("{} layers x {} cell{} (one per sequence), R and S in f32", st.layers, l.state_cells,
+                            l.state_cells == 1 ? "" : "s");
+        a.parts.push_back(p);
+    }
+    a.kv_bytes = Rational(0);
+    a.state_bytes = Rational(0);
+    for (const auto& p : a.parts) {
+        if (p.kind == EnginePartKind::recurrent_state) {
+            a.state_bytes += p.bytes();
+        } else {
+            a.kv_bytes += p.bytes();
+        }
+    }
+}
+
+}  // namespace
+
+LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype) {
+    // One cell in one stream: the bytes are layers x width x bytes per element x cells x streams.
+    LlamaCoefficients c;
+    bool swa = llamacpp_has_swa_cache(model);
+    LlamaCacheBytes base =
+        llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, dtype, dtype, 1, 1);
+    c.base_per_cell = base.k + base.v;
+    if (swa) {
+        LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, dtype, dtype, 1, 1);
+        c.swa_per_cell = sw.k + sw.v;
+        c.swa_window = model.sliding->window;
+    }
+    if (model.linear) {
+        LlamaStateBytes st = llamacpp_state_bytes(model, 1);
+        c.state_per_sequence = st.r + st.s;
+    }
+    return c;
+}
+
+EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
+    CacheDtype v = dtype;
+    if (s.v_dtype) {
+        auto found = find_cache_dtype(*s.v_dtype);
+        if (!found) throw EngineError(fmt::format("unknown V cache type '{}'", *s.v_dtype));
+        v = *found;
+    }
+    std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
+    std::int64_t context = s.context;
+    if (context <= 0) {
+        if (!model.native_context) throw EngineError("-c 0 takes the model's native context, which the record lacks");
+        context = *model.native_context;
+    }
+    EngineAnswer a;
+    a.engine = Engine::llamacpp;
+    a.rule = s.version.empty() ? "llama.cpp, the newest rules held (llama-kv-cache.cpp at 3514e9f6, "
+                                 "llama-kv-cache-iswa.cpp at 2aef9767)"
+                               : fmt::format("llama.cpp {}, read with the newest rules held", s.version);
+    a.sequences = parallel;
+    if (s.available_bytes) {
+        // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
+        std::int64_t unit = s.kv_unified ? kCellPad : kCellPad * parallel;
+        std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
+        while (lo < hi) {
+            std::int64_t mid = lo + (hi - lo + 1) / 2;
+            EngineAnswer probe;
+            fill_parts(model, dtype, v, layout_for(model, s, mid * unit), probe);
+            if (probe.kv_bytes + probe.state_bytes > *s.available_bytes) {
+                hi = mid - 1;
+            } else {
+                lo = mid;
+            }
+        }
+        if (lo == 0) throw EngineError("not even 256 cells fit in the memory given");
+        context = lo * unit;
+    }
+    LlamaLayout l = layout_for(model, s, context);
+    fill_parts(model, dtype, v, l, a);
+    a.context = s.kv_unified ? l.cells : l.cells;
+    a.tokens = checked_mul(l.cells, l.streams);
+    Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
+    a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);
+    if (s.v_dtype) {
+        // growing_kv_bytes_per_token is at one dtype; with K and V apart it is the mean of the two.
+        a.textbook_bytes_per_token = a.textbook_bytes_per_token / dtype.bytes_per_element() * bpe;
+    }
+    std::int64_t per_sequence = std::max<std::int64_t>(1, context / parallel);
+    a.textbook_kv_bytes = kv_cache_bytes(model, bpe, per_sequence) * Rational(parallel);
+    a.textbook_state_bytes = fixed_state_bytes(model) * Rational(parallel);
+    if (!a.parts.empty() && a.parts.front().kind != EnginePartKind::recurrent_state && a.tokens && *a.tokens > 0) {
+        a.engine_bytes_per_token = a.parts.front().bytes() / Rational(*a.tokens);
+    }
+
+    // The places the allocation leaves the textbook, named.
+    std::int64_t held = l.cells * l.streams;
+    if (held != context) {
+        a.differences.push_back(
+            {"padding", fmt::format("-c {} becomes {} cells{}: llama.cpp pads n_ctx{} to 256 (llama-context.cpp)",
+                                    group_thousands(context), group_thousands(held),
+                                    l.streams > 1 ? fmt::format(" ({} streams of {})", l.streams, l.cells) : "",
+                                    l.streams > 1 ? " and each stream's share" : "")});
+    }
+    if (l.streams > 1) {
+        a.differences.push_back(
+            {"streams",
+             fmt::format("{} sequences without --kv-unified: one stream each of {} cells, so no sequence "
+                         "holds more than {} tokens (llama-kv-cache.cpp: n_stream = unified ? 1 : n_seq_max)",
+                         parallel, group_thousands(l.cells), group_thousands(l.cells))});
+    }
+    if (llamacpp_has_swa_cache(model)) {
+        a.differences.push_back(
+            {"SWA reserve",
+             s.swa_full ? fmt::format("--swa-full: the {} sliding layers keep all {} cells, not the window of {}",
+                                      model.sliding->layers, group_thousands(l.swa_cells),
+                                      group_thousands(model.sliding->window))
+                        : fmt::format("the {} sliding layers keep {} cells per stream: the window {} x {} + ubatch {}, "
+                                      "padded to 256, at most the base size (llama-kv-cache-iswa.cpp)",
+                                      model.sliding->layers, group_thousands(l.swa_cells),
+                                      group_thousands(model.sliding->window), s.kv_unified ? parallel : 1, s.ubatch)});
+    } else if (model.sliding && !model_basis(model)->window) {
+        a.differences.push_back({"SWA reserve", "the sliding layers are cached in full"});
+    }
+    if (model.linear) {
+        Rational textbook = fixed_state_bytes(model);
+        Rational engine = a.state_bytes / Rational(parallel);
+        if (engine != textbook) {
+            a.differences.push_back(
+                {"state dtype", fmt::format("R and S are kept in f32: {} bytes per sequence, where the model record's "
+                                            "dtypes give {} (llama-memory-recurrent.cpp)",
+                                            bytes_words(engine), bytes_words(textbook))});
+        }
+    }
+    if (model.mla && model.variant == AttentionVariant::mla) {
+        a.differences.push_back({"MLA latent",
+                                 "K holds the latent (kv_lora_rank + rope, one head) and V holds "
+                                 "nothing: the V-less cache of ggml-org/llama.cpp pull 19067"});
+    }
+    return a;
+}
+
+}  // namespace kvcat

@@ -1,0 +1,88 @@
+// llama.cpp's KV cache and recurrent memory (and the engines that embed it: llama-server,
+// ollama, LM Studio), as its allocator sizes them.
+//
+// Rules, each read from ggml-org/llama.cpp (the table in docs/engines.md repeats them):
+// - cells: n_ctx is padded to 256; a unified cache keeps n_ctx cells in one stream, otherwise
+//   each of the n_seq_max streams keeps GGML_PAD(n_ctx / n_seq_max, 256) cells
+//   (src/llama-context.cpp, llama_context::llama_context);
+// - bytes: each caching layer holds a K tensor of n_embd_k_gqa x cells x streams and a V tensor
+//   of n_embd_v_gqa x cells x streams in their ggml types, ggml_row_size each
+//   (src/llama-kv-cache.cpp at 3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f, the constructor);
+// - ISWA: the sliding layers get their own cache of
+//   GGML_PAD(min(size_base, n_swa x (unified ? n_seq_max : 1) + n_ubatch), 256) cells, or the
+//   base size with --swa-full (src/llama-kv-cache-iswa.cpp at 2aef9767d982beb7ab61b3ae359366f627eb74dd);
+// - recurrent layers keep R (conv, n_embd_r) and S (n_embd_s) in f32, one cell per sequence
+//   (src/llama-memory-recurrent.cpp; types from src/llama-model.cpp create_memory);
+// - MLA: K holds the latent (kv_lora_rank + rope) in one head; since the V-less cache
+//   (ggml-org/llama.cpp pull 19067, merged 2026-01-24) V holds nothing, before it V held
+//   kv_lora_rank per token.
+#pragma once
+
+#include <cstdint>
+
+#include "engines/engine_memory.h"
+
+namespace kvcat {
+
+/// llama.cpp pads n_ctx, each stream's cells and the SWA cache to this many cells
+/// (llama-context.cpp and llama-kv-cache-iswa.cpp).
+inline constexpr std::int64_t kLlamaCellPad = 256;
+
+/// Which layers a llama.cpp cache holds.
+enum class LlamaCacheScope {
+    base,  ///< the layers that keep every token (all of them without an SWA cache of their own)
+    swa,   ///< the sliding (or chunked) layers of an ISWA cache
+    all,   ///< every caching layer in one cache: a build or model with no separate SWA cache
+};
+
+struct LlamaCacheBytes {
+    std::int64_t layers = 0;
+    Rational k;
+    Rational v;
+};
+
+/// K and V bytes of one llama.cpp cache of `cells` cells in each of `streams` streams. For an
+/// MLA model `mla_v_cache` says whether the build keeps a V cache (kv_lora_rank per token: builds
+/// before the V-less cache) or none. Throws EngineError when the model lacks a shape.
+LlamaCacheBytes llamacpp_cache_bytes(const Model& model, LlamaCacheScope scope, const CacheDtype& k,
+                                     const CacheDtype& v, std::int64_t cells, std::int64_t streams,
+                                     bool mla_v_cache = false);
+
+struct LlamaStateBytes {
+    std::int64_t layers = 0;
+    Rational r;  ///< conv state, f32
+    Rational s;  ///< recurrent state, f32
+};
+/// R and S bytes of llama.cpp's recurrent memory of `cells` cells (one per sequence).
+LlamaStateBytes llamacpp_state_bytes(const Model& model, std::int64_t cells);
+
+/// The cells of each stream for -c `context`, -np `parallel` and --kv-unified.
+std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified);
+/// The cells of the SWA cache beside a base cache of `size_base` cells.
+std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std::int64_t parallel, bool unified,
+                                std::int64_t ubatch, bool swa_full);
+
+/// True when the model's bounded layers get an SWA cache of their own in llama.cpp (both kinds
+/// of bounded layer, sliding and chunked, and some layer keeps every token).
+bool llamacpp_has_swa_cache(const Model& model);
+
+/// llama.cpp's allocation as coefficients, for a page to work it out at any -c and -np: every
+/// figure of llamacpp_allocation is linear in the cells, so with the K and V types both `dtype`,
+/// no --kv-unified, -ub 512 and no --swa-full the cache holds
+///   base_per_cell x cells x streams + swa_per_cell x swa_cells x streams
+/// (cells and swa_cells as llamacpp_cells and llamacpp_swa_cells give them, swa_cells 0 when
+/// swa_window is 0) and the recurrent memory state_per_sequence x -np.
+struct LlamaCoefficients {
+    Rational base_per_cell;
+    Rational swa_per_cell;
+    std::int64_t swa_window = 0;  ///< the window of an SWA cache of its own; 0 when there is none
+    Rational state_per_sequence;
+};
+/// Throws EngineError when the model lacks a shape.
+LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype);
+
+/// The whole allocation for `settings` (context, parallel, kv_unified, ubatch, swa_full, the
+/// K and V types); with settings.available_bytes, the largest -c whose allocation fits it.
+EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
+
+}  // namespace kvcat

@@ -1,0 +1,168 @@
+// What an inference engine allocates for a model's KV cache and state, beside the textbook figure.
+//
+// kv_math answers what a design needs: so many bytes per token of the growing layers, a window
+// for the sliding ones, a fixed state per sequence. An engine allocates something else: llama.cpp
+// pads its cells and keeps one stream per sequence, vLLM rounds every layer group to whole blocks
+// and may switch its hybrid manager off, SGLang keeps a padding slot and a pool of tokens. Each
+// engine's allocator rules live in their own file pair (engine_llamacpp, engine_vllm,
+// engine_sglang) over the same per-layer model; this file holds the settings every engine is
+// asked with, the answer every engine gives, and the one function that dispatches between them.
+// Every figure is exact (Rational); each rule names the engine file and commit it was read from.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "load/records.h"
+#include "support/rational.h"
+#include "vocab/dtype.h"
+
+namespace kvcat {
+
+enum class Engine { llamacpp, vllm, sglang };
+
+/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio"), "vllm", "sglang".
+std::optional<Engine> parse_engine(std::string_view text);
+std::string_view name_of(Engine e);
+
+/// A switch the engine decides itself unless told.
+enum class EngineSwitch { automatic, on, off };
+std::optional<EngineSwitch> parse_engine_switch(std::string_view text);
+
+/// The settings an engine is started with, each with the engine's own default. A setting
+/// another engine does not read is ignored by it.
+struct EngineSettings {
+    std::string version;                 ///< "b6713", "0.10.1.1"; "" = the newest rule kvcat holds
+    std::optional<std::string> v_dtype;  ///< llama.cpp -ctv when it differs from -ctk
+    std::int64_t gpus = 1;               ///< tensor parallel over this many cards
+    // llama.cpp (llama-server / llama-cli)
+    std::int64_t context = 4096;  ///< -c, tokens in all
+    std::int64_t parallel = 1;    ///< -np, sequences held at once
+    bool kv_unified = false;      ///< --kv-unified: one stream for every sequence
+    std::int64_t ubatch = 512;    ///< -ub
+    bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
+    // vLLM V1
+    std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
+    std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
+    std::optional<std::int64_t> max_model_len;   ///< --max-model-len; the model's native context when not set
+    std::string mamba_ssm_cache_dtype = "auto";  ///< --mamba-ssm-cache-dtype
+    std::string mamba_cache_dtype = "auto";      ///< --mamba-cache-dtype (the conv state)
+    std::string model_dtype = "bfloat16";        ///< --dtype
+    EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
+    EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
+    // SGLang
+    std::int64_t page_size = 1;  ///< --page-size
+    /// --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for a model with
+    /// sliding layers (SGLang's default 0.8). Kept as the decimal given; SGLang reads it as a
+    /// Python float, and the two steps it takes in floating point are taken as it takes them.
+    Rational swa_full_tokens_ratio = Rational(4, 5);
+    /// The memory the engine has for its cache and state (vLLM prints it as "Available KV cache
+    /// memory"); when unset, an answer holds the bytes of one allocation and no token count.
+    std::optional<Rational> available_bytes;
+};
+
+/// The parts an engine allocates.
+enum class EnginePartKind {
+    base_cache,       ///< K and V of the layers that keep every token
+    swa_cache,        ///< K and V of the sliding or chunked layers
+    mla_latent,       ///< the latent of an MLA layer (K only, or K and V as the engine keeps it)
+    indexer,          ///< a sparse-attention indexer's key cache
+    recurrent_state,  ///< the fixed state: R (conv) and S (recurrent), per sequence
+};
+std::string_view name_of(EnginePartKind k);
+
+struct EnginePart {
+    EnginePartKind kind = EnginePartKind::base_cache;
+    std::int64_t layers = 0;
+    std::int64_t cells = 0;    ///< cells (llama.cpp), tokens or slots held, per stream
+    std::int64_t streams = 1;  ///< llama.cpp: one per sequence unless unified
+    Rational k_bytes;          ///< K, or R for the recurrent state
+    Rational v_bytes;          ///< V, or S for the recurrent state
+    std::string k_type;        ///< the element type printed beside K (R)
+    std::string v_type;
+    std::string how;  ///< the arithmetic, in words and numbers
+    Rational bytes() const { return k_bytes + v_bytes; }
+};
+
+/// One place the engine's figure leaves the textbook's, named.
+struct EngineDifference {
+    std::string name;    ///< "padding", "block rounding", "SWA reserve", "state dtype", "hybrid manager off", ...
+    std::string detail;  ///< what the engine does, with the figures and the source it was read from
+};
+
+struct EngineAnswer {
+    Engine engine = Engine::llamacpp;
+    std::string rule;  ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
+    std::vector<EnginePart> parts;
+    Rational kv_bytes;     ///< every cache part, one allocation
+    Rational state_bytes;  ///< the recurrent state, one allocation
+    /// Tokens the allocation holds (llama.cpp: cells x streams; vLLM and SGLang: the pool in the
+    /// available memory, as the engine prints it); nullopt without an available memory for vLLM/SGLang.
+    std::optional<std::int64_t> tokens;
+    std::optional<double> max_concurrency;  ///< vLLM: requests of max_model_len the pool holds, as it computes it
+    std::optional<std::int64_t> blocks;     ///< vLLM: blocks in the pool
+    /// SGLang, for a model with sliding layers: the tokens of the SWA pool (`tokens` is the full
+    /// pool's, SGLang's max_total_num_tokens).
+    std::optional<std::int64_t> swa_tokens;
+    std::int64_t block_size = 0;  ///< vLLM: tokens per block, after any raise
+    std::int64_t context = 0;     ///< the context the allocation is for (per sequence)
+    std::int64_t sequences = 1;
+    /// vLLM: whether the hybrid KV-cache manager is on, and why (always set for vLLM).
+    std::optional<bool> hybrid_manager;
+    std::string hybrid_manager_why;
+    /// vLLM, for a model with bounded layers: the bytes per token (and tokens, with a memory)
+    /// with the hybrid manager the other way.
+    std::optional<Rational> other_manager_bytes_per_token;
+    std::optional<std::int64_t> other_manager_tokens;
+    std::optional<double> other_manager_concurrency;
+    bool per_card = false;              ///< vLLM and SGLang with several cards: every figure is one card's
+    Rational engine_bytes_per_token;    ///< cache bytes one token costs in this engine, every layer it allocates for
+    Rational textbook_bytes_per_token;  ///< kv_math's growing bytes per token at the same dtype
+    Rational textbook_kv_bytes;         ///< kv_math's cache for the same sequences at the same context
+    Rational textbook_state_bytes;      ///< kv_math's state for the same sequences (model record's dtypes)
+    std::vector<EngineDifference> differences;
+};
+
+/// Thrown when the engine cannot hold the model as asked (a setting it refuses, a shape its
+/// allocator does not take) or the model record lacks a figure.
+class EngineError : public std::invalid_argument {
+  public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// What `engine` allocates for `model` with its cache at `dtype` and `settings`: the one entry
+/// point for fit, curve, the report and the engine-allocation rule. Throws EngineError, or
+/// PhysicsError / OverflowError from the figures underneath.
+EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engine engine,
+                               const EngineSettings& settings);
+
+// The per-layer model every engine reads: the layers as kv_math describes them, grouped by role.
+
+/// One set of layers of the same role and shape, elements per token per layer (per card for vLLM).
+struct LayerSet {
+    enum class Role { full, sliding, chunked, mla, state } role = Role::full;
+    std::int64_t layers = 0;
+    std::int64_t kv_heads = 0;  ///< full and sliding: K and V heads (MLA: 1)
+    std::int64_t head_dim = 0;  ///< full and sliding: width of one head; MLA: the latent width
+    std::int64_t window = 0;    ///< sliding and chunked
+};
+
+/// The model's caching layers, from the model record as kv_math reads it. Throws EngineError
+/// when the record lacks a shape.
+std::vector<LayerSet> engine_layers(const Model& model);
+
+/// The bytes per element of `dtype` names such as "float32", "bfloat16", "fp8": 4, 2 or 1;
+/// nullopt when unknown.
+std::optional<std::int64_t> torch_dtype_bytes(std::string_view name);
+
+/// "4352.00" as C's printf("%.2f") shows a value that the engine computed in single precision:
+/// (float) bytes / (1024.0f * 1024.0f). llama.cpp prints every MiB this way, and a figure
+/// reproduced to the printed decimals must round as it rounds.
+std::string llamacpp_mib_text(const Rational& bytes);
+/// "8.23" as Python's f"{x:.2f}" shows bytes / 2^30 (SGLang's GB, vLLM's GiB).
+std::string python_gib_text(const Rational& bytes);
+
+}  // namespace kvcat

@@ -1,0 +1,58 @@
+// SGLang's token-to-KV pool, as its memory pool sizes it.
+//
+// Rules, read from sgl-project/sglang python/sglang/srt/mem_cache/memory_pool.py at
+// 000ccdba94d4ed75d4fab7b1dac5f8ebcaaee7e8 (the table in docs/engines.md repeats them):
+// - MHATokenToKVPool keeps, per layer, a K and a V buffer of (size + page_size) x kv_heads x
+//   head_dim elements: the extra page is the padded slot 0 that padded tokens write to; an
+//   fp8 cache is stored as uint8;
+// - MLATokenToKVPool keeps one buffer per layer of (size + page_size) x (kv_lora_rank +
+//   qk_rope_head_dim);
+// - it prints "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB" (MLA: "KV size")
+//   with GB = 2^30 bytes, two decimals;
+// - the pool's size is the memory left for it over the bytes one token costs in every layer
+//   (model_runner.py profile_max_num_token), rounded down to whole pages.
+//
+// A model with sliding layers gets SGLang's hybrid SWA pool, read from
+// python/sglang/srt/model_executor/pool_configurator.py (HybridSWAPoolConfigurator) at
+// 003fca8027387a3d6565b2c08e497e3020ac6211 and python/sglang/srt/mem_cache/swa_memory_pool.py
+// (SWAKVPool) at 00381c02b8ad9f78982f46986b63aeab5fc71fe9:
+// - a token of the full pool costs its bytes in every full layer plus swa_full_tokens_ratio
+//   times its bytes in every sliding layer (a Python float); the memory floor-divided by that
+//   cost is max_total_num_tokens;
+// - the full pool holds that many tokens, rounded down to whole pages; the SWA pool
+//   int(full x ratio), rounded down to whole pages; a SWA pool of no more than the window and
+//   one page is refused at start-up;
+// - each pool is an MHATokenToKVPool of its own (the padded slots included) over its own
+//   layers; the SWA pool is built and prints its "KV Cache is allocated" line first, then the
+//   full pool, then "SWAKVPool mem usage: X GB, swa size: N, full size: M".
+// Before sgl-project/sglang pull 18039 (merged 2026-01-31) the cost counted every layer as full
+// and the split came after; that rule is not held. SGLang's Mamba pool, its chunked-attention
+// pool (Llama 4) and sliding layers beside MLA are not modelled and are refused.
+#pragma once
+
+#include <cstdint>
+
+#include "engines/engine_memory.h"
+
+namespace kvcat {
+
+struct SglangPoolBytes {
+    Rational k;  ///< MLA: the whole latent buffer
+    Rational v;  ///< MLA: 0
+    bool mla = false;
+};
+
+/// K and V bytes of a pool of `tokens` tokens (per card), for a model of one pool (no sliding
+/// layers). Throws EngineError.
+SglangPoolBytes sglang_pool_bytes(const Model& model, const CacheDtype& dtype, std::int64_t tokens,
+                                  std::int64_t page_size, std::int64_t gpus);
+
+/// Bytes one token costs over every layer (the pool's cell size), per card, for a model of one
+/// pool.
+Rational sglang_cell_bytes(const Model& model, const CacheDtype& dtype, std::int64_t gpus);
+
+/// The pool for settings.available_bytes (the memory left for the pool); without it, the pool of
+/// settings.context tokens. A model with sliding layers gets the full and the SWA pool.
+EngineAnswer sglang_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
+
+}  // namespace kvcat

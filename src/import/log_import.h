@@ -1,0 +1,85 @@
+// Reading an engine's start-up log into one allocation record.
+//
+// A llama.cpp, vLLM or SGLang server prints what it allocated when it starts; people paste
+// those lines into issues. This reads a whole log, or the pasted lines, and keeps what the
+// engine printed (each figure as its text, so the lint can compare it digit for digit) and the
+// settings the log shows. Lines that carry an allocation figure but do not read as one are an
+// error naming the file and line: a figure is never guessed.
+//
+// Spellings read (current and older builds):
+//  llama.cpp  "llama_kv_cache: size = ... MiB (N cells, L layers, S/T seqs), K (t): ... V (t): ..."
+//             (also llama_kv_cache_unified:, with "S seqs"; the K/V part may be cut), the ISWA
+//             "llama_kv_cache_iswa: creating [non-]SWA KV cache, size = N cells" before each,
+//             "llama_memory_recurrent: size = ... R (t): ... S (t): ...", and the older "KV self
+//             size = ... MiB, K (t): ..., V (t): ..." (ik_llama.cpp: "c^KV (t): ...") with the cells
+//             from "kv_size = N" or "n_ctx = N";
+//  vLLM       "Available KV cache memory: X GiB", "GPU KV cache size: N tokens", "Maximum
+//             concurrency for N tokens per request: Xx", and the settings of the engine's config
+//             line and of "non-default args";
+//  SGLang     "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB" (or "KV size"),
+//             "max_total_num_tokens=N", and page_size / tp_size / kv_cache_dtype of its server args.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engines/engine_memory.h"
+
+namespace kvcat {
+
+/// A line the reader could not read, or a log with nothing to read; the message names the
+/// file and line.
+class LogError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/// One llama.cpp cache as printed.
+struct LoggedCache {
+    std::string scope = "all";  ///< base (ISWA's non-SWA cache), swa, or all
+    std::optional<std::int64_t> cells, layers, seqs, streams;
+    std::string k_type, v_type;
+    std::string size_mib, k_mib, v_mib;  ///< as printed; "" when the line has none
+    bool mla_latent = false;             ///< ik_llama.cpp's "c^KV" line: the latent as K, no V
+    int line = 0;
+};
+
+struct LoggedRecurrent {
+    std::optional<std::int64_t> cells, layers, seqs;
+    std::string r_type, s_type;
+    std::string size_mib, r_mib, s_mib;
+    int line = 0;
+};
+
+struct ParsedLog {
+    Engine engine = Engine::llamacpp;
+    std::string version;              ///< as the log prints it, when it does
+    std::vector<std::string> lines;   ///< every line that was read, as printed (trimmed)
+    std::vector<LoggedCache> caches;  ///< llama.cpp
+    std::optional<LoggedRecurrent> recurrent;
+    // vLLM
+    std::string available_gib;  ///< "45.32"
+    std::optional<std::int64_t> tokens;
+    std::optional<std::int64_t> max_model_len;
+    std::string concurrency;  ///< "284.25"
+    std::optional<std::int64_t> block_size, max_num_batched_tokens, tensor_parallel;
+    std::string kv_cache_dtype;  ///< "auto", "fp8", ...
+    std::string model_dtype;     ///< "bfloat16"
+    // SGLang
+    std::string k_gb, v_gb, kv_gb;
+    std::optional<std::int64_t> page_size;
+};
+
+/// Reads `text` (the log); `file` names it in errors. Throws LogError.
+ParsedLog parse_engine_log(const std::string& text, const std::string& file);
+
+/// The allocation record for `log`: id, model, engine, what it printed, the settings it shows,
+/// and `url` / `notes` when given; otherwise both are left as comments for a person to fill.
+std::string allocation_record_text(const ParsedLog& log, const std::string& id, const std::string& model_id,
+                                   const std::string& engine_version, const std::string& url, const std::string& notes,
+                                   const std::string& log_name);
+
+}  // namespace kvcat

@@ -1,0 +1,143 @@
+// What the hardware allows: memory fit and the bandwidth roofline.
+//
+// Memory fit: the largest context whose KV cache fits beside the weights, the fixed
+// state and a stated runtime reserve. Roofline: decoding one token reads the active
+// weights and the whole KV cache at the context, so tokens per second cannot exceed
+// the memory bandwidth divided by those bytes. Every term is exact and shown, so a
+// reader can redo the sum; the only assumption, the runtime reserve, is named.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "load/records.h"
+#include "support/rational.h"
+#include "vocab/dtype.h"
+#include "vocab/weight_quant.h"
+
+namespace kvcat {
+
+/// Memory held back for the runtime: CUDA context, compute buffers, fragmentation.
+inline const Rational kDefaultReserveBytes = Rational(1LL << 30);
+
+/// Thrown when a model or accelerator record lacks a figure the computation needs.
+class PhysicsError : public std::invalid_argument {
+  public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// Bytes of all the weights (total parameters): what must be resident.
+Rational resident_weight_bytes(const Model& model, const WeightQuant& quant);
+/// Bytes of the weights read per decoded token (active parameters).
+Rational active_weight_bytes(const Model& model, const WeightQuant& quant);
+/// The accelerator's memory, bytes (the vendor's GB taken as 10^9 bytes).
+Rational memory_bytes(const Accelerator& accelerator);
+
+/// How a model is deployed for a fit: the batch, the cards it is spread over and, when known,
+/// the real size of its weights.
+struct FitSetup {
+    std::int64_t batch = 1;
+    Rational reserve = kDefaultReserveBytes;  ///< held back on each card
+    std::int64_t gpus = 1;                    ///< tensor parallel over this many cards
+    std::optional<Rational> weight_bytes;     ///< the weights' real size; else parameters x bits per weight
+    std::string weight_how;                   ///< where weight_bytes comes from, for the printout
+};
+
+/// Terms of a fit, per card: with --gpus N each card holds its share of the weights, the KV
+/// cache and the state, and the largest context is the one the fullest card allows.
+struct FitTerms {
+    std::int64_t gpus = 1;
+    std::string weights_how;   ///< "all parameters x 4.5 bits / 8", or the file it was read from
+    std::string kv_split_how;  ///< how the KV heads are spread over the cards
+    Rational memory;
+    Rational weights;
+    Rational fixed_state;  ///< x batch
+    Rational reserve;
+    Rational available;          ///< memory - weights - fixed_state - reserve
+    Rational growing_per_token;  ///< KV bytes per token of the layers that keep growing, x batch
+    Rational sliding_per_token;  ///< of the sliding layers until their window fills, x batch
+    std::int64_t window = 0;
+    std::int64_t batch = 1;
+    std::int64_t max_context = 0;  ///< 0 when even the weights do not fit (JSON: null; the text stops at the refusal)
+    std::int64_t native_context = 0;
+    bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
+    bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
+};
+
+/// The largest context that fits. Throws PhysicsError when a figure is missing, or when the
+/// KV heads cannot be spread over the cards as engines spread them.
+FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
+                     const CacheDtype& dtype, std::int64_t batch, const Rational& reserve);
+/// The same for a deployment: `quant` may be null when setup.weight_bytes is given.
+FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant* quant,
+                     const CacheDtype& dtype, const FitSetup& setup);
+
+/// Bytes one card holds at `context` tokens: weights, fixed state, reserve and the KV cache.
+Rational fit_bytes_at(const FitTerms& terms, std::int64_t context);
+
+/// "does not fit: the weights alone need 1,250.00 GiB of 22.35 GiB" when terms.fits is false.
+std::string fit_refusal(const FitTerms& terms);
+
+nlohmann::json fit_json(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                        const WeightQuant& quant, const CacheDtype& dtype);
+std::string fit_text(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                     const WeightQuant& quant, const CacheDtype& dtype);
+/// The same without a weight format (weights given as bytes or read from a file): `weights` names them.
+nlohmann::json fit_json(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                        const std::string& weights, const CacheDtype& dtype);
+std::string fit_text(const FitTerms& terms, const std::string& model_id, const std::string& accelerator_id,
+                     const std::string& weights, const CacheDtype& dtype);
+
+struct Roofline {
+    Rational bandwidth;    ///< bytes per second
+    Rational weights;      ///< active weight bytes read per token
+    Rational kv;           ///< KV bytes at the context
+    Rational fixed_state;  ///< the linear layers' state, read every token
+    Rational ceiling_tps;  ///< bandwidth / (weights + kv + fixed_state)
+};
+
+/// The decode ceiling for one sequence at `kv_bytes_at_context`. Throws PhysicsError.
+Roofline decode_roofline(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
+                         const Rational& kv_bytes_at_context);
+
+/// The weights of a kv-efficiency row: what must be resident and what one decoded token reads.
+struct RowWeights {
+    Rational resident;
+    Rational active;
+    std::string label;  ///< "Q4_K weights", or "weights (weight_bytes)" when the record states their size
+};
+
+/// From the row's stated weight_bytes when it has one (the part read per token scaled by active /
+/// total parameters, which is exact for a dense model), else from the weight format's exact
+/// size. nullopt when neither is known (no format, or a mixed recipe such as Q4_K_M).
+/// Throws PhysicsError when the model lacks its parameter counts.
+std::optional<RowWeights> row_weights(const Model& model, const std::optional<std::string>& weight_quant,
+                                      std::optional<std::int64_t> weight_bytes);
+
+/// The decode ceiling of each of `concurrency` requests decoding together at one context: a
+/// step reads the active weights at least once and every request's KV cache and state, so
+/// each request's speed is at most bandwidth / (active weights + concurrency x (KV + state)).
+/// With concurrency 1 it is decode_roofline. Throws PhysicsError.
+/// `gpus` cards of the accelerator read in parallel: their bandwidths add up. That is the
+/// ceiling of a perfect split; a split that replicates KV heads or weights reaches less.
+Roofline batch_roofline(const Accelerator& accelerator, const Rational& active_weights, const Rational& kv_at_context,
+                        const Rational& fixed_state, std::int64_t concurrency, std::int64_t gpus = 1);
+
+/// "K bytes of KV at N tokens + F bytes of fixed state", or "8 requests x (...)" for a batch:
+/// the per-request terms of a memory or bandwidth sum, as the lint and explain print them.
+std::string per_request_terms(const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                              std::int64_t concurrency);
+
+/// How a decode ceiling was worked out: "936 GB/s / (W bytes of Q4_K weights + <per-request
+/// terms>)", with `roof` from batch_roofline and `weights_label` from RowWeights.
+std::string roofline_how(const Accelerator& accelerator, const Roofline& roof, const std::string& weights_label,
+                         const Rational& kv_at_context, const Rational& fixed_state, std::int64_t context,
+                         std::int64_t concurrency, std::int64_t gpus = 1);
+
+/// "47.66" for display: a rational to two decimals.
+std::string two_decimals(const Rational& r);
+
+}  // namespace kvcat

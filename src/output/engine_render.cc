@@ -1,0 +1,181 @@
+#include "output/engine_render.h"
+
+#include <array>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace kvcat {
+
+namespace {
+
+std::string bytes_text(const Rational& r) {
+    if (r.is_integer()) return group_thousands(r.num());
+    return fmt::format("{} ({})", group_thousands(r.floor()), r.to_string());
+}
+
+std::int64_t ceil_bytes(const Rational& r) {
+    return r.is_integer() ? r.num() : r.floor() + 1;
+}
+
+std::string padded(const std::string& text, int width) {
+    return text.size() >= static_cast<std::size_t>(width) ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string llama_cache_line(const EnginePart& p, std::int64_t sequences) {
+    return fmt::format(
+        "llama_kv_cache: size = {} MiB ({} cells, {} layers, {}/{} seqs), K ({}): {} MiB, V ({}): {} MiB",
+        padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6),
+        padded(std::to_string(p.layers), 3), padded(std::to_string(sequences), 2), p.streams, p.k_type,
+        padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
+}
+
+std::string llama_state_line(const EnginePart& p, const Model& m) {
+    // The recurrent memory counts every layer of the model in its line, not only the state's.
+    std::int64_t layers = m.num_layers.value_or(p.layers);
+    return fmt::format(
+        "llama_memory_recurrent: size = {} MiB ({} cells, {} layers, {} seqs), R ({}): {} MiB, S ({}): {} MiB",
+        padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6), padded(std::to_string(layers), 3),
+        padded(std::to_string(p.cells), 2), p.k_type, padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type,
+        padded(llamacpp_mib_text(p.v_bytes), 7));
+}
+
+}  // namespace
+
+std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
+    std::vector<std::string> out;
+    switch (a.engine) {
+        case Engine::llamacpp:
+            for (const auto& p : a.parts) {
+                out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m)
+                                                                        : llama_cache_line(p, a.sequences));
+            }
+            break;
+        case Engine::vllm:
+            if (a.tokens) {
+                out.push_back(fmt::format("GPU KV cache size: {} tokens", group_thousands(*a.tokens)));
+                if (a.max_concurrency) {
+                    std::array<char, 32> buf{};
+                    std::snprintf(buf.data(), buf.size(), "%.2f", *a.max_concurrency);
+                    out.push_back(fmt::format("Maximum concurrency for {} tokens per request: {}x",
+                                              group_thousands(a.context), buf.data()));
+                }
+            }
+            break;
+        case Engine::sglang:
+            if (a.swa_tokens) {
+                out.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
+                                          a.tokens.value_or(0), *a.swa_tokens));
+            }
+            for (const auto& p : a.parts) {
+                if (a.swa_tokens) {
+                    // SWAKVPool: each of its pools prints its own line, then the two together.
+                    std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
+                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
+                                              python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+                } else if (p.kind == EnginePartKind::mla_latent) {
+                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB",
+                                              a.tokens.value_or(0), python_gib_text(p.bytes())));
+                } else {
+                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB",
+                                              a.tokens.value_or(0), python_gib_text(p.k_bytes),
+                                              python_gib_text(p.v_bytes)));
+                }
+            }
+            if (a.swa_tokens) {
+                out.push_back(fmt::format("SWAKVPool mem usage: {} GB, swa size: {}, full size: {}",
+                                          python_gib_text(a.kv_bytes), *a.swa_tokens, a.tokens.value_or(0)));
+            }
+            break;
+    }
+    return out;
+}
+
+std::string engine_text(const EngineAnswer& a, const Model& m) {
+    std::string out = fmt::format("  engine: {}\n", a.rule);
+    if (a.per_card) out += "  (every engine figure below is one card's)\n";
+    if (a.hybrid_manager) out += fmt::format("  hybrid KV-cache manager: {}\n", a.hybrid_manager_why);
+    if (a.other_manager_bytes_per_token) {
+        out += fmt::format(
+            "  with the hybrid manager {}: {} cache bytes per token{}\n", *a.hybrid_manager ? "off" : "on",
+            bytes_text(*a.other_manager_bytes_per_token),
+            a.other_manager_tokens
+                ? fmt::format(", \"GPU KV cache size: {} tokens\", maximum concurrency {:.2f}x",
+                              group_thousands(*a.other_manager_tokens), a.other_manager_concurrency.value_or(0))
+                : "");
+    }
+    if (a.engine == Engine::vllm) {
+        out += fmt::format("  block size: {} tokens; one request of {} tokens takes:\n", a.block_size,
+                           group_thousands(a.context));
+    }
+    for (const auto& p : a.parts) {
+        out +=
+            fmt::format("    {:<16} {:>22} bytes  ({})\n", std::string(name_of(p.kind)), bytes_text(p.bytes()), p.how);
+    }
+    out += fmt::format("  cache bytes per token: {} in the engine, {} in the textbook\n",
+                       bytes_text(a.engine_bytes_per_token), bytes_text(a.textbook_bytes_per_token));
+    out += fmt::format("  engine cache {} bytes, state {} bytes; textbook cache {} bytes, state {} bytes\n",
+                       bytes_text(a.kv_bytes), bytes_text(a.state_bytes), bytes_text(a.textbook_kv_bytes),
+                       bytes_text(a.textbook_state_bytes));
+    if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
+    if (a.swa_tokens) out += fmt::format("  tokens held by the SWA pool: {}\n", group_thousands(*a.swa_tokens));
+    auto lines = engine_log_lines(a, m);
+    if (!lines.empty()) {
+        out += "  as the engine prints it:\n";
+        for (const auto& l : lines) out += "    " + l + "\n";
+    }
+    if (!a.differences.empty()) {
+        out += "  where the engine differs from the textbook:\n";
+        for (const auto& d : a.differences) out += fmt::format("    - {}: {}\n", d.name, d.detail);
+    }
+    return out;
+}
+
+nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& p : a.parts) {
+        parts.push_back({{"part", std::string(name_of(p.kind))},
+                         {"layers", p.layers},
+                         {"cells", p.cells},
+                         {"streams", p.streams},
+                         {"k_bytes", ceil_bytes(p.k_bytes)},
+                         {"v_bytes", ceil_bytes(p.v_bytes)},
+                         {"k_type", p.k_type},
+                         {"v_type", p.v_type},
+                         {"how", p.how}});
+    }
+    nlohmann::json diffs = nlohmann::json::array();
+    for (const auto& d : a.differences) diffs.push_back({{"name", d.name}, {"detail", d.detail}});
+    nlohmann::json j = {
+        {"engine", std::string(name_of(a.engine))},
+        {"rule", a.rule},
+        {"parts", parts},
+        {"engine_kv_bytes", ceil_bytes(a.kv_bytes)},
+        {"engine_state_bytes", ceil_bytes(a.state_bytes)},
+        {"engine_tokens", a.tokens ? nlohmann::json(*a.tokens) : nlohmann::json(nullptr)},
+        {"engine_bytes_per_token", a.engine_bytes_per_token.to_string()},
+        {"textbook_bytes_per_token", a.textbook_bytes_per_token.to_string()},
+        {"textbook_kv_bytes", ceil_bytes(a.textbook_kv_bytes)},
+        {"textbook_state_bytes", ceil_bytes(a.textbook_state_bytes)},
+        {"context", a.context},
+        {"differences", diffs},
+        {"log_lines", engine_log_lines(a, m)},
+    };
+    if (a.hybrid_manager) {
+        j["hybrid_manager"] = *a.hybrid_manager;
+        j["hybrid_manager_why"] = a.hybrid_manager_why;
+    }
+    if (a.engine == Engine::vllm) j["block_size"] = a.block_size;
+    if (a.blocks) j["engine_blocks"] = *a.blocks;
+    if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;
+    if (a.max_concurrency) j["max_concurrency"] = *a.max_concurrency;
+    if (a.other_manager_bytes_per_token) {
+        j["other_manager_bytes_per_token"] = a.other_manager_bytes_per_token->to_string();
+        if (a.other_manager_tokens) j["other_manager_tokens"] = *a.other_manager_tokens;
+        if (a.other_manager_concurrency) j["other_manager_concurrency"] = *a.other_manager_concurrency;
+    }
+    j["per_card"] = a.per_card;
+    return j;
+}
+
+}  // namespace kvcat

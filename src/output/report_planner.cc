@@ -1,0 +1,283 @@
+#include "output/report_planner.h"
+
+#include <fmt/format.h>
+
+#include "engines/engine_llamacpp.h"
+#include "engines/engine_memory.h"
+#include "engines/engine_sglang.h"
+#include "engines/engine_vllm.h"
+#include "model/physics.h"
+#include "vocab/dtype.h"
+#include "vocab/weight_quant.h"
+
+namespace kvcat {
+
+namespace {
+
+using json = nlohmann::json;
+
+/// An exact figure as the page reads it: "4096" or "34/32" (BigInt-friendly, no rounding).
+json exact(const Rational& r) {
+    return r.is_integer() ? std::to_string(r.num()) : fmt::format("{}/{}", r.num(), r.den());
+}
+
+/// The per-sequence terms fit_context works out for this model, dtype and card count, before
+/// the batch, the card's memory, the weights and the reserve enter: those the page applies.
+/// The accelerator is a stand-in large enough that the fit never stops early; none of the
+/// exported terms depends on its memory.
+json textbook_terms(const Model& model, const CacheDtype& dtype, std::int64_t cards) {
+    Accelerator roomy;
+    roomy.memory_gb_exact = Rational(1000000000);
+    FitSetup setup;
+    setup.batch = 1;
+    setup.gpus = cards;
+    setup.reserve = Rational(0);
+    setup.weight_bytes = Rational(0);
+    try {
+        FitTerms t = fit_context(model, roomy, nullptr, dtype, setup);
+        return {{"growing", exact(t.growing_per_token)},
+                {"sliding", exact(t.sliding_per_token)},
+                {"window", t.window},
+                {"fixed", exact(t.fixed_state)},
+                {"overhead", "0"},
+                {"kv_split", t.kv_split_how}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
+/// llama.cpp's allocation as coefficients per KV dtype (llamacpp_coefficients): the page pads
+/// the cells as llamacpp_cells and llamacpp_swa_cells do and multiplies, for any -c and -np.
+json llamacpp_terms(const Model& m) {
+    json by_dtype = json::object();
+    for (const auto& d : cache_dtypes()) {
+        try {
+            LlamaCoefficients c = llamacpp_coefficients(m, d);
+            by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},
+                                             {"swa_per_cell", exact(c.swa_per_cell)},
+                                             {"swa_window", c.swa_window},
+                                             {"state_per_sequence", exact(c.state_per_sequence)}};
+        } catch (const std::exception& e) {
+            by_dtype[std::string(d.name)] = {{"error", e.what()}};
+        }
+    }
+    return by_dtype;
+}
+
+std::string_view rule_kind_name(VllmPoolRule::Kind k) {
+    switch (k) {
+        case VllmPoolRule::Kind::full:
+            return "full";
+        case VllmPoolRule::Kind::sliding:
+            return "sliding";
+        case VllmPoolRule::Kind::chunked:
+            return "chunked";
+        case VllmPoolRule::Kind::state:
+            return "state";
+    }
+    return "";
+}
+
+/// vLLM's pool per KV dtype and card count, with its defaults (newest rules, block size 16 or as
+/// raised, --max-num-batched-tokens 2048, the hybrid manager as vLLM decides): vllm_pool_rule,
+/// which vllm_pool evaluates, and one request's state (vllm_allocation's state_bytes).
+json vllm_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
+    EngineSettings s;
+    s.gpus = cards;
+    s.max_model_len = 4096;  // the state does not depend on it; the rule does not read it
+    try {
+        VllmPoolRule r = vllm_pool_rule(m, d, s);
+        if (r.terms.empty() || r.divisor <= 0) return {{"error", "the model has no layer vLLM caches"}};
+        json terms = json::array();
+        for (const auto& t : r.terms)
+            terms.push_back(json::array({std::string(rule_kind_name(t.kind)), t.page, t.layers, t.weight, t.window}));
+        EngineAnswer a = vllm_allocation(m, d, s);
+        return {
+            {"block_size", r.block_size}, {"divisor", r.divisor}, {"terms", terms}, {"state", exact(a.state_bytes)}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
+/// SGLang's pool per KV dtype and card count: the bytes one token costs on each card
+/// (sglang_cell_bytes), which the pool divides the memory by and multiplies its slots with.
+json sglang_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
+    if (m.sliding && m.sliding->layers > 0) {
+        return {{"error",
+                 "the planner holds SGLang's one pool, not the full and SWA pools of a model with sliding "
+                 "layers; kvcat fit --engine sglang gives those"}};
+    }
+    try {
+        return {{"cell", exact(sglang_cell_bytes(m, d, cards))}};
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
+
+/// Each engine's figures per KV dtype (and card count where the engine splits over cards).
+json engine_terms(const Model& m) {
+    json vllm = json::object(), sglang = json::object();
+    for (const auto& d : cache_dtypes()) {
+        json v = json::object(), g = json::object();
+        for (std::int64_t cards : kPlannerCardCounts) {
+            v[std::to_string(cards)] = vllm_terms(m, d, cards);
+            g[std::to_string(cards)] = sglang_terms(m, d, cards);
+        }
+        vllm[std::string(d.name)] = std::move(v);
+        sglang[std::string(d.name)] = std::move(g);
+    }
+    return {{"llama.cpp", llamacpp_terms(m)}, {"vllm", vllm}, {"sglang", sglang}};
+}
+
+json model_entry(const Record& r) {
+    const Model& m = *r.model;
+    json weights = json::object();
+    json active = json::object();
+    for (const auto& q : weight_quants()) {
+        try {
+            weights[std::string(q.name)] = exact(resident_weight_bytes(m, q));
+            active[std::string(q.name)] = exact(active_weight_bytes(m, q));
+        } catch (const std::exception&) {
+            // No parameter count: this model's weights can only be given as bytes.
+        }
+    }
+    json share = nullptr;  // active / total parameters, for weights given as bytes (row_weights does the same)
+    if (m.total_params_b_exact && m.active_params_b_exact && !m.total_params_b_exact->is_zero())
+        share = exact(*m.active_params_b_exact / *m.total_params_b_exact);
+    json by_dtype = json::object();
+    for (const auto& d : cache_dtypes()) {
+        json by_cards = json::object();
+        for (std::int64_t cards : kPlannerCardCounts) by_cards[std::to_string(cards)] = textbook_terms(m, d, cards);
+        by_dtype[std::string(d.name)] = std::move(by_cards);
+    }
+    return {{"id", r.id},
+            {"name", m.name},
+            {"native_context", m.native_context.value_or(0)},
+            {"active_share", share},
+            {"weights", weights},
+            {"active_weights", active},
+            {"terms", {{"textbook", by_dtype}}},
+            {"engines", engine_terms(m)}};
+}
+
+json quality_entries(const ReportInput& input) {
+    json out = json::array();
+    if (!input.quality) return out;
+    const Table& t = *input.quality;
+    auto column = [&](const char* name) -> int {
+        for (std::size_t i = 0; i < t.columns.size(); ++i) {
+            if (t.columns[i] == name) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    int model = column("model");
+    int dtype = column("kv_cache_dtype");
+    if (model < 0 || dtype < 0) return out;  // a bare quality table: no model to sort it under
+    auto cell = [&](const std::vector<Cell>& row, const char* name) -> json {
+        int i = column(name);
+        if (i < 0 || static_cast<std::size_t>(i) >= row.size()) return nullptr;
+        const Cell& c = row[static_cast<std::size_t>(i)];
+        if (const auto* v = std::get_if<std::int64_t>(&c)) return *v;
+        if (const auto* v = std::get_if<double>(&c)) return *v;
+        if (const auto* v = std::get_if<std::string>(&c)) return *v;
+        return nullptr;
+    };
+    for (const auto& row : t.rows) {
+        json file = cell(row, "file");
+        json link = file.is_string() && input.link ? json(input.link(file.get<std::string>())) : json(nullptr);
+        out.push_back({{"model", cell(row, "model")},
+                       {"kv_cache_dtype", cell(row, "kv_cache_dtype")},
+                       {"baseline_kv_cache_dtype", cell(row, "baseline_kv_cache_dtype")},
+                       {"benchmark", cell(row, "benchmark")},
+                       {"metric", cell(row, "metric")},
+                       {"value", cell(row, "value")},
+                       {"baseline_value", cell(row, "baseline_value")},
+                       {"unit", cell(row, "unit")},
+                       {"higher_is_better", cell(row, "higher_is_better")},
+                       {"recovery_percent", cell(row, "recovery_percent")},
+                       {"context_length", cell(row, "context_length")},
+                       {"record", cell(row, "record_id")},
+                       {"link", link}});
+    }
+    return out;
+}
+
+}  // namespace
+
+json planner_content(const ReportInput& input, const std::vector<const Record*>& models,
+                     const std::vector<const Record*>& accelerators) {
+    json formats = json::array();
+    for (const auto& q : weight_quants())
+        formats.push_back({{"name", std::string(q.name)}, {"bits_per_weight", exact(q.bits_per_weight())}});
+    json dtypes = json::array();
+    for (const auto& d : cache_dtypes())
+        dtypes.push_back({{"name", std::string(d.name)}, {"bytes_per_element", exact(d.bytes_per_element())}});
+    json model_list = json::array();
+    for (const Record* m : models) model_list.push_back(model_entry(*m));
+    json accelerator_list = json::array();
+    for (const Record* a : accelerators) {
+        const Accelerator& acc = *a->accelerator;
+        if (!acc.memory_gb_exact) continue;
+        accelerator_list.push_back({{"id", a->id},
+                                    {"name", acc.name},
+                                    {"memory", exact(memory_bytes(acc))},
+                                    {"bandwidth", acc.memory_bandwidth_gb_s_exact
+                                                      ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
+                                                      : json(nullptr)}});
+    }
+    json sources = json::object();
+    for (const auto& [id, names] : input.sources) {
+        if (names.empty()) continue;
+        auto url = input.source_urls.find(id);
+        sources[id] = {{"name", names.front()},
+                       {"url", url == input.source_urls.end() ? json(nullptr) : json(url->second)}};
+    }
+    json card_counts = json::array();
+    for (std::int64_t n : kPlannerCardCounts) card_counts.push_back(n);
+    return {{"reserve", exact(kDefaultReserveBytes)},
+            {"card_counts", card_counts},
+            {"engines",
+             {{{"id", "textbook"},
+               {"name", "textbook"},
+               {"how",
+                "what the model's design needs, as kvcat fit works it out: KV of the growing layers per "
+                "token, the sliding layers up to their window, the linear layers' fixed state, and a "
+                "1 GiB runtime reserve"}},
+              {{"id", "llama.cpp"},
+               {"name", "llama.cpp"},
+               {"how",
+                "what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np batch, its "
+                "cells padded to 256, one stream per sequence, the sliding layers' window plus a ubatch of 512, "
+                "the recurrent state in f32; one card (llama.cpp spreads layers, not heads, over cards, which kvcat "
+                "does not model)"},
+               {"cell_pad", kLlamaCellPad},
+               {"ubatch", EngineSettings().ubatch},
+               {"cards", json::array({1})}},
+              {{"id", "vllm"},
+               {"name", "vLLM"},
+               {"how",
+                "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
+                "blocks of 16 tokens (raised for a Mamba hybrid), --max-num-batched-tokens 2048, the hybrid "
+                "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives all the memory "
+                "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the "
+                "'Available KV cache memory' vLLM printed when you give it"},
+               {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
+               {"cards", card_counts}},
+              {{"id", "sglang"},
+               {"name", "SGLang"},
+               {"how",
+                "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
+                "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
+                "figure one card's. The memory is the card x --mem-fraction-static less the weights when you give "
+                "it, otherwise the card less the weights and the 1 GiB reserve"},
+               {"page_size", EngineSettings().page_size},
+               {"cards", card_counts}}}},
+            {"weight_formats", formats},
+            {"dtypes", dtypes},
+            {"models", model_list},
+            {"accelerators", accelerator_list},
+            {"sources", sources},
+            {"quality", quality_entries(input)}};
+}
+
+}  // namespace kvcat

@@ -1,0 +1,724 @@
+// kvcat report planner: pick a model, a card and how many, an engine, the weights, the KV
+// dtype, a context and a batch; read whether it fits, the largest context, the KV bytes and
+// the decode ceiling, beside the measured points nearest to the choice.
+//
+// Nothing here is estimated. kvcat exported, for every model, KV dtype, card count and
+// engine, the exact terms `kvcat fit` works with (src/output/report_planner.h), as strings holding
+// integers or fractions. This script only multiplies, subtracts, compares and divides them
+// with BigInt fractions, in the order fit_context() (src/model/physics.cc) does, so the page and
+// `kvcat fit --format json` agree to the byte. The choice lives in the address's fragment.
+(function () {
+  'use strict';
+
+  // ---- exact fractions over BigInt ----
+  function gcd(a, b) {
+    if (a < 0n) a = -a;
+    if (b < 0n) b = -b;
+    while (b) [a, b] = [b, a % b];
+    return a;
+  }
+  function Q(n, d) {
+    n = BigInt(n);
+    d = d === undefined ? 1n : BigInt(d);
+    if (d === 0n) throw new Error('a fraction with denominator 0');
+    if (d < 0n) { n = -n; d = -d; }
+    const g = gcd(n, d) || 1n;
+    return { n: n / g, d: d / g };
+  }
+  const parseQ = (text) => {
+    const [n, d] = String(text).split('/');
+    return Q(n, d === undefined ? 1n : d);
+  };
+  const add = (a, b) => Q(a.n * b.d + b.n * a.d, a.d * b.d);
+  const sub = (a, b) => Q(a.n * b.d - b.n * a.d, a.d * b.d);
+  const mul = (a, b) => Q(a.n * b.n, a.d * b.d);
+  const div = (a, b) => Q(a.n * b.d, a.d * b.n);
+  const cmp = (a, b) => { const x = a.n * b.d - b.n * a.d; return x < 0n ? -1 : x > 0n ? 1 : 0; };
+  const isZero = (a) => a.n === 0n;
+  const floorQ = (a) => (a.n >= 0n ? a.n / a.d : -((-a.n + a.d - 1n) / a.d));
+  const ceilQ = (a) => -floorQ(Q(-a.n, a.d));
+  const exactText = (a) => (a.d === 1n ? String(a.n) : a.n + '/' + a.d);
+
+  function grouped(big) {
+    const s = (big < 0n ? -big : big).toString();
+    return (big < 0n ? '-' : '') + s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  }
+  // Two decimals, half away from zero, as kvcat's two_decimals() writes them.
+  function twoDecimals(a) {
+    const neg = a.n < 0n;
+    const n = (neg ? -a.n : a.n) * 100n;
+    const q = (2n * n + a.d) / (2n * a.d);
+    return (neg && q !== 0n ? '-' : '') + grouped(q / 100n) + '.' + String(q % 100n).padStart(2, '0');
+  }
+  const GIB = Q(1n << 30n);
+  const gib = (a) => twoDecimals(div(a, GIB)) + ' GiB';
+  // "1,234 bytes", or "1,234 bytes (9873/8)" when the figure is a fraction.
+  const bytesText = (a) => grouped(floorQ(a)) + (a.d === 1n ? '' : ' (' + exactText(a) + ')') + ' bytes';
+  const plural = (n, one, many) => grouped(BigInt(n)) + ' ' + (BigInt(n) === 1n ? one : many);
+
+  const cdiv = (a, b) => (a + b - 1n) / b;
+  const padTo = (n, to) => cdiv(n, to) * to;
+  const minB = (a, b) => (a < b ? a : b);
+  // "0.88" or "5.01" as an exact fraction, as kvcat's Rational::parse reads a decimal; null otherwise.
+  function decimalQ(text) {
+    const m = /^\s*([0-9]+)(?:\.([0-9]+))?\s*$/.exec(String(text));
+    if (!m) return null;
+    const frac = m[2] || '';
+    return Q(BigInt(m[1] + frac), 10n ** BigInt(frac.length));
+  }
+
+  // ---- each engine's figures, from the coefficients kvcat exported ----
+  // llama.cpp (llamacpp_coefficients, src/engines/engine_llamacpp.h): -c context x batch and -np batch
+  // give n_ctx padded to 256, each of the batch's streams pad(n_ctx / batch, 256) cells, the
+  // SWA cache pad(min(cells, window + ubatch), 256) cells; the bytes are linear in the cells.
+  function llamacppFigures(e, engine, context, batch) {
+    const pad = BigInt(engine.cell_pad);
+    const nCtx = padTo(context * batch, pad);
+    const cells = batch <= 1n ? nCtx : padTo(nCtx / batch, pad);
+    const window = BigInt(e.swa_window);
+    const swaCells = window > 0n ? padTo(minB(cells, window + BigInt(engine.ubatch)), pad) : 0n;
+    return {
+      kv: add(mul(parseQ(e.base_per_cell), Q(cells * batch)), mul(parseQ(e.swa_per_cell), Q(swaCells * batch))),
+      state: mul(parseQ(e.state_per_sequence), Q(batch)), cells, swaCells, tokens: cells * batch,
+    };
+  }
+  // vLLM (vllm_pool_rule and vllm_pool, src/engines/engine_vllm.cc): the pool holds available // divisor
+  // blocks; one request of max_model_len takes, per term, cdiv(len, block) blocks of a full layer,
+  // cdiv(min(window - 1 + batched, len), block) + 1 of a sliding one, cdiv(min(chunk + batched,
+  // len), block) of a chunked one and one state page; "GPU KV cache size" is
+  // int(blocks / per-request blocks x len), computed in doubles as vLLM and kvcat compute it.
+  function vllmFigures(e, engine, available, context) {
+    const block = BigInt(e.block_size), divisor = BigInt(e.divisor), batched = BigInt(engine.max_num_batched_tokens);
+    let kv = 0n, need = 0n;
+    for (const [kind, page, layers, weight, window] of e.terms) {
+      const w = BigInt(window);
+      const n = kind === 'full' ? cdiv(context, block)
+        : kind === 'sliding' ? cdiv(minB(w - 1n + batched, context), block) + 1n
+          : kind === 'chunked' ? cdiv(minB(w + batched, context), block) : 1n;
+      if (kind !== 'state') kv += BigInt(page) * n * BigInt(layers);
+      need += BigInt(weight) * BigInt(page) * n;
+    }
+    const out = { kv: Q(kv), state: parseQ(e.state), perRequest: cdiv(need, divisor), block, divisor,
+      blocks: null, tokens: null, concurrency: null };
+    if (available !== null) {
+      out.blocks = available / divisor;
+      out.concurrency = Number(out.blocks) / Number(out.perRequest);
+      out.tokens = BigInt(Math.trunc(out.concurrency * Number(context)));
+    }
+    return out;
+  }
+  // SGLang (sglang_allocation, src/engines/engine_sglang.cc): the pool is floor(memory / cell) tokens in
+  // whole pages, plus one page of padding slots; a pool for n tokens is (n + page) x cell.
+  function sglangFigures(e, engine, available, want) {
+    const cell = parseQ(e.cell), page = BigInt(engine.page_size);
+    const out = { cell, page, kv: mul(Q(want + page), cell), tokens: null };
+    if (available !== null) {
+      const tokens = floorQ(div(available, cell)) / page * page;
+      if (tokens > 0n) out.tokens = tokens;
+    }
+    return out;
+  }
+
+  // ---- the fit, step for step as fit_context() ----
+  // Returns { error } when kvcat could not work this choice out, else the terms and answers.
+  function fit(data, choice) {
+    const model = data.models.find((m) => m.id === choice.model);
+    const card = data.accelerators.find((a) => a.id === choice.accelerator);
+    if (!model || !card) return { error: 'choose a model and a card' };
+    const engine = data.engines.find((e) => e.id === choice.engine);
+    if (!engine) return { error: 'no ' + choice.engine + ' figures in this page' };
+    // The largest context is the textbook's, as kvcat fit's max_context is with --engine too.
+    const t = (model.terms.textbook[choice.kv] || {})[String(choice.gpus)];
+    if (!t) return { error: 'no figures for ' + choice.kv + ' on ' + choice.gpus + ' cards' };
+    if (t.error) return { error: t.error };
+    const cards = Q(choice.gpus);
+    const batch = Q(choice.batch);
+    let weightsTotal, activeTotal, weightsHow;
+    if (choice.weightBytes !== null) {
+      weightsTotal = Q(choice.weightBytes);
+      activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
+      weightsHow = 'as given: ' + grouped(choice.weightBytes) + ' bytes';
+    } else {
+      if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
+      weightsTotal = parseQ(model.weights[choice.weights]);
+      activeTotal = model.active_weights[choice.weights] ? parseQ(model.active_weights[choice.weights]) : null;
+      const format = data.weight_formats.find((f) => f.name === choice.weights);
+      weightsHow = 'all parameters x ' + format.bits_per_weight + ' bits / 8';
+    }
+    const r = { model, card, t, choice, engine };
+    r.memory = parseQ(card.memory);
+    r.weights = div(weightsTotal, cards);
+    r.weightsHow = weightsHow + (choice.gpus > 1 ? ', split over ' + choice.gpus + ' cards' : '');
+    r.fixed = mul(parseQ(t.fixed), batch);
+    r.reserve = parseQ(data.reserve);
+    r.overhead = parseQ(t.overhead || '0');
+    r.available = sub(sub(sub(sub(r.memory, r.weights), r.fixed), r.reserve), r.overhead);
+    r.room = sub(sub(sub(r.memory, r.weights), r.reserve), r.overhead);  // for the cache and state
+    r.fitsAtAll = cmp(r.available, Q(0)) > 0;
+    r.growing = mul(parseQ(t.growing), batch);
+    r.sliding = mul(parseQ(t.sliding), batch);
+    r.window = BigInt(t.window);
+    r.native = BigInt(model.native_context);
+    r.bounded = false;
+    r.maxContext = null;
+    if (r.fitsAtAll) {
+      if (isZero(r.growing)) {
+        if (isZero(r.sliding) || !(cmp(mul(r.sliding, Q(r.window)), r.available) > 0)) {
+          r.maxContext = r.native;
+          r.bounded = true;
+        } else {
+          r.maxContext = floorQ(div(r.available, r.sliding));
+        }
+      } else {
+        const pastWindow = div(sub(r.available, mul(r.sliding, Q(r.window))), r.growing);
+        if (r.window > 0n && cmp(pastWindow, Q(r.window)) < 0) {
+          r.maxContext = floorQ(div(r.available, add(r.growing, r.sliding)));
+        } else {
+          r.maxContext = floorQ(pastWindow);
+        }
+        if (r.maxContext < 0n) r.maxContext = 0n;
+      }
+    }
+    const context = BigInt(choice.context);
+    r.kv = add(mul(r.growing, Q(context)), mul(r.sliding, Q(r.window > 0n ? (context < r.window ? context : r.window) : 0n)));
+    // The decode ceiling reads what the design holds at the context, whatever an engine allocates.
+    const readPerStep = add(add(div(activeTotal || Q(0), cards), r.kv), r.fixed);
+    const error = engineFigures(data, r, choice, context);
+    if (error) return { error };
+    if (r.pool === undefined) {
+      r.total = add(add(add(add(r.weights, r.fixed), r.reserve), r.overhead), r.kv);
+      r.fits = !(cmp(r.total, r.memory) > 0);
+      r.free = sub(r.memory, r.total);
+    }
+    // The decode ceiling of each sequence: a step reads this card's share of the active weights
+    // once and every sequence's KV and state (batch_roofline() in src/model/physics.cc).
+    r.ceiling = null;
+    if (card.bandwidth && activeTotal && !isZero(readPerStep)) r.ceiling = div(parseQ(card.bandwidth), readPerStep);
+    return r;
+  }
+
+  // The chosen engine's figures in place of the textbook cache and state; an error text when the
+  // engine cannot hold this choice. A pool engine (vLLM, SGLang) sets r.pool: the bytes it takes,
+  // r.used: the part the batch's requests take, and decides r.fits by its own rule.
+  function engineFigures(data, r, choice, context) {
+    const engine = r.engine;
+    if (engine.id === 'textbook') return null;
+    if (!engine.cards.includes(choice.gpus)) {
+      return engine.name + ' is worked out here for one card: kvcat does not model how it spreads a model\'s ' +
+        'layers over cards (vLLM and SGLang split over 2, 4 or 8)';
+    }
+    let e = ((r.model.engines || {})[engine.id] || {})[choice.kv];
+    if (e && engine.id !== 'llama.cpp') e = e[String(choice.gpus)];
+    if (!e) return 'no ' + engine.name + ' figures for ' + r.model.name;
+    if (e.error) return engine.name + ': ' + e.error;
+    const batch = BigInt(choice.batch);
+    r.textbookKv = r.kv;
+    if (engine.id === 'llama.cpp') {
+      r.llama = llamacppFigures(e, engine, context, batch);
+      r.kv = r.llama.kv;
+      r.fixed = r.llama.state;
+      r.engineTokens = r.llama.tokens;
+      return null;
+    }
+    // The memory a pool engine is given, as kvcat fit works it out: what the reader gave, else the
+    // card less this card's weights and the reserve.
+    let given = null;
+    if (engine.id === 'vllm' && choice.kvGib !== null) {
+      given = mul(choice.kvGib, GIB);
+      r.poolHow = 'the Available KV cache memory given, ' + twoDecimals(choice.kvGib) + ' GiB';
+    } else if (engine.id === 'sglang' && choice.memFraction !== null) {
+      given = sub(mul(r.memory, choice.memFraction), r.weights);
+      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText + ', less the weights';
+    } else {
+      given = sub(sub(r.memory, r.weights), r.reserve);
+      r.poolHow = 'the card less the weights and 1 GiB (kvcat fit\'s default)';
+    }
+    const positiveGiven = cmp(given, Q(0)) > 0 ? given : null;
+    if (engine.id === 'vllm') {
+      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context);
+      r.vllm = v;
+      r.kv = mul(v.kv, Q(batch));
+      r.fixed = mul(v.state, Q(batch));
+      r.engineTokens = v.tokens;
+      r.concurrency = v.concurrency;
+      r.pool = Q((v.blocks || 0n) * v.divisor);
+      r.used = Q(batch * v.perRequest * v.divisor);
+      r.fits = v.blocks !== null && v.blocks >= batch * v.perRequest;
+    } else {
+      const want = context * batch;
+      const g = sglangFigures(e, engine, positiveGiven, want);
+      r.sglang = g;
+      r.kv = g.kv;
+      r.fixed = Q(0);
+      r.engineTokens = g.tokens;
+      r.pool = g.tokens === null ? Q(0) : mul(Q(g.tokens + g.page), g.cell);
+      r.used = g.kv;
+      r.fits = g.tokens !== null && want <= g.tokens;
+    }
+    r.outside = sub(sub(r.memory, r.weights), r.pool);  // what the card keeps beside the weights and the pool
+    r.total = add(add(r.weights, r.fits ? r.pool : r.used), cmp(r.outside, Q(0)) > 0 ? r.outside : Q(0));
+    r.free = sub(r.memory, r.total);
+    return null;
+  }
+  // ---- the choice and the address's fragment ----
+  // The last two are written only with their engine, and only when given.
+  const KEYS = ['model', 'accelerator', 'gpus', 'engine', 'weights', 'kv', 'context', 'batch', 'kvgib', 'memfrac'];
+
+  function readFragment() {
+    const out = {};
+    const text = location.hash.replace(/^#/, '');
+    for (const part of text.split('&')) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      let key, value;
+      try {
+        key = decodeURIComponent(part.slice(0, eq));
+        value = decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
+      } catch (e) {
+        continue;  // a malformed escape: that key keeps its default
+      }
+      if (KEYS.includes(key)) out[key] = value;
+    }
+    return out;
+  }
+
+  function fragmentOf(choice) {
+    const values = {
+      model: choice.model, accelerator: choice.accelerator, gpus: choice.gpus, engine: choice.engine,
+      weights: choice.weightBytes !== null ? String(choice.weightBytes) : choice.weights,
+      kv: choice.kv, context: choice.context, batch: choice.batch,
+      kvgib: choice.engine === 'vllm' && choice.kvGib !== null ? choice.kvGibText : undefined,
+      memfrac: choice.engine === 'sglang' && choice.memFraction !== null ? choice.memFractionText : undefined,
+    };
+    return KEYS.filter((k) => values[k] !== undefined)
+      .map((k) => k + '=' + encodeURIComponent(values[k]).replace(/%2F/g, '/')).join('&');
+  }
+
+  const positive = (text) => (/^[0-9]+$/.test(String(text)) && BigInt(text) > 0n ? BigInt(text) : null);
+
+  // ---- the page ----
+  function mount(data, table, parent, helpers) {
+    const { el, safeHref } = helpers;
+    const listeners = [];
+    const section = el('section', { id: 'planner', 'aria-labelledby': 'planner-title' });
+    section.append(el('h2', { id: 'planner-title' }, 'Will it fit? Pick a model and a card'));
+    section.append(el('p', { class: 'lede' },
+      'Every figure below is kvcat\'s own arithmetic (kvcat fit), carried in this page as exact ' +
+      'numbers: nothing is estimated here. Measured speeds come from the catalog\'s records.'));
+
+    const form = el('form', { class: 'pickers', autocomplete: 'off' });
+    form.addEventListener('submit', (e) => e.preventDefault());
+    // A wide picker takes a whole row on a phone, so that its longest option is never cut.
+    function field(name, label, control, wide) {
+      const wrap = el('div', { class: wide ? 'picker wide' : 'picker' });
+      control.id = 'pick-' + name;
+      control.name = name;
+      wrap.append(el('label', { for: control.id }, label), control);
+      form.append(wrap);
+      return control;
+    }
+    function select(options) {
+      const s = el('select');
+      for (const [value, text] of options) s.append(el('option', { value }, text));
+      return s;
+    }
+    const byName = (a, b) => a.name.localeCompare(b.name);
+    const pick = {
+      model: field('model', 'Model', select(data.models.slice().sort(byName).map((m) => [m.id, m.name])), true),
+      // A card by its name alone, so that the longest fits a phone; its memory is written under it.
+      accelerator: field('accelerator', 'Card', select(data.accelerators.slice().sort(byName).map((a) =>
+        [a.id, a.name.split(/ \(|,/)[0]])), true),
+      gpus: field('gpus', 'Cards', select(data.card_counts.map((n) => [String(n), String(n)]))),
+      engine: field('engine', 'Engine', select(data.engines.map((e) => [e.id, e.name]))),
+      weights: field('weights', 'Weights', select(data.weight_formats.map((f) => [f.name, f.name + ' (' + f.bits_per_weight + ' bits)'])
+        .concat([['bytes', 'size in bytes…']]))),
+      weightBytes: field('weight-bytes', 'Weight bytes (all cards)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
+      kv: field('kv', 'KV cache dtype', select(data.dtypes.map((d) => [d.name, d.name + ' (' + d.bytes_per_element + ' B)']))),
+      context: field('context', 'Context (tokens)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric', list: 'planner-contexts' })),
+      batch: field('batch', 'Batch (sequences)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
+      kvGib: field('kv-gib', 'vLLM\'s Available KV cache memory, GiB', el('input', { type: 'text', inputmode: 'decimal',
+        placeholder: 'blank: card − weights − 1 GiB' }), true),
+      memFraction: field('mem-fraction', 'SGLang --mem-fraction-static', el('input', { type: 'text', inputmode: 'decimal',
+        placeholder: 'blank: card − weights − 1 GiB' }), true),
+    };
+    const cardHint = el('span', { class: 'hint' });
+    pick.accelerator.parentNode.append(cardHint);
+    const decimalGB = (bytes) => twoDecimals(div(bytes, Q(1000000000n))).replace(/\.00$/, '');
+    function describeCard() {
+      const a = data.accelerators.find((x) => x.id === pick.accelerator.value);
+      cardHint.textContent = a ? decimalGB(parseQ(a.memory)) + ' GB' + (a.bandwidth ? ', ' + decimalGB(parseQ(a.bandwidth)) + ' GB/s' : '') : '';
+    }
+    const presets = el('datalist', { id: 'planner-contexts' });
+    for (const c of [4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576]) presets.append(el('option', { value: String(c) }));
+    form.append(presets);
+    section.append(form);
+
+    const notice = el('p', { class: 'notice', role: 'status' });
+    const answer = el('div', { class: 'answer', 'aria-live': 'polite' });
+    const side = el('div', { class: 'beside' });
+    const grid = el('div', { class: 'planner-grid' });
+    grid.append(answer, side);
+    section.append(notice, grid);
+    parent.append(section);
+
+    function setDefaults() {
+      const has = (list, id) => list.some((x) => x.id === id);
+      pick.model.value = has(data.models, 'models/qwen3.5-27b') ? 'models/qwen3.5-27b' : (data.models[0] || {}).id || '';
+      pick.accelerator.value = has(data.accelerators, 'accelerators/nvidia-rtx-4090') ? 'accelerators/nvidia-rtx-4090'
+        : (data.accelerators[0] || {}).id || '';
+      pick.gpus.value = '1';
+      pick.engine.value = data.engines[0].id;
+      pick.weights.value = 'Q4_K';
+      pick.kv.value = data.dtypes.some((d) => d.name === 'q8_0') ? 'q8_0' : data.dtypes[0].name;
+      pick.context.value = '65536';
+      pick.batch.value = '1';
+      pick.weightBytes.value = '';
+      pick.kvGib.value = '';
+      pick.memFraction.value = '';
+    }
+
+    // The fragment's values where the pickers offer them; what it names that the page lacks is said.
+    function applyFragment() {
+      const f = readFragment();
+      const unknown = [];
+      const choose = (control, value, what) => {
+        if (value === undefined) return;
+        if (Array.from(control.options).some((o) => o.value === value)) control.value = value;
+        else unknown.push(what + ' ' + value);
+      };
+      choose(pick.model, f.model, 'model');
+      choose(pick.accelerator, f.accelerator, 'card');
+      choose(pick.gpus, f.gpus, 'card count');
+      choose(pick.engine, f.engine, 'engine');
+      choose(pick.kv, f.kv, 'KV dtype');
+      if (f.weights !== undefined) {
+        if (positive(f.weights) !== null) {
+          pick.weights.value = 'bytes';
+          pick.weightBytes.value = String(positive(f.weights));
+        } else {
+          choose(pick.weights, f.weights, 'weight format');
+        }
+      }
+      if (f.context !== undefined) {
+        if (positive(f.context) !== null) pick.context.value = String(positive(f.context));
+        else unknown.push('context ' + f.context);
+      }
+      for (const [key, control, what, ok] of [['kvgib', pick.kvGib, 'available KV GiB', (q) => q.n > 0n],
+        ['memfrac', pick.memFraction, 'mem-fraction-static', (q) => q.n > 0n && q.n <= q.d]]) {
+        if (f[key] === undefined) continue;
+        const q = decimalQ(f[key]);
+        if (q && ok(q)) control.value = f[key].trim();
+        else unknown.push(what + ' ' + f[key]);
+      }
+      if (f.batch !== undefined) {
+        if (positive(f.batch) !== null) pick.batch.value = String(positive(f.batch));
+        else unknown.push('batch ' + f.batch);
+      }
+      return unknown;
+    }
+
+    function readChoice() {
+      const bytes = pick.weights.value === 'bytes' ? positive(pick.weightBytes.value) : null;
+      const kvGibText = pick.kvGib.value.trim(), memFractionText = pick.memFraction.value.trim();
+      const memFraction = memFractionText === '' ? null : decimalQ(memFractionText);
+      const kvGib = kvGibText === '' ? null : decimalQ(kvGibText);
+      return {
+        kvGibText, memFractionText,
+        kvGib: pick.engine.value === 'vllm' ? kvGib : null,
+        memFraction: pick.engine.value === 'sglang' ? memFraction : null,
+        kvGibBad: pick.engine.value === 'vllm' && kvGibText !== '' && !(kvGib && kvGib.n > 0n),
+        memFractionBad: pick.engine.value === 'sglang' && memFractionText !== '' && !(memFraction && memFraction.n > 0n && memFraction.n <= memFraction.d),
+        model: pick.model.value, accelerator: pick.accelerator.value, gpus: Number(pick.gpus.value),
+        engine: pick.engine.value, weights: pick.weights.value, weightBytes: bytes, kv: pick.kv.value,
+        context: positive(pick.context.value), batch: positive(pick.batch.value),
+      };
+    }
+
+    function output(name, value, text) {
+      return el('output', { 'data-kvcat': name, 'data-value': value }, text);
+    }
+
+    function segment(cls, label, bytes, scale) {
+      const width = Math.max(0, Number(floorQ(div(mul(bytes, Q(100000n)), scale)))) / 1000;
+      const s = el('span', { class: 'seg ' + cls, title: label + ': ' + gib(bytes) + ' (' + bytesText(bytes) + ')' });
+      s.style.width = width + '%';
+      return s;
+    }
+
+    function renderAnswer(r, choice) {
+      answer.replaceChildren();
+      if (r.error) {
+        answer.append(el('p', { class: 'verdict no' }, 'kvcat cannot work this choice out: ' + r.error + '.'));
+        answer.append(el('p', {}, 'Largest context: '), output('max-context', 'none', 'none'));
+        answer.append(output('fits', 'no', 'no'), output('kv-bytes', '', ''));
+        return;
+      }
+      const engine = r.engine;
+      const pooled = r.pool !== undefined;
+      const cardName = r.card.name.split(/ \(|,/)[0];
+      const where = (choice.gpus > 1 ? choice.gpus + ' × ' : '') + cardName;
+      const context = BigInt(choice.context), batch = BigInt(choice.batch);
+      const ctxText = grouped(context);
+      const verdict = el('p', { class: 'verdict ' + (r.fits ? 'yes' : 'no') });
+      verdict.append(el('strong', {}, r.fits ? 'Fits. ' : 'Does not fit. '),
+        r.model.name + ' with ' + (choice.weightBytes !== null ? 'weights of ' + gib(Q(choice.weightBytes)) : choice.weights + ' weights') +
+        ' and a ' + choice.kv + ' cache, ' + plural(choice.context, 'token', 'tokens') + ' × ' + plural(choice.batch, 'sequence', 'sequences') +
+        ', on ' + where + (engine.id === 'textbook' ? '' : ' in ' + engine.name) + '.');
+      answer.append(verdict);
+
+      const facts = el('dl', { class: 'facts' });
+      const fact = (term, ...nodes) => {
+        const dd = el('dd');
+        dd.append(...nodes);
+        facts.append(el('dt', {}, term), dd);
+      };
+      const maxText = r.maxContext === null ? 'none' : grouped(r.maxContext);
+      fact(engine.id === 'textbook' ? 'Largest context' : 'Largest context (textbook)', output('max-context', r.maxContext === null ? 'none' : String(r.maxContext), maxText),
+        r.maxContext === null ? ' (the weights, state and reserve alone do not fit)'
+          : ' tokens' + (r.bounded ? ' (no layer grows past its window: any context fits; the native one is shown)'
+            : r.native > 0n && r.maxContext > r.native ? ' (above the native ' + grouped(r.native) + '; the model itself stops there)' : '') +
+          (engine.id === 'textbook' ? '' : ' (kvcat fit\'s max_context: the design\'s figure; ' + engine.name + '\'s own is below)'));
+      const kvHow = {
+        textbook: '',
+        'llama.cpp': r.llama && ': what llama.cpp allocates for -c ' + grouped(context * batch) + ' -np ' + choice.batch + ', ' +
+          plural(batch, 'stream', 'streams') + ' of ' + grouped(r.llama.cells) + ' cells' +
+          (r.llama.swaCells > 0n ? ' (sliding layers ' + grouped(r.llama.swaCells) + ')' : ''),
+        vllm: r.vllm && ': ' + (batch > 1n ? choice.batch + ' × ' : '') + 'a request of max-model-len ' + ctxText +
+          ' in blocks of ' + r.vllm.block + ' tokens' + (choice.gpus > 1 ? ', on each card' : ''),
+        sglang: r.sglang && ': SGLang\'s pool for ' + grouped(context * batch) + ' tokens and ' + plural(r.sglang.page, 'padding slot', 'padding slots') +
+          (choice.gpus > 1 ? ', on each card' : ''),
+      }[engine.id] || '';
+      fact('KV cache at ' + ctxText + (batch > 1n ? ' × ' + choice.batch : ''), output('kv-bytes', exactText(r.kv), bytesText(r.kv)), ' (' + gib(r.kv) + ')' + kvHow);
+      if (engine.id === 'llama.cpp') {
+        fact('Cells llama.cpp holds', output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
+          batch > 1n ? ' (' + choice.batch + ' streams × ' + grouped(r.llama.cells) + '; no sequence holds more than ' + grouped(r.llama.cells) + ' tokens)'
+            : ' (one stream: -c padded to a multiple of 256)');
+      } else if (engine.id === 'vllm') {
+        fact('vLLM\'s pool', r.engineTokens === null ? output('engine-tokens', 'none', 'none')
+          : output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
+        r.engineTokens === null ? ' (the weights and reserve leave it no memory)'
+          : ' tokens ("GPU KV cache size"), ' + grouped(r.vllm.blocks) + ' blocks, in ' + r.poolHow);
+        if (r.concurrency !== null) {
+          fact('Maximum concurrency', output('engine-concurrency', String(r.concurrency), r.concurrency.toFixed(2) + 'x'),
+            ' for ' + ctxText + ' tokens per request (' + grouped(r.vllm.blocks) + ' blocks / ' + grouped(r.vllm.perRequest) + ' a request)');
+        }
+      } else if (engine.id === 'sglang') {
+        fact('SGLang\'s pool', r.engineTokens === null ? output('engine-tokens', 'none', 'none')
+          : output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
+        r.engineTokens === null ? ' (' + r.poolHow + ' leaves it no memory)' : ' tokens (#tokens), in ' + r.poolHow);
+      }
+      let fitsHow;
+      if (!pooled) {
+        fitsHow = r.fits ? ', ' + gib(r.free) + ' free on each card' : ', over by ' + gib(Q(-r.free.n, r.free.d)) + ' on each card';
+      } else if (engine.id === 'vllm') {
+        fitsHow = r.concurrency === null ? ': no pool' : r.fits
+          ? ': the pool holds ' + plural(batch, 'request', 'requests') + ' of ' + ctxText + ' tokens at once'
+          : ': the pool holds ' + r.concurrency.toFixed(2) + ' requests of ' + ctxText + ' tokens, fewer than ' + choice.batch +
+            (batch === 1n ? ' (vLLM refuses to start with this --max-model-len)' : '');
+      } else {
+        fitsHow = r.engineTokens === null ? ': no pool' : (r.fits ? ': ' : ': more than the pool: ') + grouped(context * batch) +
+          ' tokens of ' + grouped(r.engineTokens);
+      }
+      fact('Fits at this context', output('fits', r.fits ? 'yes' : 'no', r.fits ? 'yes' : 'no'), fitsHow);
+      fact('Decode ceiling at ' + ctxText,
+        r.ceiling ? output('ceiling-tps', exactText(r.ceiling), twoDecimals(r.ceiling)) : output('ceiling-tps', 'none', 'not known'),
+        r.ceiling ? ' tokens/s per sequence at most (memory bandwidth / bytes read per step' +
+          (engine.id === 'textbook' ? ')' : ': the weights and the design\'s KV and state, whatever the engine holds)')
+          : ' (the card states no bandwidth, or the model no active parameters)');
+      answer.append(facts);
+
+      // One bar per card: each holds its share of the weights, the KV cache and the state.
+      const zero = Q(0);
+      const positive = (a) => (cmp(a, zero) > 0 ? a : zero);
+      const parts = [];  // [class, name, bytes, how]
+      parts.push(['weights', 'weights', r.weights, r.weightsHow]);
+      if (!pooled) {
+        parts.push(['kv', 'KV cache', r.kv, bytesText(r.kv) + (engine.id === 'llama.cpp' ? ' (kvcat fit --engine llama.cpp)' : ': ' +
+          exactText(parseQ(r.t.growing)) + ' B/token' + (r.window > 0n ? ' + sliding layers ' + exactText(parseQ(r.t.sliding)) + ' B/token up to ' + grouped(r.window) : '') +
+          (batch > 1n ? ', x ' + choice.batch + ' sequences' : '') + (r.t.kv_split ? '; ' + r.t.kv_split : ''))]);
+        parts.push(['state', 'fixed state', r.fixed, bytesText(r.fixed) + (engine.id === 'llama.cpp' ? ' (llama.cpp\'s recurrent state in f32, all sequences)' : ' (linear-attention layers, per sequence x batch)')]);
+        parts.push(['reserve', 'reserve', add(r.reserve, r.overhead), gib(r.reserve) + ' runtime reserve (kvcat fit\'s default)']);
+        if (r.fits) parts.push(['free', 'free', r.free, 'of ' + gib(r.memory) + ' (' + bytesText(r.memory) + ') per card']);
+      } else {
+        const used = engine.id === 'vllm'
+          ? bytesText(r.used) + ': ' + choice.batch + ' × ' + grouped(r.vllm.perRequest) + ' blocks of ' + grouped(r.vllm.divisor) +
+            ' bytes (every layer group); the KV cache ' + gib(r.kv) + ' and the state ' + gib(r.fixed) + ' in whole blocks'
+          : bytesText(r.used) + ': ' + grouped(context * batch) + ' tokens + ' + plural(r.sglang.page, 'padding slot', 'padding slots') + ' × ' + exactText(r.sglang.cell) + ' bytes a token';
+        parts.push(['kv', 'this batch', r.used, used]);
+        if (r.fits) parts.push(['pool', 'rest of the pool', sub(r.pool, r.used), 'kept by ' + engine.name + ' for more requests: it takes all of ' + r.poolHow]);
+        const outsideHow = cmp(r.outside, zero) < 0
+          ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
+          : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
+            : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, and the pool\'s rounding'
+              : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole ' + (engine.id === 'vllm' ? 'block' : 'token'));
+        parts.push(['reserve', 'beside the pool', positive(r.outside), outsideHow]);
+      }
+      if (!r.fits) parts.push(['over', 'over by', sub(r.total, r.memory), 'past the card\'s ' + gib(r.memory) + ' (' + bytesText(r.memory) + ')']);
+      const barParts = parts.filter((p) => p[0] !== 'over');
+      const bars = el('div', { class: 'bars', role: 'img', 'aria-label': 'Memory of each card: ' +
+        parts.map((p) => p[1] + ' ' + gib(p[2])).join(', ') + ', of ' + gib(r.memory) });
+      const scale = cmp(r.total, r.memory) > 0 ? r.total : r.memory;
+      bars.append(el('p', { class: 'bar-caption' }, (choice.gpus > 1 ? 'Each of ' + choice.gpus + ' cards: ' : '') + cardName + ', ' +
+        gib(r.memory) + ' (the black mark)' + (r.fits ? '' : '; the red border: past it')));
+      for (let i = 0; i < choice.gpus; i++) {
+        const row = el('div', { class: 'bar-row' });
+        if (choice.gpus > 1) row.append(el('span', { class: 'bar-label' }, 'card ' + (i + 1)));
+        const track = el('div', { class: 'bar' + (r.fits ? '' : ' over') });
+        for (const [cls, name, bytes] of barParts) track.append(segment(cls, name, bytes, scale));
+        const edge = el('span', { class: 'edge', title: 'the card\'s memory: ' + gib(r.memory) });
+        edge.style.left = Number(floorQ(div(mul(r.memory, Q(100000n)), scale))) / 1000 + '%';
+        track.append(edge);
+        row.append(track);
+        bars.append(row);
+      }
+      answer.append(bars);
+
+      const legend = el('table', { class: 'terms' });
+      for (const [cls, name, bytes, how] of parts) {
+        const tr = el('tr');
+        const key = el('td');
+        key.append(el('span', { class: 'swatch ' + cls }), name);
+        tr.append(key, el('td', { class: 'num' }, gib(bytes)), el('td', { class: 'how' }, how));
+        legend.append(tr);
+      }
+      const wrap = el('div', { class: 'terms-wrap' });
+      wrap.append(legend);
+      answer.append(wrap);
+      answer.append(el('p', { class: 'engine-how' }, (engine.id === 'textbook' ? 'Textbook: ' : engine.name + ', as kvcat models it: ') + engine.how + '.'));
+    }
+
+    // The measured rows of this model nearest to the choice: the same card, engine and dtype
+    // first, then the context closest on a log scale. Ordering only: every figure is the record's.
+    function renderNear(choice) {
+      side.replaceChildren();
+      side.append(el('h3', {}, 'Measured near this choice'));
+      const col = (name) => table.columns.indexOf(name);
+      const c = {
+        model: col('model'), acc: col('accelerator'), accName: col('accelerator_name'), engine: col('engine'),
+        kv: col('kv_cache_dtype'), ctx: col('context_length'), decode: col('measured_tps_at_ctx'),
+        prefill: col('measured_prefill_tps_at_ctx'), conc: col('concurrency'), id: col('id'), record: col('record_id'),
+      };
+      const at = (row, i) => (i < 0 ? null : row[i]);
+      const engineId = String(choice.engine).toLowerCase();
+      const target = Math.log2(Number(choice.context) + 1);
+      const found = [];
+      table.rows.forEach((row, i) => {
+        if (at(row, c.model) !== choice.model) return;
+        if (at(row, c.decode) === null && at(row, c.prefill) === null) return;
+        const ctx = Number(at(row, c.ctx) || 0);
+        found.push({
+          row, i,
+          same: [at(row, c.acc) === choice.accelerator, String(at(row, c.engine) || '').toLowerCase() === engineId, at(row, c.kv) === choice.kv],
+          distance: Math.abs(Math.log2(ctx + 1) - target),
+        });
+      });
+      found.sort((a, b) => {
+        for (let k = 0; k < 3; k++) if (a.same[k] !== b.same[k]) return a.same[k] ? -1 : 1;
+        return a.distance - b.distance;
+      });
+      if (found.length === 0) {
+        side.append(el('p', { class: 'none' }, 'The catalog has no measured speed of this model.'));
+      } else {
+        side.append(el('p', { class: 'count' }, plural(found.length, 'measured point', 'measured points') + ' of this model; the nearest:'));
+        const list = el('ol', { class: 'near' });
+        for (const f of found.slice(0, 6)) {
+          const li = el('li');
+          const label = [at(f.row, c.accName) || at(f.row, c.acc), at(f.row, c.engine), at(f.row, c.kv),
+            grouped(BigInt(at(f.row, c.ctx) || 0)) + ' tokens'].join(' · ');
+          const href = safeHref(table.links[f.i]);
+          li.append(href ? el('a', { href }, label) : el('span', {}, label));
+          const speeds = [];
+          if (at(f.row, c.decode) !== null) speeds.push(at(f.row, c.decode) + ' tokens/s decode');
+          if (at(f.row, c.prefill) !== null) speeds.push(at(f.row, c.prefill) + ' prefill');
+          const conc = at(f.row, c.conc);
+          li.append(el('span', { class: 'speeds' }, ': ' + speeds.join(', ') + (conc && conc > 1 ? ', ' + conc + ' at once' : '')));
+          const record = at(f.row, c.record) || at(f.row, c.id);
+          const source = data.sources[record];
+          if (source) {
+            const url = safeHref(source.url);
+            const s = el('span', { class: 'source' }, ' · ');
+            s.append(url ? el('a', { href: url }, source.name) : document.createTextNode(source.name));
+            li.append(s);
+          }
+          const same = ['card', 'engine', 'dtype'].filter((_, k) => f.same[k]);
+          if (same.length) li.append(el('span', { class: 'match' }, 'same ' + same.join(', ')));
+          list.append(li);
+        }
+        side.append(list);
+      }
+      side.append(el('h3', {}, 'Quality of this model\'s KV dtypes'));
+      const quality = data.quality.filter((q) => q.model === choice.model);
+      if (quality.length === 0) {
+        side.append(el('p', { class: 'none' }, 'The catalog holds no quality result for this model.'));
+        return;
+      }
+      const qt = el('table', { class: 'quality' });
+      const head = el('tr');
+      for (const h of ['dtype', 'benchmark', 'value', 'baseline']) head.append(el('th', {}, h));
+      qt.append(head);
+      for (const q of quality) {
+        const tr = el('tr', q.kv_cache_dtype === choice.kv ? { class: 'chosen' } : {});
+        const href = safeHref(q.link);
+        const dtypeCell = el('td');
+        dtypeCell.append(href ? el('a', { href }, q.kv_cache_dtype) : q.kv_cache_dtype);
+        const unit = q.unit ? ' ' + q.unit : '';
+        tr.append(dtypeCell, el('td', {}, q.benchmark + (q.metric ? ' · ' + q.metric : '')),
+          el('td', { class: 'num' }, q.value + unit + (q.recovery_percent !== null ? ' (' + Number(q.recovery_percent).toFixed(1) + '%)' : '')),
+          el('td', {}, q.baseline_value !== null ? q.baseline_value + unit + ' at ' + q.baseline_kv_cache_dtype : q.baseline_kv_cache_dtype || ''));
+        qt.append(tr);
+      }
+      const wrap = el('div', { class: 'terms-wrap' });
+      wrap.append(qt);
+      side.append(wrap);
+    }
+
+    let last = null;
+    function update(writeAddress) {
+      pick.weightBytes.parentNode.hidden = pick.weights.value !== 'bytes';
+      pick.kvGib.parentNode.hidden = pick.engine.value !== 'vllm';
+      describeCard();
+      pick.memFraction.parentNode.hidden = pick.engine.value !== 'sglang';
+      const choice = readChoice();
+      if (choice.context === null || choice.batch === null || (choice.weights === 'bytes' && choice.weightBytes === null)) {
+        notice.dataset.kind = 'input';
+        notice.textContent = 'Give the context, the batch' + (choice.weights === 'bytes' ? ' and the weights\' bytes' : '') + ' as whole numbers above zero.';
+        return;
+      }
+      if (choice.kvGibBad || choice.memFractionBad) {
+        notice.dataset.kind = 'input';
+        notice.textContent = choice.kvGibBad ? 'Give vLLM\'s available KV cache memory as a number of GiB above zero, such as 10.12, or leave it blank.'
+          : 'Give --mem-fraction-static as a decimal above 0 and at most 1, such as 0.88, or leave it blank.';
+        return;
+      }
+      if (notice.dataset.kind === 'input') notice.textContent = '';
+      const r = fit(data, choice);
+      renderAnswer(r, choice);
+      renderNear(choice);
+      if (writeAddress) {
+        const fragment = '#' + fragmentOf(choice);
+        if (location.hash !== fragment) history.replaceState(null, '', fragment);
+      }
+      last = { choice, result: r };
+      for (const f of listeners) f(choice, r);
+    }
+
+    setDefaults();
+    const unknown = applyFragment();
+    const say = (list) => { notice.dataset.kind = 'address'; notice.textContent = list.length ? 'The address names what this page does not have: ' + list.join(', ') + '; the default is shown.' : ''; };
+    say(unknown);
+    for (const control of Object.values(pick)) {
+      control.addEventListener('change', () => { notice.textContent = ''; update(true); });
+      if (control.tagName === 'INPUT') control.addEventListener('input', () => update(true));
+    }
+    // A fragment is a whole view: what it leaves out takes the default, not what was picked before.
+    window.addEventListener('hashchange', () => { setDefaults(); say(applyFragment()); update(false); });
+    update(location.hash === '');
+    return {
+      onChange(f) { listeners.push(f); if (last) f(last.choice, last.result); },
+      current: () => last,
+      fit: (choice) => fit(data, choice),
+    };
+  }
+
+  window.kvcatPlanner = { mount, fit, Q, parseQ, decimalQ, add, sub, mul, div, twoDecimals };
+})();

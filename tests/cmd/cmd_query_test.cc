@@ -1,0 +1,395 @@
+// kvcat query, sql and columns as a user runs them. Every output format is read back by an
+// independent parser (Python's csv and json modules, tests/parse_output.py), so a quoting
+// or typing mistake in the renderer cannot hide behind a test that shares its assumptions.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "kvcat_runner.h"
+
+namespace kvcat::test {
+namespace {
+
+using nlohmann::json;
+
+/// One row of every awkward kind: separators, quotes, line ends, a pipe, a tab, non-ASCII,
+/// NULL, an empty string, integers beyond 2^53 and a real.
+constexpr const char* kTrickySql =
+    "SELECT 'plain' AS text, 'a,b' AS comma, 'say \"hi\", twice' AS quote, "
+    "'one' || char(10) || 'two' AS newline, 'cr' || char(13) || char(10) || 'lf' AS crlf, "
+    "'x|y' AS pipe, 'tab' || char(9) || 'bed' AS tab, 'caf\xC3\xA9 \xE2\x80\xA6' AS unicode, "
+    "NULL AS absent, '' AS empty, 42 AS integer, -7 AS negative, 9007199254740993 AS big, 2.5 AS real "
+    "UNION ALL SELECT ' lead', ',', '\"', '', '', '|', '', '', NULL, 'x', 0, 1, 2, 0.1";
+
+class CmdQuery : public ::testing::Test {
+  protected:
+    /// Runs kvcat with `args`, checks it succeeded, and returns what Python parsed from stdout.
+    json parsed(const std::string& format, std::vector<std::string> args) {
+        args.push_back("--format");
+        args.push_back(format);
+        Outcome r = k_.run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        fs::path file = k_.dir() / ("output." + format);
+        write_file(file, r.out);
+        fs::path result = k_.dir() / ("parsed." + format + ".json");
+        fs::path errors = k_.dir() / ("parsed." + format + ".err");
+        std::string cmd = shell_quote(KVCAT_PYTHON3) + " " +
+                          shell_quote((fs::path(KVCAT_SOURCE_DIR) / "tests/parse_output.py").string()) + " " + format +
+                          " " + shell_quote(file.string()) + " >" + shell_quote(result.string()) + " 2>" +
+                          shell_quote(errors.string());
+        int status = run_shell(cmd);
+        EXPECT_EQ(status, 0) << read_file(errors) << "\n--- kvcat printed:\n" << r.out;
+        if (status != 0) return json::object({{"columns", json::array()}, {"rows", json::array()}});
+        return json::parse(read_file(result));
+    }
+
+    json tricky(const std::string& format) { return parsed(format, {"sql", kTrickySql}); }
+
+    KvcatRunner k_;
+};
+
+const std::vector<std::string> kTrickyColumns = {"text",    "comma",  "quote", "newline", "crlf",     "pipe", "tab",
+                                                 "unicode", "absent", "empty", "integer", "negative", "big",  "real"};
+
+TEST_F(CmdQuery, CsvRoundTripsThroughPythonsCsvModule) {
+    json j = tricky("csv");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    // CSV has no NULL: it is an empty field, as is the empty string.
+    EXPECT_EQ(j["rows"][0], json::parse(R"(["plain", "a,b", "say \"hi\", twice", "one\ntwo", "cr\r\nlf", "x|y",
+        "tab\tbed", "café …", "", "", "42", "-7", "9007199254740993", "2.5"])"));
+    EXPECT_EQ(j["rows"][1], json::parse(R"([" lead", ",", "\"", "", "", "|", "", "", "", "x", "0", "1", "2", "0.1"])"));
+}
+
+TEST_F(CmdQuery, TsvRoundTripsWithTabsAndLineEndsAsSpaces) {
+    json j = tricky("tsv");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    // TSV has no quoting, so a tab or line end inside a value is a space; the rest is exact.
+    EXPECT_EQ(j["rows"][0], json::parse(R"(["plain", "a,b", "say \"hi\", twice", "one two", "cr  lf", "x|y",
+        "tab bed", "café …", "", "", "42", "-7", "9007199254740993", "2.5"])"));
+}
+
+TEST_F(CmdQuery, JsonKeepsTypesThroughPythonsJsonModule) {
+    json j = tricky("json");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    const json& row = j["rows"][0];
+    EXPECT_EQ(row[3], "one\ntwo");
+    EXPECT_EQ(row[4], "cr\r\nlf");
+    EXPECT_EQ(row[6], "tab\tbed");
+    EXPECT_EQ(row[7], "caf\xC3\xA9 \xE2\x80\xA6");
+    EXPECT_TRUE(row[8].is_null()) << row[8];
+    EXPECT_EQ(row[9], "");
+    EXPECT_TRUE(row[10].is_number_integer());
+    EXPECT_EQ(row[10], 42);
+    EXPECT_EQ(row[11], -7);
+    EXPECT_EQ(row[12].get<std::int64_t>(), 9007199254740993);
+    EXPECT_TRUE(row[13].is_number_float());
+    EXPECT_EQ(row[13].get<double>(), 2.5);
+    EXPECT_EQ(j["rows"][1][13].get<double>(), 0.1);
+}
+
+TEST_F(CmdQuery, NdjsonIsOneObjectALineWithTheSameValues) {
+    json lines = tricky("ndjson");
+    json array = tricky("json");
+    EXPECT_EQ(lines, array);
+}
+
+TEST_F(CmdQuery, MarkdownHasTheHeaderAndEveryRow) {
+    json j = tricky("markdown");
+    EXPECT_EQ(j["columns"], json(kTrickyColumns));
+    ASSERT_EQ(j["rows"].size(), 2u);
+    EXPECT_EQ(j["rows"][0][0], "plain");
+    EXPECT_EQ(j["rows"][0][3], "one\ntwo");  // <br>
+    EXPECT_EQ(j["rows"][0][5], "x|y");       // \|
+    EXPECT_EQ(j["rows"][0][10], "42");
+}
+
+TEST_F(CmdQuery, EveryQueryFormatAgreesWithJson) {
+    json reference = parsed("json", {"query"});
+    ASSERT_GE(reference["rows"].size(), 2u) << reference;
+    ASSERT_FALSE(reference["columns"].empty());
+    for (const char* format : {"csv", "tsv", "markdown"}) {
+        SCOPED_TRACE(format);
+        json j = parsed(format, {"query"});
+        EXPECT_EQ(j["columns"], reference["columns"]);
+        ASSERT_EQ(j["rows"].size(), reference["rows"].size());
+        for (std::size_t r = 0; r < j["rows"].size(); ++r) {
+            for (std::size_t c = 0; c < j["columns"].size(); ++c) {
+                const json& typed = reference["rows"][r][c];
+                std::string text = j["rows"][r][c].get<std::string>();
+                SCOPED_TRACE(reference["columns"][c].get<std::string>());
+                if (typed.is_null()) {
+                    EXPECT_EQ(text, "");
+                } else if (typed.is_number_integer()) {
+                    EXPECT_EQ(text, std::to_string(typed.get<std::int64_t>()));
+                } else if (typed.is_number()) {
+                    // The shortest text that reads back as the same double.
+                    EXPECT_EQ(std::stod(text), typed.get<double>()) << text;
+                } else {
+                    EXPECT_EQ(text, typed.get<std::string>());
+                }
+            }
+        }
+    }
+    EXPECT_EQ(parsed("ndjson", {"query"}), reference);
+}
+
+TEST_F(CmdQuery, ColumnsListsEveryFilterableColumn) {
+    json j = parsed("json", {"columns"});
+    EXPECT_EQ(j["columns"], json::parse(R"(["name", "type", "unit", "derived", "description"])"));
+    auto columns = kv_row_columns();
+    ASSERT_EQ(j["rows"].size(), columns.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        const json& row = j["rows"][i];
+        EXPECT_EQ(row[0], std::string(columns[i].name));
+        EXPECT_EQ(row[1], std::string(columns[i].type));
+        if (columns[i].unit.empty()) {
+            EXPECT_TRUE(row[2].is_null()) << row;
+        } else {
+            EXPECT_EQ(row[2], std::string(columns[i].unit));
+        }
+        EXPECT_EQ(row[3], columns[i].derived ? "yes" : "no");
+        EXPECT_EQ(row[4], std::string(columns[i].description));
+    }
+    json csv = parsed("csv", {"columns"});
+    EXPECT_EQ(csv["rows"].size(), columns.size());
+    Outcome table = k_.run({"columns"});
+    EXPECT_EQ(table.status, 0);
+    EXPECT_TRUE(table.out.starts_with("name ")) << table.out;
+    EXPECT_NE(table.out.find("kv_bytes_per_token"), std::string::npos);
+    // No catalog is needed, and none is written.
+    EXPECT_FALSE(fs::exists(k_.dir() / "kvcat.db"));
+}
+
+/// Display columns of a line: UTF-8 code points.
+std::size_t display_width(std::string_view line) {
+    std::size_t n = 0;
+    for (unsigned char c : line) {
+        if ((c & 0xC0) != 0x80) ++n;
+    }
+    return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // the pty's line ends
+        out.push_back(line);
+        start = end + 1;
+    }
+    return out;
+}
+
+TEST_F(CmdQuery, TableFitsTheTerminalAndIsWholeInAPipe) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    const std::vector<std::string> args = {"-q", "query", "--columns", "id,model,kv_bytes_per_token,engine"};
+    Outcome tty = k_.run_on_terminal(args, {"COLUMNS=60"});
+    ASSERT_EQ(tty.status, 0) << tty.out << tty.err;
+    auto lines = lines_of(tty.out);
+    ASSERT_EQ(lines.size(), 5u) << tty.out;  // header, rule, two rows, count
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 60u) << line;
+    EXPECT_NE(tty.out.find("\xE2\x80\xA6"), std::string::npos) << tty.out;  // the ellipsis
+    // On a terminal the byte counts read in binary units, and the shared folder of ids goes.
+    EXPECT_NE(tty.out.find("64 KiB"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("10 KiB"), std::string::npos) << tty.out;
+    EXPECT_EQ(tty.out.find("kv-efficiency/"), std::string::npos) << tty.out;
+
+    // A wide terminal: nothing is cut (the folder every id shares is still left out).
+    Outcome wide = k_.run_on_terminal(args, {"COLUMNS=300"});
+    EXPECT_EQ(wide.out.find("\xE2\x80\xA6"), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("\nllamacpp-qwen35-27b-rtx3090-64k "), std::string::npos) << wide.out;
+
+    // Not a terminal: never cut, whatever COLUMNS says.
+    Outcome pipe = k_.run(args, {"COLUMNS=60"});
+    ASSERT_EQ(pipe.status, 0) << pipe.err;
+    EXPECT_EQ(pipe.out.find("\xE2\x80\xA6"), std::string::npos) << pipe.out;
+    EXPECT_NE(pipe.out.find("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"), std::string::npos) << pipe.out;
+    EXPECT_GT(display_width(lines_of(pipe.out)[0]), 60u);
+}
+
+TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    // One row: too wide to read across, so it reads down, every value whole.
+    Outcome one = k_.run_on_terminal({"query", "attention_variant=hybrid", "context_length>64k"}, {"COLUMNS=100"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    for (const auto& line : lines_of(one.out)) EXPECT_LE(display_width(line), 100u) << line;
+    EXPECT_TRUE(one.out.starts_with("-[ row 1 ]")) << one.out;
+    EXPECT_NE(one.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\r\n"), std::string::npos) << one.out;
+    EXPECT_NE(one.out.find("| 10737418240 (10 GiB)"), std::string::npos) << one.out;
+
+    // Every row: ids without their shared folder and still told apart, columns that do not
+    // fit named in a note.
+    Outcome all = k_.run_on_terminal({"query"}, {"COLUMNS=100"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    auto lines = lines_of(all.out);
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 100u) << line;
+    ASSERT_GE(lines.size(), 5u) << all.out;
+    EXPECT_TRUE(lines[2].starts_with("llamacpp-")) << all.out;
+    EXPECT_TRUE(lines[3].starts_with("vllm-")) << all.out;
+    EXPECT_NE(lines[2].find("64k "), std::string::npos) << all.out;  // the end of the id, kept
+    // The bytes and the speed stay; what went is named, in the order it went.
+    EXPECT_NE(lines[0].find("kv_bytes_per_token"), std::string::npos) << all.out;
+    EXPECT_NE(lines[0].find("measured_tps_at_ctx"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find(" columns left out to fit the window, in this order: "), std::string::npos) << all.out;
+    std::size_t order = all.out.find("in this order");
+    EXPECT_LT(all.out.find("engine,", order), all.out.find("accelerator,", order)) << all.out;
+    EXPECT_LT(all.out.find("accelerator,", order), all.out.find("model,", order)) << all.out;
+    EXPECT_NE(all.out.find("(--columns or --format vertical)"), std::string::npos) << all.out;
+
+    // sql has no --columns; its note says what it has.
+    Outcome star = k_.run_on_terminal({"sql", "SELECT * FROM kv_rows"}, {"COLUMNS=100"});
+    ASSERT_EQ(star.status, 0) << star.err;
+    for (const auto& line : lines_of(star.out)) {
+        if (!line.starts_with("+")) {
+            EXPECT_LE(display_width(line), 100u) << line;
+        }
+    }
+    EXPECT_NE(star.out.find(" columns: --format vertical, or fewer columns in the SELECT"), std::string::npos)
+        << star.out;
+
+    // The same query in a pipe is exact, whatever the width.
+    Outcome pipe = k_.run({"query"}, {"COLUMNS=100"});
+    EXPECT_NE(pipe.out.find("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k"), std::string::npos) << pipe.out;
+    EXPECT_NE(pipe.out.find("10737418240"), std::string::npos) << pipe.out;
+    EXPECT_EQ(pipe.out.find("columns: --columns"), std::string::npos) << pipe.out;
+}
+
+/// The columns a query shows unless told otherwise: concurrency stands before the speeds,
+/// so a speed measured with eight requests in flight cannot pass for a one-request speed.
+TEST_F(CmdQuery, DefaultColumnsShowTheConcurrency) {
+    Outcome r = k_.run({"query", "--format", "csv", "id=llamacpp-qwen35-27b-rtx3090-64k"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.starts_with(
+        "id,model,accelerator,gpus,engine,weight_quant,kv_cache_dtype,attention_variant,context_length,"
+        "kv_bytes_per_token,kv_bytes_at_context,concurrency,measured_tps_at_ctx,"))
+        << r.out;
+    EXPECT_NE(r.out.find(",4294967296,1,28.8,"), std::string::npos) << r.out;  // bytes at context, 1 request, its speed
+}
+
+TEST(CmdQueryShipped, TheHeadlineQueryReadsWellAt100Columns) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    const std::vector<std::string> headline = {"query", "attention_variant=hybrid", "context_length>64k"};
+    Outcome tty = k.run_on_terminal(headline, {"COLUMNS=100"});
+    ASSERT_EQ(tty.status, 0) << tty.err;
+    auto lines = lines_of(tty.out);
+    ASSERT_GE(lines.size(), 5u) << tty.out;
+    for (const auto& line : lines) EXPECT_LE(display_width(line), 100u) << line;
+    // As many rows as the exact answer has, each id still told apart from the others.
+    std::vector<std::string> csv =
+        lines_of(k.run({"query", "--format", "csv", "--columns", "id", headline[1], headline[2]}).out);
+    std::size_t rows = csv.size() - 1;
+    ASSERT_GE(rows, 2u);
+    EXPECT_NE(tty.out.find(fmt::format("({} rows)", rows)), std::string::npos) << tty.out;
+    std::vector<std::string> ids;
+    for (std::size_t i = 2; i < 2 + rows; ++i) ids.push_back(lines[i].substr(0, lines[i].find("  ")));
+    std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << tty.out;
+    // The filter fixes attention_variant: that column says one thing, in a line, and the room
+    // goes to the context and the bytes per token (the multi-card rows name their card, so the
+    // accelerator column stays).
+    const std::string& header = lines[0];
+    EXPECT_NE(header.find("context_length"), std::string::npos) << tty.out;
+    EXPECT_NE(header.find("kv_bytes_per_token"), std::string::npos) << tty.out;
+    EXPECT_EQ(header.find("attention_variant"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("\nattention_variant: hybrid in every row\r\n"), std::string::npos) << tty.out;
+    // A wide window keeps every column, alike or not.
+    Outcome wide = k.run_on_terminal(headline, {"COLUMNS=400"});
+    EXPECT_NE(lines_of(wide.out)[0].find("attention_variant"), std::string::npos) << wide.out;
+    EXPECT_EQ(wide.out.find("in every row"), std::string::npos) << wide.out;
+}
+
+TEST_F(CmdQuery, VerticalFormatShowsEveryColumnOfEachRow) {
+    Outcome r = k_.run({"-q", "query", "--format", "vertical", "--columns", "id,kv_bytes_per_token"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "-[ row 1 ]-----------\n"
+              "id                 | kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k\n"
+              "kv_bytes_per_token | 65536\n"
+              "-[ row 2 ]-----------\n"
+              "id                 | kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k\n"
+              "kv_bytes_per_token | 10240\n"
+              "(2 rows)\n");
+}
+
+/// The ids a query prints as CSV, one a line after the header.
+std::vector<std::string> ids_of(const Outcome& r) {
+    std::vector<std::string> ids;
+    auto lines = lines_of(r.out);
+    for (std::size_t i = 1; i < lines.size(); ++i) ids.push_back(lines[i].substr(0, lines[i].find(',')));
+    return ids;
+}
+
+TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    const std::string llama = "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k";
+    const std::string vllm = "kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k";
+    auto query = [&](std::vector<std::string> filters) {
+        std::vector<std::string> args = {"query", "--format", "csv", "--columns", "id"};
+        args.insert(args.end(), filters.begin(), filters.end());
+        return k_.run(args);
+    };
+    using Ids = std::vector<std::string>;
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=fp8,bf16"})), (Ids{llama, vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype=FP8"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"kv_cache_dtype!=fp8,bf16"})), (Ids{}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx!=null"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx=null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"accelerator=nvidia-rtx-3090"})), (Ids{llama}));
+    EXPECT_EQ(ids_of(query({"model=qwen3.5-35b-a3b"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"id=llamacpp-qwen35-27b-rtx3090-64k"})), (Ids{llama}));
+    // The vLLM row has no roofline; a comparison leaves it out and says so.
+    Outcome under = query({"roofline_fraction<70%"});
+    EXPECT_EQ(ids_of(under), (Ids{llama}));
+    EXPECT_NE(under.err.find("1 row with no roofline_fraction left out by 'roofline_fraction<70%' "
+                             "(see them with roofline_fraction=null)"),
+              std::string::npos)
+        << under.err;
+    Outcome none = query({"roofline_fraction<50%"});
+    EXPECT_EQ(ids_of(none), (Ids{}));
+    EXPECT_NE(none.err.find("1 row with no roofline_fraction"), std::string::npos) << none.err;
+    // != keeps rows without a value, so nothing is said.
+    Outcome differs = query({"roofline_fraction!=0.5"});
+    EXPECT_EQ(ids_of(differs), (Ids{llama, vllm}));
+    EXPECT_EQ(differs.err.find("left out"), std::string::npos) << differs.err;
+    // A mistyped id matches nothing and gets the nearest one in the catalog.
+    Outcome typo = query({"accelerator=nvidia-rtx-309"});
+    EXPECT_EQ(typo.status, 0);
+    EXPECT_EQ(ids_of(typo), (Ids{}));
+    EXPECT_NE(typo.err.find("no record has the id 'accelerators/nvidia-rtx-309' (did you mean "
+                            "accelerator=nvidia-rtx-3090?)"),
+              std::string::npos)
+        << typo.err;
+    // SQL's way of writing a null test is the same test.
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx is null"})), (Ids{vllm}));
+    EXPECT_EQ(ids_of(query({"measured_tps_at_ctx IS NOT NULL"})), (Ids{llama}));
+    // An equality names the rows it wants: the ones with no accelerator are not news.
+    Outcome equal = query({"accelerator=nvidia-rtx-3090"});
+    EXPECT_EQ(equal.err.find("left out"), std::string::npos) << equal.err;
+    EXPECT_EQ(query({"accelerator~*3090"}).err.find("left out"), std::string::npos);
+    // A number in the wrong unit is told the column's.
+    Outcome unit = query({"memory_gb=24GiBs"});
+    EXPECT_EQ(unit.status, 2);
+    EXPECT_NE(unit.err.find("memory_gb is a number in GB; write a value such as 24 or 24GB"), std::string::npos)
+        << unit.err;
+    EXPECT_EQ(ids_of(query({"memory_gb>=24GB"})), (Ids{llama}));
+}
+
+TEST_F(CmdQuery, SqlTableShowsNullAsDash) {
+    Outcome r = k_.run({"sql", "SELECT NULL AS absent, 1 AS one"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "absent  one\n------  ---\n-         1\n(1 row)\n");
+}
+
+}  // namespace
+}  // namespace kvcat::test

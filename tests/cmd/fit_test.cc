@@ -1,0 +1,253 @@
+// kvcat fit for real deployments: tensor parallel over several cards, the weights' real size
+// (given, or read from a GGUF file's header), the memory at chosen contexts, and a model that
+// cannot fit refused with exit status 1.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "check/lint.h"
+#include "config_fixture.h"
+#include "gguf_file.h"
+#include "import/gguf.h"
+#include "import/import_config.h"
+#include "kvcat_runner.h"
+#include "model/kv_math.h"
+#include "model/physics.h"
+#include "test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kvcat::Accelerator;
+using kvcat::FitSetup;
+using kvcat::FitTerms;
+using kvcat::LintResult;
+using kvcat::Model;
+using kvcat::Rational;
+using kvcat::test::contains;
+using kvcat::test::GgufFile;
+using kvcat::test::KvcatRunner;
+using kvcat::test::Outcome;
+using kvcat::test::TempDir;
+
+LintResult shipped() {
+    return kvcat::lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+}
+const Model& model(const LintResult& r, const std::string& id) {
+    return *r.records.find(id)->model;
+}
+const Accelerator& card(const LintResult& r, const std::string& id) {
+    return *r.records.find(id)->accelerator;
+}
+
+FitTerms fit(const Model& m, const Accelerator& a, const char* quant, const char* dtype, std::int64_t gpus) {
+    FitSetup s;
+    s.gpus = gpus;
+    auto q = kvcat::find_weight_quant(quant);
+    return kvcat::fit_context(m, a, &*q, *kvcat::find_cache_dtype(dtype), s);
+}
+
+// ---- tensor parallel --------------------------------------------------------------------
+
+TEST(FitTensorParallel, KvHeadsThatDivideAreSplitWeightsToo) {
+    LintResult r = shipped();
+    const Model& llama = model(r, "models/llama-3.1-70b");  // 80 layers x 8 KV heads x 128
+    const Accelerator& h100 = card(r, "accelerators/nvidia-h100-sxm");
+    FitTerms one = fit(llama, h100, "bf16", "bf16", 1);
+    FitTerms four = fit(llama, h100, "bf16", "bf16", 4);
+    EXPECT_EQ(one.growing_per_token, Rational(327680));
+    EXPECT_EQ(four.growing_per_token, Rational(327680 / 4));  // 2 of the 8 heads on each card
+    EXPECT_EQ(four.weights, one.weights / Rational(4));
+    EXPECT_EQ(four.kv_split_how, "8 KV heads split over 4 cards: 2 on each");
+    EXPECT_FALSE(one.fits);  // 141 GB of bf16 weights on one 80 GB card
+    EXPECT_TRUE(four.fits);
+    EXPECT_EQ(four.max_context, ((four.memory - four.weights - four.reserve) / Rational(81920)).floor());
+}
+
+TEST(FitTensorParallel, MoreCardsThanKvHeadsKeepOneHeadEach) {
+    LintResult r = shipped();
+    FitTerms sixteen =
+        fit(model(r, "models/llama-3.1-70b"), card(r, "accelerators/nvidia-h100-sxm"), "bf16", "bf16", 16);
+    // Each card keeps a copy of one of the 8 heads: 80 x 1 x 128 x 2 x 2.
+    EXPECT_EQ(sixteen.growing_per_token, Rational(40960));
+    EXPECT_EQ(sixteen.kv_split_how, "8 KV heads on 16 cards: each card keeps a copy of one head");
+}
+
+TEST(FitTensorParallel, HeadsThatDoNotSpreadAreRefused) {
+    LintResult r = shipped();
+    try {
+        fit(model(r, "models/llama-3.1-70b"), card(r, "accelerators/nvidia-h100-sxm"), "bf16", "bf16", 3);
+        FAIL() << "8 KV heads over 3 cards should be refused";
+    } catch (const kvcat::PhysicsError& e) {
+        EXPECT_TRUE(contains(e.what(), "8 KV heads do not spread over 3 cards")) << e.what();
+    }
+}
+
+TEST(FitTensorParallel, AnMlaLatentIsWholeOnEveryCard) {
+    LintResult r = shipped();
+    FitTerms eight = fit(model(r, "models/deepseek-v3"), card(r, "accelerators/nvidia-h200"), "fp8", "bf16", 8);
+    EXPECT_EQ(eight.growing_per_token, Rational(70272));  // 61 x 576 x 2, not divided
+    EXPECT_EQ(eight.weights, Rational(671000000000LL / 8));
+    EXPECT_TRUE(eight.fits);
+}
+
+TEST(FitBounded, AModelNoneOfWhoseLayersGrowsFitsAnyContextOnceItsWindowDoes) {
+    // Mistral-7B-v0.1 slides on every layer: 32 x 8 x 128 x 2 x 2 = 131,072 bytes per token up to
+    // 4,096 tokens, 512 MiB in all, whatever the context.
+    kvcat::ImportOptions o;
+    o.config_file = "mistral-7b-v0.1.json";
+    o.name = "Mistral-7B-v0.1";
+    o.total_params_b = o.active_params_b = 7.24;
+    auto config = kvcat::test::config_fixture("mistral-7b-v0.1.json");
+    kvcat::ImportResult r = kvcat::import_model_config(config, o);
+    ASSERT_TRUE(r.ok()) << r.message();
+    TempDir dir;
+    kvcat::test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records" / "accelerators",
+                           dir.path() / "records" / "accelerators");
+    kvcat::test::write_file(dir.path() / "records" / (r.id + ".yaml"), r.text);
+    LintResult lint = kvcat::lint_paths({dir.path() / "records"});
+    ASSERT_TRUE(lint.diagnostics.empty()) << kvcat::test::describe(lint.diagnostics);
+    FitTerms t = fit(model(lint, r.id), card(lint, "accelerators/nvidia-rtx-3090"), "bf16", "bf16", 1);
+    EXPECT_TRUE(t.bounded);
+    EXPECT_EQ(t.growing_per_token, Rational(0));
+    EXPECT_EQ(t.sliding_per_token, Rational(131072));
+    EXPECT_EQ(t.max_context, 32768);  // the native context: no layer grows past 4,096 tokens
+    EXPECT_EQ(kvcat::fit_bytes_at(t, 1000000) - kvcat::fit_bytes_at(t, 4096), Rational(0));
+}
+
+TEST(FitTensorParallel, Mamba2GroupsAreRepeatedUntilTheCardsDivideThem) {
+    // Falcon-H1-1.5B: 24 Mamba-2 mixers of 48 heads x 64, one group of 256, conv 4, f32.
+    kvcat::ImportOptions o;
+    o.config_file = "falcon-h1-1.5b.json";
+    o.name = "Falcon-H1-1.5B";
+    o.total_params_b = o.active_params_b = 1.55;
+    auto config = kvcat::test::config_fixture("falcon-h1-1.5b.json");
+    kvcat::ImportResult r = kvcat::import_model_config(config, o);
+    ASSERT_TRUE(r.ok()) << r.message();
+    TempDir dir;
+    kvcat::test::write_file(dir.path() / "records" / (r.id + ".yaml"), r.text);
+    LintResult lint = kvcat::lint_paths({dir.path() / "records"});
+    const Model& m = model(lint, r.id);
+    std::int64_t ssm = 48 * 64 * 256;
+    EXPECT_EQ(kvcat::fixed_state_bytes(m), Rational(24LL * (3 * (3072 + 2 * 256) + ssm) * 4));
+    // On 2 cards the one group becomes 2: conv over 3,072 + 2 x 2 x 256 channels, halved.
+    EXPECT_EQ(kvcat::fixed_state_bytes(m, 2), Rational(24LL * (3 * (3072 + 2 * 2 * 256) + ssm) * 4) / Rational(2));
+}
+
+// ---- does not fit -----------------------------------------------------------------------
+
+TEST(FitCli, AModelThatCannotFitExitsOneSayingWhy) {
+    KvcatRunner k;
+    Outcome o = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
+    EXPECT_EQ(o.status, 1) << o.err;
+    // 671e9 x 4.5 / 8 = 377,437,500,000 bytes = 351.52 GiB; 24e9 bytes = 22.35 GiB.
+    EXPECT_TRUE(contains(o.err, "does not fit: the weights alone need 351.52 GiB of 22.35 GiB")) << o.err;
+    // The budget stops at the weights: no remainder, no context, the refusal as its last line.
+    EXPECT_TRUE(contains(o.out, "- weights")) << o.out;
+    EXPECT_FALSE(contains(o.out, "largest context")) << o.out;
+    EXPECT_FALSE(contains(o.out, "left for the KV cache")) << o.out;
+    // 24e9 - 377,437,500,000 - 0 - 1,073,741,824 = -354,511,241,824, which must not be printed.
+    EXPECT_FALSE(contains(o.out, "354,511,241,824")) << o.out;
+    EXPECT_FALSE(contains(o.out, "runtime reserve")) << o.out;
+    EXPECT_TRUE(contains(o.out, "= does not fit: the weights alone need 351.52 GiB of 22.35 GiB\n")) << o.out;
+
+    Outcome json = k.run({"fit", "--model", "models/deepseek-v3", "--accelerator", "accelerators/nvidia-rtx-3090",
+                          "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--format", "json"});
+    EXPECT_EQ(json.status, 1);
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["fits"], false);
+    EXPECT_EQ(j["refusal"], "does not fit: the weights alone need 351.52 GiB of 22.35 GiB");
+    EXPECT_TRUE(j["max_context"].is_null()) << j.dump();
+    EXPECT_TRUE(j["available_for_kv_bytes"].is_null()) << j.dump();
+}
+
+TEST(FitCli, WhenTheReserveIsWhatRunsOutTheBudgetShowsItAndStops) {
+    KvcatRunner k;
+    // Qwen3.5-27B at Q4_K: 15,187,500,000 B of weights fit in 24e9 B, but with 156,893,184 B
+    // of state and a 10 GiB (10,737,418,240 B) reserve they need 26,081,811,424 B.
+    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--reserve-gib", "10"});
+    EXPECT_EQ(o.status, 1) << o.err;
+    EXPECT_TRUE(contains(o.out, "runtime reserve")) << o.out;
+    EXPECT_TRUE(contains(o.out, "= does not fit: the weights (")) << o.out;
+    EXPECT_FALSE(contains(o.out, "largest context")) << o.out;
+    EXPECT_FALSE(contains(o.out, "left for the KV cache")) << o.out;
+}
+
+TEST(FitCli, WeightBytesAndContexts) {
+    KvcatRunner k;
+    // Qwen3.5-27B at a Q4_K_M size of 16,500,000,000 bytes on a 3090, bf16 cache.
+    Outcome o =
+        k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+               "--weight-bytes", "16500000000", "--kv-dtype", "bf16", "--contexts", "8k,64k,128k", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    std::int64_t fixed = 156893184, reserve = 1LL << 30, weights = 16500000000LL;
+    EXPECT_EQ(j["weight_bytes"], weights);
+    EXPECT_EQ(j["max_context"], (24000000000LL - weights - fixed - reserve) / 65536);
+    ASSERT_EQ(j["at_contexts"].size(), 3u);
+    for (const auto& [i, ctx] : std::vector<std::pair<int, std::int64_t>>{{0, 8192}, {1, 65536}, {2, 131072}}) {
+        EXPECT_EQ(j["at_contexts"][i]["context"], ctx);
+        EXPECT_EQ(j["at_contexts"][i]["bytes"], weights + fixed + reserve + 65536 * ctx);
+    }
+    EXPECT_EQ(j["at_contexts"][1]["fits"], true);   // 22.01 GB
+    EXPECT_EQ(j["at_contexts"][2]["fits"], false);  // 26.3 GB
+
+    Outcome both = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                          "--weight-bytes", "1", "--weight-quant", "Q4_K", "--kv-dtype", "bf16"});
+    EXPECT_EQ(both.status, 2);
+    EXPECT_TRUE(contains(both.err, "give the weights' size one way")) << both.err;
+    Outcome bad = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                         "--weight-quant", "Q4_K", "--kv-dtype", "bf16", "--contexts", "8k,lots"});
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_TRUE(contains(bad.err, "'lots' is not a context")) << bad.err;
+}
+
+// ---- GGUF ------------------------------------------------------------------------------
+
+TEST(Gguf, WeightsAreTheFileLessItsAlignedHeader) {
+    GgufFile f(1000);
+    kvcat::GgufWeights w = kvcat::read_gguf_weights(f.path());
+    EXPECT_EQ(w.version, 3u);
+    EXPECT_EQ(w.tensors, 2u);
+    EXPECT_EQ(w.alignment, 64u);
+    EXPECT_EQ(w.data_offset, f.header());
+    EXPECT_EQ(w.data_offset % 64, 0u);
+    EXPECT_EQ(w.data_bytes, 1000u);
+    EXPECT_EQ(w.file_size, f.size());
+}
+
+TEST(Gguf, NotAGgufOrCutShortIsAnError) {
+    GgufFile wrong(100, 0x12345678u);
+    EXPECT_THROW(kvcat::read_gguf_weights(wrong.path()), kvcat::GgufError);
+    GgufFile cut(100);
+    cut.truncate(40);  // inside the metadata
+    try {
+        kvcat::read_gguf_weights(cut.path());
+        FAIL() << "a header cut short should be refused";
+    } catch (const kvcat::GgufError& e) {
+        EXPECT_TRUE(contains(e.what(), "cut short")) << e.what();
+    }
+    GgufFile no_data(10);  // the second tensor starts at 64, past the end of the data
+    EXPECT_THROW(kvcat::read_gguf_weights(no_data.path()), kvcat::GgufError);
+    EXPECT_THROW(kvcat::read_gguf_weights("/nonexistent/model.gguf"), std::runtime_error);
+}
+
+TEST(FitCli, WeightFileGivesTheWeightsSize) {
+    KvcatRunner k;
+    GgufFile f(5000);
+    Outcome o = k.run({"fit", "--model", "models/qwen3.5-27b", "--accelerator", "accelerators/nvidia-rtx-3090",
+                       "--weight-file", f.path(), "--kv-dtype", "bf16", "--gpus", "2", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["weight_bytes"], 2500);  // 5,000 bytes of tensor data over 2 cards
+    EXPECT_TRUE(contains(j["weights_how"].get<std::string>(), "2 tensors")) << j.dump();
+}
+
+}  // namespace

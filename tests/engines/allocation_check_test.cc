@@ -1,0 +1,89 @@
+// check_allocation: every printed figure of an allocation record beside the engine model's,
+// the one answer the engine-allocation rule, explain and the catalog read.
+#include "engines/allocation_check.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "check/lint.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LintResult& fixture(const std::string& which) {
+    static const LintResult pass = lint_paths({fs::path(KVCAT_FIXTURES_DIR) / "engine-allocation/pass"});
+    static const LintResult fail = lint_paths({fs::path(KVCAT_FIXTURES_DIR) / "engine-allocation/fail"});
+    return which == "pass" ? pass : fail;
+}
+
+AllocationCheck check(const LintResult& lint, const std::string& id) {
+    const Record* r = lint.records.find(id);
+    EXPECT_TRUE(r) << id;
+    const Record* m = r ? lint.records.find(r->node("model")->value) : nullptr;
+    EXPECT_TRUE(m && m->model) << id;
+    return r && m && m->model ? check_allocation(*r, *m->model) : AllocationCheck{};
+}
+
+std::vector<std::string> failing(const AllocationCheck& c) {
+    std::vector<std::string> keys;
+    for (const auto& p : c.parts) {
+        for (const auto& f : p.figures) {
+            if (!f.holds) keys.push_back(f.key + " " + f.printed + " -> " + f.computed);
+        }
+    }
+    return keys;
+}
+
+TEST(AllocationCheck, EveryFigureOfAPassingRecordHolds) {
+    for (const char* id : {"allocations/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25",
+                           "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5",
+                           "allocations/llamacpp-b5781-llama-3.1-8b-q4_0-vulkan-f16-16k"}) {
+        AllocationCheck c = check(fixture("pass"), id);
+        EXPECT_TRUE(failing(c).empty()) << id;
+        EXPECT_TRUE(c.problems.empty()) << id;
+        EXPECT_TRUE(c.answer.has_value()) << id;
+        std::size_t figures = 0;
+        for (const auto& p : c.parts) figures += p.figures.size();
+        EXPECT_GE(figures, 2u) << id;
+    }
+}
+
+// The rule reports exactly the figures the check says do not hold: one answer for both.
+TEST(AllocationCheck, TheRuleReportsTheFiguresThatDoNotHold) {
+    const LintResult& lint = fixture("fail");
+    EXPECT_EQ(failing(check(lint, "allocations/llamacpp-b5781-llama-3.1-8b-q4_0-vulkan-f16-16k")),
+              std::vector<std::string>{"kv_cache.k_mib 1024.01 -> 1024.00"});
+    EXPECT_EQ(failing(check(lint, "allocations/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25")),
+              std::vector<std::string>{"vllm.concurrency 5.75 -> 5.73"});
+    EXPECT_EQ(failing(check(lint, "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5")),
+              std::vector<std::string>{"vllm.tokens 412,945 -> 412,944"});
+    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 3u);
+}
+
+TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
+    const LintResult& lint = fixture("pass");
+    const Record* r = lint.records.find("allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5");
+    ASSERT_TRUE(r);
+    AllocationSummary s = summarise_allocation(*r, check(lint, r->id));
+    EXPECT_EQ(s.kv_cache_dtype, "bf16");
+    EXPECT_EQ(s.context, 16384);
+    EXPECT_EQ(s.tokens, 412944);
+    EXPECT_EQ(s.tensor_parallel, 2);
+    EXPECT_FALSE(s.seqs.has_value());
+    EXPECT_EQ(s.printed, "412,944 tokens");
+    EXPECT_EQ(s.computed, "412,864 to 413,248 tokens");
+    const Record* llama = lint.records.find("allocations/llamacpp-b5781-llama-3.1-8b-q4_0-vulkan-f16-16k");
+    ASSERT_TRUE(llama);
+    AllocationSummary l = summarise_allocation(*llama, check(lint, llama->id));
+    EXPECT_EQ(l.kv_cache_dtype, "f16");
+    EXPECT_EQ(l.context, 16384);
+    EXPECT_EQ(l.printed, "2048.00 MiB");
+    EXPECT_EQ(l.computed, "2048.00 MiB");
+}
+
+}  // namespace
+}  // namespace kvcat

@@ -1,0 +1,604 @@
+// The engine memory models: what llama.cpp, vLLM and SGLang allocate, against figures the
+// engines print (the lines quoted in tests/fixtures/engine-logs and issue reports) and the
+// textbook figure kv_math gives.
+#include "engines/engine_memory.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "check/lint.h"
+#include "engines/engine_llamacpp.h"
+#include "engines/engine_sglang.h"
+#include "engines/engine_vllm.h"
+#include "kvcat_runner.h"
+#include "model/physics.h"
+#include "output/engine_render.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LintResult& shipped() {
+    static const LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    return r;
+}
+
+const Model& record_model(const std::string& id) {
+    const Record* r = shipped().records.find(id);
+    if (!r || !r->model) throw std::runtime_error("no model record " + id);
+    return *r->model;
+}
+
+CacheDtype dtype(std::string_view name) {
+    return *find_cache_dtype(name);
+}
+
+Model gqa(std::int64_t layers, std::int64_t kv_heads, std::int64_t head_dim) {
+    Model m;
+    m.attention_variant = "gqa";
+    m.variant = AttentionVariant::gqa;
+    m.num_layers = layers;
+    m.attention_heads = kv_heads * 4;
+    m.kv_heads = kv_heads;
+    m.head_dim = head_dim;
+    m.kv_layers.count = layers;
+    m.native_context = 32768;
+    return m;
+}
+
+Model qwen2_7b() {
+    Model m = gqa(28, 4, 128);
+    m.native_context = 32768;
+    return m;
+}
+
+Model deepseek_v32() {
+    // deepseek-ai/DeepSeek-V3.2-Exp config (tests/fixtures/configs/deepseek-v3.2.json): 61 layers,
+    // kv_lora_rank 512, qk_rope_head_dim 64, an indexer of head_dim 128 in fp8 with one float32
+    // scale per 128 values.
+    Model m;
+    m.attention_variant = "mla";
+    m.variant = AttentionVariant::mla;
+    m.num_layers = 61;
+    m.attention_heads = 128;
+    m.kv_layers.count = 61;
+    m.mla = MlaShape{512, 64};
+    m.indexer = IndexerShape{128, "fp8", 4, 128};
+    m.native_context = 163840;
+    return m;
+}
+
+TEST(EngineMemory, ParsesEnginesAndTheirOtherNames) {
+    EXPECT_EQ(parse_engine("llama.cpp"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("ollama"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("vllm"), Engine::vllm);
+    EXPECT_EQ(parse_engine("sglang"), Engine::sglang);
+    EXPECT_FALSE(parse_engine("tgi"));
+}
+
+TEST(EngineMemory, MibTextRoundsAsLlamaCppPrintsIt) {
+    EXPECT_EQ(llamacpp_mib_text(Rational(4563402752)), "4352.00");
+    EXPECT_EQ(llamacpp_mib_text(Rational(5898240)), "5.62");  // 5.625 exactly: printf rounds half to even
+    EXPECT_EQ(llamacpp_mib_text(Rational(2446589952)), "2333.25");
+}
+
+// --- llama.cpp --------------------------------------------------------------------------------
+
+TEST(EngineLlamaCpp, CellsArePaddedTo256AndSplitOverStreams) {
+    EXPECT_EQ(llamacpp_cells(4000, 1, false), 4096);
+    EXPECT_EQ(llamacpp_cells(131072, 4, true), 131072);
+    EXPECT_EQ(llamacpp_cells(10000, 3, false), 3584);  // 10240 / 3 = 3413, padded to 3584
+}
+
+TEST(EngineLlamaCpp, SwaCacheIsTheWindowPerSequencePlusUbatchPadded) {
+    // gpt-oss: window 128, one sequence, ubatch 512: 640 padded to 768.
+    EXPECT_EQ(llamacpp_swa_cells(131072, 128, 1, false, 512, false), 768);
+    // unified with 4 sequences: 4 x 1024 + 512 = 4608.
+    EXPECT_EQ(llamacpp_swa_cells(131072, 1024, 4, true, 512, false), 4608);
+    EXPECT_EQ(llamacpp_swa_cells(131072, 1024, 4, true, 512, true), 131072);
+    EXPECT_EQ(llamacpp_swa_cells(2048, 4096, 1, false, 512, false), 2048);
+}
+
+TEST(EngineLlamaCpp, ReproducesTheQwen36LinesOfTheLmStudioIssue) {
+    // lmstudio-ai/lmstudio-bug-tracker issue 1862: "llama_kv_cache: size = 16384.00 MiB (262144
+    // cells, 16 layers, 4/1 seqs)" and "llama_memory_recurrent: size = 598.50 MiB (4 cells, ...)".
+    const Model& m = record_model("models/qwen3.6-27b");
+    EngineSettings s;
+    s.context = 262144;
+    s.parallel = 4;
+    s.kv_unified = true;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0],
+              "llama_kv_cache: size = 16384.00 MiB (262144 cells,  16 layers,  4/1 seqs), K (f16): 8192.00 MiB, V "
+              "(f16): 8192.00 MiB");
+    EXPECT_TRUE(test::contains(lines[1], "size =  598.50 MiB (     4 cells,"));
+    EXPECT_TRUE(test::contains(lines[1], "R (f32):   22.50 MiB, S (f32):  576.00 MiB"));
+}
+
+TEST(EngineLlamaCpp, Qwen35StateIsF32ForBothTensors) {
+    const Model& m = record_model("models/qwen3.5-27b");
+    EngineSettings s;
+    s.context = 4096;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    EXPECT_EQ(a.state_bytes, Rational(156893184));
+    LlamaStateBytes st = llamacpp_state_bytes(m, 4);
+    EXPECT_EQ(st.r, Rational(23592960));   // 22.50 MiB
+    EXPECT_EQ(st.s, Rational(603979776));  // 576.00 MiB
+}
+
+TEST(EngineLlamaCpp, MlaKeepsTheLatentAsKAndNothingAsV) {
+    Model m = deepseek_v32();
+    m.indexer.reset();
+    LlamaCacheBytes b = llamacpp_cache_bytes(m, LlamaCacheScope::all, dtype("q8_0"), dtype("q8_0"), 65536, 1);
+    // 61 x 576 x 34/32 x 65,536: ik_llama.cpp's -mla 2 line prints 2333.25 MiB for the same cache.
+    EXPECT_EQ(b.k, Rational(2446589952));
+    EXPECT_EQ(llamacpp_mib_text(b.k), "2333.25");
+    EXPECT_EQ(b.v, Rational(0));
+    LlamaCacheBytes old = llamacpp_cache_bytes(m, LlamaCacheScope::all, dtype("f16"), dtype("f16"), 512, 1, true);
+    EXPECT_EQ(old.v, Rational(61 * 512 * 2 * 512));
+}
+
+TEST(EngineLlamaCpp, StreamsMultiplyTheCellsWithoutUnified) {
+    Model m = gqa(32, 8, 128);
+    EngineSettings s;
+    s.context = 16384;
+    s.parallel = 4;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    ASSERT_FALSE(a.parts.empty());
+    EXPECT_EQ(a.parts[0].cells, 4096);
+    EXPECT_EQ(a.parts[0].streams, 4);
+    EXPECT_EQ(a.kv_bytes, Rational(2147483648LL));  // 2048.00 MiB, as for one stream of 16,384
+    bool named = false;
+    for (const auto& d : a.differences) named = named || d.name == "streams";
+    EXPECT_TRUE(named);
+}
+
+TEST(EngineLlamaCpp, AvailableMemoryGivesTheLargestContextThatFits) {
+    Model m = gqa(32, 8, 128);  // 131,072 bytes per cell at f16
+    EngineSettings s;
+    s.available_bytes = Rational(131072) * Rational(10000);
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    ASSERT_TRUE(a.tokens);
+    EXPECT_EQ(*a.tokens, 9984);  // 39 x 256: 40 x 256 = 10,240 cells would not fit
+}
+
+// --- vLLM -------------------------------------------------------------------------------------
+
+TEST(EngineVllm, Llama4ScoutWithTheHybridManagerOnAndOff) {
+    const Model& m = record_model("models/llama-4-scout-17b-16e-instruct");
+    EngineSettings s;
+    s.max_model_len = 131072;
+    s.hybrid_manager = EngineSwitch::on;
+    EngineAnswer on = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(on.hybrid_manager, true);
+    EXPECT_EQ(on.engine_bytes_per_token, Rational(49152));
+    s.hybrid_manager = EngineSwitch::off;
+    EngineAnswer off = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(off.hybrid_manager, false);
+    EXPECT_EQ(off.engine_bytes_per_token, Rational(196608));
+    // One request of 128k tokens: 48 layers x 131,072 x 4,096 bytes = 25.8 GB.
+    EXPECT_EQ(off.kv_bytes, Rational(25769803776LL));
+    bool named = false;
+    for (const auto& d : off.differences) named = named || d.name == "hybrid manager off";
+    EXPECT_TRUE(named);
+}
+
+TEST(EngineVllm, ChunkedAttentionSwitchesTheManagerOffInReleasesBeforeTheFlip) {
+    const Model& m = record_model("models/llama-4-scout-17b-16e-instruct");
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    std::string why;
+    EXPECT_FALSE(vllm_hybrid_manager(m, s, &why));
+    EXPECT_TRUE(test::contains(why, "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"));
+    s.version = "0.10.0";
+    EXPECT_TRUE(vllm_hybrid_manager(m, s, &why));
+    s.version = "";
+    EXPECT_TRUE(vllm_hybrid_manager(m, s, &why));
+}
+
+TEST(EngineVllm, Qwen35StateKeepsTheConvStateInTheModelDtype) {
+    const Model& m = record_model("models/qwen3.5-27b");
+    EngineSettings s;
+    s.max_model_len = 32768;
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(a.state_bytes, Rational(153944064));
+    EXPECT_EQ(a.textbook_state_bytes, Rational(156893184));
+    // A page of one layer's state (3,207,168 bytes) over 4,096 bytes per token of attention: 784.
+    EXPECT_EQ(a.block_size, 784);
+    s.mamba_ssm_cache_dtype = "bfloat16";
+    EXPECT_EQ(engine_allocation(m, dtype("bf16"), Engine::vllm, s).state_bytes, Rational(48 * 1634304));
+}
+
+TEST(EngineVllm, MambaHybridFrom024KeepsTwoStatePagesPerRequestWithPrefixCaching) {
+    // vllm-0.24.0-qwen3.6-35b-a3b-nvfp4-rtx5090-fp8-128k: "Available KV cache memory: 6.01 GiB",
+    // "GPU KV cache size: 569,878 tokens", "Maximum concurrency for 131,072 tokens per request: 4.35x".
+    // A Gated DeltaNet layer's state: conv 3 x (2 x 16 x 128 + 32 x 128) bf16 = 49,152 bytes, recurrent
+    // 32 x 128 x 128 float32 = 2,097,152 bytes, 2,146,304 in all; a full-attention token is
+    // 2 heads x 256 x (K + V) x 1 byte = 1,024 bytes, so the block is 16 x cdiv(2,146,304, 16,384) = 2,096
+    // tokens and the state page needs no padding. 10 full and 30 Gated DeltaNet layers make groups of
+    // 10: one of attention, three of state; a pool block is 2,096 x 1,024 x 10 = 21,463,040 bytes, and
+    // 6.005 to 6.015 GiB hold 300 of them.
+    const Model& m = record_model("models/qwen3.6-35b-a3b");
+    EngineSettings s;
+    s.version = "0.24.0";
+    s.max_model_len = 131072;
+    s.max_num_batched_tokens = 8192;
+    VllmPoolRule r = vllm_pool_rule(m, dtype("fp8"), s);
+    EXPECT_EQ(r.block_size, 2096);
+    EXPECT_EQ(r.groups, 4);
+    EXPECT_EQ(r.group_size, 10);
+    EXPECT_EQ(r.divisor, 21463040);
+    EXPECT_EQ(r.state_blocks, 2);
+    for (std::int64_t available : {6447819653LL, 6453188362LL, 6458557071LL}) {
+        VllmPool p = vllm_pool(m, dtype("fp8"), s, available);
+        EXPECT_EQ(p.num_blocks, 300);
+        // cdiv(131,072, 2,096) = 63 attention blocks and 2 state pages in each of 3 groups: 69.
+        EXPECT_EQ(p.per_request_blocks, 69);
+        EXPECT_EQ(p.tokens, 569878);  // int(300 / 69 x 131,072)
+        EXPECT_NEAR(p.max_concurrency, 4.35, 0.005);
+    }
+    // The -b twin: 5.98 GiB, 299 blocks, "GPU KV cache size: 567,978 tokens", 4.33x.
+    EXPECT_EQ(vllm_pool(m, dtype("fp8"), s, 6420976107LL).tokens, 567978);
+
+    // Without prefix caching a request takes one state page per layer: 63 + 3 = 66 blocks.
+    s.prefix_caching = EngineSwitch::off;
+    VllmPool off = vllm_pool(m, dtype("fp8"), s, 6453188362LL);
+    EXPECT_EQ(off.per_request_blocks, 66);
+    EXPECT_EQ(off.tokens, 595781);  // int(300 / 66 x 131,072)
+
+    // Before 0.24 kvcat keeps the one page, prefix caching or not.
+    s.prefix_caching = EngineSwitch::automatic;
+    s.version = "0.20.1";
+    VllmPool older = vllm_pool(m, dtype("fp8"), s, 6453188362LL);
+    EXPECT_EQ(vllm_pool_rule(m, dtype("fp8"), s).state_blocks, 1);
+    EXPECT_EQ(older.per_request_blocks, 66);
+    EXPECT_EQ(older.tokens, 595781);
+}
+
+TEST(EngineVllm, SparseMlaFp8IsStoredAs656BytesPerLayer) {
+    Model m = deepseek_v32();
+    EngineSettings s;
+    s.max_model_len = 163840;
+    EngineAnswer a = engine_allocation(m, dtype("fp8"), Engine::vllm, s);
+    ASSERT_GE(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::mla_latent);
+    EXPECT_EQ(a.parts[0].bytes(), Rational(61) * Rational(656) * Rational(163840));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::indexer);
+    EXPECT_EQ(a.engine_bytes_per_token, Rational(61 * (656 + 132)));
+    EngineAnswer bf16 = engine_allocation(m, dtype("bf16"), Engine::vllm, s);
+    EXPECT_EQ(bf16.parts[0].bytes(), Rational(61) * Rational(1152) * Rational(163840));
+}
+
+TEST(EngineVllm, UniformModelTokensMatchTheQwen2Log) {
+    // vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25: "Available KV cache memory: 5.01 GiB",
+    // "GPU KV cache size: 93,872 tokens"; the printed GiB allows 5.005 to 5.015 GiB.
+    Model m = qwen2_7b();
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    s.max_model_len = 16384;
+    auto tokens_at = [&](const char* gib) {
+        return vllm_pool(m, dtype("bf16"), s, (*Rational::parse(gib) * Rational(1LL << 30)).floor()).tokens;
+    };
+    EXPECT_LE(tokens_at("5.005"), 93872);
+    EXPECT_GE(tokens_at("5.015"), 93872);
+    VllmPool p = vllm_pool(m, dtype("bf16"), s, 5383012352LL);
+    EXPECT_EQ(p.tokens, 93872);
+    EXPECT_NEAR(p.max_concurrency, 5.73, 0.005);
+}
+
+TEST(EngineVllm, HybridSlidingModelIsGroupedAndPrintsBlocksPerGroup) {
+    // vllm-0.10.1.1-gpt-oss-120b-tp4: 45.32 GiB per card, "GPU KV cache size: 2,640,144 tokens".
+    const Model& m = record_model("models/gpt-oss-120b");
+    EngineSettings s;
+    s.version = "0.10.1.1";
+    s.gpus = 4;
+    s.max_model_len = 16384;
+    auto at = [&](const char* gib) {
+        return vllm_pool(m, dtype("bf16"), s, (*Rational::parse(gib) * Rational(1LL << 30)).floor());
+    };
+    VllmPool lo = at("45.315"), hi = at("45.325");
+    EXPECT_EQ(lo.groups, 2);
+    EXPECT_EQ(lo.group_size, 18);
+    EXPECT_LE(lo.tokens - 16, 2640144);
+    EXPECT_GE(hi.tokens + 16, 2640144);
+}
+
+TEST(EngineVllm, RefusesLlamaCppBlockTypes) {
+    EXPECT_THROW(engine_allocation(qwen2_7b(), dtype("q8_0"), Engine::vllm, EngineSettings{}), EngineError);
+}
+
+// --- SGLang -----------------------------------------------------------------------------------
+
+TEST(EngineSglang, PoolKeepsOnePaddingSlotPerPage) {
+    // Llama-3.1-8B at bf16: 32 layers x 8 heads x 128 x 2 bytes = 65,536 bytes of K per token.
+    Model m = gqa(32, 8, 128);
+    SglangPoolBytes b = sglang_pool_bytes(m, dtype("bf16"), 131072, 1, 1);
+    EXPECT_EQ(b.k, Rational(131073) * Rational(65536));
+    EXPECT_EQ(python_gib_text(b.k), "8.00");
+    EngineSettings s;
+    s.available_bytes = Rational(131072) * Rational(10000) + Rational(5);
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(a.tokens, 10000);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "KV Cache is allocated. #tokens: 10000, K size: 0.61 GB, V size: 0.61 GB");
+}
+
+// gpt-oss-20b: 12 full and 12 sliding layers (window 128), 8 KV heads of 64, so at bf16 a layer
+// costs 8 x 64 x 2 bytes = 1,024 of K and 1,024 of V per token, 2,048 in all; 24,576 over 12 layers.
+// SGLang (pool_configurator.py HybridSWAPoolConfigurator) charges a full-pool token
+// 24,576 + 0.8 x 24,576 = 44,236.8 bytes. 10 GiB = 10,737,418,240 bytes // 44,236.8 = 242,725.9,
+// so the full pool holds 242,725 tokens and the SWA pool int(242,725 x 0.8) = 194,180. With the
+// padded slot each pool keeps one slot more: SWA 194,181 x 24,576 = 4,772,192,256 bytes, K and V
+// 2,386,096,128 each (2.22 GB of 2^30); full 242,726 x 24,576 = 5,965,234,176, K and V
+// 2,982,617,088 each (2.78 GB); together 10,737,426,432 bytes, "10.00 GB".
+TEST(EngineSglang, SlidingModelGetsAFullAndASwaPool) {
+    const Model& m = record_model("models/gpt-oss-20b");
+    EngineSettings s;
+    s.available_bytes = Rational(10) * Rational(1LL << 30);
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(a.tokens, 242725);
+    EXPECT_EQ(a.swa_tokens, 194180);
+    ASSERT_EQ(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::swa_cache);
+    EXPECT_EQ(a.parts[0].cells, 194181);
+    EXPECT_EQ(a.parts[0].bytes(), Rational(4772192256));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::base_cache);
+    EXPECT_EQ(a.parts[1].bytes(), Rational(5965234176));
+    EXPECT_EQ(a.kv_bytes, Rational(10737426432));
+    EXPECT_EQ(a.engine_bytes_per_token, Rational(442368, 10));
+    // The textbook: 24,576 bytes a token in the full layers, 128 tokens in the sliding ones.
+    EXPECT_EQ(a.textbook_kv_bytes, Rational(24576) * Rational(242725 + 128));
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], "Use sliding window memory pool. full_layer_tokens=242725, swa_layer_tokens=194180");
+    EXPECT_EQ(lines[1], "KV Cache is allocated. #tokens: 194180, K size: 2.22 GB, V size: 2.22 GB");
+    EXPECT_EQ(lines[2], "KV Cache is allocated. #tokens: 242725, K size: 2.78 GB, V size: 2.78 GB");
+    EXPECT_EQ(lines[3], "SWAKVPool mem usage: 10.00 GB, swa size: 194180, full size: 242725");
+}
+
+// The same memory at --swa-full-tokens-ratio 0.5: a full-pool token costs 24,576 + 0.5 x 24,576 =
+// 36,864 bytes; 10,737,418,240 // 36,864 = 291,271.1, so 291,271 full tokens and int(145,635.5) =
+// 145,635 SWA tokens: 145,636 x 24,576 = 3,579,150,336 and 291,272 x 24,576 = 7,158,300,672 bytes.
+// With pages of 64 at 0.8: 242,725 rounds down to 242,688, int(242,688 x 0.8) = 194,150 to 194,112.
+TEST(EngineSglang, RatioAndPagesMoveThePools) {
+    const Model& m = record_model("models/gpt-oss-20b");
+    EngineSettings s;
+    s.available_bytes = Rational(10) * Rational(1LL << 30);
+    s.swa_full_tokens_ratio = Rational(1, 2);
+    EngineAnswer half = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(half.tokens, 291271);
+    EXPECT_EQ(half.swa_tokens, 145635);
+    EXPECT_EQ(half.parts[0].bytes(), Rational(3579150336));
+    EXPECT_EQ(half.parts[1].bytes(), Rational(7158300672));
+    s.swa_full_tokens_ratio = Rational(4, 5);
+    s.page_size = 64;
+    EngineAnswer paged = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(paged.tokens, 242688);
+    EXPECT_EQ(paged.swa_tokens, 194112);
+    EXPECT_EQ(paged.parts[0].bytes(), Rational(194176) * Rational(24576));
+}
+
+// SGLang refuses to start when the SWA pool cannot hold one request's window and a page: a pool
+// of 160 full tokens gives int(160 x 0.8) = 128 SWA tokens, and 128 + 1 >= 128.
+TEST(EngineSglang, RefusesASwaPoolBelowTheWindow) {
+    EngineSettings s;
+    s.context = 160;
+    EXPECT_THROW(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s), EngineError);
+    s.context = 170;  // int(136.0) = 136 > 129
+    EXPECT_EQ(engine_allocation(record_model("models/gpt-oss-20b"), dtype("bf16"), Engine::sglang, s).swa_tokens, 136);
+}
+
+TEST(EngineSglang, RefusesWhatItDoesNotModel) {
+    // Llama 4's chunked layers and a single pool asked of a sliding model.
+    EXPECT_THROW(
+        engine_allocation(record_model("models/llama-4-scout-17b-16e-instruct"), dtype("bf16"), Engine::sglang, {}),
+        EngineError);
+    EXPECT_THROW(sglang_pool_bytes(record_model("models/gpt-oss-120b"), dtype("bf16"), 4096, 1, 1), EngineError);
+}
+
+TEST(EngineFit, SglangTakesTheSwaRatio) {
+    std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+    test::KvcatRunner kvcat(false);
+    test::Outcome o =
+        kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine", "sglang", "--available-kv-gib", "10",
+                   "--swa-full-tokens-ratio", "0.5", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    nlohmann::json j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["engine_tokens"], 291271);
+    EXPECT_EQ(j["engine"]["engine_swa_tokens"], 145635);
+    test::Outcome bad = kvcat.run({"fit", "--records", records, "--model", "gpt-oss-20b", "--accelerator",
+                                   "nvidia-rtx-4090", "--weight-quant", "Q4_0", "--kv-dtype", "bf16", "--engine",
+                                   "sglang", "--swa-full-tokens-ratio", "0"});
+    EXPECT_NE(bad.status, 0);
+    EXPECT_TRUE(test::contains(bad.err, "--swa-full-tokens-ratio")) << bad.err;
+}
+
+}  // namespace
+}  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+// docs/engines.md and the README show two commands and the lines they print; both run here
+// on the shipped records, and each line a page shows must be in what the command prints.
+TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
+    for (const char* name : {"docs/engines.md", "README.md"}) {
+        SCOPED_TRACE(name);
+        std::string page = test::read_file(fs::path(KVCAT_SOURCE_DIR) / name);
+        std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+        test::KvcatRunner kvcat(false);
+        test::Outcome llama = kvcat.run({"fit", "--records", records, "--model", "qwen3.6-27b", "--accelerator",
+                                         "apple-m4-max", "--weight-quant", "Q8_0", "--kv-dtype", "f16", "--engine",
+                                         "llama.cpp", "--ctx-size", "262144", "--parallel", "4", "--kv-unified"});
+        test::Outcome vllm =
+            kvcat.run({"fit", "--records", records, "--model", "qwen2-7b-instruct", "--accelerator",
+                       "nvidia-a100-80gb-sxm", "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "vllm",
+                       "--engine-version", "0.10.1.1", "--max-model-len", "16384", "--available-kv-gib", "5.01"});
+        ASSERT_EQ(llama.status, 0) << llama.err;
+        ASSERT_EQ(vllm.status, 0) << vllm.err;
+        int shown = 0;
+        std::size_t at = 0;
+        while ((at = page.find("\n        ", at)) != std::string::npos) {
+            std::size_t end = page.find('\n', at + 1);
+            std::string line = page.substr(at + 9, end - at - 9);
+            at = end;
+            if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum")) {
+                ++shown;
+                EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line)) << line;
+            }
+        }
+        EXPECT_EQ(shown, 4);
+    }
+}
+
+// SGLang sizes its pool from the memory left beside the weights: when the weights fill the card
+// there is no pool, and fit says so rather than showing one of the default size.
+TEST(EngineFit, SglangHasNoPoolWhenTheWeightsFillTheCard) {
+    std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+    test::KvcatRunner kvcat(false);
+    test::Outcome full =
+        kvcat.run({"fit", "--records", records, "--model", "llama-3.1-70b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "sglang", "--format", "json"});
+    EXPECT_EQ(full.status, 1) << full.err;
+    EXPECT_TRUE(test::contains(full.err, "the weights leave no memory for the token pool")) << full.err;
+    nlohmann::json j = nlohmann::json::parse(full.out);
+    EXPECT_FALSE(j.contains("engine_tokens")) << j.dump();
+    test::Outcome roomy =
+        kvcat.run({"fit", "--records", records, "--model", "llama-3.1-8b", "--accelerator", "nvidia-rtx-4090",
+                   "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "sglang", "--format", "json"});
+    ASSERT_EQ(roomy.status, 0) << roomy.err;
+    // (24e9 - 16e9 weights - 1 GiB) / 131,072 bytes a token = 52,843.3
+    EXPECT_EQ(nlohmann::json::parse(roomy.out)["engine_tokens"], 52843);
+}
+
+}  // namespace
+}  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+/// The printed figures of an allocation record that the engine-allocation rule judges exactly:
+/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency, and vLLM's tokens for a release
+/// before 0.20, which prints a whole number of blocks.
+std::vector<std::string> judged_keys(const Record& r) {
+    std::vector<std::string> keys;
+    for (const char* part : {"kv_cache", "swa_cache"}) {
+        if (!r.node(std::string(part) + ".k_type")) continue;
+        for (const char* f : {"k_mib", "v_mib", "size_mib"}) keys.push_back(std::string(part) + "." + f);
+    }
+    if (r.node("recurrent.r_type")) {
+        for (const char* f : {"r_mib", "s_mib", "size_mib"}) keys.push_back(std::string("recurrent.") + f);
+    }
+    if (r.node("vllm.available_kv_gib")) {
+        keys.push_back("vllm.concurrency");
+        const YamlNode* version = r.node("engine_version");
+        if (version && version->value != "null" && vllm_version_before(version->value, "0.20")) {
+            keys.push_back("vllm.tokens");
+        }
+    }
+    for (const char* f : {"k_gb", "v_gb", "kv_gb"}) keys.push_back(std::string("sglang.") + f);
+    std::vector<std::string> present;
+    for (const auto& k : keys) {
+        const YamlNode* n = r.node(k);
+        if (n && n->is_scalar() && n->value != "0.00") present.push_back(k);
+    }
+    return present;
+}
+
+/// The same number, "412,944" and "412944" alike.
+bool same_value(std::string a, std::string b) {
+    std::erase(a, ',');
+    std::erase(b, ',');
+    auto x = Rational::parse(a), y = Rational::parse(b);
+    return x && y && *x == *y;
+}
+
+/// "5.72 to 5.73" holds 5.73.
+bool within_range(const std::string& range, const std::string& value) {
+    auto cut = range.find(" to ");
+    if (cut == std::string::npos) return false;
+    auto lo = Rational::parse(range.substr(0, cut)), hi = Rational::parse(range.substr(cut + 4));
+    auto v = Rational::parse(value);
+    return lo && hi && v && !(*v < *lo) && !(*v > *hi);
+}
+
+/// "16384.00" -> "16384.01": one unit more in the last digit.
+std::string one_more(std::string v) {
+    for (std::size_t i = v.size(); i-- > 0;) {
+        if (v[i] == '.') continue;
+        if (v[i] < '9') {
+            ++v[i];
+            return v;
+        }
+        v[i] = '0';
+    }
+    return "1" + v;
+}
+
+// Every shipped allocation record lints clean, and the same record with one printed figure
+// one unit higher in its last digit fails engine-allocation at that figure, with the figure
+// as printed as the right one.
+TEST(EngineAllocationRecords, EachLintsCleanAndFailsWhenOnePrintedFigureMoves) {
+    fs::path root = fs::path(KVCAT_SOURCE_DIR) / "records";
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(root / "allocations")) {
+        if (e.path().extension() == ".yaml") files.push_back(e.path());
+    }
+    ASSERT_FALSE(files.empty());
+    int judged = 0;
+    for (const auto& file : files) {
+        const Record* r = nullptr;
+        for (const auto& rec : shipped().records.records()) {
+            if (rec.file.ends_with(file.filename().string()) && rec.kind == RecordKind::allocation) r = &rec;
+        }
+        ASSERT_TRUE(r) << file;
+        for (const auto& d : shipped().diagnostics) {
+            EXPECT_FALSE(d.pos.file == r->file && d.severity == Severity::error) << format_text(d);
+        }
+        std::string text = test::read_file(file);
+        for (const auto& key : judged_keys(*r)) {
+            const YamlNode* n = r->node(key);
+            Position pos = r->where(key);
+            // Rewrite the value where it stands: its line, from its column.
+            std::vector<std::string> lines;
+            std::istringstream in(text);
+            for (std::string l; std::getline(in, l);) lines.push_back(l);
+            std::string& line = lines[static_cast<std::size_t>(pos.line - 1)];
+            std::size_t col = static_cast<std::size_t>(pos.column - 1);
+            ASSERT_EQ(line.substr(col, n->value.size()), n->value) << file << " " << key;
+            line.replace(col, n->value.size(), one_more(n->value));
+            test::TempDir dir;
+            test::copy_tree(root / "models", dir.path() / "records" / "models");
+            std::string changed;
+            for (const auto& l : lines) changed += l + "\n";
+            test::write_file(dir.path() / "records" / "allocations" / file.filename(), changed);
+            LintResult lint = lint_paths({dir.path() / "records"});
+            auto found = test::find_rule(lint.diagnostics, "engine-allocation");
+            ASSERT_EQ(found.size(), 1u) << file << " " << key << "\n" << test::describe(lint.diagnostics);
+            EXPECT_EQ(found[0]->pos.line, pos.line) << file << " " << key;
+            EXPECT_EQ(found[0]->pos.column, pos.column) << file << " " << key;
+            ASSERT_TRUE(found[0]->computed) << file << " " << key;
+            // vLLM's concurrency is exact for one layer group, else a range the printed GiB allows.
+            if (found[0]->computed->find(" to ") == std::string::npos) {
+                EXPECT_TRUE(same_value(*found[0]->computed, n->value)) << *found[0]->computed << " vs " << n->value;
+            } else {
+                EXPECT_EQ(key, "vllm.concurrency");
+                EXPECT_TRUE(within_range(*found[0]->computed, n->value)) << *found[0]->computed;
+            }
+            ++judged;
+        }
+    }
+    EXPECT_GT(judged, 0);
+}
+
+}  // namespace
+}  // namespace kvcat
