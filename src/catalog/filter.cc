@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "support/rational.h"
 #include "support/suggest.h"
+#include "support/typed_number.h"
 #include "vocab/dtype_spelling.h"
 
 namespace kvcat {
@@ -61,49 +62,13 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix) {
     return true;
 }
 
-/// "64k", "1.5", "1M" exactly (k, M, G in powers of two); nullopt when it is not a number.
-std::optional<Rational> parse_exact(std::string_view text) {
-    text = trim(text);
-    if (text.empty()) return std::nullopt;
-    std::int64_t multiplier = 1;
-    char last = text.back();
-    if (last == 'k' || last == 'K') {
-        multiplier = 1024;
-    } else if (last == 'M') {
-        multiplier = 1024 * 1024;
-    } else if (last == 'G') {
-        multiplier = 1024LL * 1024 * 1024;
-    }
-    if (multiplier != 1) text.remove_suffix(1);
-    if (text.find('/') != std::string_view::npos) return std::nullopt;
-    auto exact = Rational::parse(text);
-    if (!exact) return std::nullopt;
-    try {
-        return *exact * Rational(multiplier);
-    } catch (const OverflowError&) {
-        return std::nullopt;
-    }
-}
-
-/// `text` as a number times `factor`, an integer cell when the product is whole.
-std::optional<Cell> scaled(std::string_view text, Rational factor) {
-    auto exact = parse_exact(text);
-    if (!exact) return std::nullopt;
-    try {
-        Rational v = *exact * factor;
-        if (v.is_integer()) return Cell(v.num());
-        return Cell(v.to_double());
-    } catch (const OverflowError&) {
-        return std::nullopt;
-    }
-}
 
 /// A number as a column in `unit` reads it: the unit itself may follow ("24GB", "250ms"),
 /// a ratio may be a percentage ("50%"), a byte count may carry a binary or decimal unit
 /// ("2GiB", "512MiB", "1.5GB").
 std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view unit) {
     text = trim(text);
-    if (unit == "ratio" && text.ends_with('%')) return scaled(text.substr(0, text.size() - 1), Rational(1, 100));
+    if (unit == "ratio" && text.ends_with('%')) return parse_scaled_number(text.substr(0, text.size() - 1), Rational(1, 100));
     if (unit == "bytes" || unit == "bytes/token") {
         std::string_view body = text;
         if (unit == "bytes/token" && ends_with_nocase(body, "/token")) body.remove_suffix(6);
@@ -117,7 +82,7 @@ std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view
                                                             Suffix{"GB", 1000000000LL}, Suffix{"TB", 1000000000000LL}};
         for (const auto& s : kSuffixes) {
             if (body.ends_with(s.name)) {
-                return scaled(body.substr(0, body.size() - s.name.size()), Rational(s.factor));
+                return parse_scaled_number(body.substr(0, body.size() - s.name.size()), Rational(s.factor));
             }
         }
         if (body.ends_with('B')) return parse_number(trim(body.substr(0, body.size() - 1)));
@@ -154,10 +119,6 @@ std::string_view id_column_folder(std::string_view column, QueryTable table) {
     if (column == "model" || column == "measured_on_model") return "models/";
     if (column == "accelerator") return "accelerators/";
     return "";
-}
-
-std::optional<Cell> parse_number(std::string_view text) {
-    return scaled(text, Rational(1));
 }
 
 namespace {

@@ -40,9 +40,6 @@ struct Filter {
 /// Parses "context_length>64k" for a column of `table`. Throws FilterError.
 Filter parse_filter(std::string_view text, QueryTable table = QueryTable::kv_rows);
 
-/// Parses "65536", "64k", "1M", "28.8" to a number; nullopt when it is not one.
-std::optional<Cell> parse_number(std::string_view text);
-
 struct QuerySpec {
     QueryTable table = QueryTable::kv_rows;
     std::vector<Filter> filters;       ///< each parsed for `table`

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "catalog/filter.h"
+#include "support/typed_number.h"
 #include "import/import_config.h"
 #include "model/kv_math.h"
 #include "support/suggest.h"

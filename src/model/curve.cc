@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "catalog/filter.h"
+#include "support/typed_number.h"
 #include "model/kv_math.h"
 #include "model/physics.h"
 

@@ -18,18 +18,6 @@ constexpr const char* kIdOrder = "record_id, context_length, concurrency, id";
 
 namespace fs = std::filesystem;
 
-TEST(Filter, SuffixesArePowersOfTwo) {
-    EXPECT_EQ(std::get<std::int64_t>(*parse_number("64k")), 65536);
-    EXPECT_EQ(std::get<std::int64_t>(*parse_number("1M")), 1048576);
-    EXPECT_EQ(std::get<std::int64_t>(*parse_number("128K")), 131072);
-    EXPECT_EQ(std::get<std::int64_t>(*parse_number("65536")), 65536);
-    EXPECT_DOUBLE_EQ(std::get<double>(*parse_number("28.8")), 28.8);
-    EXPECT_EQ(std::get<std::int64_t>(*parse_number("1.5k")), 1536);
-    EXPECT_FALSE(parse_number("64kb"));
-    EXPECT_FALSE(parse_number("k"));
-    EXPECT_FALSE(parse_number("99999999999999999999"));
-}
-
 TEST(Filter, ParsesEveryOperator) {
     EXPECT_EQ(parse_filter("context_length>64k").op, ">");
     EXPECT_EQ(parse_filter("context_length>=64k").op, ">=");
