@@ -62,13 +62,13 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix) {
     return true;
 }
 
-
 /// A number as a column in `unit` reads it: the unit itself may follow ("24GB", "250ms"),
 /// a ratio may be a percentage ("50%"), a byte count may carry a binary or decimal unit
 /// ("2GiB", "512MiB", "1.5GB").
 std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view unit) {
     text = trim(text);
-    if (unit == "ratio" && text.ends_with('%')) return parse_scaled_number(text.substr(0, text.size() - 1), Rational(1, 100));
+    if (unit == "ratio" && text.ends_with('%'))
+        return parse_scaled_number(text.substr(0, text.size() - 1), Rational(1, 100));
     if (unit == "bytes" || unit == "bytes/token") {
         std::string_view body = text;
         if (unit == "bytes/token" && ends_with_nocase(body, "/token")) body.remove_suffix(6);

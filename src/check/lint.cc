@@ -435,17 +435,29 @@ LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> loa
     return result;
 }
 
-LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
+namespace {
+
+/// What the paths a user named hold, before any record is read: the roots they lie under,
+/// the files whose findings are reported, and what the walks of named folders found.
+struct NamedPaths {
     std::set<fs::path> roots;
-    // Shown paths whose findings are reported: gathered, then sorted once (a hundred thousand
-    // paths sharing their first thirty bytes cost more to keep in a tree than to sort).
+    /// Shown paths whose findings are reported: gathered, then sorted once (a hundred
+    /// thousand paths sharing their first thirty bytes cost more to keep in a tree than to sort).
     std::vector<std::string> reported;
-    std::set<std::string> problems;         // entries already reported as unwalkable: never loaded
-    std::map<fs::path, FoundFiles> walked;  // a named folder that is its own root, walked once
+    std::set<std::string> problems;         ///< entries already reported as unwalkable: never loaded
+    std::map<fs::path, FoundFiles> walked;  ///< a named folder that is its own root, walked once
     std::vector<std::string> skipped;
     std::vector<std::string> linked_folders;
     std::vector<Diagnostic> findings;
 
+    bool is_reported(const std::string& file) const {
+        return std::binary_search(reported.begin(), reported.end(), file);
+    }
+};
+
+/// Walks each named folder (or takes the walk the caller made of it) and notes each named file.
+NamedPaths gather_named(const std::vector<fs::path>& paths, const LintOptions& options) {
+    NamedPaths named;
     for (const auto& p : paths) {
         std::error_code ec;
         auto status = fs::symlink_status(p, ec);
@@ -455,119 +467,132 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
                                                     : fmt::format("{}: no such file or directory", p.string()));
         }
         fs::path root = records_root_for(p);
-        roots.insert(root.lexically_normal());
-        if (fs::is_directory(p, ec)) {
-            const std::string resolved = resolved_root(root);
-            if (auto where = folder_outside(p, resolved)) {
-                // A folder named through a link out of the root: nothing under it is read.
-                Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
-                reported.push_back(d.pos.file);
-                problems.insert(d.pos.file);
-                findings.push_back(std::move(d));
-                continue;
-            }
-            FoundFiles found;
-            if (options.walked && paths.size() == 1 && options.walked->shown == shown(p)) {
-                found = std::move(*options.walked);
-                *options.walked = RecordTree{};
-            } else {
-                walk(p, resolved, found);
-            }
-            reported.insert(reported.end(), found.yaml.begin(), found.yaml.end());
-            for (auto& s : found.skipped) skipped.push_back(std::move(s));
-            for (auto& s : found.linked_folders) linked_folders.push_back(std::move(s));
-            for (const auto& d : found.problems) {
-                reported.push_back(d.pos.file);
-                problems.insert(d.pos.file);
-                findings.push_back(d);
-            }
-            // The root's own walk below would find the same: keep this one for it.
-            if (p.lexically_normal() == root.lexically_normal() && shown(p) == shown(root)) {
-                walked.emplace(root.lexically_normal(), std::move(found));
-            }
+        named.roots.insert(root.lexically_normal());
+        if (!fs::is_directory(p, ec)) {
+            named.reported.push_back(shown(p));
+            continue;
+        }
+        const std::string resolved = resolved_root(root);
+        if (auto where = folder_outside(p, resolved)) {
+            // A folder named through a link out of the root: nothing under it is read.
+            Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
+            named.reported.push_back(d.pos.file);
+            named.problems.insert(d.pos.file);
+            named.findings.push_back(std::move(d));
+            continue;
+        }
+        FoundFiles found;
+        if (options.walked && paths.size() == 1 && options.walked->shown == shown(p)) {
+            found = std::move(*options.walked);
+            *options.walked = RecordTree{};
         } else {
-            reported.push_back(shown(p));
+            walk(p, resolved, found);
+        }
+        named.reported.insert(named.reported.end(), found.yaml.begin(), found.yaml.end());
+        for (auto& s : found.skipped) named.skipped.push_back(std::move(s));
+        for (auto& s : found.linked_folders) named.linked_folders.push_back(std::move(s));
+        for (const auto& d : found.problems) {
+            named.reported.push_back(d.pos.file);
+            named.problems.insert(d.pos.file);
+            named.findings.push_back(d);
+        }
+        // The root's own walk (plan_jobs) would find the same: keep this one for it.
+        if (p.lexically_normal() == root.lexically_normal() && shown(p) == shown(root)) {
+            named.walked.emplace(root.lexically_normal(), std::move(found));
         }
     }
-    if (!std::is_sorted(reported.begin(), reported.end())) std::sort(reported.begin(), reported.end());
-    reported.erase(std::unique(reported.begin(), reported.end()), reported.end());
-    auto is_reported = [&reported](const std::string& file) {
-        return std::binary_search(reported.begin(), reported.end(), file);
-    };
+    if (!std::is_sorted(named.reported.begin(), named.reported.end())) {
+        std::sort(named.reported.begin(), named.reported.end());
+    }
+    named.reported.erase(std::unique(named.reported.begin(), named.reported.end()), named.reported.end());
+    return named;
+}
 
-    // Every record file of every root, split into references (models, accelerators, and
-    // anything outside the kinds) and rows. A job is two words and the file's name: at a
-    // hundred thousand rows, what is kept per file is what the memory is.
-    struct Job {
-        std::string file;
-        const std::string* root;                ///< its root as shown, in root_names
-        const std::string* resolved = nullptr;  ///< its root resolved, when the file may lead outside it
-        std::string relative() const { return path_under_root(file, *root); }
-    };
-    std::vector<Job> reference_jobs;
-    std::vector<Job> row_jobs;
+/// One record file to read. A job is two words and the file's name: at a hundred thousand
+/// rows, what is kept per file is what the memory is.
+struct Job {
+    std::string file;
+    const std::string* root;                ///< its root as shown, in Jobs::root_names
+    const std::string* resolved = nullptr;  ///< its root resolved, when the file may lead outside it
+    std::string relative() const { return path_under_root(file, *root); }
+};
+
+/// Every record file of every root, split into references (models, accelerators, and
+/// anything outside the kinds) and rows, each file once.
+struct Jobs {
+    std::vector<Job> references;
+    std::vector<Job> rows;
+    // The jobs point into these; a vector keeps its elements where they are when it moves.
     std::vector<std::string> root_names;
     std::vector<std::string> root_resolved;
-    root_names.reserve(roots.size());  // the jobs point into them
-    root_resolved.reserve(roots.size());
-    for (const auto& root : roots) {
-        const std::string& root_name = root_names.emplace_back(shown(root));
-        const std::string& resolved = root_resolved.emplace_back(resolved_root(root));
-        FoundFiles found;
-        if (auto done = walked.find(root); done != walked.end()) {
-            found = std::move(done->second);  // its problems are in `findings` already
-        } else {
-            walk(root, resolved, found);
-        }
-        for (auto& d : found.problems) {
-            if (problems.insert(d.pos.file).second) findings.push_back(std::move(d));
-        }
-        // A named file outside a walkable tree is still loaded. Both lists are sorted: one
-        // merge finds the reported files the walk did not.
-        std::vector<std::string> extra;
-        std::vector<std::string> unwalked;
-        std::set_difference(reported.begin(), reported.end(), found.yaml.begin(), found.yaml.end(),
-                            std::back_inserter(unwalked));
-        for (auto& r : unwalked) {
-            if (problems.count(r)) continue;
-            if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(std::move(r));
-        }
-        // A link, or a file named outside the walk (through a linked folder, say), may lead
-        // outside the root: those are resolved before anything is read. The walk enters no
-        // linked folder, so a file it found through real folders can only leave by its own link.
-        std::sort(extra.begin(), extra.end());
-        auto may_leave = [&](const std::string& file) {
-            return std::binary_search(found.links.begin(), found.links.end(), file) ||
-                   std::binary_search(extra.begin(), extra.end(), file);
-        };
-        for (const auto& f : extra) found.yaml.push_back(f);
-        for (auto& file : found.yaml) {
-            bool row = kind_from_path(path_under_root(file, root_name)) == RecordKind::kv_efficiency;
-            const std::string* check = may_leave(file) ? &resolved : nullptr;
-            (row ? row_jobs : reference_jobs).push_back(Job{std::move(file), &root_name, check});
-        }
-    }
-    // A file under two named roots is checked once.
-    for (auto* jobs : {&reference_jobs, &row_jobs}) {
-        std::stable_sort(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file < b.file; });
-        jobs->erase(
-            std::unique(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
-            jobs->end());
-        jobs->shrink_to_fit();
-    }
+};
 
-    LintResult result;
-    std::vector<rules::IdEntry> ids;
-    auto past_deadline = [&options] {
-        return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+/// The jobs of one root: its walk, plus the named files under it the walk did not find.
+void add_root_jobs(const fs::path& root, NamedPaths& named, Jobs& jobs) {
+    const std::string& root_name = jobs.root_names.emplace_back(shown(root));
+    const std::string& resolved = jobs.root_resolved.emplace_back(resolved_root(root));
+    FoundFiles found;
+    if (auto done = named.walked.find(root); done != named.walked.end()) {
+        found = std::move(done->second);  // its problems are in named.findings already
+    } else {
+        walk(root, resolved, found);
+    }
+    for (auto& d : found.problems) {
+        if (named.problems.insert(d.pos.file).second) named.findings.push_back(std::move(d));
+    }
+    // A named file outside a walkable tree is still loaded. Both lists are sorted: one
+    // merge finds the reported files the walk did not.
+    std::vector<std::string> extra;
+    std::vector<std::string> unwalked;
+    std::set_difference(named.reported.begin(), named.reported.end(), found.yaml.begin(), found.yaml.end(),
+                        std::back_inserter(unwalked));
+    for (auto& r : unwalked) {
+        if (named.problems.count(r)) continue;
+        if (records_root_for(fs::path(r)).lexically_normal() == root) extra.push_back(std::move(r));
+    }
+    // A link, or a file named outside the walk (through a linked folder, say), may lead
+    // outside the root: those are resolved before anything is read. The walk enters no
+    // linked folder, so a file it found through real folders can only leave by its own link.
+    std::sort(extra.begin(), extra.end());
+    auto may_leave = [&](const std::string& file) {
+        return std::binary_search(found.links.begin(), found.links.end(), file) ||
+               std::binary_search(extra.begin(), extra.end(), file);
     };
-    if (past_deadline()) throw LintStopped();
+    for (const auto& f : extra) found.yaml.push_back(f);
+    for (auto& file : found.yaml) {
+        bool row = kind_from_path(path_under_root(file, root_name)) == RecordKind::kv_efficiency;
+        const std::string* check = may_leave(file) ? &resolved : nullptr;
+        (row ? jobs.rows : jobs.references).push_back(Job{std::move(file), &root_name, check});
+    }
+}
 
-    // Stage 1: models and accelerators, kept for every row to refer to.
+Jobs plan_jobs(NamedPaths& named) {
+    Jobs jobs;
+    jobs.root_names.reserve(named.roots.size());  // the jobs point into them
+    jobs.root_resolved.reserve(named.roots.size());
+    for (const auto& root : named.roots) add_root_jobs(root, named, jobs);
+    // A file under two named roots is checked once.
+    for (auto* list : {&jobs.references, &jobs.rows}) {
+        std::stable_sort(list->begin(), list->end(), [](const Job& a, const Job& b) { return a.file < b.file; });
+        list->erase(
+            std::unique(list->begin(), list->end(), [](const Job& a, const Job& b) { return a.file == b.file; }),
+            list->end());
+        list->shrink_to_fit();
+    }
+    return jobs;
+}
+
+bool past_deadline(const LintOptions& options) {
+    return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
+}
+
+/// Stage 1: models and accelerators, read and checked, kept for every row to refer to.
+std::unique_ptr<RecordSet> check_references(const std::vector<Job>& jobs, const LintOptions& options,
+                                            LintResult& result, std::vector<rules::IdEntry>& ids) {
     std::vector<Record> references;
     std::vector<std::vector<Diagnostic>> reference_findings;
-    for (const auto& job : reference_jobs) {
-        if (past_deadline()) throw LintStopped();
+    for (const auto& job : jobs) {
+        if (past_deadline(options)) throw LintStopped();
         std::vector<Diagnostic> own;
         references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
         reference_findings.push_back(std::move(own));
@@ -579,20 +604,26 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         ids.push_back(id_entry(r));
     }
     if (options.sink) options.sink->begin(*refs);
+    return refs;
+}
 
-    // Stage 2: rows, on every core. Each worker keeps its own findings; nothing is shared
-    // but the job counter, the sink (which locks) and, when rows are kept, one list.
+/// What one worker of stage 2 found: nothing is shared between workers but the job counter,
+/// the sink (which locks) and, when rows are kept, these lists until they are merged.
+struct WorkerOutput {
+    std::vector<Diagnostic> findings;
+    std::vector<Diagnostic> ignored;
+    std::vector<rules::IdEntry> ids;
+    std::vector<Record> kept;
+    std::size_t read = 0;
+    std::size_t unchanged = 0;
+    std::exception_ptr error;
+};
+
+/// Stage 2: the rows, on every core (or as many as there are rows). Throws LintStopped when
+/// the deadline passed, or what a worker threw.
+std::vector<WorkerOutput> check_rows(const std::vector<Job>& jobs, const RecordSet& refs, const LintOptions& options) {
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, row_jobs.size())));
-    struct WorkerOutput {
-        std::vector<Diagnostic> findings;
-        std::vector<Diagnostic> ignored;
-        std::vector<rules::IdEntry> ids;
-        std::vector<Record> kept;
-        std::size_t read = 0;
-        std::size_t unchanged = 0;
-        std::exception_ptr error;
-    };
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size())));
     std::vector<WorkerOutput> outputs(threads);
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};
@@ -600,13 +631,13 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     auto work = [&](unsigned worker) {
         WorkerOutput& o = outputs[worker];
         try {
-            for (std::size_t i = next++; i < row_jobs.size(); i = next++) {
-                if (past_deadline()) {
+            for (std::size_t i = next++; i < jobs.size(); i = next++) {
+                if (past_deadline(options)) {
                     stopped = true;
-                    next = row_jobs.size();  // the others stop at their next file
+                    next = jobs.size();  // the others stop at their next file
                     break;
                 }
-                const Job& job = row_jobs[i];
+                const Job& job = jobs[i];
                 const std::string& file = job.file;
                 const UnchangedFile* before = options.unchanged ? options.unchanged(file) : nullptr;
                 if (before) {
@@ -617,20 +648,20 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
                 } else {
                     std::vector<Diagnostic> own;
                     Record r = load_inside_root(file, job.relative(), job.resolved, own);
-                    check_record(r, *refs, std::move(own), o.findings, o.ignored);
+                    check_record(r, refs, std::move(own), o.findings, o.ignored);
                     o.ids.push_back(id_entry(r));
-                    if (options.sink) options.sink->row(r, *refs);
+                    if (options.sink) options.sink->row(r, refs);
                     if (options.keep_rows) o.kept.push_back(std::move(r));
                     ++o.read;
                 }
                 std::size_t finished = ++done;
                 if (worker == 0 && options.progress && finished % 256 == 0) {
-                    options.progress(finished, row_jobs.size());
+                    options.progress(finished, jobs.size());
                 }
             }
         } catch (...) {
             o.error = std::current_exception();
-            next = row_jobs.size();  // stop the others early
+            next = jobs.size();  // stop the others early
         }
     };
     if (threads <= 1) {
@@ -641,16 +672,20 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         for (auto& t : pool) t.join();
     }
     if (stopped) throw LintStopped();
-    if (options.progress) options.progress(done.load(), row_jobs.size());
-
-    std::vector<Record> all;
-    if (options.keep_rows) {
-        all = refs->release();
-    }
+    if (options.progress) options.progress(done.load(), jobs.size());
     for (auto& o : outputs) {
         if (o.error) std::rethrow_exception(o.error);
     }
-    row_jobs = {};
+    return outputs;
+}
+
+/// The workers' findings, ids and rows into `result`; the rows after the references, in file
+/// order as a single-threaded run would give them.
+void merge_rows(std::vector<WorkerOutput>& outputs, std::unique_ptr<RecordSet> refs, bool keep_rows, LintResult& result,
+                std::vector<rules::IdEntry>& ids) {
+    std::vector<Record> all;
+    if (keep_rows) all = refs->release();
+    const auto reference_count = static_cast<std::ptrdiff_t>(all.size());
     std::size_t id_count = ids.size();
     for (const auto& o : outputs) id_count += o.ids.size();
     ids.reserve(id_count);
@@ -663,26 +698,41 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         result.rows_read += o.read;
         result.rows_unchanged += o.unchanged;
     }
-    if (options.keep_rows) {
-        // Rows in file order, as a single-threaded run would give them.
-        std::stable_sort(all.begin() + static_cast<std::ptrdiff_t>(reference_jobs.size()), all.end(),
+    if (keep_rows) {
+        std::stable_sort(all.begin() + reference_count, all.end(),
                          [](const Record& a, const Record& b) { return a.file < b.file; });
         result.records = RecordSet(std::move(all));
     } else {
         result.records = std::move(*refs);
     }
+}
 
-    for (auto& d : findings) result.diagnostics.push_back(std::move(d));
+}  // namespace
+
+LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
+    NamedPaths named = gather_named(paths, options);
+    Jobs jobs = plan_jobs(named);
+
+    LintResult result;
+    std::vector<rules::IdEntry> ids;
+    if (past_deadline(options)) throw LintStopped();
+    auto refs = check_references(jobs.references, options, result, ids);
+    auto outputs = check_rows(jobs.rows, *refs, options);
+    jobs.rows = {};
+    merge_rows(outputs, std::move(refs), options.keep_rows, result, ids);
+
+    for (auto& d : named.findings) result.diagnostics.push_back(std::move(d));
     rules::id_duplicate(ids, result.diagnostics);
-    std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
-    std::erase_if(result.ignored, [&](const Diagnostic& d) { return !is_reported(d.pos.file); });
+    std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !named.is_reported(d.pos.file); });
+    std::erase_if(result.ignored, [&](const Diagnostic& d) { return !named.is_reported(d.pos.file); });
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
-    result.skipped = std::move(skipped);
-    std::sort(linked_folders.begin(), linked_folders.end());
-    linked_folders.erase(std::unique(linked_folders.begin(), linked_folders.end()), linked_folders.end());
-    result.linked_folders = std::move(linked_folders);
-    result.files = std::move(reported);
+    result.skipped = std::move(named.skipped);
+    auto& linked = named.linked_folders;
+    std::sort(linked.begin(), linked.end());
+    linked.erase(std::unique(linked.begin(), linked.end()), linked.end());
+    result.linked_folders = std::move(linked);
+    result.files = std::move(named.reported);
     return result;
 }
 

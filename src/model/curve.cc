@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "support/typed_number.h"
 #include "model/kv_math.h"
 #include "model/physics.h"
+#include "support/typed_number.h"
 
 namespace kvcat {
 
