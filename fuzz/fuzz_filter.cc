@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "catalog/filter.h"
 #include "fuzz_check.h"
+#include "support/typed_number.h"
 
 using kvcat::fuzz::check;
 
