@@ -62,19 +62,27 @@ void read_part(const Record& r, const std::string& key, std::initializer_list<st
     }
 }
 
-/// A MiB figure of llama.cpp, judged to the two decimals it prints.
-void mib_figure(const Record& r, const std::string& key, const Rational& bytes, const std::string& how,
-                AllocationPartCheck& part) {
+/// A decimal figure the record says the engine printed at `key`, judged against `computed`
+/// at the digits the engine prints. Nothing when the record holds no such figure.
+void decimal_figure(const Record& r, const std::string& key, std::string computed, std::string unit, std::string why,
+                    AllocationPartCheck& part) {
     std::string printed = text(r, key);
     if (printed.empty()) return;
     AllocationFigure f;
     f.key = key;
     f.printed = printed;
-    f.computed = llamacpp_mib_text(bytes);
-    f.unit = "MiB";
-    f.why = fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how);
+    f.computed = std::move(computed);
+    f.unit = std::move(unit);
+    f.why = std::move(why);
     f.holds = same_decimal(printed, f.computed);
     part.figures.push_back(std::move(f));
+}
+
+/// A MiB figure of llama.cpp, judged to the two decimals it prints.
+void mib_figure(const Record& r, const std::string& key, const Rational& bytes, const std::string& how,
+                AllocationPartCheck& part) {
+    decimal_figure(r, key, llamacpp_mib_text(bytes), "MiB",
+                   fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how), part);
 }
 
 /// "K: 1,073,741,824 bytes = 32 layers x 16,384 cells x 1 stream x 2,048 bytes per cell per layer (f16)".
@@ -362,17 +370,10 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
         part.terms.push_back(fmt::format("{} bytes per token over every layer{} (GB = 2^30 bytes)", cell.to_display(),
                                          s.gpus > 1 ? ", one card's" : ""));
         auto judge = [&](const std::string& key, const Rational& bytes) {
-            std::string printed = text(r, key);
-            if (printed.empty()) return;
-            AllocationFigure f;
-            f.key = key;
-            f.printed = printed;
-            f.computed = python_gib_text(bytes);
-            f.unit = "GB";
-            f.why = fmt::format("SGLang's pool of {} tokens and its padding page is {} bytes", group_thousands(*tokens),
-                                group_thousands(bytes.floor()));
-            f.holds = same_decimal(printed, f.computed);
-            part.figures.push_back(std::move(f));
+            decimal_figure(r, key, python_gib_text(bytes), "GB",
+                           fmt::format("SGLang's pool of {} tokens and its padding page is {} bytes",
+                                       group_thousands(*tokens), group_thousands(bytes.floor())),
+                           part);
         };
         judge("sglang.k_gb", b.k);
         judge("sglang.v_gb", b.v);

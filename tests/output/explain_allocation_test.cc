@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "check/lint.h"
+#include "explain_fixture.h"
 #include "output/explain.h"
 
 namespace kvcat {
@@ -14,12 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json explain(const std::string& id, const fs::path& root = fs::path(KVCAT_SOURCE_DIR) / "records") {
-    LintResult lint = lint_paths({root});
-    const Record* r = find_record(lint, id);
-    EXPECT_NE(r, nullptr) << id;
-    return r ? explain_record(lint, *r) : nlohmann::json();
-}
+using test::explain;
 
 const nlohmann::json* part_of(const nlohmann::json& allocation, const std::string& key) {
     for (const auto& p : allocation["parts"]) {

@@ -7,18 +7,14 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_writer.h"
 #include "test_util.h"
+#include "explain_fixture.h"
 
 namespace kvcat {
 namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json explain(const std::string& id, const fs::path& root = fs::path(KVCAT_SOURCE_DIR) / "records") {
-    LintResult lint = lint_paths({root});
-    const Record* r = find_record(lint, id);
-    EXPECT_NE(r, nullptr) << id;
-    return r ? explain_record(lint, *r) : nlohmann::json();
-}
+using test::explain;
 
 TEST(Explain, SeedZeroListsItsChainAsChecked) {
     auto e = explain("kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k");
