@@ -179,7 +179,8 @@ bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why)
         return false;
     }
     try {
-        SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
+        auto opened = open_catalog_readonly(path);
+        SQLite::Database& db = *opened;
         SQLite::Statement tables(db, "SELECT count(*) FROM sqlite_schema WHERE name IN ('kv_efficiency', 'models')");
         tables.executeStep();
         int count = tables.getColumn(0).getInt();
@@ -393,8 +394,8 @@ std::span<const std::string_view> default_query_drop_order(QueryTable table) {
 std::map<std::string, std::string> catalog_meta(const fs::path& db_path) {
     std::map<std::string, std::string> meta;
     try {
-        SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
-        SQLite::Statement q(db, "SELECT key, value FROM build_meta");
+        auto db = open_catalog_readonly(db_path);
+        SQLite::Statement q(*db, "SELECT key, value FROM build_meta");
         while (q.executeStep()) meta.emplace(q.getColumn(0).getString(), q.getColumn(1).getString());
     } catch (const std::exception&) {
         // No build_meta: a catalog older than it, or not a catalog (said elsewhere).
@@ -404,8 +405,7 @@ std::map<std::string, std::string> catalog_meta(const fs::path& db_path) {
 
 std::int64_t catalog_record_files(const fs::path& db_path) {
     try {
-        SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
-        return db.execAndGet("SELECT count(*) FROM files").getInt64();
+        return open_catalog_readonly(db_path)->execAndGet("SELECT count(*) FROM files").getInt64();
     } catch (const std::exception&) {
         return 0;
     }
@@ -513,7 +513,7 @@ Table run_read_only(const fs::path& db_path, const std::string& sql, const std::
     }
     std::unique_ptr<SQLite::Database> db;
     try {
-        db = std::make_unique<SQLite::Database>(db_path.string(), SQLite::OPEN_READONLY);
+        db = open_catalog_readonly(db_path);
     } catch (const std::exception& e) {
         throw CatalogError(fmt::format("{}: cannot open the catalog: {}", db_path.string(), e.what()));
     }

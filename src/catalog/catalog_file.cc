@@ -1,5 +1,6 @@
 #include "catalog/catalog_file.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -7,6 +8,7 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "support/bounded_read.h"
 
@@ -52,10 +54,30 @@ void require_replaceable_catalog_file(const fs::path& path) {
     }
 }
 
+std::string immutable_catalog_uri(const fs::path& path) {
+    std::string text = path.string();
+    // "file://x" would name a host: two or more leading slashes are one on Linux.
+    std::size_t slashes = text.find_first_not_of('/');
+    if (slashes != std::string::npos && slashes > 1) text.erase(0, slashes - 1);
+    std::string uri = "file:";
+    for (unsigned char c : text) {
+        if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += fmt::format("%{:02X}", c);  // '?', '#', '%' and anything else a URI reads
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+std::unique_ptr<SQLite::Database> open_catalog_readonly(const fs::path& path) {
+    return std::make_unique<SQLite::Database>(immutable_catalog_uri(path), SQLite::OPEN_READONLY | SQLITE_OPEN_URI);
+}
+
 std::optional<std::string> catalog_damage(const fs::path& path) {
     try {
-        SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
-        SQLite::Statement check(db, "PRAGMA quick_check(1)");
+        auto db = open_catalog_readonly(path);
+        SQLite::Statement check(*db, "PRAGMA quick_check(1)");
         if (!check.executeStep()) return "quick_check gave no answer";
         std::string first = check.getColumn(0).getString();
         if (first == "ok") return std::nullopt;

@@ -992,7 +992,8 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             fmt::format("the catalog has schema version {}, this kvcat writes {}", version, kCatalogSchemaVersion);
         return plan;
     }
-    SQLite::Database previous(db_path.string(), SQLite::OPEN_READONLY);
+    auto opened_previous = open_catalog_readonly(db_path);
+    SQLite::Database& previous = *opened_previous;
     std::string root = records_root.lexically_normal().generic_string();
     {
         SQLite::Statement meta(previous, "SELECT value FROM build_meta WHERE key = 'records_root'");

@@ -4,9 +4,11 @@
 // files. Each test runs the built binary as a user would and checks the exit status and
 // the message on stderr, and, where a catalog is rebuilt, the rows it then holds.
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +164,82 @@ TEST(HostileCatalog, AQueryOnADamagedCatalogRebuildsItAndAnswers) {
     EXPECT_TRUE(contains(o.err, "damaged")) << show(o);
     EXPECT_FALSE(contains(o.err, "malformed") && !contains(o.err, "building it again")) << show(o);
     EXPECT_TRUE(contains(o.out, kRow)) << show(o);
+}
+
+/// A hot rollback journal for `db`, as a checkout could hold one, whose pages give the seed
+/// row `forged` bytes per token: a copy of `db` with the forged row committed, then changed
+/// again by a writer that dies inside its transaction; its journal, holding the forged pages,
+/// is moved to `db`-journal. Opened for writing, or read-only while the file may be written,
+/// SQLite plays such a journal back into the database.
+void plant_hot_journal(const fs::path& db, std::int64_t forged) {
+    fs::path victim = db.parent_path() / "victim.db";
+    fs::copy_file(db, victim, fs::copy_options::overwrite_existing);
+    forge_row(victim, forged);
+    std::fflush(nullptr);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        try {
+            SQLite::Database d(victim.string(), SQLite::OPEN_READWRITE);
+            d.exec("PRAGMA journal_mode = DELETE");
+            d.exec("PRAGMA cache_size = 1");
+            d.exec("BEGIN");
+            d.exec("UPDATE kv_efficiency SET kv_bytes_per_token = kv_bytes_per_token + 1");
+            // More pages than the cache holds: SQLite spills, so the journal (the forged
+            // pages) is synced with its header, as a writer killed mid-transaction leaves it.
+            d.exec("CREATE TABLE pad (x BLOB)");
+            d.exec(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) "
+                "INSERT INTO pad SELECT randomblob(4000) FROM n");
+            ::_exit(0);  // with the connection open: no rollback, no commit, the journal stays hot
+        } catch (...) {
+            ::_exit(1);
+        }
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fs::rename(victim.string() + "-journal", db.string() + "-journal");
+    fs::remove(victim);
+}
+
+TEST(HostileCatalog, AJournalBesideTheCatalogIsNeverReadNorMakesItRefused) {
+    KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    fs::path db = k.dir() / "kvcat.db";
+    const std::int64_t real = row_bytes(db);
+    ASSERT_GT(real, 1);
+    plant_hot_journal(db, 1);
+    std::string before = kvcat::test::read_file(db);
+    // The planted journal is hot. Beside a copy of the catalog, a plain read-only open is
+    // refused (what kvcat met before it opened catalogs as immutable files), and a read-write
+    // open plays the journal back: the copy then holds the forged figure.
+    fs::path probe = k.dir() / "probe";
+    fs::create_directory(probe);
+    fs::copy_file(db, probe / "kvcat.db");
+    fs::copy_file(db.string() + "-journal", probe / "kvcat.db-journal");
+    EXPECT_ANY_THROW(row_bytes(probe / "kvcat.db"));
+    {
+        SQLite::Database w((probe / "kvcat.db").string(), SQLite::OPEN_READWRITE);
+        SQLite::Statement q(w, "SELECT kv_bytes_per_token FROM kv_efficiency WHERE record_id = ?1");
+        q.bind(1, std::string(kRow));
+        ASSERT_TRUE(q.executeStep());
+        EXPECT_EQ(q.getColumn(0).getInt64(), 1) << "the planted journal is not one SQLite plays back";
+    }
+
+    Outcome query = k.run({"query", "--format", "csv", "--columns", "id,kv_bytes_per_token"});
+    ASSERT_EQ(query.status, 0) << show(query);
+    EXPECT_TRUE(contains(query.out, std::string(kRow) + "," + std::to_string(real))) << show(query);
+    Outcome sql =
+        k.run({"sql", "--format", "csv",
+               std::string("SELECT kv_bytes_per_token AS b FROM kv_efficiency WHERE record_id = '") + kRow + "'"});
+    ASSERT_EQ(sql.status, 0) << show(sql);
+    EXPECT_TRUE(contains(sql.out, std::to_string(real))) << show(sql);
+    EXPECT_FALSE(contains(sql.out, "\n1\n")) << show(sql);
+    Outcome build = k.run({"build"});
+    ASSERT_EQ(build.status, 0) << show(build);
+    EXPECT_TRUE(contains(build.err, "up to date")) << show(build);
+    EXPECT_EQ(kvcat::test::read_file(db), before) << "the catalog changed";
+    EXPECT_TRUE(fs::exists(db.string() + "-journal"));  // never kvcat's to remove
 }
 
 TEST(HostileCatalog, AQueryAnswersFromAnIntactCatalogWhenTheRebuildCannotWrite) {

@@ -6,8 +6,8 @@
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_writer.h"
-#include "test_util.h"
 #include "explain_fixture.h"
+#include "test_util.h"
 
 namespace kvcat {
 namespace {
