@@ -31,9 +31,6 @@ constexpr std::string_view kPretrained =
 constexpr std::string_view kBias = "a bias term of a projection, the router or an attention sink: a weight, not cache";
 constexpr std::string_view kExperts =
     "mixture-of-experts sizes or routing: which expert weights run, not what is cached";
-constexpr std::string_view kMtp =
-    "the multi-token-prediction modules: modelled, they cache only while speculative decoding runs "
-    "(see the record's notes)";
 
 // Sorted by name (a test checks), so a lookup is a binary search. A plain array: deducing a
 // std::array of this many entries exceeds clang's fold-expression limit.

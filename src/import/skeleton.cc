@@ -29,8 +29,6 @@ std::string yaml_block(std::string_view text) {
     return out;
 }
 
-constexpr std::int64_t kMi = 1024 * 1024;
-
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
     std::string out;
     for (const auto& item : items) {
