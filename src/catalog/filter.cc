@@ -18,12 +18,6 @@ namespace kvcat {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
 std::string valid_columns(QueryTable table) {
     std::string out;
     for (const auto& c : query_columns(table)) {
@@ -66,7 +60,7 @@ bool ends_with_nocase(std::string_view s, std::string_view suffix) {
 /// a ratio may be a percentage ("50%"), a byte count may carry a binary or decimal unit
 /// ("2GiB", "512MiB", "1.5GB").
 std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view unit) {
-    text = trim(text);
+    text = trim_blanks(text);
     if (unit == "ratio" && text.ends_with('%'))
         return parse_scaled_number(text.substr(0, text.size() - 1), Rational(1, 100));
     if (unit == "bytes" || unit == "bytes/token") {
@@ -85,7 +79,7 @@ std::optional<Cell> parse_number_in_unit(std::string_view text, std::string_view
                 return parse_scaled_number(body.substr(0, body.size() - s.name.size()), Rational(s.factor));
             }
         }
-        if (body.ends_with('B')) return parse_number(trim(body.substr(0, body.size() - 1)));
+        if (body.ends_with('B')) return parse_number(trim_blanks(body.substr(0, body.size() - 1)));
         return parse_number(body);
     }
     if (!unit.empty() && ends_with_nocase(text, unit)) return parse_number(text.substr(0, text.size() - unit.size()));
@@ -187,7 +181,7 @@ Filter parse_filter(std::string_view text, QueryTable table) {
     }
     Filter f;
     f.table = table;
-    std::string_view column = trim(text.substr(0, op_at));
+    std::string_view column = trim_blanks(text.substr(0, op_at));
     std::string_view rest = text.substr(op_at);
     static constexpr std::array<std::string_view, 7> kOps = {">=", "<=", "!=", "=", ">", "<", "~"};
     for (auto op : kOps) {
@@ -199,7 +193,7 @@ Filter parse_filter(std::string_view text, QueryTable table) {
     if (f.op.empty()) {
         throw FilterError(fmt::format("'{}': unknown operator; use one of = != > >= < <= ~", text));
     }
-    std::string_view value = trim(rest.substr(f.op.size()));
+    std::string_view value = trim_blanks(rest.substr(f.op.size()));
     if (!value.empty() && std::string_view("=<>!~").find(value.front()) != std::string_view::npos) {
         throw FilterError(
             fmt::format("'{}': unknown operator '{}{}'; use one of = != > >= < <= ~", text, f.op, value.front()));
@@ -224,7 +218,8 @@ Filter parse_filter(std::string_view text, QueryTable table) {
         std::size_t start = 0;
         while (true) {
             std::size_t comma = value.find(',', start);
-            std::string_view part = trim(value.substr(start, comma == std::string_view::npos ? comma : comma - start));
+            std::string_view part =
+                trim_blanks(value.substr(start, comma == std::string_view::npos ? comma : comma - start));
             if (part.empty()) throw FilterError(fmt::format("'{}': an empty value in the comma list", text));
             parts.push_back(part);
             if (comma == std::string_view::npos) break;
@@ -234,7 +229,7 @@ Filter parse_filter(std::string_view text, QueryTable table) {
         std::size_t start = 0;
         while (true) {
             std::size_t comma = value.find(',', start);
-            parts.push_back(trim(value.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+            parts.push_back(trim_blanks(value.substr(start, comma == std::string_view::npos ? comma : comma - start)));
             if (comma == std::string_view::npos) break;
             start = comma + 1;
         }
@@ -363,8 +358,8 @@ std::string order_by(const QuerySpec& spec) {
     const std::string& text = spec.sort_column;
     while (start < text.size()) {
         std::size_t comma = text.find(',', start);
-        std::string_view key =
-            trim(std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        std::string_view key = trim_blanks(
+            std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         start = comma == std::string::npos ? text.size() : comma + 1;
         if (key.empty()) throw FilterError(fmt::format("--sort '{}': an empty key in the list", text));
         bool descending = spec.descending;

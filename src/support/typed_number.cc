@@ -4,17 +4,17 @@
 
 namespace kvcat {
 
-namespace {
-
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
     return s;
 }
 
+namespace {
+
 /// "64k", "1.5", "1M" exactly (k, M, G in powers of two); nullopt when it is not a number.
 std::optional<Rational> parse_exact(std::string_view text) {
-    text = trim(text);
+    text = trim_blanks(text);
     if (text.empty()) return std::nullopt;
     std::int64_t multiplier = 1;
     char last = text.back();

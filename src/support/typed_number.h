@@ -12,6 +12,9 @@
 
 namespace kvcat {
 
+/// `text` without the spaces and tabs around it, as a typed value may carry them.
+std::string_view trim_blanks(std::string_view text);
+
 /// Parses "65536", "64k", "1M", "28.8" to a number; nullopt when it is not one.
 std::optional<Cell> parse_number(std::string_view text);
 
