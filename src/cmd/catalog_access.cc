@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "catalog/build_plan.h"
 #include "catalog/catalog_file.h"
 #include "catalog/catalog_writer.h"
 #include "check/lint.h"

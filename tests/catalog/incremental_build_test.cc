@@ -7,6 +7,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
+#include "catalog/build_plan.h"
 #include "catalog/catalog_writer.h"
 #include "check/lint.h"
 #include "test_util.h"
