@@ -575,9 +575,11 @@ CatalogWriter::CatalogWriter(fs::path db_path, std::optional<fs::path> previous)
     tmp_path_ = file_->path();
     try {
         // The file was created new and empty; an incremental build fills it with the previous
-        // catalog's bytes and changes only what changed. SQLite opens that very name and no link.
+        // catalog's bytes and changes only what changed. SQLite opens that very name and no link,
+        // without its own lock around every call: every use of the connection holds mutex_.
         if (previous) copy_into(*file_, *previous);
-        db_ = std::make_unique<SQLite::Database>(tmp_path_.string(), SQLite::OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
+        db_ = std::make_unique<SQLite::Database>(tmp_path_.string(),
+                                                 SQLite::OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX);
         // The file is private until the rename, so no journal is needed: a failure discards it.
         db_->exec("PRAGMA journal_mode = OFF");
         db_->exec("PRAGMA synchronous = OFF");

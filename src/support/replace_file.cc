@@ -116,19 +116,25 @@ void ReplacementFile::write(std::string_view text) {
 }
 
 void ReplacementFile::append_file(int from) {
+    copy_from(from);
+    // The copy's pages start on their way to the disk now, while the caller goes on, so that
+    // commit()'s sync has little left to wait for: at a hundred megabytes that sync was a
+    // sixth of an incremental build. Best effort: without it the sync writes them all.
+#ifdef SYNC_FILE_RANGE_WRITE
+    (void)::sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+}
+
+void ReplacementFile::copy_from(int from) {
     // In the kernel first: no trip of every byte through this process. A file system or
     // kernel that cannot (EXDEV, ENOSYS, EINVAL, EOPNOTSUPP) gets the plain copy below.
     loff_t in_offset = 0;
-    bool in_kernel = true;
-    while (in_kernel) {
+    for (;;) {
         ssize_t n = ::copy_file_range(from, &in_offset, fd_, nullptr, std::size_t{1} << 30, 0);
         if (n > 0) continue;
         if (n == 0) return;
         if (errno == EINTR) continue;
-        if (in_offset == 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-            in_kernel = false;
-            break;
-        }
+        if (in_offset == 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) break;
         throw ReplaceError(fmt::format("cannot copy into {}: {}", path_.string(), errno_text(errno)));
     }
     std::string buffer(std::size_t{1} << 20, '\0');

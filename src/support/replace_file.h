@@ -37,13 +37,16 @@ class ReplacementFile {
     /// Appends `text` to the new file.
     void write(std::string_view text);
     /// Appends the whole of the open file `from` (read from its start), copied inside the
-    /// kernel (copy_file_range) where it can be, else read and written. Throws ReplaceError.
+    /// kernel (copy_file_range) where it can be, else read and written, and starts writing
+    /// the copy out to the disk (without waiting for it). Throws ReplaceError.
     void append_file(int from);
     /// Syncs the new file, gives it the replaced file's permission bits (a new target gets
     /// the umask's), renames it over the target and syncs the folder.
     void commit();
 
   private:
+    void copy_from(int from);
+
     std::filesystem::path target_;
     std::filesystem::path path_;
     int fd_ = -1;
