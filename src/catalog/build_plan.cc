@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include "catalog/catalog.h"
 #include "catalog/catalog_file.h"
 #include "catalog/catalog_seal.h"
@@ -18,19 +19,53 @@ namespace kvcat {
 
 namespace fs = std::filesystem;
 
-std::optional<FileStamp> stamp_of(const fs::path& file) {
+namespace {
+
+std::optional<FileStamp> stat_stamp(const char* file) {
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+    if (::stat(file, &st) != 0) return std::nullopt;
     return FileStamp{static_cast<std::int64_t>(st.st_size),
                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
+}
+
+}  // namespace
+
+std::optional<FileStamp> stamp_of(const fs::path& file) {
+    return stat_stamp(file.c_str());
+}
+
+std::vector<std::optional<FileStamp>> stamp_files(const std::vector<std::string>& files, unsigned threads) {
+    std::vector<std::optional<FileStamp>> stamps(files.size());
+    auto stamp_slice = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) stamps[i] = stat_stamp(files[i].c_str());
+    };
+    // A stat is a few microseconds, mostly the kernel's; a thread is worth it only past a
+    // few thousand of them. Each thread takes a run of neighbouring files (one folder's,
+    // mostly), and writes only its own slots.
+    constexpr std::size_t kFilesPerThread = 4096;
+    if (threads == 0) threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, files.size() / kFilesPerThread + 1));
+    if (threads <= 1) {
+        stamp_slice(0, files.size());
+        return stamps;
+    }
+    std::vector<std::thread> pool;
+    std::size_t per = (files.size() + threads - 1) / threads;
+    for (unsigned t = 1; t < threads; ++t) {
+        pool.emplace_back(stamp_slice, std::min(files.size(), t * per), std::min(files.size(), (t + 1) * per));
+    }
+    stamp_slice(0, std::min(files.size(), per));
+    for (auto& t : pool) t.join();
+    return stamps;
 }
 
 namespace {
 
 /// The common case of an incremental build, answered without building any index: the
 /// catalog's files, in path order, are exactly `files` (sorted the same way, bytewise) and
-/// every one has the size and modification time recorded for it.
-bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::string>& files) {
+/// every one has the size and modification time recorded for it (`stamps`, in the same order).
+bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::string>& files,
+                         const std::vector<std::optional<FileStamp>>& stamps) {
     SQLite::Statement q(previous, "SELECT path, size, mtime_ns FROM files ORDER BY path");
     std::size_t i = 0;
     while (q.executeStep()) {
@@ -39,7 +74,7 @@ bool every_stamp_matches(SQLite::Database& previous, const std::vector<std::stri
         // A view of the column's bytes: no copy of a hundred thousand paths.
         std::string_view path(path_column.getText(), static_cast<std::size_t>(path_column.getBytes()));
         if (path != files[i]) return false;
-        auto stamp = stamp_of(fs::path(files[i]));
+        const auto& stamp = stamps[i];
         if (!stamp || stamp->size != q.getColumn(1).getInt64() || stamp->mtime_ns != q.getColumn(2).getInt64()) {
             return false;
         }
@@ -63,7 +98,7 @@ const UnchangedFile* UnchangedFiles::find(std::string_view file) const {
     return it != entries_.end() && it->first == file ? &it->second : nullptr;
 }
 
-BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
+BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root, const std::function<void()>& starting) {
     BuildPlan plan;
     std::error_code ec;
     if (!fs::exists(db_path, ec)) {
@@ -112,12 +147,16 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
     }
     plan.tree = walk_records(records_root);
     const std::vector<std::string>& files = plan.tree.yaml;
-    if (says_what_it_was_built_from && every_stamp_matches(previous, files)) {
+    const std::vector<std::optional<FileStamp>> stamps = stamp_files(files);
+    if (says_what_it_was_built_from && every_stamp_matches(previous, files, stamps)) {
         plan.incremental = true;
         plan.up_to_date = true;
         plan.reason = "nothing changed";
         return plan;
     }
+    // Something moved, so a new catalog is written, from the previous one's bytes unless the
+    // catalog cannot be read after all.
+    if (starting) starting();
     // One ordered pass over the catalog's files beside the sorted file list (a merge, as
     // every_stamp_matches reads them): a file is stat'ed once, and hashed only when its
     // metadata moved; no index of a hundred thousand paths is built.
@@ -133,6 +172,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
         bool touched = false;  ///< its metadata moved, its bytes did not
     };
     std::vector<Kept> kept;  // row files whose bytes are as the catalog knew them, in path order
+    kept.reserve(files.size());
     bool touched = false;
     auto text_of = [](const SQLite::Column& c) {
         return std::string_view(c.getText(), static_cast<std::size_t>(c.getBytes()));
@@ -175,7 +215,7 @@ BuildPlan plan_build(const fs::path& db_path, const fs::path& records_root) {
             continue;
         }
         const std::string& shown = files[i];
-        auto stamp = stamp_of(fs::path(shown));
+        const auto& stamp = stamps[i];
         if (is_row && stamp) ++rows_on_disk;
         FileStamp before{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
         bool changed = !stamp;

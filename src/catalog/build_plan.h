@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ namespace kvcat {
 
 /// Stats a file; nullopt when it cannot be.
 std::optional<FileStamp> stamp_of(const std::filesystem::path& file);
+
+/// Stats every file, on up to `threads` threads (0: as many as there are cores, at most 8);
+/// slot i is files[i]'s stamp, nullopt when it cannot be stat'ed. A hundred thousand stats
+/// are most of what an incremental build costs, and they are independent of each other.
+std::vector<std::optional<FileStamp>> stamp_files(const std::vector<std::string>& files, unsigned threads = 0);
 
 /// The row files an incremental build takes from the previous catalog, with what it knew of
 /// each, in path order: a sorted array, since a hundred thousand of them are looked up once
@@ -67,6 +73,12 @@ struct BuildPlan {
 /// Compares the records under `records_root` with what the catalog at `db_path` was built
 /// from. Reads file metadata, and the bytes of files whose metadata changed. A catalog
 /// without this kvcat's seal (catalog_seal.h) is built again in full.
-BuildPlan plan_build(const std::filesystem::path& db_path, const std::filesystem::path& records_root);
+///
+/// `starting`, when given, is called once, as soon as the plan knows the build will start
+/// from the previous catalog's bytes and before it compares every file with the catalog's
+/// list, so that the caller can copy the catalog meanwhile. The plan may still end as a full
+/// build (the previous catalog turns out unreadable); the caller then drops that copy.
+BuildPlan plan_build(const std::filesystem::path& db_path, const std::filesystem::path& records_root,
+                     const std::function<void()>& starting = {});
 
 }  // namespace kvcat

@@ -80,6 +80,20 @@ void say_behind(const std::string& db, const std::string& records, const BuildOu
     }
 }
 
+/// The writer started while the plan was made, when the build is the incremental one it was
+/// started for; null otherwise (none was started, or the plan fell back to a full build, in
+/// which case the copy is dropped, and so is any error it met: the full build meets its own).
+std::unique_ptr<CatalogWriter> take_early_writer(std::future<std::unique_ptr<CatalogWriter>>& early, bool incremental) {
+    if (!early.valid()) return nullptr;
+    if (incremental) return early.get();  // its error, if any, is the build's
+    try {
+        early.get();  // removes its temporary file
+    } catch (const std::exception& e) {
+        spdlog::debug("the copy of the previous catalog, not needed after all, failed: {}", e.what());
+    }
+    return nullptr;
+}
+
 /// A catalog found damaged while it was read: built again from every record, then read.
 std::optional<Table> rebuild_damaged(const std::string& db, const std::string& records, const std::string& damage,
                                      const std::function<Table()>& read, int& code, const CommandDeadline* deadline) {
@@ -108,11 +122,19 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
     std::vector<std::filesystem::path> paths(path_texts.begin(), path_texts.end());
     std::error_code ec;
     BuildPlan plan;
+    // The new catalog starts as a copy of the previous one: made on another thread while the
+    // plan compares every file with the catalog's list, as both take about as long.
+    std::future<std::unique_ptr<CatalogWriter>> early_writer;
+    auto start_writer = [&] {
+        early_writer = std::async(std::launch::async, [&db] {
+            return std::make_unique<CatalogWriter>(db, std::optional<std::filesystem::path>(db));
+        });
+    };
     try {
         if (full) {
             plan.reason = "a full build was asked for";
         } else if (paths.size() == 1 && std::filesystem::is_directory(paths[0], ec)) {
-            plan = plan_build(db, records_root_for(paths[0]));
+            plan = plan_build(db, records_root_for(paths[0]), start_writer);
         } else {
             plan.reason = "files were named one by one";
         }
@@ -133,7 +155,12 @@ int lint_and_build(const std::string& db, const std::vector<std::string>& path_t
     }
     spdlog::debug("{} build: {}", plan.incremental ? "incremental" : "full", plan.reason);
     try {
-        CatalogWriter writer(db, plan.incremental ? std::optional<std::filesystem::path>(db) : std::nullopt);
+        std::unique_ptr<CatalogWriter> made = take_early_writer(early_writer, plan.incremental);
+        if (!made) {
+            made = std::make_unique<CatalogWriter>(
+                db, plan.incremental ? std::optional<std::filesystem::path>(db) : std::nullopt);
+        }
+        CatalogWriter& writer = *made;
         Progress progress;
         LintOptions options;
         options.sink = &writer;

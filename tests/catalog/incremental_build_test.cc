@@ -10,6 +10,7 @@
 #include "catalog/build_plan.h"
 #include "catalog/catalog_writer.h"
 #include "check/lint.h"
+#include "kvcat_runner.h"
 #include "test_util.h"
 
 namespace kvcat {
@@ -257,6 +258,73 @@ TEST_F(IncrementalBuild, AnotherSchemaOrRootMeansAFullBuild) {
     BuildPlan plan = plan_build(db_, elsewhere);
     EXPECT_FALSE(plan.incremental);
     EXPECT_EQ(plan.reason, "the catalog was built from other records");
+}
+
+TEST_F(IncrementalBuild, PlanSaysWhenABuildWillStartFromThePreviousCatalog) {
+    // The command copies the previous catalog while the plan compares files: it must be told
+    // exactly when a rebuild from those bytes follows, and never when nothing is to be done.
+    int started = 0;
+    auto count = [&started] { ++started; };
+    BuildPlan same = plan_build(db_, root_, count);
+    EXPECT_TRUE(same.up_to_date);
+    EXPECT_EQ(started, 0);
+    EXPECT_FALSE(plan_build(dir_ / "none-yet.db", root_, count).incremental);
+    EXPECT_EQ(started, 0);
+    fs::path row = root_ / "kv-efficiency/copies/copy-5.yaml";
+    test::write_file(row, test::read_file(row) + "\n");
+    BuildPlan changed = plan_build(db_, root_, count);
+    EXPECT_TRUE(changed.incremental);
+    EXPECT_FALSE(changed.up_to_date);
+    EXPECT_EQ(started, 1);
+}
+
+TEST(StampFiles, EverySlotIsThatFilesStampWhateverTheThreads) {
+    // More files than one thread takes, some missing: each slot must be its own file's stat,
+    // however the list is cut between threads.
+    test::TempDir dir;
+    std::vector<std::string> files;
+    for (int i = 0; i < 9000; ++i) {
+        fs::path f = dir / ("f-" + std::to_string(i));
+        if (i % 7 != 3) test::write_file(f, std::string(static_cast<std::size_t>(i % 50), 'x'));
+        files.push_back(f.string());
+    }
+    std::vector<std::optional<FileStamp>> expected;
+    for (const auto& f : files) expected.push_back(stamp_of(f));
+    for (unsigned threads : {1u, 2u, 3u, 0u}) {
+        std::vector<std::optional<FileStamp>> got = stamp_files(files, threads);
+        ASSERT_EQ(got.size(), files.size()) << threads;
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            ASSERT_EQ(got[i].has_value(), i % 7 != 3) << files[i] << " on " << threads << " threads";
+            if (got[i]) {
+                ASSERT_EQ(*got[i], *expected[i]) << files[i] << " on " << threads << " threads";
+                ASSERT_EQ(got[i]->size, static_cast<std::int64_t>(i % 50)) << files[i];
+            }
+        }
+    }
+}
+
+TEST(IncrementalBuildCommand, OneChangedRowGivesWhatAFullBuildGives) {
+    // Through the command, whose new catalog is copied on another thread while it plans.
+    test::KvcatRunner k;
+    ASSERT_EQ(k.run({"build"}).status, 0);
+    fs::path row = k.dir() / "records/kv-efficiency/vllm-qwen35-35b-hybrid-fp8kv-256k.yaml";
+    std::string text = test::read_file(row);
+    auto at = text.find("methodology: |");
+    ASSERT_NE(at, std::string::npos);
+    text.insert(at + 14, "\n  Rebuilt once.");
+    test::write_file(row, text);
+    test::Outcome one = k.run({"-v", "build"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_TRUE(test::contains(one.err, "incremental build: 1 file changed")) << one.err;
+    EXPECT_TRUE(test::contains(one.err, "(1 read, 1 unchanged)")) << one.err;
+    test::Outcome full = k.run({"build", "--full", "--db", "full.db"});
+    ASSERT_EQ(full.status, 0) << full.err;
+    EXPECT_EQ(dump(k.dir() / "kvcat.db"), dump(k.dir() / "full.db"));
+    EXPECT_TRUE(test::contains(dump(k.dir() / "kvcat.db"), "Rebuilt once."));
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(k.dir(), ec)) {
+        EXPECT_FALSE(entry.path().filename().string().starts_with("kvcat.db.tmp-")) << entry.path();
+    }
 }
 
 }  // namespace
