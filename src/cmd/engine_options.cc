@@ -6,7 +6,8 @@ namespace kvcat::cmd {
 
 void add_engine_options(CLI::App& sub, EngineOptions& o) {
     const char* group = "Engine (with --engine)";
-    sub.add_option("--engine", o.engine, "Also show what this engine allocates: llama.cpp, vllm or sglang")
+    sub.add_option("--engine", o.engine,
+                   "Also show what this engine allocates: llama.cpp, ik_llama.cpp, vllm or sglang")
         ->group(group);
     sub.add_option("--engine-version", o.engine_version,
                    "The engine's build or release (b6713, 0.10.1.1) where a rule changed with it")
@@ -26,6 +27,14 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
     sub.add_flag("--swa-full", o.swa_full, "llama.cpp --swa-full: sliding layers get the full-size cache")
         ->group(group);
     sub.add_option("--v-dtype", o.v_dtype, "llama.cpp -ctv when V's type differs from K's (--kv-dtype)")->group(group);
+    sub.add_option("--mla", o.mla, "ik_llama.cpp -mla: 1, 2 or 3, how an MLA model's latent is kept")
+        ->check(CLI::Range(0, 3))
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--flash-attn", o.flash_attn, "ik_llama.cpp -fa: on or off (its padding and MLA layout follow it)")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str()
+        ->group(group);
     sub.add_option("--block-size", o.block_size, "vLLM --block-size (16 when not set)")
         ->check(CLI::PositiveNumber)
         ->group(group);
@@ -74,10 +83,13 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     if (o.engine.empty()) return std::nullopt;
     auto engine = parse_engine(o.engine);
     if (!engine) {
-        *error = fmt::format("unknown engine '{}'; known: llama.cpp, vllm, sglang", o.engine);
+        *error = fmt::format("unknown engine '{}'; known: llama.cpp, ik_llama.cpp, vllm, sglang", o.engine);
         return std::nullopt;
     }
     EngineSettings s;
+    s.ik_llama = names_ik_llama(o.engine);
+    s.ik_mla = o.mla;
+    s.ik_flash_attn = o.flash_attn == "on";
     s.version = o.engine_version;
     if (o.ctx_size) s.context = *o.ctx_size;
     s.parallel = o.parallel;

@@ -20,6 +20,8 @@ struct EngineOptions {
     std::int64_t ubatch = 512;
     bool swa_full = false;
     std::string v_dtype;
+    int mla = 3;
+    std::string flash_attn = "on";
     std::optional<std::int64_t> block_size;
     std::int64_t max_num_batched_tokens = 2048;
     std::optional<std::int64_t> max_model_len;

@@ -123,18 +123,22 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, Alloca
     }
     bool mla_latent = text(r, key + ".mla_latent") == "true";
     std::string v_printed = text(r, key + ".v_mib");
-    bool v_cache = !mla_latent && !v_printed.empty() && !same_decimal(v_printed, "0");
+    // A V printed beside an MLA latent is kept: llama.cpp before the V-less cache, and
+    // ik_llama.cpp's kv^T (-mla 1 without flash attention), both kv_lora_rank values a token.
+    bool v_cache = !v_printed.empty() && !same_decimal(v_printed, "0");
+    bool judge_v = !mla_latent || v_cache;
     try {
         LlamaCacheBytes b = llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
         std::string how =
             fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
         part.terms.push_back(cell_term("K", b.k, b.layers, *cells, streams, k->name));
-        if (!mla_latent) part.terms.push_back(cell_term("V", b.v, b.layers, *cells, streams, v->name));
-        if (mla_latent) part.terms.emplace_back("V: none (the MLA latent is kept as K only)");
+        if (judge_v)
+            part.terms.push_back(cell_term(mla_latent ? "V (kv^T)" : "V", b.v, b.layers, *cells, streams, v->name));
+        if (!judge_v) part.terms.emplace_back("V: none (the MLA latent is kept as K only)");
         part.terms.push_back(
             fmt::format("size: K + V = {} bytes = {} MiB", bytes_words(b.k + b.v), llamacpp_mib_text(b.k + b.v)));
         mib_figure(r, key + ".k_mib", b.k, how, part);
-        if (!mla_latent) mib_figure(r, key + ".v_mib", b.v, how, part);
+        if (judge_v) mib_figure(r, key + ".v_mib", b.v, how, part);
         mib_figure(r, key + ".size_mib", b.k + b.v, how, part);
         part.bytes = b.k + b.v;
     } catch (const EngineError& e) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_ik_llama.h"
 #include "engines/engine_llamacpp.h"
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
@@ -13,9 +14,13 @@
 
 namespace kvcat {
 
+bool names_ik_llama(std::string_view text) {
+    return text == "ik_llama.cpp" || text == "ik-llama.cpp" || text == "ik_llama" || text == "ik-llama";
+}
+
 std::optional<Engine> parse_engine(std::string_view text) {
     if (text == "llama.cpp" || text == "llamacpp" || text == "llama-server" || text == "ollama" ||
-        text == "lm-studio" || text == "lmstudio")
+        text == "lm-studio" || text == "lmstudio" || names_ik_llama(text))
         return Engine::llamacpp;
     if (text == "vllm") return Engine::vllm;
     if (text == "sglang") return Engine::sglang;
@@ -139,7 +144,8 @@ EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engi
                                const EngineSettings& settings) {
     switch (engine) {
         case Engine::llamacpp:
-            return llamacpp_allocation(model, dtype, settings);
+            return settings.ik_llama ? ik_llama_allocation(model, dtype, settings)
+                                     : llamacpp_allocation(model, dtype, settings);
         case Engine::vllm:
             return vllm_allocation(model, dtype, settings);
         case Engine::sglang:

@@ -24,8 +24,11 @@ namespace kvcat {
 
 enum class Engine { llamacpp, vllm, sglang };
 
-/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio"), "vllm", "sglang".
+/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio", and ik_llama.cpp's
+/// names), "vllm", "sglang".
 std::optional<Engine> parse_engine(std::string_view text);
+/// "ik_llama.cpp", "ik-llama.cpp", "ik_llama": the llama.cpp fork with a cache of its own.
+bool names_ik_llama(std::string_view text);
 std::string_view name_of(Engine e);
 
 /// A switch the engine decides itself unless told.
@@ -44,6 +47,10 @@ struct EngineSettings {
     bool kv_unified = false;      ///< --kv-unified: one stream for every sequence
     std::int64_t ubatch = 512;    ///< -ub
     bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
+    // ik_llama.cpp (--engine ik_llama.cpp; engine_ik_llama.h): its own cache layout
+    bool ik_llama = false;
+    int ik_mla = 3;             ///< -mla 0..3; 3 is its default since 2025-11
+    bool ik_flash_attn = true;  ///< -fa; on by default since 2025-10
     // vLLM V1
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
@@ -95,7 +102,9 @@ struct EngineDifference {
 
 struct EngineAnswer {
     Engine engine = Engine::llamacpp;
-    std::string rule;  ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
+    bool ik_llama = false;       ///< llama.cpp's fork ik_llama.cpp answered, and prints its own lines
+    bool ik_flash_attn = false;  ///< ik_llama.cpp: with flash attention (its line differs without)
+    std::string rule;            ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
     std::vector<EnginePart> parts;
     Rational kv_bytes;     ///< every cache part, one allocation
     Rational state_bytes;  ///< the recurrent state, one allocation

@@ -164,13 +164,19 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
                 c.k_mib = m[4];
                 c.v_type = m[6];
                 c.v_mib = m[7];
-            } else if (first == "c^KV" && second == "kv^T" && !m[6].matched) {
+            } else if (first == "c^KV" && second == "kv^T") {
+                // ik_llama.cpp's MLA cache: the latent, and under -mla 1 without flash attention
+                // the latent's first kv_lora_rank values again, transposed (kv^T).
                 c.mla_latent = true;
                 c.k_type = m[3];
                 c.k_mib = m[4];
+                if (m[6].matched) {
+                    c.v_type = m[6];
+                    c.v_mib = m[7];
+                }
             } else {
                 fail(figure, fmt::format("a KV cache of {} and {} parts is not one kvcat reads (it reads K and V, "
-                                         "or ik_llama.cpp's c^KV with kv^T not used)",
+                                         "or ik_llama.cpp's c^KV and kv^T)",
                                          first, second));
             }
             if (kv_size) {

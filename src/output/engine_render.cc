@@ -40,12 +40,30 @@ std::string llama_state_line(const EnginePart& p, const Model& m) {
         padded(llamacpp_mib_text(p.v_bytes), 7));
 }
 
+/// ik_llama.cpp's total line, as llama_init_from_model prints it (two spaces before "=").
+std::string ik_llama_line(const EnginePart& p, bool flash_attn) {
+    std::string total = padded(llamacpp_mib_text(p.bytes()), 7);
+    if (p.kind != EnginePartKind::mla_latent) {
+        return fmt::format("llama_init_from_model: KV self size  = {} MiB, K ({}): {} MiB, V ({}): {} MiB", total,
+                           p.k_type, padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type,
+                           padded(llamacpp_mib_text(p.v_bytes), 7));
+    }
+    std::string kv_t = flash_attn ? std::string("kv^T: not used")
+                                  : fmt::format("kv^T ({}): {} MiB", p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
+    return fmt::format("llama_init_from_model: KV self size  = {} MiB, c^KV ({}): {} MiB, {}", total, p.k_type,
+                       padded(llamacpp_mib_text(p.k_bytes), 7), kv_t);
+}
+
 }  // namespace
 
 std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
     std::vector<std::string> out;
     switch (a.engine) {
         case Engine::llamacpp:
+            if (a.ik_llama) {
+                for (const auto& p : a.parts) out.push_back(ik_llama_line(p, a.ik_flash_attn));
+                break;
+            }
             for (const auto& p : a.parts) {
                 out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m)
                                                                         : llama_cache_line(p, a.sequences));
@@ -147,7 +165,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     nlohmann::json diffs = nlohmann::json::array();
     for (const auto& d : a.differences) diffs.push_back({{"name", d.name}, {"detail", d.detail}});
     nlohmann::json j = {
-        {"engine", std::string(name_of(a.engine))},
+        {"engine", a.ik_llama ? std::string("ik_llama.cpp") : std::string(name_of(a.engine))},
         {"rule", a.rule},
         {"parts", parts},
         {"engine_kv_bytes", ceil_bytes(a.kv_bytes)},

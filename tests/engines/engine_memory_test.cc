@@ -87,6 +87,132 @@ TEST(EngineMemory, MibTextRoundsAsLlamaCppPrintsIt) {
     EXPECT_EQ(llamacpp_mib_text(Rational(2446589952)), "2333.25");
 }
 
+// --- ik_llama.cpp ----------------------------------------------------------------------------
+
+EngineSettings ik(std::int64_t context, int mla, bool flash_attn) {
+    EngineSettings s;
+    s.ik_llama = true;
+    s.context = context;
+    s.ik_mla = mla;
+    s.ik_flash_attn = flash_attn;
+    return s;
+}
+
+std::string ik_line(const std::string& model, std::string_view kv, const EngineSettings& s) {
+    EngineAnswer a = engine_allocation(record_model(model), dtype(kv), Engine::llamacpp, s);
+    auto lines = engine_log_lines(a, record_model(model));
+    if (lines.size() != 1) {
+        ADD_FAILURE() << model << ": " << lines.size() << " lines";
+        return std::string();
+    }
+    return lines[0];
+}
+
+TEST(EngineIkLlama, ReproducesTheMlaLinesOfItsThreads) {
+    // Each line as printed in an ik_llama.cpp thread (the address beside it), with the
+    // command line's -c, -ctk, -mla and -fa; the prefix is the one builds since 2026-02 print.
+    const std::string p = "llama_init_from_model: KV self size  = ";
+    // github.com/ikawrakow/ik_llama.cpp/pull/259: -c 32768 -ctk q8_0 -mla 2 -fa (1166.625, even).
+    EXPECT_EQ(ik_line("models/deepseek-r1", "q8_0", ik(32768, 2, true)),
+              p + "1166.62 MiB, c^KV (q8_0): 1166.62 MiB, kv^T: not used");
+    // .../discussions/258: -c 41000 -mla 3 -fa, padded to 41216 cells.
+    EXPECT_EQ(ik_line("models/deepseek-r1", "q8_0", ik(41000, 3, true)),
+              p + "1467.40 MiB, c^KV (q8_0): 1467.40 MiB, kv^T: not used");
+    // .../discussions/586: -c 98304 -mla 3 -fa, DeepSeek-V3-0324 (3499.875, up).
+    EXPECT_EQ(ik_line("models/deepseek-v3", "q8_0", ik(98304, 3, true)),
+              p + "3499.88 MiB, c^KV (q8_0): 3499.88 MiB, kv^T: not used");
+    // .../discussions/223: 163840 cells, -mla 1 without flash attention: the latent, and kv^T.
+    EXPECT_EQ(ik_line("models/deepseek-r1", "f16", ik(163840, 1, false)),
+              p + "20740.00 MiB, c^KV (f16): 10980.00 MiB, kv^T (f16): 9760.00 MiB");
+    // .../pull/394: -c 16384 -mla 1, no -fa, DeepSeek-V3-0324.
+    EXPECT_EQ(ik_line("models/deepseek-v3", "f16", ik(16384, 1, false)),
+              p + "2074.00 MiB, c^KV (f16): 1098.00 MiB, kv^T (f16):  976.00 MiB");
+    // .../pull/616: Kimi-K2 under llama-imatrix -mla 1 --ctx-size 512, no -fa.
+    EXPECT_EQ(ik_line("models/kimi-k2-instruct", "f16", ik(512, 1, false)),
+              p + "  64.81 MiB, c^KV (f16):   34.31 MiB, kv^T (f16):   30.50 MiB");
+}
+
+TEST(EngineIkLlama, OneCacheForEverySequenceAndPaddingByFlashAttention) {
+    // .../issues/575: Qwen3-0.6B, --ctx-size 4096, flash_attn 0: K and V as llama.cpp keeps them.
+    EXPECT_EQ(ik_line("models/qwen3-0.6b", "f16", ik(4096, 3, false)),
+              "llama_init_from_model: KV self size  =  448.00 MiB, K (f16):  224.00 MiB, V (f16):  224.00 MiB");
+    EngineSettings four = ik(4096, 3, false);
+    four.parallel = 4;
+    EngineAnswer shared = engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, four);
+    ASSERT_EQ(shared.parts.size(), 1u);
+    EXPECT_EQ(shared.parts[0].streams, 1);  // llama.cpp would keep 4 streams of 1,024 cells
+    EXPECT_EQ(shared.tokens, 4096);
+    EXPECT_EQ(shared.kv_bytes, Rational(448LL << 20));
+    bool named = false;
+    for (const auto& d : shared.differences)
+        named = named || (d.name == "one cache" && d.detail.find("1,024") != std::string::npos);
+    EXPECT_TRUE(named);
+    // 4,000 cells: a multiple of 32, so kept without flash attention; padded to 4,096 with it.
+    EXPECT_EQ(
+        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, ik(4000, 3, false)).tokens,
+        4000);
+    EXPECT_EQ(
+        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, ik(4000, 3, true)).tokens,
+        4096);
+}
+
+TEST(EngineIkLlama, Mla2WithoutFlashAttentionKeepsTheLatentInTheVType) {
+    // Read in llama_kv_cache_init (no public log shows it): the latent takes -ctv's type, f16
+    // here, while the line names -ctk's.
+    EngineSettings s = ik(32768, 2, false);
+    s.v_dtype = "f16";
+    EngineAnswer a = engine_allocation(record_model("models/deepseek-r1"), dtype("q8_0"), Engine::llamacpp, s);
+    ASSERT_EQ(a.parts.size(), 1u);
+    EXPECT_EQ(a.parts[0].k_bytes, Rational(61LL * 576 * 2 * 32768));
+    EXPECT_EQ(a.parts[0].v_bytes, Rational(0));
+    EXPECT_EQ(a.parts[0].k_type, "q8_0");
+    auto lines = engine_log_lines(a, record_model("models/deepseek-r1"));
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0],
+              "llama_init_from_model: KV self size  = 2196.00 MiB, c^KV (q8_0): 2196.00 MiB, "
+              "kv^T (f16):    0.00 MiB");
+}
+
+TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
+    auto refused = [](const std::string& model, std::string_view kv, const EngineSettings& s, const std::string& why) {
+        try {
+            engine_allocation(record_model(model), dtype(kv), Engine::llamacpp, s);
+            ADD_FAILURE() << model << " was not refused";
+        } catch (const EngineError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused("models/deepseek-r1", "f16", ik(4096, 0, true), "-mla 0 keeps every head's expanded K");
+    refused("models/qwen3-0.6b", "q8_0", ik(4096, 3, false), "V cache quantization requires flash_attn");
+    refused("models/gpt-oss-20b", "f16", ik(4096, 3, true), "sliding-window layers is not modelled");
+    refused("models/qwen3.5-27b", "f16", ik(4096, 3, true), "recurrent state is not modelled");
+}
+
+TEST(EngineMemory, IkLlamaNamesTheFork) {
+    EXPECT_TRUE(names_ik_llama("ik_llama.cpp"));
+    EXPECT_TRUE(names_ik_llama("ik-llama.cpp"));
+    EXPECT_FALSE(names_ik_llama("llama.cpp"));
+    EXPECT_EQ(parse_engine("ik_llama.cpp"), Engine::llamacpp);
+}
+
+TEST(EngineFit, IkLlamaPrintsItsOwnLine) {
+    kvcat::test::KvcatRunner k;
+    auto o = k.run({"fit", "--records", (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", "deepseek-r1",
+                    "--accelerator", "nvidia-a100-80gb-sxm", "--weight-bytes", "40000000000", "--kv-dtype", "q8_0",
+                    "--engine", "ik_llama.cpp", "--ctx-size", "32768", "--mla", "2", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["engine"]["engine"], "ik_llama.cpp");
+    EXPECT_EQ(j["engine_kv_bytes"], 1223294976);  // 61 x 612 x 32,768
+    EXPECT_EQ(j["engine"]["log_lines"][0],
+              "llama_init_from_model: KV self size  = 1166.62 MiB, c^KV (q8_0): 1166.62 MiB, kv^T: not used");
+    auto bad = k.run({"fit", "--records", (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", "deepseek-r1",
+                      "--accelerator", "nvidia-a100-80gb-sxm", "--weight-bytes", "40000000000", "--kv-dtype", "q8_0",
+                      "--engine", "ik_llama.cpp", "--flash-attn", "off"});
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_NE(bad.err.find("V cache quantization requires flash_attn"), std::string::npos) << bad.err;
+}
+
 // --- llama.cpp --------------------------------------------------------------------------------
 
 TEST(EngineLlamaCpp, CellsArePaddedTo256AndSplitOverStreams) {
@@ -443,8 +569,12 @@ TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
             kvcat.run({"fit", "--records", records, "--model", "qwen2-7b-instruct", "--accelerator",
                        "nvidia-a100-80gb-sxm", "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "vllm",
                        "--engine-version", "0.10.1.1", "--max-model-len", "16384", "--available-kv-gib", "5.01"});
+        test::Outcome ik = kvcat.run({"fit", "--records", records, "--model", "deepseek-r1", "--accelerator",
+                                      "nvidia-a100-80gb-sxm", "--weight-bytes", "40000000000", "--kv-dtype", "q8_0",
+                                      "--engine", "ik_llama.cpp", "--ctx-size", "32768", "--mla", "2"});
         ASSERT_EQ(llama.status, 0) << llama.err;
         ASSERT_EQ(vllm.status, 0) << vllm.err;
+        ASSERT_EQ(ik.status, 0) << ik.err;
         int shown = 0;
         std::size_t at = 0;
         while ((at = page.find("\n        ", at)) != std::string::npos) {
@@ -453,10 +583,12 @@ TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
             at = end;
             if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum")) {
                 ++shown;
-                EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line)) << line;
+                EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line) ||
+                            test::contains(ik.out, line))
+                    << line;
             }
         }
-        EXPECT_EQ(shown, 4);
+        EXPECT_EQ(shown, std::string(name) == "README.md" ? 4 : 5);
     }
 }
 

@@ -1,0 +1,154 @@
+#include "engines/engine_ik_llama.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engines/engine_llamacpp.h"
+#include "model/curve.h"
+#include "model/kv_math.h"
+
+namespace kvcat {
+
+namespace {
+
+std::int64_t pad(std::int64_t n, std::int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
+bool is_f16_or_bf16(const CacheDtype& d) {
+    std::string_view n(d.name);
+    return n == "f16" || n == "bf16";
+}
+
+/// The latent's type as allocated: -ctk's, but -ctv's under -mla 2 or 3 without flash attention.
+const CacheDtype& latent_type(const CacheDtype& k, const CacheDtype& v, const EngineSettings& s) {
+    return s.ik_flash_attn || s.ik_mla == 1 ? k : v;
+}
+
+void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& s, std::int64_t cells,
+          EngineAnswer& a) {
+    a.parts.clear();
+    bool mla = model.mla && model.variant == AttentionVariant::mla;
+    bool kv_t = mla && s.ik_mla == 1 && !s.ik_flash_attn;
+    LlamaCacheBytes b = llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells,
+                                             1, kv_t);
+    EnginePart p;
+    p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
+    p.layers = b.layers;
+    p.cells = cells;
+    p.streams = 1;
+    p.k_bytes = b.k;
+    p.v_bytes = b.v;
+    // The names the line prints: -ctk's and -ctv's as given, whatever type the latent took.
+    p.k_type = std::string(k.name);
+    p.v_type = std::string(v.name);
+    p.how = fmt::format("{} layers x {} cells, one cache for every sequence", b.layers, group_thousands(cells));
+    a.parts.push_back(p);
+    a.kv_bytes = p.bytes();
+    a.state_bytes = Rational(0);
+}
+
+}  // namespace
+
+EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
+    if (model.linear) {
+        throw EngineError("ik_llama.cpp's recurrent state is not modelled; --engine llama.cpp gives llama.cpp's");
+    }
+    if (model.sliding && model.sliding->layers > 0) {
+        throw EngineError(
+            "ik_llama.cpp's cache for sliding-window layers is not modelled; --engine llama.cpp gives llama.cpp's");
+    }
+    CacheDtype v = dtype;
+    if (s.v_dtype) {
+        auto found = find_cache_dtype(*s.v_dtype);
+        if (!found) throw EngineError(fmt::format("unknown V cache type '{}'", *s.v_dtype));
+        v = *found;
+    }
+    bool mla = model.mla && model.variant == AttentionVariant::mla;
+    if (s.ik_mla < 0 || s.ik_mla > 3) throw EngineError(fmt::format("-mla {} is not one of 0, 1, 2, 3", s.ik_mla));
+    if (mla && s.ik_mla == 0) {
+        throw EngineError(
+            "-mla 0 keeps every head's expanded K (qk_nope + rope) and V (v_head_dim), which the model record does "
+            "not carry; -mla 1, 2 or 3 keeps the latent");
+    }
+    if (!s.ik_flash_attn && !is_f16_or_bf16(v)) {
+        throw EngineError(fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "
+                                      "quantization requires flash_attn\"): give --flash-attn on, or an f16 V",
+                                      v.name));
+    }
+    std::int64_t unit = s.ik_flash_attn ? kIkCellPadFlash : kIkCellPad;
+    std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
+    std::int64_t context = s.context;
+    if (context <= 0) {
+        if (!model.native_context) throw EngineError("-c 0 takes the model's native context, which the record lacks");
+        context = *model.native_context;
+    }
+    EngineAnswer a;
+    a.engine = Engine::llamacpp;
+    a.ik_llama = true;
+    a.ik_flash_attn = s.ik_flash_attn;
+    a.rule = s.version.empty()
+                 ? "ik_llama.cpp, the newest rules held (src/llama.cpp at 8337e4cd: llama_kv_cache_init)"
+                 : fmt::format("ik_llama.cpp {}, read with the newest rules held", s.version);
+    a.sequences = parallel;
+    if (s.available_bytes) {
+        // The largest -c whose cache fits: the cells move in steps of the padding.
+        std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
+        while (lo < hi) {
+            std::int64_t mid = lo + (hi - lo + 1) / 2;
+            EngineAnswer probe;
+            fill(model, dtype, v, s, mid * unit, probe);
+            if (probe.kv_bytes > *s.available_bytes) {
+                hi = mid - 1;
+            } else {
+                lo = mid;
+            }
+        }
+        if (lo == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", unit));
+        context = lo * unit;
+    }
+    std::int64_t cells = pad(context, unit);
+    fill(model, dtype, v, s, cells, a);
+    a.context = cells;
+    a.tokens = cells;
+    Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
+    a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);
+    if (s.v_dtype) a.textbook_bytes_per_token = a.textbook_bytes_per_token / dtype.bytes_per_element() * bpe;
+    a.textbook_kv_bytes = kv_cache_bytes(model, mla ? dtype.bytes_per_element() : bpe, context);
+    a.textbook_state_bytes = Rational(0);
+    if (cells > 0) a.engine_bytes_per_token = a.kv_bytes / Rational(cells);
+
+    if (cells != context) {
+        a.differences.push_back(
+            {"padding", fmt::format("-c {} becomes {} cells: ik_llama.cpp pads n_ctx to {} ({} flash attention; "
+                                    "llama_kv_cache::get_padding)",
+                                    group_thousands(context), group_thousands(cells), unit,
+                                    s.ik_flash_attn ? "with" : "without")});
+    }
+    if (parallel > 1) {
+        a.differences.push_back(
+            {"one cache", fmt::format("-np {} shares the {} cells: ik_llama.cpp keeps one cache for every sequence "
+                                      "and the server gives each slot {} of them",
+                                      parallel, group_thousands(cells), group_thousands(cells / parallel))});
+    }
+    if (mla) {
+        std::string how;
+        if (s.ik_mla == 1 && !s.ik_flash_attn) {
+            how = fmt::format("-mla 1 without flash attention: K holds the latent ({} elements, {}) and V its first {} "
+                              "elements again, transposed (kv^T, {})",
+                              model.mla->latent_dim(), dtype.name, model.mla->kv_lora_rank, v.name);
+        } else if (!s.ik_flash_attn) {
+            how = fmt::format("-mla {} without flash attention: K holds the latent ({} elements) in -ctv's type {}, "
+                              "though the line names -ctk's ({}); no V",
+                              s.ik_mla, model.mla->latent_dim(), v.name, dtype.name);
+        } else {
+            how = fmt::format("-mla {} with flash attention: K holds the latent ({} elements, {}); no V", s.ik_mla,
+                              model.mla->latent_dim(), dtype.name);
+        }
+        a.differences.push_back({"MLA latent", how});
+    }
+    return a;
+}
+
+}  // namespace kvcat
