@@ -8,8 +8,8 @@
 #   ctest --test-dir build/helper-fuzz -L fuzz        # a short run of every target, and a
 #                                                     # replay of tests/hostile/ and fuzz/crashes/
 #
-# tools/fuzz does all of that and runs each target for longer. The library is compiled
-# with coverage instrumentation and AddressSanitizer + UndefinedBehaviorSanitizer, so a
+# tools/fuzz does all of that and runs each target for longer. The library and the commands
+# are compiled with coverage instrumentation and AddressSanitizer + UndefinedBehaviorSanitizer, so a
 # memory error, undefined behaviour, an uncaught exception or a broken invariant checked
 # by a target is a crash that libFuzzer keeps as a reproducer.
 if(NOT KVCAT_FUZZ)
@@ -30,7 +30,15 @@ set(KVCAT_FUZZ_RUNS "20000" CACHE STRING "Executions of each target in its ctest
 # sanitizer runtimes too.
 set(_kvcat_fuzz_common -fsanitize=${KVCAT_FUZZ_SANITIZERS} -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g)
 target_compile_options(kvcat_lib PRIVATE -fsanitize=fuzzer-no-link ${_kvcat_fuzz_common})
+target_compile_options(kvcat_cli PRIVATE -fsanitize=fuzzer-no-link ${_kvcat_fuzz_common})
 target_link_options(kvcat_lib INTERFACE -fsanitize=${KVCAT_FUZZ_SANITIZERS})
+# The binary and the suite built here are sanitized in their own code too: tools/asan-test
+# runs the suite from this build, so one sanitized build serves the suite and the fuzzers.
+foreach(_sanitized IN ITEMS kvcat kvcat_tests)
+    if(TARGET ${_sanitized})
+        target_compile_options(${_sanitized} PRIVATE ${_kvcat_fuzz_common})
+    endif()
+endforeach()
 
 set(_kvcat_fuzz_dir "${PROJECT_SOURCE_DIR}/fuzz")
 set(_kvcat_fuzz_targets record_loader lint claims filter bench_import cli)
@@ -46,10 +54,10 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     target_link_options(${_target} PRIVATE -fsanitize=fuzzer,${KVCAT_FUZZ_SANITIZERS})
     add_dependencies(kvcat_fuzzers ${_target})
     if(_name STREQUAL "cli")
-        # The whole command line: kvcat's own sources, whatever they are, with main() renamed.
+        # The whole command line: kvcat's main() renamed, over the commands' library.
         get_target_property(_cli_sources kvcat SOURCES)
         target_sources(${_target} PRIVATE ${_cli_sources})
-        target_link_libraries(${_target} PRIVATE CLI11::CLI11 spdlog::spdlog)
+        target_link_libraries(${_target} PRIVATE kvcat_cli)
         target_compile_definitions(${_target} PRIVATE main=kvcat_main_for_fuzzing)
     endif()
 

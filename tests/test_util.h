@@ -17,13 +17,23 @@
 
 #include "support/diagnostic.h"
 
+// KVCAT_TEST_SANITIZED: the suite is built with AddressSanitizer, by g++ (which says so with
+// __SANITIZE_ADDRESS__) or by clang++ (which says so through __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define KVCAT_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KVCAT_TEST_SANITIZED 1
+#endif
+#endif
+
 namespace kvcat::test {
 
 /// The seconds a hang guard allows: `plain`, or `sanitized` when the suite is built with
 /// AddressSanitizer, which makes every allocation several times slower while CI runs it on
 /// shared cores beside other builds. Either way a guard only catches hangs and blow-ups.
 constexpr int hang_guard_seconds(int plain, int sanitized) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KVCAT_TEST_SANITIZED)
     (void)plain;
     return sanitized;
 #else

@@ -463,7 +463,7 @@ TEST_F(CatalogSurvival, AFileRemovedIsBuiltForOnceNotOnEveryQuery) {
 }
 
 TEST_F(CatalogSurvival, CommitSyncsTheNewCatalogBeforeRenamingIt) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KVCAT_TEST_SANITIZED)
     GTEST_SKIP() << "a preload library cannot come before the AddressSanitizer runtime";
 #else
     // tests/sync_log_shim.cc logs every fsync and rename the build makes, in order.
