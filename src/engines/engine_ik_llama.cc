@@ -31,8 +31,8 @@ void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const En
     a.parts.clear();
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     bool kv_t = mla && s.ik_mla == 1 && !s.ik_flash_attn;
-    LlamaCacheBytes b = llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells,
-                                             1, kv_t);
+    LlamaCacheBytes b =
+        llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells, 1, kv_t);
     EnginePart p;
     p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
     p.layers = b.layers;
@@ -59,12 +59,7 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
         throw EngineError(
             "ik_llama.cpp's cache for sliding-window layers is not modelled; --engine llama.cpp gives llama.cpp's");
     }
-    CacheDtype v = dtype;
-    if (s.v_dtype) {
-        auto found = find_cache_dtype(*s.v_dtype);
-        if (!found) throw EngineError(fmt::format("unknown V cache type '{}'", *s.v_dtype));
-        v = *found;
-    }
+    CacheDtype v = llamacpp_v_type(dtype, s);
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     if (s.ik_mla < 0 || s.ik_mla > 3) throw EngineError(fmt::format("-mla {} is not one of 0, 1, 2, 3", s.ik_mla));
     if (mla && s.ik_mla == 0) {
@@ -73,24 +68,20 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
             "not carry; -mla 1, 2 or 3 keeps the latent");
     }
     if (!s.ik_flash_attn && !is_f16_or_bf16(v)) {
-        throw EngineError(fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "
-                                      "quantization requires flash_attn\"): give --flash-attn on, or an f16 V",
-                                      v.name));
+        throw EngineError(
+            fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "
+                        "quantization requires flash_attn\"): give --flash-attn on, or an f16 V",
+                        v.name));
     }
     std::int64_t unit = s.ik_flash_attn ? kIkCellPadFlash : kIkCellPad;
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
-    std::int64_t context = s.context;
-    if (context <= 0) {
-        if (!model.native_context) throw EngineError("-c 0 takes the model's native context, which the record lacks");
-        context = *model.native_context;
-    }
+    std::int64_t context = llamacpp_context(model, s);
     EngineAnswer a;
     a.engine = Engine::llamacpp;
     a.ik_llama = true;
     a.ik_flash_attn = s.ik_flash_attn;
-    a.rule = s.version.empty()
-                 ? "ik_llama.cpp, the newest rules held (src/llama.cpp at 8337e4cd: llama_kv_cache_init)"
-                 : fmt::format("ik_llama.cpp {}, read with the newest rules held", s.version);
+    a.rule = s.version.empty() ? "ik_llama.cpp, the newest rules held (src/llama.cpp at 8337e4cd: llama_kv_cache_init)"
+                               : fmt::format("ik_llama.cpp {}, read with the newest rules held", s.version);
     a.sequences = parallel;
     if (s.available_bytes) {
         // The largest -c whose cache fits: the cells move in steps of the padding.
@@ -135,13 +126,15 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     if (mla) {
         std::string how;
         if (s.ik_mla == 1 && !s.ik_flash_attn) {
-            how = fmt::format("-mla 1 without flash attention: K holds the latent ({} elements, {}) and V its first {} "
-                              "elements again, transposed (kv^T, {})",
-                              model.mla->latent_dim(), dtype.name, model.mla->kv_lora_rank, v.name);
+            how = fmt::format(
+                "-mla 1 without flash attention: K holds the latent ({} elements, {}) and V its first {} "
+                "elements again, transposed (kv^T, {})",
+                model.mla->latent_dim(), dtype.name, model.mla->kv_lora_rank, v.name);
         } else if (!s.ik_flash_attn) {
-            how = fmt::format("-mla {} without flash attention: K holds the latent ({} elements) in -ctv's type {}, "
-                              "though the line names -ctk's ({}); no V",
-                              s.ik_mla, model.mla->latent_dim(), v.name, dtype.name);
+            how = fmt::format(
+                "-mla {} without flash attention: K holds the latent ({} elements) in -ctv's type {}, "
+                "though the line names -ctk's ({}); no V",
+                s.ik_mla, model.mla->latent_dim(), v.name, dtype.name);
         } else {
             how = fmt::format("-mla {} with flash attention: K holds the latent ({} elements, {}); no V", s.ik_mla,
                               model.mla->latent_dim(), dtype.name);

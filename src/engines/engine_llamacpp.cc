@@ -193,19 +193,23 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
     return c;
 }
 
+CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& s) {
+    if (!s.v_dtype) return k;
+    auto found = find_cache_dtype(*s.v_dtype);
+    if (!found) throw EngineError(fmt::format("unknown V cache type '{}'", *s.v_dtype));
+    return *found;
+}
+
+std::int64_t llamacpp_context(const Model& model, const EngineSettings& s) {
+    if (s.context > 0) return s.context;
+    if (!model.native_context) throw EngineError("-c 0 takes the model's native context, which the record lacks");
+    return *model.native_context;
+}
+
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
-    CacheDtype v = dtype;
-    if (s.v_dtype) {
-        auto found = find_cache_dtype(*s.v_dtype);
-        if (!found) throw EngineError(fmt::format("unknown V cache type '{}'", *s.v_dtype));
-        v = *found;
-    }
+    CacheDtype v = llamacpp_v_type(dtype, s);
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
-    std::int64_t context = s.context;
-    if (context <= 0) {
-        if (!model.native_context) throw EngineError("-c 0 takes the model's native context, which the record lacks");
-        context = *model.native_context;
-    }
+    std::int64_t context = llamacpp_context(model, s);
     EngineAnswer a;
     a.engine = Engine::llamacpp;
     a.rule = s.version.empty() ? "llama.cpp, the newest rules held (llama-kv-cache.cpp at 3514e9f6, "

@@ -81,6 +81,11 @@ struct LlamaCoefficients {
 /// Throws EngineError when the model lacks a shape.
 LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype);
 
+/// -ctv's type when the settings give one, else `k`; throws EngineError for a name kvcat lacks.
+CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& settings);
+/// -c, with 0 taken as the model's native context; throws EngineError when the record has none.
+std::int64_t llamacpp_context(const Model& model, const EngineSettings& settings);
+
 /// The whole allocation for `settings` (context, parallel, kv_unified, ubatch, swa_full, the
 /// K and V types); with settings.available_bytes, the largest -c whose allocation fits it.
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
