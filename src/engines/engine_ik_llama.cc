@@ -85,19 +85,12 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     a.sequences = parallel;
     if (s.available_bytes) {
         // The largest -c whose cache fits: the cells move in steps of the padding.
-        std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
-        while (lo < hi) {
-            std::int64_t mid = lo + (hi - lo + 1) / 2;
+        context = llamacpp_largest_fit(unit, *s.available_bytes, [&](std::int64_t cells) {
             EngineAnswer probe;
-            fill(model, dtype, v, s, mid * unit, probe);
-            if (probe.kv_bytes > *s.available_bytes) {
-                hi = mid - 1;
-            } else {
-                lo = mid;
-            }
-        }
-        if (lo == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", unit));
-        context = lo * unit;
+            fill(model, dtype, v, s, cells, probe);
+            return probe.kv_bytes;
+        });
+        if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", unit));
     }
     std::int64_t cells = pad(context, unit);
     fill(model, dtype, v, s, cells, a);

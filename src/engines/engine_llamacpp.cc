@@ -206,6 +206,20 @@ std::int64_t llamacpp_context(const Model& model, const EngineSettings& s) {
     return *model.native_context;
 }
 
+std::int64_t llamacpp_largest_fit(std::int64_t unit, const Rational& available,
+                                  const std::function<Rational(std::int64_t)>& bytes_at) {
+    std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
+    while (lo < hi) {
+        std::int64_t mid = lo + (hi - lo + 1) / 2;
+        if (bytes_at(mid * unit) > available) {
+            hi = mid - 1;
+        } else {
+            lo = mid;
+        }
+    }
+    return lo * unit;
+}
+
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
     CacheDtype v = llamacpp_v_type(dtype, s);
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
@@ -218,24 +232,17 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.sequences = parallel;
     if (s.available_bytes) {
         // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
-        std::int64_t unit = s.kv_unified ? kCellPad : kCellPad * parallel;
-        std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
-        while (lo < hi) {
-            std::int64_t mid = lo + (hi - lo + 1) / 2;
-            EngineAnswer probe;
-            fill_parts(model, dtype, v, layout_for(model, s, mid * unit), probe);
-            if (probe.kv_bytes + probe.state_bytes > *s.available_bytes) {
-                hi = mid - 1;
-            } else {
-                lo = mid;
-            }
-        }
-        if (lo == 0) throw EngineError("not even 256 cells fit in the memory given");
-        context = lo * unit;
+        context = llamacpp_largest_fit(s.kv_unified ? kCellPad : kCellPad * parallel, *s.available_bytes,
+                                       [&](std::int64_t cells) {
+                                           EngineAnswer probe;
+                                           fill_parts(model, dtype, v, layout_for(model, s, cells), probe);
+                                           return probe.kv_bytes + probe.state_bytes;
+                                       });
+        if (context == 0) throw EngineError("not even 256 cells fit in the memory given");
     }
     LlamaLayout l = layout_for(model, s, context);
     fill_parts(model, dtype, v, l, a);
-    a.context = s.kv_unified ? l.cells : l.cells;
+    a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
     a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);

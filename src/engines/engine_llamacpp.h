@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "engines/engine_memory.h"
 
@@ -85,6 +86,11 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
 CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& settings);
 /// -c, with 0 taken as the model's native context; throws EngineError when the record has none.
 std::int64_t llamacpp_context(const Model& model, const EngineSettings& settings);
+
+/// The largest number of cells, a multiple of `unit` below 2^32, whose allocation
+/// (`bytes_at(cells)`) fits in `available`; 0 when not even `unit` cells fit.
+std::int64_t llamacpp_largest_fit(std::int64_t unit, const Rational& available,
+                                  const std::function<Rational(std::int64_t)>& bytes_at);
 
 /// The whole allocation for `settings` (context, parallel, kv_unified, ubatch, swa_full, the
 /// K and V types); with settings.available_bytes, the largest -c whose allocation fits it.

@@ -156,6 +156,20 @@ TEST(EngineIkLlama, OneCacheForEverySequenceAndPaddingByFlashAttention) {
         4096);
 }
 
+TEST(EngineIkLlama, AvailableMemoryGivesTheLargestCellsInStepsOfThePadding) {
+    // Qwen3-0.6B: 28 layers x 8 heads x 128 x 2 (K and V) x 2 bytes = 114,688 bytes a cell.
+    const Model& m = record_model("models/qwen3-0.6b");
+    for (bool fa : {true, false}) {
+        EngineSettings s = ik(4096, 3, fa);
+        s.available_bytes = Rational(4160LL * 114688);
+        EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+        EXPECT_EQ(a.tokens, fa ? 4096 : 4160) << fa;  // 256 cells a step with flash attention, 32 without
+        EXPECT_LE(a.kv_bytes, *s.available_bytes);
+        s.available_bytes = Rational(31LL * 114688);
+        EXPECT_THROW(engine_allocation(m, dtype("f16"), Engine::llamacpp, s), EngineError) << fa;
+    }
+}
+
 TEST(EngineIkLlama, Mla2WithoutFlashAttentionKeepsTheLatentInTheVType) {
     // Read in llama_kv_cache_init (no public log shows it): the latent takes -ctv's type, f16
     // here, while the line names -ctk's.
