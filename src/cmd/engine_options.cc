@@ -45,8 +45,8 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
     sub.add_option("--max-model-len", o.max_model_len, "vLLM --max-model-len (the model's native context when not set)")
         ->check(CLI::PositiveNumber)
         ->group(group);
-    sub.add_option("--mamba-ssm-cache-dtype", o.mamba_ssm_cache_dtype,
-                   "vLLM --mamba-ssm-cache-dtype: auto, float32, bfloat16, float16")
+    sub.add_option("--mamba-ssm-cache-dtype,--mamba-ssm-dtype", o.mamba_ssm_cache_dtype,
+                   "vLLM --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype: auto, float32, bfloat16, float16")
         ->capture_default_str()
         ->group(group);
     sub.add_option("--mamba-cache-dtype", o.mamba_cache_dtype, "vLLM --mamba-cache-dtype (the conv state)")
@@ -74,6 +74,14 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->group(group);
     sub.add_option("--swa-full-tokens-ratio", o.swa_full_tokens_ratio,
                    "SGLang --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for sliding layers")
+        ->capture_default_str()
+        ->group(group);
+    sub.add_option("--max-mamba-cache-size", o.max_mamba_cache_size,
+                   "SGLang --max-mamba-cache-size: requests whose state a hybrid's Mamba pool keeps")
+        ->check(CLI::PositiveNumber)
+        ->group(group);
+    sub.add_option("--mamba-full-memory-ratio", o.mamba_full_memory_ratio,
+                   "SGLang --mamba-full-memory-ratio: a hybrid's Mamba pool memory over its KV pool's")
         ->capture_default_str()
         ->group(group);
 }
@@ -113,6 +121,13 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
         return std::nullopt;
     }
     s.swa_full_tokens_ratio = *ratio;
+    s.mamba_slots = o.max_mamba_cache_size;
+    auto mamba_ratio = Rational::parse(o.mamba_full_memory_ratio);
+    if (!mamba_ratio || !(*mamba_ratio > Rational(0))) {
+        *error = "--mamba-full-memory-ratio must be a number greater than zero, such as 0.9";
+        return std::nullopt;
+    }
+    s.mamba_full_memory_ratio = *mamba_ratio;
     for (const std::string* dtype : {&o.mamba_ssm_cache_dtype, &o.mamba_cache_dtype}) {
         if (*dtype != "auto" && !torch_dtype_bytes(*dtype)) {
             *error = fmt::format("'{}' is no state dtype; give auto, float32, bfloat16 or float16", *dtype);

@@ -33,6 +33,8 @@ struct EngineOptions {
     std::string available_kv_gib;
     std::int64_t page_size = 1;
     std::string swa_full_tokens_ratio = "0.8";
+    std::optional<std::int64_t> max_mamba_cache_size;
+    std::string mamba_full_memory_ratio = "0.9";
 };
 
 void add_engine_options(CLI::App& sub, EngineOptions& o);

@@ -209,6 +209,8 @@ std::optional<CacheDtype> torch_cache_dtype(const std::string& kv, const std::st
     if (name == "bfloat16") name = "bf16";
     if (name == "float16" || name == "half") name = "f16";
     if (name == "float32") name = "f32";
+    if (name == "float8_e4m3fn") name = "fp8_e4m3";  // torch's names, as SGLang prints them
+    if (name == "float8_e5m2") name = "fp8_e5m2";
     return find_cache_dtype(name);
 }
 
@@ -342,11 +344,51 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     finish();
 }
 
+/// SGLang's Mamba pool as printed: the conv and SSM state of the printed requests and the padded
+/// slot, each judged to the printed hundredth of a GB.
+void sglang_mamba(const Record& r, const Model& m, AllocationCheck& out) {
+    auto slots = integer(r, "sglang.mamba_slots");
+    if (!slots) return;
+    AllocationPartCheck part;
+    part.what = "Mamba pool";
+    read_part(r, "sglang", {"mamba_slots", "conv_state_gb", "ssm_state_gb"}, part);
+    // The KV pool's figures are its own part's; of the settings only the SSM dtype is this pool's.
+    std::erase_if(part.settings, [](const auto& kv) { return kv.first != "mamba_ssm_dtype"; });
+    std::int64_t tp = integer(r, "sglang.tensor_parallel").value_or(1);
+    std::string ssm_type = sglang_ssm_dtype(m, text(r, "sglang.mamba_ssm_dtype"));
+    try {
+        SglangMambaBytes b = sglang_mamba_bytes(m, *slots, tp, "bfloat16", ssm_type);
+        part.terms.push_back(fmt::format("rows: {} requests + the padded slot = {}", group_thousands(*slots),
+                                         group_thousands(*slots + 1)));
+        part.terms.push_back(fmt::format("conv state: {} bytes = {} GB ({} layers, bfloat16{})", bytes_words(b.conv),
+                                         python_gib_text(b.conv), b.layers, tp > 1 ? ", one card's" : ""));
+        part.terms.push_back(fmt::format("SSM state: {} bytes = {} GB ({} layers, {}{})", bytes_words(b.ssm),
+                                         python_gib_text(b.ssm), b.layers, ssm_type, tp > 1 ? ", one card's" : ""));
+        auto judge = [&](const std::string& key, const Rational& bytes, std::string_view what) {
+            decimal_figure(r, key, python_gib_text(bytes), "GB",
+                           fmt::format("SGLang's {} of {} requests and the padded slot is {} bytes", what,
+                                       group_thousands(*slots), group_thousands(bytes.floor())),
+                           part);
+        };
+        judge("sglang.conv_state_gb", b.conv, "conv state");
+        judge("sglang.ssm_state_gb", b.ssm, "SSM state");
+        part.bytes = b.conv + b.ssm;
+    } catch (const EngineError& e) {
+        out.problems.push_back({"sglang.mamba_slots", "this Mamba pool", "a shape kvcat models", e.what()});
+    }
+    out.parts.push_back(std::move(part));
+}
+
 void sglang(const Record& r, const Model& m, AllocationCheck& out) {
     if (!r.node("sglang")) return;
+    sglang_mamba(r, m, out);
     AllocationPartCheck part;
     part.what = "pool";
     read_part(r, "sglang", {"tokens", "k_gb", "v_gb", "kv_gb"}, part);
+    std::erase_if(part.settings, [](const auto& kv) {
+        return kv.first == "mamba_slots" || kv.first == "conv_state_gb" || kv.first == "ssm_state_gb" ||
+               kv.first == "mamba_ssm_dtype";
+    });
     auto finish = [&] { out.parts.push_back(std::move(part)); };
     auto tokens = integer(r, "sglang.tokens");
     if (!tokens) return finish();
@@ -360,6 +402,8 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
     s.page_size = integer(r, "sglang.page_size").value_or(1);
     s.gpus = integer(r, "sglang.tensor_parallel").value_or(1);
     s.context = *tokens;
+    s.mamba_slots = integer(r, "sglang.mamba_slots");
+    s.mamba_ssm_cache_dtype = text(r, "sglang.mamba_ssm_dtype");
     try {
         SglangPoolBytes b = sglang_pool_bytes(m, *dtype, *tokens, s.page_size, s.gpus);
         Rational cell = sglang_cell_bytes(m, *dtype, s.gpus);

@@ -66,6 +66,11 @@ struct EngineSettings {
     /// sliding layers (SGLang's default 0.8). Kept as the decimal given; SGLang reads it as a
     /// Python float, and the two steps it takes in floating point are taken as it takes them.
     Rational swa_full_tokens_ratio = Rational(4, 5);
+    /// --max-mamba-cache-size: the requests' states SGLang's Mamba pool keeps for a hybrid; when
+    /// unset, what --mamba-full-memory-ratio gives of the memory.
+    std::optional<std::int64_t> mamba_slots;
+    /// --mamba-full-memory-ratio: the Mamba pool's memory over the KV pool's (SGLang's default 0.9).
+    Rational mamba_full_memory_ratio = Rational(9, 10);
     /// The memory the engine has for its cache and state (vLLM prints it as "Available KV cache
     /// memory"); when unset, an answer holds the bytes of one allocation and no token count.
     std::optional<Rational> available_bytes;
@@ -116,6 +121,8 @@ struct EngineAnswer {
     /// SGLang, for a model with sliding layers: the tokens of the SWA pool (`tokens` is the full
     /// pool's, SGLang's max_total_num_tokens).
     std::optional<std::int64_t> swa_tokens;
+    /// SGLang, for a hybrid with fixed-state layers: the Mamba pool's requests (max_mamba_cache_size).
+    std::optional<std::int64_t> mamba_slots;
     std::int64_t block_size = 0;  ///< vLLM: tokens per block, after any raise
     std::int64_t context = 0;     ///< the context the allocation is for (per sequence)
     std::int64_t sequences = 1;

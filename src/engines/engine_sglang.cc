@@ -18,7 +18,6 @@ bool has_sliding(const Model& m) {
 
 void refuse_unmodelled(const Model& m) {
     if (has_sliding(m)) throw EngineError("a model with sliding layers has SGLang's two pools, not one");
-    if (m.linear) throw EngineError("kvcat does not model SGLang's Mamba state pool");
 }
 
 std::int64_t heads_per_card(std::int64_t heads, std::int64_t tp) {
@@ -193,7 +192,141 @@ EngineAnswer sglang_swa_allocation(const Model& m, const CacheDtype& dtype, cons
     return a;
 }
 
+std::int64_t torch_bytes_or_throw(const std::string& name, std::string_view what) {
+    auto b = torch_dtype_bytes(name);
+    if (!b) throw EngineError(fmt::format("kvcat has no size for the {} '{}'", what, name));
+    return *b;
+}
+
+/// The Mamba pool's requests for the memory given: --max-mamba-cache-size when set; else, as
+/// KVCacheConfigurator._handle_max_mamba_cache takes it (python/sglang/srt/mem_cache/
+/// kv_cache_configurator.py at 003fca8027387a3d6565b2c08e497e3020ac6211, without speculative
+/// decoding or pipeline stages), the budget rest x r / (1 + r) for --mamba-full-memory-ratio r and
+/// int((budget - per_req) // per_req) requests: the padded slot's row is paid from the budget too
+/// (sgl-project/sglang pull 32184, merged 2026-07-23; before it the pool took budget // per_req
+/// requests, a rule kvcat does not hold). SGLang works in floats; kvcat exactly.
+std::int64_t mamba_slots_for(const EngineSettings& s, const Rational& per_slot) {
+    if (s.mamba_slots) return *s.mamba_slots;
+    if (!s.available_bytes) return std::max<std::int64_t>(1, s.parallel);
+    const Rational& r = s.mamba_full_memory_ratio;
+    Rational share = *s.available_bytes * r / (Rational(1) + r);
+    // One slot more than fits is the padded slot 0, which the pool keeps too.
+    std::int64_t slots = (share / per_slot).floor() - 1;
+    if (slots < 1) throw EngineError("the memory given holds no request's Mamba state");
+    return slots;
+}
+
+EngineAnswer sglang_mamba_allocation(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
+    if (dtype.block_values != 1) throw EngineError(fmt::format("SGLang keeps no '{}' cache", dtype.name));
+    std::int64_t page = std::max<std::int64_t>(1, s.page_size);
+    std::int64_t tp = std::max<std::int64_t>(1, s.gpus);
+    // The conv state is bfloat16 whatever the model's dtype (mamba_utils.py mamba2_state_dtype;
+    // only the SGLANG_MAMBA_CONV_DTYPE environment variable moves it).
+    std::string conv_type = "bfloat16";
+    std::string ssm_type = sglang_ssm_dtype(m, s.mamba_ssm_cache_dtype);
+    SglangMambaBytes one = sglang_mamba_bytes(m, 1, tp, conv_type, ssm_type);
+    std::int64_t slots = mamba_slots_for(s, one.per_slot);
+    SglangMambaBytes mamba = sglang_mamba_bytes(m, slots, tp, conv_type, ssm_type);
+    Rational cell = sglang_cell_bytes(m, dtype, tp);
+    std::int64_t tokens = s.context;
+    if (s.available_bytes) {
+        Rational rest = *s.available_bytes - mamba.conv - mamba.ssm;
+        tokens = (rest / cell).floor() / page * page;
+        if (tokens <= 0) throw EngineError("the memory left beside the Mamba pool holds no page of the KV pool");
+    }
+    SglangPoolBytes pool = sglang_pool_bytes(m, dtype, tokens, page, tp);
+    EngineAnswer a;
+    a.engine = Engine::sglang;
+    a.rule = s.version.empty() ? "SGLang, the newest rules held (memory_pool.py MambaPool and the KV pool)"
+                               : fmt::format("SGLang {}", s.version);
+    a.tokens = tokens;
+    a.context = tokens;
+    a.mamba_slots = slots;
+    a.sequences = slots;
+    EnginePart st;
+    st.kind = EnginePartKind::recurrent_state;
+    st.layers = mamba.layers;
+    st.cells = slots + 1;
+    st.k_bytes = mamba.conv;
+    st.v_bytes = mamba.ssm;
+    st.k_type = conv_type;
+    st.v_type = ssm_type;
+    st.how = fmt::format(
+        "({} requests + the padded slot) x {} bytes of state over {} layers, conv state in {}, SSM "
+        "state in {}",
+        group_thousands(slots), one.per_slot.to_display(), mamba.layers, conv_type, ssm_type);
+    a.parts.push_back(st);
+    EnginePart kv;
+    kv.kind = pool.mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
+    kv.cells = checked_add(tokens, page);
+    kv.k_bytes = pool.k;
+    kv.v_bytes = pool.v;
+    kv.k_type = std::string(dtype.name);
+    kv.v_type = std::string(dtype.name);
+    kv.layers = m.kv_layers.count.value_or(0);
+    kv.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over the {} attention layers",
+                         group_thousands(tokens), page, page == 1 ? "" : "s", cell.to_display(), kv.layers);
+    a.parts.push_back(kv);
+    a.kv_bytes = pool.k + pool.v;
+    a.state_bytes = mamba.conv + mamba.ssm;
+    a.engine_bytes_per_token = cell;
+    a.textbook_bytes_per_token = growing_kv_bytes_per_token(m, dtype) / Rational(tp);
+    a.textbook_kv_bytes = kv_cache_bytes(m, dtype, tokens) / Rational(tp);
+    a.textbook_state_bytes = fixed_state_bytes(m) * Rational(slots) / Rational(tp);
+    a.per_card = tp > 1;
+    a.differences.push_back(
+        {"Mamba pool",
+         s.mamba_slots
+             ? fmt::format("the state of {} requests (max_mamba_cache_size) is kept in a pool of its own, beside a "
+                           "KV pool of the attention layers only",
+                           group_thousands(slots))
+         : s.available_bytes
+             ? fmt::format("the state of {} requests is kept in a pool of its own: --mamba-full-memory-ratio {} "
+                           "gives it {} of the memory, r / (1 + r), and the KV pool of the attention layers the rest",
+                           group_thousands(slots), s.mamba_full_memory_ratio.to_display(),
+                           (s.mamba_full_memory_ratio / (Rational(1) + s.mamba_full_memory_ratio)).to_display())
+             : fmt::format(
+                   "the state of {} request{} (the sequences asked for; give --max-mamba-cache-size) is kept in "
+                   "a pool of its own, beside a KV pool of the attention layers only",
+                   slots, slots == 1 ? "" : "s")});
+    a.differences.push_back({"padding slot", fmt::format("the Mamba pool keeps one row more than its requests and the "
+                                                         "KV pool {} slot{} more than its tokens: the padded slot 0 "
+                                                         "(memory_pool.py)",
+                                                         page, page == 1 ? "" : "s")});
+    if (a.state_bytes != a.textbook_state_bytes) {
+        a.differences.push_back(
+            {"state dtype", fmt::format("the conv state is kept in {} and the SSM state in {}", conv_type, ssm_type)});
+    }
+    return a;
+}
+
 }  // namespace
+
+std::string sglang_ssm_dtype(const Model& m, const std::string& setting) {
+    if (!setting.empty() && setting != "auto") return setting;
+    if (m.linear && !m.linear->state_dtype.empty()) return m.linear->state_dtype;
+    return "float32";
+}
+
+SglangMambaBytes sglang_mamba_bytes(const Model& m, std::int64_t slots, std::int64_t gpus,
+                                    const std::string& conv_dtype, const std::string& ssm_dtype) {
+    if (!m.linear || m.linear->layers <= 0) throw EngineError("the model has no fixed-state layers");
+    std::int64_t tp = std::max<std::int64_t>(1, gpus);
+    StateElements e = fixed_state_elements(m, tp);
+    SglangMambaBytes out;
+    out.layers = m.linear->layers;
+    out.conv_type = conv_dtype;
+    out.ssm_type = ssm_dtype;
+    Rational conv_one = e.conv * Rational(torch_bytes_or_throw(conv_dtype, "conv state dtype"));
+    Rational ssm_one = e.recurrent * Rational(torch_bytes_or_throw(ssm_dtype, "SSM state dtype"));
+    if (!conv_one.is_integer() || !ssm_one.is_integer())
+        throw EngineError("the state does not split evenly over the cards");
+    Rational rows(checked_add(slots, 1));
+    out.conv = conv_one * rows;
+    out.ssm = ssm_one * rows;
+    out.per_slot = conv_one + ssm_one;
+    return out;
+}
 
 SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::int64_t tokens, std::int64_t page_size,
                                   std::int64_t gpus) {
@@ -223,6 +356,7 @@ Rational sglang_cell_bytes(const Model& m, const CacheDtype& dtype, std::int64_t
 
 EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
     if (has_sliding(m)) return sglang_swa_allocation(m, dtype, s);
+    if (m.linear && m.linear->layers > 0) return sglang_mamba_allocation(m, dtype, s);
     std::int64_t page = std::max<std::int64_t>(1, s.page_size);
     Rational cell = sglang_cell_bytes(m, dtype, s.gpus);
     std::int64_t tokens = s.context;

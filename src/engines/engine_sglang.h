@@ -28,6 +28,18 @@
 // Before sgl-project/sglang pull 18039 (merged 2026-01-31) the cost counted every layer as full
 // and the split came after; that rule is not held. SGLang's Mamba pool, its chunked-attention
 // pool (Llama 4) and sliding layers beside MLA are not modelled and are refused.
+//
+// A hybrid with fixed-state layers (Gated DeltaNet, Mamba-2, KDA) gets SGLang's Mamba pool beside
+// a KV pool of its attention layers only, read from python/sglang/srt/mem_cache/memory_pool.py
+// (MambaPool, HybridLinearKVPool) at fe571baa82a9cc74d64ab4330e41b04630c15bee and
+// python/sglang/srt/configs/mamba_utils.py at 02e208ded6769bd3332cbdc6cf0da939f541514f:
+// - per fixed-state layer a conv state of conv_dim / tp x (conv_kernel - 1) in bfloat16 and a
+//   temporal state of heads / tp x head_dim x state_size in the SSM dtype (float32, or the
+//   config's mamba_ssm_dtype, or --mamba-ssm-dtype), each of max_mamba_cache_size + 1 rows;
+// - it prints "Mamba Cache is allocated. max_mamba_cache_size: S, conv_state size: X GB,
+//   ssm_state size: Y GB" (no space before GB), the whole buffers over 2^30, two decimals;
+// - the KV pool's cell counts the full-attention layers only (pool_configurator.py at 003fca80).
+// The speculative pool's intermediate caches are not modelled (import-log refuses that line).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +62,26 @@ SglangPoolBytes sglang_pool_bytes(const Model& model, const CacheDtype& dtype, s
 /// Bytes one token costs over every layer (the pool's cell size), per card, for a model of one
 /// pool.
 Rational sglang_cell_bytes(const Model& model, const CacheDtype& dtype, std::int64_t gpus);
+
+/// SGLang's Mamba pool for a hybrid's fixed-state layers (memory_pool.py MambaPool): per layer a
+/// conv state and a temporal (SSM) state buffer of `slots` + 1 rows, the extra row the padded
+/// slot 0, per card.
+struct SglangMambaBytes {
+    Rational conv;      ///< every conv state buffer
+    Rational ssm;       ///< every temporal state buffer
+    Rational per_slot;  ///< one request's conv and SSM state, every layer
+    std::int64_t layers = 0;
+    std::string conv_type, ssm_type;  ///< torch's names: "bfloat16", "float32"
+};
+
+/// The SSM state's dtype SGLang keeps: `setting` (--mamba-ssm-dtype) unless "auto" or "", else
+/// the model record's state_dtype (the config's mamba_ssm_dtype), else float32.
+std::string sglang_ssm_dtype(const Model& model, const std::string& setting);
+
+/// The Mamba pool of `slots` requests. Throws EngineError for a model with no fixed-state layers
+/// or a dtype kvcat has no size for.
+SglangMambaBytes sglang_mamba_bytes(const Model& model, std::int64_t slots, std::int64_t gpus,
+                                    const std::string& conv_dtype, const std::string& ssm_dtype);
 
 /// The pool for settings.available_bytes (the memory left for the pool); without it, the pool of
 /// settings.context tokens. A model with sliding layers gets the full and the SWA pool.

@@ -26,7 +26,7 @@ std::int64_t whole(const std::string& text) {
 /// What a line that carries an allocation figure starts its figure with; a line holding one of
 /// these must read in full, or the import stops at it.
 const std::regex kMarker(
-    R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size|GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|KV Cache is allocated\.|max_total_num_tokens=))");
+    R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size|GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|KV Cache is allocated\.|Mamba Cache is allocated\.|max_total_num_tokens=))");
 
 // llama.cpp
 const std::regex kLlamaCache(
@@ -57,7 +57,14 @@ const std::regex kBlockSize(R"('block_size': (\d+)|Setting attention block size 
 const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
 // SGLang
 const std::regex kSglangKv(
-    R"(KV Cache is allocated\. #tokens: (\d+), (?:K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB)\s*$)");
+    R"(KV Cache is allocated\. (?:dtype: torch\.\w+, )?#tokens: (\d+), (?:K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB)\s*$)");
+// SGLang's Mamba pool (a hybrid's conv and SSM state): "GB" with or without a space before it, and the
+// speculative pool's two intermediate caches after it, which are kept in the line but not read.
+const std::regex kSglangMamba(
+    R"(Mamba Cache is allocated\. max_mamba_cache_size: (\d+), conv_state size: ([0-9.]+) ?GB, ssm_state size: ([0-9.]+) ?GB(?: intermediate_ssm_state_cache size: ([0-9.]+) ?GB intermediate_conv_window_cache size: ([0-9.]+) ?GB)?\s*$)");
+// SGLang names the KV cache's dtype in a line of its own, and newer releases in the pool's line.
+const std::regex kSglangKvDtype(R"((?:Using KV cache dtype: |KV Cache is allocated\. dtype: )torch\.(\w+))");
+const std::regex kSglangSsmDtype(R"(mamba_ssm_dtype='(\w+)')");
 const std::regex kSglangTotal(R"(max_total_num_tokens=(\d+))");
 const std::regex kSglangPage(R"(page_size=(\d+))");
 const std::regex kSglangTp(R"(tp_size=(\d+))");
@@ -116,6 +123,8 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
         if (std::regex_search(line, m, kSglangPage)) out.page_size = whole(m[1]);
         if (std::regex_search(line, m, kSglangTp)) out.tensor_parallel = whole(m[1]);
         if (std::regex_search(line, m, kSglangDtype)) out.kv_cache_dtype = m[1];
+        if (std::regex_search(line, m, kSglangSsmDtype)) out.mamba_ssm_dtype = m[1];
+        if (std::regex_search(line, m, kSglangKvDtype)) out.kv_cache_dtype = m[1];
         std::smatch marker;
         if (!std::regex_search(line, marker, kMarker)) continue;
         std::string figure = line.substr(static_cast<std::size_t>(marker.position(0)));
@@ -204,6 +213,16 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
             out.k_gb = group(m, 2);
             out.v_gb = group(m, 3);
             out.kv_gb = group(m, 4);
+            sglang = true;
+        } else if (std::regex_search(figure, m, kSglangMamba)) {
+            if (m[4].matched) {
+                fail(figure,
+                     "SGLang's Mamba pool with speculative decoding keeps intermediate caches that kvcat does not "
+                     "model");
+            }
+            out.mamba_slots = whole(m[1]);
+            out.conv_state_gb = m[2];
+            out.ssm_state_gb = m[3];
             sglang = true;
         } else if (std::regex_search(figure, m, kSglangTotal)) {
             if (!out.tokens) out.tokens = whole(m[1]);
@@ -315,6 +334,10 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
         opt_int(t, "page_size", log.page_size);
         opt_int(t, "tensor_parallel", log.tensor_parallel);
         opt_text(t, "kv_cache_dtype", log.kv_cache_dtype);
+        opt_int(t, "mamba_slots", log.mamba_slots);
+        opt_text(t, "conv_state_gb", log.conv_state_gb);
+        opt_text(t, "ssm_state_gb", log.ssm_state_gb);
+        opt_text(t, "mamba_ssm_dtype", log.mamba_ssm_dtype);
     }
     t += "log_lines:\n";
     for (const auto& l : log.lines) t += fmt::format("  - {}\n", quoted(l));

@@ -17,7 +17,9 @@
 //             concurrency for N tokens per request: Xx", and the settings of the engine's config
 //             line and of "non-default args";
 //  SGLang     "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB" (or "KV size"),
-//             "max_total_num_tokens=N", and page_size / tp_size / kv_cache_dtype of its server args.
+//             "Mamba Cache is allocated. max_mamba_cache_size: S, conv_state size: X GB, ssm_state size:
+//             Y GB", "max_total_num_tokens=N", and page_size / tp_size / kv_cache_dtype / mamba_ssm_dtype
+//             of its server args.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +73,9 @@ struct ParsedLog {
     // SGLang
     std::string k_gb, v_gb, kv_gb;
     std::optional<std::int64_t> page_size;
+    std::optional<std::int64_t> mamba_slots;  ///< a hybrid's "max_mamba_cache_size"
+    std::string conv_state_gb, ssm_state_gb;  ///< its "conv_state size" and "ssm_state size"
+    std::string mamba_ssm_dtype;              ///< server args' mamba_ssm_dtype, when shown
 };
 
 /// Reads `text` (the log); `file` names it in errors. Throws LogError.

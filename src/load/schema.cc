@@ -290,6 +290,10 @@ constexpr std::array kLoggedSglangFields = {
     FieldSpec{"page_size", F::integer, false, false, "page_size; 1 when not shown", {}, {}, true},
     FieldSpec{"tensor_parallel", F::integer, false, false, "tp_size; 1 when not shown", {}, {}, true},
     FieldSpec{"kv_cache_dtype", F::string, false, false, "kv_cache_dtype as the log shows it"},
+    FieldSpec{"mamba_slots", F::integer, false, false, "a hybrid's 'max_mamba_cache_size' as printed", {}, {}, true},
+    FieldSpec{"conv_state_gb", F::number, false, false, "the Mamba pool's 'conv_state size', GB as printed"},
+    FieldSpec{"ssm_state_gb", F::number, false, false, "the Mamba pool's 'ssm_state size', GB as printed"},
+    FieldSpec{"mamba_ssm_dtype", F::string, false, false, "the server args' mamba_ssm_dtype, when shown"},
 };
 
 constexpr std::array kAllocationFields = {

@@ -86,7 +86,13 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
                                           a.tokens.value_or(0), *a.swa_tokens));
             }
             for (const auto& p : a.parts) {
-                if (a.swa_tokens) {
+                if (p.kind == EnginePartKind::recurrent_state) {
+                    // MambaPool's line, with no space before "GB" (SGLang ends it with a blank, left out here).
+                    out.push_back(fmt::format(
+                        "Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {}GB, ssm_state size: "
+                        "{}GB",
+                        a.mamba_slots.value_or(p.cells - 1), python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+                } else if (a.swa_tokens) {
                     // SWAKVPool: each of its pools prints its own line, then the two together.
                     std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
@@ -137,6 +143,7 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
                        bytes_text(a.textbook_state_bytes));
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
     if (a.swa_tokens) out += fmt::format("  tokens held by the SWA pool: {}\n", group_thousands(*a.swa_tokens));
+    if (a.mamba_slots) out += fmt::format("  requests held by the Mamba pool: {}\n", group_thousands(*a.mamba_slots));
     auto lines = engine_log_lines(a, m);
     if (!lines.empty()) {
         out += "  as the engine prints it:\n";
@@ -186,6 +193,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     if (a.engine == Engine::vllm) j["block_size"] = a.block_size;
     if (a.blocks) j["engine_blocks"] = *a.blocks;
     if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;
+    if (a.mamba_slots) j["engine_mamba_slots"] = *a.mamba_slots;
     if (a.max_concurrency) j["max_concurrency"] = *a.max_concurrency;
     if (a.other_manager_bytes_per_token) {
         j["other_manager_bytes_per_token"] = a.other_manager_bytes_per_token->to_string();

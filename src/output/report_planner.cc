@@ -107,6 +107,11 @@ json sglang_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
                  "the planner holds SGLang's one pool, not the full and SWA pools of a model with sliding "
                  "layers; kvcat fit --engine sglang gives those"}};
     }
+    if (m.linear && m.linear->layers > 0) {
+        return {{"error",
+                 "the planner holds SGLang's one pool, not the Mamba pool a hybrid keeps beside it; kvcat fit "
+                 "--engine sglang gives both"}};
+    }
     try {
         return {{"cell", exact(sglang_cell_bytes(m, d, cards))}};
     } catch (const std::exception& e) {

@@ -544,6 +544,61 @@ TEST(EngineSglang, RefusesWhatItDoesNotModel) {
     EXPECT_THROW(sglang_pool_bytes(record_model("models/gpt-oss-120b"), dtype("bf16"), 4096, 1, 1), EngineError);
 }
 
+// Qwen3.5-397B-A17B over two cards (kvcache-ai/ktransformers issue 1870, SGLang 0.5.9; the log is
+// tests/fixtures/engine-logs/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba.log). Per card:
+// a Gated DeltaNet layer convolves (2 x 16 x 128 + 64 x 128) / 2 = 6,144 channels over 3 steps in
+// bf16, 36,864 bytes, and keeps 32 heads x 128 x 128 of float32 SSM state, 2,097,152 bytes; 45
+// such layers make 1,658,880 and 94,371,840 bytes a request, and the pool keeps 82 + 1 rows:
+// 137,687,040 bytes (0.13 GB) and 7,832,862,720 (7.29 GB). The KV pool is the 15 attention
+// layers only: 1 head x 256 x 2 bytes x 15 = 7,680 bytes of K a token, x 580,365 slots =
+// 4,457,203,200 bytes (4.15 GB), where counting all 60 layers would give 16.60 GB.
+TEST(EngineSglang, HybridGetsAMambaPoolBesideAnAttentionOnlyKvPool) {
+    const Model& m = record_model("models/qwen3.5-397b-a17b");
+    EngineSettings s;
+    s.gpus = 2;
+    s.context = 580364;
+    s.mamba_slots = 82;
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    ASSERT_EQ(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::recurrent_state);
+    EXPECT_EQ(a.parts[0].cells, 83);
+    EXPECT_EQ(a.parts[0].k_bytes, Rational(137687040));
+    EXPECT_EQ(a.parts[0].v_bytes, Rational(7832862720));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::base_cache);
+    EXPECT_EQ(a.parts[1].k_bytes, Rational(4457203200));
+    EXPECT_EQ(a.state_bytes, Rational(137687040 + 7832862720LL));
+    EXPECT_EQ(a.mamba_slots, 82);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0],
+              "Mamba Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size: 7.29GB");
+    EXPECT_EQ(lines[1], "KV Cache is allocated. #tokens: 580364, K size: 4.15 GB, V size: 4.15 GB");
+    // --mamba-ssm-dtype bfloat16 halves the SSM state: 3,916,431,360 bytes, 3.65 GB.
+    s.mamba_ssm_cache_dtype = "bfloat16";
+    EngineAnswer half = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(half.parts[0].v_bytes, Rational(3916431360));
+    EXPECT_EQ(half.parts[0].v_type, "bfloat16");
+}
+
+// Without --max-mamba-cache-size SGLang gives the Mamba pool r / (1 + r) of the memory
+// (--mamba-full-memory-ratio r, 0.9) and the KV pool what is left. One request's state of
+// Qwen3.5-397B-A17B on one card is 2 x 1,658,880 + 2 x 94,371,840 = 192,061,440 bytes (twice the
+// per-card figures of the two-card test above), and a token of K and V 2 x 15,360. With 20 GiB
+// (21,474,836,480 bytes) the Mamba share is 21,474,836,480 x 9 / 19 = 10,172,291,490.5 bytes,
+// 52 rows (52 x 192,061,440 = 9,987,194,880), so 51 requests and the padded slot; the KV pool
+// gets 21,474,836,480 - 9,987,194,880 = 11,487,641,600 bytes, 30,720 a token: 373,946 tokens.
+TEST(EngineSglang, MambaPoolTakesItsShareOfTheMemory) {
+    const Model& m = record_model("models/qwen3.5-397b-a17b");
+    EngineSettings s;
+    s.available_bytes = Rational(20) * Rational(1LL << 30);
+    EngineAnswer a = engine_allocation(m, dtype("bf16"), Engine::sglang, s);
+    EXPECT_EQ(a.mamba_slots, 51);
+    EXPECT_EQ(a.parts[0].cells, 52);
+    EXPECT_EQ(a.tokens, 373946);
+    s.mamba_full_memory_ratio = Rational(1, 3);  // a quarter of the memory: 27 rows
+    EXPECT_EQ(engine_allocation(m, dtype("bf16"), Engine::sglang, s).mamba_slots, 26);
+}
+
 TEST(EngineFit, SglangTakesTheSwaRatio) {
     std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
     test::KvcatRunner kvcat(false);
@@ -586,23 +641,29 @@ TEST(EngineDocs, TheLinesTheEnginesPageShowsAreWhatFitPrints) {
         test::Outcome ik = kvcat.run({"fit", "--records", records, "--model", "deepseek-r1", "--accelerator",
                                       "nvidia-a100-80gb-sxm", "--weight-bytes", "40000000000", "--kv-dtype", "q8_0",
                                       "--engine", "ik_llama.cpp", "--ctx-size", "32768", "--mla", "2"});
+        test::Outcome sglang =
+            kvcat.run({"fit", "--records", records, "--model", "qwen3.5-397b-a17b", "--accelerator", "nvidia-rtx-4090",
+                       "--weight-bytes", "1000000000", "--gpus", "2", "--kv-dtype", "bf16", "--engine", "sglang",
+                       "--ctx-size", "580364", "--max-mamba-cache-size", "82"});
         ASSERT_EQ(llama.status, 0) << llama.err;
         ASSERT_EQ(vllm.status, 0) << vllm.err;
         ASSERT_EQ(ik.status, 0) << ik.err;
+        ASSERT_EQ(sglang.status, 0) << sglang.err;
         int shown = 0;
         std::size_t at = 0;
         while ((at = page.find("\n        ", at)) != std::string::npos) {
             std::size_t end = page.find('\n', at + 1);
             std::string line = page.substr(at + 9, end - at - 9);
             at = end;
-            if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum")) {
+            if (line.starts_with("llama_") || line.starts_with("GPU KV") || line.starts_with("Maximum") ||
+                line.starts_with("Mamba Cache") || line.starts_with("KV Cache")) {
                 ++shown;
                 EXPECT_TRUE(test::contains(llama.out, line) || test::contains(vllm.out, line) ||
-                            test::contains(ik.out, line))
+                            test::contains(ik.out, line) || test::contains(sglang.out, line))
                     << line;
             }
         }
-        EXPECT_EQ(shown, std::string(name) == "README.md" ? 4 : 5);
+        EXPECT_EQ(shown, std::string(name) == "README.md" ? 4 : 7);
     }
 }
 
@@ -651,7 +712,9 @@ std::vector<std::string> judged_keys(const Record& r) {
             keys.push_back("vllm.tokens");
         }
     }
-    for (const char* f : {"k_gb", "v_gb", "kv_gb"}) keys.push_back(std::string("sglang.") + f);
+    for (const char* f : {"k_gb", "v_gb", "kv_gb", "conv_state_gb", "ssm_state_gb"}) {
+        keys.push_back(std::string("sglang.") + f);
+    }
     std::vector<std::string> present;
     for (const auto& k : keys) {
         const YamlNode* n = r.node(k);

@@ -40,6 +40,44 @@ TEST(LogImport, TheLaunchCommandGivesTheTensorParallelSize) {
     EXPECT_NE(record.find("  tensor_parallel: 4\n"), std::string::npos) << record;
 }
 
+TEST(LogImport, SglangMambaPoolLineGivesItsRequestsAndSizes) {
+    ParsedLog log = parse_fixture("sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba");
+    EXPECT_EQ(log.engine, Engine::sglang);
+    ASSERT_TRUE(log.mamba_slots);
+    EXPECT_EQ(*log.mamba_slots, 82);
+    EXPECT_EQ(log.conv_state_gb, "0.13");
+    EXPECT_EQ(log.ssm_state_gb, "7.29");
+    EXPECT_EQ(log.kv_cache_dtype, "bfloat16");  // "Using KV cache dtype: torch.bfloat16"
+    EXPECT_EQ(log.tokens, 580364);
+    EXPECT_EQ(log.tensor_parallel, 2);  // --tp-size 2
+    std::string record = allocation_record_text(log, "allocations/x", "models/qwen3.5-397b-a17b", "", "", "", "x.log");
+    EXPECT_NE(record.find("  mamba_slots: 82\n  conv_state_gb: 0.13\n  ssm_state_gb: 7.29\n"), std::string::npos)
+        << record;
+}
+
+TEST(LogImport, NewerSglangLinesNameTheDtypeInThePoolLine) {
+    std::string text =
+        "[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 454112, K size: 3.46 "
+        "GB, V size: 3.46 GB\n";
+    ParsedLog log = parse_engine_log(text, "pasted.log");
+    EXPECT_EQ(log.tokens, 454112);
+    EXPECT_EQ(log.k_gb, "3.46");
+    EXPECT_EQ(log.kv_cache_dtype, "float8_e4m3fn");
+}
+
+TEST(LogImport, SpeculativeMambaPoolIsRefusedWithItsLine) {
+    std::string text =
+        "x\nMamba Cache is allocated. max_mamba_cache_size: 48, conv_state size: 0.10GB, ssm_state size: 2.58GB "
+        "intermediate_ssm_state_cache size: 1.05GB intermediate_conv_window_cache size: 0.02GB \n";
+    try {
+        parse_engine_log(text, "spec.log");
+        FAIL() << "a speculative Mamba pool was read";
+    } catch (const LogError& e) {
+        EXPECT_NE(std::string(e.what()).find("spec.log:2"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("intermediate caches"), std::string::npos) << e.what();
+    }
+}
+
 TEST(LogImport, AFigureLineThatDoesNotReadStopsTheImportWithItsLine) {
     std::string text = "llama_kv_cache: size = 4352.00 MiB (131072 cells, 16 layers, 4/1 seqs), K (q8_0): 2176.00\n";
     try {
