@@ -399,7 +399,7 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
     }
     EngineSettings s;
     s.version = text(r, "engine_version");
-    s.page_size = integer(r, "sglang.page_size").value_or(1);
+    s.page_size = sglang_page_size(m, integer(r, "sglang.page_size").value_or(1));
     s.gpus = integer(r, "sglang.tensor_parallel").value_or(1);
     s.context = *tokens;
     s.mamba_slots = integer(r, "sglang.mamba_slots");
@@ -412,6 +412,11 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
                                          group_thousands(*tokens + s.page_size)));
         part.terms.push_back(
             fmt::format("{}: {} bytes = {} GB", b.mla ? "KV" : "K", bytes_words(b.k), python_gib_text(b.k)));
+        if (!b.indexer.is_zero()) {
+            part.terms.push_back(fmt::format(
+                "indexer keys: {} bytes in pages of {}; KV size with them: {} bytes = {} GB", bytes_words(b.indexer),
+                s.page_size, bytes_words(b.k + b.indexer), python_gib_text(b.k + b.indexer)));
+        }
         if (!b.mla) {
             part.terms.push_back(fmt::format("V: {} bytes = {} GB", bytes_words(b.v), python_gib_text(b.v)));
         }
@@ -425,8 +430,8 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
         };
         judge("sglang.k_gb", b.k);
         judge("sglang.v_gb", b.v);
-        judge("sglang.kv_gb", b.k + b.v);
-        part.bytes = b.k + b.v;
+        judge("sglang.kv_gb", b.k + b.v + b.indexer);
+        part.bytes = b.k + b.v + b.indexer;
         out.answer = engine_allocation(m, *dtype, Engine::sglang, s);
     } catch (const EngineError& e) {
         out.problems.push_back({"sglang", "this pool", "a shape kvcat models", e.what()});

@@ -328,6 +328,34 @@ SglangMambaBytes sglang_mamba_bytes(const Model& m, std::int64_t slots, std::int
     return out;
 }
 
+bool sglang_dsa(const Model& m) {
+    return m.mla.has_value() && m.indexer.has_value();
+}
+
+std::int64_t sglang_page_size(const Model& m, std::int64_t requested) {
+    // server_args.py: "Setting page size to 64 for DeepSeek DSA"; the pool asserts it on CUDA.
+    if (sglang_dsa(m)) return kSglangDsaPage;
+    return std::max<std::int64_t>(1, requested);
+}
+
+namespace {
+
+/// Bytes one token of an MLA layer's latent takes in SGLang. A DeepSeek-V3.2 (DSA) pool keeps an
+/// fp8_e4m3 latent as kv_lora_rank fp8 values, a float32 scale per 128 of them and the rope part
+/// in bfloat16 (calculate_mla_kv_cache_dim: 512 + 16 + 128 = 656 bytes); otherwise the latent is
+/// kv_lora_rank + qk_rope_head_dim elements of the cache dtype.
+Rational sglang_latent_bytes(const Model& m, const CacheDtype& dtype, std::int64_t latent_dim) {
+    std::string_view name = dtype.name;
+    if (sglang_dsa(m) && (name == "fp8" || name == "fp8_e4m3")) {
+        const MlaShape& mla = *m.mla;
+        return Rational(checked_add(checked_add(mla.kv_lora_rank, mla.kv_lora_rank / 128 * 4),
+                                    checked_mul(mla.qk_rope_head_dim, 2)));
+    }
+    return Rational(latent_dim) * dtype.bytes_per_element();
+}
+
+}  // namespace
+
 SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::int64_t tokens, std::int64_t page_size,
                                   std::int64_t gpus) {
     refuse_unmodelled(m);
@@ -338,7 +366,14 @@ SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::
     for (const auto& set : engine_layers(m)) {
         if (set.role == LayerSet::Role::mla) {
             out.mla = true;
-            out.k += slots * Rational(set.layers) * Rational(set.head_dim) * dtype.bytes_per_element();
+            out.k += slots * Rational(set.layers) * sglang_latent_bytes(m, dtype, set.head_dim);
+            if (m.indexer && page_size > 0) {
+                // IndexKeyCache: (size + page + 1) // page pages a layer, each of page tokens of
+                // index_head_dim fp8 keys and their float32 scales (index_key_cache.py).
+                std::int64_t pages = checked_add(checked_add(tokens, page_size), 1) / page_size;
+                out.indexer += Rational(checked_mul(pages, page_size)) * Rational(set.layers) *
+                               Rational(indexer_bytes_per_token_layer(*m.indexer));
+            }
         } else if (set.role == LayerSet::Role::full) {
             Rational per = slots * Rational(set.layers) * Rational(heads_per_card(set.kv_heads, tp)) *
                            Rational(set.head_dim) * dtype.bytes_per_element();
@@ -351,13 +386,22 @@ SglangPoolBytes sglang_pool_bytes(const Model& m, const CacheDtype& dtype, std::
 
 Rational sglang_cell_bytes(const Model& m, const CacheDtype& dtype, std::int64_t gpus) {
     SglangPoolBytes one = sglang_pool_bytes(m, dtype, 1, 0, gpus);
-    return one.k + one.v;
+    Rational cell = one.k + one.v;
+    // The configurator charges the indexer per token (pool_configurator.py: indexer_size_per_token
+    // x layers), the pool rounds it to pages.
+    if (sglang_dsa(m)) {
+        for (const auto& set : engine_layers(m)) {
+            if (set.role == LayerSet::Role::mla)
+                cell += Rational(set.layers) * Rational(indexer_bytes_per_token_layer(*m.indexer));
+        }
+    }
+    return cell;
 }
 
 EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
     if (has_sliding(m)) return sglang_swa_allocation(m, dtype, s);
     if (m.linear && m.linear->layers > 0) return sglang_mamba_allocation(m, dtype, s);
-    std::int64_t page = std::max<std::int64_t>(1, s.page_size);
+    std::int64_t page = sglang_page_size(m, s.page_size);
     Rational cell = sglang_cell_bytes(m, dtype, s.gpus);
     std::int64_t tokens = s.context;
     if (s.available_bytes) {
@@ -367,7 +411,9 @@ EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const En
     SglangPoolBytes pool = sglang_pool_bytes(m, dtype, tokens, page, s.gpus);
     EngineAnswer a;
     a.engine = Engine::sglang;
-    a.rule = s.version.empty() ? "SGLang, the newest rules held (memory_pool.py at 000ccdba)"
+    a.rule = s.version.empty() ? (sglang_dsa(m) ? "SGLang, the newest rules held (memory_pool.py DSATokenToKVPool at "
+                                                  "fe571baa)"
+                                                : "SGLang, the newest rules held (memory_pool.py at 000ccdba)")
                                : fmt::format("SGLang {}", s.version);
     a.tokens = tokens;
     a.context = tokens;
@@ -381,9 +427,21 @@ EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const En
     auto basis = model_basis(m);
     p.layers = basis ? basis->layers : 0;
     p.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over {} layers", group_thousands(tokens),
-                        page, page == 1 ? "" : "s", cell.to_display(), p.layers);
+                        page, page == 1 ? "" : "s", ((pool.k + pool.v) / Rational(p.cells)).to_display(), p.layers);
     a.parts.push_back(p);
-    a.kv_bytes = pool.k + pool.v;
+    if (!pool.indexer.is_zero()) {
+        EnginePart ix;
+        ix.kind = EnginePartKind::indexer;
+        ix.layers = p.layers;
+        ix.cells = checked_add(checked_add(tokens, page), 1) / page * page;
+        ix.k_bytes = pool.indexer;
+        ix.k_type = m.indexer->cache_dtype;
+        ix.how =
+            fmt::format("{} pages of {} tokens x {} bytes per token (the key and its scale) over {} layers",
+                        group_thousands(ix.cells / page), page, indexer_bytes_per_token_layer(*m.indexer), ix.layers);
+        a.parts.push_back(ix);
+    }
+    a.kv_bytes = pool.k + pool.v + pool.indexer;
     std::int64_t tp = std::max<std::int64_t>(1, s.gpus);
     a.engine_bytes_per_token = cell;
     a.textbook_bytes_per_token = growing_kv_bytes_per_token(m, dtype) / Rational(tp);
@@ -395,6 +453,18 @@ EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const En
                                      page, page == 1 ? "" : "s")});
     if (page > 1) {
         a.differences.push_back({"page rounding", fmt::format("the pool holds whole pages of {} tokens", page)});
+    }
+    if (sglang_dsa(m)) {
+        a.differences.push_back(
+            {"DSA layout",
+             fmt::format("SGLang sets pages of {} tokens for DeepSeek's sparse attention whatever --page-size says, "
+                         "and keeps the indexer's keys ({} bytes a token and layer) in a paged buffer of one page "
+                         "more (memory_pool.py DSATokenToKVPool, index_key_cache.py){}",
+                         page, indexer_bytes_per_token_layer(*m.indexer),
+                         sglang_latent_bytes(m, dtype, 0) == Rational(656)
+                             ? "; its fp8 latent is 512 fp8 values, 4 float32 scales and a bfloat16 rope: 656 bytes "
+                               "a token and layer, where the textbook counts 576"
+                             : "")});
     }
     return a;
 }

@@ -26,8 +26,17 @@
 //   layers; the SWA pool is built and prints its "KV Cache is allocated" line first, then the
 //   full pool, then "SWAKVPool mem usage: X GB, swa size: N, full size: M".
 // Before sgl-project/sglang pull 18039 (merged 2026-01-31) the cost counted every layer as full
-// and the split came after; that rule is not held. SGLang's Mamba pool, its chunked-attention
-// pool (Llama 4) and sliding layers beside MLA are not modelled and are refused.
+// and the split came after; that rule is not held. SGLang's chunked-attention pool (Llama 4) and
+// sliding layers beside MLA are not modelled and are refused.
+//
+// DeepSeek-V3.2 (an MLA model with an indexer) gets SGLang's DSA pool, read from
+// python/sglang/srt/mem_cache/memory_pool.py (DSATokenToKVPool) at
+// fe571baa82a9cc74d64ab4330e41b04630c15bee, index_key_cache.py at
+// 03ac438ac26f42a737e861ca64d0cd2fdce26a5e and pool_configurator.py (calculate_mla_kv_cache_dim) at
+// 003fca8027387a3d6565b2c08e497e3020ac6211: pages of 64 tokens; an fp8_e4m3 latent of 656 bytes a
+// token and layer (512 fp8 values, 4 float32 scales, a bfloat16 rope of 64), any other dtype
+// kv_lora_rank + qk_rope_head_dim elements; the indexer's keys, 128 fp8 values and a float32
+// scale a token and layer, in (size + page + 1) // page pages; "KV size" prints both together.
 //
 // A hybrid with fixed-state layers (Gated DeltaNet, Mamba-2, KDA) gets SGLang's Mamba pool beside
 // a KV pool of its attention layers only, read from python/sglang/srt/mem_cache/memory_pool.py
@@ -49,10 +58,18 @@
 namespace kvcat {
 
 struct SglangPoolBytes {
-    Rational k;  ///< MLA: the whole latent buffer
-    Rational v;  ///< MLA: 0
+    Rational k;        ///< MLA: the whole latent buffer
+    Rational v;        ///< MLA: 0
+    Rational indexer;  ///< DeepSeek-V3.2's indexer keys (DSATokenToKVPool), printed inside "KV size"
     bool mla = false;
 };
+
+/// Tokens a page holds for DeepSeek's sparse attention (DSA): SGLang sets it whatever is asked.
+inline constexpr std::int64_t kSglangDsaPage = 64;
+/// An MLA model with a sparse-attention indexer (DeepSeek-V3.2): SGLang's DSA pool.
+bool sglang_dsa(const Model& model);
+/// The page SGLang uses: kSglangDsaPage for a DSA model, else `requested` (at least 1).
+std::int64_t sglang_page_size(const Model& model, std::int64_t requested);
 
 /// K and V bytes of a pool of `tokens` tokens (per card), for a model of one pool (no sliding
 /// layers). Throws EngineError.

@@ -97,9 +97,16 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
                     std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
                                               python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+                } else if (p.kind == EnginePartKind::indexer) {
+                    continue;  // printed inside the latent's "KV size"
                 } else if (p.kind == EnginePartKind::mla_latent) {
+                    // DeepSeek-V3.2's pool prints its latent and its indexer's keys as one figure.
+                    Rational kv = p.bytes();
+                    for (const auto& q : a.parts) {
+                        if (q.kind == EnginePartKind::indexer) kv += q.bytes();
+                    }
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB",
-                                              a.tokens.value_or(0), python_gib_text(p.bytes())));
+                                              a.tokens.value_or(0), python_gib_text(kv)));
                 } else {
                     out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB",
                                               a.tokens.value_or(0), python_gib_text(p.k_bytes),

@@ -112,6 +112,11 @@ json sglang_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
                  "the planner holds SGLang's one pool, not the Mamba pool a hybrid keeps beside it; kvcat fit "
                  "--engine sglang gives both"}};
     }
+    if (sglang_dsa(m)) {
+        return {{"error",
+                 "the planner holds SGLang's pool of one-token pages, not the DSA pool of DeepSeek's sparse "
+                 "attention (pages of 64, the indexer's keys beside the latent); kvcat fit --engine sglang gives it"}};
+    }
     try {
         return {{"cell", exact(sglang_cell_bytes(m, d, cards))}};
     } catch (const std::exception& e) {

@@ -544,6 +544,35 @@ TEST(EngineSglang, RefusesWhatItDoesNotModel) {
     EXPECT_THROW(sglang_pool_bytes(record_model("models/gpt-oss-120b"), dtype("bf16"), 4096, 1, 1), EngineError);
 }
 
+// DeepSeek-V3.2 under SGLang (DSATokenToKVPool): pages of 64 whatever --page-size says; an
+// fp8_e4m3 latent of 512 + 4 x 4 + 64 x 2 = 656 bytes a token and layer, (975,424 + 64) x 61 x 656 =
+// 39,035,127,808 bytes; the indexer's keys in (975,424 + 64 + 1) // 64 = 15,242 pages of 64 tokens
+// of 132 bytes over 61 layers, 7,854,629,376 bytes; "KV size" prints both, 43.67 GB, as sglang
+// pull 11309 printed it. A bf16 latent is 576 x 2 bytes: 68,549,492,736 + the same indexer.
+TEST(EngineSglang, DeepSeekV32PoolKeepsTheIndexerInPagesOf64) {
+    Model m = deepseek_v32();
+    EngineSettings s;
+    s.context = 975424;
+    s.page_size = 1;
+    EngineAnswer a = engine_allocation(m, dtype("fp8_e4m3"), Engine::sglang, s);
+    ASSERT_EQ(a.parts.size(), 2u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::mla_latent);
+    EXPECT_EQ(a.parts[0].cells, 975488);
+    EXPECT_EQ(a.parts[0].bytes(), Rational(39035127808));
+    EXPECT_EQ(a.parts[1].kind, EnginePartKind::indexer);
+    EXPECT_EQ(a.parts[1].bytes(), Rational(7854629376));
+    EXPECT_EQ(a.kv_bytes, Rational(46889757184));
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB");
+    EXPECT_EQ(engine_allocation(m, dtype("bf16"), Engine::sglang, s).parts[0].bytes(), Rational(68549492736));
+    // From memory: a token costs (656 + 132) x 61 = 48,068 bytes; 46,889,757,184 bytes hold
+    // 975,488 of them (15,242 whole pages).
+    s.available_bytes = Rational(46889757184);
+    EXPECT_EQ(sglang_cell_bytes(m, dtype("fp8_e4m3"), 1), Rational(48068));
+    EXPECT_EQ(engine_allocation(m, dtype("fp8_e4m3"), Engine::sglang, s).tokens, 975488);
+}
+
 // Qwen3.5-397B-A17B over two cards (kvcache-ai/ktransformers issue 1870, SGLang 0.5.9; the log is
 // tests/fixtures/engine-logs/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba.log). Per card:
 // a Gated DeltaNet layer convolves (2 x 16 x 128 + 64 x 128) / 2 = 6,144 channels over 3 steps in

@@ -16,6 +16,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_writer.h"
 #include "engines/engine_memory.h"
+#include "engines/engine_sglang.h"
 #include "kvcat_runner.h"
 #include "model/curve.h"
 #include "model/physics.h"
@@ -279,8 +280,8 @@ TEST(ReportPlannerEngines, CoefficientsGiveTheEnginesFiguresAtAnyContextAndBatch
                 EngineSettings s;
                 s.gpus = std::stoll(cards);
                 if (model.sliding && model.sliding->layers > 0) continue;  // two pools: fit's, not the planner's
-                if (model.linear && model.linear->layers > 0) {
-                    // A hybrid's Mamba pool beside the KV pool: fit's too, and the page says so.
+                if ((model.linear && model.linear->layers > 0) || sglang_dsa(model)) {
+                    // A hybrid's Mamba pool, or DeepSeek's DSA pool: fit's too, and the page says so.
                     EXPECT_TRUE(g.contains("error")) << m["id"] << name;
                     continue;
                 }
