@@ -198,6 +198,24 @@ std::int64_t torch_bytes_or_throw(const std::string& name, std::string_view what
     return *b;
 }
 
+/// The token pool's K and V (or MLA latent) as a part: `tokens` and the padded page, over `layers`
+/// (`which` names them, "{} layers").
+EnginePart pool_part(const SglangPoolBytes& pool, std::int64_t tokens, std::int64_t page, const CacheDtype& dtype,
+                     std::int64_t layers, std::string_view which) {
+    EnginePart p;
+    p.kind = pool.mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
+    p.cells = checked_add(tokens, page);
+    p.k_bytes = pool.k;
+    p.v_bytes = pool.v;
+    p.k_type = std::string(dtype.name);
+    p.v_type = std::string(dtype.name);
+    p.layers = layers;
+    p.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over {}", group_thousands(tokens), page,
+                        page == 1 ? "" : "s", ((pool.k + pool.v) / Rational(p.cells)).to_display(),
+                        fmt::format(fmt::runtime(which), layers));
+    return p;
+}
+
 /// The Mamba pool's requests for the memory given: --max-mamba-cache-size when set; else, as
 /// KVCacheConfigurator._handle_max_mamba_cache takes it (python/sglang/srt/mem_cache/
 /// kv_cache_configurator.py at 003fca8027387a3d6565b2c08e497e3020ac6211, without speculative
@@ -256,17 +274,7 @@ EngineAnswer sglang_mamba_allocation(const Model& m, const CacheDtype& dtype, co
         "state in {}",
         group_thousands(slots), one.per_slot.to_display(), mamba.layers, conv_type, ssm_type);
     a.parts.push_back(st);
-    EnginePart kv;
-    kv.kind = pool.mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
-    kv.cells = checked_add(tokens, page);
-    kv.k_bytes = pool.k;
-    kv.v_bytes = pool.v;
-    kv.k_type = std::string(dtype.name);
-    kv.v_type = std::string(dtype.name);
-    kv.layers = m.kv_layers.count.value_or(0);
-    kv.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over the {} attention layers",
-                         group_thousands(tokens), page, page == 1 ? "" : "s", cell.to_display(), kv.layers);
-    a.parts.push_back(kv);
+    a.parts.push_back(pool_part(pool, tokens, page, dtype, m.kv_layers.count.value_or(0), "the {} attention layers"));
     a.kv_bytes = pool.k + pool.v;
     a.state_bytes = mamba.conv + mamba.ssm;
     a.engine_bytes_per_token = cell;
@@ -417,17 +425,8 @@ EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const En
                                : fmt::format("SGLang {}", s.version);
     a.tokens = tokens;
     a.context = tokens;
-    EnginePart p;
-    p.kind = pool.mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
-    p.cells = checked_add(tokens, page);
-    p.k_bytes = pool.k;
-    p.v_bytes = pool.v;
-    p.k_type = std::string(dtype.name);
-    p.v_type = std::string(dtype.name);
     auto basis = model_basis(m);
-    p.layers = basis ? basis->layers : 0;
-    p.how = fmt::format("({} tokens + {} padding slot{}) x {} bytes per token over {} layers", group_thousands(tokens),
-                        page, page == 1 ? "" : "s", ((pool.k + pool.v) / Rational(p.cells)).to_display(), p.layers);
+    EnginePart p = pool_part(pool, tokens, page, dtype, basis ? basis->layers : 0, "{} layers");
     a.parts.push_back(p);
     if (!pool.indexer.is_zero()) {
         EnginePart ix;
