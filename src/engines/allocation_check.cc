@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engines/engine_ik_llama.h"
 #include "engines/engine_llamacpp.h"
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
@@ -122,13 +123,15 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, Alloca
         return finish();
     }
     bool mla_latent = text(r, key + ".mla_latent") == "true";
+    bool mla_off = text(r, key + ".mla_off") == "true" && m.mla;
     std::string v_printed = text(r, key + ".v_mib");
     // A V printed beside an MLA latent is kept: llama.cpp before the V-less cache, and
     // ik_llama.cpp's kv^T (-mla 1 without flash attention), both kv_lora_rank values a token.
     bool v_cache = !v_printed.empty() && !same_decimal(v_printed, "0");
     bool judge_v = !mla_latent || v_cache;
     try {
-        LlamaCacheBytes b = llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
+        LlamaCacheBytes b = mla_off ? ik_mla_off_bytes(m, *k, *v, *cells)
+                                    : llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
         std::string how =
             fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
         part.terms.push_back(cell_term("K", b.k, b.layers, *cells, streams, k->name));

@@ -29,10 +29,12 @@ const CacheDtype& latent_type(const CacheDtype& k, const CacheDtype& v, const En
 void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& s, std::int64_t cells,
           EngineAnswer& a) {
     a.parts.clear();
-    bool mla = model.mla && model.variant == AttentionVariant::mla;
+    bool mla = model.mla && model.variant == AttentionVariant::mla && s.ik_mla > 0;
     bool kv_t = mla && s.ik_mla == 1 && !s.ik_flash_attn;
     LlamaCacheBytes b =
-        llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells, 1, kv_t);
+        model.mla && s.ik_mla == 0
+            ? ik_mla_off_bytes(model, k, v, cells)
+            : llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells, 1, kv_t);
     EnginePart p;
     p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
     p.layers = b.layers;
@@ -51,6 +53,20 @@ void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const En
 
 }  // namespace
 
+LlamaCacheBytes ik_mla_off_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v, std::int64_t cells) {
+    if (!model.mla || !model.attention_heads || !model.head_dim || !model.v_head_dim) {
+        throw EngineError(
+            "-mla 0 keeps every head's expanded K (qk_nope + rope) and V (v_head_dim): the model record gives no "
+            "head_dim and v_head_dim for them; -mla 1, 2 or 3 keeps the latent");
+    }
+    LlamaCacheBytes b;
+    b.layers = model.kv_layers.count.value_or(model.num_layers.value_or(0));
+    Rational slots = Rational(b.layers) * Rational(cells) * Rational(*model.attention_heads);
+    b.k = slots * Rational(*model.head_dim) * k.bytes_per_element();
+    b.v = slots * Rational(*model.v_head_dim) * v.bytes_per_element();
+    return b;
+}
+
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
     if (model.linear) {
         throw EngineError("ik_llama.cpp's recurrent state is not modelled; --engine llama.cpp gives llama.cpp's");
@@ -62,11 +78,7 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     CacheDtype v = llamacpp_v_type(dtype, s);
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     if (s.ik_mla < 0 || s.ik_mla > 3) throw EngineError(fmt::format("-mla {} is not one of 0, 1, 2, 3", s.ik_mla));
-    if (mla && s.ik_mla == 0) {
-        throw EngineError(
-            "-mla 0 keeps every head's expanded K (qk_nope + rope) and V (v_head_dim), which the model record does "
-            "not carry; -mla 1, 2 or 3 keeps the latent");
-    }
+    if (mla && s.ik_mla == 0) ik_mla_off_bytes(model, dtype, v, 1);  // refuses a record without the widths
     if (!s.ik_flash_attn && !is_f16_or_bf16(v)) {
         throw EngineError(
             fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "
@@ -116,7 +128,13 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
                                       "and the server gives each slot {} of them",
                                       parallel, group_thousands(cells), group_thousands(cells / parallel))});
     }
-    if (mla) {
+    if (mla && s.ik_mla == 0) {
+        a.differences.push_back(
+            {"MLA off", fmt::format("-mla 0: each layer keeps every head's expanded K ({} heads x {}, {}) and V ({} "
+                                    "heads x {}, {}) where the latent is {} elements",
+                                    *model.attention_heads, *model.head_dim, dtype.name, *model.attention_heads,
+                                    *model.v_head_dim, v.name, model.mla->latent_dim())});
+    } else if (mla) {
         std::string how;
         if (s.ik_mla == 1 && !s.ik_flash_attn) {
             how = fmt::format(

@@ -16,8 +16,13 @@
 //   "kv^T (%s): %7.2f MiB" without flash attention) for an MLA model, "K (%s) ... V (%s)" for
 //   others, each figure computed in float, with the -ctk and -ctv names as given.
 // Sliding-window and recurrent layers are not modelled for this engine: it is refused with why.
+//
+// -mla 0 on an MLA model keeps, per layer and cell, every head's expanded K (attention_heads x
+// head_dim, qk_nope + rope) in -ctk's type and V (attention_heads x v_head_dim) in -ctv's, which
+// the model record gives as head_dim and v_head_dim (llama.cpp's n_embd_head_k and n_embd_head_v).
 #pragma once
 
+#include "engines/engine_llamacpp.h"
 #include "engines/engine_memory.h"
 
 namespace kvcat {
@@ -29,6 +34,10 @@ inline constexpr std::int64_t kIkCellPad = 32;
 /// The allocation for `settings` (context, parallel, ik_mla, ik_flash_attn, the K and V types);
 /// with settings.available_bytes, the largest -c whose cache fits it. Throws EngineError for a
 /// model or a setting it does not take.
+/// -mla 0's cache for an MLA model: every head's K and V of `cells` cells. Throws EngineError when
+/// the model record gives no head_dim and v_head_dim.
+LlamaCacheBytes ik_mla_off_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v, std::int64_t cells);
+
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 
 }  // namespace kvcat

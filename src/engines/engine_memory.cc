@@ -68,8 +68,11 @@ std::vector<LayerSet> engine_layers(const Model& m) {
         throw EngineError("the model record lacks the shape of its caching layers (kv_heads and head_dim, or mla)");
     // The engine models keep K and V of one width, and bounded layers of the growing layers'
     // shape. A record that says otherwise (MiMo-V2-Flash's K 192 and V 128, Gemma 4's sliding
-    // layers of their own heads) is refused here rather than given a figure that is wrong.
-    bool v_differs = (m.v_head_dim && m.head_dim && *m.v_head_dim != *m.head_dim) ||
+    // layers of their own heads) is refused here rather than given a figure that is wrong. An MLA
+    // model's head widths are those of its expanded heads, which only a cache without MLA holds
+    // (engine_ik_llama's -mla 0); its layers here keep the latent.
+    bool mla = basis->latent_dim.has_value();
+    bool v_differs = (!mla && m.v_head_dim && m.head_dim && *m.v_head_dim != *m.head_dim) ||
                      std::any_of(m.kv_groups.begin(), m.kv_groups.end(),
                                  [](const KvGroup& g) { return g.v_head_dim && *g.v_head_dim != g.head_dim; });
     if (v_differs)

@@ -36,6 +36,10 @@ const std::regex kLlamaRecurrent(
 const std::regex kSelfSize(
     R"(KV self size += +([0-9.]+) MiB, ([A-Za-z^]+) \((\w+)\): +([0-9.]+) MiB, ([A-Za-z^]+)(?: \((\w+)\): +([0-9.]+) MiB|: not used)\s*$)");
 const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, size = (\d+) cells)");
+// ik_llama.cpp's context line "mla_attn   = 0" on a model whose metadata prints a latent
+// ("n_lora_kv = 512"): the cache holds every head's K and V.
+const std::regex kMlaAttn(R"(\bmla_attn += (\d+))");
+const std::regex kLoraKv(R"(\bn_lora_kv += (\d+))");
 const std::regex kKvSize(R"(\bkv_size = (\d+))");
 const std::regex kNctx(R"((?:llama_new_context_with_model|llama_context|llama_init_from_model): n_ctx += (\d+))");
 // vLLM
@@ -81,7 +85,7 @@ std::string group(const std::smatch& m, int a, int b = -1) {
 ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     ParsedLog out;
     bool llama = false, vllm = false, sglang = false;
-    std::optional<std::int64_t> kv_size, n_ctx;
+    std::optional<std::int64_t> kv_size, n_ctx, mla_attn, lora_kv;
     std::string pending_scope;
     std::optional<std::int64_t> pending_cells;
     std::istringstream in(text);
@@ -97,6 +101,8 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
         std::smatch m;
         if (std::regex_search(line, m, kKvSize)) kv_size = whole(m[1]);
         if (std::regex_search(line, m, kNctx)) n_ctx = whole(m[1]);
+        if (std::regex_search(line, m, kMlaAttn)) mla_attn = whole(m[1]);
+        if (std::regex_search(line, m, kLoraKv)) lora_kv = whole(m[1]);
         if (std::regex_search(line, m, kIswa)) {
             pending_scope = m[1] == "SWA" ? "swa" : "base";
             pending_cells = whole(m[2]);
@@ -169,6 +175,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
             c.size_mib = m[1];
             std::string first = m[2], second = m[5];
             if (first == "K" && second == "V") {
+                c.mla_off = mla_attn == 0 && lora_kv.value_or(0) > 0;
                 c.k_type = m[3];
                 c.k_mib = m[4];
                 c.v_type = m[6];
@@ -294,6 +301,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
         opt_int(t, "layers", c.layers);
         opt_text(t, "size_mib", c.size_mib);
         if (c.mla_latent) t += "  mla_latent: true\n";
+        if (c.mla_off) t += "  mla_off: true\n";
         opt_text(t, "k_type", c.k_type);
         opt_text(t, "k_mib", c.k_mib);
         opt_text(t, "v_type", c.v_type);

@@ -46,6 +46,7 @@ struct LoggedCache {
     std::string k_type, v_type;
     std::string size_mib, k_mib, v_mib;  ///< as printed; "" when the line has none
     bool mla_latent = false;             ///< ik_llama.cpp's "c^KV" line: the latent as K, no V
+    bool mla_off = false;                ///< ik_llama.cpp's "mla_attn = 0": an MLA model's every head's K and V
     int line = 0;
 };
 

@@ -251,6 +251,7 @@ constexpr std::array kLoggedCacheFields = {
     FieldSpec{"layers", F::integer, false, false, "layers the cache holds, as printed", {}, {}, true},
     FieldSpec{"size_mib", F::number, false, false, "the printed size, MiB (two decimals)"},
     FieldSpec{"mla_latent", F::boolean, false, false, "ik_llama.cpp's c^KV cache: the MLA latent as K, no V"},
+    FieldSpec{"mla_off", F::boolean, false, false, "ik_llama.cpp's -mla 0: an MLA model's every head's K and V"},
     FieldSpec{"k_type", F::string, false, false, "K's ggml type, as printed"},
     FieldSpec{"k_mib", F::number, false, false, "K's printed size, MiB"},
     FieldSpec{"v_type", F::string, false, false, "V's ggml type, as printed"},

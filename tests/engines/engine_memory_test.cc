@@ -187,6 +187,28 @@ TEST(EngineIkLlama, Mla2WithoutFlashAttentionKeepsTheLatentInTheVType) {
               "kv^T (f16):    0.00 MiB");
 }
 
+// -mla 0 on DeepSeek-R1 (ikawrakow/ik_llama.cpp issue 389, tests/fixtures/engine-logs/
+// ik-deepseek-r1-q4_k_m-nomla-q8_0k-f16v-8k.log): every head's K and V, 128 heads of 192 and of
+// 128. K: 8,192 cells x 61 layers x 128 x 192 x 34/32 bytes (q8_0) = 13,048,479,744 = 12444.00
+// MiB; V: 8,192 x 61 x 128 x 128 x 2 (f16) = 16,374,562,816 = 15616.00 MiB, as printed.
+TEST(EngineIkLlama, Mla0KeepsEveryHeadsKAndV) {
+    EngineSettings s = ik(8192, 0, true);
+    s.v_dtype = "f16";
+    const Model& m = record_model("models/deepseek-r1");
+    EngineAnswer a = engine_allocation(m, dtype("q8_0"), Engine::llamacpp, s);
+    ASSERT_EQ(a.parts.size(), 1u);
+    EXPECT_EQ(a.parts[0].kind, EnginePartKind::base_cache);
+    EXPECT_EQ(a.parts[0].k_bytes, Rational(13048479744));
+    EXPECT_EQ(a.parts[0].v_bytes, Rational(16374562816));
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0],
+              "llama_init_from_model: KV self size  = 28060.00 MiB, K (q8_0): 12444.00 MiB, V (f16): 15616.00 MiB");
+    // The same record under -mla 3 keeps the latent: its head widths change nothing there.
+    EXPECT_EQ(engine_allocation(m, dtype("q8_0"), Engine::llamacpp, ik(8192, 3, true)).parts[0].k_bytes,
+              Rational(8192LL * 61 * 576 * 34 / 32));
+}
+
 TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
     auto refused = [](const std::string& model, std::string_view kv, const EngineSettings& s, const std::string& why) {
         try {
@@ -196,7 +218,7 @@ TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
             EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
         }
     };
-    refused("models/deepseek-r1", "f16", ik(4096, 0, true), "-mla 0 keeps every head's expanded K");
+    refused("models/deepseek-v3", "f16", ik(4096, 0, true), "the model record gives no head_dim and v_head_dim");
     refused("models/qwen3-0.6b", "q8_0", ik(4096, 3, false), "V cache quantization requires flash_attn");
     refused("models/gpt-oss-20b", "f16", ik(4096, 3, true), "sliding-window layers is not modelled");
     refused("models/qwen3.5-27b", "f16", ik(4096, 3, true), "recurrent state is not modelled");

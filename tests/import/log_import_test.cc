@@ -78,6 +78,20 @@ TEST(LogImport, SpeculativeMambaPoolIsRefusedWithItsLine) {
     }
 }
 
+TEST(LogImport, IkLlamaMlaAttnZeroOnALatentModelMarksTheCacheMlaOff) {
+    ParsedLog log = parse_fixture("ik-deepseek-r1-q4_k_m-nomla-q8_0k-f16v-8k");
+    ASSERT_EQ(log.caches.size(), 1u);
+    EXPECT_TRUE(log.caches[0].mla_off);
+    EXPECT_EQ(log.caches[0].cells, 8192);
+    // A model whose metadata prints no latent (n_lora_kv) is not marked, whatever mla_attn says.
+    ParsedLog plain = parse_engine_log(
+        "llama_new_context_with_model: n_ctx      = 4096\nllama_new_context_with_model: mla_attn   = 0\n"
+        "llama_new_context_with_model: KV self size  =  448.00 MiB, K (f16):  224.00 MiB, V (f16):  224.00 MiB\n",
+        "plain.log");
+    ASSERT_EQ(plain.caches.size(), 1u);
+    EXPECT_FALSE(plain.caches[0].mla_off);
+}
+
 TEST(LogImport, AFigureLineThatDoesNotReadStopsTheImportWithItsLine) {
     std::string text = "llama_kv_cache: size = 4352.00 MiB (131072 cells, 16 layers, 4/1 seqs), K (q8_0): 2176.00\n";
     try {
