@@ -301,9 +301,13 @@ EngineAnswer sglang_mamba_allocation(const Model& m, const CacheDtype& dtype, co
                                                          "KV pool {} slot{} more than its tokens: the padded slot 0 "
                                                          "(memory_pool.py)",
                                                          page, page == 1 ? "" : "s")});
-    if (a.state_bytes != a.textbook_state_bytes) {
+    // The dtypes differ from the model record's when one request's state does (the padded row aside).
+    if (one.per_slot * Rational(slots) != a.textbook_state_bytes) {
         a.differences.push_back(
-            {"state dtype", fmt::format("the conv state is kept in {} and the SSM state in {}", conv_type, ssm_type)});
+            {"state dtype", fmt::format("the conv state is kept in {} and the SSM state in {}: {} bytes a request{}, "
+                                        "where the model record's dtypes give {}",
+                                        conv_type, ssm_type, one.per_slot.to_display(), tp > 1 ? " per card" : "",
+                                        (fixed_state_bytes(m) / Rational(tp)).to_display())});
     }
     return a;
 }

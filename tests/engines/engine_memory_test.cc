@@ -619,6 +619,13 @@ TEST(EngineSglang, HybridGetsAMambaPoolBesideAnAttentionOnlyKvPool) {
     EXPECT_EQ(a.parts[1].k_bytes, Rational(4457203200));
     EXPECT_EQ(a.state_bytes, Rational(137687040 + 7832862720LL));
     EXPECT_EQ(a.mamba_slots, 82);
+    // The record keeps both states at float32 (state_dtype), SGLang the conv state at bfloat16.
+    auto named = [](const EngineAnswer& x, std::string_view name) {
+        return std::any_of(x.differences.begin(), x.differences.end(),
+                           [&](const EngineDifference& d) { return d.name == name; });
+    };
+    EXPECT_TRUE(named(a, "state dtype"));
+    EXPECT_TRUE(named(a, "Mamba pool"));
     auto lines = engine_log_lines(a, m);
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0],
