@@ -530,7 +530,8 @@ AllocationSummary summarise_allocation(const Record& r, const AllocationCheck& c
                     const AllocationFigure* f = figure(c, "vllm.tokens");
                     computed.push_back(f ? f->computed : "");
                 } else if (!vllm) {
-                    for (const char* name : {"k_gb", "v_gb", "kv_gb"}) add(p, name);
+                    // A hybrid's Mamba pool first (its part comes first), then the KV pool.
+                    for (const char* name : {"conv_state_gb", "ssm_state_gb", "k_gb", "v_gb", "kv_gb"}) add(p, name);
                 }
             }
             unit = vllm ? "tokens" : "GB";
