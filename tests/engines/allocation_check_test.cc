@@ -41,7 +41,8 @@ std::vector<std::string> failing(const AllocationCheck& c) {
 TEST(AllocationCheck, EveryFigureOfAPassingRecordHolds) {
     for (const char* id : {"allocations/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25",
                            "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5",
-                           "allocations/llamacpp-b5781-llama-3.1-8b-q4_0-vulkan-f16-16k"}) {
+                           "allocations/llamacpp-b5781-llama-3.1-8b-q4_0-vulkan-f16-16k",
+                           "allocations/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba"}) {
         AllocationCheck c = check(fixture("pass"), id);
         EXPECT_TRUE(failing(c).empty()) << id;
         EXPECT_TRUE(c.problems.empty()) << id;
@@ -61,7 +62,9 @@ TEST(AllocationCheck, TheRuleReportsTheFiguresThatDoNotHold) {
               std::vector<std::string>{"vllm.concurrency 5.75 -> 5.73"});
     EXPECT_EQ(failing(check(lint, "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5")),
               std::vector<std::string>{"vllm.tokens 412,945 -> 412,944"});
-    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 3u);
+    EXPECT_EQ(failing(check(lint, "allocations/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba")),
+              std::vector<std::string>{"sglang.ssm_state_gb 7.30 -> 7.29"});
+    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 4u);
 }
 
 TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
@@ -83,6 +86,15 @@ TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
     EXPECT_EQ(l.context, 16384);
     EXPECT_EQ(l.printed, "2048.00 MiB");
     EXPECT_EQ(l.computed, "2048.00 MiB");
+    // An SGLang hybrid: the Mamba pool's conv and SSM state, then the KV pool's K and V.
+    const Record* mamba = lint.records.find("allocations/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba");
+    ASSERT_TRUE(mamba);
+    AllocationSummary g = summarise_allocation(*mamba, check(lint, mamba->id));
+    EXPECT_EQ(g.kv_cache_dtype, "bf16");
+    EXPECT_EQ(g.tokens, 580364);
+    EXPECT_EQ(g.tensor_parallel, 2);
+    EXPECT_EQ(g.printed, "0.13 + 7.29 + 4.15 + 4.15 GB");
+    EXPECT_EQ(g.computed, "0.13 + 7.29 + 4.15 + 4.15 GB");
 }
 
 }  // namespace
