@@ -449,8 +449,14 @@
       answer.replaceChildren();
       if (r.error) {
         answer.append(el('p', { class: 'verdict no' }, 'kvcat cannot work this choice out: ' + r.error + '.'));
-        answer.append(el('p', {}, 'Largest context: '), output('max-context', 'none', 'none'));
-        answer.append(output('fits', 'no', 'no'), output('kv-bytes', '', ''));
+        // Each figure in a line of its own, as a reader reads it ("none", then "no"), not run together.
+        const line = (label, node) => {
+          const p = el('p', {}, label);
+          p.append(node);
+          return p;
+        };
+        answer.append(line('Largest context: ', output('max-context', 'none', 'none')));
+        answer.append(line('Fits at this context: ', output('fits', 'no', 'no')), output('kv-bytes', '', ''));
         return;
       }
       const engine = r.engine;

@@ -578,6 +578,15 @@ def planner_checks(page, args, work, page_url):
         answers.append((choice, got))
     check(len(verdicts) >= 2, "every choice got the same verdict %r: the checks cannot tell a fit from a refusal" %
           verdicts, failures)
+    # A choice the planner refuses (a hybrid under SGLang, whose Mamba pool only kvcat fit holds)
+    # says why and points to fit, and shows each figure on a line of its own, as a reader reads it.
+    refused = dict(CHOICES[0], engine="sglang")
+    drive(page, refused)
+    lines = page.evaluate("Array.from(document.querySelectorAll('.answer p')).map((p) => p.textContent)")
+    check(any("Mamba pool" in l and "kvcat fit --engine sglang" in l for l in lines),
+          "the SGLang hybrid's refusal does not name the Mamba pool and fit: %r" % lines, failures)
+    check("Largest context: none" in lines and "Fits at this context: no" in lines,
+          "the refusal's figures do not read as lines of their own: %r" % lines, failures)
     # The charts follow the choice: back on the first, every chart draws that model's marks.
     drive(page, CHOICES[0])
     check_marks(page, page.evaluate("window.kvcatReport.content"), failures)
