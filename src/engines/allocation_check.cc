@@ -360,11 +360,12 @@ void sglang_mamba(const Record& r, const Model& m, AllocationCheck& out) {
     std::int64_t tp = integer(r, "sglang.tensor_parallel").value_or(1);
     std::string ssm_type = sglang_ssm_dtype(m, text(r, "sglang.mamba_ssm_dtype"));
     try {
-        SglangMambaBytes b = sglang_mamba_bytes(m, *slots, tp, "bfloat16", ssm_type);
+        SglangMambaBytes b = sglang_mamba_bytes(m, *slots, tp, std::string(kSglangConvDtype), ssm_type);
         part.terms.push_back(fmt::format("rows: {} requests + the padded slot = {}", group_thousands(*slots),
                                          group_thousands(*slots + 1)));
-        part.terms.push_back(fmt::format("conv state: {} bytes = {} GB ({} layers, bfloat16{})", bytes_words(b.conv),
-                                         python_gib_text(b.conv), b.layers, tp > 1 ? ", one card's" : ""));
+        part.terms.push_back(fmt::format("conv state: {} bytes = {} GB ({} layers, {}{})", bytes_words(b.conv),
+                                         python_gib_text(b.conv), b.layers, kSglangConvDtype,
+                                         tp > 1 ? ", one card's" : ""));
         part.terms.push_back(fmt::format("SSM state: {} bytes = {} GB ({} layers, {}{})", bytes_words(b.ssm),
                                          python_gib_text(b.ssm), b.layers, ssm_type, tp > 1 ? ", one card's" : ""));
         auto judge = [&](const std::string& key, const Rational& bytes, std::string_view what) {

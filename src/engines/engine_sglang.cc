@@ -238,9 +238,7 @@ EngineAnswer sglang_mamba_allocation(const Model& m, const CacheDtype& dtype, co
     if (dtype.block_values != 1) throw EngineError(fmt::format("SGLang keeps no '{}' cache", dtype.name));
     std::int64_t page = std::max<std::int64_t>(1, s.page_size);
     std::int64_t tp = std::max<std::int64_t>(1, s.gpus);
-    // The conv state is bfloat16 whatever the model's dtype (mamba_utils.py mamba2_state_dtype;
-    // only the SGLANG_MAMBA_CONV_DTYPE environment variable moves it).
-    std::string conv_type = "bfloat16";
+    std::string conv_type(kSglangConvDtype);
     std::string ssm_type = sglang_ssm_dtype(m, s.mamba_ssm_cache_dtype);
     SglangMambaBytes one = sglang_mamba_bytes(m, 1, tp, conv_type, ssm_type);
     std::int64_t slots = mamba_slots_for(s, one.per_slot);

@@ -91,6 +91,10 @@ struct SglangMambaBytes {
     std::string conv_type, ssm_type;  ///< torch's names: "bfloat16", "float32"
 };
 
+/// The conv state's dtype SGLang keeps, whatever the model's (mamba_utils.py mamba2_state_dtype;
+/// only the SGLANG_MAMBA_CONV_DTYPE environment variable moves it).
+inline constexpr std::string_view kSglangConvDtype = "bfloat16";
+
 /// The SSM state's dtype SGLang keeps: `setting` (--mamba-ssm-dtype) unless "auto" or "", else
 /// the model record's state_dtype (the config's mamba_ssm_dtype), else float32.
 std::string sglang_ssm_dtype(const Model& model, const std::string& setting);

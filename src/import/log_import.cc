@@ -62,8 +62,9 @@ const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
 // SGLang
 const std::regex kSglangKv(
     R"(KV Cache is allocated\. (?:dtype: torch\.\w+, )?#tokens: (\d+), (?:K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB)\s*$)");
-// SGLang's Mamba pool (a hybrid's conv and SSM state): "GB" with or without a space before it, and the
-// speculative pool's two intermediate caches after it, which are kept in the line but not read.
+// SGLang's Mamba pool (a hybrid's conv and SSM state): "GB" with or without a space before it. The
+// speculative pool's line adds two intermediate caches, which are matched so that the import can
+// refuse that line by name.
 const std::regex kSglangMamba(
     R"(Mamba Cache is allocated\. max_mamba_cache_size: (\d+), conv_state size: ([0-9.]+) ?GB, ssm_state size: ([0-9.]+) ?GB(?: intermediate_ssm_state_cache size: ([0-9.]+) ?GB intermediate_conv_window_cache size: ([0-9.]+) ?GB)?\s*$)");
 // SGLang names the KV cache's dtype in a line of its own, and newer releases in the pool's line.
