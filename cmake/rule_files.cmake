@@ -8,6 +8,7 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/id_invisible_character.cc
     src/check/rules/kv_rules.cc
     src/check/rules/loader_rules.cc
+    src/check/rules/memory_reported.cc
     src/check/rules/physics_rules.cc
     src/check/rules/prose_rules.cc
     src/check/rules/quality_rules.cc

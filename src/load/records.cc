@@ -186,6 +186,14 @@ Accelerator read_accelerator(const YamlNode& root) {
     a.memory_bandwidth_gb_s = num_field(&root, "memory_bandwidth_gb_s");
     a.memory_gb_exact = decimal_field(&root, "memory_gb");
     a.memory_bandwidth_gb_s_exact = decimal_field(&root, "memory_bandwidth_gb_s");
+    if (const YamlNode* m = mapping_field(&root, "memory_reported")) {
+        auto value = decimal_field(m, "value");
+        auto bytes = int_field(m, "bytes");
+        std::string unit = str(m, "unit");
+        if (value && bytes && *bytes > 0 && !unit.empty()) {
+            a.memory_reported = ReportedMemory{*value, unit, *bytes, str(m, "by"), str(m, "line")};
+        }
+    }
     return a;
 }
 

@@ -122,6 +122,15 @@ struct Model {
     std::optional<IndexerShape> indexer;
 };
 
+/// The card's total memory as its driver or runtime printed it (memory_reported).
+struct ReportedMemory {
+    Rational value;      ///< the printed figure, exactly
+    std::string unit;    ///< B, MiB, GiB or MB
+    std::int64_t bytes;  ///< as the record states it (the lint checks it against value x unit)
+    std::string by;      ///< nvidia-smi, rocm-smi, cuda or metal
+    std::string line;    ///< the printed line
+};
+
 struct Accelerator {
     std::string vendor;
     std::string name;
@@ -131,6 +140,7 @@ struct Accelerator {
     std::optional<double> memory_bandwidth_gb_s;
     std::optional<Rational> memory_gb_exact;
     std::optional<Rational> memory_bandwidth_gb_s_exact;
+    std::optional<ReportedMemory> memory_reported;
 };
 
 struct KvBasis {

@@ -217,12 +217,36 @@ constexpr std::array kModelFields = {
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };
 
+constexpr std::array<std::string_view, 4> kMemoryUnits = {"B", "MiB", "GiB", "MB"};
+constexpr std::array<std::string_view, 5> kMemoryReporters = {"nvidia-smi", "rocm-smi", "cuda", "hip", "metal"};
+
+/// The card's memory as its driver or runtime reports it (physics.h's memory_bytes reads it).
+constexpr std::array kReportedMemoryFields = {
+    FieldSpec{"value", F::number, true, false, "the total as the tool printed it, in `unit`", {}, {}, true},
+    FieldSpec{"unit", F::enumeration, true, false,
+              "the printed unit: B, MiB (2^20 bytes), GiB (2^30 bytes) or MB (10^6 bytes)", kMemoryUnits},
+    FieldSpec{"bytes", F::integer, true, false, "value x unit, rounded down to a whole byte", {}, {}, true},
+    FieldSpec{"by", F::enumeration, true, false,
+              "what printed it: nvidia-smi's total, rocm-smi's VRAM total, CUDA's or HIP's total (cudaMemGetInfo, "
+              "hipMemGetInfo, as llama.cpp, vLLM or PyTorch print it) or Metal's recommendedMaxWorkingSetSize",
+              kMemoryReporters},
+    FieldSpec{"line", F::string, true, false, "the line the figure was read from, as printed"},
+    FieldSpec{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields},
+};
+
 constexpr std::array kAcceleratorFields = {
     FieldSpec{"id", F::string, true, false, "accelerators/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"vendor", F::string, true, false, "who makes it"},
     FieldSpec{"name", F::string, true, false, "the product name"},
     FieldSpec{
         "memory_gb", F::number, true, false, "memory capacity as the vendor states it, GB (10^9 bytes)", {}, {}, true},
+    FieldSpec{"memory_reported",
+              F::mapping,
+              false,
+              false,
+              "the total memory as the card's driver or runtime reports it: what fit and the memory rules use",
+              {},
+              kReportedMemoryFields},
     FieldSpec{"memory_type", F::string, true, false, "GDDR6X, HBM3, ..."},
     FieldSpec{"memory_bus_bits", F::integer, false, false, "memory interface width, bits", {}, {}, true},
     FieldSpec{

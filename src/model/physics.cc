@@ -42,7 +42,27 @@ Rational active_weight_bytes(const Model& model, const WeightQuant& quant) {
 }
 
 Rational memory_bytes(const Accelerator& accelerator) {
+    if (accelerator.memory_reported) return Rational(accelerator.memory_reported->bytes);
     return require(accelerator.memory_gb_exact, "memory_gb") * kBillion;
+}
+
+std::string memory_how(const Accelerator& accelerator) {
+    if (!accelerator.memory_reported) return "the vendor's GB x 10^9; no driver figure on record";
+    const ReportedMemory& m = *accelerator.memory_reported;
+    std::string_view who = m.by == "nvidia-smi" ? "nvidia-smi's total"
+                           : m.by == "rocm-smi" ? "rocm-smi's VRAM total"
+                           : m.by == "metal"    ? "Metal's recommendedMaxWorkingSetSize"
+                           : m.by == "hip"      ? "HIP's total"
+                                                : "CUDA's total";
+    return fmt::format("{}, {} {}", who, m.value.to_display(), m.unit);
+}
+
+std::optional<Rational> memory_unit_bytes(std::string_view unit) {
+    if (unit == "B") return Rational(1);
+    if (unit == "MiB") return Rational(1LL << 20);
+    if (unit == "GiB") return Rational(1LL << 30);
+    if (unit == "MB") return Rational(1000000);
+    return std::nullopt;
 }
 
 namespace {
@@ -82,6 +102,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.gpus = setup.gpus;
     t.native_context = model.native_context.value_or(0);
     t.memory = memory_bytes(accelerator);
+    t.memory_how = memory_how(accelerator);
     if (setup.weight_bytes) {
         t.weights = *setup.weight_bytes / cards;
         t.weights_how = setup.weight_how;
@@ -205,6 +226,7 @@ nlohmann::json fit_json(const FitTerms& t, const std::string& model_id, const st
         {"bytes_per_element", exact(dtype.bytes_per_element())},
         {"batch", t.batch},
         {"memory_bytes", exact(t.memory)},
+        {"memory_how", t.memory_how},
         {"weight_bytes", exact(t.weights)},
         {"fixed_state_bytes", exact(t.fixed_state)},
         {"reserve_bytes", exact(t.reserve)},
@@ -227,7 +249,7 @@ std::string fit_text(const FitTerms& t, const std::string& model_id, const std::
     std::string cards = t.gpus > 1 ? fmt::format(", {} cards (each line is one card's)", t.gpus) : "";
     std::string out = fmt::format("{} on {}, weights {}, KV cache {}, batch {}{}\n", model_id, accelerator_id, weights,
                                   dtype.name, t.batch, cards);
-    out += fmt::format("  memory                 {:>22} bytes  (the vendor's GB x 10^9)\n", bytes_text(t.memory));
+    out += fmt::format("  memory                 {:>22} bytes  ({})\n", bytes_text(t.memory), t.memory_how);
     out += fmt::format("  - weights              {:>22} bytes  ({})\n", bytes_text(t.weights), t.weights_how);
     bool weights_too_big = !t.fits && !(t.weights < t.memory);
     if (!weights_too_big) {

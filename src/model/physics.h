@@ -33,8 +33,13 @@ class PhysicsError : public std::invalid_argument {
 Rational resident_weight_bytes(const Model& model, const WeightQuant& quant);
 /// Bytes of the weights read per decoded token (active parameters).
 Rational active_weight_bytes(const Model& model, const WeightQuant& quant);
-/// The accelerator's memory, bytes (the vendor's GB taken as 10^9 bytes).
+/// The accelerator's memory, bytes: the total its driver or runtime reports (memory_reported)
+/// when the record gives it, else the vendor's GB taken as 10^9 bytes.
 Rational memory_bytes(const Accelerator& accelerator);
+/// Where memory_bytes comes from, for the printout: "nvidia-smi's total, 24576 MiB".
+std::string memory_how(const Accelerator& accelerator);
+/// Bytes in one printed unit of memory_reported (B, MiB, GiB, MB); nullopt for another.
+std::optional<Rational> memory_unit_bytes(std::string_view unit);
 
 /// How a model is deployed for a fit: the batch, the cards it is spread over and, when known,
 /// the real size of its weights.
@@ -52,6 +57,7 @@ struct FitTerms {
     std::int64_t gpus = 1;
     std::string weights_how;   ///< "all parameters x 4.5 bits / 8", or the file it was read from
     std::string kv_split_how;  ///< how the KV heads are spread over the cards
+    std::string memory_how;    ///< memory_how(accelerator)
     Rational memory;
     Rational weights;
     Rational fixed_state;  ///< x batch

@@ -231,6 +231,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
         accelerator_list.push_back({{"id", a->id},
                                     {"name", acc.name},
                                     {"memory", exact(memory_bytes(acc))},
+                                    {"memory_how", memory_how(acc)},
                                     {"bandwidth", acc.memory_bandwidth_gb_s_exact
                                                       ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
                                                       : json(nullptr)}});
