@@ -126,7 +126,8 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
         } else {
             settings.available_bytes = terms.memory - terms.weights - terms.reserve;
         }
-        if (!(*settings.available_bytes > Rational(0))) {
+        // vLLM keeps a memory of nothing or less and refuses to start on it, as it does itself.
+        if (!(*settings.available_bytes > Rational(0)) && engine != Engine::vllm) {
             settings.available_bytes.reset();
             if (engine == Engine::sglang) {
                 // SGLang sizes its pool from the memory alone: with none left it holds no token
@@ -351,6 +352,10 @@ int run_fit(const FitOptions& o) {
             j["engine_state_bytes"] = e["engine_state_bytes"];
             j["engine_tokens"] = e["engine_tokens"];
             j["engine"] = e;
+            if (engine->refusal) {
+                j["fits"] = false;  // the engine's verdict: it would not start
+                j["engine_refusal"] = *engine->refusal;
+            }
         }
         std::cout << j.dump(2) << '\n';
     } else {
@@ -361,6 +366,10 @@ int run_fit(const FitOptions& o) {
     }
     if (!terms.fits) {
         spdlog::error("{}", fit_refusal(terms));
+        return ExitCode::findings;
+    }
+    if (engine && engine->refusal) {
+        spdlog::error("--engine {} would not start with these settings: {}", o.engine.engine, *engine->refusal);
         return ExitCode::findings;
     }
     return ExitCode::ok;
@@ -407,7 +416,9 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "            --weight-quant Q4_K_M --kv-dtype q8_0\n"
         "A record id may leave out its folder, or be cut to a start only one record has.\n"
         "With --format json the answer is max_context (null when nothing fits) and the other keys are the terms.\n"
-        "Exit status 1 when the weights, state and reserve alone do not fit on a card.");
+        "Exit status 1 when the weights, state and reserve alone do not fit on a card, or when the --engine would\n"
+        "refuse to start (vLLM: one request of --max-model-len does not fit; its words and its estimated maximum\n"
+        "model length follow, and JSON says \"fits\": false with engine_refusal).");
     set_command_body(*sub, exit_code, [o] { return run_fit(*o); });
 }
 

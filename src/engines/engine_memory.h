@@ -117,7 +117,11 @@ struct EngineAnswer {
     /// available memory, as the engine prints it); nullopt without an available memory for vLLM/SGLang.
     std::optional<std::int64_t> tokens;
     std::optional<double> max_concurrency;  ///< vLLM: requests of max_model_len the pool holds, as it computes it
-    std::optional<std::int64_t> blocks;     ///< vLLM: blocks in the pool
+    /// The engine would not start with these settings: its own words (vLLM's ValueError text).
+    std::optional<std::string> refusal;
+    /// vLLM, when it refuses for want of memory: the maximum model length it estimates would fit.
+    std::optional<std::int64_t> estimated_max_context;
+    std::optional<std::int64_t> blocks;  ///< vLLM: blocks in the pool
     /// SGLang, for a model with sliding layers: the tokens of the SWA pool (`tokens` is the full
     /// pool's, SGLang's max_total_num_tokens).
     std::optional<std::int64_t> swa_tokens;

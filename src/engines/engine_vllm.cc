@@ -411,6 +411,73 @@ VllmPool vllm_pool(const Model& m, const CacheDtype& dtype, const EngineSettings
     return p;
 }
 
+namespace {
+
+/// What one request of `len` tokens takes over every layer: each layer's max_memory_usage_bytes,
+/// summed as check_enough_kv_cache_memory sums them (vllm/v1/core/kv_cache_utils.py at
+/// 001cabc1be16a59a70d720ed61a13b678c060a18, max_memory_usage_bytes over kv_cache_spec.values()).
+std::int64_t request_bytes(const Layout& l, std::int64_t len, const EngineSettings& s) {
+    std::int64_t total = 0;
+    for (const auto& x : l.specs) {
+        total =
+            checked_add(total, checked_mul(max_memory(x, len, s.max_num_batched_tokens, state_blocks_of(s)), x.layers));
+    }
+    return total;
+}
+
+/// Python's str(round(bytes / GiB_bytes, 2)), format_gib in vllm/utils/mem_utils.py: two decimals
+/// at most, trailing zeros dropped down to one ("24.0", "6.3", "3.79").
+std::string format_gib(std::int64_t bytes) {
+    std::string t = python_gib_text(Rational(bytes));
+    if (t.size() > 3 && t.back() == '0') t.pop_back();
+    return t;
+}
+
+/// vLLM's refusal when one request of max_model_len does not fit the memory left for the cache:
+/// _check_enough_kv_cache_memory and estimate_max_model_len (a binary search over 1..max_model_len
+/// for the longest that fits), kv_cache_utils.py at 001cabc1be16a59a70d720ed61a13b678c060a18,
+/// in its words ("models's" as written there).
+void check_enough_kv_cache_memory(const Layout& l, std::int64_t mml, const EngineSettings& s, std::int64_t available,
+                                  EngineAnswer& a) {
+    if (available <= 0) {
+        a.refusal =
+            "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
+            "details.";
+        return;
+    }
+    std::int64_t needed = request_bytes(l, mml, s);
+    if (needed <= available) return;
+    std::int64_t estimated = 0;
+    if (request_bytes(l, 1, s) <= available) {
+        std::int64_t left = 1;
+        std::int64_t right = mml;
+        estimated = 1;
+        while (left <= right) {
+            std::int64_t mid = left + (right - left) / 2;
+            if (request_bytes(l, mid, s) <= available) {
+                estimated = mid;
+                left = mid + 1;
+            } else {
+                right = mid - 1;
+            }
+        }
+    }
+    a.estimated_max_context = estimated;
+    std::string estimated_msg =
+        estimated > 0
+            ? fmt::format("Based on the available memory, the estimated maximum model length is {}. ", estimated)
+            : "";
+    a.refusal = fmt::format(
+        "ValueError: To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, "
+        "which is larger than the available KV cache memory ({} GiB). {}Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine. See "
+        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+        mml, format_gib(needed), format_gib(available), estimated_msg);
+}
+
+}  // namespace
+
 EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
     Layout l = layout(m, dtype, s);
     std::int64_t mml = max_model_len_of(m, s);
@@ -489,7 +556,8 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
     a.textbook_kv_bytes = kv_cache_bytes(m, dtype, mml) / split;
     a.textbook_state_bytes = fixed_state_bytes(m) / Rational(tp);
     a.per_card = tp > 1;
-    if (s.available_bytes) {
+    if (s.available_bytes) check_enough_kv_cache_memory(l, mml, s, s.available_bytes->floor(), a);
+    if (s.available_bytes && !a.refusal) {
         VllmPool pool = vllm_pool(m, dtype, s, s.available_bytes->floor());
         a.tokens = pool.tokens;
         a.blocks = pool.num_blocks;
@@ -506,7 +574,7 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
             }
         }
         a.other_manager_bytes_per_token = per_token;
-        if (s.available_bytes) {
+        if (s.available_bytes && *s.available_bytes > Rational(0)) {
             VllmPool o = vllm_pool(m, dtype, other, s.available_bytes->floor());
             a.other_manager_tokens = o.tokens;
             a.other_manager_concurrency = o.max_concurrency;

@@ -156,6 +156,10 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
         out += "  as the engine prints it:\n";
         for (const auto& l : lines) out += "    " + l + "\n";
     }
+    if (a.refusal) {
+        out += "  the engine refuses to start, in its words:\n";
+        out += "    " + *a.refusal + "\n";
+    }
     if (!a.differences.empty()) {
         out += "  where the engine differs from the textbook:\n";
         for (const auto& d : a.differences) out += fmt::format("    - {}: {}\n", d.name, d.detail);
@@ -202,6 +206,8 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;
     if (a.mamba_slots) j["engine_mamba_slots"] = *a.mamba_slots;
     if (a.max_concurrency) j["max_concurrency"] = *a.max_concurrency;
+    if (a.refusal) j["refusal"] = *a.refusal;
+    if (a.estimated_max_context) j["estimated_max_context"] = *a.estimated_max_context;
     if (a.other_manager_bytes_per_token) {
         j["other_manager_bytes_per_token"] = a.other_manager_bytes_per_token->to_string();
         if (a.other_manager_tokens) j["other_manager_tokens"] = *a.other_manager_tokens;

@@ -87,19 +87,42 @@
   // cdiv(min(window - 1 + batched, len), block) + 1 of a sliding one, cdiv(min(chunk + batched,
   // len), block) of a chunked one and one state page; "GPU KV cache size" is
   // int(blocks / per-request blocks x len), computed in doubles as vLLM and kvcat compute it.
+  // A request of max_model_len that does not fit the memory left is refused before any pool is
+  // made (check_enough_kv_cache_memory, src/engines/engine_vllm.cc): every layer's pages for one
+  // request, summed, against the memory; the estimate is the longest length that fits.
   function vllmFigures(e, engine, available, context) {
     const block = BigInt(e.block_size), divisor = BigInt(e.divisor), batched = BigInt(engine.max_num_batched_tokens);
+    const blocksOf = (kind, w, len) => (kind === 'full' ? cdiv(len, block)
+      : kind === 'sliding' ? cdiv(minB(w - 1n + batched, len), block) + 1n
+        : kind === 'chunked' ? cdiv(minB(w + batched, len), block) : 1n);
+    const requestBytes = (len) => e.terms.reduce((sum, [kind, page, layers, , window]) =>
+      sum + BigInt(page) * blocksOf(kind, BigInt(window), len) * BigInt(layers), 0n);
     let kv = 0n, need = 0n;
     for (const [kind, page, layers, weight, window] of e.terms) {
-      const w = BigInt(window);
-      const n = kind === 'full' ? cdiv(context, block)
-        : kind === 'sliding' ? cdiv(minB(w - 1n + batched, context), block) + 1n
-          : kind === 'chunked' ? cdiv(minB(w + batched, context), block) : 1n;
+      const n = blocksOf(kind, BigInt(window), context);
       if (kind !== 'state') kv += BigInt(page) * n * BigInt(layers);
       need += BigInt(weight) * BigInt(page) * n;
     }
     const out = { kv: Q(kv), state: parseQ(e.state), perRequest: cdiv(need, divisor), block, divisor,
-      blocks: null, tokens: null, concurrency: null };
+      blocks: null, tokens: null, concurrency: null, refusal: null, estimated: null };
+    if (available !== null && requestBytes(context) > available) {
+      let estimated = 0n;
+      if (requestBytes(1n) <= available) {
+        let left = 1n, right = context;
+        estimated = 1n;
+        while (left <= right) {
+          const mid = (left + right) / 2n;
+          if (requestBytes(mid) <= available) { estimated = mid; left = mid + 1n; } else { right = mid - 1n; }
+        }
+      }
+      out.estimated = estimated;
+      const gibText = (b) => (Number(b) / 1073741824).toFixed(2).replace(/(\.\d)0$/, '$1');
+      out.refusal = 'To serve at least one request with the models\'s max seq len (' + context + '), (' +
+        gibText(requestBytes(context)) + ' GiB KV cache is needed, which is larger than the available KV cache memory (' +
+        gibText(available) + ' GiB).' + (estimated > 0n ? ' Based on the available memory, the estimated maximum model length is ' +
+        estimated + '.' : '');
+      return out;
+    }
     if (available !== null) {
       out.blocks = available / divisor;
       out.concurrency = Number(out.blocks) / Number(out.perRequest);
@@ -346,7 +369,8 @@
     const decimalGB = (bytes) => twoDecimals(div(bytes, Q(1000000000n))).replace(/\.00$/, '');
     function describeCard() {
       const a = data.accelerators.find((x) => x.id === pick.accelerator.value);
-      cardHint.textContent = a ? decimalGB(parseQ(a.memory)) + ' GB' + (a.bandwidth ? ', ' + decimalGB(parseQ(a.bandwidth)) + ' GB/s' : '') : '';
+      cardHint.textContent = a ? decimalGB(parseQ(a.memory)) + ' GB (' + a.memory_how + ')' +
+        (a.bandwidth ? ', ' + decimalGB(parseQ(a.bandwidth)) + ' GB/s' : '') : '';
     }
     const presets = el('datalist', { id: 'planner-contexts' });
     for (const c of [4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576]) presets.append(el('option', { value: String(c) }));
@@ -502,8 +526,9 @@
       } else if (engine.id === 'vllm') {
         fact('vLLM\'s pool', r.engineTokens === null ? output('engine-tokens', 'none', 'none')
           : output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
-        r.engineTokens === null ? ' (the weights and reserve leave it no memory)'
-          : ' tokens ("GPU KV cache size"), ' + grouped(r.vllm.blocks) + ' blocks, in ' + r.poolHow);
+        r.vllm.refusal ? ' (vLLM refuses to start: ' + r.vllm.refusal + ')'
+          : r.engineTokens === null ? ' (the weights and reserve leave it no memory)'
+            : ' tokens ("GPU KV cache size"), ' + grouped(r.vllm.blocks) + ' blocks, in ' + r.poolHow);
         if (r.concurrency !== null) {
           fact('Maximum concurrency', output('engine-concurrency', String(r.concurrency), r.concurrency.toFixed(2) + 'x'),
             ' for ' + ctxText + ' tokens per request (' + grouped(r.vllm.blocks) + ' blocks / ' + grouped(r.vllm.perRequest) + ' a request)');
@@ -517,7 +542,8 @@
       if (!pooled) {
         fitsHow = r.fits ? ', ' + gib(r.free) + ' free on each card' : ', over by ' + gib(Q(-r.free.n, r.free.d)) + ' on each card';
       } else if (engine.id === 'vllm') {
-        fitsHow = r.concurrency === null ? ': no pool' : r.fits
+        fitsHow = r.vllm.refusal ? ': vLLM refuses to start with this --max-model-len (the longest it estimates would fit: ' +
+          grouped(r.vllm.estimated) + ' tokens)' : r.concurrency === null ? ': no pool' : r.fits
           ? ': the pool holds ' + plural(batch, 'request', 'requests') + ' of ' + ctxText + ' tokens at once'
           : ': the pool holds ' + r.concurrency.toFixed(2) + ' requests of ' + ctxText + ' tokens, fewer than ' + choice.batch +
             (batch === 1n ? ' (vLLM refuses to start with this --max-model-len)' : '');

@@ -251,3 +251,86 @@ TEST(FitCli, WeightFileGivesTheWeightsSize) {
 }
 
 }  // namespace
+
+// ---- the engine's verdict ------------------------------------------------------------------
+
+namespace {
+
+Outcome fit_vllm(const std::string& max_model_len, const std::string& available_gib, bool json) {
+    std::vector<std::string> args = {"fit",
+                                     "--records",
+                                     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
+                                     "--model",
+                                     "qwen3-32b",
+                                     "--accelerator",
+                                     "nvidia-rtx-3090",
+                                     "--weight-quant",
+                                     "Q4_K",
+                                     "--kv-dtype",
+                                     "bf16",
+                                     "--engine",
+                                     "vllm",
+                                     "--max-model-len",
+                                     max_model_len};
+    if (!available_gib.empty()) {
+        args.push_back("--available-kv-gib");
+        args.push_back(available_gib);
+    }
+    if (json) {
+        args.push_back("--format");
+        args.push_back("json");
+    }
+    return KvcatRunner(false).run(args);
+}
+
+}  // namespace
+
+// Qwen3-32B's 64 layers x 8 KV heads x 128 x 2 x 2 bytes = 262,144 bytes a token: 32,768 tokens
+// need 8 GiB, and 6 GiB hold 24,576 (a whole number of 16-token blocks), vLLM's estimate.
+TEST(FitEngineVerdict, VllmRefusesARequestOfMaxModelLenThatDoesNotFitAndSaysSoInItsWords) {
+    Outcome out = fit_vllm("32768", "6", true);
+    EXPECT_EQ(out.status, 1) << out.err;
+    nlohmann::json j = nlohmann::json::parse(out.out);
+    EXPECT_EQ(j["fits"], false);
+    EXPECT_EQ(j["engine_refusal"],
+              "ValueError: To serve at least one request with the models's max seq len (32768), (8.0 GiB KV cache is "
+              "needed, which is larger than the available KV cache memory (6.0 GiB). Based on the available memory, "
+              "the estimated maximum model length is 24576. Try increasing `gpu_memory_utilization` or decreasing "
+              "`max_model_len` when initializing the engine. See "
+              "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.");
+    EXPECT_EQ(j["engine"]["estimated_max_context"], 24576);
+    EXPECT_FALSE(j["engine"].contains("max_concurrency")) << "a refused start has no pool";
+    EXPECT_TRUE(j.contains("max_context")) << "the keys scripts read stay";
+    EXPECT_TRUE(contains(out.err, "--engine vllm would not start with these settings")) << out.err;
+
+    Outcome text = fit_vllm("32768", "6", false);
+    EXPECT_EQ(text.status, 1);
+    EXPECT_TRUE(contains(text.out, "the engine refuses to start, in its words:")) << text.out;
+    EXPECT_TRUE(contains(text.out, "the estimated maximum model length is 24576.")) << text.out;
+}
+
+TEST(FitEngineVerdict, VllmStartsWhenOneRequestFitsAndTheEstimateIsTheLongestThatDoes) {
+    // One block less than the estimate's length fits, as does the estimate itself.
+    Outcome at = fit_vllm("24576", "6", true);
+    EXPECT_EQ(at.status, 0) << at.err;
+    nlohmann::json j = nlohmann::json::parse(at.out);
+    EXPECT_EQ(j["fits"], true);
+    EXPECT_FALSE(j.contains("engine_refusal"));
+    EXPECT_DOUBLE_EQ(j["engine"]["max_concurrency"].get<double>(), 1.0);
+    // A token more takes a 1,537th block: refused, and the estimate stays 24,576.
+    Outcome past = fit_vllm("24577", "6", true);
+    EXPECT_EQ(past.status, 1);
+    EXPECT_EQ(nlohmann::json::parse(past.out)["engine"]["estimated_max_context"], 24576);
+}
+
+// Without --available-kv-gib the memory is the card's driver total less the weights and the
+// reserve; the verdict and the exit status follow it.
+TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown) {
+    Outcome out = fit_vllm("32768", "", true);
+    EXPECT_EQ(out.status, 1) << out.err;
+    nlohmann::json j = nlohmann::json::parse(out.out);
+    EXPECT_EQ(j["memory_bytes"], 25769803776LL);
+    EXPECT_EQ(j["fits"], false);
+    EXPECT_GT(j["max_context"].get<std::int64_t>(), 0) << "the textbook's largest context is still given";
+    EXPECT_LT(j["engine"]["estimated_max_context"].get<std::int64_t>(), 32768);
+}

@@ -255,6 +255,7 @@ TEST(ReportPlannerEngines, CoefficientsGiveTheEnginesFiguresAtAnyContextAndBatch
                     EngineAnswer a = engine_allocation(model, d, Engine::vllm, s);
                     Rational kv(0);
                     std::int64_t need = 0;
+                    std::int64_t request = 0;  // every layer's pages for one request, as vLLM checks them
                     for (const auto& t : v["terms"]) {
                         std::string kind = t[0];
                         std::int64_t page = t[1], layers = t[2], weight = t[3], window = t[4];
@@ -264,7 +265,17 @@ TEST(ReportPlannerEngines, CoefficientsGiveTheEnginesFiguresAtAnyContextAndBatch
                                                              : 1;
                         if (kind != "state") kv += Rational(page * n * layers);
                         need += weight * page * n;
+                        request += page * n * layers;
                     }
+                    if (request > s.available_bytes->floor()) {
+                        // vLLM refuses to start: no pool, its words and its estimate instead.
+                        EXPECT_TRUE(a.refusal.has_value()) << m["id"] << " " << name << " " << c;
+                        EXPECT_FALSE(a.blocks.has_value()) << m["id"] << " " << name << " " << c;
+                        EXPECT_LT(a.estimated_max_context.value_or(c), c) << m["id"] << " " << name << " " << c;
+                        ++checked["vllm refusals"];
+                        continue;
+                    }
+                    EXPECT_FALSE(a.refusal.has_value()) << m["id"] << " " << name << " " << c;
                     std::int64_t per_request = (need + divisor - 1) / divisor;
                     double concurrency = static_cast<double>(blocks) / static_cast<double>(per_request);
                     EXPECT_EQ(kv, a.kv_bytes) << m["id"] << " " << name << " " << cards << " " << c;
