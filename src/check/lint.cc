@@ -63,7 +63,8 @@ std::vector<std::string_view> RecordSet::ids_of(RecordKind kind) const {
 fs::path records_root_for(const fs::path& path) {
     auto is_kind_folder = [](const fs::path& p) {
         auto name = p.filename().string();
-        return name == "models" || name == "accelerators" || name == "kv-efficiency";
+        auto kinds = record_kinds();
+        return std::any_of(kinds.begin(), kinds.end(), [&](RecordKind k) { return kind_folder(k) == name; });
     };
     fs::path normal = path.lexically_normal();
     if (normal.filename().empty()) normal = normal.parent_path();  // "records/" -> "records"

@@ -110,6 +110,15 @@ Layout layout(const Model& m, const CacheDtype& dtype, const EngineSettings& s) 
     std::int64_t b = cache_bytes(dtype);
     l.hybrid_manager = vllm_hybrid_manager(m, s, &l.why);
     l.block_size = s.block_size.value_or(16);
+    // vLLM takes neither as zero or less; every page and request below divides by them.
+    if (l.block_size < 1) {
+        throw EngineError(
+            fmt::format("a block size of {} tokens: vLLM's --block-size is a whole number above zero", l.block_size));
+    }
+    if (s.max_num_batched_tokens < 1) {
+        throw EngineError(fmt::format("max_num_batched_tokens of {}: vLLM takes a whole number above zero",
+                                      s.max_num_batched_tokens));
+    }
     using Kind = Spec::Kind;
     for (const auto& set : engine_layers(m)) {
         Spec sp;

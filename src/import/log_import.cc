@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace kvcat {
 
@@ -83,6 +84,9 @@ std::string group(const std::smatch& m, int a, int b = -1) {
 
 }  // namespace
 
+/// The longest line parse_engine_log searches, bytes.
+constexpr std::size_t kLongestLogLine = 8192;
+
 ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     ParsedLog out;
     bool llama = false, vllm = false, sglang = false;
@@ -98,6 +102,15 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     };
     while (std::getline(in, raw)) {
         ++n;
+        // std::regex recurses once a character: a line of some 30 KB overflowed the stack. No
+        // engine prints an allocation or setting line near this long (vLLM's argument dump, the
+        // longest, stays within a few KB), so a longer line is passed over, and said so.
+        if (raw.size() > kLongestLogLine) {
+            spdlog::warn(
+                "{}:{}: a line of {} bytes, longer than any engine line kvcat reads ({} bytes), is passed over", file,
+                n, raw.size(), kLongestLogLine);
+            continue;
+        }
         std::string line = trim(raw);
         std::smatch m;
         if (std::regex_search(line, m, kKvSize)) kv_size = whole(m[1]);

@@ -456,7 +456,7 @@ std::optional<RecordKind> kind_from_path(std::string_view relative_path) {
     auto slash = relative_path.find('/');
     if (slash == std::string_view::npos) return std::nullopt;
     std::string_view top = relative_path.substr(0, slash);
-    for (auto kind : {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency, RecordKind::allocation}) {
+    for (auto kind : record_kinds()) {
         if (kind_folder(kind) == top) return kind;
     }
     return std::nullopt;
@@ -474,8 +474,9 @@ Record make_record(LoadedYaml loaded, const std::string& relative_path, std::vec
     auto kind = kind_from_path(relative_path);
     if (!kind) {
         auto slash = relative_path.find('/');
-        out.push_back(diag::unknown_kind(
-            rec.file, slash == std::string::npos ? std::string(".") : relative_path.substr(0, slash)));
+        out.push_back(diag::unknown_kind(rec.file,
+                                         slash == std::string::npos ? std::string(".") : relative_path.substr(0, slash),
+                                         kind_folders_text()));
         return rec;
     }
     rec.kind = *kind;

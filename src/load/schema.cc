@@ -14,6 +14,22 @@
 
 namespace kvcat {
 
+std::span<const RecordKind> record_kinds() {
+    static constexpr RecordKind kKinds[] = {RecordKind::model, RecordKind::accelerator, RecordKind::kv_efficiency,
+                                            RecordKind::allocation};
+    return kKinds;
+}
+
+std::string kind_folders_text() {
+    std::string out;
+    auto kinds = record_kinds();
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        if (i > 0) out += i + 1 == kinds.size() ? " or " : ", ";
+        out += std::string(kind_folder(kinds[i])) + "/";
+    }
+    return out;
+}
+
 std::string_view kind_folder(RecordKind kind) {
     switch (kind) {
         case RecordKind::model:

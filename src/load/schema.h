@@ -18,8 +18,13 @@ namespace kvcat {
 
 enum class RecordKind { model, accelerator, kv_efficiency, allocation };
 
+/// Every kind, in the order messages list them: the one list a records walk, a path's kind and
+/// the records root's search read.
+std::span<const RecordKind> record_kinds();
 std::string_view kind_folder(RecordKind kind);  ///< "models", "accelerators", "kv-efficiency", "allocations"
-std::string_view kind_name(RecordKind kind);    ///< "model", "accelerator", "kv-efficiency"
+/// "models/, accelerators/, kv-efficiency/ or allocations/": where records live, for messages.
+std::string kind_folders_text();
+std::string_view kind_name(RecordKind kind);  ///< "model", "accelerator", "kv-efficiency"
 /// "a model", "an accelerator": for "..., a model record" in messages.
 std::string with_article(std::string_view noun);
 

@@ -810,7 +810,11 @@ json rows_table(const Context& c) {
 
 std::vector<std::int64_t> context_grid(std::int64_t top, const std::vector<std::int64_t>& extra) {
     std::set<std::int64_t> points;
-    for (std::int64_t p = 1024; p < top; p *= 2) points.insert(p);
+    // Doubling stops before it could pass top: a native context near 2^63 must not wrap around.
+    for (std::int64_t p = 1024; p < top; p *= 2) {
+        points.insert(p);
+        if (p > top / 2) break;
+    }
     points.insert(top);
     for (std::int64_t e : extra) {
         if (e >= 1024 && e <= top) points.insert(e);

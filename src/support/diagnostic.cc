@@ -165,9 +165,8 @@ Diagnostic bad_value(const Position& pos, const std::string& key, const std::str
     return make("schema-value", pos, fmt::format("'{}' {}", key, what));
 }
 
-Diagnostic unknown_kind(const std::string& file, const std::string& folder) {
-    return make("record-kind", whole_file(file),
-                fmt::format("records must live under models/, accelerators/ or kv-efficiency/, not '{}'", folder));
+Diagnostic unknown_kind(const std::string& file, const std::string& folder, const std::string& folders) {
+    return make("record-kind", whole_file(file), fmt::format("records must live under {}, not '{}'", folders, folder));
 }
 
 Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected) {

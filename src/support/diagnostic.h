@@ -111,7 +111,8 @@ Diagnostic unknown_key(const Position& pos, const std::string& key, const std::s
 Diagnostic bad_enum(const Position& pos, const std::string& key, const std::string& value, const std::string& allowed,
                     const std::string& suggestion);
 Diagnostic bad_value(const Position& pos, const std::string& key, const std::string& what);
-Diagnostic unknown_kind(const std::string& file, const std::string& folder);
+/// record-kind: `folders` lists where records live ("models/, ... or allocations/").
+Diagnostic unknown_kind(const std::string& file, const std::string& folder, const std::string& folders);
 Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected);
 Diagnostic duplicate_id(const Position& pos, const std::string& id, const std::string& other_file);
 Diagnostic unresolved_reference(const Position& pos, const std::string& key, const std::string& id,

@@ -148,14 +148,43 @@ std::optional<Rational> Rational::parse(std::string_view text) {
     bool seen_point = false;
     std::size_t digits_since_comma = 0;
     bool seen_comma = false;
+    // Zeros after the point count only when a digit follows them: "273.000000000000000000000"
+    // is 273, not an overflow (which once made such a figure read as absent).
+    int pending_zeros = 0;
     try {
         for (; i < text.size(); ++i) {
             char c = text[i];
-            if (c >= '0' && c <= '9') {
+            if (c == '0' && seen_point) {
+                ++pending_zeros;
+                seen_digit = true;
+            } else if (c >= '0' && c <= '9') {
+                for (; pending_zeros > 0; --pending_zeros) {
+                    num = checked_mul(num, 10);
+                    den = checked_mul(den, 10);
+                }
                 num = checked_add(checked_mul(num, 10), c - '0');
                 if (seen_point) den = checked_mul(den, 10);
                 seen_digit = true;
                 ++digits_since_comma;
+            } else if ((c == 'e' || c == 'E') && seen_digit && !seen_comma) {
+                // An exponent, as YAML and JSON write a float: 273e0, 1e1, 2.5E-3.
+                std::string_view rest = text.substr(i + 1);
+                bool down = !rest.empty() && rest[0] == '-';
+                if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) rest.remove_prefix(1);
+                if (rest.empty() || rest.size() > 3) return std::nullopt;
+                int exponent = 0;
+                for (char d : rest) {
+                    if (d < '0' || d > '9') return std::nullopt;
+                    exponent = exponent * 10 + (d - '0');
+                }
+                for (int k = 0; k < exponent; ++k) {
+                    if (down) {
+                        den = checked_mul(den, 10);
+                    } else {
+                        num = checked_mul(num, 10);
+                    }
+                }
+                return Rational(negative ? -num : num, den);
             } else if (c == ',' && !seen_point && seen_digit) {
                 // Thousands separators must group exactly three digits.
                 if (seen_comma && digits_since_comma != 3) return std::nullopt;

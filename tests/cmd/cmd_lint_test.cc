@@ -218,3 +218,53 @@ TEST_F(CmdLint, BadFormatIsAUsageError) {
 
 }  // namespace
 }  // namespace kvcat::test
+
+namespace kvcat::test {
+namespace {
+
+// Every kind of record lints by its own path and by its folder, as a maintainer checks the
+// one file a pull request touches: the records root is found from the kind's folder, whichever
+// kind it is (allocations/ once failed every record with record-kind).
+TEST(CmdLintEveryKind, OneFileAndItsFolderLintCleanForEveryKindShipped) {
+    fs::path records = fs::path(KVCAT_SOURCE_DIR) / "records";
+    KvcatRunner kvcat(false);
+    for (const char* folder : {"models", "accelerators", "kv-efficiency", "allocations"}) {
+        fs::path first;
+        for (const auto& e : fs::directory_iterator(records / folder)) {
+            if (e.path().extension() == ".yaml" && (first.empty() || e.path() < first)) first = e.path();
+        }
+        ASSERT_FALSE(first.empty()) << folder;
+        for (const fs::path& target : {first, records / folder, fs::path((records / folder).string() + "/")}) {
+            Outcome out = kvcat.run({"lint", target.string()});
+            EXPECT_EQ(out.status, 0) << target << "\n" << out.out << out.err;
+            EXPECT_FALSE(contains(out.out, "record-kind")) << target << "\n" << out.out;
+            EXPECT_TRUE(contains(out.err, " 0 errors, 0 warnings")) << target << "\n" << out.err;
+        }
+    }
+}
+
+// An allocation record with `block_size: 0` once killed lint, build, query and explain with
+// SIGFPE (a division by the block size): now the schema's finding is the answer, and every
+// command that reads the record ends with an exit status of its own.
+TEST(CmdLintEveryKind, AZeroBlockSizeIsAFindingNotADivisionByZero) {
+    KvcatRunner kvcat(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", kvcat.dir() / "records");
+    const std::string id = "allocations/vllm-0.10.1.1-gpt-oss-120b-tp4-a100-80g-0.8";
+    fs::path file = kvcat.dir() / "records" / (id + ".yaml");
+    std::string text = read_file(file);
+    auto at = text.find("  max_num_batched_tokens: 2048\n");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.insert(at, "  block_size: 0\n");
+    write_file(file, text);
+    Outcome lint = kvcat.run({"lint", "records"});
+    EXPECT_EQ(lint.status, 1) << lint.err;
+    EXPECT_TRUE(contains(lint.out, "[schema-value]") || contains(lint.out, "block_size")) << lint.out;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"build"}, {"explain", id}, {"query", "--allocations", "--format", "csv"}}) {
+        Outcome out = kvcat.run(args);
+        EXPECT_TRUE(out.status == 0 || out.status == 1 || out.status == 2) << args[0] << ": " << out.status << out.err;
+    }
+}
+
+}  // namespace
+}  // namespace kvcat::test

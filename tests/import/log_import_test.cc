@@ -92,6 +92,18 @@ TEST(LogImport, IkLlamaMlaAttnZeroOnALatentModelMarksTheCacheMlaOff) {
     EXPECT_FALSE(plain.caches[0].mla_off);
 }
 
+// A line of 40 KB once overflowed std::regex's recursion and killed import-log by SIGSEGV: it is
+// passed over, and the lines around it are read as ever.
+TEST(LogImport, ALineLongerThanAnyEngineLineIsPassedOverNotACrash) {
+    std::string text = "main: build = 5192 (a1b2c3d)\n" + std::string(40000, '(') + "llama_kv_cache " +
+                       std::string(40000, 'a') + "\n" +
+                       "llama_kv_cache: size = 4352.00 MiB (131072 cells, 16 layers, 4/1 seqs), K (q8_0): 2176.00 "
+                       "MiB, V (q8_0): 2176.00 MiB\n";
+    ParsedLog log = parse_engine_log(text, "long.log");
+    ASSERT_EQ(log.caches.size(), 1u);
+    EXPECT_EQ(log.caches[0].cells, 131072);
+}
+
 TEST(LogImport, AFigureLineThatDoesNotReadStopsTheImportWithItsLine) {
     std::string text = "llama_kv_cache: size = 4352.00 MiB (131072 cells, 16 layers, 4/1 seqs), K (q8_0): 2176.00\n";
     try {

@@ -4,8 +4,10 @@
 // browser by report_browser_test.py.
 #include "output/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -74,6 +76,19 @@ test::TempDir* ReportTest::tmp_ = nullptr;
 TEST(ContextGrid, PowersOfTwoToTheTopWithTheWindowInside) {
     EXPECT_EQ(context_grid(8192, {}), (std::vector<std::int64_t>{1024, 2048, 4096, 8192}));
     EXPECT_EQ(context_grid(5000, {1536, 512, 9000}), (std::vector<std::int64_t>{1024, 1536, 2048, 4096, 5000}));
+}
+
+// A native context past 2^62 once doubled the grid's step past 2^63, wrapped around, and the
+// report never ended: the grid stops at the top whatever it is.
+TEST(ContextGrid, ATopNearTheLargestIntegerEndsTheGrid) {
+    for (std::int64_t top : {std::int64_t{5000000000000000000}, std::numeric_limits<std::int64_t>::max(),
+                             (std::int64_t{1} << 62) + 1, std::int64_t{1} << 62}) {
+        auto grid = context_grid(top, {});
+        ASSERT_EQ(grid.back(), top);
+        EXPECT_EQ(grid.front(), 1024);
+        EXPECT_LE(grid.size(), 54u);
+        EXPECT_TRUE(std::is_sorted(grid.begin(), grid.end()));
+    }
 }
 
 TEST_F(ReportTest, KvCurvesAreKvcatsOwnBytesForEveryModelAndCatalogDtype) {

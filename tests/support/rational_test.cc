@@ -56,6 +56,23 @@ TEST(Rational, ParsesRecordNumbers) {
     EXPECT_FALSE(Rational::parse("nan"));
 }
 
+// The same number written as YAML or JSON may write it: once these read as absent, and the rules
+// that needed the figure (tps-above-roofline, exceeds-memory) passed in silence.
+TEST(Rational, ParsesTheSameNumberHoweverItIsWritten) {
+    EXPECT_EQ(*Rational::parse("273e0"), Rational(273));
+    EXPECT_EQ(*Rational::parse("1e1"), Rational(10));
+    EXPECT_EQ(*Rational::parse("2.5E-3"), Rational(1, 400));
+    EXPECT_EQ(*Rational::parse("1.5e+2"), Rational(150));
+    EXPECT_EQ(*Rational::parse("273.00000000000000000000"), Rational(273));
+    EXPECT_EQ(*Rational::parse("0.50000000000000000000000"), Rational(1, 2));
+    EXPECT_EQ(*Rational::parse("10.0e2"), Rational(1000));
+    EXPECT_FALSE(Rational::parse("1e"));
+    EXPECT_FALSE(Rational::parse("e5"));
+    EXPECT_FALSE(Rational::parse("1e5x"));
+    EXPECT_FALSE(Rational::parse("1e30"));     // beyond 64 bits
+    EXPECT_FALSE(Rational::parse("1,000e3"));  // a thousands separator is prose, an exponent is not
+}
+
 TEST(Rational, RoundsHalfAwayFromZeroAtStatedDigits) {
     EXPECT_EQ(Rational(1005, 1000).round_scaled(2), 101);
     EXPECT_EQ(Rational(1004, 1000).round_scaled(2), 100);
