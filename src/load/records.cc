@@ -345,7 +345,8 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.tensor_parallel = int_field(&root, "tensor_parallel");
     r.pipeline_parallel = int_field(&root, "pipeline_parallel");
     r.data_parallel = int_field(&root, "data_parallel");
-    if (const YamlNode* spec = root.find("speculative_decoding"); spec && spec->is_scalar()) {
+    // Null is the source saying it was off ("off" in the catalog), distinct from the key left out.
+    if (const YamlNode* spec = root.find("speculative_decoding"); spec && (spec->is_scalar() || spec->is_null())) {
         r.speculative_decoding = spec->is_null() ? std::string() : spec->value;
     }
     r.throughput_side = opt_str(&root, "throughput_side");
