@@ -195,7 +195,9 @@ void setup_curve(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<CurveOptions>();
     CLI::App* sub = app.add_subcommand("curve", "A model's KV cache bytes at each context, and what fits where");
     sub->add_option("--model", o->model, "A model record id")->required();
-    sub->add_option("--kv-dtype", o->kv_dtypes, "Cache dtypes, comma-separated")->capture_default_str();
+    sub->add_option("--kv-dtype", o->kv_dtypes, "Cache dtypes, comma-separated")
+        ->transform(lower_case())
+        ->capture_default_str();
     sub->add_option("--accelerator", o->accelerators, "Accelerator ids, comma-separated (default: every one)");
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
     sub->add_option("--weight-quant", o->weight_quant, "Count the weights in this format against memory too");

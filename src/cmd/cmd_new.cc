@@ -99,7 +99,9 @@ void setup_new(CLI::App& app, int& exit_code) {
     CLI::App* kv = sub->add_subcommand("kv-efficiency", "A kv-efficiency record with its byte figures computed");
     kv->add_option("--model", o->model, "The model record, models/NAME")->required();
     kv->add_option("--engine", o->engine, "The inference engine: llama.cpp, vLLM, ...")->required();
-    kv->add_option("--kv-dtype", o->kv_dtype, "The KV cache element type: bf16, fp8, q8_0, ...")->required();
+    kv->add_option("--kv-dtype", o->kv_dtype, "The KV cache element type: bf16, fp8, q8_0, ...")
+        ->transform(lower_case())
+        ->required();
     kv->add_option("--context", o->context,
                    "Context length, tokens; k and M are powers of two (64k, 1M); a comma list (0,16k,32k) writes "
                    "one record with a point per context")

@@ -1,6 +1,7 @@
 #include "cmd/common_options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -8,10 +9,32 @@
 #include <fmt/format.h>
 
 #include "check/rule_list.h"
+#include "import/skeleton.h"
 #include "output/diagnostic_render.h"
 #include "output/render.h"
 
 namespace kvcat::cmd {
+
+CLI::Validator token_count(bool zero_means_default) {
+    return CLI::Validator(
+        [zero_means_default](std::string& text) -> std::string {
+            if (zero_means_default && text == "0") return "";
+            auto tokens = parse_context(text);
+            if (!tokens) return fmt::format("'{}' is not a number of tokens such as 32768, 32k or 1M", text);
+            text = std::to_string(*tokens);
+            return "";
+        },
+        "TOKENS");
+}
+
+CLI::Validator lower_case() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            return "";
+        },
+        "");
+}
 
 namespace {
 

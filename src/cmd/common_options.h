@@ -38,4 +38,11 @@ CLI::Option* add_db_option(CLI::App& sub, Common& common, DbUse use);
 CLI::Option* add_records_option(CLI::App& sub, Common& common, RecordsUse use);
 CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily family);
 
+/// A number of tokens as every option that takes one reads it: 32768, 32k, 32K or 1M (1,024-based
+/// k and M, as --contexts and the filters read them); anything else is refused with an example.
+/// With `zero_means_default`, 0 is taken too (llama.cpp's -c 0: the model's own context).
+CLI::Validator token_count(bool zero_means_default = false);
+/// A dtype name as the catalog spells it, in lower case: Q8_0 and q8_0 are the same choice.
+CLI::Validator lower_case();
+
 }  // namespace kvcat::cmd

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cmd/common_options.h"
+
 namespace kvcat::cmd {
 
 void add_engine_options(CLI::App& sub, EngineOptions& o) {
@@ -13,6 +15,7 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
                    "The engine's build or release (b6713, 0.10.1.1) where a rule changed with it")
         ->group(group);
     sub.add_option("--ctx-size", o.ctx_size, "llama.cpp -c, or SGLang's pool in tokens: the allocation at this size")
+        ->transform(token_count(true))
         ->group(group);
     sub.add_option("--parallel", o.parallel, "llama.cpp -np: sequences held at once")
         ->check(CLI::PositiveNumber)
@@ -21,12 +24,14 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
     sub.add_flag("--kv-unified", o.kv_unified, "llama.cpp --kv-unified: one cache stream for every sequence")
         ->group(group);
     sub.add_option("--ubatch", o.ubatch, "llama.cpp -ub")
-        ->check(CLI::PositiveNumber)
+        ->transform(token_count())
         ->capture_default_str()
         ->group(group);
     sub.add_flag("--swa-full", o.swa_full, "llama.cpp --swa-full: sliding layers get the full-size cache")
         ->group(group);
-    sub.add_option("--v-dtype", o.v_dtype, "llama.cpp -ctv when V's type differs from K's (--kv-dtype)")->group(group);
+    sub.add_option("--v-dtype", o.v_dtype, "llama.cpp -ctv when V's type differs from K's (--kv-dtype)")
+        ->transform(lower_case())
+        ->group(group);
     sub.add_option("--mla", o.mla, "ik_llama.cpp -mla: 1, 2 or 3, how an MLA model's latent is kept")
         ->check(CLI::Range(0, 3))
         ->capture_default_str()
@@ -39,11 +44,11 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::PositiveNumber)
         ->group(group);
     sub.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM --max-num-batched-tokens")
-        ->check(CLI::PositiveNumber)
+        ->transform(token_count())
         ->capture_default_str()
         ->group(group);
     sub.add_option("--max-model-len", o.max_model_len, "vLLM --max-model-len (the model's native context when not set)")
-        ->check(CLI::PositiveNumber)
+        ->transform(token_count())
         ->group(group);
     sub.add_option("--mamba-ssm-cache-dtype,--mamba-ssm-dtype", o.mamba_ssm_cache_dtype,
                    "vLLM --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype: auto, float32, bfloat16, float16")
