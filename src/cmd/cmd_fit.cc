@@ -140,6 +140,14 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     if (sized) settings.available_bytes.reset();
     try {
         return engine_allocation(model, dtype, engine, settings);
+    } catch (const EngineRefusal& e) {
+        // The engine would not start: its verdict, shown with the textbook's terms, exit 1.
+        EngineAnswer refused;
+        refused.engine = engine;
+        refused.ik_llama = settings.ik_llama;
+        refused.rule = std::string(name_of(engine)) + ", before it allocates";
+        refused.refusal = e.what();
+        return refused;
     } catch (const std::exception& e) {
         spdlog::error("--engine {}: {}", o.engine.engine, e.what());
         *failed = true;
@@ -355,6 +363,10 @@ int run_fit(const FitOptions& o) {
             if (engine->refusal) {
                 j["fits"] = false;  // the engine's verdict: it would not start
                 j["engine_refusal"] = *engine->refusal;
+                if (engine->parts.empty()) {  // refused before it allocates anything
+                    j["engine_kv_bytes"] = nullptr;
+                    j["engine_state_bytes"] = nullptr;
+                }
             }
         }
         std::cout << j.dump(2) << '\n';
@@ -392,7 +404,9 @@ void setup_fit(CLI::App& app, int& exit_code) {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     sub->add_option("--contexts", o->contexts, "Also show the memory at each of these contexts: 8k,32k,128k");
-    sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype: bf16, fp8, q8_0, ...")->required();
+    sub->add_option("--kv-dtype", o->kv_dtype, "The KV cache dtype: bf16, fp8, q8_0, ...")
+        ->transform(lower_case())
+        ->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
     sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back for the runtime, GiB")->capture_default_str();
     add_engine_options(*sub, o->engine);

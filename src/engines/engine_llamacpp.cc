@@ -126,8 +126,8 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
         p.streams = l.streams;
         p.k_bytes = base.k;
         p.v_bytes = base.v;
-        p.k_type = std::string(k.name);
-        p.v_type = std::string(v.name);
+        p.k_type = ggml_name(k);
+        p.v_type = ggml_name(v);
         p.how = fmt::format("{} layers x {} cells x {} stream{}", base.layers, group_thousands(l.cells), l.streams,
                             l.streams == 1 ? "" : "s");
         a.parts.push_back(p);
@@ -141,8 +141,8 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
         p.streams = l.streams;
         p.k_bytes = sw.k;
         p.v_bytes = sw.v;
-        p.k_type = std::string(k.name);
-        p.v_type = std::string(v.name);
+        p.k_type = ggml_name(k);
+        p.v_type = ggml_name(v);
         p.how = fmt::format("{} layers x {} cells x {} stream{}", sw.layers, group_thousands(l.swa_cells), l.streams,
                             l.streams == 1 ? "" : "s");
         a.parts.push_back(p);
@@ -175,6 +175,7 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
 }  // namespace
 
 LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype) {
+    llamacpp_refusals(model, dtype, dtype, EngineSettings());
     // One cell in one stream: the bytes are layers x width x bytes per element x cells x streams.
     LlamaCoefficients c;
     bool swa = llamacpp_has_swa_cache(model);
@@ -191,6 +192,40 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
         c.state_per_sequence = st.r + st.s;
     }
     return c;
+}
+
+std::string ggml_name(const CacheDtype& d) {
+    if (d.name == "fp16") return "f16";
+    if (d.name == "fp32") return "f32";
+    return std::string(d.name);
+}
+
+void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& s) {
+    // common/arg.cpp: -ctk and -ctv take kv_cache_types only; "Unsupported cache type" else.
+    static constexpr std::string_view kCacheTypes[] = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
+                                                       "q4_1", "iq4_nl", "q5_0", "q5_1"};
+    for (const CacheDtype* d : {&k, &v}) {
+        std::string name = ggml_name(*d);
+        if (std::find(std::begin(kCacheTypes), std::end(kCacheTypes), name) == std::end(kCacheTypes)) {
+            throw EngineRefusal(
+                fmt::format("Unsupported cache type: {} (llama.cpp's cache types are f32, f16, bf16, "
+                            "q8_0, q4_0, q4_1, iq4_nl, q5_0 and q5_1; common/arg.cpp)",
+                            name));
+        }
+    }
+    // src/llama-context.cpp, llama_context(): n_seq_max above LLAMA_MAX_SEQ (256, llama-cparams.h).
+    if (s.parallel > kLlamaMaxSeq) {
+        throw EngineRefusal(
+            fmt::format("llama_init_from_model: failed to initialize the context: n_seq_max must be "
+                        "<= {} (-np {})",
+                        kLlamaMaxSeq, s.parallel));
+    }
+    // src/llama-context.cpp, llama_init_from_model(): an MLA model keeps one latent for K and V.
+    if (model.mla && ggml_name(k) != ggml_name(v)) {
+        throw EngineRefusal(
+            fmt::format("llama_init_from_model: model does not support different K ({}) and V ({}) cache types",
+                        ggml_name(k), ggml_name(v)));
+    }
 }
 
 CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& s) {
@@ -222,6 +257,7 @@ std::int64_t llamacpp_largest_fit(std::int64_t unit, const Rational& available,
 
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
     CacheDtype v = llamacpp_v_type(dtype, s);
+    llamacpp_refusals(model, dtype, v, s);
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
     std::int64_t context = llamacpp_context(model, s);
     EngineAnswer a;

@@ -82,6 +82,19 @@ struct LlamaCoefficients {
 /// Throws EngineError when the model lacks a shape.
 LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype);
 
+/// The most sequences llama.cpp holds (LLAMA_MAX_SEQ, src/llama-cparams.h at 80fb11ac).
+inline constexpr std::int64_t kLlamaMaxSeq = 256;
+
+/// llama.cpp's name for a cache type (ggml_type_name): kvcat's fp16 and fp32 are its f16 and f32.
+std::string ggml_name(const CacheDtype& dtype);
+
+/// Throws EngineRefusal, in llama.cpp's words, for settings it refuses before it allocates (all
+/// read at release 80fb11ac73e66d89eae2c6a91d8a77428fa733ed): a cache type -ctk/-ctv do not take
+/// (common/arg.cpp, kv_cache_types), -np above LLAMA_MAX_SEQ (src/llama-context.cpp, the
+/// llama_context constructor) and different K and V types for an MLA model
+/// (src/llama-context.cpp, llama_init_from_model).
+void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& settings);
+
 /// -ctv's type when the settings give one, else `k`; throws EngineError for a name kvcat lacks.
 CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& settings);
 /// -c, with 0 taken as the model's native context; throws EngineError when the record has none.

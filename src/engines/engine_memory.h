@@ -153,6 +153,13 @@ class EngineError : public std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
+/// The engine itself would refuse these settings and not start: the message is its own words.
+/// fit reports it as the engine's verdict (exit 1), not as a mistake in the command.
+class EngineRefusal : public EngineError {
+  public:
+    using EngineError::EngineError;
+};
+
 /// What `engine` allocates for `model` with its cache at `dtype` and `settings`: the one entry
 /// point for fit, curve, the report and the engine-allocation rule. Throws EngineError, or
 /// PhysicsError / OverflowError from the figures underneath.

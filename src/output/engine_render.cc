@@ -124,6 +124,9 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m)
 
 std::string engine_text(const EngineAnswer& a, const Model& m) {
     std::string out = fmt::format("  engine: {}\n", a.rule);
+    if (a.refusal && a.parts.empty()) {
+        return out + "  the engine refuses to start, in its words:\n    " + *a.refusal + "\n";
+    }
     if (a.per_card) out += "  (every engine figure below is one card's)\n";
     if (a.hybrid_manager) out += fmt::format("  hybrid KV-cache manager: {}\n", a.hybrid_manager_why);
     if (a.other_manager_bytes_per_token) {

@@ -334,3 +334,102 @@ TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown
     EXPECT_GT(j["max_context"].get<std::int64_t>(), 0) << "the textbook's largest context is still given";
     EXPECT_LT(j["engine"]["estimated_max_context"].get<std::int64_t>(), 32768);
 }
+
+// ---- sizes as people type them -------------------------------------------------------------
+
+namespace {
+
+Outcome fit_with(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"fit",
+                                     "--records",
+                                     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
+                                     "--model",
+                                     "qwen3-32b",
+                                     "--accelerator",
+                                     "nvidia-rtx-3090",
+                                     "--weight-quant",
+                                     "Q4_K",
+                                     "--format",
+                                     "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return KvcatRunner(false).run(args);
+}
+
+}  // namespace
+
+// --ctx-size 32k once failed with "Could not convert" and --max-model-len 32K printed a range of
+// 309 digits, while --contexts took 32k; --kv-dtype Q8_0 was refused where --weight-quant q4_k
+// was taken. Every token option now reads sizes one way, and dtype names in either case.
+TEST(FitSizes, TokenOptionsTakeKAndMAsContextsDoAndDtypesTakeEitherCase) {
+    Outcome plain = fit_with({"--kv-dtype", "q8_0", "--engine", "llama.cpp", "--ctx-size", "32768"});
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    Outcome k = fit_with({"--kv-dtype", "Q8_0", "--engine", "llama.cpp", "--ctx-size", "32k"});
+    ASSERT_EQ(k.status, 0) << k.err;
+    EXPECT_EQ(nlohmann::json::parse(k.out), nlohmann::json::parse(plain.out));
+
+    Outcome vllm = fit_with({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", "16384",
+                             "--max-num-batched-tokens", "2048", "--available-kv-gib", "6"});
+    Outcome vllm_k = fit_with({"--kv-dtype", "BF16", "--engine", "vllm", "--max-model-len", "16K",
+                               "--max-num-batched-tokens", "2k", "--available-kv-gib", "6"});
+    ASSERT_EQ(vllm_k.status, 0) << vllm_k.err;
+    EXPECT_EQ(nlohmann::json::parse(vllm_k.out), nlohmann::json::parse(vllm.out));
+
+    // llama.cpp's -c 0 (the model's own context) stays a choice.
+    Outcome zero = fit_with({"--kv-dtype", "q8_0", "--engine", "llama.cpp", "--ctx-size", "0"});
+    EXPECT_EQ(zero.status, 0) << zero.err;
+
+    for (const char* bad : {"32x", "0", "1.5"}) {
+        Outcome refused = fit_with({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", bad});
+        EXPECT_EQ(refused.status, 2) << bad << ": " << refused.err;
+        EXPECT_TRUE(contains(refused.err, "is not a number of tokens such as 32768, 32k or 1M")) << refused.err;
+        EXPECT_LT(refused.err.size(), 400u) << "no 309-digit range: " << refused.err;
+    }
+}
+
+// ---- what llama.cpp refuses before it allocates (release 80fb11ac) ---------------------------
+
+namespace {
+
+nlohmann::json refused_by_llama(std::vector<std::string> extra, int* status) {
+    std::vector<std::string> args = {"fit",           "--records",   (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
+                                     "--accelerator", "nvidia-h200", "--weight-bytes",
+                                     "1000000000",    "--engine",    "llama.cpp",
+                                     "--ctx-size",    "8192",        "--format",
+                                     "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Outcome out = KvcatRunner(false).run(args);
+    *status = out.status;
+    return nlohmann::json::parse(out.out);
+}
+
+}  // namespace
+
+TEST(FitEngineVerdict, LlamaCppRefusesWhatItRefusesInItsWords) {
+    int status = 0;
+    nlohmann::json fp8 = refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "fp8"}, &status);
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(fp8["fits"], false);
+    EXPECT_TRUE(fp8["engine_refusal"].get<std::string>().starts_with("Unsupported cache type: fp8 ")) << fp8.dump();
+    EXPECT_TRUE(fp8["engine_kv_bytes"].is_null());
+
+    nlohmann::json np = refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q8_0", "--parallel", "257"}, &status);
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(np["engine_refusal"],
+              "llama_init_from_model: failed to initialize the context: n_seq_max must be <= 256 (-np 257)");
+    refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q8_0", "--parallel", "256"}, &status);
+    EXPECT_EQ(status, 0) << "256 sequences are LLAMA_MAX_SEQ itself";
+
+    nlohmann::json mla =
+        refused_by_llama({"--model", "deepseek-v3", "--kv-dtype", "q8_0", "--v-dtype", "f16"}, &status);
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(mla["engine_refusal"],
+              "llama_init_from_model: model does not support different K (q8_0) and V (f16) cache types");
+    refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q8_0", "--v-dtype", "f16"}, &status);
+    EXPECT_EQ(status, 0) << "a model without MLA takes different K and V types";
+
+    // kvcat's fp16 is llama.cpp's f16, and its lines say f16.
+    nlohmann::json f16 = refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "fp16"}, &status);
+    EXPECT_EQ(status, 0);
+    std::string line = f16["engine"]["log_lines"][0];
+    EXPECT_TRUE(contains(line, "K (f16)")) << line;
+}
