@@ -28,7 +28,10 @@ set(KVCAT_FUZZ_RUNS "20000" CACHE STRING "Executions of each target in its ctest
 # Instrument the library itself: coverage for libFuzzer, and the sanitizers. Whatever links
 # the library (the fuzz targets, and kvcat and its tests if they are built here) links the
 # sanitizer runtimes too.
-set(_kvcat_fuzz_common -fsanitize=${KVCAT_FUZZ_SANITIZERS} -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g)
+# Line tables are what a sanitizer's stack trace needs (file and line); full debug information
+# would double the compile and the link.
+set(_kvcat_fuzz_common -fsanitize=${KVCAT_FUZZ_SANITIZERS} -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+    -gline-tables-only)
 target_compile_options(kvcat_lib PRIVATE -fsanitize=fuzzer-no-link ${_kvcat_fuzz_common})
 target_compile_options(kvcat_cli PRIVATE -fsanitize=fuzzer-no-link ${_kvcat_fuzz_common})
 target_link_options(kvcat_lib INTERFACE -fsanitize=${KVCAT_FUZZ_SANITIZERS})

@@ -49,8 +49,10 @@ TEST(RecordLink, AReportInTheRecordsFolderLinksAScriptNamedRecordAsAFile) {
     kvcat::test::KvcatRunner k;
     const fs::path kv = k.dir() / "records/kv-efficiency";
     const std::string seed = "llamacpp-qwen35-27b-rtx3090-64k";
-    std::string text = read_file(kv / (seed + ".yaml"));
-    fs::remove(kv / (seed + ".yaml"));
+    fs::path seed_file = kv / seed;
+    seed_file += ".yaml";
+    std::string text = read_file(seed_file);
+    fs::remove(seed_file);
     const std::string name = "javascript:alert(document.domain)";
     auto at = text.find("id: kv-efficiency/" + seed);
     ASSERT_NE(at, std::string::npos);
