@@ -147,6 +147,26 @@ void add_engine_columns(Table& table, const CurveRequest& request, const std::ve
     }
 }
 
+/// What the fits columns leave out and which contexts the model was not trained for: said on
+/// stderr under the table, so that "yes" at 128k is not read as "runs at 128k".
+void curve_notes(const CurveRequest& request) {
+    if (!request.accelerators.empty() && !request.weight_quant) {
+        spdlog::info(
+            "the fits_ columns count the KV cache and the fixed state only, not the weights: give --weight-quant "
+            "to count them too, or kvcat fit for every term");
+    }
+    if (request.model->native_context) {
+        for (std::int64_t c : request.contexts) {
+            if (c > *request.model->native_context) {
+                spdlog::warn(
+                    "{} tokens is above {}'s native context of {}: the model was not trained for it, and "
+                    "engines refuse it unless the context is extended (rope scaling)",
+                    group_thousands(c), request.model_id, group_thousands(*request.model->native_context));
+            }
+        }
+    }
+}
+
 int run_curve(const CurveOptions& o) {
     auto format = parse_table_format(o.common.format);
     LintOptions options;
@@ -182,6 +202,7 @@ int run_curve(const CurveOptions& o) {
         RenderOptions shown = stdout_render_options("--format vertical", !o.common.no_formula_guard);
         shown.unit_of = curve_column_unit;  // kv_bytes is no kv_rows column, but bytes all the same
         std::cout << render_table(table, *format, shown);
+        curve_notes(request);
     } catch (const std::exception& e) {
         spdlog::error("{}: {}", o.model, e.what());
         return ExitCode::failure;

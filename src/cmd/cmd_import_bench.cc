@@ -1,4 +1,6 @@
 // kvcat import-bench: one record, with its points, from a benchmark's own output.
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -8,6 +10,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/lint.h"
+#include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"
@@ -65,6 +69,58 @@ std::string draft_methodology(const BenchRun& run, const std::vector<std::string
         for (const auto& f : run.facts) t += "  - " + f + "\n";
     }
     return t;
+}
+
+/// A card's name reduced to what tells cards apart: "NVIDIA GeForce RTX 3090" and "GeForce RTX
+/// 3090" are both "rtx3090", "Apple M4 Max" is "m4max"; a record's name is read up to a comma or
+/// a parenthesis ("M4 Max, 16-core CPU / 40-core GPU (128 GB configuration)").
+std::string card_key(std::string name, bool record) {
+    if (record) name = name.substr(0, name.find_first_of(",("));
+    std::string out;
+    for (char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (const char* vendor : {"nvidia", "geforce", "amd", "radeon", "apple"}) {
+        for (auto at = out.find(vendor); at != std::string::npos; at = out.find(vendor))
+            out.erase(at, std::strlen(vendor));
+    }
+    return out;
+}
+
+/// What the benchmark file says of its model and card against the records it is filed under:
+/// llama-bench's model_n_params against the model record's parameters (more than 10% apart is
+/// another model), and its gpu_info against the accelerator record's name. An empty string when
+/// they agree or the file does not say.
+std::string contradicts_the_file(const BenchRun& run, const LintResult& catalog, const ImportBenchOptions& o) {
+    if (run.model_params) {
+        RecordRef m = resolve_record(catalog.records, o.model, RecordKind::model);
+        if (m.record && m.record->model && m.record->model->total_params_b_exact) {
+            Rational stated = *m.record->model->total_params_b_exact * Rational(1000000000);
+            Rational file(*run.model_params);
+            Rational gap = stated > file ? stated - file : file - stated;
+            if (gap * Rational(10) > stated) {
+                return fmt::format(
+                    "the file's model has {} parameters (model_n_params), but {} has {} billion: the measurement is of "
+                    "another model; give the --model it was taken on",
+                    group_thousands(*run.model_params), m.record->id,
+                    m.record->model->total_params_b_exact->to_display());
+            }
+        }
+    }
+    if (run.gpu_info && !o.accelerator.empty()) {
+        RecordRef a = resolve_record(catalog.records, o.accelerator, RecordKind::accelerator);
+        if (a.record && a.record->accelerator) {
+            std::string want = card_key(a.record->accelerator->name, true);
+            if (!want.empty() && card_key(*run.gpu_info, false).find(want) == std::string::npos) {
+                return fmt::format(
+                    "the file ran on '{}' (gpu_info), but --accelerator is {} ({}): give the card it "
+                    "ran on",
+                    *run.gpu_info, a.record->id, a.record->accelerator->name);
+            }
+        }
+    }
+    return "";
 }
 
 int run_import_bench(const ImportBenchOptions& o) {
@@ -141,6 +197,10 @@ int run_import_bench(const ImportBenchOptions& o) {
 
     auto catalog = load_records_for_skeleton(o.common.records);
     if (!catalog) return ExitCode::failure;
+    if (std::string contradiction = contradicts_the_file(run, *catalog, o); !contradiction.empty()) {
+        spdlog::error("{}: {}", o.files.front(), contradiction);
+        return ExitCode::failure;
+    }
     return emit_skeleton(*catalog, std::move(options), o.out, o.force);
 }
 

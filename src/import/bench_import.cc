@@ -284,6 +284,10 @@ BenchRun read_llama_bench(const std::string& file, std::vector<Entry> entries, s
     if (type_k && type_v && *type_k != *type_v) run.v_dtype = *type_v;  // -ctk and -ctv differ
     if (auto model_type = text_field(first, "model_type")) run.weight_quant = weight_quant_of_model_type(*model_type);
     run.weight_bytes = whole(file, first, "model_size");
+    run.model_params = whole(file, first, "model_n_params");
+    if (auto gpu = text_field(first, "gpu_info"); gpu && gpu->find_first_not_of(" \t") != std::string::npos) {
+        run.gpu_info = *gpu;
+    }
     if (run.weight_bytes && *run.weight_bytes <= 0) {
         fail(file, first.line, first.column,
              fmt::format("entry {}: 'model_size' is {}, not a size above zero", first.index, *run.weight_bytes));

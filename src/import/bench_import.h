@@ -44,6 +44,8 @@ struct BenchRun {
     std::optional<std::string> v_dtype;         ///< type_v when it differs from type_k
     std::optional<std::string> weight_quant;    ///< from llama-bench's model_type: "Q4_K - Medium" -> Q4_K_M
     std::optional<std::int64_t> weight_bytes;   ///< llama-bench's model_size: the model's tensor bytes
+    std::optional<std::string> gpu_info;        ///< llama-bench's gpu_info: the card it ran on, as the driver names it
+    std::optional<std::int64_t> model_params;   ///< llama-bench's model_n_params: the model file's parameters
     std::vector<std::string> facts;             ///< what the file says of the run, for the methodology
     std::vector<std::string> derivations;       ///< how a figure the file does not state was worked out
     /// What one point of the file is and which of its figures fill which column, for the

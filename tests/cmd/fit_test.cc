@@ -433,3 +433,20 @@ TEST(FitEngineVerdict, LlamaCppRefusesWhatItRefusesInItsWords) {
     std::string line = f16["engine"]["log_lines"][0];
     EXPECT_TRUE(contains(line, "K (f16)")) << line;
 }
+
+// curve once said Qwen3-32B "fits" at 128k on a 3090 with no word that the weights were left
+// out or that 128k is above the model's 40,960: both are said now, under the table.
+TEST(CurveNotes, WeightsLeftOutAndContextsAboveNativeAreSaid) {
+    std::vector<std::string> args = {"curve",    "--records",     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
+                                     "--model",  "qwen3-32b",     "--contexts",
+                                     "32k,128k", "--accelerator", "nvidia-rtx-3090"};
+    Outcome bare = KvcatRunner(false).run(args);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    EXPECT_TRUE(contains(bare.err, "count the KV cache and the fixed state only, not the weights")) << bare.err;
+    EXPECT_TRUE(contains(bare.err, "131,072 tokens is above models/qwen3-32b's native context of 40,960")) << bare.err;
+    EXPECT_FALSE(contains(bare.err, "32,768 tokens is above")) << bare.err;
+    args.insert(args.end(), {"--weight-quant", "Q4_K"});
+    Outcome weighed = KvcatRunner(false).run(args);
+    ASSERT_EQ(weighed.status, 0) << weighed.err;
+    EXPECT_FALSE(contains(weighed.err, "not the weights")) << weighed.err;
+}

@@ -216,6 +216,34 @@ notes: >-
   query heads. The head width is hidden_size over the query heads, 3584 / 28 = 128.
 )";
 
+// llama-bench names the card it ran on (gpu_info) and its model's parameters (model_n_params):
+// a --model or --accelerator that contradicts them is refused, saying both, instead of filing
+// a measurement under the wrong record that the lint would then pass.
+TEST(ImportBenchCli, AModelOrCardThatContradictsTheFileIsRefusedSayingBoth) {
+    test::KvcatRunner runner(false);
+    test::copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", runner.dir() / "records");
+    auto import = [&](const char* model, const char* card) {
+        return runner.run({"import-bench", bench_file("depths.jsonl").string(), "--model", model, "--accelerator", card,
+                           "--provenance", "measured"});
+    };
+    Outcome right = import("qwen3.5-27b", "nvidia-rtx-3090");
+    EXPECT_EQ(right.status, 0) << right.err;
+    Outcome card = import("qwen3.5-27b", "nvidia-rtx-4090");
+    EXPECT_EQ(card.status, 2);
+    EXPECT_TRUE(test::contains(card.err,
+                               "the file ran on 'NVIDIA GeForce RTX 3090' (gpu_info), but --accelerator is "
+                               "accelerators/nvidia-rtx-4090 (GeForce RTX 4090)"))
+        << card.err;
+    Outcome model = import("qwen3-32b", "nvidia-rtx-3090");
+    EXPECT_EQ(model.status, 2);
+    EXPECT_TRUE(test::contains(model.err,
+                               "the file's model has 26,900,000,000 parameters (model_n_params), but "
+                               "models/qwen3-32b has"))
+        << model.err;
+    // The 3090 Ti's record is not the 3090's: "rtx3090ti" is not in "rtx3090".
+    EXPECT_EQ(import("qwen3.5-27b", "nvidia-geforce-rtx-3090-ti").status, 2);
+}
+
 /// The llama-bench JSON printed in llama.cpp's README, imported as a user would: the record
 /// holds the run's one point (depth 0) with both speeds as the file gives them, lints clean
 /// once notes and sources are written, and queries as one row.
