@@ -151,7 +151,22 @@ int run_query(const QueryOptions& options) {
     };
     if (spec.columns.empty() && options.distinct.empty()) {
         auto order = default_query_drop_order(spec.table);
-        render.drop_order.assign(order.begin(), order.end());
+        // A column the question sorts by is what it asked for: it is never left out to fit.
+        std::vector<std::string> sorted_by;
+        for (std::size_t start = 0; start <= spec.sort_column.size();) {
+            std::size_t comma = spec.sort_column.find(',', start);
+            std::string key =
+                spec.sort_column.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            if (!key.empty() && (key[0] == '-' || key[0] == '+')) key.erase(0, 1);
+            if (!key.empty()) sorted_by.push_back(key);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        for (auto name : order) {
+            if (std::find(sorted_by.begin(), sorted_by.end(), name) == sorted_by.end()) {
+                render.drop_order.emplace_back(name);
+            }
+        }
     }
     std::string text;
     try {

@@ -398,6 +398,27 @@ TEST_F(CmdQuery, SqlTableShowsNullAsDash) {
 namespace kvcat::test {
 namespace {
 
+// At 80 columns a sort by decode speed once left the speed column out: the rows came in the
+// order asked for, with nothing on screen to say why. A sorted-by column is never left out.
+TEST(CmdQueryShipped, AColumnTheQuerySortsByIsKeptAtEightyColumns) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    for (const char* sort : {"-measured_tps_at_ctx", "context_length,-measured_prefill_tps_at_ctx"}) {
+        Outcome tty = k.run_on_terminal({"query", "engine=vllm", "--sort", sort, "--limit", "5"}, {"COLUMNS=80"});
+        ASSERT_EQ(tty.status, 0) << tty.err;
+        std::string header = lines_of(tty.out).at(0);
+        std::string key = std::string(sort).substr(
+            std::string(sort).rfind(',') == std::string::npos ? 1 : std::string(sort).rfind(',') + 2);
+        // On screen: a column of the table, or the line saying its one value in every row.
+        EXPECT_TRUE(header.find(key) != std::string::npos || contains(tty.out, "\n" + key + ": ")) << sort << "\n"
+                                                                                                   << tty.out;
+        auto left_out = tty.out.find("left out to fit the window");
+        EXPECT_TRUE(left_out == std::string::npos || tty.out.find(key, left_out) == std::string::npos) << sort << "\n"
+                                                                                                       << tty.out;
+        for (const auto& line : lines_of(tty.out)) EXPECT_LE(display_width(line), 80u) << line;
+    }
+}
+
 // A record that writes `speculative_decoding: null` says the source ran without it; its rows
 // once reached the catalog as unsaid and `speculative_decoding=off` found none of them. The
 // records that write it are found here by reading the files, not listed by hand.
