@@ -256,7 +256,8 @@ TEST(FitCli, WeightFileGivesTheWeightsSize) {
 
 namespace {
 
-Outcome fit_vllm(const std::string& max_model_len, const std::string& available_gib, bool json) {
+/// kvcat fit for Qwen3-32B with Q4_K weights on one RTX 3090 of the shipped records, with `extra`.
+Outcome fit_qwen3_32b_on_3090(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"fit",
                                      "--records",
                                      (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
@@ -265,22 +266,16 @@ Outcome fit_vllm(const std::string& max_model_len, const std::string& available_
                                      "--accelerator",
                                      "nvidia-rtx-3090",
                                      "--weight-quant",
-                                     "Q4_K",
-                                     "--kv-dtype",
-                                     "bf16",
-                                     "--engine",
-                                     "vllm",
-                                     "--max-model-len",
-                                     max_model_len};
-    if (!available_gib.empty()) {
-        args.push_back("--available-kv-gib");
-        args.push_back(available_gib);
-    }
-    if (json) {
-        args.push_back("--format");
-        args.push_back("json");
-    }
+                                     "Q4_K"};
+    args.insert(args.end(), extra.begin(), extra.end());
     return KvcatRunner(false).run(args);
+}
+
+Outcome fit_vllm(const std::string& max_model_len, const std::string& available_gib, bool json) {
+    std::vector<std::string> extra = {"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", max_model_len};
+    if (!available_gib.empty()) extra.insert(extra.end(), {"--available-kv-gib", available_gib});
+    if (json) extra.insert(extra.end(), {"--format", "json"});
+    return fit_qwen3_32b_on_3090(extra);
 }
 
 }  // namespace
@@ -340,19 +335,8 @@ TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown
 namespace {
 
 Outcome fit_with(std::vector<std::string> extra) {
-    std::vector<std::string> args = {"fit",
-                                     "--records",
-                                     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
-                                     "--model",
-                                     "qwen3-32b",
-                                     "--accelerator",
-                                     "nvidia-rtx-3090",
-                                     "--weight-quant",
-                                     "Q4_K",
-                                     "--format",
-                                     "json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return KvcatRunner(false).run(args);
+    extra.insert(extra.end(), {"--format", "json"});
+    return fit_qwen3_32b_on_3090(extra);
 }
 
 }  // namespace
