@@ -55,19 +55,6 @@ void fit_on_gpus(const CurveRequest& request, std::int64_t gpus, std::vector<Cur
     }
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t comma = text.find(',', start);
-        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!part.empty()) out.push_back(part);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 std::string not_found(const std::string& what, const std::string& id, const RecordSet& records, RecordKind kind) {
     auto ids = records.ids_of(kind);
     std::string near = closest_match(id, ids);

@@ -164,19 +164,6 @@ std::string mix_note(const WeightMix& mix) {
         mix.name, mix.base, mix.raised);
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t comma = text.find(',', start);
-        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!part.empty()) out.push_back(part);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 /// --accelerator a,b,c: which of these cards run the model, one line each (the terms of
 /// one are `kvcat fit` with that card alone).
 int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional<WeightQuant>& quant,
@@ -194,7 +181,7 @@ int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional
         FitTerms terms;
     };
     std::vector<Answer> answers;
-    for (const auto& name : split_list(o.accelerator)) {
+    for (const auto& name : split_commas(o.accelerator)) {
         RecordRef ref = resolve_record(lint.records, name, RecordKind::accelerator);
         if (!ref.record || !ref.record->accelerator) {
             spdlog::error("{}: {}", o.common.records,

@@ -153,14 +153,9 @@ int run_query(const QueryOptions& options) {
         auto order = default_query_drop_order(spec.table);
         // A column the question sorts by is what it asked for: it is never left out to fit.
         std::vector<std::string> sorted_by;
-        for (std::size_t start = 0; start <= spec.sort_column.size();) {
-            std::size_t comma = spec.sort_column.find(',', start);
-            std::string key =
-                spec.sort_column.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-            if (!key.empty() && (key[0] == '-' || key[0] == '+')) key.erase(0, 1);
+        for (std::string key : split_commas(spec.sort_column)) {
+            if (key[0] == '-' || key[0] == '+') key.erase(0, 1);
             if (!key.empty()) sorted_by.push_back(key);
-            if (comma == std::string::npos) break;
-            start = comma + 1;
         }
         for (auto name : order) {
             if (std::find(sorted_by.begin(), sorted_by.end(), name) == sorted_by.end()) {

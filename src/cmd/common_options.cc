@@ -27,6 +27,19 @@ CLI::Validator token_count(bool zero_means_default) {
         "TOKENS");
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t comma = text.find(',', start);
+        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty()) out.push_back(part);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
 CLI::Validator lower_case() {
     return CLI::Validator(
         [](std::string& text) -> std::string {

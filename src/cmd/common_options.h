@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -42,6 +43,9 @@ CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily famil
 /// k and M, as --contexts and the filters read them); anything else is refused with an example.
 /// With `zero_means_default`, 0 is taken too (llama.cpp's -c 0: the model's own context).
 CLI::Validator token_count(bool zero_means_default = false);
+/// The non-empty parts of a comma list: "a,,b" is {"a", "b"} (--accelerator a,b, --sort k,-j).
+std::vector<std::string> split_commas(const std::string& text);
+
 /// A dtype name as the catalog spells it, in lower case: Q8_0 and q8_0 are the same choice.
 CLI::Validator lower_case();
 
