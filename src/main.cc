@@ -18,13 +18,25 @@ namespace {
 
 /// %* in the log pattern: the message with its control characters shown as escapes, so a file
 /// name, a config key or a benchmark value quoted in a message cannot drive the terminal.
+/// On a terminal the message is broken at spaces to its width, its later lines indented, as
+/// the rest of kvcat's text is there; in a file or a pipe each message stays one line.
 class EscapedMessage : public spdlog::custom_flag_formatter {
   public:
+    explicit EscapedMessage(std::optional<std::size_t> width) : width_(width) {}
     void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
         std::string shown = kvcat::escape_for_terminal(std::string_view(msg.payload.data(), msg.payload.size()));
+        if (width_) {
+            // The line starts "kvcat: LEVEL: ": wrapped with that prefix, which is then left out.
+            auto level = spdlog::level::to_string_view(msg.level);
+            std::string prefix = fmt::format("kvcat: {}: ", std::string_view(level.data(), level.size()));
+            shown = kvcat::wrap_text(prefix + shown, *width_).substr(prefix.size());
+        }
         dest.append(shown.data(), shown.data() + shown.size());
     }
-    std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+    std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(width_); }
+
+  private:
+    std::optional<std::size_t> width_;
 };
 
 }  // namespace
@@ -34,7 +46,7 @@ int main(int argc, char** argv) {
     auto logger = spdlog::stderr_color_mt(
         "kvcat", std::getenv("NO_COLOR") != nullptr ? spdlog::color_mode::never : spdlog::color_mode::automatic);
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
-    formatter->add_flag<EscapedMessage>('*').set_pattern("kvcat: %^%l%$: %*");
+    formatter->add_flag<EscapedMessage>('*', kvcat::stderr_terminal_width()).set_pattern("kvcat: %^%l%$: %*");
     logger->set_formatter(std::move(formatter));
     spdlog::set_default_logger(logger);
 
@@ -97,13 +109,18 @@ int main(int argc, char** argv) {
                 spdlog::error("{}", typo);
                 return int{kvcat::cmd::failure};
             }
+            if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+                if (std::string missing = kvcat::cmd::missing_required_message(app); !missing.empty()) {
+                    spdlog::error("{}", missing);
+                    return int{kvcat::cmd::failure};
+                }
+            }
             if (e.get_exit_code() == 0) {
                 // Help on a terminal is broken at spaces to its width, which would cut words.
                 std::ostringstream help, help_err;
                 int code = app.exit(e, help, help_err);
                 std::string text = help.str();
-                if (auto width = kvcat::stdout_terminal_width()) text = kvcat::wrap_text(text, *width);
-                std::cout << text << std::flush;
+                std::cout << kvcat::fit_to_stdout(text) << std::flush;
                 std::cerr << help_err.str();
                 return code;
             }

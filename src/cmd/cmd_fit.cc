@@ -15,6 +15,7 @@
 #include "load/schema.h"
 #include "model/physics.h"
 #include "output/engine_render.h"
+#include "output/wrap.h"
 #include "vocab/dtype.h"
 #include "vocab/weight_mix.h"
 #include "vocab/weight_quant.h"
@@ -204,9 +205,9 @@ int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional
         }
         std::cout << j.dump(2) << '\n';
     } else {
-        std::cout << fmt::format("{}, weights {}, KV cache {}, batch {}{}: {} of {} cards run it\n", model.id,
-                                 weights_name, dtype.name, setup.batch,
-                                 setup.gpus > 1 ? fmt::format(", {} of each", setup.gpus) : "", runs, answers.size());
+        std::string text = fmt::format(
+            "{}, weights {}, KV cache {}, batch {}{}: {} of {} cards run it\n", model.id, weights_name, dtype.name,
+            setup.batch, setup.gpus > 1 ? fmt::format(", {} of each", setup.gpus) : "", runs, answers.size());
         std::size_t width = 0;
         for (const auto& a : answers) width = std::max(width, a.id.size());
         for (const auto& a : answers) {
@@ -215,10 +216,11 @@ int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional
                                                    group_thousands(a.terms.max_context), gib_text(a.terms.available),
                                                    gib_text(a.terms.memory))
                                      : fit_refusal(a.terms);
-            std::cout << fmt::format("  {:<{}}  {}\n", a.id, width, answer);
+            text += fmt::format("  {:<{}}  {}\n", a.id, width, answer);
         }
-        if (mix) std::cout << "  " << mix_note(*mix) << "\n";
-        std::cout << "  Every term of one card: kvcat fit with that --accelerator alone.\n";
+        if (mix) text += "  " + mix_note(*mix) + "\n";
+        text += "  Every term of one card: kvcat fit with that --accelerator alone.\n";
+        std::cout << fit_to_stdout(text);
     }
     return runs > 0 ? ExitCode::ok : ExitCode::findings;
 }
@@ -358,10 +360,11 @@ int run_fit(const FitOptions& o) {
         }
         std::cout << j.dump(2) << '\n';
     } else {
-        std::cout << fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
-        if (mix) std::cout << "  " << mix_note(*mix) << "\n";
-        if (!contexts.empty()) std::cout << contexts_text(terms, contexts);
-        if (engine) std::cout << engine_text(*engine, *model->model);
+        std::string text = fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
+        if (mix) text += "  " + mix_note(*mix) + "\n";
+        if (!contexts.empty()) text += contexts_text(terms, contexts);
+        if (engine) text += engine_text(*engine, *model->model);
+        std::cout << fit_to_stdout(text);
     }
     if (!terms.fits) {
         spdlog::error("{}", fit_refusal(terms));

@@ -237,7 +237,9 @@ void setup_import_bench(CLI::App& app, int& exit_code) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     sub->add_option("--id", o->id, "The record id (default: engine-model-accelerator-weights-dtype-context)");
     add_records_option(*sub, o->common, RecordsUse::read);
-    sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
+    sub->add_option("--out", o->out,
+                    "Write the record to this file instead of stdout; a folder (or a path ending in /) takes the file "
+                    "named by its id");
     sub->add_flag("--force", o->force, "Replace an existing --out file");
     sub->footer(
         "Examples:\n"

@@ -14,6 +14,7 @@
 #include "load/data_dirs.h"
 #include "output/diagnostic_render.h"
 #include "output/terminal.h"
+#include "output/wrap.h"
 #include "support/suggest.h"
 
 namespace kvcat::cmd {
@@ -111,7 +112,7 @@ int run_lint(const LintOptions& options, bool quiet) {
 
     switch (format) {
         case DiagnosticFormat::text:
-            std::cout << render_text(shown, stdout_wants_color(*parse_color_mode(options.color)));
+            std::cout << fit_to_stdout(render_text(shown, stdout_wants_color(*parse_color_mode(options.color))));
             break;
         case DiagnosticFormat::github:
             std::cout << render_github(shown);

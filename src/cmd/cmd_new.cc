@@ -111,7 +111,9 @@ void setup_new(CLI::App& app, int& exit_code) {
     kv->add_option("--id", o->id,
                    "The record id, kv-efficiency/NAME (default: engine-model-accelerator-weights-dtype-context)");
     add_records_option(*kv, o->common, RecordsUse::read);
-    kv->add_option("--out", o->out, "Write the skeleton to this file instead of stdout");
+    kv->add_option("--out", o->out,
+                   "Write the skeleton to this file instead of stdout; a folder (or a path ending in /) takes the file "
+                   "named by its id");
     kv->add_flag("--force", o->force, "Replace an existing --out file");
     kv->footer(
         "Examples:\n"

@@ -37,4 +37,9 @@ void setup_complete(CLI::App& app, int& exit_code);
 /// mean 'lint'? (commands: ...)". Empty when the first word is a subcommand (or absent).
 std::string unknown_subcommand_message(const CLI::App& app, int argc, const char* const* argv);
 
+/// After CLI11 refused a command line for a missing required option: every required option
+/// of the command being run that is missing, in one sentence ("kvcat fit needs --model,
+/// --accelerator and --kv-dtype; ..."), or "" when none is (the error is about something else).
+std::string missing_required_message(const CLI::App& app);
+
 }  // namespace kvcat::cmd

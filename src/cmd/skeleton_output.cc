@@ -26,8 +26,11 @@ std::optional<LintResult> load_records_for_skeleton(const std::string& records) 
 
 int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std::string& out, bool force) {
     // A file written into a kv-efficiency/ folder is named by its id, so the one decides the other.
+    // A folder (one that exists, or a path ending in /) takes the file named by the id.
     fs::path out_path(out);
-    bool into_folder = !out.empty() && out_path.parent_path().filename() == "kv-efficiency";
+    std::error_code ec;
+    bool folder = !out.empty() && (out.ends_with('/') || fs::is_directory(out_path, ec));
+    bool into_folder = !out.empty() && !folder && out_path.parent_path().filename() == "kv-efficiency";
     if (into_folder && !options.id) options.id = "kv-efficiency/" + out_path.stem().string();
 
     // A short name or a unique prefix stands for its record; anything else is left for the
@@ -54,7 +57,10 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
             skeleton.text.size(), options.points.size(), limit);
         return ExitCode::failure;
     }
-    if (!generated_record_is_printable(skeleton.text, out.empty() ? std::string("stdout") : out)) {
+    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
+    if (folder) out_path = out_path / (expected_stem + ".yaml");
+    std::string written = out_path.string();
+    if (!generated_record_is_printable(skeleton.text, out.empty() ? std::string("stdout") : written)) {
         return ExitCode::failure;
     }
     if (out.empty()) {
@@ -62,7 +68,6 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
         std::cout.flush();
         return ExitCode::ok;
     }
-    std::string expected_stem = skeleton.id.substr(skeleton.id.find('/') + 1);
     if (into_folder && out_path.stem().string() != expected_stem) {
         spdlog::error("--out {} would hold a record whose id is {}; name the file {}.yaml or drop --id", out,
                       skeleton.id, expected_stem);
@@ -71,7 +76,7 @@ int emit_skeleton(const LintResult& catalog, SkeletonOptions options, const std:
     if (!write_whole_file(out_path, skeleton.text, force)) return ExitCode::failure;
     std::string fill;
     for (const auto& k : skeleton.to_fill) fill += (fill.empty() ? "" : ", ") + k;
-    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", out, skeleton.id, fill, out);
+    spdlog::info("wrote {} ({}); write {}, then: kvcat lint {}", written, skeleton.id, fill, written);
     return ExitCode::ok;
 }
 

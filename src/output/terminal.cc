@@ -43,13 +43,25 @@ bool stdout_is_terminal() {
     return ::isatty(STDOUT_FILENO) == 1;
 }
 
-std::optional<std::size_t> stdout_terminal_width() {
-    if (!stdout_is_terminal()) return std::nullopt;
+namespace {
+
+std::optional<std::size_t> terminal_width(int fd) {
+    if (::isatty(fd) != 1) return std::nullopt;
     // The live size first: $COLUMNS is a shell variable that is often not exported and
     // goes stale when the window is resized. A pseudo-terminal nobody sized reports 0.
     struct winsize ws {};
-    if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return std::size_t{ws.ws_col};
+    if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return std::size_t{ws.ws_col};
     return parse_columns_env(std::getenv("COLUMNS"));
+}
+
+}  // namespace
+
+std::optional<std::size_t> stdout_terminal_width() {
+    return terminal_width(STDOUT_FILENO);
+}
+
+std::optional<std::size_t> stderr_terminal_width() {
+    return terminal_width(STDERR_FILENO);
 }
 
 bool stdout_wants_color(ColorMode mode) {

@@ -31,6 +31,9 @@ bool stdout_is_terminal();
 /// or neither the terminal (TIOCGWINSZ) nor $COLUMNS gives a width.
 std::optional<std::size_t> stdout_terminal_width();
 
+/// The same for stderr, where the log goes: the width to break its lines at, or nullopt.
+std::optional<std::size_t> stderr_terminal_width();
+
 /// decide_color() for stdout with the process's own environment.
 bool stdout_wants_color(ColorMode mode);
 

@@ -52,6 +52,25 @@ TEST_F(Cli, EverySubcommandHelpHasAnExample) {
     }
 }
 
+TEST_F(Cli, EveryMissingRequiredOptionIsNamedAtOnce) {
+    // A newcomer who types the command alone learns every option it needs in one error, not
+    // one per try.
+    Outcome fit = k_.run({"fit"});
+    EXPECT_EQ(fit.status, 2);
+    EXPECT_EQ(fit.err,
+              "kvcat: error: kvcat fit needs --model, --accelerator and --kv-dtype; `kvcat fit --help` shows every "
+              "option with an example\n");
+    Outcome some = k_.run({"fit", "--model", "qwen3-32b"});
+    EXPECT_EQ(some.status, 2);
+    EXPECT_TRUE(contains(some.err, "kvcat fit needs --accelerator and --kv-dtype;")) << some.err;
+    Outcome nested = k_.run({"new", "kv-efficiency", "--engine", "vLLM"});
+    EXPECT_EQ(nested.status, 2);
+    EXPECT_TRUE(contains(nested.err, "kvcat new kv-efficiency needs --model, --kv-dtype and --context;")) << nested.err;
+    Outcome positional = k_.run({"sql"});
+    EXPECT_EQ(positional.status, 2);
+    EXPECT_TRUE(contains(positional.err, "kvcat sql needs sql (the statement);")) << positional.err;
+}
+
 TEST_F(Cli, TopLevelHelpHasExamplesOfEachEverydayCommand) {
     Outcome top = k_.run({"--help"});
     ASSERT_EQ(top.status, 0);

@@ -409,6 +409,25 @@ TEST_F(NewCli, WritesASkeletonThatFailsOnlyOnTheHumanFields) {
     EXPECT_TRUE(contains(again.err, "exists; give --force")) << again.err;
 }
 
+TEST_F(NewCli, AFolderAsOutTakesTheFileNamedByTheId) {
+    // The README's command: a folder, with or without its slash, gets the file the id names.
+    for (std::string out : {"records/kv-efficiency/", "records/kv-efficiency"}) {
+        SCOPED_TRACE(out);
+        const std::string file = "records/kv-efficiency/llamacpp-qwen3.5-27b-q8_0-64k.yaml";
+        fs::remove(dir_ / file);
+        Outcome r = kvcat({"new", "kv-efficiency", "--model", "models/qwen3.5-27b", "--engine", "llama.cpp",
+                           "--kv-dtype", "q8_0", "--context", "0,16k,64k", "--out", out});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(contains(r.err, "wrote " + file + " (kv-efficiency/llamacpp-qwen3.5-27b-q8_0-64k)")) << r.err;
+        EXPECT_TRUE(contains(read_file(dir_ / file), "id: kv-efficiency/llamacpp-qwen3.5-27b-q8_0-64k\n"));
+    }
+    // A folder that does not exist and has no slash is a file name, as before.
+    Outcome plain = kvcat({"new", "kv-efficiency", "--model", "models/qwen3.5-27b", "--engine", "llama.cpp",
+                           "--kv-dtype", "q8_0", "--context", "64k", "--out", "skeleton.yaml"});
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_TRUE(fs::exists(dir_ / "skeleton.yaml"));
+}
+
 TEST_F(NewCli, StdoutAndErrors) {
     Outcome r = kvcat({"new", "kv-efficiency", "--model", "deepseek-v3", "--engine", "vLLM", "--kv-dtype", "bf16",
                        "--context", "128k"});
