@@ -10,6 +10,7 @@
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "cmd/query_hints.h"
 #include "cmd/table_output.h"
 #include "output/render.h"
 #include "output/terminal.h"
@@ -43,81 +44,6 @@ std::vector<std::string> split_columns(const std::string& text) {
         start = comma + 1;
     }
     return out;
-}
-
-/// The ids a record-id column may hold, as SQL, for did-you-mean; "" for other columns.
-std::string known_ids_sql(std::string_view column, QueryTable table) {
-    if (table == QueryTable::allocations && column == "id") return "SELECT id FROM allocations ORDER BY id";
-    if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
-    if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
-    if (column == "id") return "SELECT id FROM kv_rows UNION SELECT record_id FROM kv_rows ORDER BY 1";
-    if (column == "record_id") return "SELECT DISTINCT record_id FROM kv_rows ORDER BY record_id";
-    return "";
-}
-
-/// Says on stderr how many rows a comparison left out for having no value, and, when
-/// nothing matched, which record id was probably meant.
-void explain_what_was_left_out(const std::string& db, const QuerySpec& spec, bool no_rows) {
-    for (const auto& n : build_null_count_sql(spec)) {
-        Table count = run_read_only(db, n.sql.sql, n.sql.parameters);
-        auto* left_out = count.rows.empty() ? nullptr : std::get_if<std::int64_t>(&count.rows[0][0]);
-        if (left_out && *left_out > 0) {
-            spdlog::info("{} row{} with no {} left out by '{}' (see them with {}=null)", *left_out,
-                         *left_out == 1 ? "" : "s", n.filter->column, n.filter->text, n.filter->column);
-        }
-    }
-    for (const auto& n : build_family_count_sql(spec)) {
-        // A family is its members: say what each gave, the ones that gave none too.
-        Table counts = run_read_only(db, n.sql.sql, n.sql.parameters);
-        std::vector<std::string> parts;
-        for (const auto& member : n.filter->values) {
-            const auto* name = std::get_if<std::string>(&member);
-            if (!name) continue;
-            std::int64_t rows = 0;
-            for (const auto& row : counts.rows) {
-                const auto* got = std::get_if<std::string>(&row[0]);
-                const auto* count = std::get_if<std::int64_t>(&row[1]);
-                if (got && count && *got == *name) rows = *count;
-            }
-            parts.push_back(fmt::format("{} {} row{}", *name, rows, rows == 1 ? "" : "s"));
-        }
-        spdlog::info("'{}' is the family {}: {}", n.filter->text, fmt::join(n.filter->families, ", "),
-                     fmt::join(parts, ", "));
-    }
-    if (!no_rows) return;
-    for (const auto& f : spec.filters) {
-        std::string sql = known_ids_sql(f.column, spec.table);
-        if (sql.empty() || f.op != "=") continue;
-        Table ids = run_read_only(db, sql, {});
-        std::vector<std::string> known;
-        for (const auto& row : ids.rows) {
-            if (const auto* id = std::get_if<std::string>(&row[0])) known.push_back(*id);
-        }
-        std::vector<std::string_view> candidates(known.begin(), known.end());
-        // Suggestions leave out the folder when the filter did.
-        std::string_view folder = f.text.find('/') == std::string::npos ? id_column_folder(f.column, spec.table) : "";
-        auto as_filter = [&](std::string_view id) {
-            if (!folder.empty() && id.starts_with(folder)) id.remove_prefix(folder.size());
-            return fmt::format("{}={}", f.column, id);
-        };
-        for (const auto& v : f.values) {
-            const auto* wanted = std::get_if<std::string>(&v);
-            if (!wanted || std::find(known.begin(), known.end(), *wanted) != known.end()) continue;
-            // The ids that start with what was written come first: it is an id cut short.
-            std::vector<std::string> offered;
-            for (auto id : starting_with(*wanted, candidates)) offered.push_back(as_filter(id));
-            std::string glob;
-            // A glob matches the whole id, folder and all.
-            if (offered.size() > 1) glob = fmt::format("; '{}~{}*' finds them all", f.column, *wanted);
-            if (offered.empty()) {
-                for (auto near : closest_ids(*wanted, candidates)) offered.push_back(as_filter(near));
-            }
-            std::vector<std::string_view> words(offered.begin(), offered.end());
-            spdlog::info("no record has the id '{}'{}", *wanted,
-                         offered.empty() ? std::string("; `kvcat query --distinct ") + f.column + "` lists those in use"
-                                         : fmt::format(" (did you mean {}?{})", one_of(words, 4, ""), glob));
-        }
-    }
 }
 
 int run_query(const QueryOptions& options) {

@@ -57,6 +57,24 @@ TEST(RecordRef, AStartCutInsideAWordIsOfferedNotTaken) {
     EXPECT_TRUE(e.starts_with("error: no model record 'qwen3.5-3'; did you mean 'models/qwen3.5-3")) << e;
 }
 
+TEST(RecordRef, EveryCardIdIsSpeltOneWay) {
+    // vendor-model, lower case, without a brand line: nvidia-rtx-3090 and nvidia-rtx-3090-ti,
+    // not nvidia-geforce-rtx-3090-ti beside nvidia-rtx-3090, so a reader who has typed one id
+    // can guess the next.
+    static const LintResult lint = lint_paths({std::filesystem::path(KVCAT_SOURCE_DIR) / "records/accelerators"});
+    std::size_t cards = 0;
+    for (const auto& r : lint.records.records()) {
+        if (r.kind != RecordKind::accelerator || !r.accelerator) continue;
+        ++cards;
+        std::string vendor = r.accelerator->vendor;
+        for (auto& c : vendor) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        EXPECT_TRUE(r.id.starts_with("accelerators/" + vendor + "-")) << r.id << " of " << r.accelerator->vendor;
+        EXPECT_EQ(r.id.find("geforce"), std::string::npos) << r.id;
+        for (char c : r.id) EXPECT_FALSE(std::isupper(static_cast<unsigned char>(c))) << r.id;
+    }
+    EXPECT_GE(cards, 20u);
+}
+
 TEST(RecordRef, AnAmbiguousPrefixListsWhatItCouldMean) {
     std::string e = id_of("qwen3.5", RecordKind::model);
     EXPECT_TRUE(e.starts_with("error: 'qwen3.5' could be any of ")) << e;

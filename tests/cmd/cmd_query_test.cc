@@ -386,6 +386,41 @@ TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
     EXPECT_EQ(ids_of(query({"memory_gb>=24GB"})), (Ids{llama}));
 }
 
+TEST_F(CmdQuery, AnEmptyAnswerSaysWhy) {
+    ASSERT_EQ(k_.run({"build"}).status, 0);
+    auto why = [&](std::vector<std::string> filters) {
+        std::vector<std::string> args = {"query", "--format", "csv", "--columns", "id"};
+        args.insert(args.end(), filters.begin(), filters.end());
+        Outcome r = k_.run(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(ids_of(r), std::vector<std::string>{}) << r.out;
+        return r.err;
+    };
+    // A value spelt another way than the catalog's: the catalog's spelling, and all it holds.
+    EXPECT_EQ(why({"engine=llamacpp"}),
+              "kvcat: info: no kv-efficiency row has engine=llamacpp (did you mean engine=llama.cpp?); engine "
+              "holds llama.cpp, vLLM\n");
+    EXPECT_EQ(why({"kv_cache_dtype=q8"}),
+              "kvcat: info: no kv-efficiency row has kv_cache_dtype=q8; kv_cache_dtype holds bf16, fp8_e4m3\n");
+    // A model that is in the catalog but that no row ran: said, with what answers instead.
+    EXPECT_EQ(why({"model=llama-3.1-8b"}),
+              "kvcat: info: models/llama-3.1-8b is in the catalog, but no kv-efficiency row names it as its model; "
+              "`kvcat fit --model llama-3.1-8b` and `kvcat curve --model llama-3.1-8b` work from its figures\n");
+    EXPECT_EQ(why({"accelerator=nvidia-h200"}),
+              "kvcat: info: accelerators/nvidia-h200 is in the catalog, but no kv-efficiency row names it as its "
+              "accelerator; `kvcat fit --accelerator nvidia-h200` works from its figures\n");
+    // Filters that each keep rows, but not together.
+    EXPECT_EQ(why({"engine=vllm", "accelerator=nvidia-rtx-3090"}),
+              "kvcat: info: each filter keeps rows on its own, but no row passes them all (rows kept alone: "
+              "'engine=vllm' 1, 'accelerator=nvidia-rtx-3090' 1)\n");
+    // A number no row holds.
+    EXPECT_EQ(why({"context_length=12345"}),
+              "kvcat: info: 'context_length=12345' matches no row on its own; `kvcat query --distinct "
+              "context_length` lists the values in use\n");
+    // An answer with rows says none of this.
+    EXPECT_EQ(k_.run({"query", "engine=llama.cpp"}).err, "");
+}
+
 TEST_F(CmdQuery, SqlTableShowsNullAsDash) {
     Outcome r = k_.run({"sql", "SELECT NULL AS absent, 1 AS one"});
     ASSERT_EQ(r.status, 0) << r.err;

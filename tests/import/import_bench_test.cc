@@ -241,7 +241,7 @@ TEST(ImportBenchCli, AModelOrCardThatContradictsTheFileIsRefusedSayingBoth) {
                                "models/qwen3-32b has"))
         << model.err;
     // The 3090 Ti's record is not the 3090's: "rtx3090ti" is not in "rtx3090".
-    EXPECT_EQ(import("qwen3.5-27b", "nvidia-geforce-rtx-3090-ti").status, 2);
+    EXPECT_EQ(import("qwen3.5-27b", "nvidia-rtx-3090-ti").status, 2);
 }
 
 /// The llama-bench JSON printed in llama.cpp's README, imported as a user would: the record
