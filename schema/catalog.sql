@@ -219,16 +219,20 @@ FROM kv_efficiency AS k
 JOIN models AS m ON m.id = k.model
 LEFT JOIN accelerators AS a ON a.id = k.accelerator;
 
--- Quality results beside the row they belong to: its model, engine, accelerator and dtype.
+-- Quality results beside the row they belong to: its model, engine, accelerator and dtypes.
+-- kv_cache_dtype is K's type and v_cache_dtype V's, always written (the same as K's unless the
+-- record quantises one of them only), so a K-only quantisation is never read as both.
 CREATE VIEW quality_rows AS
 SELECT
     q.record_id,
+    q.position,
     r.model,
     m.name AS model_name,
     r.accelerator,
     r.engine,
     r.weight_quant,
     r.kv_cache_dtype,
+    r.v_cache_dtype,
     q.baseline_kv_cache_dtype,
     q.benchmark,
     q.metric,
@@ -241,7 +245,8 @@ SELECT
     q.file
 FROM quality AS q
 JOIN (SELECT record_id, min(model) AS model, min(accelerator) AS accelerator, min(engine) AS engine,
-             min(weight_quant) AS weight_quant, min(kv_cache_dtype) AS kv_cache_dtype
+             min(weight_quant) AS weight_quant, min(kv_cache_dtype) AS kv_cache_dtype,
+             coalesce(min(v_cache_dtype), min(kv_cache_dtype)) AS v_cache_dtype
       FROM kv_efficiency GROUP BY record_id) AS r ON r.record_id = q.record_id
 JOIN models AS m ON m.id = r.model;
 

@@ -170,6 +170,36 @@ constexpr std::array<std::string_view, 10> kDefaultAllocationColumns = {
     "id", "model", "engine", "engine_version", "kv_cache_dtype", "context", "seqs", "printed", "computed", "url",
 };
 
+/// The quality_rows view's columns that `kvcat query --quality` filters and shows: one row per
+/// quality result of a kv-efficiency record (perplexity, KL divergence, recovery at context).
+constexpr std::array kQualityColumns = {
+    ColumnInfo{"record_id", "text", "", false, "the kv-efficiency record the result belongs to"},
+    ColumnInfo{"model", "text", "", false, "the model record's id"},
+    ColumnInfo{"accelerator", "text", "", false, "the accelerator record's id"},
+    ColumnInfo{"engine", "text", "", false, "the inference engine"},
+    ColumnInfo{"weight_quant", "text", "", false, "the weights' format"},
+    ColumnInfo{"kv_cache_dtype", "text", "", false, "K's cache element type"},
+    ColumnInfo{"v_cache_dtype", "text", "", false,
+               "V's cache element type: the same as K's unless the record quantises one of them only"},
+    ColumnInfo{"baseline_kv_cache_dtype", "text", "", false, "the cache dtype the result is compared with"},
+    ColumnInfo{"benchmark", "text", "", false, "what was run: wikitext-2, MRCR, RULER, ..."},
+    ColumnInfo{"metric", "text", "", false, "perplexity, kld, accuracy, ..."},
+    ColumnInfo{"value", "real", "", false, "the result with this cache dtype, as the source prints it"},
+    ColumnInfo{"baseline_value", "real", "", false, "the result with the baseline dtype, as printed"},
+    ColumnInfo{"unit", "text", "", false, "the result's unit"},
+    ColumnInfo{"higher_is_better", "integer", "", false, "1 when a higher value is better (accuracy), 0 else"},
+    ColumnInfo{"recovery_percent", "real", "", true,
+               "value / baseline_value x 100 when higher is better: as stated, else derived when both are given"},
+    ColumnInfo{"context_length", "integer", "tokens", false, "the context the result was measured at"},
+    ColumnInfo{"file", "text", "", false, "the record file"},
+};
+
+constexpr std::array<std::string_view, 11> kDefaultQualityColumns = {
+    "record_id", "model",          "kv_cache_dtype", "v_cache_dtype",  "baseline_kv_cache_dtype",
+    "value",     "baseline_value", "unit",           "context_length", "benchmark",
+    "metric",
+};
+
 /// True when `path` holds a SQLite database with kvcat's tables; sets `version`.
 bool is_kvcat_catalog_impl(const fs::path& path, int* version, std::string* why) {
     try {
@@ -322,6 +352,8 @@ std::string_view table_name(QueryTable table) {
             return "kv_rows";
         case QueryTable::allocations:
             return "allocations";
+        case QueryTable::quality:
+            return "quality_rows";
     }
     return "kv_rows";
 }
@@ -332,6 +364,8 @@ std::span<const ColumnInfo> query_columns(QueryTable table) {
             return kColumns;
         case QueryTable::allocations:
             return kAllocationColumns;
+        case QueryTable::quality:
+            return kQualityColumns;
     }
     return kColumns;
 }
@@ -349,6 +383,8 @@ std::span<const std::string_view> default_query_columns(QueryTable table) {
             return kDefaultColumns;
         case QueryTable::allocations:
             return kDefaultAllocationColumns;
+        case QueryTable::quality:
+            return kDefaultQualityColumns;
     }
     return kDefaultColumns;
 }
@@ -381,12 +417,21 @@ constexpr std::array<std::string_view, 12> kAllocationDropOrder = {
     "context", "model",           "engine", "kv_cache_dtype", "computed",       "printed",
 };
 
+/// The result and what it is compared with go last, with its unit and dtypes; the long prose of
+/// the benchmark and metric first (csv or --format vertical shows them whole).
+constexpr std::array<std::string_view, 11> kQualityDropOrder = {
+    "benchmark", "metric",         "model", "context_length", "baseline_kv_cache_dtype", "record_id",
+    "unit",      "baseline_value", "value", "v_cache_dtype",  "kv_cache_dtype",
+};
+
 std::span<const std::string_view> default_query_drop_order(QueryTable table) {
     switch (table) {
         case QueryTable::kv_rows:
             return kDropOrder;
         case QueryTable::allocations:
             return kAllocationDropOrder;
+        case QueryTable::quality:
+            return kQualityDropOrder;
     }
     return kDropOrder;
 }

@@ -21,7 +21,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 10;
+inline constexpr int kCatalogSchemaVersion = 11;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {
@@ -49,8 +49,8 @@ std::span<const ColumnInfo> kv_row_columns();
 
 /// What `kvcat query` reads: the kv_rows view (kv-efficiency rows, the default) or the
 /// allocations table (`--allocations`: what an engine printed at start-up, beside kvcat's figure).
-enum class QueryTable { kv_rows, allocations };
-std::string_view table_name(QueryTable table);  ///< "kv_rows", "allocations"
+enum class QueryTable { kv_rows, allocations, quality };
+std::string_view table_name(QueryTable table);  ///< "kv_rows", "allocations", "quality_rows"
 /// The columns of `table` a filter may name.
 std::span<const ColumnInfo> query_columns(QueryTable table);
 const ColumnInfo* find_column(std::string_view name, QueryTable table = QueryTable::kv_rows);

@@ -34,7 +34,10 @@ const ColumnInfo& require_column(std::string_view name, QueryTable table) {
     std::string hint = closest_match(name, names);
     throw FilterError(fmt::format("unknown column '{}'{}; valid columns{}: {}", name,
                                   hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                                  table == QueryTable::allocations ? " of --allocations" : "", valid_columns(table)));
+                                  table == QueryTable::allocations ? " of --allocations"
+                                  : table == QueryTable::quality   ? " of --quality"
+                                                                   : "",
+                                  valid_columns(table)));
 }
 
 bool is_identifier(std::string_view s) {
@@ -347,6 +350,8 @@ std::string id_order(bool descending, QueryTable table) {
             return fmt::format("record_id{0}, context_length{0}, concurrency{0}, id{0}", dir);
         case QueryTable::allocations:
             return fmt::format("id{0}", dir);
+        case QueryTable::quality:
+            return fmt::format("record_id{0}, position{0}", dir);
     }
     return fmt::format("id{0}", dir);
 }

@@ -1,5 +1,6 @@
-// kvcat columns: what `kvcat query` can filter, sort and show, from kv_row_columns()
-// rather than the catalog, so it answers before any catalog exists.
+// kvcat columns: what `kvcat query` can filter, sort and show (its rows, --allocations or
+// --quality), from query_columns() rather than the catalog, so it answers before any catalog
+// exists.
 #include <algorithm>
 #include <iostream>
 
@@ -21,12 +22,17 @@ namespace {
 
 struct ColumnsOptions {
     Common common;
+    bool allocations = false;
+    bool quality = false;
+    QueryTable table() const {
+        return allocations ? QueryTable::allocations : quality ? QueryTable::quality : QueryTable::kv_rows;
+    }
 };
 
-Table columns_table() {
+Table columns_table(QueryTable table) {
     Table t;
     t.columns = {"name", "type", "unit", "derived", "description"};
-    for (const auto& c : kv_row_columns()) {
+    for (const auto& c : query_columns(table)) {
         // No unit is NULL: "-" in a table, null in JSON, an empty field in CSV.
         Cell unit = c.unit.empty() ? Cell{} : Cell{std::string(c.unit)};
         t.rows.push_back({std::string(c.name), std::string(c.type), unit, std::string(c.derived ? "yes" : "no"),
@@ -37,9 +43,9 @@ Table columns_table() {
 
 /// On a terminal too narrow for the table: each column on a line with its type and unit, its
 /// description under it, broken at spaces, so that no description is cut.
-std::string columns_list(std::size_t width) {
+std::string columns_list(std::size_t width, QueryTable table) {
     std::string out;
-    for (const auto& c : kv_row_columns()) {
+    for (const auto& c : query_columns(table)) {
         out += fmt::format("{}  ({}{}{})\n", c.name, c.type, c.unit.empty() ? "" : ", " + std::string(c.unit),
                            c.derived ? ", derived" : "");
         out += wrap_text("    " + std::string(c.description), width, 0) + "\n";
@@ -50,7 +56,7 @@ std::string columns_list(std::size_t width) {
 int run_columns(const ColumnsOptions& options) {
     auto format = *parse_table_format(options.common.format);
     RenderOptions render = stdout_render_options("--format vertical", !options.common.no_formula_guard);
-    Table table = columns_table();
+    Table table = columns_table(options.table());
     std::string wide = render_table(table, format, RenderOptions{});
     std::size_t widest = 0;
     for (std::size_t at = 0; at < wide.size();) {
@@ -60,7 +66,7 @@ int run_columns(const ColumnsOptions& options) {
         at = nl + 1;
     }
     if (format == TableFormat::table && render.max_width && widest > *render.max_width) {
-        std::cout << columns_list(*render.max_width);
+        std::cout << columns_list(*render.max_width, options.table());
     } else {
         std::cout << render_table(table, format, render);
     }
@@ -78,11 +84,14 @@ void setup_columns(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ColumnsOptions>();
     CLI::App* sub = app.add_subcommand("columns", "List the columns query can filter, sort and show, with units");
     add_format_option(*sub, options->common, FormatFamily::table);
+    sub->add_flag("--allocations", options->allocations, "The columns of query --allocations");
+    sub->add_flag("--quality", options->quality, "The columns of query --quality")->excludes("--allocations");
     sub->footer(
         "derived = yes marks a figure kvcat computed rather than one a source stated.\n"
         "Examples:\n"
         "  kvcat columns\n"
         "  kvcat columns --format csv\n"
+        "  kvcat columns --quality\n"
         "  kvcat query --columns id,kv_bytes_per_token,roofline_tps 'context_length>=64k'");
     set_command_body(*sub, exit_code, [options] { return run_columns(*options); });
 }

@@ -31,6 +31,7 @@ struct QueryOptions {
     std::optional<std::int64_t> limit;
     std::string distinct;
     bool allocations = false;
+    bool quality = false;
 };
 
 std::vector<std::string> split_columns(const std::string& text) {
@@ -48,7 +49,9 @@ std::vector<std::string> split_columns(const std::string& text) {
 
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
-    spec.table = options.allocations ? QueryTable::allocations : QueryTable::kv_rows;
+    spec.table = options.allocations ? QueryTable::allocations
+                 : options.quality   ? QueryTable::quality
+                                     : QueryTable::kv_rows;
     for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f, spec.table));
     spec.columns = split_columns(options.columns_text);
     spec.sort_column = options.sort;
@@ -131,6 +134,10 @@ void setup_query(CLI::App& app, int& exit_code) {
     sub->add_flag("--allocations", options->allocations,
                   "Query the allocation records (what an engine printed at start-up, beside kvcat's figure) instead "
                   "of the kv-efficiency rows");
+    sub->add_flag("--quality", options->quality,
+                  "Query the quality results (perplexity, KL divergence, recovery at context) of the kv-efficiency "
+                  "records, with K's and V's cache dtypes, instead of their rows")
+        ->excludes("--allocations");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("--timeout", options->timeout_ms, "Stop the statement after this many milliseconds (0: never)")
@@ -154,6 +161,7 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query --distinct accelerator\n"
         "  kvcat query --allocations engine=vllm\n"
         "  kvcat query --allocations model=qwen3-235b-a22b kv_cache_dtype=q8_0 --format csv\n"
+        "  kvcat query --quality metric=kld --sort value\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
         "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
         "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
@@ -164,7 +172,11 @@ void setup_query(CLI::App& app, int& exit_code) {
         "--allocations reads the allocation records instead (records/allocations/): the engine, its cache\n"
         "dtype, context and sequences, the figure it printed and kvcat's for the same; `kvcat explain ID`\n"
         "shows one term by term. Its columns: id model engine engine_version kv_cache_dtype v_cache_dtype\n"
-        "context seqs tokens tensor_parallel printed computed url notes file.");
+        "context seqs tokens tensor_parallel printed computed url notes file.\n"
+        "--quality reads the quality results instead, one a line: the record, its model, K's and V's cache\n"
+        "dtypes (kv_cache_dtype, v_cache_dtype: the same unless one of them only is quantised), the baseline\n"
+        "dtype, the benchmark and metric, the value beside the baseline's, and the context; `kvcat columns\n"
+        "--quality` lists its columns.");
     set_command_body(*sub, exit_code, [options] { return run_query(*options); });
 }
 

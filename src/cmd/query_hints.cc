@@ -17,6 +17,8 @@ namespace {
 /// The ids a record-id column may hold, as SQL, for did-you-mean; "" for other columns.
 std::string known_ids_sql(std::string_view column, QueryTable table) {
     if (table == QueryTable::allocations && column == "id") return "SELECT id FROM allocations ORDER BY id";
+    if (table == QueryTable::quality && column == "record_id")
+        return "SELECT DISTINCT record_id FROM kv_efficiency ORDER BY 1";
     if (column == "model" || column == "measured_on_model") return "SELECT id FROM models ORDER BY id";
     if (column == "accelerator") return "SELECT id FROM accelerators ORDER BY id";
     if (column == "id") return "SELECT id FROM kv_rows UNION SELECT record_id FROM kv_rows ORDER BY 1";
@@ -67,7 +69,15 @@ std::int64_t rows_matching_alone(const std::string& db, const QuerySpec& spec, c
 
 /// What a table's rows are called in a sentence.
 std::string_view rows_name(QueryTable table) {
-    return table == QueryTable::allocations ? "allocation record" : "kv-efficiency row";
+    switch (table) {
+        case QueryTable::allocations:
+            return "allocation record";
+        case QueryTable::quality:
+            return "quality result";
+        case QueryTable::kv_rows:
+            break;
+    }
+    return "kv-efficiency row";
 }
 
 /// For a record-id column that matched nothing: the id that was probably meant, or, for an id

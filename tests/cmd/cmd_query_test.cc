@@ -386,6 +386,37 @@ TEST_F(CmdQuery, FiltersTakeListsNullsUnitsAndShortIds) {
     EXPECT_EQ(ids_of(query({"memory_gb>=24GB"})), (Ids{llama}));
 }
 
+TEST(QueryQuality, QualityResultsHaveARouteWithKAndVDtypes) {
+    // On the shipped records: a K-only quantisation (K q4_0, V f16) is never listed as q4_0 alone.
+    KvcatRunner k(false);
+    fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records", fs::copy_options::recursive);
+    const std::string k_only = "ik-llamacpp-qwen3-30b-a3b-iq2_xxs-kq4_0-vf16-hadamard-quality";
+    Outcome r = k.run({"query", "--quality", "record_id=" + k_only, "--columns",
+                       "record_id,kv_cache_dtype,v_cache_dtype,baseline_kv_cache_dtype,unit", "--format", "csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto lines = lines_of(r.out);
+    ASSERT_GE(lines.size(), 3u) << r.out;  // the header and the record's results
+    EXPECT_EQ(lines[0], "record_id,kv_cache_dtype,v_cache_dtype,baseline_kv_cache_dtype,unit");
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        EXPECT_EQ(lines[i], "kv-efficiency/" + k_only + ",q4_0,f16,f16,ppl");
+    }
+    // V's dtype is written when it equals K's, so a filter on it finds the plain records too.
+    Outcome both = k.run({"query", "--quality", "kv_cache_dtype=q8_0", "v_cache_dtype=q8_0", "--format", "csv",
+                          "--columns", "record_id"});
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_GE(lines_of(both.out).size(), 4u) << both.out;
+    EXPECT_EQ(both.out.find("kq8_0-vf16"), std::string::npos) << both.out;
+    // Its columns are listed, and a column of the rows' table is not one of them.
+    Outcome columns = k.run({"columns", "--quality", "--format", "csv"});
+    EXPECT_NE(columns.out.find("\nv_cache_dtype,text,"), std::string::npos) << columns.out;
+    EXPECT_EQ(columns.out.find("kv_bytes_per_token"), std::string::npos) << columns.out;
+    Outcome wrong = k.run({"query", "--quality", "kv_bytes_per_token>1"});
+    EXPECT_EQ(wrong.status, 2);
+    EXPECT_NE(wrong.err.find("unknown column 'kv_bytes_per_token'"), std::string::npos) << wrong.err;
+    EXPECT_NE(wrong.err.find("of --quality"), std::string::npos) << wrong.err;
+    EXPECT_EQ(k.run({"query", "--quality", "--allocations"}).status, 2);
+}
+
 TEST_F(CmdQuery, AnEmptyAnswerSaysWhy) {
     ASSERT_EQ(k_.run({"build"}).status, 0);
     auto why = [&](std::vector<std::string> filters) {
