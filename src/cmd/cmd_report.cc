@@ -100,10 +100,16 @@ std::function<std::string(const std::string&)> record_links(const ReportOptions&
             return checked(base + percent_encode_path(fs::path(file).lexically_normal().generic_string()));
         };
     }
-    fs::path page_dir = o.out == "-" ? fs::current_path() : fs::absolute(o.out).parent_path();
-    return [page_dir, checked](const std::string& file) {
-        return checked(
-            percent_encode_path(fs::absolute(file).lexically_normal().lexically_relative(page_dir).generic_string()));
+    // Both ends as the file system resolves them (.. and symbolic links): `--out ../page.html`
+    // has the parent folder for its own, and a relative path from "sub/.." would lead nowhere.
+    auto resolved = [](const fs::path& p) {
+        std::error_code ec;
+        fs::path r = fs::weakly_canonical(fs::absolute(p), ec);
+        return ec ? fs::absolute(p).lexically_normal() : r;
+    };
+    fs::path page_dir = o.out == "-" ? resolved(fs::current_path()) : resolved(o.out).parent_path();
+    return [page_dir, checked, resolved](const std::string& file) {
+        return checked(percent_encode_path(resolved(file).lexically_relative(page_dir).generic_string()));
     };
 }
 

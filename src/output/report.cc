@@ -156,6 +156,11 @@ constexpr int kMemoryChartHeightPx = 360;
 /// Ten colours that stay apart from one another and from the faded grey of what is not chosen.
 const std::vector<std::string> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                            "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79"};
+/// Twenty colours for a chart that gives each model its own: the ten above, then ten darker or
+/// lighter ones still told apart from them and from the faded grey.
+const std::vector<std::string> kWidePalette = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#637939"};
 const char* kFaded = "#c8cdd2";
 
 /// An accelerator's name up to its first " (" or ",": "M4 Max, 16-core CPU / 40-core GPU
@@ -661,12 +666,13 @@ json quality_chart(Context& c) {
     std::string metric = q.first_of({"metric"});
     std::string unit = q.first_of({"unit"});
     std::string record = q.first_of({"record_id", "id", "record"});
+    std::string v_dtype = q.first_of({"v_cache_dtype"});
     std::string baseline_dtype = q.first_of({"baseline_kv_cache_dtype"});
     std::string baseline_value = q.first_of({"baseline_value"});
     std::set<std::string> row_records;  // with filters, only the results of the rows shown
     for (const auto& row : c.rows.table().rows) row_records.insert(c.record_of(row));
     json points = json::array();
-    std::map<std::string, std::size_t> colour_of_series;
+    std::map<std::string, std::size_t> colour_of_model;  // each model its own colour, the legend one entry each
     std::set<std::tuple<std::string, std::string, double>> seen;
     // A panel per metric: a record with thousands of metrics would make a page no browser
     // draws in reasonable time, so each record gets at most kQualityPanelsPerRecord panels.
@@ -698,11 +704,13 @@ json quality_chart(Context& c) {
         std::string panel = metric.empty() ? "value" : q.text(row, metric);
         if (!unit.empty() && !q.text(row, unit).empty()) panel += fmt::format(" ({})", q.text(row, unit));
         panel = wrap_words(panel, kPanelTitleChars);
+        std::string model_label = model_text.empty() ? std::string("quality") : model_text;
         auto add = [&](const std::string& at, double v, const char* role) {
             if (!seen.insert({series + "\n" + panel, at, v}).second) return;
-            std::size_t index = colour_of_series.emplace(series, colour_of_series.size()).first->second;
+            std::size_t index = colour_of_model.emplace(model_label, colour_of_model.size()).first->second;
             points.push_back({{"series", series},
-                              {"colour", kPalette[index % kPalette.size()]},
+                              {"model_label", model_label},
+                              {"colour", kWidePalette[index % kWidePalette.size()]},
                               {"model", model_id},
                               {"panel", panel},
                               {"kv_cache_dtype", at},
@@ -714,7 +722,15 @@ json quality_chart(Context& c) {
         if (!baseline_dtype.empty()) {
             if (auto base = q.number(row, baseline_value)) add(q.text(row, baseline_dtype), *base, "baseline");
         }
-        add(q.text(row, dtype), *value, "measured");
+        // K's type, and V's after a slash when it differs: a K-only quantisation is not drawn
+        // at the dtype of both.
+        std::string at = q.text(row, dtype);
+        if (std::string v = v_dtype.empty() ? "" : q.text(row, v_dtype); !v.empty() && v != at) at += "/" + v;
+        add(at, *value, "measured");
+    }
+    if (colour_of_model.size() > kWidePalette.size()) {
+        c.notes.push_back(fmt::format("the quality chart holds {} models and {} colours: some colours serve two models",
+                                      colour_of_model.size(), kWidePalette.size()));
     }
     for (const auto& [id, panels] : left_out) {
         c.notes.push_back(fmt::format(
@@ -728,11 +744,13 @@ json quality_chart(Context& c) {
     }
     std::vector<std::string> order;
     for (const auto& d : cache_dtypes()) order.emplace_back(d.name);
+    // Every panel has its own dtype axis, with its own dtypes: a reader of a panel in the
+    // middle of the grid need not look for the axis at the bottom of it.
     json x = {{"field", "kv_cache_dtype"},
               {"type", "ordinal"},
               {"title", "cache dtype"},
               {"sort", order},
-              {"axis", {{"labelAngle", 0}}}};
+              {"axis", {{"labelAngle", 0}, {"labelOverlap", "greedy"}}}};
     json y = {{"field", "value"},
               {"type", "quantitative"},
               {"title", nullptr},
@@ -753,7 +771,7 @@ json quality_chart(Context& c) {
           // A long metric is written on several lines, never cut.
           {"header", {{"labelExpr", "split(datum.value, '\\n')"}, {"labelLimit", 0}}}}},
         {"columns", 3},
-        {"resolve", {{"scale", {{"y", "independent"}}}}},
+        {"resolve", {{"scale", {{"x", "independent"}, {"y", "independent"}}}, {"axis", {{"x", "independent"}}}}},
         {"spec",
          {{"width", 260},
           {"height", 200},
@@ -776,20 +794,22 @@ json quality_chart(Context& c) {
                                     {"role", "measured or baseline"},
                                     {"record", "record"},
                                     {"source", "source"}})}}}}}}}}};
-    return {{"id", "quality"},
-            {"title", "Quality against cache dtype"},
-            {"description",
-             "The quality results the catalog holds, each beside its baseline dtype where the "
-             "record gives the baseline's figure: one panel per metric, one line per model and "
-             "benchmark."},
-            {"spec", spec},
-            {"datasets", {{"quality", points}}},
-            {"follows", {"chosen_model"}},
-            {"panel_width", 330},
-            {"legend", {{"dataset", "quality"}, {"label", "series"}, {"colour", "colour"}, {"where", json::object()}}},
-            {"marks",
-             {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
-              {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
+    return {
+        {"id", "quality"},
+        {"title", "Quality against cache dtype"},
+        {"description",
+         "The quality results the catalog holds, each beside its baseline dtype where the "
+         "record gives the baseline's figure: one panel per metric, each with its own axis of cache dtypes (K/V where "
+         "they differ), one "
+         "line per model and benchmark, one colour per model."},
+        {"spec", spec},
+        {"datasets", {{"quality", points}}},
+        {"follows", {"chosen_model"}},
+        {"panel_width", 330},
+        {"legend", {{"dataset", "quality"}, {"label", "model_label"}, {"colour", "colour"}, {"where", json::object()}}},
+        {"marks",
+         {{"quality_lines", {{"dataset", "quality"}, {"per", "series"}}},
+          {"quality_points", {{"dataset", "quality"}, {"per", "row"}}}}}};
 }
 
 json rows_table(const Context& c) {
@@ -803,7 +823,15 @@ json rows_table(const Context& c) {
         std::string file = c.rows.text(row, "file");
         links.push_back(file.empty() || !c.input.link ? json(nullptr) : json(c.input.link(file)));
     }
-    return {{"columns", t.columns}, {"rows", rows}, {"links", links}, {"link_column", "id"}};
+    // record_id is the start of every id (the id adds the point's context): the page does not
+    // show it twice, and the CSV and the row filter keep it.
+    json hidden = json::array();
+    if (std::find(t.columns.begin(), t.columns.end(), "record_id") != t.columns.end() &&
+        std::find(t.columns.begin(), t.columns.end(), "id") != t.columns.end()) {
+        hidden.push_back("record_id");
+    }
+    return {
+        {"columns", t.columns}, {"rows", rows}, {"links", links}, {"link_column", "id"}, {"hidden_columns", hidden}};
 }
 
 }  // namespace

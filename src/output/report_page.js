@@ -127,10 +127,14 @@
     const head = el('tr');
     const body = el('tbody');
     const linkAt = table.columns.indexOf(table.link_column);
+    // A column that says again what another one does (record_id, the start of every id) stays in
+    // the data, the filter and the CSV, but takes no room on the page.
+    const hidden = new Set((table.hidden_columns || []).map((name) => table.columns.indexOf(name)));
     const items = table.rows.map((cells, i) => ({ cells, link: safeHref(table.links[i]) }));
     const makeRow = (item) => {
       const tr = el('tr');
       item.cells.forEach((value, c) => {
+        if (hidden.has(c)) return;
         const td = el('td', typeof value === 'number' ? { class: 'num' } : {});
         if (c === linkAt && item.link) td.append(el('a', { href: item.link }, value));
         else td.textContent = value === null ? '' : String(value);
@@ -158,6 +162,7 @@
     let sortColumn = -1;
     let descending = false;
     table.columns.forEach((name, c) => {
+      if (hidden.has(c)) return;
       const th = el('th', { title: 'Sort by ' + name }, name);
       th.addEventListener('click', () => {
         descending = sortColumn === c ? !descending : false;

@@ -38,6 +38,21 @@
   const floorQ = (a) => (a.n >= 0n ? a.n / a.d : -((-a.n + a.d - 1n) / a.d));
   const ceilQ = (a) => -floorQ(Q(-a.n, a.d));
   const exactText = (a) => (a.d === 1n ? String(a.n) : a.n + '/' + a.d);
+  // An exact fraction as a reader writes it: 9/2 is 4.5 and 17/16 is 1.0625, every digit exact
+  // (a denominator of twos and fives ends); any other fraction stays a fraction.
+  function decimalText(text) {
+    const a = parseQ(String(text));
+    let d = a.d, places = 0;
+    while (d % 2n === 0n || d % 5n === 0n) { d /= d % 2n === 0n ? 2n : 5n; places++; }
+    if (d !== 1n) return exactText(a);
+    const scale = 10n ** BigInt(places);
+    const n = a.n * scale / a.d, neg = n < 0n, m = neg ? -n : n;
+    const whole = String(m / scale), frac = places ? '.' + String(m % scale).padStart(places, '0').replace(/0+$/, '') : '';
+    return (neg ? '-' : '') + whole + (frac === '.' ? '' : frac);
+  }
+  // A measured speed as the catalog's table on a terminal shows it: four significant digits
+  // (133.47814333534475 is 133.5), whole from 1,000 up; the exact figure is the row's.
+  const speedText = (v) => (Math.abs(v) >= 1000 ? grouped(BigInt(Math.round(v))) : String(Number(Number(v).toPrecision(4))));
 
   function grouped(big) {
     const s = (big < 0n ? -big : big).toString();
@@ -166,7 +181,7 @@
       weightsTotal = parseQ(model.weights[choice.weights]);
       activeTotal = model.active_weights[choice.weights] ? parseQ(model.active_weights[choice.weights]) : null;
       const format = data.weight_formats.find((f) => f.name === choice.weights);
-      weightsHow = 'all parameters x ' + format.bits_per_weight + ' bits / 8';
+      weightsHow = 'all parameters x ' + decimalText(format.bits_per_weight) + ' bits / 8';
     }
     const r = { model, card, t, choice, engine };
     r.memory = parseQ(card.memory);
@@ -322,12 +337,27 @@
   // ---- the page ----
   function mount(data, table, parent, helpers) {
     const { el, safeHref } = helpers;
+    // A text with options and commands in it (--max-model-len, kvcat fit --engine llama.cpp), each
+    // option kept on one line: a phone would otherwise break "--engine" after its dashes.
+    function withOptions(tag, attrs, text) {
+      const node = el(tag, attrs);
+      const t = String(text);
+      let at = 0;
+      for (const m of t.matchAll(/--[a-z][a-z0-9-]*/g)) {
+        node.append(t.slice(at, m.index), el('span', { class: 'option' }, m[0]));
+        at = m.index + m[0].length;
+      }
+      node.append(t.slice(at));
+      return node;
+    }
+
     const listeners = [];
     const section = el('section', { id: 'planner', 'aria-labelledby': 'planner-title' });
     section.append(el('h2', { id: 'planner-title' }, 'Will it fit? Pick a model and a card'));
     section.append(el('p', { class: 'lede' },
       'Every figure below is kvcat\'s own arithmetic (kvcat fit), carried in this page as exact ' +
-      'numbers: nothing is estimated here. Measured speeds come from the catalog\'s records.'));
+      'numbers, on the assumptions named beside each term (a flat runtime reserve; a llama.cpp mix ' +
+      'taken at its base type, a lower bound). Measured speeds come from the catalog\'s records.'));
 
     const form = el('form', { class: 'pickers', autocomplete: 'off' });
     form.addEventListener('submit', (e) => e.preventDefault());
@@ -353,10 +383,10 @@
         [a.id, a.name.split(/ \(|,/)[0]])), true),
       gpus: field('gpus', 'Cards', select(data.card_counts.map((n) => [String(n), String(n)]))),
       engine: field('engine', 'Engine', select(data.engines.map((e) => [e.id, e.name]))),
-      weights: field('weights', 'Weights', select(data.weight_formats.map((f) => [f.name, f.name + ' (' + f.bits_per_weight + ' bits)'])
+      weights: field('weights', 'Weights', select(data.weight_formats.map((f) => [f.name, f.name + ' (' + decimalText(f.bits_per_weight) + ' bits)'])
         .concat([['bytes', 'size in bytes…']]))),
       weightBytes: field('weight-bytes', 'Weight bytes (all cards)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
-      kv: field('kv', 'KV cache dtype', select(data.dtypes.map((d) => [d.name, d.name + ' (' + d.bytes_per_element + ' B)']))),
+      kv: field('kv', 'KV cache dtype', select(data.dtypes.map((d) => [d.name, d.name + ' (' + decimalText(d.bytes_per_element) + ' B)']))),
       context: field('context', 'Context (tokens)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric', list: 'planner-contexts' })),
       batch: field('batch', 'Batch (sequences)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
       kvGib: field('kv-gib', 'vLLM\'s Available KV cache memory, GiB', el('input', { type: 'text', inputmode: 'decimal',
@@ -610,13 +640,13 @@
         const tr = el('tr');
         const key = el('td');
         key.append(el('span', { class: 'swatch ' + cls }), name);
-        tr.append(key, el('td', { class: 'num' }, gib(bytes)), el('td', { class: 'how' }, how));
+        tr.append(key, el('td', { class: 'num' }, gib(bytes)), withOptions('td', { class: 'how' }, how));
         legend.append(tr);
       }
       const wrap = el('div', { class: 'terms-wrap' });
       wrap.append(legend);
       answer.append(wrap);
-      answer.append(el('p', { class: 'engine-how' }, (engine.id === 'textbook' ? 'Textbook: ' : engine.name + ', as kvcat models it: ') + engine.how + '.'));
+      answer.append(withOptions('p', { class: 'engine-how' }, (engine.id === 'textbook' ? 'Textbook: ' : engine.name + ', as kvcat models it: ') + engine.how + '.'));
     }
 
     // The measured rows of this model nearest to the choice: the same card, engine and dtype
@@ -660,8 +690,8 @@
           const href = safeHref(table.links[f.i]);
           li.append(href ? el('a', { href }, label) : el('span', {}, label));
           const speeds = [];
-          if (at(f.row, c.decode) !== null) speeds.push(at(f.row, c.decode) + ' tokens/s decode');
-          if (at(f.row, c.prefill) !== null) speeds.push(at(f.row, c.prefill) + ' prefill');
+          if (at(f.row, c.decode) !== null) speeds.push(speedText(at(f.row, c.decode)) + ' tokens/s decode');
+          if (at(f.row, c.prefill) !== null) speeds.push(speedText(at(f.row, c.prefill)) + ' prefill');
           const conc = at(f.row, c.conc);
           li.append(el('span', { class: 'speeds' }, ': ' + speeds.join(', ') + (conc && conc > 1 ? ', ' + conc + ' at once' : '')));
           const record = at(f.row, c.record) || at(f.row, c.id);
@@ -752,5 +782,5 @@
     };
   }
 
-  window.kvcatPlanner = { mount, fit, Q, parseQ, decimalQ, add, sub, mul, div, twoDecimals };
+  window.kvcatPlanner = { mount, fit, Q, parseQ, decimalQ, add, sub, mul, div, twoDecimals, decimalText, speedText };
 })();

@@ -26,6 +26,7 @@ import base64
 import fcntl
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -360,6 +361,7 @@ def run(args):
         page.evaluate("window.scrollTo(0, 0)")
 
         failures.extend(planner_checks(page, args, work, page_url))
+        failures.extend(newcomer_checks(page, content))
 
         # Full-page screenshot, kept as the test's artifact.
         metrics = page.send("Page.getLayoutMetrics")
@@ -377,6 +379,60 @@ def run(args):
         if browser:
             browser.close()
         shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
+# What a first-time reader tripped on: the quality panels had their dtype axis only at the
+# foot of the grid and colours shared by models; the planner wrote "9/2 bits" and
+# 133.47814333534475 tokens/s and said nothing was estimated beside its assumptions; the table
+# showed record_id beside the id that starts with it.
+QUALITY_AXES = """(() => {
+  const svg = document.querySelector('#quality svg');
+  if (!svg) return null;
+  const axes = Array.from(svg.querySelectorAll('[aria-label^="X-axis"]'));
+  return { axes: axes.length,
+           labelled: axes.filter((a) => a.querySelectorAll('.role-axis-label text, g.role-axis-label text').length > 0).length };
+})()"""
+
+PLANNER_TEXT = """(() => {
+  return { weights: Array.from(document.querySelectorAll('#planner select option')).map((o) => o.textContent),
+           text: document.getElementById('planner').innerText,
+           header: Array.from(document.querySelectorAll('#rows-table th')).map((th) => th.textContent) };
+})()"""
+
+
+def newcomer_checks(page, content):
+    failures = []
+    quality = next((c for c in content["charts"] if c["id"] == "quality"), None)
+    if quality:
+        points = quality["datasets"]["quality"]
+        panels = {p["panel"] for p in points}
+        got = page.evaluate(QUALITY_AXES)
+        check(got and got["axes"] == len(panels) and got["labelled"] == len(panels),
+              "quality: %r x axes with labels for %d panels" % (got, len(panels)), failures)
+        colour_of = {}
+        for p in points:
+            colour_of.setdefault(p["model_label"], set()).add(p["colour"])
+        check(all(len(c) == 1 for c in colour_of.values()), "quality: a model drawn in several colours", failures)
+        models_of = {}
+        for label, colours in colour_of.items():
+            for c in colours:
+                models_of.setdefault(c, set()).add(label)
+        if len(colour_of) <= 20:
+            shared = {c: m for c, m in models_of.items() if len(m) > 1}
+            check(not shared, "quality: colours shared by models: %r" % shared, failures)
+        # A K-only quantisation is drawn at K/V, not at K's dtype alone.
+        check(any("/" in p["kv_cache_dtype"] for p in points), "quality: no point drawn at a K/V pair", failures)
+    got = page.evaluate(PLANNER_TEXT)
+    fractions = [t for t in got["weights"] if re.search(r"\d+/\d+ (bits|B)\)", t)]
+    check(not fractions, "planner: options written as fractions: %r" % fractions[:3], failures)
+    long_speeds = re.findall(r"\d+\.\d{5,} tokens/s", got["text"])
+    check(not long_speeds, "planner: speeds with their float noise: %r" % long_speeds[:3], failures)
+    check("nothing is estimated" not in got["text"], "planner: says nothing is estimated beside its assumptions",
+          failures)
+    check("record_id" not in got["header"] and "id" in got["header"], "the rows table shows %r" % got["header"],
+          failures)
+    check("record_id" in content["table"]["columns"], "the table's data lost record_id (the CSV keeps it)", failures)
     return failures
 
 
@@ -719,6 +775,12 @@ def narrow_run(args, chromium, width=390):
                 label, got["plots"]), failures)
             cut = page.evaluate(CUT_TEXT)
             check(not cut, "%s a picker cuts its text: %r" % (label, cut), failures)
+            # An option named in the answer (--engine, --max-model-len) is never broken across lines.
+            broken = page.evaluate("Array.from(document.querySelectorAll('#planner .option'))"
+                                   ".filter((o) => o.getClientRects().length > 1).map((o) => o.textContent)")
+            options = page.evaluate("document.querySelectorAll('#planner .option').length")
+            check(not broken, "%s options broken across lines: %r" % (label, broken), failures)
+            check(index == 0 or options > 0, "%s no option is marked in the answer" % label, failures)
             answer = page.evaluate(READ_ANSWER)
             compare_answer(label, answer, expected_fit(args, work, choice), failures)
         failures.extend("%d px: %s" % (width, p) for p in page.problems(page_url))

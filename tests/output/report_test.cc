@@ -536,6 +536,21 @@ TEST(CmdReport, WritesOnePageIntoANewFolderAndFiltersItsRows) {
     EXPECT_EQ(content["table"]["rows"].size(), 2u);
     EXPECT_EQ(content["table"]["links"][0].get<std::string>().rfind("../records/kv-efficiency/", 0), 0u);
 
+    // `--out ../page.html` from the folder that holds the records: the page is one folder up,
+    // and every link opens its record from there (sub/records/...).
+    fs::create_directories(k.dir() / "up/sub");
+    fs::copy(k.dir() / "records", k.dir() / "up/sub/records", fs::copy_options::recursive);
+    int status = test::run_shell("cd " + test::shell_quote((k.dir() / "up/sub").string()) + " && " +
+                                 test::shell_quote(KVCAT_BINARY) + " -q report --out ../page.html >/dev/null 2>&1");
+    ASSERT_EQ(status, 0);
+    json links = content_of(test::read_file(k.dir() / "up/page.html"))["table"]["links"];
+    ASSERT_EQ(links.size(), 2u);
+    for (const auto& link : links) {
+        ASSERT_TRUE(link.is_string()) << link;
+        EXPECT_EQ(link.get<std::string>().rfind("sub/records/kv-efficiency/", 0), 0u) << link;
+        EXPECT_TRUE(fs::exists(k.dir() / "up" / link.get<std::string>())) << link;
+    }
+
     Outcome some = k.run(
         {"report", "--out", "-", "--link-base", "https://example.org/repo/blob/main", "model=models/qwen3.5-27b"});
     ASSERT_EQ(some.status, 0) << some.err;
