@@ -17,16 +17,19 @@ install(FILES
 install(FILES "${PROJECT_SOURCE_DIR}/docs/kvcat.1" DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 # The shipped records, so that kvcat answers after an install: run outside a checkout it reads
 # PREFIX/share/kvcat/records, found beside its own binary (src/load/data_dirs.h). Only the records
-# themselves: a README or an editor's file in the folder is not part of the catalog.
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/records/"
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/kvcat/records
-        FILES_MATCHING PATTERN "*.yaml")
+# themselves, and in a git checkout only the ones git tracks: a record still being written, not
+# yet added, is nobody's to ship. The list is taken when the install runs, not at configure.
+install(CODE "set(KVCAT_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+set(KVCAT_RECORDS_DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/kvcat/records\")
+include(\"${PROJECT_SOURCE_DIR}/cmake/install_records.cmake\")")
 # kvcat carries Vega, Vega-Lite and vega-embed inside it for `kvcat report`; their licenses
 # go with it.
 foreach(lib vega vega-lite vega-embed)
     install(FILES "${PROJECT_SOURCE_DIR}/third_party/${lib}/LICENSE"
             DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party/${lib})
 endforeach()
+# Debian's copyright file: kvcat's own terms and those of the code compiled into the binary.
+install(FILES "${PROJECT_SOURCE_DIR}/cmake/copyright" DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # bash-completion loads completions/NAME on demand, by the command's name.
 install(FILES "${PROJECT_SOURCE_DIR}/tools/completion/kvcat.bash"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions

@@ -256,7 +256,8 @@ TEST(ShortIds, OnTheShippedRecords) {
     // A query's id that is the start of ids in the catalog offers those, before any near one.
     Outcome rtx = k.run({"query", "--format", "csv", "accelerator=nvidia-rtx"});
     EXPECT_EQ(rtx.status, 0) << rtx.err;
-    EXPECT_NE(rtx.err.find("(did you mean accelerator=nvidia-rtx-3090, accelerator=nvidia-rtx-4090,"),
+    EXPECT_NE(rtx.err.find("(did you mean accelerator=nvidia-rtx-3090, accelerator=nvidia-rtx-3090-ti, "
+                           "accelerator=nvidia-rtx-4090,"),
               std::string::npos)
         << rtx.err;
     EXPECT_EQ(rtx.err.find("b200"), std::string::npos) << rtx.err;

@@ -129,7 +129,8 @@ cp -r "$source_dir/records" "$catalog/records"
     expect explain vllm-qwen35-3 -- vllm-qwen35-35b-hybrid-fp8kv-256k vllm-qwen35-397b-a17b-4x-rtxpro6000-carve-nvfp4-fp8-yarn
     expect explain models/qwen3.5-2 -- models/qwen3.5-27b
     expect fit --model qwen3.5-2 -- qwen3.5-27b
-    expect fit --model qwen3.5-27b --accelerator nvidia-rtx-30 -- nvidia-rtx-3090
+    expect fit --model qwen3.5-27b --accelerator nvidia-rtx-30 -- nvidia-rtx-3090 nvidia-rtx-3090-ti
+    expect fit --model qwen3.5-27b --accelerator nvidia-rtx-40 -- nvidia-rtx-4090
     expect curve --model llama-3.1-8 -- llama-3.1-8b
     expect curve --model llama-3.1-8b --accelerator nvidia-rtx-3090,nvidia-h1 -- \
         nvidia-rtx-3090,nvidia-h100-pcie nvidia-rtx-3090,nvidia-h100-sxm

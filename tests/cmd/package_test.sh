@@ -44,9 +44,16 @@ done
 
 # Exactly these files: the program, the shipped records, schemas, man page, completion and
 # the licenses of the report's libraries; never the tests.
-shipped=$(cd "$source_dir" && find records -name '*.yaml' | sort | sed 's|^|./usr/share/kvcat/|')
+# The shipped records are the ones git tracks (in a checkout; every one in a tarball).
+if git -C "$source_dir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    shipped=$(cd "$source_dir" && git ls-files -- 'records/*.yaml' | while read -r f; do [ -e "$f" ] && echo "$f"; done |
+        sort | sed 's|^|./usr/share/kvcat/|')
+else
+    shipped=$(cd "$source_dir" && find records -name '*.yaml' | sort | sed 's|^|./usr/share/kvcat/|')
+fi
 expected="./usr/bin/kvcat
 ./usr/share/bash-completion/completions/kvcat
+./usr/share/doc/kvcat/copyright
 ./usr/share/doc/kvcat/third_party/vega-embed/LICENSE
 ./usr/share/doc/kvcat/third_party/vega-lite/LICENSE
 ./usr/share/doc/kvcat/third_party/vega/LICENSE
@@ -66,6 +73,14 @@ $expected"
 # Unpack and run from the scratch root.
 root="$scratch/root"
 dpkg -x "$deb" "$root"
+
+# Debian's copyright file, in its machine-readable format, names what the binary carries.
+copyright="$root/usr/share/doc/kvcat/copyright"
+head -1 "$copyright" | grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/$' ||
+    fail "the copyright file is not in Debian's format"
+for name in "Upstream-Name: kvcat" "Interactive Data Lab" "Sebastien Rombauts" "License: BSD-3-clause" "License: Expat"; do
+    grep -q "$name" "$copyright" || fail "the copyright file does not name '$name'"
+done
 kvcat="$root/usr/bin/kvcat"
 out=$("$kvcat" --version)
 [[ $out =~ ^kvcat\ [0-9.]+\ \(catalog\ schema\ [0-9]+\)$ ]] || fail "--version printed: $out"
