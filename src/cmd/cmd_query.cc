@@ -74,6 +74,7 @@ int run_query(const QueryOptions& options) {
     if (!table) return code;
     RenderOptions render = stdout_render_options("--columns or --format vertical", !c.no_formula_guard);
     render.max_bytes = kQueryMaxOutputBytes;
+    render.asked_columns = !spec.columns.empty();
     render.unit_of = [table = spec.table](std::string_view column) {
         const ColumnInfo* info = find_column(column, table);
         return info ? info->unit : std::string_view{};

@@ -384,7 +384,7 @@ std::vector<std::string> drop_constant_columns(Shaped& s, std::size_t max_width)
 
 /// The widths of `s`'s columns fitted in `max_width`; fewer widths than columns when the
 /// rightmost had to go (see fit_widths).
-std::vector<std::size_t> fitted_widths(const Shaped& s, std::size_t max_width) {
+std::vector<std::size_t> fitted_widths(const Shaped& s, std::size_t max_width, bool asked_columns = false) {
     std::vector<std::size_t> widths = measure(s);
     std::vector<std::size_t> header_widths;
     for (const auto& h : s.header) header_widths.push_back(display_width(h));
@@ -393,7 +393,12 @@ std::vector<std::size_t> fitted_widths(const Shaped& s, std::size_t max_width) {
     if (natural_width(widths) > max_width) {
         for (std::size_t c = 0; c < widths.size(); ++c) distinct[c] = distinct_width(s, c, widths[c]);
     }
-    return fit_widths(widths, header_widths, s.numeric, max_width, distinct);
+    std::vector<std::size_t> fitted = fit_widths(widths, header_widths, s.numeric, max_width, distinct);
+    // Columns the reader named stay before an id keeps its every telling character.
+    if (asked_columns && fitted.size() < widths.size()) {
+        fitted = fit_widths(widths, header_widths, s.numeric, max_width, std::vector<std::size_t>(widths.size(), 0));
+    }
+    return fitted;
 }
 
 /// Removes column `c` from `s`.
@@ -412,7 +417,7 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
     std::vector<std::string> dropped;              // by drop_order, then from the right
     std::vector<std::size_t> widths = measure(s);  // first pass: measure
     if (options.max_width) {
-        widths = fitted_widths(s, *options.max_width);
+        widths = fitted_widths(s, *options.max_width, options.asked_columns);
         for (auto name : options.drop_order) {
             if (widths.size() == s.header.size()) break;
             auto at = std::find(s.header.begin() + 1, s.header.end(), name);

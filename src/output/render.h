@@ -37,6 +37,10 @@ struct RenderOptions {
     /// first; the columns not named go after them, from the right. When set, the note under
     /// the table names the columns left out in the order they went.
     std::vector<std::string_view> drop_order;
+    /// The columns were named by the reader (query --columns): a column is left out only when
+    /// the others cannot be cut any narrower, ids cut even where two may then look alike
+    /// (csv, json or --format vertical show them whole).
+    bool asked_columns = false;
     /// Called before each row in every pass over the rows; it may throw to stop the
     /// rendering (a command's time limit), and the exception leaves render_table.
     std::function<void()> each_row;

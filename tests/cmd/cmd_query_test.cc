@@ -485,6 +485,22 @@ TEST(CmdQueryShipped, AColumnTheQuerySortsByIsKeptAtEightyColumns) {
     }
 }
 
+// Columns named with --columns are what was asked: on a terminal of 80 the ids are cut
+// further (two may look alike) rather than a named column left out.
+TEST(CmdQueryShipped, ColumnsNamedWithColumnsAreKeptAtEightyColumns) {
+    KvcatRunner k(false);
+    copy_tree(fs::path(KVCAT_SOURCE_DIR) / "records", k.dir() / "records");
+    const std::vector<std::string> asked = {"id", "context_length", "measured_tps_at_ctx", "measured_ttft_ms_at_ctx"};
+    Outcome tty = k.run_on_terminal({"query", "engine=vllm,sglang", "context_length>=64k", "--columns",
+                                     "id,context_length,measured_tps_at_ctx,measured_ttft_ms_at_ctx"},
+                                    {"COLUMNS=80"});
+    ASSERT_EQ(tty.status, 0) << tty.err;
+    std::string header = lines_of(tty.out).at(0);
+    for (const auto& column : asked) EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << tty.out;
+    EXPECT_EQ(tty.out.find("+1 column"), std::string::npos) << tty.out;
+    for (const auto& line : lines_of(tty.out)) EXPECT_LE(display_width(line), 80u) << line;
+}
+
 // A record that writes `speculative_decoding: null` says the source ran without it; its rows
 // once reached the catalog as unsaid and `speculative_decoding=off` found none of them. The
 // records that write it are found here by reading the files, not listed by hand.

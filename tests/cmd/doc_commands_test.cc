@@ -1,7 +1,7 @@
 // Every command that README.md and docs/guide.md show with a `$ kvcat` prompt runs, as a
-// reader would type it, on the shipped records. The commands of one indented block run in
-// order in one folder (an import then the lint of what it wrote); each block gets a folder
-// of its own. A command that is meant to fail says so at its end: `# exit 1: ...`.
+// reader would type it, on the shipped records, and prints what the page shows under it. The commands of one indented
+// block run in order in one folder (an import then the lint of what it wrote); each block gets a folder of its own. A
+// command that is meant to fail says so at its end: `# exit 1: ...`.
 #include <algorithm>
 #include <sstream>
 
@@ -17,6 +17,9 @@ struct DocCommand {
     std::string line;  ///< from `kvcat` on, continuation lines joined with their backslashes
     int status = 0;    ///< the exit status the text promises
     int at = 0;        ///< the line of the file it starts on
+    /// The output the text shows under it, without the block's indentation: "..." on a line of
+    /// its own stands for lines left out, and a line ending in "..." for the rest of that line.
+    std::vector<std::string> shown;
 };
 
 /// The `$ kvcat ...` commands of a Markdown file, by indented block.
@@ -41,7 +44,16 @@ std::vector<std::vector<DocCommand>> doc_commands(const std::string& text) {
             continues = body.ends_with("\\");
             continue;
         }
-        if (!body.starts_with("$ kvcat ") && body != "$ kvcat") continue;
+        if (!body.starts_with("$ kvcat ") && body != "$ kvcat") {
+            // Another program's command ends the output of the one before; anything else under
+            // a kvcat command is its output.
+            if (body.starts_with("$ ")) {
+                in_block = false;
+            } else if (in_block && !blocks.back().empty()) {
+                blocks.back().back().shown.push_back(line.substr(4));
+            }
+            continue;
+        }
         if (!in_block) blocks.emplace_back();
         in_block = true;
         DocCommand c{body.substr(2), 0, number};
@@ -53,6 +65,56 @@ std::vector<std::vector<DocCommand>> doc_commands(const std::string& text) {
         blocks.back().push_back(std::move(c));
     }
     return blocks;
+}
+
+/// Whether `shown` (a document's output, "..." for lines left out) is in `out`: each run of
+/// lines between "..." lines appears whole and in order, a line ending in "..." matching any
+/// line it starts; trailing spaces and carriage returns do not count.
+bool shows(const std::vector<std::string>& shown, const std::string& out) {
+    auto trimmed = [](std::string s) {
+        while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
+        return s;
+    };
+    std::vector<std::string> lines;
+    std::istringstream in(out);
+    for (std::string l; std::getline(in, l);) lines.push_back(trimmed(l));
+    std::vector<std::vector<std::string>> runs(1);
+    for (const auto& l : shown) {
+        if (trimmed(l) == "...") {
+            runs.emplace_back();
+        } else {
+            runs.back().push_back(trimmed(l));
+        }
+    }
+    auto same = [](const std::string& doc, const std::string& got) {
+        if (doc.size() > 3 && doc.ends_with("...")) return got.starts_with(doc.substr(0, doc.size() - 3));
+        return doc == got;
+    };
+    std::size_t from = 0;
+    for (const auto& run : runs) {
+        if (run.empty()) continue;
+        bool found = false;
+        for (std::size_t start = from; start + run.size() <= lines.size() && !found; ++start) {
+            std::size_t k = 0;
+            while (k < run.size() && same(run[k], lines[start + k])) ++k;
+            if (k == run.size()) {
+                found = true;
+                from = start + run.size();
+            }
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
+TEST(DocCommands, ShownOutputMatchesRunsInOrderWithGaps) {
+    std::string out = "header\nrule\nrow 1\nrow 2\nrow 3\n(3 rows)\n";
+    EXPECT_TRUE(shows({"header", "rule", "row 1", "...", "(3 rows)"}, out));
+    EXPECT_TRUE(shows({"row 2", "row 3"}, out));          // an excerpt
+    EXPECT_TRUE(shows({"rule", "row..."}, out));          // the rest of a line left out
+    EXPECT_FALSE(shows({"header", "row 1"}, out));        // not contiguous without "..."
+    EXPECT_FALSE(shows({"row 3", "...", "row 1"}, out));  // out of order
+    EXPECT_FALSE(shows({"(4 rows)"}, out));               // a figure that drifted
 }
 
 TEST(DocCommands, TheParserFindsBlocksContinuationsAndStatuses) {
@@ -68,6 +130,8 @@ TEST(DocCommands, TheParserFindsBlocksContinuationsAndStatuses) {
     EXPECT_EQ(blocks[0][1].status, 1);
     ASSERT_EQ(blocks[1].size(), 1u);
     EXPECT_EQ(blocks[1][0].line, "kvcat columns");
+    EXPECT_EQ(blocks[0][0].shown, std::vector<std::string>{"output line"});
+    EXPECT_TRUE(blocks[0][1].shown.empty());
 }
 
 class DocFile : public ::testing::TestWithParam<std::string> {};
@@ -99,6 +163,27 @@ TEST_P(DocFile, EveryCommandRunsOnTheShippedRecords) {
                                    " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
                                    " >.stdout 2>.stderr </dev/null");
             EXPECT_EQ(status, command.status) << read_file(scratch / ".stderr");
+            if (command.shown.empty()) continue;
+            // The output the page shows is the one kvcat prints: in a pipe, or on a terminal of
+            // the width the page's captures are taken at (the README's 80 columns, the guide's
+            // 100), where a table is fitted to the window.
+            std::string piped = read_file(scratch / ".stdout");
+            if (shows(command.shown, piped)) continue;
+            bool found = false;
+            std::string printed = "Printed in a pipe:\n" + piped;
+            for (int columns : {80, 100}) {
+                run_shell("cd " + shell_quote(scratch.path().string()) + " && script -qec " +
+                          shell_quote("env -u GITHUB_ACTIONS NO_COLOR=1 COLUMNS=" + std::to_string(columns) +
+                                      " sh -c " + shell_quote(line) + " 2>.stderr") +
+                          " /dev/null >.terminal </dev/null");
+                std::string terminal = read_file(scratch / ".terminal");
+                found = found || shows(command.shown, terminal);
+                printed += "Printed on a terminal of " + std::to_string(columns) + " columns:\n" + terminal;
+            }
+            std::string documented;
+            for (const auto& l : command.shown) documented += l + "\n";
+            EXPECT_TRUE(found) << "the output shown has drifted from what kvcat prints.\nShown:\n"
+                               << documented << printed;
         }
     }
 }
