@@ -138,7 +138,10 @@ TEST_F(ShippedMeaning, AFourCardRunIsFoundByItsCardWithGpusFour) {
         records.insert(r[0]);
     }
     EXPECT_TRUE(records.count("kv-efficiency/sglang-qwen35-397b-a17b-4x-rtxpro6000-awq-int4-fp8-e4m3"));
-    EXPECT_EQ(records.size(), 4u);
+    // The vLLM-vs-SGLang pairs ran on the same four Server Edition cards (their source's README).
+    EXPECT_TRUE(records.count("kv-efficiency/vllm-qwen3.5-397b-a17b-4x-rtxpro6000-nvfp4-bf16-vs-mtp"));
+    EXPECT_TRUE(records.count("kv-efficiency/sglang-qwen35-397b-a17b-4x-rtxpro6000-nvfp4-fp8-e4m3-vs-nomtp"));
+    EXPECT_EQ(records.size(), 8u);
     // The default columns show the count.
     Outcome plain = runner_->run({"query", "--format", "csv", "accelerator=nvidia-rtx-pro-6000-blackwell-server"});
     EXPECT_TRUE(plain.out.starts_with("id,model,accelerator,gpus,")) << plain.out.substr(0, 200);
