@@ -5,6 +5,9 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/curve_rules.cc
     src/check/rules/engine_allocation.cc
     src/check/rules/engine_kv_dtype.cc
+    src/check/rules/id_card_count.cc
+    src/check/rules/id_dtype_tag.cc
+    src/check/rules/id_engine_tag.cc
     src/check/rules/id_invisible_character.cc
     src/check/rules/kv_rules.cc
     src/check/rules/loader_rules.cc
@@ -13,8 +16,8 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/prose_rules.cc
     src/check/rules/quality_rules.cc
     src/check/rules/reference_rules.cc
-    src/check/rules/source_url.cc
     src/check/rules/run_rules.cc
+    src/check/rules/source_url.cc
     src/check/rules/structure_rules.cc
     src/check/rules/vocabulary_rules.cc
 )

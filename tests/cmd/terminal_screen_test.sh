@@ -39,7 +39,7 @@ run_in_window() {
     tmux -L "$socket" -f /dev/null new-session -d -x 80 -y 24 -s screen \
         "cd '$dir' && env -u COLUMNS -u NO_COLOR TERM=xterm $line; touch '$done_file'; sleep 60"
     tmux -L "$socket" set-option -t screen history-limit 50000 >/dev/null
-    for _ in $(seq 1 300); do [ -e "$done_file" ] && break; sleep 0.1; done
+    for _ in $(seq 1 900); do [ -e "$done_file" ] && break; sleep 0.1; done
     [ -e "$done_file" ] || fail "'$line' did not finish"
     [ "$(tmux -L "$socket" display -p -t screen '#{window_width}x#{window_height}')" = 80x24 ] || fail "the window is not 80x24"
     tmux -L "$socket" capture-pane -p -S - -t screen >"$out.drawn"
