@@ -56,7 +56,7 @@ std::vector<std::vector<DocCommand>> doc_commands(const std::string& text) {
         }
         if (!in_block) blocks.emplace_back();
         in_block = true;
-        DocCommand c{body.substr(2), 0, number};
+        DocCommand c{body.substr(2), 0, number, {}};
         if (auto exit = c.line.find("  # exit "); exit != std::string::npos) {
             c.status = std::stoi(c.line.substr(exit + 9));
             c.line.erase(exit);
