@@ -92,6 +92,9 @@ int run_query(const QueryOptions& options) {
                 render.drop_order.emplace_back(name);
             }
         }
+        // The model and the card place a row; a narrow window leaves their columns out (the id
+        // names them, cut), so a line says which the rows hold.
+        if (spec.table == QueryTable::kv_rows) render.summarize_when_dropped = {"model", "accelerator", "gpus"};
     }
     std::string text;
     try {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -410,12 +411,32 @@ void remove_column(Shaped& s, std::size_t c) {
     }
 }
 
+/// "model: a in 44 rows, b in 3, c in 1": the values column `c` of `s` holds, the most held
+/// first, at most four and how many more.
+std::string values_note(const Shaped& s, std::size_t c) {
+    std::map<std::string, std::size_t> count;
+    for (const auto& line : s.cells) {
+        if (c < line.size()) ++count[line[c]];
+    }
+    std::vector<std::pair<std::string, std::size_t>> held(count.begin(), count.end());
+    std::stable_sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    constexpr std::size_t kShown = 4;
+    std::string out = s.header[c] + ":";
+    for (std::size_t i = 0; i < held.size() && i < kShown; ++i) {
+        out += fmt::format("{} {} in {}{}", i ? "," : "", note_value(held[i].first), held[i].second,
+                           i == 0 ? (held[i].second == 1 ? " row" : " rows") : "");
+    }
+    if (held.size() > kShown) out += fmt::format(" and {} more", held.size() - kShown);
+    return out;
+}
+
 std::string render_aligned(const Table& t, const RenderOptions& options) {
     Shaped s = shape(t, options);
     std::vector<std::string> alike_notes;
     if (options.max_width) alike_notes = drop_constant_columns(s, *options.max_width);
-    std::vector<std::string> dropped;              // by drop_order, then from the right
-    std::vector<std::size_t> widths = measure(s);  // first pass: measure
+    std::map<std::string, std::string> value_notes;  // by column, written in summarize_when_dropped's order
+    std::vector<std::string> dropped;                // by drop_order, then from the right
+    std::vector<std::size_t> widths = measure(s);    // first pass: measure
     if (options.max_width) {
         widths = fitted_widths(s, *options.max_width, options.asked_columns);
         for (auto name : options.drop_order) {
@@ -423,6 +444,10 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
             auto at = std::find(s.header.begin() + 1, s.header.end(), name);
             if (at == s.header.end()) continue;
             dropped.push_back(*at);
+            if (std::find(options.summarize_when_dropped.begin(), options.summarize_when_dropped.end(), name) !=
+                options.summarize_when_dropped.end()) {
+                value_notes[std::string(name)] = values_note(s, static_cast<std::size_t>(at - s.header.begin()));
+            }
             remove_column(s, static_cast<std::size_t>(at - s.header.begin()));
             widths = fitted_widths(s, *options.max_width);
         }
@@ -466,7 +491,11 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
         end_line(out);
     }
     out += rows_footer(t.rows.size());
-    for (const auto& note : alike_notes) out += note + "\n";
+    for (auto name : options.summarize_when_dropped) {
+        if (auto note = value_notes.find(std::string(name)); note != value_notes.end())
+            alike_notes.push_back(note->second);
+    }
+    for (const auto& note : alike_notes) out += wrap_text(note, *options.max_width, 2) + "\n";
     if (!dropped.empty() && !options.drop_order.empty()) {
         std::string names;
         for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;

@@ -37,6 +37,11 @@ struct RenderOptions {
     /// first; the columns not named go after them, from the right. When set, the note under
     /// the table names the columns left out in the order they went.
     std::vector<std::string_view> drop_order;
+    /// Columns that, when left out to fit the window, still get a line under the table saying
+    /// the values their rows hold and how many rows hold each ("model: qwen3.5-397b-a17b in 44
+    /// rows, qwen3.6-35b-a3b in 3"): what a reader needs to place every row, when the ids that
+    /// carry it are cut.
+    std::vector<std::string_view> summarize_when_dropped;
     /// The columns were named by the reader (query --columns): a column is left out only when
     /// the others cannot be cut any narrower, ids cut even where two may then look alike
     /// (csv, json or --format vertical show them whole).

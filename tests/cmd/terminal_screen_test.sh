@@ -118,6 +118,11 @@ header=$(printf '%s\n' "$query" | grep -m1 '^id ') || fail "query: no table head
 $query"
 [[ $header == *kv_bytes_per_token* ]] || fail "query: the header lacks kv_bytes_per_token: $header"
 printf '%s\n' "$query" | grep -q 'rows)' || fail "query: no row count on the screen"
+# The model and the card place each row: their columns, or a line saying what the rows hold.
+for placed in model accelerator gpus; do
+    [[ $header == *" $placed "* ]] || printf '%s\n' "$query" | grep -q "^$placed: " ||
+        fail "query: neither a $placed column nor a line of its values on the screen"
+done
 
 explain=$(check explain "$scratch/plain" "'$kvcat' explain vllm-qwen35-35b-hybrid-fp8kv-256k")
 printf '%s\n' "$explain" | grep -q 'Structured basis' || fail "explain: no 'Structured basis' on the screen:

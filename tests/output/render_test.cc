@@ -86,6 +86,32 @@ Table wide() {
     return t;
 }
 
+TEST(Render, AColumnThatPlacesARowSaysItsValuesWhenLeftOut) {
+    Table t;
+    t.columns = {"id", "model", "context_length"};
+    t.rows = {
+        {std::string("vllm-qwen35-397b-a17b-4x-rtxpro6000-nvfp4@64k"), std::string("qwen3.5-397b-a17b"),
+         std::int64_t{65536}},
+        {std::string("vllm-qwen35-397b-a17b-4x-rtxpro6000-nvfp4@128k"), std::string("qwen3.5-397b-a17b"),
+         std::int64_t{131072}},
+        {std::string("sglang-qwen36-35b-a3b-2x-rtx5090@64k"), std::string("qwen3.6-35b-a3b"), std::int64_t{65536}}};
+    RenderOptions o = width(32);
+    o.drop_order = {"model"};
+    std::string plain = render_table(t, TableFormat::table, o);
+    EXPECT_EQ(plain.find("model:"), std::string::npos) << plain;  // left out, and not said
+    o.summarize_when_dropped = {"model"};
+    std::string said = render_table(t, TableFormat::table, o);
+    EXPECT_NE(said.find("\nmodel: qwen3.5-397b-a17b in 2\n  rows, qwen3.6-35b-a3b in 1\n"), std::string::npos) << said;
+    EXPECT_LE(widest_line(said), 32u) << said;
+    // A window wide enough for the column: the column, no line.
+    std::string wide = render_table(t, TableFormat::table, [] {
+        RenderOptions w = width(200);
+        w.summarize_when_dropped = {"model"};
+        return w;
+    }());
+    EXPECT_EQ(wide.find("model:"), std::string::npos) << wide;
+}
+
 TEST(Render, TableFitsTheWidthByCuttingTheWidestTextColumnsInTheMiddle) {
     const std::string natural = render_table(wide(), TableFormat::table);
     ASSERT_GT(widest_line(natural), 60u);
