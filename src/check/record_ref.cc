@@ -2,17 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "load/records.h"
 #include "support/suggest.h"
 
 namespace kvcat {
 
 namespace {
-
-/// The name of an id: "qwen3.5-27b" of "models/qwen3.5-27b".
-std::string_view name_of(std::string_view id) {
-    auto slash = id.find('/');
-    return slash == std::string_view::npos ? id : id.substr(slash + 1);
-}
 
 /// True when `text` starts with `prefix` and the prefix ends where a word of it does
 /// ("vllm-qwen35" of "vllm-qwen35-35b-..."), so that "llama-3.1-8" is not taken for
@@ -36,7 +31,7 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
     for (const auto& r : set.records()) {
         if (!wanted(r)) continue;
         if (r.id == given) return {&r, ""};
-        std::string_view name = name_of(r.id);
+        std::string_view name = id_name(r.id);
         if (name == given)
             by_name.push_back(&r);
         else if (starts_with_words(name, given) || starts_with_words(r.id, given))
@@ -59,7 +54,7 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
     for (const auto& r : set.records()) {
         if (!wanted(r)) continue;
         ids.push_back(r.id);
-        names.push_back(name_of(r.id));
+        names.push_back(id_name(r.id));
     }
     // A start cut inside a word ("vllm-qwen35-35" of "vllm-qwen35-35b-..."): not taken as the
     // record, which a word just begun could name by chance, but offered.

@@ -50,8 +50,7 @@ int run_explain(const ExplainOptions& options) {
     } else {
         std::string text = render_explanation_text(explanation);
         // On a terminal, broken at spaces to its width: the terminal would cut words.
-        if (auto width = stdout_terminal_width()) text = wrap_text(text, *width);
-        std::cout << text;
+        std::cout << fit_to_stdout(text);
     }
     return ExitCode::ok;
 }

@@ -1,5 +1,4 @@
 // kvcat import-bench: one record, with its points, from a benchmark's own output.
-#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "cmd/skeleton_output.h"
 #include "import/bench_import.h"
 #include "import/skeleton.h"
+#include "support/suggest.h"
 
 namespace kvcat::cmd {
 
@@ -76,11 +76,7 @@ std::string draft_methodology(const BenchRun& run, const std::vector<std::string
 /// a parenthesis ("M4 Max, 16-core CPU / 40-core GPU (128 GB configuration)").
 std::string card_key(std::string name, bool record) {
     if (record) name = name.substr(0, name.find_first_of(",("));
-    std::string out;
-    for (char c : name) {
-        if (std::isalnum(static_cast<unsigned char>(c)))
-            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    std::string out = letters_and_digits(name);
     for (const char* vendor : {"nvidia", "geforce", "amd", "radeon", "apple"}) {
         for (auto at = out.find(vendor); at != std::string::npos; at = out.find(vendor))
             out.erase(at, std::strlen(vendor));

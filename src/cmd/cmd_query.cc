@@ -34,26 +34,13 @@ struct QueryOptions {
     bool quality = false;
 };
 
-std::vector<std::string> split_columns(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size() && !text.empty()) {
-        std::size_t comma = text.find(',', start);
-        std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!part.empty()) out.push_back(part);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 int run_query(const QueryOptions& options) {
     QuerySpec spec;
     spec.table = options.allocations ? QueryTable::allocations
                  : options.quality   ? QueryTable::quality
                                      : QueryTable::kv_rows;
     for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f, spec.table));
-    spec.columns = split_columns(options.columns_text);
+    spec.columns = split_commas(options.columns_text);
     spec.sort_column = options.sort;
     spec.descending = options.descending;
     spec.limit = options.limit;

@@ -1,13 +1,13 @@
 #include "cmd/query_hints.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "catalog/catalog.h"
+#include "load/records.h"
 #include "support/suggest.h"
 
 namespace kvcat::cmd {
@@ -101,8 +101,7 @@ bool id_notes(const std::string& db, const QuerySpec& spec, const Filter& f) {
         const auto* wanted = std::get_if<std::string>(&v);
         if (!wanted) continue;
         if (std::find(known.begin(), known.end(), *wanted) != known.end()) {
-            std::string_view short_id = *wanted;
-            if (auto slash = short_id.find('/'); slash != std::string_view::npos) short_id.remove_prefix(slash + 1);
+            std::string_view short_id = id_name(*wanted);
             std::string instead;
             if (f.column == "model" || f.column == "measured_on_model") {
                 instead = fmt::format("; `kvcat fit --model {}` and `kvcat curve --model {}` work from its figures",
@@ -131,16 +130,6 @@ bool id_notes(const std::string& db, const QuerySpec& spec, const Filter& f) {
     return true;
 }
 
-/// "llama.cpp" and "LlamaCpp" alike: lower case, letters and digits only.
-std::string loose(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        if (std::isalnum(static_cast<unsigned char>(c)))
-            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
 /// For a text column whose `=` value no row holds: the values it does hold, nearest first.
 void value_notes(const std::string& db, const QuerySpec& spec, const Filter& f) {
     QuerySpec every;
@@ -158,7 +147,7 @@ void value_notes(const std::string& db, const QuerySpec& spec, const Filter& f) 
     }
     std::vector<std::string_view> near;
     for (const auto& v : held) {
-        if (loose(v) == loose(*wanted)) near.push_back(v);
+        if (letters_and_digits(v) == letters_and_digits(*wanted)) near.push_back(v);
     }
     std::vector<std::string_view> candidates(held.begin(), held.end());
     if (near.empty()) near = closest_ids(*wanted, candidates);

@@ -434,6 +434,11 @@ std::string point_row_id(const std::string& record_id, const MeasurementPoint& p
     return id;
 }
 
+std::string_view id_name(std::string_view id) {
+    auto slash = id.find('/');
+    return slash == std::string_view::npos ? id : id.substr(slash + 1);
+}
+
 std::optional<std::pair<std::string, std::int64_t>> context_tag_of_id(const std::string& id) {
     auto dash = id.rfind('-');
     auto slash = id.rfind('/');

@@ -281,6 +281,10 @@ std::string point_row_id(const std::string& record_id, const MeasurementPoint& p
 /// number of k.
 std::string context_tag(std::int64_t context);
 
+/// The name of an id, without its folder: "llamacpp-qwen35-27b-rtx3090-64k" of
+/// "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k"; an id with no folder is its own name.
+std::string_view id_name(std::string_view id);
+
 /// The context tag at the end of an id and the tokens it names: "...-64k" -> {"64k", 65536},
 /// "...-1m" -> {"1m", 1048576}; nullopt when the id ends in no such tag. The id-context-tag
 /// rule and `kvcat new` read ids with this.

@@ -38,6 +38,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return previous[m];
 }
 
+std::string letters_and_digits(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
     if (word.size() > 256) {
         return "";

@@ -14,6 +14,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// Whether two words are the same letters, ignoring ASCII case ("vLLM" and "vllm").
 bool equal_ignoring_case(std::string_view a, std::string_view b);
 
+/// The letters and digits of `text`, lower case: "llama.cpp" and "LlamaCpp" are both
+/// "llamacpp", "NVIDIA GeForce RTX 3090" is "nvidiageforcertx3090".
+std::string letters_and_digits(std::string_view text);
+
 /// The candidate nearest to `word` when it is close enough to be a typo, else "".
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "check/rules/rules.h"
+#include "load/records.h"
 
 namespace kvcat::rules {
 
@@ -15,7 +16,7 @@ namespace {
 /// The card count an id's name states as a word of its own, "-4x-" (or at its start); nullopt
 /// when it states none. "b12x" or "mxfp4" are not counts: the word is digits, then x.
 std::optional<std::int64_t> card_count_of_id(std::string_view id) {
-    std::string_view name = id.substr(id.find('/') == std::string_view::npos ? 0 : id.find('/') + 1);
+    std::string_view name = id_name(id);
     static const std::regex count(R"((?:^|-)([1-9][0-9]{0,2})x-)");
     std::match_results<std::string_view::const_iterator> m;
     if (!std::regex_search(name.begin(), name.end(), m, count)) return std::nullopt;

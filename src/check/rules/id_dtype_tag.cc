@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "check/rules/rules.h"
+#include "load/records.h"
 #include "vocab/dtype.h"
 
 namespace kvcat::rules {
@@ -35,8 +36,7 @@ std::string dtype_of_word(std::string_view word) {
 
 void id_dtype_tag(const Record& r, const RecordSet& /*refs*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.id.empty() || r.kv->kv_cache_dtype.empty()) return;
-    std::string_view name = r.id;
-    if (auto slash = name.find('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    std::string_view name = id_name(r.id);
     std::vector<std::string> named;
     for (std::size_t start = 0; start <= name.size();) {
         std::size_t end = name.find_first_of("-@", start);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "check/rules/rules.h"
+#include "load/records.h"
 #include "vocab/vocabulary.h"
 
 namespace kvcat::rules {
@@ -26,8 +27,7 @@ std::string engine_tag(std::string_view engine) {
 
 void id_engine_tag(const Record& r, const RecordSet& /*refs*/, std::vector<Diagnostic>& out) {
     if (!r.kv || r.id.empty() || r.kv->engine.empty()) return;
-    std::string_view name = r.id;
-    if (auto slash = name.find('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    std::string_view name = id_name(r.id);
     std::string tag = engine_tag(r.kv->engine);
     // A fork's own tool keeps its name after the engine's ("mlxcel-" for an MLX engine).
     if (tag.empty() || name.starts_with(tag)) return;
