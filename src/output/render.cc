@@ -449,7 +449,7 @@ std::string render_aligned(const Table& t, const RenderOptions& options) {
                 value_notes[std::string(name)] = values_note(s, static_cast<std::size_t>(at - s.header.begin()));
             }
             remove_column(s, static_cast<std::size_t>(at - s.header.begin()));
-            widths = fitted_widths(s, *options.max_width);
+            widths = fitted_widths(s, *options.max_width, options.asked_columns);
         }
         for (std::size_t c = widths.size(); c < s.header.size(); ++c) dropped.push_back(s.header[c]);
     }

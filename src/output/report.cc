@@ -158,9 +158,12 @@ const std::vector<std::string> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d6
                                            "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79"};
 /// Twenty colours for a chart that gives each model its own: the ten above, then ten darker or
 /// lighter ones still told apart from them and from the faded grey.
-const std::vector<std::string> kWidePalette = {
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
-    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#637939"};
+const std::vector<std::string> kWidePalette = [] {
+    std::vector<std::string> all = kPalette;
+    all.insert(all.end(), {"#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5",
+                           "#dbdb8d", "#637939"});
+    return all;
+}();
 const char* kFaded = "#c8cdd2";
 
 /// An accelerator's name up to its first " (" or ",": "M4 Max, 16-core CPU / 40-core GPU
@@ -798,10 +801,9 @@ json quality_chart(Context& c) {
         {"id", "quality"},
         {"title", "Quality against cache dtype"},
         {"description",
-         "The quality results the catalog holds, each beside its baseline dtype where the "
-         "record gives the baseline's figure: one panel per metric, each with its own axis of cache dtypes (K/V where "
-         "they differ), one "
-         "line per model and benchmark, one colour per model."},
+         "The quality results the catalog holds, each beside its baseline dtype where the record gives the "
+         "baseline's figure: one panel per metric, each with its own axis of cache dtypes (K/V where they differ), "
+         "one line per model and benchmark, one colour per model."},
         {"spec", spec},
         {"datasets", {{"quality", points}}},
         {"follows", {"chosen_model"}},

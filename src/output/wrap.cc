@@ -8,28 +8,26 @@ namespace kvcat {
 
 namespace {
 
-/// Columns on a terminal: UTF-8 characters, each one column (the catalog's text is), and
-/// none for a colour escape (ESC [ parameters m), which the terminal draws as nothing.
-std::size_t columns(const std::string& s) {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-            std::size_t end = s.find('m', i + 2);
-            if (end != std::string::npos) {
-                i = end;
-                continue;
-            }
-        }
-        n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 ? 1 : 0;
-    }
-    return n;
-}
-
-/// The length in bytes of the escape at `i`, or 0 when none starts there.
+/// The length in bytes of the colour escape (ESC [ parameters m) at `i`, or 0 when none
+/// starts there.
 std::size_t escape_at(const std::string& s, std::size_t i) {
     if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
     std::size_t end = s.find('m', i + 2);
     return end == std::string::npos ? 0 : end - i + 1;
+}
+
+/// Columns on a terminal: UTF-8 characters, each one column (the catalog's text is), and
+/// none for a colour escape, which the terminal draws as nothing.
+std::size_t columns(const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (std::size_t esc = escape_at(s, i)) {
+            i += esc - 1;
+            continue;
+        }
+        n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 ? 1 : 0;
+    }
+    return n;
 }
 
 /// Where to break `line` so that what is before fits `width` columns: the last space that
