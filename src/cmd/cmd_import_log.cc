@@ -1,7 +1,5 @@
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +7,9 @@
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
 #include "import/log_import.h"
+#include "load/yaml_loader.h"
+#include "support/bounded_read.h"
+#include "support/hidden_text.h"
 
 namespace kvcat::cmd {
 
@@ -27,18 +28,42 @@ struct ImportLogOptions {
     bool force = false;
 };
 
+/// The longest log import-log reads: a whole start-up log is some hundreds of KB.
+constexpr std::size_t kMaxLogBytes = 16u << 20;
+
+/// Whether a value given on the command line (or drawn from the log's name) is one line of
+/// visible text, as every field it fills is; says which option holds what when it is not.
+bool one_line(const std::string& value, const char* option, const char* field) {
+    auto hidden = first_hidden_character(value);
+    if (!hidden) return true;
+    spdlog::error("{} gives '{}', which holds {}; a record's {} is one line of visible text", option,
+                  escape_for_terminal(value), describe(*hidden), field);
+    return false;
+}
+
+/// Whether the record import-log wrote reads as one YAML mapping with no key given twice: a
+/// check of the writer itself, so that a log kvcat misreads is refused here rather than written.
+bool reads_back(const std::string& text, const std::string& log) {
+    LoadedYaml loaded = load_yaml("record", text);
+    for (const auto& d : loaded.diagnostics) {
+        if (!d.rule.starts_with("yaml-")) continue;
+        spdlog::error("{}: the record written from this log would not read ({}, line {}: {}); nothing written",
+                      escape_for_terminal(log), d.rule, d.pos.line, d.message);
+        return false;
+    }
+    return true;
+}
+
 int run_import_log(const ImportLogOptions& o) {
-    std::ifstream in(o.log, std::ios::binary);
-    std::error_code ec;
-    if (!in || fs::is_directory(o.log, ec)) {
-        spdlog::error("{}: cannot read the file", o.log);
+    std::string why;
+    auto bytes = read_bounded(o.log, kMaxLogBytes, why);
+    if (!bytes) {
+        spdlog::error("{}: cannot read the log: {}", escape_for_terminal(o.log), why);
         return ExitCode::failure;
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
     ParsedLog parsed;
     try {
-        parsed = parse_engine_log(buffer.str(), o.log);
+        parsed = parse_engine_log(*bytes, o.log);
     } catch (const LogError& e) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
@@ -49,8 +74,15 @@ int run_import_log(const ImportLogOptions& o) {
     if (id.empty()) {
         id = "allocations/" + (o.out.empty() ? fs::path(o.log).stem().string() : out_path.stem().string());
     }
+    const char* id_from = o.id.empty() ? (o.out.empty() ? "the log's file name" : "the --out file's name") : "--id";
+    if (!one_line(id, id_from, "id") || !one_line(model, "--model", "model") ||
+        !one_line(o.engine_version, "--engine-version", "engine_version") || !one_line(o.url, "--url", "url") ||
+        !one_line(o.notes, "--notes", "notes")) {
+        return ExitCode::failure;
+    }
     std::string text = allocation_record_text(parsed, id, model, o.engine_version, o.url, o.notes,
-                                              fs::path(o.log).filename().string());
+                                              escape_for_terminal(fs::path(o.log).filename().string()));
+    if (!generated_record_is_printable(text, o.log) || !reads_back(text, o.log)) return ExitCode::failure;
     if (o.out.empty()) {
         std::cout << text;
         std::cout.flush();

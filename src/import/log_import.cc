@@ -1,7 +1,11 @@
 #include "import/log_import.h"
 
+#include <algorithm>
+#include <charconv>
+#include <map>
 #include <regex>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -16,12 +20,51 @@ std::string trim(std::string s) {
     return start == std::string::npos ? "" : s.substr(start);
 }
 
-std::int64_t whole(const std::string& text) {
+/// A number as the engine printed it ("1,048,576" with vLLM's thousands separators), read whole
+/// or not at all: what is wrong with it, or "" and the value in `value`.
+std::string read_whole(const std::string& text, std::int64_t& value) {
     std::string digits;
     for (char c : text) {
         if (c != ',') digits += c;
     }
-    return std::stoll(digits);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range) return fmt::format("{} is beyond 2^63 - 1", text);
+    if (ec != std::errc{} || end != digits.data() + digits.size())
+        return fmt::format("'{}' is not a whole number", text);
+    return "";
+}
+
+/// A printed size or ratio ("512.00", or "512,00" where the engine ran under a locale with a
+/// decimal comma): digits, then at most one decimal separator followed by digits. The figure as a
+/// record keeps it (with a point), or "" when the text is not one.
+std::string decimal_figure(const std::string& text) {
+    std::string out = text;
+    std::size_t sep = out.find_first_of(".,");
+    if (sep != std::string::npos) out[sep] = '.';
+    bool digits_before = sep != 0, digits_after = sep == std::string::npos || sep + 1 < out.size();
+    bool only_digits = std::all_of(out.begin(), out.end(), [&](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+    if (out.empty() || !digits_before || !digits_after || !only_digits || std::count(out.begin(), out.end(), '.') > 1) {
+        return "";
+    }
+    return out;
+}
+
+/// Colour and cursor sequences (ESC [ ... a final letter) that a terminal-coloured log keeps when
+/// it is pasted; they are no part of what the engine printed.
+std::string without_colour(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+            std::size_t j = i + 2;
+            while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';' || s[j] == '?')) ++j;
+            if (j < s.size() && ((s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z'))) {
+                i = j;
+                continue;
+            }
+        }
+        out += s[i];
+    }
+    return out;
 }
 
 /// What a line that carries an allocation figure starts its figure with; a line holding one of
@@ -31,11 +74,11 @@ const std::regex kMarker(
 
 // llama.cpp
 const std::regex kLlamaCache(
-    R"(llama_kv_cache\w*: +size = +([0-9.]+) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)(?:/(\d+))? seqs\)(?:, K \((\w+)\): +([0-9.]+) MiB, V \((\w+)\): +([0-9.]+) MiB)?\s*$)");
+    R"(llama_kv_cache\w*: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)(?:/(\d+))? seqs\)(?:, K \((\w+)\): +([0-9][0-9.,]*) MiB, V \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
 const std::regex kLlamaRecurrent(
-    R"(llama_memory_recurrent: +size = +([0-9.]+) MiB \( *(\d+) cells, +(\d+) layers, +(\d+) seqs(?: +\d+ rs_seq)?\)(?:, R \((\w+)\): +([0-9.]+) MiB, S \((\w+)\): +([0-9.]+) MiB)?\s*$)");
+    R"(llama_memory_recurrent: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+) seqs(?: +\d+ rs_seq)?\)(?:, R \((\w+)\): +([0-9][0-9.,]*) MiB, S \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
 const std::regex kSelfSize(
-    R"(KV self size += +([0-9.]+) MiB, ([A-Za-z^]+) \((\w+)\): +([0-9.]+) MiB, ([A-Za-z^]+)(?: \((\w+)\): +([0-9.]+) MiB|: not used)\s*$)");
+    R"(KV self size += +([0-9][0-9.,]*) MiB, ([A-Za-z^]+) \((\w+)\): +([0-9][0-9.,]*) MiB, ([A-Za-z^]+)(?: \((\w+)\): +([0-9][0-9.,]*) MiB|: not used)\s*$)");
 const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, size = (\d+) cells)");
 // ik_llama.cpp's context line "mla_attn   = 0" on a model whose metadata prints a latent
 // ("n_lora_kv = 512"): the cache holds every head's K and V.
@@ -96,9 +139,57 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     std::istringstream in(text);
     std::string raw;
     int n = 0;
-    auto fail = [&](const std::string& line, const std::string& why) {
+    std::string line;  // the line being read, trimmed and without colour
+    auto fail = [&](const std::string& shown, const std::string& why) {
         throw LogError(
-            fmt::format("{}:{}: {}: '{}'", file, n, why, line.size() > 200 ? line.substr(0, 200) + "..." : line));
+            fmt::format("{}:{}: {}: '{}'", file, n, why, shown.size() > 200 ? shown.substr(0, 200) + "..." : shown));
+    };
+    auto whole = [&](const std::string& printed, const char* what) {
+        std::int64_t value = 0;
+        std::string wrong = read_whole(printed, value);
+        if (!wrong.empty()) fail(line, fmt::format("the {} figure {}", what, wrong));
+        return value;
+    };
+    // A count an engine prints (cells, layers, tokens, ...) is at least one: no engine allocates
+    // for none, and a record holding 0 would not lint.
+    auto count = [&](const std::string& printed, const char* what) {
+        std::int64_t value = whole(printed, what);
+        if (value < 1) fail(line, fmt::format("{} {}, where an engine prints at least 1", printed, what));
+        return value;
+    };
+    auto decimal = [&](const std::string& printed, const char* what) {
+        std::string read = decimal_figure(printed);
+        if (read.empty()) fail(line, fmt::format("the {} '{}' is not a number", what, printed));
+        return read;
+    };
+    // A figure given twice with two values: two starts in one log (a restart, two runs pasted
+    // together). Which one the record should hold is not for kvcat to guess.
+    std::map<std::string, int> first_line;
+    auto once = [&](const std::string& key, auto& field, const auto& value) {
+        auto [it, fresh] = first_line.emplace(key, n);
+        if (!fresh && field != value) {
+            fail(line, fmt::format("a second {} figure, where line {} gave another: the log holds more than one "
+                                   "start; give the lines of one",
+                                   key, it->second));
+        }
+        field = value;
+    };
+    auto add_cache = [&](const LoggedCache& c, const std::string& shown) {
+        for (const auto& other : out.caches) {
+            if (other.scope == c.scope) {
+                fail(shown, fmt::format("a second cache of scope {}, after the one on line {}: the log holds more "
+                                        "than one start, or a cache kvcat does not model; give the lines of one start",
+                                        c.scope, other.line));
+            }
+        }
+        out.caches.push_back(c);
+    };
+    // Most lines of a log hold none of what is read: a regex is tried on a line only when the line
+    // holds a word it needs, which keeps a 16 MiB log to a second rather than to a quarter minute.
+    auto search = [&](std::smatch& found, const std::regex& re, std::initializer_list<std::string_view> needles) {
+        bool any = std::any_of(needles.begin(), needles.end(),
+                               [&](std::string_view needle) { return line.find(needle) != std::string::npos; });
+        return any && std::regex_search(line, found, re);
     };
     while (std::getline(in, raw)) {
         ++n;
@@ -111,98 +202,112 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
                 n, raw.size(), kLongestLogLine);
             continue;
         }
-        std::string line = trim(raw);
+        line = trim(without_colour(raw));
         std::smatch m;
-        if (std::regex_search(line, m, kKvSize)) kv_size = whole(m[1]);
-        if (std::regex_search(line, m, kNctx)) n_ctx = whole(m[1]);
-        if (std::regex_search(line, m, kMlaAttn)) mla_attn = whole(m[1]);
-        if (std::regex_search(line, m, kLoraKv)) lora_kv = whole(m[1]);
-        if (std::regex_search(line, m, kIswa)) {
+        if (search(m, kKvSize, {"kv_size"})) kv_size = count(m[1], "kv_size");
+        if (search(m, kNctx, {"n_ctx"})) n_ctx = count(m[1], "n_ctx");
+        if (search(m, kMlaAttn, {"mla_attn"})) mla_attn = whole(m[1], "mla_attn");
+        if (search(m, kLoraKv, {"n_lora_kv"})) lora_kv = whole(m[1], "n_lora_kv");
+        if (search(m, kIswa, {"KV cache, size"})) {
             pending_scope = m[1] == "SWA" ? "swa" : "base";
-            pending_cells = whole(m[2]);
+            pending_cells = count(m[2], "cells");
             out.lines.push_back(line.substr(static_cast<std::size_t>(m.position(0))));
             llama = true;
             continue;
         }
-        if (std::regex_search(line, m, kVllmVersion)) {
+        if (search(m, kVllmVersion, {"LLM engine (v", "server version"})) {
             out.version = group(m, 1, 2);
             vllm = true;
         }
-        if (std::regex_search(line, m, kMaxSeqLen)) out.max_model_len = whole(group(m, 1, 2));
-        if (std::regex_search(line, m, kTp)) out.tensor_parallel = whole(group(m, 1, 2));
-        if (!out.tensor_parallel && std::regex_search(line, m, kCliTp)) out.tensor_parallel = whole(m[1]);
-        if (out.version.empty() && std::regex_search(line, m, kLlamaBuild)) {
+        if (search(m, kMaxSeqLen, {"max_seq_len=", "'max_model_len'"}))
+            out.max_model_len = count(group(m, 1, 2), "max_model_len");
+        if (search(m, kTp, {"tensor_parallel_size"}))
+            out.tensor_parallel = count(group(m, 1, 2), "tensor_parallel_size");
+        if (!out.tensor_parallel && search(m, kCliTp, {"--t"}))
+            out.tensor_parallel = count(m[1], "tensor-parallel size");
+        if (out.version.empty() && search(m, kLlamaBuild, {"build"})) {
             if (m[1].matched) out.version = "b" + m[1].str();
             if (m[3].matched) out.version = m[3];
             if (m[4].matched) out.version = fmt::format("build {} ({})", m[4].str(), m[5].str());
         }
-        if (std::regex_search(line, m, kKvDtype)) out.kv_cache_dtype = group(m, 1, 2);
-        if (std::regex_search(line, m, kBatched)) out.max_num_batched_tokens = whole(group(m, 1, 2));
-        if (std::regex_search(line, m, kBlockSize)) out.block_size = whole(group(m, 1, 2));
-        if (std::regex_search(line, m, kModelDtype)) out.model_dtype = m[1];
-        if (std::regex_search(line, m, kSglangPage)) out.page_size = whole(m[1]);
-        if (std::regex_search(line, m, kSglangTp)) out.tensor_parallel = whole(m[1]);
-        if (std::regex_search(line, m, kSglangDtype)) out.kv_cache_dtype = m[1];
-        if (std::regex_search(line, m, kSglangSsmDtype)) out.mamba_ssm_dtype = m[1];
-        if (std::regex_search(line, m, kSglangKvDtype)) out.kv_cache_dtype = m[1];
+        if (search(m, kKvDtype, {"kv_cache_dtype"})) out.kv_cache_dtype = group(m, 1, 2);
+        if (search(m, kBatched, {"max_num_batched_tokens"}))
+            out.max_num_batched_tokens = count(group(m, 1, 2), "max_num_batched_tokens");
+        if (search(m, kBlockSize, {"block_size", "block size"})) out.block_size = count(group(m, 1, 2), "block_size");
+        if (search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
+        if (search(m, kSglangPage, {"page_size="})) out.page_size = count(m[1], "page_size");
+        if (search(m, kSglangTp, {"tp_size="})) out.tensor_parallel = count(m[1], "tp_size");
+        if (search(m, kSglangDtype, {"kv_cache_dtype='"})) out.kv_cache_dtype = m[1];
+        if (search(m, kSglangSsmDtype, {"mamba_ssm_dtype='"})) out.mamba_ssm_dtype = m[1];
+        if (search(m, kSglangKvDtype, {"KV cache dtype: ", "KV Cache is allocated. dtype: "}))
+            out.kv_cache_dtype = m[1];
         std::smatch marker;
-        if (!std::regex_search(line, marker, kMarker)) continue;
+        if (!search(marker, kMarker,
+                    {"llama_kv_cache", "llama_memory_recurrent", "KV self size",
+                     "GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
+                     "KV Cache is allocated.", "Mamba Cache is allocated.", "max_total_num_tokens="}))
+            continue;
         std::string figure = line.substr(static_cast<std::size_t>(marker.position(0)));
         if (std::regex_search(figure, m, kLlamaCache)) {
             LoggedCache c;
             c.line = n;
-            c.size_mib = m[1];
-            c.cells = whole(m[2]);
-            c.layers = whole(m[3]);
-            c.seqs = whole(m[4]);
-            c.streams = m[5].matched ? whole(m[5]) : 1;
+            c.size_mib = decimal(m[1], "size");
+            c.cells = count(m[2], "cells");
+            c.layers = count(m[3], "layers");
+            c.seqs = count(m[4], "seqs");
+            c.streams = m[5].matched ? count(m[5], "streams") : 1;
             if (m[6].matched) {
                 c.k_type = m[6];
-                c.k_mib = m[7];
+                c.k_mib = decimal(m[7], "K size");
                 c.v_type = m[8];
-                c.v_mib = m[9];
+                c.v_mib = decimal(m[9], "V size");
             }
             if (!pending_scope.empty()) {
                 c.scope = pending_scope;
                 pending_scope.clear();
             }
-            out.caches.push_back(c);
+            add_cache(c, figure);
             llama = true;
         } else if (std::regex_search(figure, m, kLlamaRecurrent)) {
             LoggedRecurrent r;
             r.line = n;
-            r.size_mib = m[1];
-            r.cells = whole(m[2]);
-            r.layers = whole(m[3]);
-            r.seqs = whole(m[4]);
+            r.size_mib = decimal(m[1], "size");
+            r.cells = count(m[2], "cells");
+            r.layers = count(m[3], "layers");
+            r.seqs = count(m[4], "seqs");
             if (m[5].matched) {
                 r.r_type = m[5];
-                r.r_mib = m[6];
+                r.r_mib = decimal(m[6], "R size");
                 r.s_type = m[7];
-                r.s_mib = m[8];
+                r.s_mib = decimal(m[8], "S size");
+            }
+            if (out.recurrent) {
+                fail(figure, fmt::format("a second recurrent state, after the one on line {}: the log holds more "
+                                         "than one start; give the lines of one",
+                                         out.recurrent->line));
             }
             out.recurrent = r;
             llama = true;
         } else if (std::regex_search(figure, m, kSelfSize)) {
             LoggedCache c;
             c.line = n;
-            c.size_mib = m[1];
+            c.size_mib = decimal(m[1], "size");
             std::string first = m[2], second = m[5];
             if (first == "K" && second == "V") {
                 c.mla_off = mla_attn == 0 && lora_kv.value_or(0) > 0;
                 c.k_type = m[3];
-                c.k_mib = m[4];
+                c.k_mib = decimal(m[4], "K size");
                 c.v_type = m[6];
-                c.v_mib = m[7];
+                c.v_mib = decimal(m[7], "V size");
             } else if (first == "c^KV" && second == "kv^T") {
                 // ik_llama.cpp's MLA cache: the latent, and under -mla 1 without flash attention
                 // the latent's first kv_lora_rank values again, transposed (kv^T).
                 c.mla_latent = true;
                 c.k_type = m[3];
-                c.k_mib = m[4];
+                c.k_mib = decimal(m[4], "c^KV size");
                 if (m[6].matched) {
                     c.v_type = m[6];
-                    c.v_mib = m[7];
+                    c.v_mib = decimal(m[7], "kv^T size");
                 }
             } else {
                 fail(figure, fmt::format("a KV cache of {} and {} parts is not one kvcat reads (it reads K and V, "
@@ -217,23 +322,23 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
                 fail(figure, "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
             }
             c.streams = 1;
-            out.caches.push_back(c);
+            add_cache(c, figure);
             llama = true;
         } else if (std::regex_search(figure, m, kAvailable)) {
-            out.available_gib = m[1];
+            once("available", out.available_gib, decimal(m[1], "available KV cache memory"));
             vllm = true;
         } else if (std::regex_search(figure, m, kTokens)) {
-            out.tokens = whole(m[1]);
+            once("tokens", out.tokens, count(m[1], "GPU KV cache size"));
             vllm = true;
         } else if (std::regex_search(figure, m, kConcurrency)) {
-            out.concurrency = m[2];
-            if (!out.max_model_len) out.max_model_len = whole(m[1]);
+            once("concurrency", out.concurrency, decimal(m[2], "maximum concurrency"));
+            if (!out.max_model_len) out.max_model_len = count(m[1], "tokens per request");
             vllm = true;
         } else if (std::regex_search(figure, m, kSglangKv)) {
-            out.tokens = whole(m[1]);
-            out.k_gb = group(m, 2);
-            out.v_gb = group(m, 3);
-            out.kv_gb = group(m, 4);
+            once("tokens", out.tokens, count(m[1], "#tokens"));
+            if (m[2].matched) once("k_gb", out.k_gb, decimal(m[2], "K size"));
+            if (m[3].matched) once("v_gb", out.v_gb, decimal(m[3], "V size"));
+            if (m[4].matched) once("kv_gb", out.kv_gb, decimal(m[4], "KV size"));
             sglang = true;
         } else if (std::regex_search(figure, m, kSglangMamba)) {
             if (m[4].matched) {
@@ -241,12 +346,12 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
                      "SGLang's Mamba pool with speculative decoding keeps intermediate caches that kvcat does not "
                      "model");
             }
-            out.mamba_slots = whole(m[1]);
-            out.conv_state_gb = m[2];
-            out.ssm_state_gb = m[3];
+            once("mamba_slots", out.mamba_slots, count(m[1], "max_mamba_cache_size"));
+            once("conv_state_gb", out.conv_state_gb, decimal(m[2], "conv_state size"));
+            once("ssm_state_gb", out.ssm_state_gb, decimal(m[3], "ssm_state size"));
             sglang = true;
         } else if (std::regex_search(figure, m, kSglangTotal)) {
-            if (!out.tokens) out.tokens = whole(m[1]);
+            if (!out.tokens) out.tokens = count(m[1], "max_total_num_tokens");
             sglang = true;
         } else {
             fail(figure, "this line carries an allocation figure but does not read as one kvcat knows");

@@ -334,6 +334,44 @@ TEST(HostileReads, ImportersRefuseAFifoRatherThanWaitOnIt) {
     EXPECT_TRUE(contains(bench.err, "a FIFO, not a regular file")) << show(bench);
 }
 
+TEST(HostileReads, ImportLogRefusesAFifoADeviceAndALogPastItsLimit) {
+    // A FIFO hung import-log, /dev/zero grew its memory to gigabytes, and a 100 MB line took
+    // 108 s: the log is read as the other importers read their files.
+    KvcatRunner k;
+    ASSERT_EQ(::mkfifo((k.dir() / "server.log").c_str(), 0644), 0);
+    Outcome fifo = guarded(k, "import-log server.log --model llama-3.1-8b");
+    EXPECT_EQ(fifo.status, 2) << show(fifo);
+    EXPECT_TRUE(contains(fifo.err, "server.log: cannot read the log: a FIFO, not a regular file")) << show(fifo);
+    Outcome zero = guarded(k, "import-log /dev/zero --model llama-3.1-8b");
+    EXPECT_EQ(zero.status, 2) << show(zero);
+    EXPECT_TRUE(contains(zero.err, "/dev/zero: cannot read the log: a character device, not a regular file"))
+        << show(zero);
+    kvcat::test::write_file(k.dir() / "big.log", std::string((16u << 20) + 1, 'a'));
+    Outcome big = guarded(k, "import-log big.log --model llama-3.1-8b");
+    EXPECT_EQ(big.status, 2) << show(big);
+    EXPECT_TRUE(contains(big.err, "big.log: cannot read the log: larger than 16 MiB")) << show(big);
+}
+
+TEST(HostileReads, ImportLogFindsTheCacheLineAfterSixteenMegabytesOfNoise) {
+    // Just under the limit, lines of 8,000 bytes and the figure last: read whole, and within the
+    // hang guard (a guard against an endless read, not a timing: the speed is in the note of the
+    // change that made a line searched only for the words it holds).
+    KvcatRunner k;
+    std::string text;
+    while (text.size() + 8001 + 200 < (16u << 20)) {
+        text.append(8000, 'a');
+        text += '\n';
+    }
+    text +=
+        "llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (f16):  256.00 MiB, V (f16):  "
+        "256.00 MiB\n";
+    kvcat::test::write_file(k.dir() / "noise.log", text);
+    Outcome o = guarded(k, "import-log noise.log --model llama-3.1-8b --url https://example.org/1 --notes n");
+    EXPECT_EQ(o.status, 0) << show(o);
+    EXPECT_TRUE(contains(o.out, "  cells: 4096\n")) << show(o);
+    EXPECT_TRUE(contains(o.out, "  log_line: 2097\n")) << show(o);
+}
+
 TEST(HostileReads, AMegabyteOfKeysIsCheckedForDuplicatesInOnePass) {
     // 90,000 keys in one mapping, the last one a repeat of the first: every key compared
     // with every key before it took minutes; the hang guard gives it 30 s (180 under ASan).

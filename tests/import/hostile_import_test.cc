@@ -148,4 +148,83 @@ TEST_F(HostileImport, ImportBenchNamesTheFilesFieldNotAnOptionNeverTyped) {
     EXPECT_FALSE(contains(r.err, "--engine-version")) << r.err;
 }
 
+// --- import-log ---------------------------------------------------------------------
+
+const std::string kCacheLine =
+    "llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (f16):  256.00 MiB, V (f16):  "
+    "256.00 MiB";
+
+class HostileImportLog : public ::testing::Test {
+  protected:
+    KvcatRunner k_;
+
+    Outcome import_log(const std::string& name, const std::string& text, std::vector<std::string> extra = {}) {
+        write_file(k_.dir() / name, text);
+        std::vector<std::string> args = {"import-log", name, "--model", "llama-3.1-8b"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return k_.run(args);
+    }
+};
+
+TEST_F(HostileImportLog, AFigurePast64BitsIsAnErrorWithItsLineNotTheLibrarysWord) {
+    Outcome r = import_log("s.log", "start\n" + replaced(kCacheLine, "4096", "99999999999999999999") + "\n");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(contains(r.err, "s.log:2: the cells figure 99999999999999999999 is beyond 2^63 - 1")) << r.err;
+    EXPECT_FALSE(contains(r.err, "stoll")) << r.err;
+}
+
+TEST_F(HostileImportLog, RecordsThatCouldNotLintAreRefusedNotWritten) {
+    // Each of these was written as a record the lint then refused: a size of "....", 0 cells,
+    // and two caches of one scope (two `kv_cache:` keys).
+    Outcome dots = import_log("d.log", replaced(kCacheLine, "512.00", "....") + "\n");
+    EXPECT_EQ(dots.status, 2) << dots.out;
+    EXPECT_TRUE(contains(dots.err, "d.log:1: this line carries an allocation figure but does not read")) << dots.err;
+    Outcome version = import_log("v.log", replaced(kCacheLine, "256.00 MiB, V", "2.5.6 MiB, V") + "\n");
+    EXPECT_EQ(version.status, 2) << version.out;
+    EXPECT_TRUE(contains(version.err, "v.log:1: the K size '2.5.6' is not a number")) << version.err;
+    Outcome zero = import_log("z.log", replaced(kCacheLine, "4096 cells", "0 cells") + "\n");
+    EXPECT_EQ(zero.status, 2) << zero.out;
+    EXPECT_TRUE(contains(zero.err, "z.log:1: 0 cells, where an engine prints at least 1")) << zero.err;
+    Outcome two = import_log("t.log", kCacheLine + "\nrestart\n" + kCacheLine + "\n");
+    EXPECT_EQ(two.status, 2) << two.out;
+    EXPECT_TRUE(contains(two.err, "t.log:3: a second cache of scope all, after the one on line 1")) << two.err;
+    Outcome tokens = import_log("g.log",
+                                "GPU KV cache size: 1,000 tokens\nAvailable KV cache memory: 1.00 GiB\n"
+                                "GPU KV cache size: 2,000 tokens\n");
+    EXPECT_EQ(tokens.status, 2) << tokens.out;
+    EXPECT_TRUE(contains(tokens.err, "g.log:3: a second tokens figure, where line 1 gave another")) << tokens.err;
+}
+
+TEST_F(HostileImportLog, ACommaDecimalAndTerminalColoursReadAsTheEnginePrintedThem) {
+    // llama.cpp under a locale with a decimal comma prints "512,00 MiB"; a log pasted from a
+    // coloured terminal keeps ESC [ ... m around its lines.
+    std::string line = "\x1b[1;32m" + kCacheLine + "\x1b[0m";
+    for (const char* at : {"512.00", "256.00", "256.00"}) {
+        std::string comma = at;
+        comma[3] = ',';
+        line = replaced(line, at, comma);
+    }
+    Outcome r = import_log("c.log", line + "\n");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "  size_mib: 512.00\n")) << r.out;
+    EXPECT_TRUE(contains(r.out, "  k_mib: 256.00\n")) << r.out;
+    EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
+}
+
+TEST_F(HostileImportLog, ANameOrOptionOfSeveralLinesNeverBecomesKeysOfTheRecord) {
+    // A log named "a<LF>url: x.log" wrote "url: x.log..." as a key of the record, which linted.
+    Outcome named = import_log("a\nurl: x.log", kCacheLine + "\n");
+    EXPECT_EQ(named.status, 2) << named.out;
+    EXPECT_EQ(named.out, "");
+    EXPECT_TRUE(contains(named.err, "the log's file name gives 'allocations/a\\nurl: x', which holds U+000A"))
+        << named.err;
+    Outcome url = import_log("s.log", kCacheLine + "\n", {"--url", "https://x/1\nnotes: forged"});
+    EXPECT_EQ(url.status, 2) << url.out;
+    EXPECT_TRUE(contains(url.err, "--url gives 'https://x/1\\nnotes: forged', which holds U+000A")) << url.err;
+    Outcome given = import_log("a\nb.log", kCacheLine + "\n", {"--id", "allocations/ab"});
+    EXPECT_EQ(given.status, 0) << given.err;
+    EXPECT_TRUE(contains(given.out, "# Written by `kvcat import-log` from a\\nb.log.")) << given.out;
+}
+
 }  // namespace
