@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,8 +16,16 @@ namespace kvcat::test {
 
 class GgufHeader {
   public:
+    /// An array whose items are arrays (one empty array of u32), which GGUF readers refuse.
+    struct ArrayOfArrays {};
     using Value = std::variant<std::uint32_t, std::int32_t, float, bool, std::string, std::vector<std::int32_t>,
-                               std::vector<bool>>;
+                               std::vector<bool>, std::uint64_t, ArrayOfArrays>;
+
+    /// Makes the header claim `n` metadata keys, whatever it holds.
+    GgufHeader& claim_keys(std::uint64_t n) {
+        claimed_keys_ = n;
+        return *this;
+    }
 
     GgufHeader& set(const std::string& key, Value value) {
         entries_.emplace_back(key, std::move(value));
@@ -29,7 +38,7 @@ class GgufHeader {
         put32(b, 0x46554747u);  // "GGUF"
         put32(b, 3);
         put64(b, 0);  // tensors
-        put64(b, entries_.size());
+        put64(b, claimed_keys_ ? *claimed_keys_ : entries_.size());
         for (const auto& [key, value] : entries_) {
             str(b, key);
             if (auto* u = std::get_if<std::uint32_t>(&value)) {
@@ -52,6 +61,15 @@ class GgufHeader {
                 put32(b, 5);
                 put64(b, a->size());
                 for (auto x : *a) put32(b, static_cast<std::uint32_t>(x));
+            } else if (auto* u64 = std::get_if<std::uint64_t>(&value)) {
+                put32(b, 10);
+                put64(b, *u64);
+            } else if (std::holds_alternative<ArrayOfArrays>(value)) {
+                put32(b, 9);
+                put32(b, 9);
+                put64(b, 1);
+                put32(b, 4);
+                put64(b, 0);
             } else if (auto* bs = std::get_if<std::vector<bool>>(&value)) {
                 put32(b, 9);
                 put32(b, 7);
@@ -72,6 +90,7 @@ class GgufHeader {
         b += s;
     }
     std::vector<std::pair<std::string, Value>> entries_;
+    std::optional<std::uint64_t> claimed_keys_;
 };
 
 }  // namespace kvcat::test

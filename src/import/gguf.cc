@@ -1,8 +1,10 @@
 #include "import/gguf.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,31 +30,29 @@ enum : std::uint32_t {
     kF64 = 12,
 };
 
-/// Every length in a header is checked against what is left of the file before it is used.
+/// Every length in a header is checked against what is left of the file before it is used. The
+/// file is read in blocks of kBlock bytes: a skip moves the position only, so reading a header
+/// costs one read a block, however many fields it holds (a seek a field made a 1 GB header take
+/// minutes).
 class Reader {
   public:
     Reader(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
 
     std::uint64_t pos() const { return pos_; }
 
-    void need(std::uint64_t n, const char* what) {
+    void need(std::uint64_t n, const char* what) const {
         if (n > size_ - pos_) {
             throw GgufError(fmt::format("the header is cut short at byte {} (reading {})", pos_, what));
         }
     }
     void skip(std::uint64_t n, const char* what) {
         need(n, what);
-        in_.seekg(static_cast<std::streamoff>(pos_ + n));
         pos_ += n;
     }
     template <typename T>
     T get(const char* what) {
-        need(sizeof(T), what);
         T v{};
-        in_.read(reinterpret_cast<char*>(&v),
-                 sizeof(T));  // GGUF is little-endian, as every host kvcat builds for
-        if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
-        pos_ += sizeof(T);
+        copy(reinterpret_cast<char*>(&v), sizeof(T), what);  // GGUF is little-endian, as every host kvcat builds for
         return v;
     }
     /// A string kvcat looks at: a key. One longer than any key kvcat knows is skipped and
@@ -65,12 +65,10 @@ class Reader {
             return {};
         }
         std::string s(static_cast<std::size_t>(n), '\0');
-        in_.read(s.data(), static_cast<std::streamsize>(n));
-        if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
-        pos_ += n;
+        copy(s.data(), static_cast<std::size_t>(n), what);
         return s;
     }
-    /// A string kvcat does not need (a value, a tensor name): its length checked, then sought past.
+    /// A string kvcat does not need (a value, a tensor name): its length checked, then passed.
     void skip_string(const char* what) {
         auto n = get<std::uint64_t>(what);
         skip(n, what);
@@ -78,9 +76,29 @@ class Reader {
     static constexpr std::uint64_t kLongestKey = 256;
 
   private:
+    static constexpr std::size_t kBlock = 1u << 16;
+
+    /// Copies the next `n` bytes (at most a key's length) to `out`, reading a new block when
+    /// they are not all in the one held.
+    void copy(char* out, std::size_t n, const char* what) {
+        need(n, what);
+        if (pos_ < block_start_ || pos_ + n > block_start_ + block_.size()) {
+            block_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, size_ - pos_)));
+            in_.clear();
+            in_.seekg(static_cast<std::streamoff>(pos_));
+            in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+            if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
+            block_start_ = pos_;
+        }
+        std::copy_n(block_.data() + (pos_ - block_start_), n, out);
+        pos_ += n;
+    }
+
     std::ifstream& in_;
     std::uint64_t size_;
     std::uint64_t pos_ = 0;
+    std::vector<char> block_;
+    std::uint64_t block_start_ = 0;
 };
 
 std::uint64_t scalar_size(std::uint32_t type) {
@@ -137,14 +155,18 @@ nlohmann::json read_scalar(Reader& r, std::uint32_t type) {
     }
 }
 
-/// One value as JSON; an array holds at most kMaxKeptItems items (a longer one throws).
-constexpr std::uint64_t kMaxKeptItems = 1 << 20;
+/// One value as JSON; an array holds at most kMaxKeptItems items (a longer one throws). A
+/// per-layer array has one item a layer, and the tokenizer's long arrays are never kept.
+constexpr std::uint64_t kMaxKeptItems = 1 << 17;
 nlohmann::json read_json_value(Reader& r, std::uint32_t type) {
     if (type != kArray) return read_scalar(r, type);
     auto item = r.get<std::uint32_t>("an array's type");
     auto count = r.get<std::uint64_t>("an array's length");
     if (item == kArray) throw GgufError("an array of arrays in the metadata");
-    if (count > kMaxKeptItems) throw GgufError(fmt::format("a metadata array of {} items", count));
+    if (count > kMaxKeptItems) {
+        throw GgufError(
+            fmt::format("an array of {} items, where kvcat keeps at most {} (one a layer)", count, kMaxKeptItems));
+    }
     if (std::uint64_t each = scalar_size(item); each && count > (UINT64_MAX / each)) {
         throw GgufError("an array too long for the file");
     }
@@ -169,7 +191,8 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
         } else if (item == kString) {
             for (std::uint64_t i = 0; i < count; ++i) r.skip_string("a string in an array");
         } else {
-            throw GgufError(fmt::format("an array of unknown type {}", item));
+            throw GgufError(item == kArray ? std::string("an array of arrays, which kvcat does not read")
+                                           : fmt::format("an array of unknown type {}", item));
         }
         return std::nullopt;
     }
@@ -209,6 +232,9 @@ std::optional<std::uint64_t> read_value(Reader& r, std::uint32_t type, int depth
 
 namespace {
 
+/// The most metadata keys a header may claim.
+constexpr std::uint64_t kMaxKeys = 1 << 16;
+
 /// The header; its metadata kept as JSON only when `keep` (the weights need none of it, and
 /// skipping reads nothing into memory).
 GgufHeader read_header(const std::string& path, bool keep) {
@@ -227,14 +253,31 @@ GgufHeader read_header(const std::string& path, bool keep) {
     if (w.version < 2 || w.version > 3) throw GgufError(fmt::format("GGUF version {}; kvcat reads 2 and 3", w.version));
     w.tensors = r.get<std::uint64_t>("the tensor count");
     auto kvs = r.get<std::uint64_t>("the metadata count");
+    if (kvs > kMaxKeys) {
+        throw GgufError(
+            fmt::format("the header claims {} metadata keys; kvcat reads at most {} (a model's header "
+                        "holds some dozens)",
+                        kvs, kMaxKeys));
+    }
+    std::unordered_set<std::string> seen;
     for (std::uint64_t i = 0; i < kvs; ++i) {
+        std::uint64_t at = r.pos();
         std::string key = r.string("a metadata key");
-        auto type = r.get<std::uint32_t>("a metadata type");
-        if (keep && !key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
-            out.metadata[key] = read_json_value(r, type);
-            continue;
+        // llama.cpp's reader refuses a file that gives a key twice; keeping either value would be a guess.
+        if (!key.empty() && !seen.insert(key).second) {
+            throw GgufError(fmt::format("the key {} is given twice (the second at byte {})", key, at));
         }
-        auto value = read_value(r, type);
+        auto type = r.get<std::uint32_t>("a metadata type");
+        std::optional<std::uint64_t> value;
+        try {
+            if (keep && !key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
+                out.metadata[key] = read_json_value(r, type);
+                continue;
+            }
+            value = read_value(r, type);
+        } catch (const GgufError& e) {
+            throw GgufError(fmt::format("{}: {}", key.empty() ? "a key longer than any kvcat reads" : key, e.what()));
+        }
         if (key == "general.alignment") {
             if (!value || *value == 0 || (*value & (*value - 1)) != 0) {
                 throw GgufError("general.alignment is not a power of two");

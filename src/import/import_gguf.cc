@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "import/import_config_keys.h"
+#include "import/import_config_stages.h"
 
 namespace kvcat {
 
@@ -129,8 +130,12 @@ class Translator {
             if (required) out_.problems.push_back(fmt::format("the header lacks {}", key(suffix)));
             return std::nullopt;
         }
+        if (v->is_number_unsigned()) {
+            if (v->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) return v->get<std::int64_t>();
+            out_.problems.push_back(fmt::format("{} is {}, beyond 2^63 - 1", key(suffix), v->get<std::uint64_t>()));
+            return std::nullopt;
+        }
         if (v->is_number_integer() && v->get<std::int64_t>() >= 0) return v->get<std::int64_t>();
-        if (v->is_number_unsigned()) return static_cast<std::int64_t>(v->get<std::uint64_t>());
         out_.problems.push_back(fmt::format("{} is {}; expected a whole number", key(suffix), v->dump()));
         return std::nullopt;
     }
@@ -172,6 +177,13 @@ class Translator {
             // llama.cpp counts the multi-token-prediction layers in block_count and names them in
             // nextn_predict_layers: they are the last blocks (convert_hf_to_gguf.py's Qwen3.5 MTP
             // mixin adds mtp_num_hidden_layers to block_count).
+            // Per-layer lists are built from block_count before the config's own check of the
+            // layers: 10^8 blocks took 17 GB and never ended.
+            if (*blocks > import_stages::kMaxLayers) {
+                out_.problems.push_back(
+                    fmt::format("{} is {}; no model has that many layers", key("block_count"), *blocks));
+                return;
+            }
             std::int64_t mtp = nextn.value_or(0);
             if (mtp >= *blocks) {
                 out_.problems.push_back(fmt::format("{} {} is not below {} {}", key("nextn_predict_layers"), mtp,
@@ -347,7 +359,7 @@ ImportResult import_model_gguf(const std::map<std::string, json>& metadata, cons
     GgufConfig g = config_from_gguf(metadata);
     ImportResult out;
     if (!g.problems.empty()) {
-        for (auto& p : g.problems) out.problems.push_back(options.config_file + ": " + p);
+        out.problems = g.problems;  // the command names the file, as it does a config.json's problems
         return out;
     }
     ImportOptions o = options;

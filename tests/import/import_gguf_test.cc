@@ -262,7 +262,7 @@ TEST(ImportGguf, AnUnreadArchitectureOrKeyRefusesByName) {
     other.set("general.architecture", std::string("rwkv7")).set("rwkv7.block_count", 24u);
     ImportResult r = from_gguf(other, dir, "rwkv.gguf");
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(contains(r.message(), "rwkv.gguf: general.architecture is 'rwkv7'; kvcat reads the GGUF keys of llama"))
+    EXPECT_TRUE(contains(r.message(), "general.architecture is 'rwkv7'; kvcat reads the GGUF keys of llama"))
         << r.message();
 
     GgufHeader shared;
@@ -304,6 +304,84 @@ TEST(ImportGguf, TheCommandReadsAGgufFileAndNamesIt) {
     auto cut = k.run({"import-config", path, "--total-params-b", "8", "--active-params-b", "8"});
     EXPECT_EQ(cut.status, 2);
     EXPECT_TRUE(contains(cut.err, "Llama-3.1-8B-Q4_K_M.gguf: not a GGUF header kvcat can read")) << cut.err;
+}
+
+// --- hostile headers (issue 40) --------------------------------------------------------
+
+GgufHeader llama_header() {
+    GgufHeader h;
+    h.set("general.architecture", std::string("llama"))
+        .set("llama.block_count", 32u)
+        .set("llama.context_length", 131072u)
+        .set("llama.embedding_length", 4096u)
+        .set("llama.attention.head_count", 32u)
+        .set("llama.attention.head_count_kv", 8u);
+    return h;
+}
+
+std::string header_error(const GgufHeader& h, const TempDir& dir, const std::string& file) {
+    std::string path = h.write((dir.path() / file).string());
+    try {
+        kvcat::read_gguf_header(path);
+    } catch (const kvcat::GgufError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ImportGguf, AKeyGivenTwiceIsRefusedAsLlamaCppRefusesIt) {
+    // The reader kept the last of two block_count values without a word.
+    TempDir dir;
+    GgufHeader h = llama_header();
+    h.set("llama.block_count", 16u);
+    EXPECT_TRUE(contains(header_error(h, dir, "twice.gguf"), "the key llama.block_count is given twice"))
+        << header_error(h, dir, "twice.gguf");
+}
+
+TEST(ImportGguf, ABlockCountNoModelHasIsRefusedBeforeAnyListIsBuilt) {
+    // gpt-oss with block_count 10^8 built a list of 10^8 layer types: 17 GB, and no end.
+    TempDir dir;
+    GgufHeader h;
+    h.set("general.architecture", std::string("gpt-oss"))
+        .set("gpt-oss.block_count", 100000000u)
+        .set("gpt-oss.context_length", 131072u)
+        .set("gpt-oss.embedding_length", 2880u)
+        .set("gpt-oss.attention.head_count", 64u)
+        .set("gpt-oss.attention.head_count_kv", 8u)
+        .set("gpt-oss.attention.key_length", 64u)
+        .set("gpt-oss.attention.value_length", 64u)
+        .set("gpt-oss.attention.sliding_window", 128u);
+    ImportResult r = from_gguf(h, dir, "deep.gguf");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.message(), "gpt-oss.block_count is 100000000; no model has that many layers"))
+        << r.message();
+}
+
+TEST(ImportGguf, AnUnsignedValuePast63BitsIsNamedNotShownNegative) {
+    TempDir dir;
+    GgufHeader h;
+    h.set("general.architecture", std::string("llama"))
+        .set("llama.block_count", 32u)
+        .set("llama.context_length", std::uint64_t{18446744073709551615u})
+        .set("llama.embedding_length", 4096u)
+        .set("llama.attention.head_count", 32u)
+        .set("llama.attention.head_count_kv", 8u);
+    ImportResult r = from_gguf(h, dir, "huge.gguf");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(contains(r.message(), "llama.context_length is 18446744073709551615, beyond 2^63 - 1")) << r.message();
+    EXPECT_FALSE(contains(r.message(), "-1")) << r.message();
+}
+
+TEST(ImportGguf, AHeaderClaimingMillionsOfKeysOrNestedArraysIsRefusedByName) {
+    TempDir dir;
+    GgufHeader many = llama_header();
+    many.claim_keys(std::uint64_t{1} << 40);
+    EXPECT_TRUE(contains(header_error(many, dir, "many.gguf"), "the header claims 1099511627776 metadata keys"))
+        << header_error(many, dir, "many.gguf");
+    GgufHeader nested = llama_header();
+    nested.set("llama.rope.scaling.table", GgufHeader::ArrayOfArrays{});
+    EXPECT_TRUE(contains(header_error(nested, dir, "nested.gguf"), "llama.rope.scaling.table: an array of arrays"))
+        << header_error(nested, dir, "nested.gguf");
 }
 
 }  // namespace
