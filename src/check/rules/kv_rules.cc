@@ -35,8 +35,33 @@ void kv_dtype_bytes(const Record& r, const RecordSet& /*set*/, std::vector<Diagn
                                     expected_text, note));
 }
 
-void kv_basis_product(const Record& r, const RecordSet& /*set*/, std::vector<Diagnostic>& out) {
+/// The catalog works out each point's cache at its context and the row's fixed state; a point
+/// whose figure passes 2^63 would be left out of it. Such a point is an arith-overflow finding
+/// here, whatever other rule could have met it (the memory and roofline rules need a card).
+void cache_at_context_fits(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
+    const Model* model = model_of(set, *r.kv);
+    if (!model || !r.kv->basis.bytes_per_element) return;
+    try {
+        fixed_state_bytes(*model, *r.kv);
+    } catch (const OverflowError&) {
+        out.push_back(diag::overflow(r.where("model"), "the fixed state of this row's model"));
+        return;
+    }
+    for (const auto& point : r.kv->points) {
+        try {
+            kv_bytes_at_context(*model, *r.kv->kv_bytes_per_token, point.context_length,
+                                *r.kv->basis.bytes_per_element);
+        } catch (const OverflowError&) {
+            out.push_back(diag::overflow(
+                r.where(point.key("context_length")),
+                fmt::format("the cache at this context ({} tokens)", group_thousands(point.context_length))));
+        }
+    }
+}
+
+void kv_basis_product(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv || !r.kv->kv_bytes_per_token) return;
+    cache_at_context_fits(r, set, out);
     const KvBasis& b = r.kv->basis;
     std::optional<Rational> product;
     try {
