@@ -540,7 +540,11 @@ json parse_config_json(std::string_view text) {
         bool matched = false;
         for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
             if (text.substr(i, word.size()) == word) {
-                out += "null";
+                // Kept as the text "NaN": a key kvcat reads then says it is not a number, where a
+                // null read as absent (num_key_value_heads: NaN gave every head its own K and V).
+                out += '"';
+                out += word;
+                out += '"';
                 i += word.size() - 1;
                 matched = true;
                 break;

@@ -57,8 +57,9 @@ struct ImportResult {
 
 /// Parses config.json text. Python's json module, which writes most configs, spells the
 /// floats it cannot write in JSON as NaN, Infinity and -Infinity (Nemotron-H's
-/// time_step_limit); outside strings those are read as null, since no figure kvcat reads is
-/// one of them. Throws nlohmann::json::parse_error for anything else that is not JSON.
+/// time_step_limit); outside strings those are read as the strings "NaN", "Infinity" and
+/// "-Infinity", so a key kvcat reads that holds one is "not a number" with its name, never
+/// absent. Throws nlohmann::json::parse_error for anything else that is not JSON.
 nlohmann::json parse_config_json(std::string_view text);
 
 /// Builds a model record from a parsed config.json. Never throws for bad input.

@@ -92,6 +92,15 @@ TEST_F(HostileImport, ImportConfigSaysANumberPastADoubleInItsOwnWords) {
     EXPECT_FALSE(speaks_like_the_library(broken.err)) << broken.err;
 }
 
+TEST_F(HostileImport, ImportConfigSaysANanWhereANumberIsReadNeverTakesItAsAbsent) {
+    // NaN was read as null, so num_key_value_heads: NaN fell back to one KV head a query head:
+    // four times the cache of the real model, in a record that linted clean.
+    Outcome r = import_config(replaced(config_, "\"num_key_value_heads\": 8", "\"num_key_value_heads\": NaN"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(contains(r.err, "config.json: num_key_value_heads is \"NaN\"; expected a whole number")) << r.err;
+}
+
 TEST_F(HostileImport, ImportBenchRefusesAKeyGivenTwiceAndAColumnNamedTwice) {
     std::string vllm = read_file(fixture_path("import-bench/vllm-8k.json"));
     Outcome json = import_bench(
