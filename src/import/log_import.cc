@@ -125,6 +125,69 @@ std::string group(const std::smatch& m, int a, int b = -1) {
     return "";
 }
 
+/// Where parse_engine_log is in the log, and the checks each figure read there goes through;
+/// every failure names the file and line.
+struct LogCursor {
+    const std::string& file;
+    int n = 0;
+    std::string line;  ///< the line being read, trimmed and without colour
+    std::map<std::string, int> first_line;
+
+    [[noreturn]] void fail(const std::string& shown, const std::string& why) const {
+        throw LogError(
+            fmt::format("{}:{}: {}: '{}'", file, n, why, shown.size() > 200 ? shown.substr(0, 200) + "..." : shown));
+    }
+    std::int64_t whole(const std::string& printed, const char* what) const {
+        std::int64_t value = 0;
+        std::string wrong = read_whole(printed, value);
+        if (!wrong.empty()) fail(line, fmt::format("the {} figure {}", what, wrong));
+        return value;
+    }
+    /// A count an engine prints (cells, layers, tokens, ...) is at least one: no engine
+    /// allocates for none, and a record holding 0 would not lint.
+    std::int64_t count(const std::string& printed, const char* what) const {
+        std::int64_t value = whole(printed, what);
+        if (value < 1) fail(line, fmt::format("{} {}, where an engine prints at least 1", printed, what));
+        return value;
+    }
+    std::string decimal(const std::string& printed, const char* what) const {
+        std::string read = decimal_figure(printed);
+        if (read.empty()) fail(line, fmt::format("the {} '{}' is not a number", what, printed));
+        return read;
+    }
+    /// A figure given twice with two values: two starts in one log (a restart, two runs pasted
+    /// together). Which one the record should hold is not for kvcat to guess.
+    template <typename Field, typename Value>
+    void once(const std::string& key, Field& field, const Value& value) {
+        auto [it, fresh] = first_line.emplace(key, n);
+        if (!fresh && field != value) {
+            fail(line, fmt::format("a second {} figure, where line {} gave another: the log holds more than one "
+                                   "start; give the lines of one",
+                                   key, it->second));
+        }
+        field = value;
+    }
+    /// Most lines of a log hold none of what is read: a regex is tried on a line only when the
+    /// line holds a word it needs, which keeps a 16 MiB log to a second rather than to a quarter
+    /// minute.
+    bool search(std::smatch& found, const std::regex& re, std::initializer_list<std::string_view> needles) const {
+        bool any = std::any_of(needles.begin(), needles.end(),
+                               [&](std::string_view needle) { return line.find(needle) != std::string::npos; });
+        return any && std::regex_search(line, found, re);
+    }
+    /// A cache added to `out`, unless one of its scope is there already.
+    void add_cache(ParsedLog& out, const LoggedCache& c, const std::string& shown) const {
+        for (const auto& other : out.caches) {
+            if (other.scope == c.scope) {
+                fail(shown, fmt::format("a second cache of scope {}, after the one on line {}: the log holds more "
+                                        "than one start, or a cache kvcat does not model; give the lines of one start",
+                                        c.scope, other.line));
+            }
+        }
+        out.caches.push_back(c);
+    }
+};
+
 }  // namespace
 
 /// The longest line parse_engine_log searches, bytes.
@@ -138,59 +201,9 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
     std::optional<std::int64_t> pending_cells;
     std::istringstream in(text);
     std::string raw;
-    int n = 0;
-    std::string line;  // the line being read, trimmed and without colour
-    auto fail = [&](const std::string& shown, const std::string& why) {
-        throw LogError(
-            fmt::format("{}:{}: {}: '{}'", file, n, why, shown.size() > 200 ? shown.substr(0, 200) + "..." : shown));
-    };
-    auto whole = [&](const std::string& printed, const char* what) {
-        std::int64_t value = 0;
-        std::string wrong = read_whole(printed, value);
-        if (!wrong.empty()) fail(line, fmt::format("the {} figure {}", what, wrong));
-        return value;
-    };
-    // A count an engine prints (cells, layers, tokens, ...) is at least one: no engine allocates
-    // for none, and a record holding 0 would not lint.
-    auto count = [&](const std::string& printed, const char* what) {
-        std::int64_t value = whole(printed, what);
-        if (value < 1) fail(line, fmt::format("{} {}, where an engine prints at least 1", printed, what));
-        return value;
-    };
-    auto decimal = [&](const std::string& printed, const char* what) {
-        std::string read = decimal_figure(printed);
-        if (read.empty()) fail(line, fmt::format("the {} '{}' is not a number", what, printed));
-        return read;
-    };
-    // A figure given twice with two values: two starts in one log (a restart, two runs pasted
-    // together). Which one the record should hold is not for kvcat to guess.
-    std::map<std::string, int> first_line;
-    auto once = [&](const std::string& key, auto& field, const auto& value) {
-        auto [it, fresh] = first_line.emplace(key, n);
-        if (!fresh && field != value) {
-            fail(line, fmt::format("a second {} figure, where line {} gave another: the log holds more than one "
-                                   "start; give the lines of one",
-                                   key, it->second));
-        }
-        field = value;
-    };
-    auto add_cache = [&](const LoggedCache& c, const std::string& shown) {
-        for (const auto& other : out.caches) {
-            if (other.scope == c.scope) {
-                fail(shown, fmt::format("a second cache of scope {}, after the one on line {}: the log holds more "
-                                        "than one start, or a cache kvcat does not model; give the lines of one start",
-                                        c.scope, other.line));
-            }
-        }
-        out.caches.push_back(c);
-    };
-    // Most lines of a log hold none of what is read: a regex is tried on a line only when the line
-    // holds a word it needs, which keeps a 16 MiB log to a second rather than to a quarter minute.
-    auto search = [&](std::smatch& found, const std::regex& re, std::initializer_list<std::string_view> needles) {
-        bool any = std::any_of(needles.begin(), needles.end(),
-                               [&](std::string_view needle) { return line.find(needle) != std::string::npos; });
-        return any && std::regex_search(line, found, re);
-    };
+    LogCursor cur{file, 0, {}, {}};
+    int& n = cur.n;
+    std::string& line = cur.line;
     while (std::getline(in, raw)) {
         ++n;
         // std::regex recurses once a character: a line of some 30 KB overflowed the stack. No
@@ -204,157 +217,159 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
         }
         line = trim(without_colour(raw));
         std::smatch m;
-        if (search(m, kKvSize, {"kv_size"})) kv_size = count(m[1], "kv_size");
-        if (search(m, kNctx, {"n_ctx"})) n_ctx = count(m[1], "n_ctx");
-        if (search(m, kMlaAttn, {"mla_attn"})) mla_attn = whole(m[1], "mla_attn");
-        if (search(m, kLoraKv, {"n_lora_kv"})) lora_kv = whole(m[1], "n_lora_kv");
-        if (search(m, kIswa, {"KV cache, size"})) {
+        if (cur.search(m, kKvSize, {"kv_size"})) kv_size = cur.count(m[1], "kv_size");
+        if (cur.search(m, kNctx, {"n_ctx"})) n_ctx = cur.count(m[1], "n_ctx");
+        if (cur.search(m, kMlaAttn, {"mla_attn"})) mla_attn = cur.whole(m[1], "mla_attn");
+        if (cur.search(m, kLoraKv, {"n_lora_kv"})) lora_kv = cur.whole(m[1], "n_lora_kv");
+        if (cur.search(m, kIswa, {"KV cache, size"})) {
             pending_scope = m[1] == "SWA" ? "swa" : "base";
-            pending_cells = count(m[2], "cells");
+            pending_cells = cur.count(m[2], "cells");
             out.lines.push_back(line.substr(static_cast<std::size_t>(m.position(0))));
             llama = true;
             continue;
         }
-        if (search(m, kVllmVersion, {"LLM engine (v", "server version"})) {
+        if (cur.search(m, kVllmVersion, {"LLM engine (v", "server version"})) {
             out.version = group(m, 1, 2);
             vllm = true;
         }
-        if (search(m, kMaxSeqLen, {"max_seq_len=", "'max_model_len'"}))
-            out.max_model_len = count(group(m, 1, 2), "max_model_len");
-        if (search(m, kTp, {"tensor_parallel_size"}))
-            out.tensor_parallel = count(group(m, 1, 2), "tensor_parallel_size");
-        if (!out.tensor_parallel && search(m, kCliTp, {"--t"}))
-            out.tensor_parallel = count(m[1], "tensor-parallel size");
-        if (out.version.empty() && search(m, kLlamaBuild, {"build"})) {
+        if (cur.search(m, kMaxSeqLen, {"max_seq_len=", "'max_model_len'"}))
+            out.max_model_len = cur.count(group(m, 1, 2), "max_model_len");
+        if (cur.search(m, kTp, {"tensor_parallel_size"}))
+            out.tensor_parallel = cur.count(group(m, 1, 2), "tensor_parallel_size");
+        if (!out.tensor_parallel && cur.search(m, kCliTp, {"--t"}))
+            out.tensor_parallel = cur.count(m[1], "tensor-parallel size");
+        if (out.version.empty() && cur.search(m, kLlamaBuild, {"build"})) {
             if (m[1].matched) out.version = "b" + m[1].str();
             if (m[3].matched) out.version = m[3];
             if (m[4].matched) out.version = fmt::format("build {} ({})", m[4].str(), m[5].str());
         }
-        if (search(m, kKvDtype, {"kv_cache_dtype"})) out.kv_cache_dtype = group(m, 1, 2);
-        if (search(m, kBatched, {"max_num_batched_tokens"}))
-            out.max_num_batched_tokens = count(group(m, 1, 2), "max_num_batched_tokens");
-        if (search(m, kBlockSize, {"block_size", "block size"})) out.block_size = count(group(m, 1, 2), "block_size");
-        if (search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
-        if (search(m, kSglangPage, {"page_size="})) out.page_size = count(m[1], "page_size");
-        if (search(m, kSglangTp, {"tp_size="})) out.tensor_parallel = count(m[1], "tp_size");
-        if (search(m, kSglangDtype, {"kv_cache_dtype='"})) out.kv_cache_dtype = m[1];
-        if (search(m, kSglangSsmDtype, {"mamba_ssm_dtype='"})) out.mamba_ssm_dtype = m[1];
-        if (search(m, kSglangKvDtype, {"KV cache dtype: ", "KV Cache is allocated. dtype: "}))
+        if (cur.search(m, kKvDtype, {"kv_cache_dtype"})) out.kv_cache_dtype = group(m, 1, 2);
+        if (cur.search(m, kBatched, {"max_num_batched_tokens"}))
+            out.max_num_batched_tokens = cur.count(group(m, 1, 2), "max_num_batched_tokens");
+        if (cur.search(m, kBlockSize, {"block_size", "block size"}))
+            out.block_size = cur.count(group(m, 1, 2), "block_size");
+        if (cur.search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
+        if (cur.search(m, kSglangPage, {"page_size="})) out.page_size = cur.count(m[1], "page_size");
+        if (cur.search(m, kSglangTp, {"tp_size="})) out.tensor_parallel = cur.count(m[1], "tp_size");
+        if (cur.search(m, kSglangDtype, {"kv_cache_dtype='"})) out.kv_cache_dtype = m[1];
+        if (cur.search(m, kSglangSsmDtype, {"mamba_ssm_dtype='"})) out.mamba_ssm_dtype = m[1];
+        if (cur.search(m, kSglangKvDtype, {"KV cache dtype: ", "KV Cache is allocated. dtype: "}))
             out.kv_cache_dtype = m[1];
         std::smatch marker;
-        if (!search(marker, kMarker,
-                    {"llama_kv_cache", "llama_memory_recurrent", "KV self size",
-                     "GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
-                     "KV Cache is allocated.", "Mamba Cache is allocated.", "max_total_num_tokens="}))
+        if (!cur.search(marker, kMarker,
+                        {"llama_kv_cache", "llama_memory_recurrent", "KV self size",
+                         "GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
+                         "KV Cache is allocated.", "Mamba Cache is allocated.", "max_total_num_tokens="}))
             continue;
         std::string figure = line.substr(static_cast<std::size_t>(marker.position(0)));
         if (std::regex_search(figure, m, kLlamaCache)) {
             LoggedCache c;
             c.line = n;
-            c.size_mib = decimal(m[1], "size");
-            c.cells = count(m[2], "cells");
-            c.layers = count(m[3], "layers");
-            c.seqs = count(m[4], "seqs");
-            c.streams = m[5].matched ? count(m[5], "streams") : 1;
+            c.size_mib = cur.decimal(m[1], "size");
+            c.cells = cur.count(m[2], "cells");
+            c.layers = cur.count(m[3], "layers");
+            c.seqs = cur.count(m[4], "seqs");
+            c.streams = m[5].matched ? cur.count(m[5], "streams") : 1;
             if (m[6].matched) {
                 c.k_type = m[6];
-                c.k_mib = decimal(m[7], "K size");
+                c.k_mib = cur.decimal(m[7], "K size");
                 c.v_type = m[8];
-                c.v_mib = decimal(m[9], "V size");
+                c.v_mib = cur.decimal(m[9], "V size");
             }
             if (!pending_scope.empty()) {
                 c.scope = pending_scope;
                 pending_scope.clear();
             }
-            add_cache(c, figure);
+            cur.add_cache(out, c, figure);
             llama = true;
         } else if (std::regex_search(figure, m, kLlamaRecurrent)) {
             LoggedRecurrent r;
             r.line = n;
-            r.size_mib = decimal(m[1], "size");
-            r.cells = count(m[2], "cells");
-            r.layers = count(m[3], "layers");
-            r.seqs = count(m[4], "seqs");
+            r.size_mib = cur.decimal(m[1], "size");
+            r.cells = cur.count(m[2], "cells");
+            r.layers = cur.count(m[3], "layers");
+            r.seqs = cur.count(m[4], "seqs");
             if (m[5].matched) {
                 r.r_type = m[5];
-                r.r_mib = decimal(m[6], "R size");
+                r.r_mib = cur.decimal(m[6], "R size");
                 r.s_type = m[7];
-                r.s_mib = decimal(m[8], "S size");
+                r.s_mib = cur.decimal(m[8], "S size");
             }
             if (out.recurrent) {
-                fail(figure, fmt::format("a second recurrent state, after the one on line {}: the log holds more "
-                                         "than one start; give the lines of one",
-                                         out.recurrent->line));
+                cur.fail(figure, fmt::format("a second recurrent state, after the one on line {}: the log holds more "
+                                             "than one start; give the lines of one",
+                                             out.recurrent->line));
             }
             out.recurrent = r;
             llama = true;
         } else if (std::regex_search(figure, m, kSelfSize)) {
             LoggedCache c;
             c.line = n;
-            c.size_mib = decimal(m[1], "size");
+            c.size_mib = cur.decimal(m[1], "size");
             std::string first = m[2], second = m[5];
             if (first == "K" && second == "V") {
                 c.mla_off = mla_attn == 0 && lora_kv.value_or(0) > 0;
                 c.k_type = m[3];
-                c.k_mib = decimal(m[4], "K size");
+                c.k_mib = cur.decimal(m[4], "K size");
                 c.v_type = m[6];
-                c.v_mib = decimal(m[7], "V size");
+                c.v_mib = cur.decimal(m[7], "V size");
             } else if (first == "c^KV" && second == "kv^T") {
                 // ik_llama.cpp's MLA cache: the latent, and under -mla 1 without flash attention
                 // the latent's first kv_lora_rank values again, transposed (kv^T).
                 c.mla_latent = true;
                 c.k_type = m[3];
-                c.k_mib = decimal(m[4], "c^KV size");
+                c.k_mib = cur.decimal(m[4], "c^KV size");
                 if (m[6].matched) {
                     c.v_type = m[6];
-                    c.v_mib = decimal(m[7], "kv^T size");
+                    c.v_mib = cur.decimal(m[7], "kv^T size");
                 }
             } else {
-                fail(figure, fmt::format("a KV cache of {} and {} parts is not one kvcat reads (it reads K and V, "
-                                         "or ik_llama.cpp's c^KV and kv^T)",
-                                         first, second));
+                cur.fail(figure, fmt::format("a KV cache of {} and {} parts is not one kvcat reads (it reads K and V, "
+                                             "or ik_llama.cpp's c^KV and kv^T)",
+                                             first, second));
             }
             if (kv_size) {
                 c.cells = kv_size;
             } else if (n_ctx) {
                 c.cells = n_ctx;
             } else {
-                fail(figure, "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
+                cur.fail(figure,
+                         "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
             }
             c.streams = 1;
-            add_cache(c, figure);
+            cur.add_cache(out, c, figure);
             llama = true;
         } else if (std::regex_search(figure, m, kAvailable)) {
-            once("available", out.available_gib, decimal(m[1], "available KV cache memory"));
+            cur.once("available", out.available_gib, cur.decimal(m[1], "available KV cache memory"));
             vllm = true;
         } else if (std::regex_search(figure, m, kTokens)) {
-            once("tokens", out.tokens, count(m[1], "GPU KV cache size"));
+            cur.once("tokens", out.tokens, cur.count(m[1], "GPU KV cache size"));
             vllm = true;
         } else if (std::regex_search(figure, m, kConcurrency)) {
-            once("concurrency", out.concurrency, decimal(m[2], "maximum concurrency"));
-            if (!out.max_model_len) out.max_model_len = count(m[1], "tokens per request");
+            cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
+            if (!out.max_model_len) out.max_model_len = cur.count(m[1], "tokens per request");
             vllm = true;
         } else if (std::regex_search(figure, m, kSglangKv)) {
-            once("tokens", out.tokens, count(m[1], "#tokens"));
-            if (m[2].matched) once("k_gb", out.k_gb, decimal(m[2], "K size"));
-            if (m[3].matched) once("v_gb", out.v_gb, decimal(m[3], "V size"));
-            if (m[4].matched) once("kv_gb", out.kv_gb, decimal(m[4], "KV size"));
+            cur.once("tokens", out.tokens, cur.count(m[1], "#tokens"));
+            if (m[2].matched) cur.once("k_gb", out.k_gb, cur.decimal(m[2], "K size"));
+            if (m[3].matched) cur.once("v_gb", out.v_gb, cur.decimal(m[3], "V size"));
+            if (m[4].matched) cur.once("kv_gb", out.kv_gb, cur.decimal(m[4], "KV size"));
             sglang = true;
         } else if (std::regex_search(figure, m, kSglangMamba)) {
             if (m[4].matched) {
-                fail(figure,
-                     "SGLang's Mamba pool with speculative decoding keeps intermediate caches that kvcat does not "
-                     "model");
+                cur.fail(figure,
+                         "SGLang's Mamba pool with speculative decoding keeps intermediate caches that kvcat does not "
+                         "model");
             }
-            once("mamba_slots", out.mamba_slots, count(m[1], "max_mamba_cache_size"));
-            once("conv_state_gb", out.conv_state_gb, decimal(m[2], "conv_state size"));
-            once("ssm_state_gb", out.ssm_state_gb, decimal(m[3], "ssm_state size"));
+            cur.once("mamba_slots", out.mamba_slots, cur.count(m[1], "max_mamba_cache_size"));
+            cur.once("conv_state_gb", out.conv_state_gb, cur.decimal(m[2], "conv_state size"));
+            cur.once("ssm_state_gb", out.ssm_state_gb, cur.decimal(m[3], "ssm_state size"));
             sglang = true;
         } else if (std::regex_search(figure, m, kSglangTotal)) {
-            if (!out.tokens) out.tokens = count(m[1], "max_total_num_tokens");
+            if (!out.tokens) out.tokens = cur.count(m[1], "max_total_num_tokens");
             sglang = true;
         } else {
-            fail(figure, "this line carries an allocation figure but does not read as one kvcat knows");
+            cur.fail(figure, "this line carries an allocation figure but does not read as one kvcat knows");
         }
         out.lines.push_back(figure);
     }
