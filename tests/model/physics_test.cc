@@ -168,7 +168,11 @@ TEST(Roofline, MixtureOfExpertsReadsItsActiveWeightsOnly) {
 
 TEST(PhysicsRules, TpsAboveRooflineTrips) {
     LintResult r = lint_paths({test::fixture_path("tps-above-roofline/fail")});
-    ASSERT_EQ(r.diagnostics.size(), 1u);
+    // The Q4_K row, and a Q4_K_M row judged on its cache and state alone: 936 GB/s /
+    // (4,294,967,296 + 156,893,184) bytes = 210.25 tokens/s, far under its 99,999.
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_EQ(r.diagnostics[1].computed, "210.25");
+    EXPECT_EQ(r.diagnostics[1].stated, "99,999");
     const Diagnostic& d = r.diagnostics[0];
     EXPECT_EQ(d.rule, "tps-above-roofline");
     EXPECT_EQ(d.severity, Severity::error);
@@ -187,9 +191,11 @@ TEST(PhysicsRules, TpsWithinRooflinePasses) {
 
 TEST(PhysicsRules, ExceedsMemoryTrips) {
     LintResult r = lint_paths({test::fixture_path("exceeds-memory/fail")});
-    // The llama.cpp row at 256k, and a vLLM row whose state is bfloat16 (explain_test.cc).
-    ASSERT_EQ(r.diagnostics.size(), 2u);
-    EXPECT_EQ(r.diagnostics[1].computed, "24,405,007,328");
+    // The llama.cpp row at 256k, a Q4_K_M row whose weights count as none (two requests' caches
+    // and states alone), and a vLLM row whose state is bfloat16 (explain_test.cc).
+    ASSERT_EQ(r.diagnostics.size(), 3u);
+    EXPECT_EQ(r.diagnostics[1].computed, "34,673,524,736");  // 2 x (262,144 x 65,536 + 156,893,184)
+    EXPECT_EQ(r.diagnostics[2].computed, "24,405,007,328");
     const Diagnostic& d = r.diagnostics[0];
     EXPECT_EQ(d.rule, "exceeds-memory");
     EXPECT_EQ(d.severity, Severity::warning);

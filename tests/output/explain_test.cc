@@ -148,10 +148,12 @@ TEST(Catalog, ARowsFixedStateIsInItsOwnStateDtype) {
     fs::path db = tmp / "kvcat.db";
     build_catalog(lint.records, db);
     Table t = run_read_only(db, "SELECT record_id, fixed_state_bytes FROM kv_rows ORDER BY record_id");
-    ASSERT_EQ(t.rows.size(), 2u);
+    ASSERT_EQ(t.rows.size(), 3u);
     EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "kv-efficiency/llamacpp-qwen35-27b-rtx3090-256k");
     EXPECT_EQ(std::get<std::int64_t>(t.rows[0][1]), kQwen27bStateF32);
-    EXPECT_EQ(std::get<std::int64_t>(t.rows[1][1]), kQwen27bStateBf16);
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[1][1]), kQwen27bStateF32);  // the Q4_K_M row states no state dtype
+    EXPECT_EQ(std::get<std::string>(t.rows[2][0]), "kv-efficiency/vllm-qwen35-27b-rtx3090-bf16-state-15k-c8");
+    EXPECT_EQ(std::get<std::int64_t>(t.rows[2][1]), kQwen27bStateBf16);
 }
 
 TEST(Lint, AStateDtypeOnAModelWithNoFixedStateIsRefused) {

@@ -16,7 +16,7 @@ const Accelerator* accelerator_of(const RecordSet& set, const KvRow& row) {
 namespace {
 
 /// Everything a physics check needs about one point of a row, or nullopt when a figure is
-/// missing (no accelerator, weights of no exact size, an incomplete model).
+/// missing (no accelerator, an incomplete model). Weights of no exact size count as none.
 struct PointPhysics {
     const Model* model;
     const Accelerator* accelerator;
@@ -30,8 +30,16 @@ std::optional<PointPhysics> physics_of(const RecordSet& set, const KvRow& row, c
     const Accelerator* accelerator = accelerator_of(set, row);
     if (!model || !accelerator) return std::nullopt;
     auto weights = row_weights(*model, row.weight_quant, row.weight_bytes);
+    if (!weights) {
+        // A mixed recipe (Q4_K_M), MXFP4 or a format kvcat cannot size: the weights are counted as
+        // none, so the cache and the state alone bound the speed and the memory. A looser bound,
+        // but a true one; before, both rules passed such a row in silence (99,999 t/s on an RTX 4090).
+        weights = RowWeights{
+            Rational(0), Rational(0),
+            fmt::format("weights ({}: no exact size, counted as none)", row.weight_quant.value_or("no format named"))};
+    }
     auto bpe = element_bytes(row.kv_cache_dtype, row.v_cache_dtype);
-    if (!weights || !bpe) return std::nullopt;
+    if (!bpe) return std::nullopt;
     // The cache as the model record implies it: a row whose own figure is wrong is already an
     // error, and must not also be judged on that wrong figure.
     auto basis = model_basis(*model);
@@ -51,6 +59,9 @@ std::string per_request_terms(const PointPhysics& p, const MeasurementPoint& poi
 
 void tps_above_roofline(const Record& r, const RecordSet& set, std::vector<Diagnostic>& out) {
     if (!r.kv) return;
+    // With speculative decoding a step can emit several tokens a request (each accepted draft
+    // token), so one token per read of the weights and the cache bounds nothing.
+    if (r.kv->speculative_decoding && !r.kv->speculative_decoding->empty()) return;
     for (const auto& point : r.kv->points) {
         if (!point.tps_exact && !point.total_tps_exact) continue;
         try {
@@ -119,11 +130,14 @@ KVCAT_RULES(physics_rules) {
         RuleInfo{"tps-above-roofline", Severity::error,
                  "`measured_tps_at_ctx` above memory bandwidth / (active weights + concurrency x (KV at the context + "
                  "fixed state)), or `measured_total_tps_at_ctx` above concurrency times that; judged per point, the "
-                 "ceiling is printed",
+                 "ceiling is printed. Weights of no exact size (Q4_K_M, MXFP4) count as none, so the cache bounds "
+                 "alone; not applied to speculative decoding, which emits several tokens a step",
                  RuleStage::record, tps_above_roofline},
-        RuleInfo{"exceeds-memory", Severity::warning,
-                 "weights + KV at the context + fixed state exceed the accelerator's memory and no `offload` is stated",
-                 RuleStage::record, exceeds_memory},
+        RuleInfo{
+            "exceeds-memory", Severity::warning,
+            "weights + KV at the context + fixed state exceed the accelerator's memory and no `offload` is stated; "
+            "weights of no exact size count as none",
+            RuleStage::record, exceeds_memory},
     };
     return kRules;
 }
