@@ -1,6 +1,7 @@
 # libFuzzer targets (fuzz/): the record loader, the whole lint over one fuzzed record, the
-# prose-claim recogniser, the query filter parser, the benchmark importer and the whole
-# command line over a small records tree (cli). Built only when configured with
+# prose-claim recogniser, the query filter parser, the benchmark importer, the whole
+# command line over a small records tree (cli), the engine-log importer (import_log) and the
+# GGUF header reader with the model import of its metadata (gguf). Built only when configured with
 # -DKVCAT_FUZZ=ON and clang++:
 #
 #   cmake -S . -B build/helper-fuzz -DCMAKE_CXX_COMPILER=clang++ -DKVCAT_FUZZ=ON -DKVCAT_BUILD_TESTS=OFF
@@ -44,7 +45,7 @@ foreach(_sanitized IN ITEMS kvcat kvcat_tests)
 endforeach()
 
 set(_kvcat_fuzz_dir "${PROJECT_SOURCE_DIR}/fuzz")
-set(_kvcat_fuzz_targets record_loader lint claims filter bench_import cli)
+set(_kvcat_fuzz_targets record_loader lint claims filter bench_import cli import_log gguf)
 add_custom_target(kvcat_fuzzers)
 
 enable_testing()
@@ -75,7 +76,9 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     set(_candidates "${_kvcat_fuzz_dir}/seeds/${_name}")
     if(_name STREQUAL "bench_import")
         list(APPEND _candidates "${PROJECT_SOURCE_DIR}/tests/fixtures/import-bench")
-    elseif(NOT _name MATCHES "^(filter|cli)$")
+    elseif(_name STREQUAL "import_log")
+        list(APPEND _candidates "${PROJECT_SOURCE_DIR}/tests/fixtures/engine-logs")
+    elseif(NOT _name MATCHES "^(filter|cli|gguf)$")
         list(APPEND _candidates "${PROJECT_SOURCE_DIR}/records" "${PROJECT_SOURCE_DIR}/tests/fixtures")
     endif()
     foreach(_dir IN LISTS _candidates)
@@ -97,7 +100,7 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     # each run once: a known crash fails this test, not the short run, until it is fixed.
     set(_replay)
     foreach(_dir IN ITEMS "${PROJECT_SOURCE_DIR}/tests/hostile" "${_kvcat_fuzz_dir}/crashes/${_name}")
-        if(IS_DIRECTORY "${_dir}" AND NOT (_name MATCHES "^(filter|bench_import|cli)$" AND _dir MATCHES "tests/hostile$"))
+        if(IS_DIRECTORY "${_dir}" AND NOT (_name MATCHES "^(filter|bench_import|cli|import_log|gguf)$" AND _dir MATCHES "tests/hostile$"))
             list(APPEND _replay "${_dir}")
         endif()
     endforeach()
