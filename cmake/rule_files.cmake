@@ -2,6 +2,7 @@
 # src/check/rules/rules.h); tools/new-rule adds the line of a new one, and the ctest rule_files_listed
 # fails when a file of src/check/rules/ is missing here or a line names no file.
 set(KVCAT_RULE_SOURCES
+    src/check/rules/allocation_log_lines.cc
     src/check/rules/curve_rules.cc
     src/check/rules/engine_allocation.cc
     src/check/rules/engine_kv_dtype.cc

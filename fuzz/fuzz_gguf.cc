@@ -42,8 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const kvcat::GgufWeights& w = header.weights;
     check(w.alignment > 0 && (w.alignment & (w.alignment - 1)) == 0, "an alignment that is not a power of two");
-    check(w.data_offset <= w.file_size && w.data_bytes == w.file_size - w.data_offset,
-          "tensor data outside the file");
+    check(w.data_offset <= w.file_size && w.data_bytes == w.file_size - w.data_offset, "tensor data outside the file");
     kvcat::ImportOptions options;
     options.config_file = "fuzz.gguf";
     options.name = "Fuzz";

@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
+#include "engines/engine_log.h"
 #include "fuzz_check.h"
-#include "import/log_import.h"
 #include "load/yaml_loader.h"
 
 using kvcat::fuzz::check;

@@ -1,6 +1,6 @@
 // import-log's reading of a start-up log: the figures, the settings and the build it prints,
 // each from a real log of tests/fixtures/engine-logs/.
-#include "import/log_import.h"
+#include "engines/engine_log.h"
 
 #include <filesystem>
 #include <string>

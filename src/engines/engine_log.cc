@@ -1,4 +1,4 @@
-#include "import/log_import.h"
+#include "engines/engine_log.h"
 
 #include <algorithm>
 #include <charconv>
@@ -193,7 +193,7 @@ struct LogCursor {
 /// The longest line parse_engine_log searches, bytes.
 constexpr std::size_t kLongestLogLine = 8192;
 
-ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
+ParsedLog parse_engine_log(const std::string& text, const std::string& file, LogText kind) {
     ParsedLog out;
     bool llama = false, vllm = false, sglang = false;
     std::optional<std::int64_t> kv_size, n_ctx, mla_attn, lora_kv;
@@ -332,7 +332,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
                 c.cells = kv_size;
             } else if (n_ctx) {
                 c.cells = n_ctx;
-            } else {
+            } else if (kind == LogText::whole_log) {
                 cur.fail(figure,
                          "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
             }
@@ -380,7 +380,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file) {
         throw LogError(fmt::format("{}: this log has the allocation lines of more than one engine", file));
     }
     out.engine = llama ? Engine::llamacpp : vllm ? Engine::vllm : Engine::sglang;
-    if (out.engine == Engine::vllm && !out.tokens) {
+    if (out.engine == Engine::vllm && !out.tokens && kind == LogText::whole_log) {
         throw LogError(
             fmt::format("{}: a vLLM log without a 'GPU KV cache size' line (vLLM's V0 engine prints GPU "
                         "blocks instead, which kvcat does not model)",

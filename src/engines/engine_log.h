@@ -1,4 +1,5 @@
-// Reading an engine's start-up log into one allocation record.
+// Reading an engine's start-up log into one allocation record (import-log), and an allocation
+// record's log_lines again (the lint's allocation-log-lines).
 //
 // A llama.cpp, vLLM or SGLang server prints what it allocated when it starts; people paste
 // those lines into issues. This reads a whole log, or the pasted lines, and keeps what the
@@ -79,8 +80,14 @@ struct ParsedLog {
     std::string mamba_ssm_dtype;              ///< server args' mamba_ssm_dtype, when shown
 };
 
+/// What parse_engine_log reads: a whole log (or the lines pasted from one), or an allocation
+/// record's log_lines, which keep only the lines that carry a figure. In the record's lines a
+/// "KV self size" line may stand without the kv_size line that gives its cells, and a vLLM
+/// record without its tokens line; those are read for what they do give.
+enum class LogText { whole_log, record_lines };
+
 /// Reads `text` (the log); `file` names it in errors. Throws LogError.
-ParsedLog parse_engine_log(const std::string& text, const std::string& file);
+ParsedLog parse_engine_log(const std::string& text, const std::string& file, LogText kind = LogText::whole_log);
 
 /// The allocation record for `log`: id, model, engine, what it printed, the settings it shows,
 /// and `url` / `notes` when given; otherwise both are left as comments for a person to fill.
