@@ -98,15 +98,15 @@ void allocation_log_lines(const Record& r, const RecordSet& /*refs*/, std::vecto
             at = r.source->position(lines->items[static_cast<std::size_t>(n) - 1].mark);
             why = why.substr(why.find(':', std::string("log_lines:").size()) + 2);
         }
-        out.push_back(diag::finding("allocation-log-lines", at,
-                                    fmt::format("this line does not read as the engine's: {}", why)));
+        out.push_back(
+            diag::finding("allocation-log-lines", at, fmt::format("this line does not read as the engine's: {}", why)));
         return;
     }
     const YamlNode* engine = r.node("engine");
     if (engine && engine->is_scalar() && engine->value != name_of(log.engine)) {
-        out.push_back(diag::finding("allocation-log-lines", r.where("engine"),
-                                    fmt::format("engine is {}, but log_lines are {}'s lines", engine->value,
-                                                name_of(log.engine))));
+        out.push_back(diag::finding(
+            "allocation-log-lines", r.where("engine"),
+            fmt::format("engine is {}, but log_lines are {}'s lines", engine->value, name_of(log.engine))));
     }
     for (const LineFigure& f : figures_of(log)) {
         const YamlNode* held = r.node(f.key);
