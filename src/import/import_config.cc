@@ -144,8 +144,21 @@ void Importer::read_heads() {
         if (!r.has("qk_rope_head_dim")) missing_.push_back(r.path("qk_rope_head_dim"));
         if (r.has("num_key_value_heads")) {
             notes_.push_back(
-                "num_key_value_heads and the per-head widths are not recorded: an MLA layer caches one "
-                "compressed latent, not K and V per head.");
+                "num_key_value_heads is not recorded: an MLA layer caches one compressed latent, not K "
+                "and V per head.");
+        }
+        // The per-head widths the latent expands to: what an engine that runs MLA as plain
+        // attention caches (ik_llama.cpp -mla 0 keeps every head's K of qk_nope + qk_rope and V of
+        // v_head_dim). Without them that setting cannot be checked against its log.
+        auto nope = r.positive("qk_nope_head_dim");
+        auto v = r.positive("v_head_dim");
+        if (nope && d_.rope_dim && v) {
+            d_.head_dim = *nope + *d_.rope_dim;
+            d_.v_head_dim = v;
+            notes_.push_back(fmt::format(
+                "head_dim {} is qk_nope_head_dim {} + qk_rope_head_dim {}, and v_head_dim {}: the widths of the "
+                "heads the latent expands to, which only an engine that caches them (ik_llama.cpp -mla 0) keeps.",
+                *d_.head_dim, *nope, *d_.rope_dim, *v));
         }
         return;
     }

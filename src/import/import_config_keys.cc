@@ -319,8 +319,7 @@ constexpr ConfigKey kKeys[] = {
     ConfigKey{
         "qk_head_dim", K::ignored,
         "MLA's per-head query/key width (nope plus rope part): queries are not cached and the cache holds the latent"},
-    ConfigKey{"qk_nope_head_dim", K::ignored,
-              "MLA's per-head query/key width before compression: the cache holds the latent"},
+    ConfigKey{"qk_nope_head_dim", K::read, ""},
     ConfigKey{"qk_norm_type", K::ignored, kNumerics},
     ConfigKey{"qk_rope_head_dim", K::read, ""},
     ConfigKey{"qkv_bias", K::ignored, kBias},

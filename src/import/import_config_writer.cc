@@ -104,6 +104,10 @@ void Importer::write() {
         t += fmt::format("head_dim: {}\n", *d_.head_dim);
         if (d_.v_head_dim) t += fmt::format("v_head_dim: {}\n", *d_.v_head_dim);
     }
+    if (d_.mla && d_.head_dim && d_.v_head_dim) {
+        t += fmt::format("head_dim: {}\n", *d_.head_dim);
+        t += fmt::format("v_head_dim: {}\n", *d_.v_head_dim);
+    }
     t += "kv_layers:\n";
     t += fmt::format("  count: {}\n", n_full);
     if (kv.interval) {

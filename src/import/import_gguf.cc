@@ -34,7 +34,7 @@ constexpr std::array kArchKeys = {
     ArchKey{"attention.head_count", Use::read},
     ArchKey{"attention.head_count_kv", Use::read},
     ArchKey{"attention.key_length", Use::read},
-    ArchKey{"attention.key_length_mla", Use::ignored},  // MLA's per-head query/key width: the cache holds the latent
+    ArchKey{"attention.key_length_mla", Use::read},  // MLA's per-head query/key width, qk_nope + qk_rope
     ArchKey{"attention.kv_lora_rank", Use::read},
     ArchKey{"attention.layer_norm_epsilon", Use::ignored},
     ArchKey{"attention.layer_norm_rms_epsilon", Use::ignored},
@@ -42,7 +42,7 @@ constexpr std::array kArchKeys = {
     ArchKey{"attention.scale", Use::ignored},
     ArchKey{"attention.sliding_window", Use::read},
     ArchKey{"attention.value_length", Use::read},
-    ArchKey{"attention.value_length_mla", Use::ignored},  // MLA's per-head value width after up-projection
+    ArchKey{"attention.value_length_mla", Use::read},  // MLA's per-head value width after up-projection
     ArchKey{"attn_logit_softcapping", Use::ignored},
     ArchKey{"block_count", Use::read},
     ArchKey{"context_length", Use::read},
@@ -208,7 +208,17 @@ class Translator {
             // DeepSeek-V2/V3: kv_lora_rank and the RoPE part of the key (rope.dimension_count is
             // qk_rope_head_dim); head_count_kv and key_length describe the latent's expanded heads.
             if (auto rank = number("attention.kv_lora_rank", true)) c["kv_lora_rank"] = *rank;
-            if (auto rope = number("rope.dimension_count", true)) c["qk_rope_head_dim"] = *rope;
+            auto rope = number("rope.dimension_count", true);
+            if (rope) c["qk_rope_head_dim"] = *rope;
+            // The per-head widths the latent expands to, under the _mla keys of llama.cpp's
+            // converter (conversion/deepseek.py: key_length_mla is qk_nope + qk_rope, value_length_mla
+            // v_head_dim; key_length and value_length are the latent's).
+            auto k_mla = number("attention.key_length_mla", false);
+            auto v_mla = number("attention.value_length_mla", false);
+            if (rope && k_mla && v_mla && *k_mla > *rope) {
+                c["qk_nope_head_dim"] = *k_mla - *rope;
+                c["v_head_dim"] = *v_mla;
+            }
         } else {
             kv_heads(c);
             if (auto k = number("attention.key_length", false)) {

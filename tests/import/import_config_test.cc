@@ -19,9 +19,11 @@
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
+#include "engines/engine_ik_llama.h"
 #include "import/import_config.h"
 #include "kvcat_runner.h"
 #include "test_util.h"
+#include "vocab/dtype.h"
 
 namespace {
 
@@ -166,6 +168,23 @@ TEST(ImportConfig, DeepSeekMlaRoundTripsAndLintsClean) {
         says(r.text, "Multi-token prediction (num_nextn_predict_layers 1): 1 MTP attention layer is not counted"))
         << r.text;
     expect_same_architecture(m, shipped_model("models/deepseek-v3"));
+}
+
+TEST(ImportConfig, AnMlaModelKeepsTheHeadWidthsItsLatentExpandsTo) {
+    // qk_nope_head_dim + qk_rope_head_dim and v_head_dim were dropped, so ik_llama.cpp's -mla 0
+    // (every head's K and V) could not be worked out for an imported MLA model.
+    ImportResult r = kvcat::import_model_config(load_config("deepseek-v3.json"),
+                                                options_for("deepseek-v3.json", "DeepSeek-V3", 671, 37));
+    ASSERT_TRUE(r.ok()) << r.message();
+    ImportedTree tree(r.id, r.text);
+    const kvcat::Model& m = tree.model("models/deepseek-v3");
+    EXPECT_EQ(m.head_dim, 192);  // 128 + 64
+    EXPECT_EQ(m.v_head_dim, 128);
+    auto f16 = kvcat::find_cache_dtype("f16");
+    ASSERT_TRUE(f16);
+    kvcat::LlamaCacheBytes b = kvcat::ik_mla_off_bytes(m, *f16, *f16, 1);
+    // 61 layers x 128 heads x (192 + 128) elements x 2 bytes, one cell.
+    EXPECT_EQ(b.k + b.v, kvcat::Rational(61 * 128 * (192 + 128) * 2));
 }
 
 TEST(ImportConfig, GemmaSlidingPatternRoundTripsAndLintsClean) {

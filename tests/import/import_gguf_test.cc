@@ -195,6 +195,9 @@ TEST(ImportGguf, DeepSeekV3MlaGivesTheConfigsFigures) {
     // 61 x (512 + 64) x 2 bytes.
     Linted g(gguf);
     EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")), Rational(70272));
+    // The heads the latent expands to, from key_length_mla (qk_nope + qk_rope) and value_length_mla.
+    EXPECT_EQ(g.model().head_dim, 192);
+    EXPECT_EQ(g.model().v_head_dim, 128);
 }
 
 TEST(ImportGguf, LlamaQwen3MoeAndGemma3GiveTheirConfigsFigures) {
