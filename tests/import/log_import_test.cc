@@ -114,5 +114,22 @@ TEST(LogImport, AFigureLineThatDoesNotReadStopsTheImportWithItsLine) {
     }
 }
 
+TEST(LogImport, SglangsSlidingWindowPairOfPoolsIsRefusedByNameNotReadAsOnePool) {
+    // The lines of sgl-project/sglang pull request 18039 (MiMo-V2-Flash, tp 4): two pools, each
+    // with its own "KV Cache is allocated" line; read as one they were merged, the last winning.
+    std::string text =
+        "[2026-01-31 13:50:39 TP0] Use sliding window memory pool. full_layer_tokens=375360, "
+        "swa_layer_tokens=300288\n"
+        "[2026-01-31 13:50:39 TP0] KV Cache is allocated. #tokens: 300288, K size: 8.38 GB, V size: 5.59 GB\n";
+    try {
+        parse_engine_log(text, "swa.log");
+        ADD_FAILURE() << "read as one pool";
+    } catch (const LogError& e) {
+        EXPECT_NE(std::string(e.what()).find("swa.log:1: SGLang's sliding-window memory pool keeps two pools"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace kvcat
