@@ -11,6 +11,7 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/id_engine_tag.cc
     src/check/rules/id_invisible_character.cc
     src/check/rules/kv_rules.cc
+    src/check/rules/measured_without_card.cc
     src/check/rules/loader_rules.cc
     src/check/rules/memory_reported.cc
     src/check/rules/physics_rules.cc

@@ -185,7 +185,19 @@ int run_import_bench(const ImportBenchOptions& o) {
             return ExitCode::failure;
         }
     }
-    if (!o.accelerator.empty()) options.accelerator = o.accelerator;
+    if (!o.accelerator.empty()) {
+        options.accelerator = o.accelerator;
+    } else {
+        // The record says why it names no card (measured-without-card): what the file says of it.
+        options.unstated_accelerator =
+            run.gpu_info ? fmt::format(
+                               "the file names the card as '{}', and no accelerator record was given for it "
+                               "(import-bench --accelerator)",
+                               *run.gpu_info)
+                         : std::string(
+                               "the benchmark file names no card, and none was given (import-bench "
+                               "--accelerator)");
+    }
     if (!o.provenance.empty()) options.provenance = o.provenance;
     if (!o.id.empty()) options.id = o.id;
     options.methodology = draft_methodology(run, o.files);

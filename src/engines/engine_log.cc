@@ -175,6 +175,16 @@ struct LogCursor {
                                [&](std::string_view needle) { return line.find(needle) != std::string::npos; });
         return any && std::regex_search(line, found, re);
     }
+    /// SGLang's sliding-window pool (SWAKVPool) prints its two pools' tokens, then a "KV Cache is
+    /// allocated" line for each; kvcat models one pool, so the pair is refused rather than read
+    /// as one (the lines as sgl-project/sglang pull request 18039 shows them).
+    void refuse_unmodelled_pools() const {
+        if (line.find("Use sliding window memory pool.") != std::string::npos) {
+            fail(line,
+                 "SGLang's sliding-window memory pool keeps two pools (full-attention and sliding layers), which "
+                 "kvcat does not model; the log is refused rather than read as one pool");
+        }
+    }
     /// A cache added to `out`, unless one of its scope is there already.
     void add_cache(ParsedLog& out, const LoggedCache& c, const std::string& shown) const {
         for (const auto& other : out.caches) {
@@ -255,14 +265,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file, Log
         if (cur.search(m, kSglangSsmDtype, {"mamba_ssm_dtype='"})) out.mamba_ssm_dtype = m[1];
         if (cur.search(m, kSglangKvDtype, {"KV cache dtype: ", "KV Cache is allocated. dtype: "}))
             out.kv_cache_dtype = m[1];
-        // SGLang's sliding-window pool (SWAKVPool) prints its two pools' tokens, then a "KV Cache is
-        // allocated" line for each; kvcat models one pool, so the pair is refused rather than
-        // read as one (the lines as sgl-project/sglang pull request 18039 shows them).
-        if (line.find("Use sliding window memory pool.") != std::string::npos) {
-            cur.fail(line,
-                     "SGLang's sliding-window memory pool keeps two pools (full-attention and sliding layers), "
-                     "which kvcat does not model; the log is refused rather than read as one pool");
-        }
+        cur.refuse_unmodelled_pools();
         std::smatch marker;
         if (!cur.search(marker, kMarker,
                         {"llama_kv_cache", "llama_memory_recurrent", "KV self size",

@@ -369,6 +369,9 @@ void write_head(const SkeletonPlan& plan, std::string& t) {
     t += fmt::format("id: {}\n", yaml_inline(plan.id));
     t += fmt::format("model: {}\n", yaml_inline(in.model_id));
     t += fmt::format("accelerator: {}\n", in.accelerator_id ? yaml_inline(*in.accelerator_id) : "null");
+    if (!in.accelerator_id && opt.unstated_accelerator) {
+        t += fmt::format("unstated:\n  accelerator: {}\n", yaml_inline(*opt.unstated_accelerator));
+    }
     t += fmt::format("engine: {}\n", yaml_inline(opt.engine));
     t += fmt::format("engine_version: {}\n", opt.engine_version ? yaml_inline(*opt.engine_version) : "null");
     t += fmt::format("weight_quant: {}\n", opt.weight_quant ? yaml_inline(*opt.weight_quant) : "null");

@@ -26,11 +26,14 @@
 namespace kvcat {
 
 struct SkeletonOptions {
-    std::string model;                        ///< models/NAME (or NAME)
-    std::string engine;                       ///< llama.cpp, vLLM, ...
-    std::string kv_dtype;                     ///< a name from cache_dtypes()
-    std::int64_t context = 0;                 ///< tokens
-    std::optional<std::string> accelerator;   ///< accelerators/NAME (or NAME); null when absent
+    std::string model;                       ///< models/NAME (or NAME)
+    std::string engine;                      ///< llama.cpp, vLLM, ...
+    std::string kv_dtype;                    ///< a name from cache_dtypes()
+    std::int64_t context = 0;                ///< tokens
+    std::optional<std::string> accelerator;  ///< accelerators/NAME (or NAME); null when absent
+    /// Why no accelerator record applies, written as unstated.accelerator when `accelerator` is
+    /// absent (import-bench: what the file says of the card).
+    std::optional<std::string> unstated_accelerator;
     std::optional<std::string> weight_quant;  ///< null when absent
     std::optional<std::string> id;            ///< kv-efficiency/NAME (or NAME); default: default_kv_id()
     /// When non-empty, the record is a curve: one `measurements:` item per point, each with its

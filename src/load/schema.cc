@@ -112,6 +112,11 @@ constexpr std::array kKvGroupFields = {
     FieldSpec{"v_head_dim", F::integer, false, false, "V's elements per head when they differ from K's", {}, {}, true},
 };
 
+constexpr std::array kUnstatedFields = {
+    FieldSpec{"accelerator", F::string, false, false,
+              "why no accelerator record applies: what the source says of the card and what it leaves out"},
+};
+
 constexpr std::array kMlaFields = {
     FieldSpec{"kv_lora_rank", F::integer, true, false, "rank of the compressed KV latent, elements", {}, {}, true},
     FieldSpec{"qk_rope_head_dim", F::integer, true, false, "decoupled RoPE key width, elements", {}, {}, true},
@@ -549,6 +554,13 @@ constexpr std::array kKvFields = {
     FieldSpec{"context_extension", F::string, false, true, "how a context above the model's native one was reached"},
     FieldSpec{"offload", F::string, false, true,
               "what was kept off the accelerator (weights or cache in host memory), when anything was"},
+    FieldSpec{"unstated",
+              F::mapping,
+              false,
+              false,
+              "what the source leaves unsaid that the row would otherwise state, each with why",
+              {},
+              kUnstatedFields},
     FieldSpec{"gpus",
               F::integer,
               false,

@@ -257,6 +257,11 @@ TEST(ImportBenchCli, TheLlamaBenchReadmeRunImportsLintsAndQueries) {
     ASSERT_EQ(r.status, 0) << r.err;
     std::string text = test::read_file(runner.dir() / file);
     EXPECT_NE(text.find("accelerator: null\n"), std::string::npos) << text;
+    // ... and the record says why, from the file's gpu_info (measured-without-card).
+    EXPECT_NE(text.find("unstated:\n  accelerator: \"the file names the card as 'NVIDIA GeForce RTX 4080', and no "
+                        "accelerator record was given for it (import-bench --accelerator)\"\n"),
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("weight_quant: Q4_K_M\nkv_cache_dtype: f16\nweight_bytes: 4677120000\n"), std::string::npos)
         << text;
     // 28 layers x 4 kv heads x 128 x 2 (K and V) x 2 bytes (f16) = 57,344 bytes a token
