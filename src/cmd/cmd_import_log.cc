@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 struct ImportLogOptions {
     std::string log;
     std::string model;
+    std::string engine;
     std::string engine_version;
     std::string id;
     std::string url;
@@ -54,6 +55,16 @@ bool reads_back(const std::string& text, const std::string& log) {
     return true;
 }
 
+/// The name an allocation record gives a fork or an application built on llama.cpp, from how a
+/// person may type it; empty when `typed` names none of them.
+std::string llama_family_name(const std::string& typed) {
+    if (names_ik_llama(typed)) return "ik_llama.cpp";
+    if (typed == "LM Studio" || typed == "lm-studio" || typed == "lmstudio") return "LM Studio";
+    if (typed == "ollama") return "ollama";
+    if (typed == "llama.cpp") return "llama.cpp";
+    return "";
+}
+
 int run_import_log(const ImportLogOptions& o) {
     std::string why;
     auto bytes = read_bounded(o.log, kMaxLogBytes, why);
@@ -67,6 +78,17 @@ int run_import_log(const ImportLogOptions& o) {
     } catch (const LogError& e) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
+    }
+    if (!o.engine.empty()) {
+        std::string name = llama_family_name(o.engine);
+        if (name.empty() || parsed.engine != Engine::llamacpp) {
+            spdlog::error(
+                "{}: --engine {} names a fork or an application of llama.cpp (ik_llama.cpp, LM Studio, "
+                "ollama), but this log's lines are {}'s",
+                escape_for_terminal(o.log), escape_for_terminal(o.engine), name_of(parsed.engine));
+            return ExitCode::failure;
+        }
+        parsed.engine_name = name;
     }
     std::string model = o.model.starts_with("models/") ? o.model : "models/" + o.model;
     fs::path out_path(o.out);
@@ -100,6 +122,9 @@ void setup_import_log(CLI::App& app, int& exit_code) {
     CLI::App* sub = app.add_subcommand("import-log", "Write an allocation record from an engine's start-up log");
     sub->add_option("log", o->log, "The log: a whole start-up log, or the lines pasted from an issue")->required();
     sub->add_option("--model", o->model, "The model record the engine ran, models/NAME")->required();
+    sub->add_option("--engine", o->engine,
+                    "The engine that printed llama.cpp's lines, when it is a fork or an application built on it: "
+                    "ik_llama.cpp, LM Studio or ollama (default: llama.cpp)");
     sub->add_option("--engine-version", o->engine_version,
                     "The engine's build or release (default: what the log prints, else null)");
     sub->add_option("--id", o->id, "The record id, allocations/NAME (default: from --out, else the log's name)");

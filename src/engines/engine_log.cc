@@ -433,7 +433,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
     }
     t += fmt::format("id: {}\n", id);
     t += fmt::format("model: {}\n", model_id);
-    t += fmt::format("engine: {}\n", name_of(log.engine));
+    t += fmt::format("engine: {}\n", log.engine_name.empty() ? std::string(name_of(log.engine)) : log.engine_name);
     std::string version = engine_version.empty() ? log.version : engine_version;
     t += fmt::format("engine_version: {}\n", version.empty() ? "null" : quoted(version));
     auto cache = [&](const char* key, const LoggedCache& c) {

@@ -60,6 +60,9 @@ struct LoggedRecurrent {
 
 struct ParsedLog {
     Engine engine = Engine::llamacpp;
+    /// The engine as the record names it when it is not `engine` itself: a fork or an application
+    /// built on it (ik_llama.cpp, LM Studio, ollama print llama.cpp's lines). Empty: name_of(engine).
+    std::string engine_name;
     std::string version;              ///< as the log prints it, when it does
     std::vector<std::string> lines;   ///< every line that was read, as printed (trimmed)
     std::vector<LoggedCache> caches;  ///< llama.cpp

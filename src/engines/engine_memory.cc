@@ -20,7 +20,7 @@ bool names_ik_llama(std::string_view text) {
 
 std::optional<Engine> parse_engine(std::string_view text) {
     if (text == "llama.cpp" || text == "llamacpp" || text == "llama-server" || text == "ollama" ||
-        text == "lm-studio" || text == "lmstudio" || names_ik_llama(text))
+        text == "lm-studio" || text == "lmstudio" || text == "LM Studio" || names_ik_llama(text))
         return Engine::llamacpp;
     if (text == "vllm") return Engine::vllm;
     if (text == "sglang") return Engine::sglang;

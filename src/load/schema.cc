@@ -276,7 +276,9 @@ constexpr std::array kAcceleratorFields = {
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };
 
-constexpr std::array<std::string_view, 3> kAllocationEngines = {"llama.cpp", "vllm", "sglang"};
+// A fork or an application that embeds llama.cpp is named as it is; its lines are llama.cpp's.
+constexpr std::array<std::string_view, 6> kAllocationEngines = {"llama.cpp", "ik_llama.cpp", "LM Studio",
+                                                                "ollama",    "vllm",         "sglang"};
 constexpr std::array<std::string_view, 3> kCacheScopes = {"base", "swa", "all"};
 
 constexpr std::array kLoggedCacheFields = {
@@ -345,7 +347,8 @@ constexpr std::array kLoggedSglangFields = {
 constexpr std::array kAllocationFields = {
     FieldSpec{"id", F::string, true, false, "allocations/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"model", F::reference, true, false, "the model record the engine ran"},
-    FieldSpec{"engine", F::enumeration, true, false, "the engine that printed the log", kAllocationEngines},
+    FieldSpec{"engine", F::enumeration, true, false, "the engine that printed the log, named as it is",
+              kAllocationEngines},
     FieldSpec{"engine_version", F::string, true, true, "the build or release, or null when the log does not say"},
     FieldSpec{"kv_cache",
               F::mapping,

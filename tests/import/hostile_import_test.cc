@@ -221,6 +221,17 @@ TEST_F(HostileImportLog, ACommaDecimalAndTerminalColoursReadAsTheEnginePrintedTh
     EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
 }
 
+TEST_F(HostileImportLog, EngineNamesAForkOfLlamaCppAndOnlyOverLlamaCppLines) {
+    // ik_llama.cpp's logs were all filed as llama.cpp: the record now names the fork, and its
+    // lines are still read and checked as llama.cpp's.
+    Outcome ik = import_log("ik.log", kCacheLine + "\n", {"--engine", "ik-llama"});
+    EXPECT_EQ(ik.status, 0) << ik.err;
+    EXPECT_TRUE(contains(ik.out, "\nengine: ik_llama.cpp\n")) << ik.out;
+    Outcome vllm = import_log("v.log", "GPU KV cache size: 1,000 tokens\n", {"--engine", "LM Studio"});
+    EXPECT_EQ(vllm.status, 2) << vllm.out;
+    EXPECT_TRUE(contains(vllm.err, "--engine LM Studio names a fork or an application of llama.cpp")) << vllm.err;
+}
+
 TEST_F(HostileImportLog, ANameOrOptionOfSeveralLinesNeverBecomesKeysOfTheRecord) {
     // A log named "a<LF>url: x.log" wrote "url: x.log..." as a key of the record, which linted.
     Outcome named = import_log("a\nurl: x.log", kCacheLine + "\n");
