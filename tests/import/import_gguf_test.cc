@@ -147,21 +147,25 @@ TEST(ImportGguf, Qwen35HybridGivesTheConfigsFigures) {
     EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")), Rational(65536));
 }
 
-TEST(ImportGguf, GptOssIswaGivesTheConfigsFigures) {
-    TempDir dir;
+/// gpt-oss-20b's attention keys as llama.cpp's converter writes them, with `blocks` blocks.
+GgufHeader gpt_oss_header(std::uint32_t blocks) {
     GgufHeader h;
     h.set("general.architecture", std::string("gpt-oss"))
-        .set("gpt-oss.block_count", 24u)
+        .set("gpt-oss.block_count", blocks)
         .set("gpt-oss.context_length", 131072u)
         .set("gpt-oss.embedding_length", 2880u)
         .set("gpt-oss.attention.head_count", 64u)
         .set("gpt-oss.attention.head_count_kv", 8u)
         .set("gpt-oss.attention.key_length", 64u)
         .set("gpt-oss.attention.value_length", 64u)
-        .set("gpt-oss.attention.sliding_window", 128u)
-        .set("gpt-oss.expert_count", 32u)
-        .set("gpt-oss.expert_used_count", 4u)
-        .set("gpt-oss.rope.scaling.factor", 32.0f);
+        .set("gpt-oss.attention.sliding_window", 128u);
+    return h;
+}
+
+TEST(ImportGguf, GptOssIswaGivesTheConfigsFigures) {
+    TempDir dir;
+    GgufHeader h = gpt_oss_header(24);
+    h.set("gpt-oss.expert_count", 32u).set("gpt-oss.expert_used_count", 4u).set("gpt-oss.rope.scaling.factor", 32.0f);
     ImportResult gguf = from_gguf(h, dir, "gpt-oss-20b-mxfp4.gguf");
     expect_same_figures(from_config("gpt-oss-20b.json"), gguf, "gpt-oss-20b-mxfp4.gguf");
     // 12 full layers x 8 x 64 x 2 x 2 bytes grow; the 12 sliding ones hold 128 tokens.
@@ -344,17 +348,7 @@ TEST(ImportGguf, AKeyGivenTwiceIsRefusedAsLlamaCppRefusesIt) {
 TEST(ImportGguf, ABlockCountNoModelHasIsRefusedBeforeAnyListIsBuilt) {
     // gpt-oss with block_count 10^8 built a list of 10^8 layer types: 17 GB, and no end.
     TempDir dir;
-    GgufHeader h;
-    h.set("general.architecture", std::string("gpt-oss"))
-        .set("gpt-oss.block_count", 100000000u)
-        .set("gpt-oss.context_length", 131072u)
-        .set("gpt-oss.embedding_length", 2880u)
-        .set("gpt-oss.attention.head_count", 64u)
-        .set("gpt-oss.attention.head_count_kv", 8u)
-        .set("gpt-oss.attention.key_length", 64u)
-        .set("gpt-oss.attention.value_length", 64u)
-        .set("gpt-oss.attention.sliding_window", 128u);
-    ImportResult r = from_gguf(h, dir, "deep.gguf");
+    ImportResult r = from_gguf(gpt_oss_header(100000000u), dir, "deep.gguf");
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "gpt-oss.block_count is 100000000; no model has that many layers"))
         << r.message();
