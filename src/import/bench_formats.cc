@@ -669,35 +669,8 @@ bool is_sglang_serving_line(const json& j) {
 }
 
 std::optional<json> parse_python_json_line(std::string_view line) {
-    std::string out;
-    out.reserve(line.size() + 16);
-    bool in_string = false;
     bool rewrote = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (in_string) {
-            out += c;
-            if (c == '\\' && i + 1 < line.size()) {
-                out += line[++i];
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') in_string = true;
-        bool matched = false;
-        for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
-            if (line.substr(i, word.size()) == word) {
-                out += '"';
-                out += word;
-                out += '"';
-                i += word.size() - 1;
-                matched = rewrote = true;
-                break;
-            }
-        }
-        if (!matched) out += c;
-    }
+    std::string out = python_floats_as_strings(line, rewrote);
     if (!rewrote) return std::nullopt;
     try {
         return parse_json_input(out);

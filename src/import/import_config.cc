@@ -14,6 +14,7 @@
 #include "import/import_config_keys.h"
 #include "import/import_config_stages.h"
 #include "model/kv_math.h"
+#include "support/json_input.h"
 #include "support/rational.h"
 
 namespace kvcat {
@@ -531,40 +532,8 @@ std::string yaml_folded(std::string_view text, int indent, std::size_t width) {
 }
 
 json parse_config_json(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            out += c;
-            if (c == '\\' && i + 1 < text.size()) {
-                out += text[++i];
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-            out += c;
-            continue;
-        }
-        bool matched = false;
-        for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
-            if (text.substr(i, word.size()) == word) {
-                // Kept as the text "NaN": a key kvcat reads then says it is not a number, where a
-                // null read as absent (num_key_value_heads: NaN gave every head its own K and V).
-                out += '"';
-                out += word;
-                out += '"';
-                i += word.size() - 1;
-                matched = true;
-                break;
-            }
-        }
-        if (!matched) out += c;
-    }
+    bool rewrote = false;
+    std::string out = python_floats_as_strings(text, rewrote);
     return json::parse(out);
 }
 

@@ -57,6 +57,39 @@ struct Frame {
 
 }  // namespace
 
+std::string python_floats_as_strings(std::string_view text, bool& rewrote) {
+    std::string out;
+    out.reserve(text.size() + 16);
+    bool in_string = false;
+    rewrote = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) {
+                out += text[++i];
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') in_string = true;
+        bool matched = false;
+        for (std::string_view word : {"-Infinity", "Infinity", "NaN"}) {
+            if (text.substr(i, word.size()) == word) {
+                out += '"';
+                out += word;
+                out += '"';
+                i += word.size() - 1;
+                matched = rewrote = true;
+                break;
+            }
+        }
+        if (!matched) out += c;
+    }
+    return out;
+}
+
 std::pair<int, int> json_line_column(std::string_view text, std::size_t offset) {
     int line = 1, column = 1;
     for (std::size_t i = 0; i < offset && i < text.size(); ++i) {

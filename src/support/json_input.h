@@ -42,6 +42,12 @@ std::optional<DuplicateKey> first_duplicate_key(std::string_view text);
 /// "the key 'k' appears twice in one object, at 3:5 and at 7:5; ..." for a DuplicateKey.
 std::string duplicate_key_message(const DuplicateKey& d);
 
+/// `text` with Python's NaN, Infinity and -Infinity outside strings (json.dumps writes them; JSON
+/// has no such numbers) turned into the JSON strings "NaN", "Infinity" and "-Infinity", so that a
+/// field that must be a number says it is not one rather than reading as absent. `rewrote` says
+/// whether any was.
+std::string python_floats_as_strings(std::string_view text, bool& rewrote);
+
 /// The line and column of byte `offset` of `text`.
 std::pair<int, int> json_line_column(std::string_view text, std::size_t offset);
 
