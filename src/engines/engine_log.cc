@@ -188,7 +188,7 @@ struct LogCursor {
     /// A cache added to `out`, unless one of its scope is there already.
     void add_cache(ParsedLog& out, const LoggedCache& c, const std::string& shown) const {
         for (const auto& other : out.caches) {
-            if (other.scope == c.scope) {
+            if ((other.scope == "swa") == (c.scope == "swa")) {  // both would be the record's one kv_cache or swa_cache
                 fail(shown, fmt::format("a second cache of scope {}, after the one on line {}: the log holds more "
                                         "than one start, or a cache kvcat does not model; give the lines of one start",
                                         c.scope, other.line));
