@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "check/lint.h"
+#include "check/rule_registry.h"
 #include "fuzz_check.h"
 #include "load/records.h"
 #include "load/yaml_loader.h"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "check/record_claims.h"
+#include "check/rule_registry.h"
 #include "fuzz_check.h"
 #include "load/records.h"
 #include "load/yaml_loader.h"

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <vector>
 
+#include "check/rule_registry.h"
 #include "support/diagnostic.h"
 
 // KVCAT_TEST_SANITIZED: the suite is built with AddressSanitizer, by g++ (which says so with

@@ -21,9 +21,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "check/findings.h"
 #include "check/record_claims.h"
+#include "check/rule_registry.h"
 #include "check/rules/rules.h"
 #include "load/data_dirs.h"
+#include "load/load_findings.h"
 #include "load/records_root.h"
 #include "support/suggest.h"
 

@@ -1,5 +1,7 @@
 #include "check/rule_list.h"
 
+#include "check/rule_registry.h"
+
 #include <algorithm>
 #include <array>
 

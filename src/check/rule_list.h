@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "check/rule_registry.h"
 #include "support/diagnostic.h"
 
 namespace kvcat {

@@ -5,6 +5,8 @@
 // KVCAT_RULE_FILE(<name>) per listed file, so a new rule is a new file and its line in that
 // list (tools/new-rule writes both): the registry calls every file's function by name, and
 // a listed file that lacks it fails to link.
+#include "check/rule_registry.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>

@@ -9,6 +9,7 @@
 
 #include "check/lint.h"
 #include "check/rule_list.h"
+#include "check/rule_registry.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "load/data_dirs.h"

@@ -1,5 +1,7 @@
 #include "load/records.h"
 
+#include "load/load_findings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>

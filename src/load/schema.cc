@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "load/load_findings.h"
 #include "support/rational.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"

@@ -1,5 +1,6 @@
 #include "load/yaml_loader.h"
 
+#include "load/load_findings.h"
 #include "load/scalar_lift.h"
 #include "support/bounded_read.h"
 #include "support/content_hash.h"

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "check/rule_registry.h"
 #include "support/hidden_text.h"
 
 namespace kvcat {

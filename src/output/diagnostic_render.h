@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "check/rule_registry.h"
 #include "support/diagnostic.h"
 
 namespace kvcat {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "check/lint.h"
+#include "check/rule_registry.h"
 #include "support/diagnostic.h"
 #include "test_util.h"
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "check/findings.h"
 #include "check/lint.h"
 #include "check/record_claims.h"
 #include "output/explain.h"

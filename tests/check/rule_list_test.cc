@@ -8,8 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check/findings.h"
 #include "check/rule_list.h"
+#include "check/rule_registry.h"
 #include "kvcat_runner.h"
+#include "load/load_findings.h"
 #include "support/diagnostic.h"
 
 namespace {
@@ -48,6 +51,31 @@ TEST(RuleRegistry, FactoriesTakeTheSeverityFromTheRegistry) {
     EXPECT_EQ(kvcat::diag::alias(pos).severity, kvcat::Severity::error);
     ASSERT_NE(kvcat::find_rule_info("exceeds-memory"), nullptr);
     EXPECT_EQ(kvcat::find_rule_info("no-such-rule"), nullptr);
+}
+
+TEST(RuleRegistry, TheLoadersFindingsAreRegisteredAsTheErrorsTheLoaderMakes) {
+    // The loader (src/load/) makes its findings without the registry, which is a later stage:
+    // each is an error, so each of its rules must be registered as a loader rule and an error,
+    // and arith-overflow, which the schema also reports, as an error.
+    auto loader = kvcat::loader_rules();
+    ASSERT_EQ(loader.size(), 17u);
+    for (const kvcat::LoaderRule& rule : loader) {
+        const RuleInfo* info = kvcat::find_rule_info(rule.id);
+        ASSERT_NE(info, nullptr) << rule.id;
+        EXPECT_EQ(info->stage, RuleStage::loader) << rule.id;
+        EXPECT_EQ(info->severity, kvcat::Severity::error) << rule.id;
+        EXPECT_EQ(info->summary, rule.summary) << rule.id;
+    }
+    std::size_t registered = std::count_if(all_rules().begin(), all_rules().end(),
+                                           [](const RuleInfo& r) { return r.stage == RuleStage::loader; });
+    EXPECT_EQ(registered, loader.size());
+    ASSERT_NE(kvcat::find_rule_info("arith-overflow"), nullptr);
+    EXPECT_EQ(kvcat::find_rule_info("arith-overflow")->severity, kvcat::Severity::error);
+    kvcat::Position pos{"x.yaml", 3, 7};
+    auto overflow = kvcat::diag::overflow(pos, "'n' = 99999999999999999999");
+    EXPECT_EQ(overflow.rule, "arith-overflow");
+    EXPECT_EQ(overflow.severity, kvcat::Severity::error);
+    EXPECT_EQ(overflow.message, "'n' = 99999999999999999999 does not fit in 64 bits");
 }
 
 TEST(RuleList, FormatsRoundTrip) {

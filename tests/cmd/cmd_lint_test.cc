@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "check/rule_registry.h"
 #include "kvcat_runner.h"
 
 namespace kvcat::test {

@@ -41,6 +41,7 @@
 #include <gtest/gtest.h>
 
 #include "check/lint.h"
+#include "check/rule_registry.h"
 #include "output/explain.h"
 #include "support/diagnostic.h"
 #include "support/hidden_text.h"

@@ -1,4 +1,7 @@
 #include "output/diagnostic_render.h"
+#include "check/findings.h"
+#include "check/rule_registry.h"
+#include "load/load_findings.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "model/curve_checks.h"
 #include "model/kv_math.h"

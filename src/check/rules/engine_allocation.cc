@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "engines/allocation_check.h"
 

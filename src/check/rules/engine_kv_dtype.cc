@@ -42,6 +42,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "load/records.h"
 #include "vocab/dtype.h"

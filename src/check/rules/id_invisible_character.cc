@@ -4,6 +4,7 @@
 // character in a file name reaches terminals, links and the catalog.
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "support/hidden_text.h"
 

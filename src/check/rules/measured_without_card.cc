@@ -5,6 +5,7 @@
 // `unstated.accelerator`. Saying both (a card and that the source names none) is a contradiction.
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "load/records.h"
 

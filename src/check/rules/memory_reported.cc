@@ -4,7 +4,9 @@
 // verdict on that card.
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
+#include "load/load_findings.h"
 #include "model/physics.h"
 
 namespace kvcat::rules {

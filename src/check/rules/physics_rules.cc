@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
+#include "load/load_findings.h"
 #include "model/kv_math.h"
 #include "model/physics.h"
 #include "vocab/dtype.h"

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/record_claims.h"
 #include "check/rules/rules.h"
 #include "model/kv_math.h"

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 
 namespace kvcat::rules {

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "support/suggest.h"
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check/lint.h"
+#include "check/rule_registry.h"
 #include "support/diagnostic.h"
 
 /// The rules one file of src/check/rules/ declares: `KVCAT_RULES(kv_rules) { static constexpr

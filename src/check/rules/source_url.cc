@@ -3,6 +3,7 @@
 // source with an address and the date it was published or read.
 #include <fmt/format.h>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 
 namespace kvcat::rules {

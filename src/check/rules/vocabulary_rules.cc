@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "check/findings.h"
 #include "check/rules/rules.h"
 #include "load/schema.h"
 #include "support/suggest.h"
