@@ -15,7 +15,6 @@
 #include <string>
 #include <string_view>
 
-#include "check/lint.h"
 #include "support/table.h"
 
 namespace kvcat {

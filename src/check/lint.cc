@@ -28,61 +28,12 @@
 #include "load/data_dirs.h"
 #include "load/load_findings.h"
 #include "load/records_root.h"
+#include "load/records_walk.h"
 #include "support/suggest.h"
 
 namespace kvcat {
 
 namespace fs = std::filesystem;
-
-RecordSet::RecordSet(std::vector<Record> records) : records_(std::move(records)) {
-    // A record whose id matches its path owns the id: a file elsewhere that claims it (a row
-    // calling itself models/x) cannot take it over and break the rows that name the model.
-    for (std::size_t i = 0; i < records_.size(); ++i) {
-        if (!records_[i].id.empty() && records_[i].id == records_[i].path_id) by_id_.emplace(records_[i].id, i);
-    }
-    for (std::size_t i = 0; i < records_.size(); ++i) {
-        if (!records_[i].id.empty()) by_id_.emplace(records_[i].id, i);  // no-op when already owned
-    }
-}
-
-const Record* RecordSet::find(const std::string& id) const {
-    auto it = by_id_.find(id);
-    return it == by_id_.end() ? nullptr : &records_[it->second];
-}
-
-std::vector<Record> RecordSet::release() {
-    by_id_.clear();
-    return std::move(records_);
-}
-
-std::vector<std::string_view> RecordSet::ids_of(RecordKind kind) const {
-    std::vector<std::string_view> out;
-    for (const auto& r : records_) {
-        if (r.kind == kind && !r.id.empty()) out.push_back(r.id);
-    }
-    return out;
-}
-
-fs::path records_root_for(const fs::path& path) {
-    auto is_kind_folder = [](const fs::path& p) {
-        auto name = p.filename().string();
-        auto kinds = record_kinds();
-        return std::any_of(kinds.begin(), kinds.end(), [&](RecordKind k) { return kind_folder(k) == name; });
-    };
-    fs::path normal = path.lexically_normal();
-    if (normal.filename().empty()) normal = normal.parent_path();  // "records/" -> "records"
-    for (fs::path p = normal; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-        if (is_kind_folder(p)) {
-            fs::path parent = p.parent_path();
-            return parent.empty() ? fs::path(".") : parent;
-        }
-        if (p.parent_path() == p) break;
-    }
-    std::error_code ec;
-    if (fs::is_directory(normal, ec)) return normal;
-    fs::path parent = normal.parent_path();
-    return parent.empty() ? fs::path(".") : parent;
-}
 
 namespace {
 
@@ -96,170 +47,6 @@ const std::vector<RecordCheck>& record_checks() {
         return out;
     }();
     return checks;
-}
-
-using FoundFiles = RecordTree;
-
-/// Where a folder (or a link to one) resolves when that is outside the resolved root; the
-/// root itself (a link back up to it) is inside.
-std::optional<std::string> folder_outside(const fs::path& folder, std::string_view resolved) {
-    auto where = outside_root(folder, resolved);
-    if (where && *where == resolved) return std::nullopt;
-    return where;
-}
-
-std::string shown(const fs::path& p) {
-    return p.lexically_normal().generic_string();
-}
-
-/// What a directory entry named like a record is, when it is not a regular file.
-std::string what_it_is(const fs::directory_entry& entry) {
-    std::error_code ec;
-    auto st = entry.status(ec);  // follows a link
-    if (entry.is_symlink(ec) && !fs::exists(st)) return "a link to nothing: what it names does not exist";
-    switch (st.type()) {
-        case fs::file_type::fifo:
-            return "a FIFO (named pipe), not a record file";
-        case fs::file_type::socket:
-            return "a socket, not a record file";
-        case fs::file_type::block:
-        case fs::file_type::character:
-            return "a device, not a record file";
-        default:
-            return "not a regular file";
-    }
-}
-
-/// What one folder entry is, from the type readdir gives where it gives one (no system call),
-/// else from a stat. A link is followed, as std::filesystem's is_directory follows it.
-struct EntryType {
-    bool link = false;
-    bool directory = false;
-    bool regular = false;
-    int follow_error = 0;  ///< errno of following (or reading) the entry; 0 when it could be
-};
-
-EntryType entry_type(int dir_fd, const dirent& entry) {
-    EntryType t;
-    auto from_mode = [&t](mode_t mode) {
-        t.directory = S_ISDIR(mode);
-        t.regular = S_ISREG(mode);
-    };
-    unsigned char type = entry.d_type;
-    if (type == DT_UNKNOWN) {  // a file system that does not say: ask it
-        struct stat own {};
-        if (::fstatat(dir_fd, entry.d_name, &own, AT_SYMLINK_NOFOLLOW) != 0) {
-            t.follow_error = errno;
-            return t;
-        }
-        if (!S_ISLNK(own.st_mode)) {
-            from_mode(own.st_mode);
-            return t;
-        }
-        type = DT_LNK;
-    }
-    if (type == DT_LNK) {
-        t.link = true;
-        struct stat target {};
-        if (::fstatat(dir_fd, entry.d_name, &target, 0) != 0) {
-            t.follow_error = errno;
-        } else {
-            from_mode(target.st_mode);
-        }
-        return t;
-    }
-    t.directory = type == DT_DIR;
-    t.regular = type == DT_REG;
-    return t;  // or a FIFO, a socket, a device: neither
-}
-
-std::string errno_message(int error) {
-    return std::error_code(error, std::generic_category()).message();
-}
-
-/// `dir` is the folder's path as opened; `dir_shown` is the same as shown (lexically normal,
-/// '/'-separated), and a child's shown name is built from it with one append instead of
-/// normalising every path again. `resolved` is the records root, resolved: a link to a
-/// folder outside it is a finding, and never entered. The folder is read with readdir, whose
-/// entry types spare a stat per file (a hundred thousand of them in a large catalog).
-void walk_into(const std::string& dir, const std::string& dir_shown, std::string_view resolved, FoundFiles& found,
-               int depth) {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* folder = fd < 0 ? nullptr : ::fdopendir(fd);
-    if (!folder) {
-        // An unreadable folder is a finding: its records would otherwise go unchecked in silence.
-        int error = errno;
-        if (fd >= 0) ::close(fd);
-        found.problems.push_back(diag::file_unreadable(dir_shown, errno_message(error)));
-        return;
-    }
-    std::unique_ptr<DIR, int (*)(DIR*)> closer(folder, ::closedir);
-    if (depth > 64) {
-        found.problems.push_back(diag::file_unreadable(dir_shown, "folders nested more than 64 deep"));
-        return;
-    }
-    const std::string dir_prefix = dir.ends_with('/') ? dir : dir + '/';
-    for (;;) {
-        errno = 0;
-        const dirent* entry = ::readdir(folder);
-        if (!entry) {
-            if (errno != 0) found.problems.push_back(diag::file_unreadable(dir_shown, errno_message(errno)));
-            return;
-        }
-        std::string_view name(entry->d_name);
-        if (name == "." || name == "..") continue;
-        std::string child_shown;
-        if (dir_shown != ".") {
-            child_shown.reserve(dir_shown.size() + 1 + name.size());
-            child_shown = dir_shown;
-            if (!child_shown.ends_with('/')) child_shown += '/';
-        }
-        child_shown.append(name);
-        const bool yaml_name = name.size() > 5 && name.ends_with(".yaml");
-        const EntryType type = entry_type(::dirfd(folder), *entry);
-        if (type.directory) {
-            std::string child = dir_prefix + entry->d_name;
-            if (yaml_name) {
-                found.problems.push_back(
-                    diag::file_unreadable(child_shown, "a directory named like a record; a record is a file"));
-            } else if (type.link) {
-                // Links to folders are not followed (no loops); one leading out of the root is
-                // a finding, since the records under it would otherwise go unchecked in silence.
-                if (auto where = folder_outside(fs::path(child), resolved)) {
-                    found.problems.push_back(diag::folder_outside_root(child_shown, *where, std::string(resolved)));
-                } else {
-                    found.linked_folders.push_back(std::move(child_shown));
-                }
-            } else {
-                walk_into(child, child_shown, resolved, found, depth + 1);
-            }
-            continue;
-        }
-        if (!yaml_name) {
-            found.skipped.push_back(std::move(child_shown));
-            continue;
-        }
-        if (!type.regular) {
-            bool dangling = type.link && type.follow_error == ENOENT;
-            std::string why;
-            if (type.follow_error != 0 && !dangling) {
-                why = errno_message(type.follow_error);
-            } else {
-                std::error_code ec;
-                why = what_it_is(fs::directory_entry(fs::path(dir_prefix + entry->d_name), ec));
-            }
-            found.problems.push_back(diag::file_unreadable(child_shown, why));
-            continue;
-        }
-        if (type.link) found.links.push_back(child_shown);
-        found.yaml.push_back(std::move(child_shown));
-    }
-}
-
-void walk(const fs::path& dir, std::string_view resolved, FoundFiles& found) {
-    walk_into(dir.native(), shown(dir), resolved, found, 0);
-    std::sort(found.yaml.begin(), found.yaml.end());
-    std::sort(found.links.begin(), found.links.end());
 }
 
 /// Runs of white space as one space, ends trimmed: how a named claim is compared.
@@ -457,29 +244,6 @@ Record load_inside_root(const std::string& file, const std::string& relative, co
 
 }  // namespace
 
-RecordTree walk_records(const fs::path& root) {
-    RecordTree found;
-    found.shown = shown(root);
-    walk(root, resolved_root(root), found);
-    return found;
-}
-
-std::vector<std::string> record_files(const fs::path& root) {
-    return walk_records(root).yaml;
-}
-
-std::string path_under_root(const std::string& file, std::string_view root_shown) {
-    // The common case without building paths: the file is spelled under the root's spelling.
-    std::string_view r = root_shown;
-    while (r.size() > 1 && r.back() == '/') r.remove_suffix(1);
-    if (r == ".") {
-        if (!file.starts_with("../") && !file.starts_with('/') && file != "..") return file;
-    } else if (file.size() > r.size() + 1 && file.starts_with(r) && file[r.size()] == '/' && r != "/") {
-        return file.substr(r.size() + 1);
-    }
-    return fs::path(file).lexically_relative(fs::path(root_shown)).generic_string();
-}
-
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings) {
     LintResult result;
     result.records = RecordSet(std::move(records));
@@ -514,7 +278,7 @@ struct NamedPaths {
     /// thousand paths sharing their first thirty bytes cost more to keep in a tree than to sort).
     std::vector<std::string> reported;
     std::set<std::string> problems;         ///< entries already reported as unwalkable: never loaded
-    std::map<fs::path, FoundFiles> walked;  ///< a named folder that is its own root, walked once
+    std::map<fs::path, RecordTree> walked;  ///< a named folder that is its own root, walked once
     std::vector<std::string> skipped;
     std::vector<std::string> linked_folders;
     std::vector<Diagnostic> findings;
@@ -538,24 +302,24 @@ NamedPaths gather_named(const std::vector<fs::path>& paths, const LintOptions& o
         fs::path root = records_root_for(p);
         named.roots.insert(root.lexically_normal());
         if (!fs::is_directory(p, ec)) {
-            named.reported.push_back(shown(p));
+            named.reported.push_back(shown_path(p));
             continue;
         }
         const std::string resolved = resolved_root(root);
         if (auto where = folder_outside(p, resolved)) {
             // A folder named through a link out of the root: nothing under it is read.
-            Diagnostic d = diag::folder_outside_root(shown(p), *where, resolved);
+            Diagnostic d = diag::folder_outside_root(shown_path(p), *where, resolved);
             named.reported.push_back(d.pos.file);
             named.problems.insert(d.pos.file);
             named.findings.push_back(std::move(d));
             continue;
         }
-        FoundFiles found;
-        if (options.walked && paths.size() == 1 && options.walked->shown == shown(p)) {
+        RecordTree found;
+        if (options.walked && paths.size() == 1 && options.walked->shown == shown_path(p)) {
             found = std::move(*options.walked);
             *options.walked = RecordTree{};
         } else {
-            walk(p, resolved, found);
+            walk_folder(p, resolved, found);
         }
         named.reported.insert(named.reported.end(), found.yaml.begin(), found.yaml.end());
         for (auto& s : found.skipped) named.skipped.push_back(std::move(s));
@@ -566,7 +330,7 @@ NamedPaths gather_named(const std::vector<fs::path>& paths, const LintOptions& o
             named.findings.push_back(d);
         }
         // The root's own walk (plan_jobs) would find the same: keep this one for it.
-        if (p.lexically_normal() == root.lexically_normal() && shown(p) == shown(root)) {
+        if (p.lexically_normal() == root.lexically_normal() && shown_path(p) == shown_path(root)) {
             named.walked.emplace(root.lexically_normal(), std::move(found));
         }
     }
@@ -598,13 +362,13 @@ struct Jobs {
 
 /// The jobs of one root: its walk, plus the named files under it the walk did not find.
 void add_root_jobs(const fs::path& root, NamedPaths& named, Jobs& jobs) {
-    const std::string& root_name = jobs.root_names.emplace_back(shown(root));
+    const std::string& root_name = jobs.root_names.emplace_back(shown_path(root));
     const std::string& resolved = jobs.root_resolved.emplace_back(resolved_root(root));
-    FoundFiles found;
+    RecordTree found;
     if (auto done = named.walked.find(root); done != named.walked.end()) {
         found = std::move(done->second);  // its problems are in named.findings already
     } else {
-        walk(root, resolved, found);
+        walk_folder(root, resolved, found);
     }
     for (auto& d : found.problems) {
         if (named.problems.insert(d.pos.file).second) named.findings.push_back(std::move(d));

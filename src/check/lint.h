@@ -18,27 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "load/record_set.h"
 #include "load/records.h"
+#include "load/records_walk.h"
 #include "support/diagnostic.h"
 
 namespace kvcat {
-
-/// All records of one run, indexed by id.
-class RecordSet {
-  public:
-    explicit RecordSet(std::vector<Record> records);
-    const std::vector<Record>& records() const { return records_; }
-    /// The first record with this id, or nullptr.
-    const Record* find(const std::string& id) const;
-    /// Ids of every record of one kind, for did-you-mean.
-    std::vector<std::string_view> ids_of(RecordKind kind) const;
-    /// Hands the records over, leaving the set empty.
-    std::vector<Record> release();
-
-  private:
-    std::vector<Record> records_;
-    std::map<std::string, std::size_t, std::less<>> by_id_;
-};
 
 /// Receives records as they are checked: the catalog writer is one.
 class RecordSink {
@@ -57,19 +42,6 @@ struct UnchangedFile {
     std::vector<Diagnostic> findings;  ///< its warnings (a catalog holds no file with errors)
     std::vector<Diagnostic> ignored;
 };
-
-/// What a walk of a records folder finds, as lint_paths walks it.
-struct RecordTree {
-    std::string shown;                        ///< the folder walked, as shown in findings
-    std::vector<std::string> yaml;            ///< record files as shown, sorted
-    std::vector<std::string> links;           ///< those of them that are symbolic links, sorted
-    std::vector<std::string> skipped;         ///< other files
-    std::vector<std::string> linked_folders;  ///< links to folders inside the root, not walked
-    std::vector<Diagnostic> problems;         ///< unwalkable entries, and links out of the root
-};
-
-/// Walks the records folder `root` as lint_paths does.
-RecordTree walk_records(const std::filesystem::path& root);
 
 struct LintOptions {
     unsigned threads = 0;  ///< 0: one per core
@@ -106,18 +78,6 @@ struct LintResult {
     std::size_t rows_read = 0;       ///< kv-efficiency files read and checked
     std::size_t rows_unchanged = 0;  ///< kv-efficiency files taken from an earlier run
 };
-
-/// Where a record path's id starts: the folder that holds models/, accelerators/, kv-efficiency/.
-std::filesystem::path records_root_for(const std::filesystem::path& path);
-
-/// The record files (.yaml) under `root`, sorted, as lint_paths finds them: each as it is
-/// shown in findings (lexically normal, '/'-separated).
-std::vector<std::string> record_files(const std::filesystem::path& root);
-
-/// `file` (as record_files gives it) relative to a records root given as shown (lexically
-/// normal, '/'-separated), '/'-separated: "models/x.yaml". Callers name the root once per
-/// walk, not once per file.
-std::string path_under_root(const std::string& file, std::string_view root_shown);
 
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
 LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "check/lint.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/skeleton_output.h"

@@ -6,11 +6,12 @@
 
 #include "catalog/catalog.h"
 #include "catalog/filter.h"
-#include "check/lint.h"
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/write_file.h"
+#include "load/record_set.h"
+#include "load/records_walk.h"
 #include "output/record_link.h"
 #include "output/report.h"
 #include "output/report_page.h"

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "load/records_walk.h"
 #include "support/content_hash.h"
 
 namespace kvcat {
@@ -43,6 +44,12 @@ std::optional<std::string> outside_root(const fs::path& file, std::string_view r
     return where;
 }
 
+std::optional<std::string> folder_outside(const fs::path& folder, std::string_view resolved) {
+    auto where = outside_root(folder, resolved);
+    if (where && *where == resolved) return std::nullopt;
+    return where;
+}
+
 std::string RecordSetFingerprint::text() const {
     return fmt::format("{}:{:016x}", files, sum);
 }
@@ -68,38 +75,28 @@ struct Folder {
     int depth = 0;
 };
 
-/// Reads one folder: its record files go into `into`, its subfolders to `found`.
+/// Reads one folder: its record files go into `into`, its subfolders to `found`; what is a
+/// record file and what is a folder to enter is read_folder's, as the lint's walk reads them.
 void scan_folder(const Folder& folder, RecordSetFingerprint& into, std::vector<Folder>& found) {
-    int fd = ::open(folder.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return;
-    DIR* dir = ::fdopendir(fd);
-    if (!dir) {
-        ::close(fd);
-        return;
-    }
-    while (dirent* entry = ::readdir(dir)) {
-        const char* name = entry->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        std::string_view view(name);
-        bool is_dir = entry->d_type == DT_DIR;
-        if (entry->d_type == DT_UNKNOWN) {
-            struct stat own {};
-            is_dir = ::fstatat(::dirfd(dir), name, &own, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(own.st_mode);
-        }
-        std::string relative = folder.relative.empty() ? std::string(view) : folder.relative + "/" + name;
-        if (is_dir) {
+    read_folder(folder.path, [&](int dir_fd, const FolderEntry& entry) {
+        if (entry.type.directory) {
             // Links to folders are not walked, as the lint does not walk them.
-            if (folder.depth < 64)
-                found.push_back(Folder{folder.path + "/" + name, std::move(relative), folder.depth + 1});
-            continue;
+            if (!entry.type.link && !entry.yaml_name && folder.depth < kMaxFolderDepth) {
+                std::string relative =
+                    folder.relative.empty() ? std::string(entry.name) : folder.relative + "/" + std::string(entry.name);
+                found.push_back(
+                    Folder{folder.path + "/" + std::string(entry.name), std::move(relative), folder.depth + 1});
+            }
+            return;
         }
-        if (view.size() <= 5 || !view.ends_with(".yaml")) continue;
+        if (!entry.yaml_name || !entry.type.regular) return;
+        std::string name(entry.name);
         struct stat st {};
-        if (::fstatat(::dirfd(dir), name, &st, 0) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (::fstatat(dir_fd, name.c_str(), &st, 0) != 0 || !S_ISREG(st.st_mode)) return;
+        std::string relative = folder.relative.empty() ? name : folder.relative + "/" + name;
         add_to_fingerprint(into, relative, static_cast<std::int64_t>(st.st_size),
                            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec);
-    }
-    ::closedir(dir);
+    });
 }
 
 }  // namespace

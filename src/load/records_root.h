@@ -30,6 +30,10 @@ std::string resolved_root(const std::filesystem::path& root);
 std::optional<std::string> outside_root(const std::filesystem::path& file, std::string_view resolved,
                                         std::string* inside = nullptr);
 
+/// Where a folder (or a link to one) resolves when that is outside the resolved root; the
+/// root itself (a link back up to it) is inside.
+std::optional<std::string> folder_outside(const std::filesystem::path& folder, std::string_view resolved);
+
 /// The record files of a root, summed up: two roots with the same files at the same sizes
 /// and times have the same fingerprint.
 struct RecordSetFingerprint {
@@ -45,10 +49,10 @@ struct RecordSetFingerprint {
 void add_to_fingerprint(RecordSetFingerprint& fingerprint, std::string_view relative, std::int64_t size,
                         std::int64_t mtime_ns);
 
-/// The fingerprint of the .yaml files under `root` as the lint finds them (regular files,
-/// links to files included, links to folders not walked). Each folder is read once, each
-/// entry stated relative to it, and folders are shared out over the cores: a query pays
-/// this on every run.
+/// The fingerprint of the .yaml files under `root` as the lint finds them, read by the lint's
+/// own read_folder (load/records_walk.h): regular files, links to files included, links to
+/// folders not walked. Each folder is read once, each record stated relative to it, and
+/// folders are shared out over the cores: a query pays this on every run.
 RecordSetFingerprint fingerprint_on_disk(const std::filesystem::path& root);
 
 }  // namespace kvcat

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check/lint.h"
+#include "load/record_set.h"
 
 namespace kvcat {
 

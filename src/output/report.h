@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check/lint.h"
+#include "load/record_set.h"
 #include "support/table.h"
 
 namespace kvcat {
