@@ -132,17 +132,15 @@ void setup_import_log(CLI::App& app, int& exit_code) {
     sub->add_option("--notes", o->notes, "What the log leaves unsaid (else left for a person to fill)");
     sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
     sub->add_flag("--force", o->force, "Replace an existing --out file");
-    sub->footer(
-        "Reads llama.cpp (llama_kv_cache, llama_kv_cache_unified, llama_kv_cache_iswa, llama_memory_recurrent,\n"
-        "KV self size), vLLM (Available KV cache memory, GPU KV cache size, Maximum concurrency and its config\n"
-        "line) and SGLang (KV Cache is allocated, max_total_num_tokens) lines. A line that carries an\n"
-        "allocation figure but does not read as one is an error naming its file and line.\n"
-        "Examples:\n"
-        "  kvcat import-log server.log --model models/qwen3.6-27b\n"
-        "  kvcat import-log vllm.log --model qwen2-7b-instruct --url https://github.com/o/r/issues/1 \\\n"
-        "      --out records/allocations/vllm-qwen2-7b.yaml\n"
-        "Without --url and --notes the record says where to write them, and lint fails until they are.\n"
-        "Exit status: 0 written, 2 usage or input error.");
+    sub->footer(std::string(engine_log_formats()) +
+                " A line that carries an\n"
+                "allocation figure but does not read as one is an error naming its file and line.\n"
+                "Examples:\n"
+                "  kvcat import-log server.log --model models/qwen3.6-27b\n"
+                "  kvcat import-log vllm.log --model qwen2-7b-instruct --url https://github.com/o/r/issues/1 \\\n"
+                "      --out records/allocations/vllm-qwen2-7b.yaml\n"
+                "Without --url and --notes the record says where to write them, and lint fails until they are.\n"
+                "Exit status: 0 written, 2 usage or input error.");
     set_command_body(*sub, exit_code, [o] { return run_import_log(*o); });
 }
 

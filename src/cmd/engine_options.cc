@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cmd/common_options.h"
+#include "engines/engine_vllm.h"
 
 namespace kvcat::cmd {
 
@@ -71,7 +72,8 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
         ->group(group);
     sub.add_option("--available-kv-gib", o.available_kv_gib,
-                   "The memory the engine has for its cache, GiB (vLLM prints it as 'Available KV cache memory')")
+                   fmt::format("The memory the engine has for its cache, GiB (vLLM prints it as '{}')",
+                               kVllmAvailableMemoryWords))
         ->group(group);
     sub.add_option("--page-size", o.page_size, "SGLang --page-size")
         ->check(CLI::PositiveNumber)

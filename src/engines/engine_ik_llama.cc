@@ -155,4 +155,28 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     return a;
 }
 
+namespace {
+
+std::string ik_llama_line(const EnginePart& p, bool flash_attn) {
+    std::string total = right_aligned(llamacpp_mib_text(p.bytes()), 7);
+    if (p.kind != EnginePartKind::mla_latent) {
+        return fmt::format("llama_init_from_model: KV self size  = {} MiB, K ({}): {} MiB, V ({}): {} MiB", total,
+                           p.k_type, right_aligned(llamacpp_mib_text(p.k_bytes), 7), p.v_type,
+                           right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+    }
+    std::string kv_t = flash_attn
+                           ? std::string("kv^T: not used")
+                           : fmt::format("kv^T ({}): {} MiB", p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+    return fmt::format("llama_init_from_model: KV self size  = {} MiB, c^KV ({}): {} MiB, {}", total, p.k_type,
+                       right_aligned(llamacpp_mib_text(p.k_bytes), 7), kv_t);
+}
+
+}  // namespace
+
+std::vector<std::string> ik_llama_log_lines(const EngineAnswer& a) {
+    std::vector<std::string> out;
+    for (const auto& p : a.parts) out.push_back(ik_llama_line(p, a.ik_flash_attn));
+    return out;
+}
+
 }  // namespace kvcat

@@ -40,4 +40,8 @@ LlamaCacheBytes ik_mla_off_bytes(const Model& model, const CacheDtype& k, const 
 
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 
+/// ik_llama.cpp's total line per cache, as llama_init_from_model prints it (two spaces before
+/// "="; an MLA cache names c^KV and kv^T).
+std::vector<std::string> ik_llama_log_lines(const EngineAnswer& answer);
+
 }  // namespace kvcat

@@ -340,4 +340,35 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     return a;
 }
 
+namespace {
+
+std::string llama_cache_line(const EnginePart& p, std::int64_t sequences) {
+    return fmt::format(
+        "llama_kv_cache: size = {} MiB ({} cells, {} layers, {}/{} seqs), K ({}): {} MiB, V ({}): {} MiB",
+        right_aligned(llamacpp_mib_text(p.bytes()), 7), right_aligned(std::to_string(p.cells), 6),
+        right_aligned(std::to_string(p.layers), 3), right_aligned(std::to_string(sequences), 2), p.streams, p.k_type,
+        right_aligned(llamacpp_mib_text(p.k_bytes), 7), p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+}
+
+std::string llama_state_line(const EnginePart& p, const Model& m) {
+    // The recurrent memory counts every layer of the model in its line, not only the state's.
+    std::int64_t layers = m.num_layers.value_or(p.layers);
+    return fmt::format(
+        "llama_memory_recurrent: size = {} MiB ({} cells, {} layers, {} seqs), R ({}): {} MiB, S ({}): {} MiB",
+        right_aligned(llamacpp_mib_text(p.bytes()), 7), right_aligned(std::to_string(p.cells), 6),
+        right_aligned(std::to_string(layers), 3), right_aligned(std::to_string(p.cells), 2), p.k_type,
+        right_aligned(llamacpp_mib_text(p.k_bytes), 7), p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+}
+
+}  // namespace
+
+std::vector<std::string> llamacpp_log_lines(const EngineAnswer& a, const Model& m) {
+    std::vector<std::string> out;
+    for (const auto& p : a.parts) {
+        out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m)
+                                                                : llama_cache_line(p, a.sequences));
+    }
+    return out;
+}
+
 }  // namespace kvcat

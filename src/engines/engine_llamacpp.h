@@ -109,4 +109,8 @@ std::int64_t llamacpp_largest_fit(std::int64_t unit, const Rational& available,
 /// K and V types); with settings.available_bytes, the largest -c whose allocation fits it.
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 
+/// llama.cpp's start-up lines for this answer: one "llama_kv_cache: size = ..." per cache and
+/// "llama_memory_recurrent: size = ..." for the state, padded as the engine pads them.
+std::vector<std::string> llamacpp_log_lines(const EngineAnswer& answer, const Model& model);
+
 }  // namespace kvcat

@@ -507,4 +507,10 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
     return t;
 }
 
+std::string_view engine_log_formats() {
+    return "Reads llama.cpp (llama_kv_cache, llama_kv_cache_unified, llama_kv_cache_iswa, llama_memory_recurrent,\n"
+           "KV self size), vLLM (Available KV cache memory, GPU KV cache size, Maximum concurrency and its config\n"
+           "line) and SGLang (KV Cache is allocated, max_total_num_tokens) lines.";
+}
+
 }  // namespace kvcat

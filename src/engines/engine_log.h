@@ -98,4 +98,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
                                    const std::string& engine_version, const std::string& url, const std::string& notes,
                                    const std::string& log_name);
 
+/// The lines import-log reads, engine by engine, for its help.
+std::string_view engine_log_formats();
+
 }  // namespace kvcat

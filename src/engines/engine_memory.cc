@@ -157,4 +157,20 @@ EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engi
     throw EngineError("unknown engine");
 }
 
+std::string right_aligned(const std::string& text, int width) {
+    return text.size() >= static_cast<std::size_t>(width) ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
+    switch (a.engine) {
+        case Engine::llamacpp:
+            return a.ik_llama ? ik_llama_log_lines(a) : llamacpp_log_lines(a, m);
+        case Engine::vllm:
+            return vllm_log_lines(a);
+        case Engine::sglang:
+            return sglang_log_lines(a);
+    }
+    return {};
+}
+
 }  // namespace kvcat

@@ -192,4 +192,13 @@ std::string llamacpp_mib_text(const Rational& bytes);
 /// "8.23" as Python's f"{x:.2f}" shows bytes / 2^30 (SGLang's GB, vLLM's GiB).
 std::string python_gib_text(const Rational& bytes);
 
+/// `text` right-aligned in `width` columns, as the engines' printf("%7s") pads their figures.
+std::string right_aligned(const std::string& text, int width);
+
+/// The start-up lines the engine prints for this allocation, as it prints them: llama.cpp's
+/// "llama_kv_cache: size = ..." (one per cache) and "llama_memory_recurrent: size = ...",
+/// ik_llama.cpp's "KV self size", vLLM's "GPU KV cache size" and "Maximum concurrency" (with a
+/// pool), SGLang's "KV Cache is allocated". Each engine's file writes its own.
+std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Model& model);
+
 }  // namespace kvcat

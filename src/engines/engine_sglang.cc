@@ -470,4 +470,44 @@ EngineAnswer sglang_allocation(const Model& m, const CacheDtype& dtype, const En
     return a;
 }
 
+std::vector<std::string> sglang_log_lines(const EngineAnswer& a) {
+    std::vector<std::string> out;
+    if (a.swa_tokens) {
+        out.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
+                                  a.tokens.value_or(0), *a.swa_tokens));
+    }
+    for (const auto& p : a.parts) {
+        if (p.kind == EnginePartKind::recurrent_state) {
+            // MambaPool's line, with no space before "GB" (SGLang ends it with a blank, left out here).
+            out.push_back(fmt::format(
+                "Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {}GB, ssm_state size: "
+                "{}GB",
+                a.mamba_slots.value_or(p.cells - 1), python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+        } else if (a.swa_tokens) {
+            // SWAKVPool: each of its pools prints its own line, then the two together.
+            std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
+            out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
+                                      python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+        } else if (p.kind == EnginePartKind::indexer) {
+            continue;  // printed inside the latent's "KV size"
+        } else if (p.kind == EnginePartKind::mla_latent) {
+            // DeepSeek-V3.2's pool prints its latent and its indexer's keys as one figure.
+            Rational kv = p.bytes();
+            for (const auto& q : a.parts) {
+                if (q.kind == EnginePartKind::indexer) kv += q.bytes();
+            }
+            out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB", a.tokens.value_or(0),
+                                      python_gib_text(kv)));
+        } else {
+            out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB",
+                                      a.tokens.value_or(0), python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
+        }
+    }
+    if (a.swa_tokens) {
+        out.push_back(fmt::format("SWAKVPool mem usage: {} GB, swa size: {}, full size: {}",
+                                  python_gib_text(a.kv_bytes), *a.swa_tokens, a.tokens.value_or(0)));
+    }
+    return out;
+}
+
 }  // namespace kvcat

@@ -108,4 +108,9 @@ SglangMambaBytes sglang_mamba_bytes(const Model& model, std::int64_t slots, std:
 /// settings.context tokens. A model with sliding layers gets the full and the SWA pool.
 EngineAnswer sglang_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 
+/// SGLang's start-up lines for this answer, as its pools print them: "KV Cache is allocated"
+/// per pool (the MLA latent with its indexer's keys as one figure), MambaPool's line, and with
+/// a sliding window the SWAKVPool lines.
+std::vector<std::string> sglang_log_lines(const EngineAnswer& answer);
+
 }  // namespace kvcat

@@ -1,7 +1,9 @@
 #include "engines/engine_vllm.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
@@ -656,6 +658,23 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
             {"KV heads repeated", fmt::format("{} cards for {} KV heads: each card keeps one head", tp, *m.kv_heads)});
     }
     return a;
+}
+
+std::string vllm_cache_size_line(std::int64_t tokens) {
+    return fmt::format("GPU KV cache size: {} tokens", group_thousands(tokens));
+}
+
+std::vector<std::string> vllm_log_lines(const EngineAnswer& a) {
+    std::vector<std::string> out;
+    if (!a.tokens) return out;
+    out.push_back(vllm_cache_size_line(*a.tokens));
+    if (a.max_concurrency) {
+        std::array<char, 32> buf{};
+        std::snprintf(buf.data(), buf.size(), "%.2f", *a.max_concurrency);
+        out.push_back(
+            fmt::format("Maximum concurrency for {} tokens per request: {}x", group_thousands(a.context), buf.data()));
+    }
+    return out;
 }
 
 }  // namespace kvcat

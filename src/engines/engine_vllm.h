@@ -90,4 +90,14 @@ EngineAnswer vllm_allocation(const Model& model, const CacheDtype& dtype, const 
 /// Compares two vLLM versions ("0.10.1.1" < "0.19.0"); "" is newer than every version.
 bool vllm_version_before(std::string_view version, std::string_view than);
 
+/// vLLM's "GPU KV cache size: N tokens" line.
+std::string vllm_cache_size_line(std::int64_t tokens);
+
+/// vLLM's start-up lines for this answer: the cache size and, with a pool, "Maximum concurrency
+/// for N tokens per request: X.XXx"; none without a pool.
+std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
+
+/// The words of vLLM's line that gives the memory left for its cache at start-up.
+inline constexpr std::string_view kVllmAvailableMemoryWords = "Available KV cache memory";
+
 }  // namespace kvcat

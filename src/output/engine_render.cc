@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_vllm.h"
+
 namespace kvcat {
 
 namespace {
@@ -18,109 +20,7 @@ std::int64_t ceil_bytes(const Rational& r) {
     return r.is_integer() ? r.num() : r.floor() + 1;
 }
 
-std::string padded(const std::string& text, int width) {
-    return text.size() >= static_cast<std::size_t>(width) ? text : std::string(width - text.size(), ' ') + text;
-}
-
-std::string llama_cache_line(const EnginePart& p, std::int64_t sequences) {
-    return fmt::format(
-        "llama_kv_cache: size = {} MiB ({} cells, {} layers, {}/{} seqs), K ({}): {} MiB, V ({}): {} MiB",
-        padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6),
-        padded(std::to_string(p.layers), 3), padded(std::to_string(sequences), 2), p.streams, p.k_type,
-        padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
-}
-
-std::string llama_state_line(const EnginePart& p, const Model& m) {
-    // The recurrent memory counts every layer of the model in its line, not only the state's.
-    std::int64_t layers = m.num_layers.value_or(p.layers);
-    return fmt::format(
-        "llama_memory_recurrent: size = {} MiB ({} cells, {} layers, {} seqs), R ({}): {} MiB, S ({}): {} MiB",
-        padded(llamacpp_mib_text(p.bytes()), 7), padded(std::to_string(p.cells), 6), padded(std::to_string(layers), 3),
-        padded(std::to_string(p.cells), 2), p.k_type, padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type,
-        padded(llamacpp_mib_text(p.v_bytes), 7));
-}
-
-/// ik_llama.cpp's total line, as llama_init_from_model prints it (two spaces before "=").
-std::string ik_llama_line(const EnginePart& p, bool flash_attn) {
-    std::string total = padded(llamacpp_mib_text(p.bytes()), 7);
-    if (p.kind != EnginePartKind::mla_latent) {
-        return fmt::format("llama_init_from_model: KV self size  = {} MiB, K ({}): {} MiB, V ({}): {} MiB", total,
-                           p.k_type, padded(llamacpp_mib_text(p.k_bytes), 7), p.v_type,
-                           padded(llamacpp_mib_text(p.v_bytes), 7));
-    }
-    std::string kv_t = flash_attn ? std::string("kv^T: not used")
-                                  : fmt::format("kv^T ({}): {} MiB", p.v_type, padded(llamacpp_mib_text(p.v_bytes), 7));
-    return fmt::format("llama_init_from_model: KV self size  = {} MiB, c^KV ({}): {} MiB, {}", total, p.k_type,
-                       padded(llamacpp_mib_text(p.k_bytes), 7), kv_t);
-}
-
 }  // namespace
-
-std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
-    std::vector<std::string> out;
-    switch (a.engine) {
-        case Engine::llamacpp:
-            if (a.ik_llama) {
-                for (const auto& p : a.parts) out.push_back(ik_llama_line(p, a.ik_flash_attn));
-                break;
-            }
-            for (const auto& p : a.parts) {
-                out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m)
-                                                                        : llama_cache_line(p, a.sequences));
-            }
-            break;
-        case Engine::vllm:
-            if (a.tokens) {
-                out.push_back(fmt::format("GPU KV cache size: {} tokens", group_thousands(*a.tokens)));
-                if (a.max_concurrency) {
-                    std::array<char, 32> buf{};
-                    std::snprintf(buf.data(), buf.size(), "%.2f", *a.max_concurrency);
-                    out.push_back(fmt::format("Maximum concurrency for {} tokens per request: {}x",
-                                              group_thousands(a.context), buf.data()));
-                }
-            }
-            break;
-        case Engine::sglang:
-            if (a.swa_tokens) {
-                out.push_back(fmt::format("Use sliding window memory pool. full_layer_tokens={}, swa_layer_tokens={}",
-                                          a.tokens.value_or(0), *a.swa_tokens));
-            }
-            for (const auto& p : a.parts) {
-                if (p.kind == EnginePartKind::recurrent_state) {
-                    // MambaPool's line, with no space before "GB" (SGLang ends it with a blank, left out here).
-                    out.push_back(fmt::format(
-                        "Mamba Cache is allocated. max_mamba_cache_size: {}, conv_state size: {}GB, ssm_state size: "
-                        "{}GB",
-                        a.mamba_slots.value_or(p.cells - 1), python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
-                } else if (a.swa_tokens) {
-                    // SWAKVPool: each of its pools prints its own line, then the two together.
-                    std::int64_t held = p.kind == EnginePartKind::swa_cache ? *a.swa_tokens : a.tokens.value_or(0);
-                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB", held,
-                                              python_gib_text(p.k_bytes), python_gib_text(p.v_bytes)));
-                } else if (p.kind == EnginePartKind::indexer) {
-                    continue;  // printed inside the latent's "KV size"
-                } else if (p.kind == EnginePartKind::mla_latent) {
-                    // DeepSeek-V3.2's pool prints its latent and its indexer's keys as one figure.
-                    Rational kv = p.bytes();
-                    for (const auto& q : a.parts) {
-                        if (q.kind == EnginePartKind::indexer) kv += q.bytes();
-                    }
-                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, KV size: {} GB",
-                                              a.tokens.value_or(0), python_gib_text(kv)));
-                } else {
-                    out.push_back(fmt::format("KV Cache is allocated. #tokens: {}, K size: {} GB, V size: {} GB",
-                                              a.tokens.value_or(0), python_gib_text(p.k_bytes),
-                                              python_gib_text(p.v_bytes)));
-                }
-            }
-            if (a.swa_tokens) {
-                out.push_back(fmt::format("SWAKVPool mem usage: {} GB, swa size: {}, full size: {}",
-                                          python_gib_text(a.kv_bytes), *a.swa_tokens, a.tokens.value_or(0)));
-            }
-            break;
-    }
-    return out;
-}
 
 std::string engine_text(const EngineAnswer& a, const Model& m) {
     std::string out = fmt::format("  engine: {}\n", a.rule);
@@ -130,13 +30,12 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
     if (a.per_card) out += "  (every engine figure below is one card's)\n";
     if (a.hybrid_manager) out += fmt::format("  hybrid KV-cache manager: {}\n", a.hybrid_manager_why);
     if (a.other_manager_bytes_per_token) {
-        out += fmt::format(
-            "  with the hybrid manager {}: {} cache bytes per token{}\n", *a.hybrid_manager ? "off" : "on",
-            bytes_text(*a.other_manager_bytes_per_token),
-            a.other_manager_tokens
-                ? fmt::format(", \"GPU KV cache size: {} tokens\", maximum concurrency {:.2f}x",
-                              group_thousands(*a.other_manager_tokens), a.other_manager_concurrency.value_or(0))
-                : "");
+        out += fmt::format("  with the hybrid manager {}: {} cache bytes per token{}\n",
+                           *a.hybrid_manager ? "off" : "on", bytes_text(*a.other_manager_bytes_per_token),
+                           a.other_manager_tokens ? fmt::format(", \"{}\", maximum concurrency {:.2f}x",
+                                                                vllm_cache_size_line(*a.other_manager_tokens),
+                                                                a.other_manager_concurrency.value_or(0))
+                                                  : "");
     }
     if (a.engine == Engine::vllm) {
         out += fmt::format("  block size: {} tokens; one request of {} tokens takes:\n", a.block_size,

@@ -1,6 +1,6 @@
 // An engine's answer for a person and for a program: the lines the engine itself prints at
-// start-up (so a reader can hold kvcat's figure beside the engine's log), the parts, the
-// differences from the textbook figure, and the same as JSON.
+// start-up (engine_log_lines, from each engine's own file), the parts, the differences from
+// the textbook figure, and the same as JSON.
 #pragma once
 
 #include <string>
@@ -11,11 +11,6 @@
 #include "engines/engine_memory.h"
 
 namespace kvcat {
-
-/// The start-up lines the engine prints for this allocation: llama.cpp's "llama_kv_cache: size
-/// = ..." (one per cache) and "llama_memory_recurrent: size = ...", vLLM's "GPU KV cache size"
-/// and "Maximum concurrency" (with a pool), SGLang's "KV Cache is allocated".
-std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Model& model);
 
 /// The answer as text, indented for kvcat fit.
 std::string engine_text(const EngineAnswer& answer, const Model& model);

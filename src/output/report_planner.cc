@@ -270,8 +270,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
                 "blocks of 16 tokens (raised for a Mamba hybrid), --max-num-batched-tokens 2048, the hybrid "
                 "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives all the memory "
-                "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the "
-                "'Available KV cache memory' vLLM printed when you give it"},
+                "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the '" +
+                    std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
                {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
                {"cards", card_counts}},
               {{"id", "sglang"},
