@@ -1,7 +1,7 @@
 // Runs the built kvcat binary as a user would, in a scratch directory holding a copy of the
 // shipped records, with a clean environment for the variables kvcat reads (GITHUB_ACTIONS,
 // NO_COLOR, COLUMNS) so a test means the same on a laptop and under GitHub Actions.
-// Header-only; needs KVCAT_BINARY and KVCAT_SOURCE_DIR.
+// Header-only; needs KVCAT_BUILT_BINARY and KVCAT_SOURCE_DIR.
 #pragma once
 
 #include <sys/wait.h>
@@ -74,7 +74,7 @@ class KvcatRunner {
   private:
     Outcome run_wrapped(const std::vector<std::string>& args, const std::vector<std::string>& env,
                         const std::string& wrapper) const {
-        std::string kvcat = shell_quote(KVCAT_BINARY);
+        std::string kvcat = shell_quote(::kvcat::test::kvcat_binary());
         for (const auto& a : args) {
             kvcat += ' ';
             kvcat += shell_quote(a);

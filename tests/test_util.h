@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -30,17 +31,30 @@
 
 namespace kvcat::test {
 
-/// The seconds a hang guard allows: `plain`, or `sanitized` when the suite is built with
-/// AddressSanitizer, which makes every allocation several times slower while CI runs it on
-/// shared cores beside other builds. Either way a guard only catches hangs and blow-ups.
-constexpr int hang_guard_seconds(int plain, int sanitized) {
+/// The kvcat binary the tests run: the one built beside this suite, or the one
+/// KVCAT_TEST_BINARY names (.ci/run names the sanitized build's, so that every test that runs
+/// kvcat runs it under AddressSanitizer and UndefinedBehaviorSanitizer).
+inline std::string kvcat_binary() {
+    const char* other = std::getenv("KVCAT_TEST_BINARY");
+    return other != nullptr && *other != '\0' ? std::string(other) : std::string(KVCAT_BUILT_BINARY);
+}
+
+/// True when the kvcat the tests run may be sanitized: this suite is, or KVCAT_TEST_BINARY names
+/// another build's binary.
+inline bool kvcat_sanitized() {
 #if defined(KVCAT_TEST_SANITIZED)
-    (void)plain;
-    return sanitized;
+    return true;
 #else
-    (void)sanitized;
-    return plain;
+    const char* other = std::getenv("KVCAT_TEST_BINARY");
+    return other != nullptr && *other != '\0';
 #endif
+}
+
+/// The seconds a hang guard allows: `plain`, or `sanitized` when kvcat runs sanitized, which
+/// makes every allocation several times slower while CI runs it on shared cores beside other
+/// builds. Either way a guard only catches hangs and blow-ups.
+inline int hang_guard_seconds(int plain, int sanitized) {
+    return kvcat_sanitized() ? sanitized : plain;
 }
 
 namespace fs = std::filesystem;

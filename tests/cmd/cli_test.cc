@@ -203,7 +203,7 @@ TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
         for (const auto& [name, from] : inputs) fs::copy_file(from, scratch / name);
         GgufFile weights(1 << 20);
         fs::copy_file(weights.path(), scratch / "DeepSeek-V3-Q4_K_M.gguf");
-        std::string line = shell_quote(KVCAT_BINARY) + command.substr(std::string("kvcat").size());
+        std::string line = shell_quote(::kvcat::test::kvcat_binary()) + command.substr(std::string("kvcat").size());
         int status = run_shell("cd " + shell_quote(scratch.path().string()) +
                                " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
                                " >.stdout 2>.stderr </dev/null");
@@ -307,7 +307,8 @@ TEST_F(Cli, NoColorAlsoPlainsTheLogOnATerminal) {
     // Both streams on one pseudo-terminal, as in an interactive shell.
     auto on_terminal = [&](const std::string& env) {
         fs::path out = k_.dir() / "tty.out";
-        std::string inner = "env -u GITHUB_ACTIONS -u NO_COLOR " + env + " " + shell_quote(KVCAT_BINARY) + " lnt";
+        std::string inner =
+            "env -u GITHUB_ACTIONS -u NO_COLOR " + env + " " + shell_quote(::kvcat::test::kvcat_binary()) + " lnt";
         run_shell("script -qec " + shell_quote(inner) + " /dev/null >" + shell_quote(out.string()) + " </dev/null");
         return read_file(out);
     };

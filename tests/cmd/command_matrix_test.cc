@@ -92,7 +92,7 @@ CellRun run_in(const fs::path& dir, const std::vector<std::string>& args, bool u
     std::string cmd = "cd " + shell_quote(dir.string()) + " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS ";
     if (unprivileged) cmd += "setpriv --reuid=65534 --regid=65534 --clear-groups ";
     cmd += "timeout -s KILL 60 ";
-    cmd += shell_quote(KVCAT_BINARY);
+    cmd += shell_quote(::kvcat::test::kvcat_binary());
     for (const auto& a : args) {
         cmd += ' ';
         cmd += shell_quote(a);

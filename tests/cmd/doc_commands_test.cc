@@ -158,7 +158,8 @@ TEST_P(DocFile, EveryCommandRunsOnTheShippedRecords) {
         fs::copy_file(weights.path(), scratch / "weights.gguf");
         for (const auto& command : block) {
             SCOPED_TRACE(GetParam() + ":" + std::to_string(command.at) + ": " + command.line);
-            std::string line = shell_quote(KVCAT_BINARY) + command.line.substr(std::string("kvcat").size());
+            std::string line =
+                shell_quote(::kvcat::test::kvcat_binary()) + command.line.substr(std::string("kvcat").size());
             int status = run_shell("cd " + shell_quote(scratch.path().string()) +
                                    " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
                                    " >.stdout 2>.stderr </dev/null");

@@ -116,7 +116,7 @@ TEST_F(EndToEnd, SqlRefusesAttachEvenOfADatabaseThatWouldOpen) {
 /// output must not fill the disk when the limits fail. Returns the status and stderr.
 std::pair<int, std::string> sql_to_nowhere(const fs::path& dir, const std::vector<std::string>& args) {
     std::string command = "cd " + kvcat::test::shell_quote(dir.string()) + " && timeout 60 " +
-                          kvcat::test::shell_quote(KVCAT_BINARY) + " sql";
+                          kvcat::test::shell_quote(::kvcat::test::kvcat_binary()) + " sql";
     for (const auto& a : args) {
         command += ' ';
         command += kvcat::test::shell_quote(a);

@@ -306,7 +306,8 @@ const std::string kGuardSeconds = std::to_string(kvcat::test::hang_guard_seconds
 /// Runs kvcat in `k`'s folder under a hang guard far above what the command needs.
 Outcome guarded(const KvcatRunner& k, const std::string& args) {
     std::string cmd = "cd " + kvcat::test::shell_quote(k.dir().string()) + " && timeout -s KILL " + kGuardSeconds +
-                      " " + kvcat::test::shell_quote(KVCAT_BINARY) + " " + args + " >.out 2>.err </dev/null";
+                      " " + kvcat::test::shell_quote(::kvcat::test::kvcat_binary()) + " " + args +
+                      " >.out 2>.err </dev/null";
     Outcome o;
     o.status = kvcat::test::run_shell(cmd);
     o.out = kvcat::test::read_file(k.dir() / ".out");

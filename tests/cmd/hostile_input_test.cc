@@ -58,7 +58,7 @@ using kvcat::test::describe;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
 
-constexpr auto kHangGuard = std::chrono::seconds(kvcat::test::hang_guard_seconds(20, 180));
+const auto kHangGuard = std::chrono::seconds(kvcat::test::hang_guard_seconds(20, 180));
 /// Seconds a kvcat process may run, for `timeout`.
 const std::string kProcessGuard = std::to_string(kvcat::test::hang_guard_seconds(60, 300));
 
@@ -698,8 +698,8 @@ CliRun run_shell(std::string cmd, const fs::path& out, const fs::path& err) {
 CliRun run_kvcat_lint(const fs::path& dir) {
     fs::path out = dir.parent_path() / (dir.filename().string() + ".stdout");
     fs::path err = dir.parent_path() / (dir.filename().string() + ".stderr");
-    return run_shell(std::string("timeout ") + kProcessGuard + " " + shell_quote(KVCAT_BINARY) + " lint " +
-                         shell_quote(dir.string()),
+    return run_shell(std::string("timeout ") + kProcessGuard + " " + shell_quote(::kvcat::test::kvcat_binary()) +
+                         " lint " + shell_quote(dir.string()),
                      out, err);
 }
 
@@ -806,7 +806,7 @@ CliRun run_kvcat(const fs::path& dir, const std::vector<std::string>& args) {
     std::string cmd = "cd ";
     cmd += shell_quote(dir.string());
     cmd += std::string(" && timeout ") + kProcessGuard + " ";
-    cmd += shell_quote(KVCAT_BINARY);
+    cmd += shell_quote(::kvcat::test::kvcat_binary());
     for (const auto& a : args) {
         cmd += ' ';
         cmd += shell_quote(a);
@@ -1133,8 +1133,9 @@ TEST(HostileTree, FilesThatAreNotRecordsAreSkippedAndListed) {
 
     // `kvcat -v lint` names each of them (on stderr) and exits 0.
     fs::path err = dir->path().parent_path() / (dir->path().filename().string() + ".verbose");
-    std::string cmd = std::string("timeout ") + kProcessGuard + " " + shell_quote(KVCAT_BINARY) + " -v lint " +
-                      shell_quote(dir->path().string()) + " >/dev/null 2>" + shell_quote(err.string()) + " </dev/null";
+    std::string cmd = std::string("timeout ") + kProcessGuard + " " + shell_quote(::kvcat::test::kvcat_binary()) +
+                      " -v lint " + shell_quote(dir->path().string()) + " >/dev/null 2>" + shell_quote(err.string()) +
+                      " </dev/null";
     int raw = std::system(cmd.c_str());
     std::string verbose = kvcat::test::read_file(err);
     fs::remove(err);

@@ -541,7 +541,8 @@ TEST(CmdReport, WritesOnePageIntoANewFolderAndFiltersItsRows) {
     fs::create_directories(k.dir() / "up/sub");
     fs::copy(k.dir() / "records", k.dir() / "up/sub/records", fs::copy_options::recursive);
     int status = test::run_shell("cd " + test::shell_quote((k.dir() / "up/sub").string()) + " && " +
-                                 test::shell_quote(KVCAT_BINARY) + " -q report --out ../page.html >/dev/null 2>&1");
+                                 test::shell_quote(::kvcat::test::kvcat_binary()) +
+                                 " -q report --out ../page.html >/dev/null 2>&1");
     ASSERT_EQ(status, 0);
     json links = content_of(test::read_file(k.dir() / "up/page.html"))["table"]["links"];
     ASSERT_EQ(links.size(), 2u);
