@@ -187,15 +187,6 @@ inline std::string last_path_part(const std::string& text) {
     return slash == std::string::npos ? s : s.substr(slash + 1);
 }
 
-inline std::optional<std::string> state_dtype_from(const std::string& configured) {
-    std::string v = configured;
-    if (v.starts_with("torch.")) v = v.substr(6);
-    if (v == "float32" || v == "fp32") return std::string("float32");
-    if (v == "bfloat16" || v == "bf16") return std::string("bfloat16");
-    if (v == "float16" || v == "fp16") return std::string("float16");
-    return std::nullopt;
-}
-
 /// The fixed-state layers as the config describes them, before they become a LinearShape.
 struct StateDraft {
     StateKind kind = StateKind::gated_deltanet;

@@ -2,6 +2,8 @@
 // lightning attention) and the dtype of their state.
 #include "import/import_config_stages.h"
 
+#include "vocab/state_dtype.h"
+
 namespace kvcat::import_stages {
 
 std::optional<std::string> Importer::state_dtype(bool conv_only) {
@@ -23,10 +25,10 @@ std::optional<std::string> Importer::state_dtype(bool conv_only) {
     }
     auto configured = r.text("mamba_ssm_dtype");
     if (!configured) return std::nullopt;
-    auto dtype = state_dtype_from(*configured);
+    auto dtype = kvcat::state_dtype_from(*configured);
     if (!dtype) {
-        problems_.push_back(fmt::format("{} is '{}'; kvcat knows float32, bfloat16 and float16",
-                                        r.path("mamba_ssm_dtype"), *configured));
+        problems_.push_back(
+            fmt::format("{} is '{}'; kvcat knows {}", r.path("mamba_ssm_dtype"), *configured, state_dtypes_known()));
         return std::nullopt;
     }
     notes_.push_back(fmt::format("The state dtype is the config's mamba_ssm_dtype, {}.", *configured));

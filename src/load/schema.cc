@@ -12,6 +12,7 @@
 #include "support/rational.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"
+#include "vocab/state_dtype.h"
 
 namespace kvcat {
 
@@ -77,7 +78,7 @@ constexpr std::array<std::string_view, 6> kLinearKinds = {"gated-deltanet", "mam
                                                           "short-conv",     "lightning", "kda"};
 constexpr std::array<std::string_view, 2> kWindowKinds = {"sliding", "chunked"};
 constexpr std::array<std::string_view, 2> kIndexerDtypes = {"fp8", "bf16"};
-constexpr std::array<std::string_view, 4> kStateDtypes = {"float32", "bfloat16", "float16", "fp32"};
+constexpr const auto& kStateDtypes = kStateDtypeNames;
 /// Where a throughput figure was counted (measurement_conditions.h).
 constexpr std::array<std::string_view, 2> kThroughputSides = {"server", "client"};
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vocab/dtype.h"
+#include "vocab/state_dtype.h"
 
 namespace kvcat {
 
@@ -310,7 +311,7 @@ namespace {
 Rational state_bytes_as(const Model& m, std::int64_t cards, const std::string& state_dtype,
                         const std::string& conv_dtype) {
     StateElements e = fixed_state_elements(m, cards);
-    auto bytes = [](const std::string& dtype) { return Rational((dtype == "float32" || dtype == "fp32") ? 4 : 2); };
+    auto bytes = [](const std::string& dtype) { return Rational(state_dtype_bytes(dtype)); };
     return e.conv * bytes(conv_dtype) + e.recurrent * bytes(state_dtype);
 }
 
