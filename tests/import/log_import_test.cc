@@ -131,5 +131,22 @@ TEST(LogImport, SglangsSlidingWindowPairOfPoolsIsRefusedByNameNotReadAsOnePool) 
     }
 }
 
+TEST(LogImport, ABaseCacheBesideAPlainOneIsRefusedNamingBothLines) {
+    // Found by the import_log fuzz target: an ISWA base cache and a cache of the whole model in
+    // one log would both be the record's kv_cache, and the record would name the key twice.
+    const std::string size_line =
+        "llama_kv_cache: size =  102.00 MiB (  8192 cells,  12 layers,  1/1 seqs), K (q8_0):   51.00 MiB, V (q8_0):   "
+        "51.00 MiB\n";
+    std::string text = "llama_kv_cache_iswa: creating non-SWA KV cache, size = 8192 cells\n" + size_line + size_line;
+    try {
+        parse_engine_log(text, "iswa.log");
+        ADD_FAILURE() << "two caches read as the record's one kv_cache";
+    } catch (const LogError& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("iswa.log:3:"), std::string::npos) << what;
+        EXPECT_NE(what.find("after the one on line 2"), std::string::npos) << what;
+    }
+}
+
 }  // namespace
 }  // namespace kvcat
