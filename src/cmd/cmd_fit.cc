@@ -145,7 +145,6 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
         // The engine would not start: its verdict, shown with the textbook's terms, exit 1.
         EngineAnswer refused;
         refused.engine = engine;
-        refused.ik_llama = settings.ik_llama;
         refused.rule = std::string(name_of(engine)) + ", before it allocates";
         refused.refusal = e.what();
         return refused;

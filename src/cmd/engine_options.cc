@@ -102,7 +102,6 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
         return std::nullopt;
     }
     EngineSettings s;
-    s.ik_llama = names_ik_llama(o.engine);
     s.ik_mla = o.mla;
     s.ik_flash_attn = o.flash_attn == "on";
     s.version = o.engine_version;

@@ -452,6 +452,7 @@ AllocationCheck check_allocation(const Record& r, const Model& m) {
     out.engine = *engine;
     switch (*engine) {
         case Engine::llamacpp:
+        case Engine::ik_llama:  // its cache lines are read as llama.cpp's, with its MLA layout
             llama_cache(r, m, "kv_cache", out);
             llama_cache(r, m, "swa_cache", out);
             llama_recurrent(r, m, out);
@@ -500,7 +501,8 @@ AllocationSummary summarise_allocation(const Record& r, const AllocationCheck& c
         computed.push_back(f ? f->computed : "");
     };
     switch (c.engine) {
-        case Engine::llamacpp: {
+        case Engine::llamacpp:
+        case Engine::ik_llama: {
             std::string part = r.node("kv_cache") ? "kv_cache" : "swa_cache";
             out.kv_cache_dtype = text(r, part + ".k_type");
             out.v_cache_dtype = text(r, part + ".v_type");

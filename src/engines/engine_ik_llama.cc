@@ -89,8 +89,7 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
     std::int64_t context = llamacpp_context(model, s);
     EngineAnswer a;
-    a.engine = Engine::llamacpp;
-    a.ik_llama = true;
+    a.engine = Engine::ik_llama;
     a.ik_flash_attn = s.ik_flash_attn;
     a.rule = s.version.empty() ? "ik_llama.cpp, the newest rules held (src/llama.cpp at 8337e4cd: llama_kv_cache_init)"
                                : fmt::format("ik_llama.cpp {}, read with the newest rules held", s.version);

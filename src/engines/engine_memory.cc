@@ -20,8 +20,9 @@ bool names_ik_llama(std::string_view text) {
 
 std::optional<Engine> parse_engine(std::string_view text) {
     if (text == "llama.cpp" || text == "llamacpp" || text == "llama-server" || text == "ollama" ||
-        text == "lm-studio" || text == "lmstudio" || text == "LM Studio" || names_ik_llama(text))
+        text == "lm-studio" || text == "lmstudio" || text == "LM Studio")
         return Engine::llamacpp;
+    if (names_ik_llama(text)) return Engine::ik_llama;
     if (text == "vllm") return Engine::vllm;
     if (text == "sglang") return Engine::sglang;
     return std::nullopt;
@@ -31,12 +32,26 @@ std::string_view name_of(Engine e) {
     switch (e) {
         case Engine::llamacpp:
             return "llama.cpp";
+        case Engine::ik_llama:
+            return "ik_llama.cpp";
         case Engine::vllm:
             return "vllm";
         case Engine::sglang:
             return "sglang";
     }
     return "";
+}
+
+Engine log_family(Engine e) {
+    switch (e) {
+        case Engine::llamacpp:
+        case Engine::ik_llama:
+            return Engine::llamacpp;
+        case Engine::vllm:
+        case Engine::sglang:
+            return e;
+    }
+    return e;
 }
 
 std::optional<EngineSwitch> parse_engine_switch(std::string_view text) {
@@ -147,8 +162,9 @@ EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engi
                                const EngineSettings& settings) {
     switch (engine) {
         case Engine::llamacpp:
-            return settings.ik_llama ? ik_llama_allocation(model, dtype, settings)
-                                     : llamacpp_allocation(model, dtype, settings);
+            return llamacpp_allocation(model, dtype, settings);
+        case Engine::ik_llama:
+            return ik_llama_allocation(model, dtype, settings);
         case Engine::vllm:
             return vllm_allocation(model, dtype, settings);
         case Engine::sglang:
@@ -164,7 +180,9 @@ std::string right_aligned(const std::string& text, int width) {
 std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
     switch (a.engine) {
         case Engine::llamacpp:
-            return a.ik_llama ? ik_llama_log_lines(a) : llamacpp_log_lines(a, m);
+            return llamacpp_log_lines(a, m);
+        case Engine::ik_llama:
+            return ik_llama_log_lines(a);
         case Engine::vllm:
             return vllm_log_lines(a);
         case Engine::sglang:

@@ -22,14 +22,19 @@
 
 namespace kvcat {
 
-enum class Engine { llamacpp, vllm, sglang };
+/// The engines kvcat models, each with its own allocation rules and printed lines: a switch over
+/// Engine is where a new one must answer, and the compiler lists every such place.
+enum class Engine { llamacpp, ik_llama, vllm, sglang };
 
-/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio", and ik_llama.cpp's
-/// names), "vllm", "sglang".
+/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio"), ik_llama.cpp's names,
+/// "vllm", "sglang".
 std::optional<Engine> parse_engine(std::string_view text);
 /// "ik_llama.cpp", "ik-llama.cpp", "ik_llama": the llama.cpp fork with a cache of its own.
 bool names_ik_llama(std::string_view text);
 std::string_view name_of(Engine e);
+/// The engine whose start-up lines the log reader (engine_log.h) files a log of `e` under:
+/// ik_llama.cpp's are read with llama.cpp's, whose reader knows its lines too.
+Engine log_family(Engine e);
 
 /// A switch the engine decides itself unless told.
 enum class EngineSwitch { automatic, on, off };
@@ -48,7 +53,6 @@ struct EngineSettings {
     std::int64_t ubatch = 512;    ///< -ub
     bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
     // ik_llama.cpp (--engine ik_llama.cpp; engine_ik_llama.h): its own cache layout
-    bool ik_llama = false;
     int ik_mla = 3;             ///< -mla 0..3; 3 is its default since 2025-11
     bool ik_flash_attn = true;  ///< -fa; on by default since 2025-10
     // vLLM V1
@@ -107,7 +111,6 @@ struct EngineDifference {
 
 struct EngineAnswer {
     Engine engine = Engine::llamacpp;
-    bool ik_llama = false;       ///< llama.cpp's fork ik_llama.cpp answered, and prints its own lines
     bool ik_flash_attn = false;  ///< ik_llama.cpp: with flash attention (its line differs without)
     std::string rule;            ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
     std::vector<EnginePart> parts;

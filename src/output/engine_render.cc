@@ -85,7 +85,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     nlohmann::json diffs = nlohmann::json::array();
     for (const auto& d : a.differences) diffs.push_back({{"name", d.name}, {"detail", d.detail}});
     nlohmann::json j = {
-        {"engine", a.ik_llama ? std::string("ik_llama.cpp") : std::string(name_of(a.engine))},
+        {"engine", std::string(name_of(a.engine))},
         {"rule", a.rule},
         {"parts", parts},
         {"engine_kv_bytes", ceil_bytes(a.kv_bytes)},

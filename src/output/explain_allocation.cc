@@ -58,7 +58,7 @@ json textbook_json(const AllocationCheck& c, const Model& m) {
                 {"textbook_state_bytes", bytes_text(a.textbook_state_bytes)},
                 {"per_card", a.per_card},
                 {"differences", diffs}};
-    if (c.engine == Engine::llamacpp) {
+    if (c.engine == Engine::llamacpp || c.engine == Engine::ik_llama) {
         // The engine's bytes are the ones recomputed from the printed cells, part by part.
         Rational kv(0), state(0);
         for (const auto& p : c.parts) {

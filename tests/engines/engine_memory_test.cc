@@ -91,7 +91,6 @@ TEST(EngineMemory, MibTextRoundsAsLlamaCppPrintsIt) {
 
 EngineSettings ik(std::int64_t context, int mla, bool flash_attn) {
     EngineSettings s;
-    s.ik_llama = true;
     s.context = context;
     s.ik_mla = mla;
     s.ik_flash_attn = flash_attn;
@@ -99,7 +98,7 @@ EngineSettings ik(std::int64_t context, int mla, bool flash_attn) {
 }
 
 std::string ik_line(const std::string& model, std::string_view kv, const EngineSettings& s) {
-    EngineAnswer a = engine_allocation(record_model(model), dtype(kv), Engine::llamacpp, s);
+    EngineAnswer a = engine_allocation(record_model(model), dtype(kv), Engine::ik_llama, s);
     auto lines = engine_log_lines(a, record_model(model));
     if (lines.size() != 1) {
         ADD_FAILURE() << model << ": " << lines.size() << " lines";
@@ -138,7 +137,7 @@ TEST(EngineIkLlama, OneCacheForEverySequenceAndPaddingByFlashAttention) {
               "llama_init_from_model: KV self size  =  448.00 MiB, K (f16):  224.00 MiB, V (f16):  224.00 MiB");
     EngineSettings four = ik(4096, 3, false);
     four.parallel = 4;
-    EngineAnswer shared = engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, four);
+    EngineAnswer shared = engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::ik_llama, four);
     ASSERT_EQ(shared.parts.size(), 1u);
     EXPECT_EQ(shared.parts[0].streams, 1);  // llama.cpp would keep 4 streams of 1,024 cells
     EXPECT_EQ(shared.tokens, 4096);
@@ -149,10 +148,10 @@ TEST(EngineIkLlama, OneCacheForEverySequenceAndPaddingByFlashAttention) {
     EXPECT_TRUE(named);
     // 4,000 cells: a multiple of 32, so kept without flash attention; padded to 4,096 with it.
     EXPECT_EQ(
-        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, ik(4000, 3, false)).tokens,
+        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::ik_llama, ik(4000, 3, false)).tokens,
         4000);
     EXPECT_EQ(
-        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::llamacpp, ik(4000, 3, true)).tokens,
+        engine_allocation(record_model("models/qwen3-0.6b"), dtype("f16"), Engine::ik_llama, ik(4000, 3, true)).tokens,
         4096);
 }
 
@@ -162,11 +161,11 @@ TEST(EngineIkLlama, AvailableMemoryGivesTheLargestCellsInStepsOfThePadding) {
     for (bool fa : {true, false}) {
         EngineSettings s = ik(4096, 3, fa);
         s.available_bytes = Rational(4160LL * 114688);
-        EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+        EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::ik_llama, s);
         EXPECT_EQ(a.tokens, fa ? 4096 : 4160) << fa;  // 256 cells a step with flash attention, 32 without
         EXPECT_LE(a.kv_bytes, *s.available_bytes);
         s.available_bytes = Rational(31LL * 114688);
-        EXPECT_THROW(engine_allocation(m, dtype("f16"), Engine::llamacpp, s), EngineError) << fa;
+        EXPECT_THROW(engine_allocation(m, dtype("f16"), Engine::ik_llama, s), EngineError) << fa;
     }
 }
 
@@ -175,7 +174,7 @@ TEST(EngineIkLlama, Mla2WithoutFlashAttentionKeepsTheLatentInTheVType) {
     // here, while the line names -ctk's.
     EngineSettings s = ik(32768, 2, false);
     s.v_dtype = "f16";
-    EngineAnswer a = engine_allocation(record_model("models/deepseek-r1"), dtype("q8_0"), Engine::llamacpp, s);
+    EngineAnswer a = engine_allocation(record_model("models/deepseek-r1"), dtype("q8_0"), Engine::ik_llama, s);
     ASSERT_EQ(a.parts.size(), 1u);
     EXPECT_EQ(a.parts[0].k_bytes, Rational(61LL * 576 * 2 * 32768));
     EXPECT_EQ(a.parts[0].v_bytes, Rational(0));
@@ -195,7 +194,7 @@ TEST(EngineIkLlama, Mla0KeepsEveryHeadsKAndV) {
     EngineSettings s = ik(8192, 0, true);
     s.v_dtype = "f16";
     const Model& m = record_model("models/deepseek-r1");
-    EngineAnswer a = engine_allocation(m, dtype("q8_0"), Engine::llamacpp, s);
+    EngineAnswer a = engine_allocation(m, dtype("q8_0"), Engine::ik_llama, s);
     ASSERT_EQ(a.parts.size(), 1u);
     EXPECT_EQ(a.parts[0].kind, EnginePartKind::base_cache);
     EXPECT_EQ(a.parts[0].k_bytes, Rational(13048479744));
@@ -205,14 +204,14 @@ TEST(EngineIkLlama, Mla0KeepsEveryHeadsKAndV) {
     EXPECT_EQ(lines[0],
               "llama_init_from_model: KV self size  = 28060.00 MiB, K (q8_0): 12444.00 MiB, V (f16): 15616.00 MiB");
     // The same record under -mla 3 keeps the latent: its head widths change nothing there.
-    EXPECT_EQ(engine_allocation(m, dtype("q8_0"), Engine::llamacpp, ik(8192, 3, true)).parts[0].k_bytes,
+    EXPECT_EQ(engine_allocation(m, dtype("q8_0"), Engine::ik_llama, ik(8192, 3, true)).parts[0].k_bytes,
               Rational(8192LL * 61 * 576 * 34 / 32));
 }
 
 TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
     auto refused = [](const std::string& model, std::string_view kv, const EngineSettings& s, const std::string& why) {
         try {
-            engine_allocation(record_model(model), dtype(kv), Engine::llamacpp, s);
+            engine_allocation(record_model(model), dtype(kv), Engine::ik_llama, s);
             ADD_FAILURE() << model << " was not refused";
         } catch (const EngineError& e) {
             EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
@@ -228,7 +227,7 @@ TEST(EngineMemory, IkLlamaNamesTheFork) {
     EXPECT_TRUE(names_ik_llama("ik_llama.cpp"));
     EXPECT_TRUE(names_ik_llama("ik-llama.cpp"));
     EXPECT_FALSE(names_ik_llama("llama.cpp"));
-    EXPECT_EQ(parse_engine("ik_llama.cpp"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("ik_llama.cpp"), Engine::ik_llama);
 }
 
 TEST(EngineFit, IkLlamaPrintsItsOwnLine) {

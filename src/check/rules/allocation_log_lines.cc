@@ -104,7 +104,8 @@ void allocation_log_lines(const Record& r, const RecordSet& /*refs*/, std::vecto
         return;
     }
     const YamlNode* engine = r.node("engine");
-    if (engine && engine->is_scalar() && parse_engine(engine->value) != log.engine) {
+    auto named = engine && engine->is_scalar() ? parse_engine(engine->value) : std::nullopt;
+    if (engine && engine->is_scalar() && (!named || log_family(*named) != log.engine)) {
         out.push_back(diag::finding(
             "allocation-log-lines", r.where("engine"),
             fmt::format("engine is {}, but log_lines are {}'s lines", engine->value, name_of(log.engine))));
