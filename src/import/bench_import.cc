@@ -612,65 +612,48 @@ std::optional<std::string> weight_quant_of_model_type(const std::string& model_t
     return std::nullopt;
 }
 
-BenchRun parse_bench_text(const std::string& file, const std::string& text, const BenchOptions& options) {
-    std::string body = trim(text);
-    if (body.empty()) fail(file, 1, 1, "is empty: expected llama-bench JSON or JSONL, a vLLM result or a CSV");
-    std::size_t start = text.find(body.front());
-    if (body.front() == '[' || body.front() == '{') check_depth(file, text);
-    if (body.front() == '[') {
-        json j;
-        try {
-            j = parse_json_input(text);
-        } catch (const JsonInputError& e) {
-            fail(file, e.line(), e.column(), e.what());
-        }
-        if (!j.is_array()) fail_at(file, text, start, "expected an array of llama-bench results");
-        auto offsets = array_object_offsets(text);
-        std::vector<Entry> entries;
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            std::size_t at = i < offsets.size() ? offsets[i] : start;
-            auto [line, column] = line_column(text, at);
-            entries.push_back(Entry{j[i], line, column, i + 1});
-        }
-        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSON", options);
-        sort_points(run);
-        return run;
+namespace {
+
+/// A benchmark file as the readers see it: its text, read once, and parsed as each reader asks.
+class BenchInput {
+  public:
+    BenchInput(const std::string& file_name, const std::string& file_text, const BenchOptions& given)
+        : file(file_name), text(file_text), options(given), body(trim(file_text)) {
+        if (body.empty()) fail(file, 1, 1, "is empty: expected llama-bench JSON or JSONL, a vLLM result or a CSV");
+        start = text.find(body.front());
+        if (body.front() == '[' || body.front() == '{') check_depth(file, text);
+        if (body.front() == '{') read_document();
     }
-    if (body.front() == '{') {
-        // One JSON object (a vLLM result, or a one-line JSONL), or JSONL: one object a line.
-        json whole_doc;
-        bool one_document = true;
+
+    const std::string& file;
+    const std::string& text;
+    const BenchOptions& options;
+    std::string body;              ///< the text without the white space around it
+    std::size_t start = 0;         ///< where its first character is
+    std::optional<json> document;  ///< the file as one JSON object, when it is one
+
+    /// The file as JSONL, one object a line, read on the first call: a line that is not JSON
+    /// fails there, naming its line.
+    std::vector<Entry>& lines() {
+        if (!lines_read_) read_lines();
+        return lines_;
+    }
+
+  private:
+    void read_document() {
         try {
-            whole_doc = parse_json_input(text);
+            document = parse_json_input(text);
         } catch (const JsonInputError& e) {
-            // Read line by line below, where a bad line is named; a repeated key is the same
+            // Read line by line then, where a bad line is named; a repeated key is the same
             // mistake either way, and named here.
             if (std::string_view(e.what()).find("appears twice") != std::string_view::npos) {
                 fail(file, e.line(), e.column(), e.what());
             }
-            one_document = false;
         }
-        if (one_document && is_guidellm_report(whole_doc)) {
-            if (!options.select.empty())
-                fail(file, 1, 1, "--select picks llama-bench entries; this is a GuideLLM report");
-            BenchRun run = read_guidellm(file, text, whole_doc, options);
-            sort_points(run);
-            return run;
-        }
-        // An SGLang bench_serving line holds the keys of a vLLM result too: read it as JSONL below.
-        if (one_document && looks_like_vllm(whole_doc) && !is_sglang_serving_line(whole_doc)) {
-            if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a vLLM result");
-            return read_vllm(file, text, whole_doc, options);
-        }
-        if (one_document && is_profile_export(whole_doc)) {
-            if (!options.select.empty())
-                fail(file, 1, 1, "--select picks llama-bench entries; this is a profile export");
-            auto [line, column] = line_column(text, start);
-            BenchRun run = read_profile_export(file, line, column, whole_doc, options);
-            sort_points(run);
-            return run;
-        }
-        std::vector<Entry> entries;
+    }
+
+    void read_lines() {
+        lines_read_ = true;
         std::istringstream in(text);
         std::string line;
         int line_no = 0;
@@ -684,43 +667,112 @@ BenchRun parse_bench_text(const std::string& file, const std::string& text, cons
                                  escape_for_terminal(d->key), d->first_column, d->second_column));
             }
             try {
-                entries.push_back(Entry{parse_json_input(line), line_no, 1, entries.size() + 1});
+                lines_.push_back(Entry{parse_json_input(line), line_no, 1, lines_.size() + 1});
             } catch (const JsonInputError& e) {
                 // Python's json writes an unbounded request rate as the bare word Infinity.
                 if (auto python = parse_python_json_line(line); python && is_sglang_serving_line(*python)) {
-                    entries.push_back(Entry{std::move(*python), line_no, 1, entries.size() + 1});
+                    lines_.push_back(Entry{std::move(*python), line_no, 1, lines_.size() + 1});
                     continue;
                 }
                 fail(file, line_no, e.column(),
                      fmt::format("not a JSON object on this line (JSONL holds one result a line): {}", e.what()));
             }
         }
-        if (!entries.empty() && is_sglang_serving_line(entries.front().value)) {
-            if (!options.select.empty())
-                fail(file, 1, 1, "--select picks llama-bench entries; this is SGLang bench_serving output");
-            std::vector<JsonLine> lines;
-            for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
-            BenchRun run = read_sglang_serving(file, lines, options);
-            sort_points(run);
-            return run;
-        }
-        if (!entries.empty() && is_batched_bench_line(entries.front().value)) {
-            if (!options.select.empty())
-                fail(file, 1, 1, "--select picks llama-bench entries; this is llama-batched-bench output");
-            std::vector<JsonLine> lines;
-            for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
-            BenchRun run = read_batched_bench(file, lines);
-            sort_points(run);
-            return run;
-        }
-        BenchRun run = read_llama_bench(file, std::move(entries), "llama-bench JSONL", options);
-        sort_points(run);
-        return run;
     }
-    if (!options.select.empty()) fail(file, 1, 1, "--select picks llama-bench entries; this is a CSV");
-    BenchRun run = read_csv(file, text);
+
+    bool lines_read_ = false;
+    std::vector<Entry> lines_;
+};
+
+std::vector<JsonLine> json_lines(std::vector<Entry>& entries) {
+    std::vector<JsonLine> lines;
+    for (auto& e : entries) lines.push_back(JsonLine{std::move(e.value), e.line});
+    return lines;
+}
+
+BenchRun sorted(BenchRun run) {
     sort_points(run);
     return run;
+}
+
+/// One benchmark format: whether a file is in it, and its reader.
+struct BenchReader {
+    std::string_view name;  ///< "a GuideLLM report", for --select's refusal
+    bool selects;           ///< --select picks its entries (llama-bench's own)
+    bool (*claims)(BenchInput& in);
+    BenchRun (*read)(BenchInput& in);
+};
+
+/// The formats import-bench reads, in the order they are tried; the first that claims a file
+/// reads it. An SGLang bench_serving line holds the keys of a vLLM result too, so vLLM's claim
+/// leaves it to the SGLang reader; llama-bench's JSONL and the CSV take what no other claims.
+constexpr BenchReader kReaders[] = {
+    {"llama-bench JSON", true, [](BenchInput& in) { return in.body.front() == '['; },
+     [](BenchInput& in) {
+         json j;
+         try {
+             j = parse_json_input(in.text);
+         } catch (const JsonInputError& e) {
+             fail(in.file, e.line(), e.column(), e.what());
+         }
+         if (!j.is_array()) fail_at(in.file, in.text, in.start, "expected an array of llama-bench results");
+         auto offsets = array_object_offsets(in.text);
+         std::vector<Entry> entries;
+         for (std::size_t i = 0; i < j.size(); ++i) {
+             std::size_t at = i < offsets.size() ? offsets[i] : in.start;
+             auto [line, column] = line_column(in.text, at);
+             entries.push_back(Entry{j[i], line, column, i + 1});
+         }
+         return sorted(read_llama_bench(in.file, std::move(entries), "llama-bench JSON", in.options));
+     }},
+    {"a GuideLLM report", false, [](BenchInput& in) { return in.document && is_guidellm_report(*in.document); },
+     [](BenchInput& in) { return sorted(read_guidellm(in.file, in.text, *in.document, in.options)); }},
+    {"a vLLM result", false,
+     [](BenchInput& in) {
+         return in.document && looks_like_vllm(*in.document) && !is_sglang_serving_line(*in.document);
+     },
+     [](BenchInput& in) { return read_vllm(in.file, in.text, *in.document, in.options); }},
+    {"a profile export", false, [](BenchInput& in) { return in.document && is_profile_export(*in.document); },
+     [](BenchInput& in) {
+         auto [line, column] = line_column(in.text, in.start);
+         return sorted(read_profile_export(in.file, line, column, *in.document, in.options));
+     }},
+    {"SGLang bench_serving output", false,
+     [](BenchInput& in) {
+         return in.body.front() == '{' && !in.lines().empty() && is_sglang_serving_line(in.lines().front().value);
+     },
+     [](BenchInput& in) {
+         auto lines = json_lines(in.lines());
+         return sorted(read_sglang_serving(in.file, lines, in.options));
+     }},
+    {"llama-batched-bench output", false,
+     [](BenchInput& in) {
+         return in.body.front() == '{' && !in.lines().empty() && is_batched_bench_line(in.lines().front().value);
+     },
+     [](BenchInput& in) {
+         auto lines = json_lines(in.lines());
+         return sorted(read_batched_bench(in.file, lines));
+     }},
+    {"llama-bench JSONL", true, [](BenchInput& in) { return in.body.front() == '{'; },
+     [](BenchInput& in) {
+         return sorted(read_llama_bench(in.file, std::move(in.lines()), "llama-bench JSONL", in.options));
+     }},
+    {"a CSV", false, [](BenchInput&) { return true; },
+     [](BenchInput& in) { return sorted(read_csv(in.file, in.text)); }},
+};
+
+}  // namespace
+
+BenchRun parse_bench_text(const std::string& file, const std::string& text, const BenchOptions& options) {
+    BenchInput in(file, text, options);
+    for (const BenchReader& reader : kReaders) {
+        if (!reader.claims(in)) continue;
+        if (!reader.selects && !options.select.empty()) {
+            fail(file, 1, 1, fmt::format("--select picks llama-bench entries; this is {}", reader.name));
+        }
+        return reader.read(in);
+    }
+    throw std::logic_error("no benchmark reader claimed the file; the CSV reader claims every one");
 }
 
 BenchRun read_bench_files(const std::vector<std::string>& files, const BenchOptions& options) {
