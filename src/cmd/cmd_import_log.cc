@@ -10,6 +10,7 @@
 #include "load/yaml_loader.h"
 #include "support/bounded_read.h"
 #include "support/hidden_text.h"
+#include "vocab/vocabulary.h"
 
 namespace kvcat::cmd {
 
@@ -58,10 +59,8 @@ bool reads_back(const std::string& text, const std::string& log) {
 /// The name an allocation record gives a fork or an application built on llama.cpp, from how a
 /// person may type it; empty when `typed` names none of them.
 std::string llama_family_name(const std::string& typed) {
-    if (names_ik_llama(typed)) return "ik_llama.cpp";
-    if (typed == "LM Studio" || typed == "lm-studio" || typed == "lmstudio") return "LM Studio";
-    if (typed == "ollama") return "ollama";
-    if (typed == "llama.cpp") return "llama.cpp";
+    const EngineName* e = engine_spelled(typed);
+    if (e != nullptr && (e->name == "llama.cpp" || e->upstream == "llama.cpp")) return std::string(e->name);
     return "";
 }
 

@@ -11,21 +11,26 @@
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
 #include "model/kv_math.h"
+#include "vocab/vocabulary.h"
 
 namespace kvcat {
 
 bool names_ik_llama(std::string_view text) {
-    return text == "ik_llama.cpp" || text == "ik-llama.cpp" || text == "ik_llama" || text == "ik-llama";
+    const EngineName* e = engine_spelled(text);
+    return e != nullptr && e->name == "ik_llama.cpp";
 }
 
 std::optional<Engine> parse_engine(std::string_view text) {
-    if (text == "llama.cpp" || text == "llamacpp" || text == "llama-server" || text == "ollama" ||
-        text == "lm-studio" || text == "lmstudio" || text == "LM Studio")
-        return Engine::llamacpp;
-    if (names_ik_llama(text)) return Engine::ik_llama;
-    if (text == "vllm") return Engine::vllm;
-    if (text == "sglang") return Engine::sglang;
-    return std::nullopt;
+    // The catalog's vocabulary (vocab/vocabulary.cc) holds the names and their spellings; here
+    // each engine with an allocation model is one Engine, and an application built on
+    // llama.cpp (ollama, LM Studio) allocates as llama.cpp does.
+    const EngineName* e = engine_spelled(text);
+    if (e == nullptr) return std::nullopt;
+    if (e->name == "ik_llama.cpp") return Engine::ik_llama;
+    if (e->name == "llama.cpp" || e->upstream == "llama.cpp") return Engine::llamacpp;
+    if (e->name == "vLLM") return Engine::vllm;
+    if (e->name == "SGLang") return Engine::sglang;
+    return std::nullopt;  // an engine kvcat has no allocation model for
 }
 
 std::string_view name_of(Engine e) {

@@ -8,13 +8,15 @@ namespace kvcat {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kLlamaCpp = {"llamacpp", "llama-cpp", "llama_cpp", "ggml"};
-constexpr std::array<std::string_view, 3> kIkLlama = {"ik-llama.cpp", "ik_llamacpp", "ik-llamacpp"};
+constexpr std::array<std::string_view, 5> kLlamaCpp = {"llamacpp", "llama-cpp", "llama_cpp", "ggml", "llama-server"};
+constexpr std::array<std::string_view, 5> kIkLlama = {"ik-llama.cpp", "ik_llamacpp", "ik-llamacpp", "ik_llama",
+                                                      "ik-llama"};
 constexpr std::array<std::string_view, 2> kVllm = {"vllm-project", "vllm serve"};
 constexpr std::array<std::string_view, 1> kSglang = {"sgl"};
 constexpr std::array<std::string_view, 4> kTrtLlm = {"TensorRT LLM", "trt-llm", "trtllm", "tensorrt_llm"};
 constexpr std::array<std::string_view, 2> kMlx = {"mlx-lm", "mlx_lm"};
 constexpr std::array<std::string_view, 1> kDs4 = {"ds4-bench"};
+constexpr std::array<std::string_view, 2> kLmStudio = {"lm-studio", "lmstudio"};
 constexpr std::array<std::string_view, 0> kNone = {};
 
 constexpr std::array kEngines = {
@@ -28,7 +30,7 @@ constexpr std::array kEngines = {
     EngineName{"ds4", "", "antirez/ds4, an engine for DeepSeek V4 models", kDs4},
     EngineName{"ollama", "llama.cpp", "ollama, built on llama.cpp's ggml", kNone},
     EngineName{"ExLlamaV2", "", "turboderp-org/exllamav2", kNone},
-    EngineName{"LM Studio", "llama.cpp", "LM Studio's llama.cpp and MLX runtimes", kNone},
+    EngineName{"LM Studio", "llama.cpp", "LM Studio's llama.cpp and MLX runtimes", kLmStudio},
 };
 
 constexpr std::array kWeightFormats = {

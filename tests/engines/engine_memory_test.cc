@@ -17,6 +17,7 @@
 #include "model/physics.h"
 #include "output/engine_render.h"
 #include "test_util.h"
+#include "vocab/vocabulary.h"
 
 namespace kvcat {
 namespace {
@@ -221,6 +222,29 @@ TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
     refused("models/qwen3-0.6b", "q8_0", ik(4096, 3, false), "V cache quantization requires flash_attn");
     refused("models/gpt-oss-20b", "f16", ik(4096, 3, true), "sliding-window layers is not modelled");
     refused("models/qwen3.5-27b", "f16", ik(4096, 3, true), "recurrent state is not modelled");
+}
+
+TEST(EngineMemory, EngineNamesAreTheVocabularysWithEverySpelling) {
+    // parse_engine reads the catalog's vocabulary: every spelling of an engine gives what its
+    // name gives, and only the engines with an allocation model give one.
+    std::size_t modelled = 0;
+    for (const EngineName& e : engine_names()) {
+        auto by_name = parse_engine(e.name);
+        for (std::string_view spelling : e.spellings) EXPECT_EQ(parse_engine(spelling), by_name) << spelling;
+        modelled += by_name ? 1 : 0;
+    }
+    EXPECT_EQ(modelled, 6u);  // llama.cpp, ik_llama.cpp, vLLM, SGLang, and ollama and LM Studio as llama.cpp
+    EXPECT_EQ(parse_engine("vLLM"), Engine::vllm);
+    EXPECT_EQ(parse_engine("vllm"), Engine::vllm);
+    EXPECT_EQ(parse_engine("SGLang"), Engine::sglang);
+    EXPECT_EQ(parse_engine("LM Studio"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("llama-server"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("ik_llama"), Engine::ik_llama);
+    EXPECT_EQ(parse_engine("TensorRT-LLM"), std::nullopt);
+    EXPECT_EQ(parse_engine("no such engine"), std::nullopt);
+    for (Engine e : {Engine::llamacpp, Engine::ik_llama, Engine::vllm, Engine::sglang}) {
+        EXPECT_EQ(parse_engine(name_of(e)), e) << name_of(e);
+    }
 }
 
 TEST(EngineMemory, IkLlamaNamesTheFork) {
