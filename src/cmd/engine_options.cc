@@ -37,7 +37,9 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::Range(0, 3))
         ->capture_default_str()
         ->group(group);
-    sub.add_option("--flash-attn", o.flash_attn, "ik_llama.cpp -fa: on or off (its padding and MLA layout follow it)")
+    sub.add_option("--flash-attn", o.flash_attn,
+                   "llama.cpp and ik_llama.cpp -fa: on or off (off refuses a quantized V cache; ik_llama.cpp's padding "
+                   "and MLA layout follow it)")
         ->check(CLI::IsMember({"on", "off"}))
         ->capture_default_str()
         ->group(group);
@@ -103,7 +105,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     }
     EngineSettings s;
     s.ik_mla = o.mla;
-    s.ik_flash_attn = o.flash_attn == "on";
+    s.flash_attn = o.flash_attn == "on";
     s.version = o.engine_version;
     if (o.ctx_size) s.context = *o.ctx_size;
     s.parallel = o.parallel;

@@ -23,14 +23,14 @@ bool is_f16_or_bf16(const CacheDtype& d) {
 
 /// The latent's type as allocated: -ctk's, but -ctv's under -mla 2 or 3 without flash attention.
 const CacheDtype& latent_type(const CacheDtype& k, const CacheDtype& v, const EngineSettings& s) {
-    return s.ik_flash_attn || s.ik_mla == 1 ? k : v;
+    return s.flash_attn || s.ik_mla == 1 ? k : v;
 }
 
 void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& s, std::int64_t cells,
           EngineAnswer& a) {
     a.parts.clear();
     bool mla = model.mla && model.variant == AttentionVariant::mla && s.ik_mla > 0;
-    bool kv_t = mla && s.ik_mla == 1 && !s.ik_flash_attn;
+    bool kv_t = mla && s.ik_mla == 1 && !s.flash_attn;
     LlamaCacheBytes b =
         model.mla && s.ik_mla == 0
             ? ik_mla_off_bytes(model, k, v, cells)
@@ -79,18 +79,18 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     if (s.ik_mla < 0 || s.ik_mla > 3) throw EngineError(fmt::format("-mla {} is not one of 0, 1, 2, 3", s.ik_mla));
     if (mla && s.ik_mla == 0) ik_mla_off_bytes(model, dtype, v, 1);  // refuses a record without the widths
-    if (!s.ik_flash_attn && !is_f16_or_bf16(v)) {
+    if (!s.flash_attn && !is_f16_or_bf16(v)) {
         throw EngineError(
             fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "
                         "quantization requires flash_attn\"): give --flash-attn on, or an f16 V",
                         v.name));
     }
-    std::int64_t unit = s.ik_flash_attn ? kIkCellPadFlash : kIkCellPad;
+    std::int64_t unit = s.flash_attn ? kIkCellPadFlash : kIkCellPad;
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
     std::int64_t context = llamacpp_context(model, s);
     EngineAnswer a;
     a.engine = Engine::ik_llama;
-    a.ik_flash_attn = s.ik_flash_attn;
+    a.ik_flash_attn = s.flash_attn;
     a.rule = s.version.empty() ? "ik_llama.cpp, the newest rules held (src/llama.cpp at 8337e4cd: llama_kv_cache_init)"
                                : fmt::format("ik_llama.cpp {}, read with the newest rules held", s.version);
     a.sequences = parallel;
@@ -116,10 +116,10 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
 
     if (cells != context) {
         a.differences.push_back(
-            {"padding", fmt::format("-c {} becomes {} cells: ik_llama.cpp pads n_ctx to {} ({} flash attention; "
-                                    "llama_kv_cache::get_padding)",
-                                    group_thousands(context), group_thousands(cells), unit,
-                                    s.ik_flash_attn ? "with" : "without")});
+            {"padding",
+             fmt::format("-c {} becomes {} cells: ik_llama.cpp pads n_ctx to {} ({} flash attention; "
+                         "llama_kv_cache::get_padding)",
+                         group_thousands(context), group_thousands(cells), unit, s.flash_attn ? "with" : "without")});
     }
     if (parallel > 1) {
         a.differences.push_back(
@@ -135,12 +135,12 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
                                     *model.v_head_dim, v.name, model.mla->latent_dim())});
     } else if (mla) {
         std::string how;
-        if (s.ik_mla == 1 && !s.ik_flash_attn) {
+        if (s.ik_mla == 1 && !s.flash_attn) {
             how = fmt::format(
                 "-mla 1 without flash attention: K holds the latent ({} elements, {}) and V its first {} "
                 "elements again, transposed (kv^T, {})",
                 model.mla->latent_dim(), dtype.name, model.mla->kv_lora_rank, v.name);
-        } else if (!s.ik_flash_attn) {
+        } else if (!s.flash_attn) {
             how = fmt::format(
                 "-mla {} without flash attention: K holds the latent ({} elements) in -ctv's type {}, "
                 "though the line names -ctk's ({}); no V",

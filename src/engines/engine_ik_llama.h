@@ -31,7 +31,7 @@ namespace kvcat {
 inline constexpr std::int64_t kIkCellPadFlash = 256;
 inline constexpr std::int64_t kIkCellPad = 32;
 
-/// The allocation for `settings` (context, parallel, ik_mla, ik_flash_attn, the K and V types);
+/// The allocation for `settings` (context, parallel, ik_mla, flash_attn, the K and V types);
 /// with settings.available_bytes, the largest -c whose cache fits it. Throws EngineError for a
 /// model or a setting it does not take.
 /// -mla 0's cache for an MLA model: every head's K and V of `cells` cells. Throws EngineError when

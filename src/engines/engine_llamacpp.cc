@@ -226,6 +226,13 @@ void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype
             fmt::format("llama_init_from_model: model does not support different K ({}) and V ({}) cache types",
                         ggml_name(k), ggml_name(v)));
     }
+    // src/llama-context.cpp, llama_init_from_model() at 80fb11ac: a quantized V cache needs flash
+    // attention; -fa auto turns it on for one, -fa off is refused. Found by the oracle test.
+    if (!s.flash_attn && v.block_values > 1) {
+        throw EngineRefusal(fmt::format(
+            "llama_init_from_model: quantized V cache requires flash_attn to be enabled (-ctv {} with -fa off)",
+            ggml_name(v)));
+    }
 }
 
 CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& s) {

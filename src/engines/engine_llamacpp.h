@@ -91,8 +91,8 @@ std::string ggml_name(const CacheDtype& dtype);
 /// Throws EngineRefusal, in llama.cpp's words, for settings it refuses before it allocates (all
 /// read at release 80fb11ac73e66d89eae2c6a91d8a77428fa733ed): a cache type -ctk/-ctv do not take
 /// (common/arg.cpp, kv_cache_types), -np above LLAMA_MAX_SEQ (src/llama-context.cpp, the
-/// llama_context constructor) and different K and V types for an MLA model
-/// (src/llama-context.cpp, llama_init_from_model).
+/// llama_context constructor), different K and V types for an MLA model and a quantized V with
+/// flash attention off (src/llama-context.cpp, llama_init_from_model).
 void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& settings);
 
 /// -ctv's type when the settings give one, else `k`; throws EngineError for a name kvcat lacks.

@@ -53,8 +53,9 @@ struct EngineSettings {
     std::int64_t ubatch = 512;    ///< -ub
     bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
     // ik_llama.cpp (--engine ik_llama.cpp; engine_ik_llama.h): its own cache layout
-    int ik_mla = 3;             ///< -mla 0..3; 3 is its default since 2025-11
-    bool ik_flash_attn = true;  ///< -fa; on by default since 2025-10
+    int ik_mla = 3;          ///< -mla 0..3; 3 is its default since 2025-11
+    bool flash_attn = true;  ///< -fa (llama.cpp, ik_llama.cpp); llama.cpp's auto turns it on where it is needed
+                             ///< (a quantized V), ik_llama.cpp's default has been on since 2025-10
     // vLLM V1
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens

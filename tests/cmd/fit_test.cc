@@ -411,6 +411,19 @@ TEST(FitEngineVerdict, LlamaCppRefusesWhatItRefusesInItsWords) {
     refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q8_0", "--v-dtype", "f16"}, &status);
     EXPECT_EQ(status, 0) << "a model without MLA takes different K and V types";
 
+    // A quantized V needs flash attention (found by the oracle test against llama.cpp itself);
+    // a quantized K alone does not, and -fa on (llama.cpp's auto) takes either.
+    nlohmann::json v_off = refused_by_llama(
+        {"--model", "qwen3-32b", "--kv-dtype", "f16", "--v-dtype", "q4_0", "--flash-attn", "off"}, &status);
+    EXPECT_EQ(status, 1);
+    EXPECT_EQ(v_off["engine_refusal"],
+              "llama_init_from_model: quantized V cache requires flash_attn to be enabled (-ctv q4_0 with -fa off)");
+    refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q8_0", "--v-dtype", "f16", "--flash-attn", "off"},
+                     &status);
+    EXPECT_EQ(status, 0) << "a quantized K with an f16 V needs no flash attention";
+    refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "q4_0", "--flash-attn", "on"}, &status);
+    EXPECT_EQ(status, 0);
+
     // kvcat's fp16 is llama.cpp's f16, and its lines say f16.
     nlohmann::json f16 = refused_by_llama({"--model", "qwen3-32b", "--kv-dtype", "fp16"}, &status);
     EXPECT_EQ(status, 0);

@@ -94,7 +94,7 @@ EngineSettings ik(std::int64_t context, int mla, bool flash_attn) {
     EngineSettings s;
     s.context = context;
     s.ik_mla = mla;
-    s.ik_flash_attn = flash_attn;
+    s.flash_attn = flash_attn;
     return s;
 }
 
