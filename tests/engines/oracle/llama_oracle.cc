@@ -1,0 +1,258 @@
+// The oracle test: kvcat's llama.cpp rules against the real llama.cpp, at the pinned release
+// (cmake/llama_engine_pin.cmake). For every model record it can write as a GGUF
+// (oracle_models.h), it loads that file in libllama without allocating weights and, for a
+// grid of settings, creates a context and keeps the cache lines llama.cpp prints (or the
+// error it refuses with); kvcat's engine model (engine_allocation, engine_log_lines: what
+// `kvcat fit --engine llama.cpp` prints) must give the same lines, text for text, or refuse
+// with the same reason. Prints each disagreement with the setting and both lines, then
+// "N of N settings agree, M refusals agree"; exit 1 on any disagreement.
+//
+// Usage: kvcat_llama_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]
+//   --plant  changes one figure of kvcat's first line in every setting (one cell more), so a
+//            test can see the comparison fail.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engines/engine_memory.h"
+#include "engines/oracle/oracle_models.h"
+#include "engines/oracle/oracle_settings.h"
+#include "ggml-backend.h"
+#include "llama.h"
+#include "load/records.h"
+#include "vocab/dtype.h"
+
+namespace fs = std::filesystem;
+using namespace kvcat;
+using namespace kvcat::oracle;
+
+namespace {
+
+/// What libllama printed while one context was made.
+struct Captured {
+    std::vector<std::string> cache_lines;  ///< "llama_kv_cache: size = ..." and the recurrent line
+    std::vector<std::string> errors;       ///< its error lines
+    std::string pending;                   ///< a line still being written in pieces
+};
+
+Captured* g_capture = nullptr;
+bool g_plant = false;
+
+void take_line(std::string line, ggml_log_level level) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (!g_capture || line.empty()) return;
+    bool cache = (line.rfind("llama_kv_cache: size =", 0) == 0 || line.rfind("llama_memory_recurrent: size =", 0) == 0);
+    if (cache) g_capture->cache_lines.push_back(line);
+    if (level == GGML_LOG_LEVEL_ERROR) g_capture->errors.push_back(line);
+}
+
+void on_log(ggml_log_level level, const char* text, void*) {
+    if (!g_capture) return;
+    g_capture->pending += text;
+    if (!g_capture->pending.empty() && g_capture->pending.back() == '\n') {
+        std::string line = std::move(g_capture->pending);
+        g_capture->pending.clear();
+        take_line(std::move(line), level);
+    }
+}
+
+ggml_type engine_type(const std::string& name) {
+    if (name == "f32") return GGML_TYPE_F32;
+    if (name == "f16") return GGML_TYPE_F16;
+    if (name == "bf16") return GGML_TYPE_BF16;
+    if (name == "q8_0") return GGML_TYPE_Q8_0;
+    if (name == "q4_0") return GGML_TYPE_Q4_0;
+    if (name == "q4_1") return GGML_TYPE_Q4_1;
+    if (name == "q5_0") return GGML_TYPE_Q5_0;
+    if (name == "q5_1") return GGML_TYPE_Q5_1;
+    if (name == "iq4_nl") return GGML_TYPE_IQ4_NL;
+    throw std::runtime_error("no ggml type for " + name);
+}
+
+/// llama.cpp's answer: its cache lines, or its refusal (the first error line).
+Captured engine_answer(llama_model* model, const Setting& s) {
+    Captured c;
+    llama_context_params p = llama_context_default_params();
+    p.n_ctx = static_cast<std::uint32_t>(s.context);
+    p.n_seq_max = static_cast<std::uint32_t>(s.parallel);
+    p.kv_unified = s.kv_unified;
+    p.n_ubatch = static_cast<std::uint32_t>(s.ubatch);
+    p.n_batch = std::max<std::uint32_t>(2048, p.n_ubatch);
+    p.type_k = engine_type(s.k_dtype);
+    p.type_v = engine_type(s.v_dtype);
+    p.swa_full = s.swa_full;
+    p.flash_attn_type = s.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    p.n_threads = 1;
+    p.n_threads_batch = 1;
+    p.no_perf = true;
+    g_capture = &c;
+    llama_context* ctx = llama_init_from_model(model, p);
+    g_capture = nullptr;
+    if (ctx) {
+        llama_free(ctx);
+        c.errors.clear();
+    } else if (c.errors.empty()) {
+        c.errors.push_back("llama_init_from_model failed without an error line");
+    }
+    return c;
+}
+
+/// kvcat's answer for the same setting: the lines `kvcat fit --engine llama.cpp` prints, or
+/// the refusal it gives.
+Captured kvcat_answer(const Model& model, const Setting& s) {
+    Captured c;
+    EngineSettings e;
+    e.context = s.context;
+    e.parallel = s.parallel;
+    e.kv_unified = s.kv_unified;
+    e.ubatch = s.ubatch;
+    e.swa_full = s.swa_full;
+    e.flash_attn = s.flash_attn;
+    if (s.v_dtype != s.k_dtype) e.v_dtype = s.v_dtype;
+    auto dtype = find_cache_dtype(s.k_dtype);
+    if (!dtype) throw std::runtime_error("kvcat has no cache dtype " + s.k_dtype);
+    try {
+        EngineAnswer a = engine_allocation(model, *dtype, Engine::llamacpp, e);
+        c.cache_lines = engine_log_lines(a, model);
+        if (g_plant && !c.cache_lines.empty()) {
+            auto at = c.cache_lines[0].find(" cells");
+            if (at != std::string::npos) c.cache_lines[0].insert(at, "1");
+        }
+    } catch (const EngineRefusal& refusal) {
+        c.errors.push_back(refusal.what());
+    }
+    return c;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += "\n      " + l;
+    return out.empty() ? "\n      (nothing)" : out;
+}
+
+struct Tally {
+    int settings = 0;
+    int agree = 0;
+    int refusals = 0;
+    int refusals_agree = 0;
+};
+
+/// True when both refuse and kvcat's reason carries llama.cpp's words.
+bool same_refusal(const Captured& engine, const Captured& ours) {
+    if (engine.errors.empty() || ours.errors.empty()) return false;
+    for (const auto& line : engine.errors) {
+        auto colon = line.find(": ");
+        std::string words = colon == std::string::npos ? line : line.substr(colon + 2);
+        if (ours.errors.front().find(words) != std::string::npos) return true;
+    }
+    return false;
+}
+
+void check_model(llama_model* engine_model, const OracleModel& which, const Model& model, Tally& t) {
+    for (const Setting& s : oracle_settings(which.sliding, model.native_context.value_or(4096))) {
+        Captured engine = engine_answer(engine_model, s);
+        Captured ours = kvcat_answer(model, s);
+        ++t.settings;
+        bool refused = !engine.errors.empty();
+        if (refused) ++t.refusals;
+        bool agree =
+            refused ? same_refusal(engine, ours) : (ours.errors.empty() && engine.cache_lines == ours.cache_lines);
+        if (agree) {
+            ++t.agree;
+            if (refused) ++t.refusals_agree;
+            continue;
+        }
+        std::cout << fmt::format("DISAGREE {} {}\n    llama.cpp:{}{}\n    kvcat:{}{}\n", which.id, describe(s),
+                                 joined(engine.cache_lines), joined(engine.errors), joined(ours.cache_lines),
+                                 joined(ours.errors));
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::cerr << "usage: kvcat_llama_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]\n";
+        return 2;
+    }
+    const fs::path records = argv[1];
+    const fs::path work = argv[2];
+    const std::string lib_dir = argv[3];
+    std::optional<std::string> only;
+    for (int i = 4; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--only" && i + 1 < argc) {
+            only = argv[++i];
+        } else if (arg == "--plant") {
+            g_plant = true;
+        } else {
+            std::cerr << "kvcat_llama_oracle: unknown option " << arg << "\n";
+            return 2;
+        }
+    }
+    fs::create_directories(work);
+
+    std::vector<Record> models;
+    std::vector<Diagnostic> findings;
+    for (const auto& entry : fs::directory_iterator(records / "models")) {
+        if (entry.path().extension() != ".yaml") continue;
+        std::string rel = "models/" + entry.path().filename().string();
+        models.push_back(load_record(entry.path().string(), entry.path().string(), rel, findings));
+    }
+    std::sort(models.begin(), models.end(), [](const Record& a, const Record& b) { return a.id < b.id; });
+    std::vector<Unchecked> skipped;
+    auto checked = oracle_models(models, skipped);
+
+    llama_log_set(on_log, nullptr);
+    ggml_backend_load_all_from_path(lib_dir.c_str());
+    llama_backend_init();
+
+    Tally t;
+    int architectures = 0;
+    std::vector<std::string> seen;
+    for (const auto& which : checked) {
+        if (only && which.id != *only) continue;
+        const Record* r = nullptr;
+        for (const auto& m : models)
+            if (m.id == which.id) r = &m;
+        fs::path gguf = work / (which.id.substr(which.id.find('/') + 1) + ".gguf");
+        write_model_gguf(which, *r->model, gguf);
+        llama_model_params mp = llama_model_default_params();
+        mp.no_alloc = true;  // shapes only: the weights are never read (and need no mapping)
+        mp.load_mode = LLAMA_LOAD_MODE_NONE;
+        mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
+        mp.n_gpu_layers = 0;
+        Captured load;
+        g_capture = &load;
+        llama_model* engine_model = llama_model_load_from_file(gguf.c_str(), mp);
+        g_capture = nullptr;
+        if (!engine_model) {
+            std::cout << fmt::format("DISAGREE {}: llama.cpp does not load the GGUF written from it:{}\n", which.id,
+                                     joined(load.errors));
+            ++t.settings;
+            continue;
+        }
+        if (std::find(seen.begin(), seen.end(), which.arch) == seen.end()) seen.push_back(which.arch);
+        Tally before = t;
+        check_model(engine_model, which, *r->model, t);
+        std::cout << fmt::format("{} ({}): {} of {} settings agree\n", which.id, which.arch, t.agree - before.agree,
+                                 t.settings - before.settings);
+        llama_model_free(engine_model);
+        fs::remove(gguf);
+    }
+    architectures = static_cast<int>(seen.size());
+    for (const auto& s : skipped) std::cout << fmt::format("not checked: {}: {}\n", s.id, s.why);
+    std::cout << fmt::format(
+        "{} of {} settings agree, {} of {} refusals agree ({} model records, {} architectures, "
+        "llama.cpp {})\n",
+        t.agree, t.settings, t.refusals_agree, t.refusals, checked.size(), architectures,
+        llama_print_system_info() ? KVCAT_LLAMA_RELEASE : "");
+    llama_backend_free();
+    return t.agree == t.settings && t.settings > 0 ? 0 : 1;
+}
