@@ -132,6 +132,24 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
                             l.streams == 1 ? "" : "s");
         a.parts.push_back(p);
     }
+    if (mla && model.indexer && base.layers > 0) {
+        // src/llama-kv-cache-dsa.cpp at 80fb11ac: a second llama_kv_cache holds the lightning
+        // indexer's keys, one head of the indexer's width per layer at -ctk's type, with the main
+        // cache's cells and streams and no V (the model is MLA). Found by the oracle test.
+        EnginePart p;
+        p.kind = EnginePartKind::indexer;
+        p.layers = base.layers;
+        p.cells = l.cells;
+        p.streams = l.streams;
+        p.k_bytes = Rational(base.layers) * Rational(model.indexer->head_dim) * k.bytes_per_element() *
+                    Rational(l.cells) * Rational(l.streams);
+        p.v_bytes = Rational(0);
+        p.k_type = ggml_name(k);
+        p.v_type = ggml_name(v);
+        p.how = fmt::format("{} layers x {} indexer keys x {} cells x {} stream{}", base.layers,
+                            model.indexer->head_dim, group_thousands(l.cells), l.streams, l.streams == 1 ? "" : "s");
+        a.parts.push_back(p);
+    }
     if (swa) {
         LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, k, v, l.swa_cells, l.streams);
         EnginePart p;
@@ -182,6 +200,9 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
     LlamaCacheBytes base =
         llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, dtype, dtype, 1, 1);
     c.base_per_cell = base.k + base.v;
+    if (model.mla && model.variant == AttentionVariant::mla && model.indexer) {
+        c.base_per_cell += Rational(base.layers) * Rational(model.indexer->head_dim) * dtype.bytes_per_element();
+    }
     if (swa) {
         LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, dtype, dtype, 1, 1);
         c.swa_per_cell = sw.k + sw.v;
@@ -192,6 +213,16 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
         c.state_per_sequence = st.r + st.s;
     }
     return c;
+}
+
+LlamaStateLine llamacpp_state_line_for(std::string_view version) {
+    if (version.size() < 2 || version[0] != 'b') return LlamaStateLine::rs_seq_p;
+    std::int64_t build = 0;
+    for (char c : version.substr(1)) {
+        if (c < '0' || c > '9' || build > 1000000) return LlamaStateLine::rs_seq_p;
+        build = build * 10 + (c - '0');
+    }
+    return build <= 8999 ? LlamaStateLine::seqs : LlamaStateLine::rs_seq;
 }
 
 std::string ggml_name(const CacheDtype& d) {
@@ -273,6 +304,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
                                  "llama-kv-cache-iswa.cpp at 2aef9767)"
                                : fmt::format("llama.cpp {}, read with the newest rules held", s.version);
     a.sequences = parallel;
+    a.llama_state_line = llamacpp_state_line_for(s.version);
     if (s.available_bytes) {
         // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
         context = llamacpp_largest_fit(s.kv_unified ? kCellPad : kCellPad * parallel, *s.available_bytes,
@@ -357,14 +389,22 @@ std::string llama_cache_line(const EnginePart& p, std::int64_t sequences) {
         right_aligned(llamacpp_mib_text(p.k_bytes), 7), p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
 }
 
-std::string llama_state_line(const EnginePart& p, const Model& m) {
+std::string llama_state_line(const EnginePart& p, const Model& m, LlamaStateLine wording) {
     // The recurrent memory counts every layer of the model in its line, not only the state's.
+    // src/llama-memory-recurrent.cpp at 80fb11ac adds the rollback snapshots per sequence
+    // (n_rs_seq, 0 unless speculation asks for them) and a P row (the PLE history, which no model
+    // kvcat holds has: 0.00 MiB).
     std::int64_t layers = m.num_layers.value_or(p.layers);
-    return fmt::format(
-        "llama_memory_recurrent: size = {} MiB ({} cells, {} layers, {} seqs), R ({}): {} MiB, S ({}): {} MiB",
+    std::string seqs = right_aligned(std::to_string(p.cells), 2) + " seqs";
+    if (wording != LlamaStateLine::seqs) seqs += "  0 rs_seq";
+    std::string line = fmt::format(
+        "llama_memory_recurrent: size = {} MiB ({} cells, {} layers, {}), R ({}): {} MiB, S ({}): {} MiB",
         right_aligned(llamacpp_mib_text(p.bytes()), 7), right_aligned(std::to_string(p.cells), 6),
-        right_aligned(std::to_string(layers), 3), right_aligned(std::to_string(p.cells), 2), p.k_type,
-        right_aligned(llamacpp_mib_text(p.k_bytes), 7), p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+        right_aligned(std::to_string(layers), 3), seqs, p.k_type, right_aligned(llamacpp_mib_text(p.k_bytes), 7),
+        p.v_type, right_aligned(llamacpp_mib_text(p.v_bytes), 7));
+    if (wording == LlamaStateLine::rs_seq_p)
+        line += fmt::format(", P ({}): {} MiB", p.k_type, right_aligned("0.00", 7));
+    return line;
 }
 
 }  // namespace
@@ -372,7 +412,7 @@ std::string llama_state_line(const EnginePart& p, const Model& m) {
 std::vector<std::string> llamacpp_log_lines(const EngineAnswer& a, const Model& m) {
     std::vector<std::string> out;
     for (const auto& p : a.parts) {
-        out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m)
+        out.push_back(p.kind == EnginePartKind::recurrent_state ? llama_state_line(p, m, a.llama_state_line)
                                                                 : llama_cache_line(p, a.sequences));
     }
     return out;

@@ -95,6 +95,12 @@ std::string ggml_name(const CacheDtype& dtype);
 /// flash attention off (src/llama-context.cpp, llama_init_from_model).
 void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype& v, const EngineSettings& settings);
 
+/// The wording of the recurrent-state line a llama.cpp build prints: "" (the newest, the release
+/// the oracle test runs: v0.4.0, 80fb11ac) and any name that is not a build number print the
+/// newest; bNNNN up to b8999 (the newest build seen with the old line) the old one; later
+/// builds the rs_seq line without P (seen at b9421; which build first printed P is not known).
+LlamaStateLine llamacpp_state_line_for(std::string_view version);
+
 /// -ctv's type when the settings give one, else `k`; throws EngineError for a name kvcat lacks.
 CacheDtype llamacpp_v_type(const CacheDtype& k, const EngineSettings& settings);
 /// -c, with 0 taken as the model's native context; throws EngineError when the record has none.

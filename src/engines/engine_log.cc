@@ -76,7 +76,7 @@ const std::regex kMarker(
 const std::regex kLlamaCache(
     R"(llama_kv_cache\w*: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)(?:/(\d+))? seqs\)(?:, K \((\w+)\): +([0-9][0-9.,]*) MiB, V \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
 const std::regex kLlamaRecurrent(
-    R"(llama_memory_recurrent: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+) seqs(?: +\d+ rs_seq)?\)(?:, R \((\w+)\): +([0-9][0-9.,]*) MiB, S \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
+    R"(llama_memory_recurrent: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+) seqs(?: +\d+ rs_seq)?\)(?:, R \((\w+)\): +([0-9][0-9.,]*) MiB, S \((\w+)\): +([0-9][0-9.,]*) MiB(?:, P \(\w+\): +0\.00 MiB)?)?\s*$)");
 const std::regex kSelfSize(
     R"(KV self size += +([0-9][0-9.,]*) MiB, ([A-Za-z^]+) \((\w+)\): +([0-9][0-9.,]*) MiB, ([A-Za-z^]+)(?: \((\w+)\): +([0-9][0-9.,]*) MiB|: not used)\s*$)");
 const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, size = (\d+) cells)");

@@ -110,10 +110,18 @@ struct EngineDifference {
     std::string detail;  ///< what the engine does, with the figures and the source it was read from
 };
 
+/// How llama.cpp words its recurrent-state line, which changed twice (engine_llamacpp.h).
+enum class LlamaStateLine {
+    seqs,      ///< "(1 cells, 32 layers, 1 seqs), R (f32): ..., S (f32): ..." (b8999 and before)
+    rs_seq,    ///< "... 1 seqs  0 rs_seq), R ..., S ..." (seen from b9421)
+    rs_seq_p,  ///< "... 1 seqs  0 rs_seq), R ..., S ..., P (f32): ..." (release v0.4.0, the pinned one)
+};
+
 struct EngineAnswer {
     Engine engine = Engine::llamacpp;
     bool ik_flash_attn = false;  ///< ik_llama.cpp: with flash attention (its line differs without)
-    std::string rule;            ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
+    LlamaStateLine llama_state_line = LlamaStateLine::rs_seq_p;  ///< llama.cpp: its recurrent line's wording
+    std::string rule;  ///< which rule set answered: "llama.cpp at 3514e9f6 (newest held)"
     std::vector<EnginePart> parts;
     Rational kv_bytes;     ///< every cache part, one allocation
     Rational state_bytes;  ///< the recurrent state, one allocation

@@ -307,6 +307,50 @@ TEST(EngineLlamaCpp, ReproducesTheQwen36LinesOfTheLmStudioIssue) {
     EXPECT_TRUE(test::contains(lines[1], "R (f32):   22.50 MiB, S (f32):  576.00 MiB"));
 }
 
+TEST(EngineLlamaCpp, TheRecurrentLineIsWordedAsTheBuildWordsIt) {
+    // b8999 and before: "(4 cells, 64 layers, 4 seqs)" (the LM Studio issue above); b9421's
+    // log adds "0 rs_seq"; release v0.4.0 (80fb11ac, the oracle test's) also adds a P part.
+    EXPECT_EQ(llamacpp_state_line_for("b8999"), LlamaStateLine::seqs);
+    EXPECT_EQ(llamacpp_state_line_for("b5192"), LlamaStateLine::seqs);
+    EXPECT_EQ(llamacpp_state_line_for("b9421"), LlamaStateLine::rs_seq);
+    EXPECT_EQ(llamacpp_state_line_for(""), LlamaStateLine::rs_seq_p);
+    EXPECT_EQ(llamacpp_state_line_for("v0.4.0"), LlamaStateLine::rs_seq_p);
+    EXPECT_EQ(llamacpp_state_line_for("b99999999999999999999"), LlamaStateLine::rs_seq_p);
+    const Model& m = record_model("models/qwen3.6-27b");
+    EngineSettings s;
+    s.context = 262144;
+    s.parallel = 4;
+    s.kv_unified = true;
+    const std::string figures = "R (f32):   22.50 MiB, S (f32):  576.00 MiB";
+    const std::string start = "llama_memory_recurrent: size =  598.50 MiB (     4 cells,  64 layers,  4 seqs";
+    s.version = "b8999";
+    EXPECT_EQ(engine_log_lines(engine_allocation(m, dtype("f16"), Engine::llamacpp, s), m)[1], start + "), " + figures);
+    s.version = "b9421";
+    EXPECT_EQ(engine_log_lines(engine_allocation(m, dtype("f16"), Engine::llamacpp, s), m)[1],
+              start + "  0 rs_seq), " + figures);
+    s.version = "";
+    EXPECT_EQ(engine_log_lines(engine_allocation(m, dtype("f16"), Engine::llamacpp, s), m)[1],
+              start + "  0 rs_seq), " + figures + ", P (f32):    0.00 MiB");
+}
+
+TEST(EngineLlamaCpp, TheIndexerKeepsACacheOfItsOwn) {
+    // DeepSeek-V3.2 in llama.cpp (src/llama-kv-cache-dsa.cpp at 80fb11ac): the MLA latent's
+    // cache, then the indexer's keys, 61 layers x 128 at -ctk's type, no V.
+    const Model& m = record_model("models/deepseek-v3.2");
+    EngineSettings s;
+    s.context = 4096;
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    auto lines = engine_log_lines(a, m);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0],
+              "llama_kv_cache: size =  274.50 MiB (  4096 cells,  61 layers,  1/1 seqs), K (f16):  274.50 MiB, V "
+              "(f16):    0.00 MiB");
+    EXPECT_EQ(lines[1],
+              "llama_kv_cache: size =   61.00 MiB (  4096 cells,  61 layers,  1/1 seqs), K (f16):   61.00 MiB, V "
+              "(f16):    0.00 MiB");
+    EXPECT_EQ(a.kv_bytes, Rational(4096LL * 61 * (576 + 128) * 2));
+}
+
 TEST(EngineLlamaCpp, Qwen35StateIsF32ForBothTensors) {
     const Model& m = record_model("models/qwen3.5-27b");
     EngineSettings s;

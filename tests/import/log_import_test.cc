@@ -25,6 +25,22 @@ TEST(LogImport, MainlineLlamaCppBuildIsItsReleaseTag) {
     EXPECT_EQ(log.version, "b5192");
 }
 
+TEST(LogImport, TheRecurrentLineIsReadInEachOfItsThreeWordings) {
+    // Before b9000, from b9421 ("0 rs_seq") and release v0.4.0 (a P part, 0.00 MiB here); a P
+    // that holds bytes (a PLE model, which kvcat does not model) does not read.
+    const std::string start = "llama_memory_recurrent: size =   50.25 MiB (     1 cells,  32 layers,  1 seqs";
+    const std::string figures = "R (f32):    2.25 MiB, S (f32):   48.00 MiB";
+    for (const std::string& line : {start + "), " + figures, start + "  0 rs_seq), " + figures,
+                                    start + "  0 rs_seq), " + figures + ", P (f32):    0.00 MiB"}) {
+        ParsedLog log = parse_engine_log(line + "\n", "x.log");
+        ASSERT_TRUE(log.recurrent) << line;
+        EXPECT_EQ(log.recurrent->r_mib, "2.25") << line;
+        EXPECT_EQ(log.recurrent->s_mib, "48.00") << line;
+        EXPECT_EQ(log.recurrent->seqs, 1) << line;
+    }
+    EXPECT_THROW(parse_engine_log(start + "  0 rs_seq), " + figures + ", P (f32):    3.00 MiB\n", "x.log"), LogError);
+}
+
 TEST(LogImport, BuildInfoLinesGiveTheBuildAndCommit) {
     EXPECT_EQ(parse_fixture("llamacpp-b8999-metal-qwen3.5-9b-q4_k_s-q8_0-262k").version, "b8999");
     EXPECT_EQ(parse_fixture("ik-b3748-qwen3-235b-a22b-128k-q4_k_m-q8_0-64k-ub4096").version, "build 3748 (066ed4fd)");
