@@ -16,6 +16,7 @@ struct OracleModel {
     std::string id;    ///< the model record's id, "models/qwen3-32b"
     std::string arch;  ///< llama.cpp's architecture name, "qwen3"
     bool sliding = false;
+    bool state = false;  ///< it keeps a recurrent state, which llama.cpp allocates even without weights
 };
 
 /// A record that is not checked against the engine, and why.

@@ -20,8 +20,10 @@ struct Setting {
     bool flash_attn = true;       ///< -fa on / off
 };
 
-/// Every setting tried on a model (`sliding`: it has sliding layers).
-std::vector<Setting> oracle_settings(bool sliding, std::int64_t native_context);
+/// Every setting tried on a model (`sliding`: it has sliding layers; `state`: it keeps a
+/// recurrent state, which llama.cpp allocates and clears at every try even with no_alloc, so
+/// such a model gets 12 tries, with at most two sequences).
+std::vector<Setting> oracle_settings(bool sliding, bool state, std::int64_t native_context);
 
 /// "-c 4096 -np 4 --kv-unified -ub 512 -ctk q8_0 -ctv q8_0 -fa on", as a person would type it.
 std::string describe(const Setting& s);
