@@ -53,6 +53,7 @@ const std::map<std::string, std::string, std::less<>> kArchitectures = {
     {"models/jamba-v0.1", "jamba"},
     {"models/nemotron-h-56b-base-8k", "nemotron_h"},
     {"models/minimax-m1", "minimax-01"},
+    {"models/lfm2-700m", "lfm2"},
 };
 
 // The feed-forward and vocabulary are kept tiny: llama.cpp's cache does not read them.
@@ -412,14 +413,15 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
             --left;
         }
     }
-    const bool jamba = a == "jamba", nemotron = a == "nemotron_h", minimax = a == "minimax-01";
+    const bool jamba = a == "jamba", nemotron = a == "nemotron_h", minimax = a == "minimax-01", lfm2 = a == "lfm2";
     // Mamba-1: d_inner; Mamba-2: heads x head width with groups of d_state; lightning: heads x width.
-    const std::uint64_t inner = jamba ? w(lin.inner_dim) : w(lin.value_heads) * w(lin.value_head_dim);
+    const std::uint64_t inner = jamba || lfm2 ? w(lin.inner_dim) : w(lin.value_heads) * w(lin.value_head_dim);
     const std::uint64_t d_state = jamba ? w(lin.state_dim) : w(lin.key_head_dim);
     const std::uint64_t groups = nemotron ? w(lin.key_heads) : 0, ssm_heads = nemotron ? w(lin.value_heads) : 1;
     const std::uint64_t d_conv = w(lin.conv_kernel);
-    // Jamba asserts d_inner = 2 x n_embd (src/models/jamba.cpp); the others take heads x head.
-    const std::uint64_t embd = jamba ? inner / 2 : heads * head;
+    // Jamba asserts d_inner = 2 x n_embd (src/models/jamba.cpp); LFM2's convolution runs over
+    // n_embd channels (src/models/lfm2.cpp); the others take heads x head.
+    const std::uint64_t embd = jamba ? inner / 2 : lfm2 ? inner : heads * head;
 
     std::vector<std::int32_t> kv_arr, ff_arr;
     std::vector<bool> recurrent;
@@ -441,7 +443,11 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
         .f32(a + ".attention.layer_norm_rms_epsilon", 1e-6f)
         .u32(a + ".vocab_size", u(kVocab))
         .str("tokenizer.ggml.model", "none");
-    if (minimax) {
+    if (lfm2) {
+        g.i32s(a + ".attention.head_count_kv", kv_arr)
+            .u32(a + ".shortconv.l_cache", u(d_conv))
+            .u32(a + ".feed_forward_length", u(kFeedForward));
+    } else if (minimax) {
         g.u32(a + ".attention.head_count_kv", u(kv_heads))
             .bools(a + ".attention.recurrent_layers", recurrent)
             .u32(a + ".feed_forward_length", u(kFeedForward))
@@ -461,13 +467,22 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
                 .f32(a + ".attention.layer_norm_epsilon", 1e-5f);
         }
     }
-    g.tensor("token_embd.weight", {embd, kVocab}).tensor("output_norm.weight", {embd});
+    // LFM2's final norm is stored as token_embd_norm (src/llama-arch.cpp: "fix for wrong tensor name").
+    g.tensor("token_embd.weight", {embd, kVocab})
+        .tensor(lfm2 ? "token_embd_norm.weight" : "output_norm.weight", {embd});
     const std::uint64_t q = heads * head, kv = kv_heads * head;
     for (int i = 0; i < layers; ++i) {
         const auto at = static_cast<std::size_t>(i);
         g.tensor(layer(i, "attn_norm.weight"), {embd});
-        if (jamba) g.tensor(layer(i, "ffn_norm.weight"), {embd});
-        if (attention[at]) {
+        if (jamba || lfm2) g.tensor(layer(i, "ffn_norm.weight"), {embd});
+        if (lfm2 && attention[at]) {
+            g.tensor(layer(i, "attn_q_norm.weight"), {head}).tensor(layer(i, "attn_k_norm.weight"), {head});
+        }
+        if (lfm2 && !attention[at]) {
+            g.tensor(layer(i, "shortconv.conv.weight"), {d_conv, embd})
+                .tensor(layer(i, "shortconv.in_proj.weight"), {embd, 3 * embd})
+                .tensor(layer(i, "shortconv.out_proj.weight"), {embd, embd});
+        } else if (attention[at]) {
             g.tensor(layer(i, "attn_q.weight"), {embd, q})
                 .tensor(layer(i, "attn_k.weight"), {embd, kv})
                 .tensor(layer(i, "attn_v.weight"), {embd, kv});
@@ -511,7 +526,7 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
                 .tensor(layer(i, "ffn_down_exps.weight"), {kFeedForward, embd, 2})
                 .tensor(layer(i, "ffn_up_exps.weight"), {embd, kFeedForward, 2});
         }
-        if (jamba) {
+        if (jamba || lfm2) {
             g.tensor(layer(i, "ffn_gate.weight"), {embd, kFeedForward})
                 .tensor(layer(i, "ffn_down.weight"), {kFeedForward, embd})
                 .tensor(layer(i, "ffn_up.weight"), {embd, kFeedForward});
@@ -524,7 +539,7 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
 
 void write_model_gguf(const OracleModel& which, const Model& m, const std::filesystem::path& path) {
     if (which.arch == "deepseek2" || which.arch == "deepseek32") return write_mla_gguf(which, m, path);
-    if (which.arch == "jamba" || which.arch == "nemotron_h" || which.arch == "minimax-01") {
+    if (which.arch == "jamba" || which.arch == "nemotron_h" || which.arch == "minimax-01" || which.arch == "lfm2") {
         return write_ssm_gguf(which, m, path);
     }
     if (which.arch == "qwen35" || which.arch == "qwen35moe" || which.arch == "qwen3next") {
