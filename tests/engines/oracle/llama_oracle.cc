@@ -7,20 +7,27 @@
 // with the same reason. Prints each disagreement with the setting and both lines, then
 // "N of N settings agree, M refusals agree"; exit 1 on any disagreement.
 //
-// Usage: kvcat_llama_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--kind state|attention] [--plant]
+// Usage: kvcat_llama_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--kind state|attention]
+//                           [--kvcat BINARY] [--plant]
 //   --kind   only the models that keep a recurrent state, or only the others (two ctest entries
 //            that run side by side)
 //   --plant  changes one figure of kvcat's first line in every setting (one cell more), so a
 //            test can see the comparison fail.
+//   --kvcat BINARY  also runs `kvcat fit --engine llama.cpp ... --format json` for three
+//            settings of each model (the first, the middle and the last) and holds the lines
+//            the command prints to llama.cpp's too: the command, not only the library.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "engines/engine_memory.h"
 #include "engines/oracle/oracle_models.h"
@@ -45,6 +52,9 @@ struct Captured {
 
 Captured* g_capture = nullptr;
 bool g_plant = false;
+std::string g_kvcat;  ///< the kvcat binary, when the command is checked too
+fs::path g_records;   ///< the records root it reads
+fs::path g_work;
 
 void take_line(std::string line, ggml_log_level level) {
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
@@ -139,6 +149,7 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 struct Tally {
+    int commands = 0;  ///< settings answered by the kvcat command rather than the library
     int settings = 0;
     int agree = 0;
     int refusals = 0;
@@ -156,10 +167,40 @@ bool same_refusal(const Captured& engine, const Captured& ours) {
     return false;
 }
 
+/// What `kvcat fit --engine llama.cpp` prints for the setting: its engine lines, or its refusal.
+/// The card is the largest on record and the weights one byte, so only the engine can refuse.
+Captured command_answer(const std::string& id, const Setting& s) {
+    std::string cmd = fmt::format(
+        "'{}' fit --records '{}' --model '{}' --accelerator nvidia-b200 --weight-bytes 1 --kv-dtype {} --v-dtype {} "
+        "--engine llama.cpp --ctx-size {} --parallel {} --ubatch {} --flash-attn {}{}{} --format json",
+        g_kvcat, g_records.string(), id, s.k_dtype, s.v_dtype, s.context, s.parallel, s.ubatch,
+        s.flash_attn ? "on" : "off", s.kv_unified ? " --kv-unified" : "", s.swa_full ? " --swa-full" : "");
+    fs::path out = g_work / "fit.json";
+    Captured c;
+    int status = std::system((cmd + " > '" + out.string() + "' 2>/dev/null").c_str());
+    std::ifstream in(out);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+        auto j = nlohmann::json::parse(text);
+        if (j.contains("engine_refusal") && j["engine_refusal"].is_string()) {
+            c.errors.push_back(j["engine_refusal"].get<std::string>());
+        } else {
+            for (const auto& line : j.at("engine").at("log_lines")) c.cache_lines.push_back(line.get<std::string>());
+        }
+    } catch (const std::exception& e) {
+        c.errors.push_back(fmt::format("kvcat fit gave no answer (status {}): {}", status, e.what()));
+    }
+    return c;
+}
+
 void check_model(llama_model* engine_model, const OracleModel& which, const Model& model, Tally& t) {
-    for (const Setting& s : oracle_settings(which.sliding, which.state, model.native_context.value_or(4096))) {
+    const auto settings = oracle_settings(which.sliding, which.state, model.native_context.value_or(4096));
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+        const Setting& s = settings[i];
         Captured engine = engine_answer(engine_model, s);
-        Captured ours = kvcat_answer(model, s);
+        bool by_command = !g_kvcat.empty() && (i == 0 || i == settings.size() / 2 || i + 1 == settings.size());
+        Captured ours = by_command ? command_answer(which.id, s) : kvcat_answer(model, s);
+        if (by_command) ++t.commands;
         ++t.settings;
         bool refused = !engine.errors.empty();
         if (refused) ++t.refusals;
@@ -181,7 +222,7 @@ void check_model(llama_model* engine_model, const OracleModel& which, const Mode
 int main(int argc, char** argv) {
     if (argc < 4) {
         std::cerr << "usage: kvcat_llama_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--kind "
-                     "state|attention] [--plant]\n";
+                     "state|attention] [--kvcat BINARY] [--plant]\n";
         return 2;
     }
     const fs::path records = argv[1];
@@ -199,6 +240,11 @@ int main(int argc, char** argv) {
                 std::cerr << "kvcat_llama_oracle: --kind takes state or attention\n";
                 return 2;
             }
+        } else if (arg == "--kvcat" && i + 1 < argc) {
+            // The suite's binary, unless CI hands the tests a sanitized one (tools/sanitizer-env).
+            const char* chosen = std::getenv("KVCAT_TEST_BINARY");
+            g_kvcat = chosen && *chosen ? chosen : argv[i + 1];
+            ++i;
         } else if (arg == "--plant") {
             g_plant = true;
         } else {
@@ -207,6 +253,8 @@ int main(int argc, char** argv) {
         }
     }
     fs::create_directories(work);
+    g_records = records;
+    g_work = work;
 
     std::vector<Record> models;
     std::vector<Diagnostic> findings;
@@ -269,8 +317,8 @@ int main(int argc, char** argv) {
     for (const auto& s : skipped) std::cout << fmt::format("not checked: {}: {}\n", s.id, s.why);
     std::cout << fmt::format(
         "{} of {} settings agree, {} of {} refusals agree ({} model records, {} architectures, "
-        "llama.cpp {})\n",
-        t.agree, t.settings, t.refusals_agree, t.refusals, models_run, architectures, KVCAT_LLAMA_RELEASE);
+        "llama.cpp {}; {} settings through the kvcat command)\n",
+        t.agree, t.settings, t.refusals_agree, t.refusals, models_run, architectures, KVCAT_LLAMA_RELEASE, t.commands);
     llama_backend_free();
     return t.agree == t.settings && t.settings > 0 ? 0 : 1;
 }
