@@ -476,15 +476,12 @@ void check_enough_kv_cache_memory(const Layout& l, std::int64_t mml, const Engin
     }
     a.estimated_max_context = estimated;
     std::string estimated_msg =
-        estimated > 0
-            ? fmt::format("Based on the available memory, the estimated maximum model length is {}. ", estimated)
-            : "";
-    a.refusal = fmt::format(
-        "ValueError: To serve at least one request with the models's max seq len ({}), ({} GiB KV cache is needed, "
-        "which is larger than the available KV cache memory ({} GiB). {}Try increasing `gpu_memory_utilization` or "
-        "decreasing `max_model_len` when initializing the engine. See "
-        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
-        mml, format_gib(needed), format_gib(available), estimated_msg);
+        estimated > 0 ? fmt::format(fmt::runtime(kVllmEstimateWords), fmt::arg("estimated", estimated)) : "";
+    a.refusal = "ValueError: " +
+                fmt::format(fmt::runtime(kVllmRefusalWords), fmt::arg("max_model_len", mml),
+                            fmt::arg("needed_gib", format_gib(needed)),
+                            fmt::arg("available_gib", format_gib(available)), fmt::arg("estimate", estimated_msg)) +
+                std::string(kVllmRefusalAdvice);
 }
 
 }  // namespace

@@ -100,4 +100,18 @@ std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
 /// The words of vLLM's line that gives the memory left for its cache at start-up.
 inline constexpr std::string_view kVllmAvailableMemoryWords = "Available KV cache memory";
 
+/// vLLM's refusal when one request of max_model_len does not fit (_check_enough_kv_cache_memory,
+/// vllm/v1/core/kv_cache_utils.py at 001cabc1be16a59a70d720ed61a13b678c060a18), as a template that
+/// fit and the planner page both fill: {max_model_len}, {needed_gib} and {available_gib}, then
+/// {estimate}, kVllmEstimateWords filled with {estimated} when vLLM's estimate is above 0.
+inline constexpr std::string_view kVllmRefusalWords =
+    "To serve at least one request with the models's max seq len ({max_model_len}), ({needed_gib} GiB KV cache is "
+    "needed, which is larger than the available KV cache memory ({available_gib} GiB). {estimate}";
+inline constexpr std::string_view kVllmEstimateWords =
+    "Based on the available memory, the estimated maximum model length is {estimated}. ";
+/// What vLLM adds after the refusal (fit prints it; the page leaves it out).
+inline constexpr std::string_view kVllmRefusalAdvice =
+    "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See "
+    "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.";
+
 }  // namespace kvcat

@@ -272,6 +272,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives all the memory "
                 "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the '" +
                     std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
+               {"refusal_words", kVllmRefusalWords},
+               {"estimate_words", kVllmEstimateWords},
                {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
                {"cards", card_counts}},
               {{"id", "sglang"},

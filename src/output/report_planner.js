@@ -132,10 +132,12 @@
       }
       out.estimated = estimated;
       const gibText = (b) => (Number(b) / 1073741824).toFixed(2).replace(/(\.\d)0$/, '$1');
-      out.refusal = 'To serve at least one request with the models\'s max seq len (' + context + '), (' +
-        gibText(requestBytes(context)) + ' GiB KV cache is needed, which is larger than the available KV cache memory (' +
-        gibText(available) + ' GiB).' + (estimated > 0n ? ' Based on the available memory, the estimated maximum model length is ' +
-        estimated + '.' : '');
+      // vLLM's words come from kvcat's engine model (engine.refusal_words), filled as fit fills them.
+      const fill = (words, values) => words.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
+      out.refusal = fill(engine.refusal_words, {
+        max_model_len: context, needed_gib: gibText(requestBytes(context)), available_gib: gibText(available),
+        estimate: estimated > 0n ? fill(engine.estimate_words, { estimated: estimated }) : '',
+      }).trim();
       return out;
     }
     if (available !== null) {

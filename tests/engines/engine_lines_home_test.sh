@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The lines an engine prints at start-up are written and read only under src/engines/: no other
+# The lines an engine prints at start-up (and vLLM's refusal) are written and read only under src/engines/: no other
 # stage spells one of their formats (a format string, or the text a reader matches). Given a
 # second argument, a scratch copy of src/ with one such line planted in output/, the check must
 # name that file, so the test proves it can fail.
 set -euo pipefail
 source_dir=$1
-formats='llama_kv_cache: size|llama_memory_recurrent: size|KV self size  =|GPU KV cache size: \{|KV Cache is allocated\. #tokens|Maximum concurrency for \{|Mamba Cache is allocated\.|SWAKVPool mem usage'
+formats='KV cache is needed, which is larger than|llama_kv_cache: size|llama_memory_recurrent: size|KV self size  =|GPU KV cache size: \{|KV Cache is allocated\. #tokens|Maximum concurrency for \{|Mamba Cache is allocated\.|SWAKVPool mem usage'
 check() {
     grep -rnE "$formats" "$1" --include='*.cc' --include='*.h' --include='*.js' | grep -v "^$1/engines/" || true
 }
