@@ -91,6 +91,15 @@ bool llamacpp_has_swa_cache(const Model& model) {
 
 namespace {
 
+/// src/llama-kv-cache-dsa.cpp at 80fb11ac: an MLA model with a lightning indexer (DeepSeek-V3.2)
+/// gets a second llama_kv_cache for the indexer's keys, one head of the indexer's width per
+/// layer at -ctk's type, with the main cache's cells and streams and no V. Its bytes per cell
+/// per stream over `layers` layers; 0 for any other model. Found by the oracle test.
+Rational indexer_bytes_per_cell(const Model& model, const CacheDtype& k, std::int64_t layers) {
+    if (!model.mla || model.variant != AttentionVariant::mla || !model.indexer) return Rational(0);
+    return Rational(layers) * Rational(model.indexer->head_dim) * k.bytes_per_element();
+}
+
 struct LlamaLayout {
     std::int64_t context = 0;  ///< -c, after 0 -> the model's native context
     std::int64_t cells = 0;
@@ -133,16 +142,12 @@ void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, co
         a.parts.push_back(p);
     }
     if (mla && model.indexer && base.layers > 0) {
-        // src/llama-kv-cache-dsa.cpp at 80fb11ac: a second llama_kv_cache holds the lightning
-        // indexer's keys, one head of the indexer's width per layer at -ctk's type, with the main
-        // cache's cells and streams and no V (the model is MLA). Found by the oracle test.
         EnginePart p;
         p.kind = EnginePartKind::indexer;
         p.layers = base.layers;
         p.cells = l.cells;
         p.streams = l.streams;
-        p.k_bytes = Rational(base.layers) * Rational(model.indexer->head_dim) * k.bytes_per_element() *
-                    Rational(l.cells) * Rational(l.streams);
+        p.k_bytes = indexer_bytes_per_cell(model, k, base.layers) * Rational(l.cells) * Rational(l.streams);
         p.v_bytes = Rational(0);
         p.k_type = ggml_name(k);
         p.v_type = ggml_name(v);
@@ -200,9 +205,7 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
     LlamaCacheBytes base =
         llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, dtype, dtype, 1, 1);
     c.base_per_cell = base.k + base.v;
-    if (model.mla && model.variant == AttentionVariant::mla && model.indexer) {
-        c.base_per_cell += Rational(base.layers) * Rational(model.indexer->head_dim) * dtype.bytes_per_element();
-    }
+    c.base_per_cell += indexer_bytes_per_cell(model, dtype, base.layers);
     if (swa) {
         LlamaCacheBytes sw = llamacpp_cache_bytes(model, LlamaCacheScope::swa, dtype, dtype, 1, 1);
         c.swa_per_cell = sw.k + sw.v;
