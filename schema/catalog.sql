@@ -101,8 +101,8 @@ CREATE TABLE kv_efficiency (
     file                     TEXT NOT NULL
 ) STRICT;
 
--- Quality results of a record's cache dtype against a baseline dtype (perplexity, KL
--- divergence, long-context recovery), one row per item of the record's `quality:` list.
+-- Quality results of a record's cache dtype (perplexity, KL divergence, long-context recovery),
+-- alone or against a run at a baseline dtype, one row per item of the record's `quality:` list.
 CREATE TABLE quality (
     record_id               TEXT NOT NULL,
     position                INTEGER NOT NULL,
@@ -111,7 +111,8 @@ CREATE TABLE quality (
     value                   REAL NOT NULL,
     unit                    TEXT NOT NULL,
     higher_is_better        INTEGER NOT NULL,
-    baseline_kv_cache_dtype TEXT NOT NULL,
+    comparison              TEXT NOT NULL,  -- score: no baseline run; beside-baseline: the baseline's score printed beside; against-baseline: measured against that run
+    baseline_kv_cache_dtype TEXT,           -- the baseline run's cache dtype; NULL for a plain score
     baseline_value          REAL,
     context_length          INTEGER,
     recovery_percent        REAL,     -- value / baseline_value x 100: as stated, else derived when both are given
@@ -233,6 +234,7 @@ SELECT
     r.weight_quant,
     r.kv_cache_dtype,
     r.v_cache_dtype,
+    q.comparison,
     q.baseline_kv_cache_dtype,
     q.benchmark,
     q.metric,

@@ -181,7 +181,11 @@ constexpr std::array kQualityColumns = {
     ColumnInfo{"kv_cache_dtype", "text", "", false, "K's cache element type"},
     ColumnInfo{"v_cache_dtype", "text", "", false,
                "V's cache element type: the same as K's unless the record quantises one of them only"},
-    ColumnInfo{"baseline_kv_cache_dtype", "text", "", false, "the cache dtype the result is compared with"},
+    ColumnInfo{"comparison", "text", "", true,
+               "score: this cache's own result, no baseline run; beside-baseline: the baseline run's score is "
+               "printed beside it; against-baseline: the value is measured against that run (a divergence, a share)"},
+    ColumnInfo{"baseline_kv_cache_dtype", "text", "", false,
+               "the cache dtype of the baseline run the result is compared with; NULL for a plain score"},
     ColumnInfo{"benchmark", "text", "", false, "what was run: wikitext-2, MRCR, RULER, ..."},
     ColumnInfo{"metric", "text", "", false, "perplexity, kld, accuracy, ..."},
     ColumnInfo{"value", "real", "", false, "the result with this cache dtype, as the source prints it"},
@@ -194,10 +198,9 @@ constexpr std::array kQualityColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 11> kDefaultQualityColumns = {
-    "record_id", "model",          "kv_cache_dtype", "v_cache_dtype",  "baseline_kv_cache_dtype",
-    "value",     "baseline_value", "unit",           "context_length", "benchmark",
-    "metric",
+constexpr std::array<std::string_view, 12> kDefaultQualityColumns = {
+    "record_id", "model",          "kv_cache_dtype", "v_cache_dtype",  "comparison", "baseline_kv_cache_dtype",
+    "value",     "baseline_value", "unit",           "context_length", "benchmark",  "metric",
 };
 
 /// True when `path` holds a SQLite database with kvcat's tables; sets `version`.
@@ -419,9 +422,9 @@ constexpr std::array<std::string_view, 12> kAllocationDropOrder = {
 
 /// The result and what it is compared with go last, with its unit and dtypes; the long prose of
 /// the benchmark and metric first (csv or --format vertical shows them whole).
-constexpr std::array<std::string_view, 11> kQualityDropOrder = {
+constexpr std::array<std::string_view, 12> kQualityDropOrder = {
     "benchmark", "metric",         "model", "context_length", "baseline_kv_cache_dtype", "record_id",
-    "unit",      "baseline_value", "value", "v_cache_dtype",  "kv_cache_dtype",
+    "unit",      "baseline_value", "value", "v_cache_dtype",  "kv_cache_dtype",          "comparison",
 };
 
 std::span<const std::string_view> default_query_drop_order(QueryTable table) {

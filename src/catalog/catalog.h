@@ -20,7 +20,7 @@
 namespace kvcat {
 
 /// The catalog schema version, stored as PRAGMA user_version.
-inline constexpr int kCatalogSchemaVersion = 11;
+inline constexpr int kCatalogSchemaVersion = 12;
 
 /// A problem with the catalog file itself (missing, foreign, corrupt, refused SQL).
 class CatalogError : public std::runtime_error {

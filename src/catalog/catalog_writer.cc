@@ -285,7 +285,7 @@ constexpr auto kKvEfficiency = table_columns("kv_efficiency", {"id",
                                                                "file"});
 
 constexpr auto kQuality = table_columns(
-    "quality", {"record_id", "position", "benchmark", "metric", "value", "unit", "higher_is_better",
+    "quality", {"record_id", "position", "benchmark", "metric", "value", "unit", "higher_is_better", "comparison",
                 "baseline_kv_cache_dtype", "baseline_value", "context_length", "recovery_percent", "file"});
 
 constexpr auto kEngines = table_columns("engines", {"name", "upstream", "description"});
@@ -377,7 +377,10 @@ void insert_quality(SQLite::Statement& st, const Record& r) {
         bind_optional(st, t["value"], q.value);
         st.bind(t["unit"], q.unit);
         st.bind(t["higher_is_better"], q.higher_is_better.value_or(false) ? 1 : 0);
-        st.bind(t["baseline_kv_cache_dtype"], catalog_dtype(r.kv->engine, q.baseline_kv_cache_dtype));
+        st.bind(t["comparison"], std::string(q.comparison()));
+        if (!q.baseline_kv_cache_dtype.empty()) {
+            st.bind(t["baseline_kv_cache_dtype"], catalog_dtype(r.kv->engine, q.baseline_kv_cache_dtype));
+        }
         bind_optional(st, t["baseline_value"], q.baseline_value);
         bind_optional(st, t["context_length"], q.context_length);
         if (q.recovery_percent) {

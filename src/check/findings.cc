@@ -193,6 +193,12 @@ Diagnostic quality_recovery(const Position& pos, const std::string& stated, cons
     return d;
 }
 
+Diagnostic quality_baseline(const Position& pos, const std::string& stated, const std::string& what) {
+    Diagnostic d = make("quality-baseline", pos, what);
+    d.stated = stated;
+    return d;
+}
+
 Diagnostic id_context_tag(const Position& pos, const std::string& tag, const std::string& tag_tokens,
                           const std::string& context) {
     Diagnostic d = make("id-context-tag", pos,

@@ -45,6 +45,9 @@ Diagnostic weight_format_name(const Position& pos, const std::string& written, c
 /// A quality entry's stated recovery_percent is not value / baseline_value x 100.
 Diagnostic quality_recovery(const Position& pos, const std::string& stated, const std::string& computed,
                             const std::string& how);
+/// A quality entry whose baseline is named without a figure of that run, or a baseline figure
+/// without the dtype of its run; `what` says which and how to mend it.
+Diagnostic quality_baseline(const Position& pos, const std::string& stated, const std::string& what);
 /// `needed` and `memory` are byte counts as written ("32,524,262,368"); the GiB beside them
 /// are for reading (`needed_gib`, `memory_gib`).
 Diagnostic exceeds_memory(const Position& pos, const std::string& needed, const std::string& memory,

@@ -300,6 +300,9 @@ QualityResult read_quality(const YamlNode& item, std::string path) {
     q.baseline_kv_cache_dtype = str(&item, "baseline_kv_cache_dtype");
     q.baseline_value = num_field(&item, "baseline_value");
     q.baseline_value_exact = decimal_field(&item, "baseline_value");
+    if (const YamlNode* rel = item.find("relative_to_baseline"); rel && rel->is_scalar() && !rel->quoted) {
+        q.relative_to_baseline = rel->value == "true";
+    }
     q.context_length = int_field(&item, "context_length");
     q.recovery_percent = decimal_field(&item, "recovery_percent");
     q.path = std::move(path);

@@ -189,7 +189,7 @@ struct MeasurementPoint {
     }
 };
 
-/// One quality result of a row's cache dtype against a baseline dtype.
+/// One quality result of a row's cache dtype: a plain score, or a result against a baseline run.
 struct QualityResult {
     std::string benchmark;
     std::string metric;
@@ -200,6 +200,7 @@ struct QualityResult {
     std::string baseline_kv_cache_dtype;
     std::optional<double> baseline_value;
     std::optional<Rational> baseline_value_exact;
+    bool relative_to_baseline = false;  ///< value is itself measured against the baseline run
     std::optional<std::int64_t> context_length;
     std::optional<Rational> recovery_percent;  ///< as stated: value / baseline_value x 100
     std::string path;                          ///< "quality.0."
@@ -208,6 +209,16 @@ struct QualityResult {
         std::string k = path;
         k.append(field);
         return k;
+    }
+
+    /// What the value is, as the catalog's `comparison` column says it: "against-baseline" when
+    /// it is measured against the baseline run (a divergence, or a share of its score),
+    /// "beside-baseline" when the baseline's own score is printed beside it, "score" when no
+    /// baseline run was made.
+    std::string_view comparison() const {
+        if (relative_to_baseline || (recovery_percent && !baseline_value)) return "against-baseline";
+        if (baseline_value) return "beside-baseline";
+        return "score";
     }
 };
 

@@ -197,6 +197,7 @@ json quality_entries(const ReportInput& input) {
         json link = file.is_string() && input.link ? json(input.link(file.get<std::string>())) : json(nullptr);
         out.push_back({{"model", cell(row, "model")},
                        {"kv_cache_dtype", cell(row, "kv_cache_dtype")},
+                       {"comparison", cell(row, "comparison")},
                        {"baseline_kv_cache_dtype", cell(row, "baseline_kv_cache_dtype")},
                        {"benchmark", cell(row, "benchmark")},
                        {"metric", cell(row, "metric")},

@@ -716,6 +716,13 @@
         side.append(el('p', { class: 'none' }, 'The catalog holds no quality result for this model.'));
         return;
       }
+      // What the value is compared with: the catalog's comparison column says whether a
+      // baseline run was made at all.
+      function baselineText(q, unit) {
+        if (q.comparison === 'score' || !q.baseline_kv_cache_dtype) return 'none (a plain score)';
+        if (q.baseline_value !== null) return q.baseline_value + unit + ' at ' + q.baseline_kv_cache_dtype;
+        return 'measured against ' + q.baseline_kv_cache_dtype;
+      }
       const qt = el('table', { class: 'quality' });
       const head = el('tr');
       for (const h of ['dtype', 'benchmark', 'value', 'baseline']) head.append(el('th', {}, h));
@@ -728,7 +735,7 @@
         const unit = q.unit ? ' ' + q.unit : '';
         tr.append(dtypeCell, el('td', {}, q.benchmark + (q.metric ? ' · ' + q.metric : '')),
           el('td', { class: 'num' }, q.value + unit + (q.recovery_percent !== null ? ' (' + Number(q.recovery_percent).toFixed(1) + '%)' : '')),
-          el('td', {}, q.baseline_value !== null ? q.baseline_value + unit + ' at ' + q.baseline_kv_cache_dtype : q.baseline_kv_cache_dtype || ''));
+          el('td', {}, baselineText(q, unit)));
         qt.append(tr);
       }
       const wrap = el('div', { class: 'terms-wrap' });

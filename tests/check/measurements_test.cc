@@ -324,6 +324,28 @@ TEST(Measurements, QualityResultsAreRowsBesideTheirRecord) {
     EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[1][4]));  // a ratio-only result has no baseline
 }
 
+TEST(Measurements, QualityRowsSayWhatTheyAreComparedWith) {
+    LintResult r = lint_paths({test::fixture_path("quality-baseline/pass")});
+    ASSERT_TRUE(r.diagnostics.empty()) << all(r);
+    test::TempDir dir;
+    build_catalog(r.records, dir / "kvcat.db");
+    Table t = run_read_only(dir / "kvcat.db",
+                            "SELECT comparison, baseline_kv_cache_dtype, baseline_value FROM quality_rows "
+                            "ORDER BY position",
+                            {});
+    ASSERT_EQ(t.rows.size(), 3u);
+    // A plain perplexity names no baseline run at all.
+    EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "score");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[0][1]));
+    // A divergence from the bf16 run's logits is measured against that run.
+    EXPECT_EQ(std::get<std::string>(t.rows[1][0]), "against-baseline");
+    EXPECT_EQ(std::get<std::string>(t.rows[1][1]), "bf16");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[1][2]));
+    // A score printed beside the baseline run's own.
+    EXPECT_EQ(std::get<std::string>(t.rows[2][0]), "beside-baseline");
+    EXPECT_DOUBLE_EQ(std::get<double>(t.rows[2][2]), 93.0);
+}
+
 TEST(Measurements, QualityRecoveryIsRecomputed) {
     LintResult r = lint_paths({test::fixture_path("quality-recovery/fail")});
     auto found = of_rule(r, "quality-recovery");

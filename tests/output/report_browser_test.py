@@ -643,6 +643,21 @@ def planner_checks(page, args, work, page_url):
           "the SGLang hybrid's refusal does not name the Mamba pool and fit: %r" % lines, failures)
     check("Largest context: none" in lines and "Fits at this context: no" in lines,
           "the refusal's figures do not read as lines of their own: %r" % lines, failures)
+    # The quality table says what each result is compared with: Llama-3.1-8B's perplexities from
+    # ik_llama.cpp issue 92 had no f16 run beside them, and Qwen3.5-27B's divergences were
+    # measured against the f16-cache run's logits.
+    baselines = {}
+    for model in ("models/llama-3.1-8b", "models/qwen3.5-27b"):
+        drive(page, dict(CHOICES[0], model=model))
+        baselines[model] = page.evaluate(
+            "Array.from(document.querySelectorAll('table.quality tr')).slice(1)"
+            ".map((tr) => tr.lastElementChild.textContent)")
+    check("none (a plain score)" in baselines["models/llama-3.1-8b"],
+          "a plain perplexity is shown against a baseline: %r" % baselines["models/llama-3.1-8b"], failures)
+    check("measured against f16" in baselines["models/qwen3.5-27b"],
+          "a divergence does not say the run it is measured against: %r" % baselines["models/qwen3.5-27b"], failures)
+    check(not any("null" in b or "undefined" in b for v in baselines.values() for b in v),
+          "a baseline cell shows a missing value as text: %r" % baselines, failures)
     # The charts follow the choice: back on the first, every chart draws that model's marks.
     drive(page, CHOICES[0])
     check_marks(page, page.evaluate("window.kvcatReport.content"), failures)

@@ -1,4 +1,4 @@
-// Quality results: what a record states about its cache dtype's quality against a baseline.
+// Quality results: what a record states about its cache dtype's quality, alone or against a baseline run.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -48,12 +48,41 @@ void quality_recovery(const Record& r, const RecordSet&, std::vector<Diagnostic>
     }
 }
 
+void quality_baseline(const Record& r, const RecordSet&, std::vector<Diagnostic>& out) {
+    if (!r.kv) return;
+    for (const auto& q : r.kv->quality) {
+        const bool has_figure = q.baseline_value || q.recovery_percent || q.relative_to_baseline;
+        if (!q.baseline_kv_cache_dtype.empty() && !has_figure) {
+            out.push_back(diag::quality_baseline(
+                r.where(q.key("baseline_kv_cache_dtype")), q.baseline_kv_cache_dtype,
+                fmt::format("the entry names a baseline run at {} but gives no figure of it: leave "
+                            "baseline_kv_cache_dtype out for a plain score of this cache, say relative_to_baseline: "
+                            "true when the value is measured against that run, or give the run's own score as "
+                            "baseline_value",
+                            q.baseline_kv_cache_dtype)));
+        } else if (q.baseline_kv_cache_dtype.empty() && has_figure) {
+            const char* field = q.relative_to_baseline ? "relative_to_baseline"
+                                : q.baseline_value     ? "baseline_value"
+                                                       : "recovery_percent";
+            out.push_back(diag::quality_baseline(
+                r.where(q.key(field)), r.node(q.key(field)) ? r.node(q.key(field))->value : "",
+                fmt::format("{} compares with a baseline run, but baseline_kv_cache_dtype does not say which cache "
+                            "dtype that run used",
+                            field)));
+        }
+    }
+}
+
 KVCAT_RULES(quality_rules) {
     static constexpr RuleInfo kRules[] = {
         RuleInfo{"quality-recovery", Severity::error,
                  "a quality entry's `recovery_percent` is not value / baseline_value x 100 at the precision it is "
                  "written with",
                  RuleStage::record, quality_recovery},
+        RuleInfo{"quality-baseline", Severity::error,
+                 "a quality entry names a baseline cache dtype but no figure of that run (a plain score names none), "
+                 "or gives a baseline figure without the dtype of its run",
+                 RuleStage::record, quality_baseline},
     };
     return kRules;
 }
