@@ -49,6 +49,7 @@ CREATE TABLE kv_efficiency (
     record_id                TEXT NOT NULL,     -- the record the row comes from
     model                    TEXT NOT NULL REFERENCES models(id),
     accelerator              TEXT REFERENCES accelerators(id),
+    accelerator_named        TEXT,              -- the card as the source names it when no one accelerator record applies
     engine                   TEXT NOT NULL,
     engine_version           TEXT,
     kv_cache_dtype           TEXT NOT NULL,
@@ -83,7 +84,7 @@ CREATE TABLE kv_efficiency (
     measured_on_model        TEXT REFERENCES models(id),
     context_extension        TEXT,
     offload                  TEXT,
-    gpus                     INTEGER NOT NULL,  -- cards of `accelerator` the run used (1 unless the record says)
+    gpus                     INTEGER,           -- cards of `accelerator` the run used; NULL when the source does not say (unstated.gpus)
     parallelism              TEXT,              -- the split over them as stated: "tensor 4", "tensor 2 x pipeline 2"
     speculative_decoding     TEXT,              -- the method used; "off" when the source says none, NULL when unsaid
     throughput_side          TEXT,              -- server or client: where the speeds were counted; NULL when unsaid
@@ -165,6 +166,8 @@ SELECT
     m.name                 AS model_name,
     k.accelerator,
     a.name                 AS accelerator_name,
+    coalesce(a.name, k.accelerator_named) AS card,
+    k.accelerator_named,
     k.engine,
     k.engine_version,
     k.kv_cache_dtype,

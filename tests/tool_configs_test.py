@@ -71,7 +71,7 @@ def main():
             f.write(text.replace("kv_bytes_per_token: 65536", "kv_bytes_per_token: 16384", 1))
         broken = run_hook(hook, scratch, [target], binary_dir)
         check(broken.returncode == 1, f"hook on a broken record exits {broken.returncode}, expected 1")
-        check(f"{target}:12:21: error: [kv-basis-product]" in broken.stdout,
+        check(f"{target}:13:21: error: [kv-basis-product]" in broken.stdout,
               f"hook output names the finding:\n{broken.stdout}")
 
     with open(os.path.join(source, "tools/github-workflow-example.yml"), encoding="utf-8") as f:

@@ -38,6 +38,12 @@ constexpr std::array kColumns = {
     ColumnInfo{"model_name", "text", "", false, "the model's published name"},
     ColumnInfo{"accelerator", "text", "", false, "the accelerator record's id; empty when not tied to hardware"},
     ColumnInfo{"accelerator_name", "text", "", false, "the accelerator's product name"},
+    ColumnInfo{"card", "text", "", false,
+               "the card the run used: the accelerator's product name, else the card as the source names it "
+               "(accelerator_named) when no one record applies"},
+    ColumnInfo{"accelerator_named", "text", "", false,
+               "the card as the source names it, when no one accelerator record applies (an edition or memory "
+               "size left unsaid)"},
     ColumnInfo{"engine", "text", "", false, "the inference engine"},
     ColumnInfo{"engine_version", "text", "", false, "the engine's version or build, when published"},
     ColumnInfo{"kv_cache_dtype", "text", "", false, "the KV cache element type (K's, when V's differs)"},
@@ -87,7 +93,8 @@ constexpr std::array kColumns = {
     ColumnInfo{"context_extension", "text", "", false, "how a context above the native one was reached"},
     ColumnInfo{"offload", "text", "", false, "what was kept off the accelerator, when anything was"},
     ColumnInfo{"gpus", "integer", "cards", false,
-               "cards of `accelerator` the run used; the roofline and memory figures count them all"},
+               "cards of `accelerator` the run used; the roofline and memory figures count them all. NULL when the "
+               "source does not say how many ran (the record's unstated.gpus); the figures then count one"},
     ColumnInfo{"parallelism", "text", "", false, "the split over the cards as stated: tensor 4, tensor 2 x pipeline 2"},
     ColumnInfo{"speculative_decoding", "text", "", false,
                "the speculative decoding used (its decode speeds count accepted tokens); off when the source says "
@@ -122,7 +129,7 @@ constexpr std::array kColumns = {
 constexpr std::array<std::string_view, 16> kDefaultColumns = {
     "id",
     "model",
-    "accelerator",
+    "card",
     "gpus",
     "engine",
     "weight_quant",
@@ -402,7 +409,7 @@ constexpr std::array<std::string_view, 15> kDropOrder = {
     "attention_variant",
     "gpus",
     "engine",
-    "accelerator",
+    "card",
     "weight_quant",
     "model",
     "kv_bytes_at_context",

@@ -233,6 +233,7 @@ constexpr auto kKvEfficiency = table_columns("kv_efficiency", {"id",
                                                                "record_id",
                                                                "model",
                                                                "accelerator",
+                                                               "accelerator_named",
                                                                "engine",
                                                                "engine_version",
                                                                "kv_cache_dtype",
@@ -734,6 +735,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_at(st, t["record_id"], r.id);
         bind_at(st, t["model"], k.model);
         bind_optional(st, t["accelerator"], k.accelerator);
+        bind_optional(st, t["accelerator_named"], k.accelerator_named);
         bind_at(st, t["engine"], k.engine);
         bind_optional(st, t["engine_version"], k.engine_version);
         bind_at(st, t["kv_cache_dtype"], catalog_dtype(k.engine, k.kv_cache_dtype));
@@ -768,7 +770,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_optional(st, t["derived_ttft_ms_at_ctx"], speeds.derived_ttft_ms);
         bind_optional(st, t["derived_prefill_tps_at_ctx"], speeds.derived_prefill_tps);
         bind_optional(st, t["derived_total_tps_at_ctx"], speeds.derived_total_tps);
-        bind_at(st, t["gpus"], k.gpus);
+        if (!k.gpus_unstated) bind_at(st, t["gpus"], k.gpus);
         bind_optional(st, t["parallelism"], parallelism_text(k));
         bind_optional(st, t["speculative_decoding"], speculative_text(k));
         bind_optional(st, t["throughput_side"], k.throughput_side);

@@ -1,4 +1,5 @@
 // kvcat import-bench: one record, with its points, from a benchmark's own output.
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -184,6 +185,23 @@ int run_import_bench(const ImportBenchOptions& o) {
             spdlog::error("{}: the {} the file gives is not one line of text", o.files.front(), what);
             return ExitCode::failure;
         }
+    }
+    // The card count, as the file shows it (measured-without-card-count). llama-bench's gpu_info
+    // lists every GPU it saw (joined by ", " in tools/llama-bench/llama-bench.cpp, by "/" in older
+    // builds): one device is one card; with several, -sm and -dev decide which ran, and the
+    // file's gpu_info alone does not say.
+    if (run.gpu_info) {
+        const auto& info = *run.gpu_info;
+        auto devices = std::count(info.begin(), info.end(), ',') + std::count(info.begin(), info.end(), '/') + 1;
+        if (devices == 1) {
+            options.gpus = 1;
+        } else {
+            options.unstated_gpus = fmt::format(
+                "the file's gpu_info lists {} devices ('{}'), not which of them the run split over", devices, info);
+        }
+        if (o.accelerator.empty()) options.accelerator_named = info.substr(0, info.find_first_of(",/"));
+    } else {
+        options.unstated_gpus = "the benchmark file does not say how many cards ran";
     }
     if (!o.accelerator.empty()) {
         options.accelerator = o.accelerator;

@@ -369,8 +369,15 @@ void write_head(const SkeletonPlan& plan, std::string& t) {
     t += fmt::format("id: {}\n", yaml_inline(plan.id));
     t += fmt::format("model: {}\n", yaml_inline(in.model_id));
     t += fmt::format("accelerator: {}\n", in.accelerator_id ? yaml_inline(*in.accelerator_id) : "null");
-    if (!in.accelerator_id && opt.unstated_accelerator) {
-        t += fmt::format("unstated:\n  accelerator: {}\n", yaml_inline(*opt.unstated_accelerator));
+    const bool unstated_card = !in.accelerator_id && opt.unstated_accelerator;
+    if (unstated_card || opt.unstated_gpus) t += "unstated:\n";
+    if (unstated_card) t += fmt::format("  accelerator: {}\n", yaml_inline(*opt.unstated_accelerator));
+    if (opt.unstated_gpus) t += fmt::format("  gpus: {}\n", yaml_inline(*opt.unstated_gpus));
+    if (!in.accelerator_id && opt.accelerator_named) {
+        t += fmt::format("accelerator_named: {}\n", yaml_inline(*opt.accelerator_named));
+    }
+    if (opt.gpus) {
+        t += fmt::format("gpus: {}\n", *opt.gpus);
     }
     t += fmt::format("engine: {}\n", yaml_inline(opt.engine));
     t += fmt::format("engine_version: {}\n", opt.engine_version ? yaml_inline(*opt.engine_version) : "null");

@@ -34,6 +34,12 @@ struct SkeletonOptions {
     /// Why no accelerator record applies, written as unstated.accelerator when `accelerator` is
     /// absent (import-bench: what the file says of the card).
     std::optional<std::string> unstated_accelerator;
+    /// The card as the file names it, written as accelerator_named when `accelerator` is absent.
+    std::optional<std::string> accelerator_named;
+    /// The cards the run used as the file shows them (gpus), or why the file gives no count
+    /// (unstated.gpus); neither for a record with no measured point.
+    std::optional<std::int64_t> gpus;
+    std::optional<std::string> unstated_gpus;
     std::optional<std::string> weight_quant;  ///< null when absent
     std::optional<std::string> id;            ///< kv-efficiency/NAME (or NAME); default: default_kv_id()
     /// When non-empty, the record is a curve: one `measurements:` item per point, each with its

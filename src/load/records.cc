@@ -313,6 +313,7 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     KvRow r;
     r.model = str(&root, "model");
     r.accelerator = opt_str(&root, "accelerator");
+    r.accelerator_named = opt_str(&root, "accelerator_named");
     r.engine = str(&root, "engine");
     r.engine_version = opt_str(&root, "engine_version");
     r.kv_cache_dtype = str(&root, "kv_cache_dtype");
@@ -347,6 +348,8 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.context_extension = opt_str(&root, "context_extension");
     r.offload = opt_str(&root, "offload");
     r.gpus = std::max<std::int64_t>(int_field(&root, "gpus").value_or(1), 1);
+    r.gpus_stated = int_field(&root, "gpus").has_value();
+    if (const YamlNode* u = root.find("unstated"); u && u->find("gpus")) r.gpus_unstated = !r.gpus_stated;
     r.tensor_parallel = int_field(&root, "tensor_parallel");
     r.pipeline_parallel = int_field(&root, "pipeline_parallel");
     r.data_parallel = int_field(&root, "data_parallel");

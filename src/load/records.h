@@ -225,6 +225,8 @@ struct QualityResult {
 struct KvRow {
     std::string model;
     std::optional<std::string> accelerator;  ///< nullopt when null or absent
+    /// The card as the source names it when no one accelerator record applies.
+    std::optional<std::string> accelerator_named;
     std::string engine;
     std::optional<std::string> engine_version;
     std::string kv_cache_dtype;
@@ -245,6 +247,8 @@ struct KvRow {
     /// How many cards of `accelerator` the run used (1 when the record does not say), and how
     /// it split over them, when stated.
     std::int64_t gpus = 1;
+    bool gpus_stated = false;    ///< the record writes `gpus`; absent, the count is 1 by assumption
+    bool gpus_unstated = false;  ///< `unstated.gpus`: the source gives no count (the catalog's gpus is NULL)
     std::optional<std::int64_t> tensor_parallel;
     std::optional<std::int64_t> pipeline_parallel;
     std::optional<std::int64_t> data_parallel;

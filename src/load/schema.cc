@@ -117,6 +117,8 @@ constexpr std::array kKvGroupFields = {
 constexpr std::array kUnstatedFields = {
     FieldSpec{"accelerator", F::string, false, false,
               "why no accelerator record applies: what the source says of the card and what it leaves out"},
+    FieldSpec{"gpus", F::string, false, false,
+              "why the row gives no card count: what the source says of the machine, never how many cards ran"},
 };
 
 constexpr std::array kMlaFields = {
@@ -569,11 +571,14 @@ constexpr std::array kKvFields = {
               "what the source leaves unsaid that the row would otherwise state, each with why",
               {},
               kUnstatedFields},
+    FieldSpec{"accelerator_named", F::string, false, false,
+              "the card as the source names it, when no one accelerator record applies (an edition left unsaid)"},
     FieldSpec{"gpus",
               F::integer,
               false,
               false,
-              "how many accelerators (each an `accelerator`) the run used; 1 when absent",
+              "how many accelerators (each an `accelerator`) the run used; a measured row states it or says why under "
+              "unstated.gpus; 1 when absent on other rows",
               {},
               {},
               true},

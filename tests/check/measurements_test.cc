@@ -70,7 +70,8 @@ const std::string kTail =
     "sources:\n"
     "  - name: test\n"
     "    url: https://kvcat.invalid/fixtures/curve\n"
-    "    date: 2026-03-01\n";
+    "    date: 2026-03-01\n"
+    "gpus: 1\n";  // last, so that the lines the tests name stay where they are
 
 /// Four points at depths 0 to 32k, one of them (8k) with four requests in flight.
 std::string curve(const std::string& tps_at_32k = "31.0", const std::string& extra_point = "") {

@@ -243,8 +243,8 @@ TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
     EXPECT_NE(lines[0].find("measured_tps_at_ctx"), std::string::npos) << all.out;
     EXPECT_NE(all.out.find(" columns left out to fit the window, in this order: "), std::string::npos) << all.out;
     std::size_t order = all.out.find("in this order");
-    EXPECT_LT(all.out.find("engine,", order), all.out.find("accelerator,", order)) << all.out;
-    EXPECT_LT(all.out.find("accelerator,", order), all.out.find("model,", order)) << all.out;
+    EXPECT_LT(all.out.find("engine,", order), all.out.find("card,", order)) << all.out;
+    EXPECT_LT(all.out.find("card,", order), all.out.find("model,", order)) << all.out;
     EXPECT_NE(all.out.find("(--columns or --format vertical)"), std::string::npos) << all.out;
 
     // sql has no --columns; its note says what it has.
@@ -270,9 +270,9 @@ TEST_F(CmdQuery, TheHeadlineQueryReadsWellAt100Columns) {
 TEST_F(CmdQuery, DefaultColumnsShowTheConcurrency) {
     Outcome r = k_.run({"query", "--format", "csv", "id=llamacpp-qwen35-27b-rtx3090-64k"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(r.out.starts_with(
-        "id,model,accelerator,gpus,engine,weight_quant,kv_cache_dtype,attention_variant,context_length,"
-        "kv_bytes_per_token,kv_bytes_at_context,concurrency,measured_tps_at_ctx,"))
+    EXPECT_TRUE(
+        r.out.starts_with("id,model,card,gpus,engine,weight_quant,kv_cache_dtype,attention_variant,context_length,"
+                          "kv_bytes_per_token,kv_bytes_at_context,concurrency,measured_tps_at_ctx,"))
         << r.out;
     EXPECT_NE(r.out.find(",4294967296,1,28.8,"), std::string::npos) << r.out;  // bytes at context, 1 request, its speed
 }

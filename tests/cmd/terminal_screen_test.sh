@@ -119,7 +119,7 @@ $query"
 [[ $header == *kv_bytes_per_token* ]] || fail "query: the header lacks kv_bytes_per_token: $header"
 printf '%s\n' "$query" | grep -q 'rows)' || fail "query: no row count on the screen"
 # The model and the card place each row: their columns, or a line saying what the rows hold.
-for placed in model accelerator gpus; do
+for placed in model card gpus; do
     [[ $header == *" $placed "* ]] || printf '%s\n' "$query" | grep -q "^$placed: " ||
         fail "query: neither a $placed column nor a line of its values on the screen"
 done

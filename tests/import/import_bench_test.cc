@@ -244,6 +244,29 @@ TEST(ImportBenchCli, AModelOrCardThatContradictsTheFileIsRefusedSayingBoth) {
     EXPECT_EQ(import("qwen3.5-27b", "nvidia-rtx-3090-ti").status, 2);
 }
 
+/// A llama-bench file that saw two GPUs does not say which of them the run split over (-sm,
+/// -dev): the record gives no count and says why, naming the devices.
+TEST(ImportBenchCli, SeveralDevicesInGpuInfoLeaveTheCountUnsaid) {
+    test::KvcatRunner runner;
+    test::write_file(runner.dir() / "records/models/qwen2.5-7b-instruct.yaml", kQwen25Model);
+    std::string json = test::read_file(bench_file("llama-bench-readme.json"));
+    const std::string one = "\"gpu_info\": \"NVIDIA GeForce RTX 4080\"";
+    for (auto at = json.find(one); at != std::string::npos; at = json.find(one, at + 1)) {
+        json.replace(at, one.size(), "\"gpu_info\": \"NVIDIA GeForce RTX 4080, NVIDIA GeForce RTX 4080\"");
+    }
+    test::write_file(runner.dir() / "two.json", json);
+    const std::string file = "records/kv-efficiency/llamacpp-qwen2.5-7b-instruct-two-cards.yaml";
+    Outcome r = runner.run({"import-bench", (runner.dir() / "two.json").string(), "--model", "qwen2.5-7b-instruct",
+                            "--provenance", "third-party-measured", "--out", file});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = test::read_file(runner.dir() / file);
+    EXPECT_NE(text.find("  gpus: \"the file's gpu_info lists 2 devices ('NVIDIA GeForce RTX 4080, NVIDIA GeForce RTX "
+                        "4080'), not which of them the run split over\"\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("\ngpus: "), std::string::npos) << text;
+}
+
 /// The llama-bench JSON printed in llama.cpp's README, imported as a user would: the record
 /// holds the run's one point (depth 0) with both speeds as the file gives them, lints clean
 /// once notes and sources are written, and queries as one row.
@@ -262,6 +285,8 @@ TEST(ImportBenchCli, TheLlamaBenchReadmeRunImportsLintsAndQueries) {
                         "accelerator record was given for it (import-bench --accelerator)\"\n"),
               std::string::npos)
         << text;
+    // The card as the file names it, and its count: gpu_info lists one device (measured-without-card-count).
+    EXPECT_NE(text.find("accelerator_named: NVIDIA GeForce RTX 4080\ngpus: 1\n"), std::string::npos) << text;
     EXPECT_NE(text.find("weight_quant: Q4_K_M\nkv_cache_dtype: f16\nweight_bytes: 4677120000\n"), std::string::npos)
         << text;
     // 28 layers x 4 kv heads x 128 x 2 (K and V) x 2 bytes (f16) = 57,344 bytes a token
