@@ -204,6 +204,9 @@ SELECT
     k.gpus,
     k.parallelism,
     k.speculative_decoding,
+    CASE WHEN k.speculative_decoding IS NULL THEN NULL
+         WHEN k.speculative_decoding = 'off' THEN 'off'
+         ELSE 'on' END AS speculative,
     k.throughput_side,
     k.prefix_cached,
     k.warm,

@@ -99,6 +99,9 @@ constexpr std::array kColumns = {
     ColumnInfo{"speculative_decoding", "text", "", false,
                "the speculative decoding used (its decode speeds count accepted tokens); off when the source says "
                "none; empty when unsaid"},
+    ColumnInfo{"speculative", "text", "", true,
+               "on when the row's speeds were taken with speculative decoding (a draft or MTP head: several tokens "
+               "a step), off when the source says none, NULL when it does not say"},
     ColumnInfo{"throughput_side", "text", "", false,
                "server (the engine's own metric) or client (the benchmark's clock); empty when unsaid"},
     ColumnInfo{"prefix_cached", "integer", "", false,
@@ -126,7 +129,7 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
-constexpr std::array<std::string_view, 16> kDefaultColumns = {
+constexpr std::array<std::string_view, 17> kDefaultColumns = {
     "id",
     "model",
     "card",
@@ -139,6 +142,7 @@ constexpr std::array<std::string_view, 16> kDefaultColumns = {
     "kv_bytes_per_token",
     "kv_bytes_at_context",
     "concurrency",  // the speeds after it are at this many requests in flight, not one
+    "speculative",  // and with a draft model or MTP head when on: several tokens a step
     "measured_tps_at_ctx",
     "measured_prefill_tps_at_ctx",
     "measured_ttft_ms_at_ctx",
@@ -402,8 +406,9 @@ std::span<const std::string_view> default_query_columns(QueryTable table) {
 /// What a reader of the headline query needs last: the row, its cache dtype and context, the
 /// bytes per token and the speed. So the columns that qualify a row go first, then the ones
 /// that say again what the id already says (model, card), then the derived bytes.
-constexpr std::array<std::string_view, 15> kDropOrder = {
+constexpr std::array<std::string_view, 16> kDropOrder = {
     "provenance",
+    "speculative",
     "measured_ttft_ms_at_ctx",
     "measured_prefill_tps_at_ctx",
     "attention_variant",

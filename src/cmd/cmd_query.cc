@@ -81,7 +81,7 @@ int run_query(const QueryOptions& options) {
         }
         // The model and the card place a row; a narrow window leaves their columns out (the id
         // names them, cut), so a line says which the rows hold.
-        if (spec.table == QueryTable::kv_rows) render.summarize_when_dropped = {"model", "card", "gpus"};
+        if (spec.table == QueryTable::kv_rows) render.summarize_when_dropped = {"model", "card", "gpus", "speculative"};
     }
     std::string text;
     try {

@@ -357,11 +357,13 @@ json kv_memory_chart(Context& c) {
 
 /// "Llama-3.1-8B · RTX 3090 · llama.cpp · bf16", and " · 4 at once" with a concurrency column.
 std::string speed_series(const Context& c, const std::vector<Cell>& row) {
-    std::string accelerator = c.rows.text(row, "accelerator_name");
-    std::string out = fmt::format("{} · {} · {} · {}", c.rows.text(row, "model_name"),
-                                  accelerator.empty() ? "no accelerator named" : accelerator,
-                                  c.rows.text(row, "engine"), c.rows.text(row, "kv_cache_dtype"));
+    std::string card = c.rows.has("card") ? c.rows.text(row, "card") : c.rows.text(row, "accelerator_name");
+    std::string out =
+        fmt::format("{} · {} · {} · {}", c.rows.text(row, "model_name"), card.empty() ? "no accelerator named" : card,
+                    c.rows.text(row, "engine"), c.rows.text(row, "kv_cache_dtype"));
     if (auto n = c.rows.integer(row, "concurrency"); n && *n > 1) out += fmt::format(" · {} at once", *n);
+    // A draft model or MTP head emits several tokens a step: such a line is not one-token decoding.
+    if (c.rows.has("speculative") && c.rows.text(row, "speculative") == "on") out += " · speculative decoding";
     return out;
 }
 

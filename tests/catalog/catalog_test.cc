@@ -72,7 +72,7 @@ TEST_F(CatalogTest, DerivedColumnsSayTheyAreDerived) {
     for (const auto& row : t.rows) names.push_back(std::get<std::string>(row[0]));
     EXPECT_EQ(names, (std::vector<std::string>{"fixed_state_bytes", "gqa_baseline_bytes_per_token", "gqa_reduction",
                                                "kv_bytes_at_context", "mha_baseline_bytes_per_token", "mha_reduction",
-                                               "roofline_fraction", "roofline_tps", "weight_bytes"}));
+                                               "roofline_fraction", "roofline_tps", "speculative", "weight_bytes"}));
     // Stated figures are not marked derived.
     Table stated = run_read_only(db_, "SELECT derived FROM column_info WHERE name = 'kv_bytes_per_token'");
     EXPECT_EQ(std::get<std::int64_t>(stated.rows[0][0]), 0);

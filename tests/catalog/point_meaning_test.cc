@@ -4,6 +4,7 @@
 // family counted member by member.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -185,6 +186,22 @@ TEST_F(ShippedMeaning, EveryMultiCardRowShowsItsCardAndCount) {
     EXPECT_FALSE(query({"--columns", "id,engine", "accelerator=null", "accelerator_named!=null", "gpus>1"}).empty());
     Outcome plain = runner_->run({"query", "--format", "csv", "attention_variant=hybrid", "context_length>64k"});
     EXPECT_NE(plain.out.find(",RTX PRO 6000 Blackwell,4,"), std::string::npos) << plain.out;
+}
+
+/// The fastest decode speeds in the catalog are MTP runs: a sort on speed marks them (the
+/// column is among the defaults; CmdQuery.DefaultColumnsShowTheConcurrency holds that).
+TEST_F(ShippedMeaning, SpeculativeSpeedsAreMarkedInTheDefaultColumns) {
+    auto rows = query({"--columns", "id,speculative,engine", "--sort", "-measured_tps_at_ctx", "--limit", "5",
+                       "measured_tps_at_ctx!=null"});
+    ASSERT_EQ(rows.size(), 5u);
+    std::size_t on = 0;
+    for (const auto& r : rows) on += r[1] == "on" ? 1 : 0;
+    EXPECT_GT(on, 0u);
+    // on is every method the records name; off is the source saying none.
+    for (const auto& r : query({"--columns", "id,speculative_decoding", "speculative=on"})) {
+        EXPECT_NE(r[1], "off") << r[0];
+        EXPECT_NE(r[1], "") << r[0];
+    }
 }
 
 TEST_F(ShippedMeaning, NoFitIsReturnedByASortOnMeasuredSpeed) {

@@ -118,8 +118,9 @@ header=$(printf '%s\n' "$query" | grep -m1 '^id ') || fail "query: no table head
 $query"
 [[ $header == *kv_bytes_per_token* ]] || fail "query: the header lacks kv_bytes_per_token: $header"
 printf '%s\n' "$query" | grep -q 'rows)' || fail "query: no row count on the screen"
-# The model and the card place each row: their columns, or a line saying what the rows hold.
-for placed in model card gpus; do
+# The model, the card, the count and speculation place each row: their columns, or a line saying
+# what the rows hold.
+for placed in model card gpus speculative; do
     [[ $header == *" $placed "* ]] || printf '%s\n' "$query" | grep -q "^$placed: " ||
         fail "query: neither a $placed column nor a line of its values on the screen"
 done

@@ -372,6 +372,28 @@ TEST(ReportSpeedSeries, EachSeriesHasOnePointPerContextOnTheShippedCatalog) {
     EXPECT_EQ(charts, 2);
 }
 
+// A decode speed taken with a draft model or an MTP head is several tokens a step: its line says
+// so in its name and its legend, and a line without speculation never does.
+TEST(ReportSpeedSeries, SpeculativeLinesSaySoOnTheShippedCatalog) {
+    json content = shipped_report();
+    std::size_t marked = 0;
+    for (const auto& c : content["charts"]) {
+        if (c["id"] != "decode") continue;
+        for (const auto& p : c["datasets"]["measured"]) {
+            // What the record itself writes: a method, or off, or nothing.
+            std::string text = test::read_file(fs::path(KVCAT_SOURCE_DIR) / p["file"].get<std::string>());
+            auto at = text.find("\nspeculative_decoding: ");
+            std::string method =
+                at == std::string::npos ? "null" : text.substr(at + 23, text.find('\n', at + 1) - at - 23);
+            bool speculative = method != "null" && method != "off" && method != "\"off\"";
+            bool says = p["label"].get<std::string>().find("speculative decoding") != std::string::npos;
+            EXPECT_EQ(says, speculative) << p["series"] << " (" << method << ")";
+            marked += says ? 1 : 0;
+        }
+    }
+    EXPECT_GT(marked, 0u);
+}
+
 TEST_F(ReportTest, RooflineMeetsTheCatalogsCeilingAtTheRowsContext) {
     json content = report_content(input());
     const json& decode = chart(content, "decode");
