@@ -658,7 +658,8 @@
       side.append(el('h3', {}, 'Measured near this choice'));
       const col = (name) => table.columns.indexOf(name);
       const c = {
-        model: col('model'), acc: col('accelerator'), accName: col('accelerator_name'), engine: col('engine'),
+        model: col('model'), acc: col('accelerator'), accName: col('accelerator_name'), card: col('card'), engine: col('engine'),
+        speculative: col('speculative'),
         kv: col('kv_cache_dtype'), ctx: col('context_length'), decode: col('measured_tps_at_ctx'),
         prefill: col('measured_prefill_tps_at_ctx'), conc: col('concurrency'), id: col('id'), record: col('record_id'),
       };
@@ -687,7 +688,7 @@
         const list = el('ol', { class: 'near' });
         for (const f of found.slice(0, 6)) {
           const li = el('li');
-          const label = [at(f.row, c.accName) || at(f.row, c.acc), at(f.row, c.engine), at(f.row, c.kv),
+          const label = [at(f.row, c.card) || at(f.row, c.accName) || at(f.row, c.acc), at(f.row, c.engine), at(f.row, c.kv),
             grouped(BigInt(at(f.row, c.ctx) || 0)) + ' tokens'].join(' · ');
           const href = safeHref(table.links[f.i]);
           li.append(href ? el('a', { href }, label) : el('span', {}, label));
@@ -695,7 +696,9 @@
           if (at(f.row, c.decode) !== null) speeds.push(speedText(at(f.row, c.decode)) + ' tokens/s decode');
           if (at(f.row, c.prefill) !== null) speeds.push(speedText(at(f.row, c.prefill)) + ' prefill');
           const conc = at(f.row, c.conc);
-          li.append(el('span', { class: 'speeds' }, ': ' + speeds.join(', ') + (conc && conc > 1 ? ', ' + conc + ' at once' : '')));
+          // A draft model or MTP head emits several tokens a step: not plain decoding.
+          const drafted = at(f.row, c.speculative) === 'on' ? ', speculative decoding' : '';
+          li.append(el('span', { class: 'speeds' }, ': ' + speeds.join(', ') + (conc && conc > 1 ? ', ' + conc + ' at once' : '') + drafted));
           const record = at(f.row, c.record) || at(f.row, c.id);
           const source = data.sources[record];
           if (source) {

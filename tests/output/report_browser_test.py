@@ -658,6 +658,15 @@ def planner_checks(page, args, work, page_url):
           "a divergence does not say the run it is measured against: %r" % baselines["models/qwen3.5-27b"], failures)
     check(not any("null" in b or "undefined" in b for v in baselines.values() for b in v),
           "a baseline cell shows a missing value as text: %r" % baselines, failures)
+    # The points measured near a choice say when their speeds were taken with speculative
+    # decoding (Qwen3.5-397B's MTP runs), and name a card no one record fits as its source does.
+    drive(page, dict(CHOICES[0], model="models/qwen3.5-397b-a17b",
+                     accelerator="accelerators/nvidia-rtx-pro-6000-blackwell-server", engine="sglang"))
+    near = page.evaluate("Array.from(document.querySelectorAll('ol.near li')).map((li) => li.textContent)")
+    check(any("speculative decoding" in n for n in near),
+          "no point near the Qwen3.5-397B choice says it was taken with speculative decoding: %r" % near, failures)
+    check(not any(n.startswith("null") or " · null" in n for n in near), "a point near a choice names no card: %r" % near,
+          failures)
     # The charts follow the choice: back on the first, every chart draws that model's marks.
     drive(page, CHOICES[0])
     check_marks(page, page.evaluate("window.kvcatReport.content"), failures)
