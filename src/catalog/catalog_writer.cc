@@ -770,7 +770,7 @@ void CatalogWriter::row(const Record& r, const RecordSet& refs) {
         bind_optional(st, t["derived_ttft_ms_at_ctx"], speeds.derived_ttft_ms);
         bind_optional(st, t["derived_prefill_tps_at_ctx"], speeds.derived_prefill_tps);
         bind_optional(st, t["derived_total_tps_at_ctx"], speeds.derived_total_tps);
-        if (!k.gpus_unstated) bind_at(st, t["gpus"], k.gpus);
+        if (k.gpus_stated || !k.unstated_gpus) bind_at(st, t["gpus"], k.gpus);
         bind_optional(st, t["parallelism"], parallelism_text(k));
         bind_optional(st, t["speculative_decoding"], speculative_text(k));
         bind_optional(st, t["throughput_side"], k.throughput_side);

@@ -347,9 +347,10 @@ KvRow read_kv(const YamlNode& root, const SourceText& source, std::vector<Diagno
     r.measured_on_model = opt_str(&root, "measured_on_model");
     r.context_extension = opt_str(&root, "context_extension");
     r.offload = opt_str(&root, "offload");
-    r.gpus = std::max<std::int64_t>(int_field(&root, "gpus").value_or(1), 1);
-    r.gpus_stated = int_field(&root, "gpus").has_value();
-    if (const YamlNode* u = root.find("unstated"); u && u->find("gpus")) r.gpus_unstated = !r.gpus_stated;
+    auto gpus = int_field(&root, "gpus");
+    r.gpus = std::max<std::int64_t>(gpus.value_or(1), 1);
+    r.gpus_stated = gpus.has_value();
+    r.unstated_gpus = opt_str(root.find("unstated"), "gpus");
     r.tensor_parallel = int_field(&root, "tensor_parallel");
     r.pipeline_parallel = int_field(&root, "pipeline_parallel");
     r.data_parallel = int_field(&root, "data_parallel");

@@ -247,8 +247,9 @@ struct KvRow {
     /// How many cards of `accelerator` the run used (1 when the record does not say), and how
     /// it split over them, when stated.
     std::int64_t gpus = 1;
-    bool gpus_stated = false;    ///< the record writes `gpus`; absent, the count is 1 by assumption
-    bool gpus_unstated = false;  ///< `unstated.gpus`: the source gives no count (the catalog's gpus is NULL)
+    bool gpus_stated = false;  ///< the record writes `gpus`; absent, the count is 1 by assumption
+    /// `unstated.gpus`: why the source gives no count; without `gpus`, the catalog's gpus is NULL.
+    std::optional<std::string> unstated_gpus;
     std::optional<std::int64_t> tensor_parallel;
     std::optional<std::int64_t> pipeline_parallel;
     std::optional<std::int64_t> data_parallel;

@@ -3,8 +3,8 @@
 // memory rules cannot judge it; the source may well leave the card unsaid (an A100 without its
 // memory or form, an RTX PRO 6000 without its edition), and then the row says so, and why, in
 // `unstated.accelerator`; a run on several cards also names the card as the source does in
-// `accelerator_named` (the family, "RTX PRO 6000 Blackwell"), which `query` shows as its card. Saying both (a card and
-// that the source names none) is a contradiction.
+// `accelerator_named` (the family, "RTX PRO 6000 Blackwell"), which `query` shows as its card.
+// Saying both (a card and that the source names none) is a contradiction.
 #include <fmt/format.h>
 
 #include "check/findings.h"
