@@ -306,15 +306,19 @@ TEST(Measurements, AStatedWeightSizeGivesAMixedRecipeItsCeiling) {
     EXPECT_TRUE(std::holds_alternative<std::monostate>(n.rows[0][1]));
 }
 
-TEST(Measurements, QualityResultsAreRowsBesideTheirRecord) {
-    LintResult r = lint_paths({test::fixture_path("quality-recovery/pass")});
-    ASSERT_TRUE(r.diagnostics.empty()) << all(r);
+/// A pass fixture, linted clean and built into a catalog, and `sql` asked of that catalog.
+Table query_of_clean_fixture(const std::string& fixture, const std::string& sql) {
+    LintResult r = lint_paths({test::fixture_path(fixture)});
+    EXPECT_TRUE(r.diagnostics.empty()) << all(r);
     test::TempDir dir;
     build_catalog(r.records, dir / "kvcat.db");
-    Table t = run_read_only(dir / "kvcat.db",
-                            "SELECT model, kv_cache_dtype, baseline_kv_cache_dtype, value, baseline_value, "
-                            "recovery_percent, higher_is_better FROM quality_rows ORDER BY value DESC",
-                            {});
+    return run_read_only(dir / "kvcat.db", sql, {});
+}
+
+TEST(Measurements, QualityResultsAreRowsBesideTheirRecord) {
+    Table t = query_of_clean_fixture("quality-recovery/pass",
+                                     "SELECT model, kv_cache_dtype, baseline_kv_cache_dtype, value, baseline_value, "
+                                     "recovery_percent, higher_is_better FROM quality_rows ORDER BY value DESC");
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "models/qwen3.5-27b");
     EXPECT_EQ(std::get<std::string>(t.rows[0][1]), "fp8_e4m3");  // vLLM's fp8, in the catalog's name
@@ -326,14 +330,9 @@ TEST(Measurements, QualityResultsAreRowsBesideTheirRecord) {
 }
 
 TEST(Measurements, QualityRowsSayWhatTheyAreComparedWith) {
-    LintResult r = lint_paths({test::fixture_path("quality-baseline/pass")});
-    ASSERT_TRUE(r.diagnostics.empty()) << all(r);
-    test::TempDir dir;
-    build_catalog(r.records, dir / "kvcat.db");
-    Table t = run_read_only(dir / "kvcat.db",
-                            "SELECT comparison, baseline_kv_cache_dtype, baseline_value FROM quality_rows "
-                            "ORDER BY position",
-                            {});
+    Table t = query_of_clean_fixture("quality-baseline/pass",
+                                     "SELECT comparison, baseline_kv_cache_dtype, baseline_value FROM quality_rows "
+                                     "ORDER BY position");
     ASSERT_EQ(t.rows.size(), 3u);
     // A plain perplexity names no baseline run at all.
     EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "score");
