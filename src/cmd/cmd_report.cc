@@ -71,14 +71,14 @@ std::optional<Table> quality_table(const std::string& db) {
     return std::nullopt;
 }
 
-/// The model and accelerator records the charts are computed from. Only their folders are
-/// read: the catalog was built from them, so they lint clean, and the rows, which may be a
-/// hundred thousand files, come from the catalog.
+/// The model and accelerator records the charts are computed from, and the kv-efficiency records
+/// the planner's predicted speeds stand on (all of them, whatever the filters keep). The catalog
+/// was built from these folders, so they lint clean; the table's rows come from the catalog.
 RecordSet reference_records(const std::string& records) {
     fs::path root = records_root_for(records);
     std::string root_shown = root.lexically_normal().generic_string();
     std::vector<Record> out;
-    for (const char* folder : {"models", "accelerators"}) {
+    for (const char* folder : {"models", "accelerators", "kv-efficiency"}) {
         std::error_code ec;
         if (!fs::is_directory(root / folder, ec)) continue;
         for (const auto& file : record_files(root / folder)) {

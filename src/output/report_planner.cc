@@ -7,6 +7,7 @@
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
 #include "model/physics.h"
+#include "predict/speed_answer.h"
 #include "vocab/dtype.h"
 #include "vocab/weight_quant.h"
 
@@ -246,7 +247,14 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
     }
     json card_counts = json::array();
     for (std::int64_t n : kPlannerCardCounts) card_counts.push_back(n);
+    json speeds = nullptr;
+    if (input.records) {  // predictions stand on every measured point, whatever the report shows
+        SpeedPhysics physics(*input.records);
+        SpeedPredictor predictor(speed_points(*input.records), physics);
+        speeds = speed_model_json(predictor, SpeedIntervals(predictor), *input.records);
+    }
     return {{"reserve", exact(kDefaultReserveBytes)},
+            {"speeds", speeds},
             {"card_counts", card_counts},
             {"engines",
              {{{"id", "textbook"},

@@ -41,7 +41,9 @@ inline constexpr std::int64_t kPlannerCardCounts[] = {1, 2, 4, 8};
 ///                          "sglang": {dtype: {cards: {"cell"} or {"error"}}}}}],
 ///  "accelerators": [{"id", "name", "memory", "bandwidth"}],
 ///  "sources": {record id: {"name", "url"}},
-///  "quality": [{"model", "kv_cache_dtype", ...}]}
+///  "quality": [{"model", "kv_cache_dtype", ...}],
+///  "speeds": predict/speed_answer.h speed_model_json, from which the page predicts the speed at
+///            any choice as `kvcat predict` does}
 /// Every byte figure is a string holding an exact integer or fraction.
 nlohmann::json planner_content(const ReportInput& input, const std::vector<const Record*>& models,
                                const std::vector<const Record*>& accelerators);

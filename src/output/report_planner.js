@@ -159,6 +159,128 @@
     return out;
   }
 
+  // ---- the predicted speed, step for step as src/predict/speed_predictor.cc ----
+  // Time per token is what it works in: one over a speed, or a first token's time over the context.
+  function toSeconds(measure, value, context) { return measure === 'ttft' ? value / 1000 / context : 1 / value; }
+  function fromSeconds(measure, seconds, context) { return measure === 'ttft' ? seconds * 1000 * context : 1 / seconds; }
+  function geometricMean(v) { return Math.exp(v.reduce((a, x) => a + Math.log(x), 0) / v.length); }
+  function median(v) {
+    const s = v.slice().sort((a, b) => a - b), n = s.length;
+    return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  }
+  // Points as [context, value], repeated contexts averaged, by context.
+  function mergedLine(pairs) {
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const out = [];
+    for (let i = 0; i < pairs.length;) {
+      let j = i, sum = 0;
+      for (; j < pairs.length && pairs[j][0] === pairs[i][0]; j++) sum += pairs[j][1];
+      out.push([pairs[i][0], sum / (j - i)]);
+      i = j;
+    }
+    return out;
+  }
+  function interpolateLine(line, x) {
+    if (!line.length || x < line[0][0] || x > line[line.length - 1][0]) return null;
+    for (let i = 0; i + 1 < line.length; i++) {
+      const [x0, y0] = line[i], [x1, y1] = line[i + 1];
+      if (x >= x0 && x <= x1) return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+    }
+    return line[0][1];
+  }
+  function extrapolateLine(line, x) {
+    const nearest = x < line[0][0] ? line[0] : line[line.length - 1];
+    if (line.length < 2) return nearest[1];
+    const n = line.length;
+    let mx = 0, my = 0;
+    for (const [px, py] of line) { mx += px / n; my += py / n; }
+    let sxx = 0, sxy = 0;
+    for (const [px, py] of line) { sxx += (px - mx) * (px - mx); sxy += (px - mx) * (py - my); }
+    const slope = sxx > 0 ? sxy / sxx : NaN;
+    if (!(slope > 0)) return nearest[1];
+    return nearest[1] + slope * (x - nearest[0]);
+  }
+  const MEASURE_COLUMN = { decode: 1, prefill: 3, ttft: 4 };
+  function estimateFrom(seconds, measure, context, basis, records, how) {
+    const values = seconds.map((s) => fromSeconds(measure, s, context));
+    return { value: fromSeconds(measure, geometricMean(seconds), context), basis, records, how,
+      low: Math.min(...values), high: Math.max(...values) };
+  }
+  function sameSetup(speeds, setup, measure, context) {
+    const found = [];
+    for (const c of speeds.curves) {
+      if (!sameKey(c, setup)) continue;
+      const line = mergedLine(c.points.filter((p) => p[MEASURE_COLUMN[measure]] !== null)
+        .map((p) => [p[0], toSeconds(measure, p[MEASURE_COLUMN[measure]], p[0])]));
+      if (!line.length) continue;
+      const inside = interpolateLine(line, context);
+      const seconds = inside !== null ? inside : extrapolateLine(line, context);
+      if (seconds > 0) found.push({ record: c.record, seconds, inside: inside !== null });
+    }
+    if (!found.length) return null;
+    const anyInside = found.some((f) => f.inside);
+    const used = found.filter((f) => f.inside === anyInside);
+    return estimateFrom(used.map((f) => f.seconds), measure, context, anyInside ? 'curve-inside' : 'curve-outside',
+      used.map((f) => f.record), (anyInside ? 'interpolated between the two nearest contexts' : 'extended beyond its contexts') + ' on the measured curve');
+  }
+  function sameKey(c, s) {
+    return c.model === s.model && c.card === s.card && c.gpus === s.gpus && c.engine === s.engine && c.weights === s.weights &&
+      c.kv === s.kv && c.v_kv === '' && c.concurrency === s.concurrency && !c.speculative && c.offload === '';
+  }
+  function scaledSpeed(speeds, setup, context, floor) {
+    const candidates = [];
+    for (const c of speeds.curves) {
+      if (c.model !== setup.model || sameKey(c, setup) || c.speculative || c.offload !== '') continue;
+      const line = mergedLine(c.points.filter((p) => p[1] !== null && p[2] !== null).map((p) => [p[0], p[2]]));
+      if (!line.length) continue;
+      let share = interpolateLine(line, context);
+      if (share === null) share = context < line[0][0] ? line[0][1] : line[line.length - 1][1];
+      // The nearest setups first: the same card and count, then concurrency, engine, weights, cache.
+      const rank = [c.card === setup.card && c.gpus === setup.gpus, c.concurrency === setup.concurrency,
+        c.engine === setup.engine, c.weights === setup.weights, c.kv === setup.kv && c.v_kv === '']
+        .reduce((a, same) => a * 2 + (same ? 0 : 1), 0);
+      candidates.push({ share, record: c.record, rank });
+    }
+    if (!candidates.length) return null;
+    const best = Math.min(...candidates.map((x) => x.rank));
+    const chosen = candidates.filter((x) => x.rank === best);
+    return estimateFrom(chosen.map((x) => x.share * floor), 'decode', context, best < 16 ? 'same-card' : 'other-card',
+      chosen.map((x) => x.record), 'the roofline here x the share of its roofline the measured curve reached at this context');
+  }
+  // Decode, prefill and the first token's time at the choice, each with its 80% interval; the
+  // roofline (tokens/s) is the page's own, as kvcat fit works it out.
+  function predictSpeeds(data, choice, engineName, ceiling) {
+    const speeds = data.speeds;
+    if (!speeds || engineName === null) return {};
+    const setup = { model: choice.model, card: choice.accelerator, gpus: choice.gpus, engine: engineName,
+      weights: choice.weights, kv: choice.kv, concurrency: Number(choice.batch) };
+    const context = Number(choice.context);
+    const out = {};
+    for (const measure of ['decode', 'prefill', 'ttft']) {
+      let e = sameSetup(speeds, setup, measure, context);
+      if (!e && measure === 'decode' && ceiling) {
+        const floor = 1 / ceiling;
+        e = scaledSpeed(speeds, setup, context, floor);
+        if (!e) {
+          const vendor = speeds.vendors[choice.accelerator];
+          const key = [engineName + '|' + vendor, engineName, ''].find((k) => speeds.efficiency[k] !== undefined);
+          if (key !== undefined) {
+            const v = 1 / (speeds.efficiency[key] * floor);
+            e = { value: v, low: v, high: v, basis: 'engine-efficiency', records: [],
+              how: 'the roofline here x the median share of the roofline of the measured curves of ' + (key === '' ? 'every engine' : key.replace('|', ' on ') + (key.includes('|') ? ' cards' : '')) };
+          }
+        }
+      }
+      if (!e) continue;
+      const [below, above] = speeds.widths[measure][e.basis];
+      e.low = Math.min(e.value * below, e.low);
+      e.high = Math.max(e.value * above, e.high);
+      if (measure === 'decode' && ceiling) e.high = Math.min(e.high, Math.max(ceiling, e.value));  // the roofline bounds it
+      out[measure] = e;
+    }
+    return out;
+  }
+
   // ---- the fit, step for step as fit_context() ----
   // Returns { error } when kvcat could not work this choice out, else the terms and answers.
   function fit(data, choice) {
@@ -589,6 +711,26 @@
         r.ceiling ? ' tokens/s per sequence at most (memory bandwidth / bytes read per step' +
           (engine.id === 'textbook' ? ')' : ': the weights and the design\'s KV and state, whatever the engine holds)')
           : ' (the card states no bandwidth, or the model no active parameters)');
+      const engineName = engine.id === 'textbook' ? null : engine.name;
+      const ceilingNumber = r.ceiling ? Number(r.ceiling.n) / Number(r.ceiling.d) : null;
+      const predicted = predictSpeeds(data, choice, engineName, ceilingNumber);
+      const fixed2 = (x) => x.toFixed(2);
+      const speedLabels = { decode: ['Predicted decode at ', ' tokens/s per sequence'], prefill: ['Predicted prefill at ', ' tokens/s'],
+        ttft: ['Predicted first token at ', ' ms'] };
+      if (engineName === null) {
+        fact('Predicted decode', output('predicted-decode', 'none', 'choose an engine'), ': a measured speed belongs to one engine');
+      } else if (!predicted.decode) {
+        fact('Predicted decode at ' + ctxText, output('predicted-decode', 'none', 'none'), ': no measured point reaches this choice');
+      }
+      for (const measure of ['decode', 'prefill', 'ttft']) {
+        const e = predicted[measure];
+        if (!e) continue;
+        const sources = e.records.length ? '; from ' + e.records.map((id) => id.replace('kv-efficiency/', '')).join(', ') : '';
+        fact(speedLabels[measure][0] + ctxText, output('predicted-' + measure, fixed2(e.value), fixed2(e.value)),
+          speedLabels[measure][1] + ', 80% interval ', output('predicted-' + measure + '-low', fixed2(e.low), fixed2(e.low)), ' to ',
+          output('predicted-' + measure + '-high', fixed2(e.high), fixed2(e.high)),
+          ' (predicted, not measured: ', output('predicted-' + measure + '-basis', e.basis, e.basis), ', ' + e.how + sources + ')');
+      }
       answer.append(facts);
 
       // One bar per card: each holds its share of the weights, the KV cache and the state.

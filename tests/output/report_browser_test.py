@@ -361,6 +361,7 @@ def run(args):
         page.evaluate("window.scrollTo(0, 0)")
 
         failures.extend(planner_checks(page, args, work, page_url))
+        failures.extend(prediction_checks(page, args, work))
         failures.extend(newcomer_checks(page, content))
 
         # Full-page screenshot, kept as the test's artifact.
@@ -479,6 +480,60 @@ KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "b
 OPENED = [2, 4, 7, 10, 13]
 
 
+# Five choices whose predicted speed the page must give as `kvcat predict` does, one per basis it
+# reaches: a measured curve (interpolated, and beyond its last context at another batch), the same
+# model and card in other weights, the same model on another card, and an engine's median share.
+PREDICTED = [
+    {"model": "models/qwen3-coder-30b-a3b", "accelerator": "accelerators/nvidia-dgx-spark", "gpus": 1,
+     "engine": "llama.cpp", "weights": "Q8_0", "kv": "f16", "context": 20000, "batch": 1},
+    {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q4_K", "kv": "q4_0", "context": 100000, "batch": 1},
+    {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q4_K", "kv": "q8_0", "context": 48000, "batch": 1},
+    {"model": "models/llama-3.1-8b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "sglang",
+     "weights": "bf16", "kv": "bf16", "context": 30000, "batch": 2},
+    {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "vllm",
+     "weights": "bf16", "kv": "bf16", "context": 40000, "batch": 1},
+]
+
+
+def expected_prediction(args, work, choice):
+    """`kvcat predict --format json` for a planner choice."""
+    command = ["predict", "--model", choice["model"], "--accelerator", choice["accelerator"], "--engine",
+               choice["engine"], "--weight-quant", choice["weights"], "--kv-dtype", choice["kv"], "--context",
+               str(choice["context"]), "--concurrency", str(choice["batch"]), "--gpus", str(choice["gpus"]),
+               "--format", "json"]
+    done = subprocess.run([args.kvcat] + command, cwd=work, capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        raise Failure("kvcat %s failed (%d): %s" % (" ".join(command), done.returncode, done.stderr))
+    return json.loads(done.stdout)
+
+
+def prediction_checks(page, args, work):
+    """The page's predicted decode speed, its interval and its basis are kvcat predict's."""
+    failures = []
+    bases = set()
+    for choice in PREDICTED:
+        label = fragment_of(choice)
+        got = drive(page, choice)["predicted"]
+        want = expected_prediction(args, work, choice)
+        bases.add(want["basis"])
+        check(want["decode_tps"] is not None, "%s: kvcat predict has no decode speed" % label, failures)
+        if want["decode_tps"] is None:
+            continue
+        for key, name in (("decode", "decode_tps"), ("low", "decode_tps_low"), ("high", "decode_tps_high")):
+            check(got[key] is not None and abs(float(got[key]) - want[name]) <= 0.011,
+                  "%s: the page's predicted %s is %r, kvcat predict's %r" % (label, key, got[key], want[name]), failures)
+        check(got["basis"] == want["basis"], "%s: the page's basis %r, kvcat predict's %r" % (
+            label, got["basis"], want["basis"]), failures)
+        if want["prefill_tps"] is not None:
+            check(got["prefill"] is not None and abs(float(got["prefill"]) - want["prefill_tps"]) <= 0.011,
+                  "%s: the page's predicted prefill %r, kvcat predict's %r" % (label, got["prefill"],
+                                                                                 want["prefill_tps"]), failures)
+    check(len(bases) >= 4, "the five choices reach only the bases %r" % sorted(bases), failures)
+    return failures
+
+
 def fragment_of(choice):
     return "#" + "&".join("%s=%s" % (k, choice[k]) for k in KEYS if k in choice)
 
@@ -546,6 +601,8 @@ READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[
     return e ? e.dataset.value : null; };
   const p = (id) => document.getElementById('pick-' + id).value;
   return { max: v('max-context'), kv: v('kv-bytes'), fits: v('fits'), ceiling: v('ceiling-tps'),
+           predicted: { decode: v('predicted-decode'), low: v('predicted-decode-low'), high: v('predicted-decode-high'),
+                        basis: v('predicted-decode-basis'), prefill: v('predicted-prefill') },
            tokens: v('engine-tokens'), concurrency: v('engine-concurrency'),
            shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
            picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),

@@ -1,4 +1,4 @@
-#include "catalog/point_meaning.h"
+#include "load/point_meaning.h"
 
 #include <fmt/format.h>
 

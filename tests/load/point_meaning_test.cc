@@ -1,4 +1,4 @@
-// One meaning per column: where a point's figures go (src/catalog/point_meaning.cc), and what the
+// One meaning per column: where a point's figures go (src/load/point_meaning.cc), and what the
 // shipped catalog answers because of it: cached-prefix TTFTs kept out of the TTFT at context,
 // fits kept out of the measured columns, multi-card runs found by their card, and a dtype
 // family counted member by member.
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/point_meaning.h"
 #include "kvcat_runner.h"
+#include "load/point_meaning.h"
 #include "test_util.h"
 #include "vocab/dtype_spelling.h"
 
