@@ -14,6 +14,7 @@
 #include "model/physics.h"
 #include "output/render.h"
 #include "output/terminal.h"
+#include "predict/speed_answer.h"
 #include "support/suggest.h"
 #include "vocab/weight_mix.h"
 
@@ -154,10 +155,46 @@ void curve_notes(const CurveRequest& request) {
     }
 }
 
+/// With --engine and named cards: each card's decode ceiling and kvcat predict's decode speed of
+/// one request (of --batch requests) at each point, with its 80% interval and its basis.
+void add_speed_columns(Table& table, const CurveRequest& request, const std::vector<CurvePoint>& points,
+                       const CurveOptions& o, const RecordSet& records) {
+    CatalogSpeeds speeds(records);
+    std::string engine = speeds.engine_named(o.engine.engine);
+    for (const auto& a : request.accelerators) {
+        std::string card = a.id.substr(a.id.find('/') + 1);
+        for (const char* name :
+             {"ceiling_tps_", "predicted_tps_", "predicted_low_", "predicted_high_", "predicted_basis_"})
+            table.columns.push_back(name + card);
+    }
+    auto two = [](double v) { return std::round(v * 100) / 100; };
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        for (const auto& a : request.accelerators) {
+            SpeedSetup s;
+            s.model = request.model_id;
+            s.accelerator = a.id;
+            s.card = a.accelerator ? a.accelerator->name : a.id;
+            s.gpus = o.gpus;
+            s.engine = engine;
+            s.weights = o.weight_quant;
+            s.kv = points[i].dtype;
+            SpeedAnswer answer = speeds.answer(s, points[i].context);
+            const SpeedPart* d = engine.empty() ? nullptr : answer.part(SpeedMeasure::decode);
+            auto& row = table.rows[i];
+            row.emplace_back(answer.ceiling_tps ? Cell(two(*answer.ceiling_tps)) : Cell());
+            row.emplace_back(d ? Cell(two(d->estimate.value)) : Cell());
+            row.emplace_back(d ? Cell(two(d->low())) : Cell());
+            row.emplace_back(d ? Cell(two(d->high())) : Cell());
+            row.emplace_back(d ? Cell(std::string(basis_name(d->estimate.basis))) : Cell());
+        }
+    }
+}
+
 int run_curve(const CurveOptions& o) {
     auto format = parse_table_format(o.common.format);
     LintOptions options;
-    options.keep_rows = false;
+    // The measured rows only when a predicted speed is asked for (--engine and named cards).
+    options.keep_rows = !o.engine.engine.empty() && !o.accelerators.empty();
     LintResult lint = lint_paths({o.common.records}, options);
     CurveRequest request;
     if (std::string problem = make_request(o, lint.records, request); !problem.empty()) {
@@ -180,6 +217,7 @@ int run_curve(const CurveOptions& o) {
         if (o.gpus > 1) fit_on_gpus(request, o.gpus, points);
         Table table = curve_table(request, points);
         if (engine) add_engine_columns(table, request, points, engine->first, engine->second);
+        if (options.keep_rows) add_speed_columns(table, request, points, o, lint.records);
         if (o.gpus > 1) {
             // The column says it is one card's share against one card: fits_4x_nvidia-h100-sxm.
             for (auto& c : table.columns) {
@@ -225,6 +263,9 @@ void setup_curve(CLI::App& app, int& exit_code) {
         "With --gpus N the column is fits_Nx_<accelerator>: each card's share (as kvcat fit splits heads, state and "
         "weights)\n"
         "against one card's memory; kv_bytes stays the whole sequence's.\n"
+        "With --engine and --accelerator, each card's decode ceiling (ceiling_tps_<card>: a bound) and\n"
+        "kvcat predict's decode speed of one request (predicted_tps_<card>, its 80% interval\n"
+        "predicted_low_/predicted_high_<card> and predicted_basis_<card>); docs/prediction.md says how.\n"
         "Examples:\n"
         "  kvcat curve --model models/llama-4-scout-17b-16e-instruct --contexts 8k,128k --engine vllm "
         "--hybrid-manager off\n"

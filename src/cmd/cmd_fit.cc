@@ -16,6 +16,7 @@
 #include "model/physics.h"
 #include "output/engine_render.h"
 #include "output/wrap.h"
+#include "predict/speed_answer.h"
 #include "vocab/dtype.h"
 #include "vocab/weight_mix.h"
 #include "vocab/weight_quant.h"
@@ -166,6 +167,61 @@ std::string mix_note(const WeightMix& mix) {
 
 /// --accelerator a,b,c: which of these cards run the model, one line each (the terms of
 /// one are `kvcat fit` with that card alone).
+/// The contexts a fit's speeds are given at: --contexts, else the engine's context, else the
+/// largest that fits.
+std::vector<std::int64_t> speed_contexts(const FitOptions& o, const FitTerms& terms,
+                                         const std::vector<std::int64_t>& contexts) {
+    if (!contexts.empty()) return contexts;
+    for (const auto& given : {o.engine.ctx_size, o.engine.max_model_len}) {
+        if (given && *given > 0) return {*given};
+    }
+    if (terms.fits && terms.max_context > 0) return {terms.max_context};
+    return {};
+}
+
+/// kvcat predict's answer at each context, for the fit's model, card, weights and cache.
+std::vector<SpeedAnswer> fit_speeds(const FitOptions& o, const LintResult& lint, const Record& model,
+                                    const Record& accelerator, const FitSetup& setup, const CacheDtype& dtype,
+                                    const std::vector<std::int64_t>& at) {
+    std::vector<SpeedAnswer> out;
+    if (at.empty()) return out;
+    CatalogSpeeds speeds(lint.records);
+    SpeedSetup s;
+    s.model = model.id;
+    s.accelerator = accelerator.id;
+    s.card = accelerator.accelerator->name;
+    s.gpus = setup.gpus;
+    s.engine = o.engine.engine.empty() ? "" : speeds.engine_named(o.engine.engine);
+    s.weights = o.weight_quant;
+    if (setup.weight_bytes) s.weight_bytes = setup.weight_bytes->floor();
+    s.kv = std::string(dtype.name);
+    s.v_kv = o.engine.v_dtype == s.kv ? "" : o.engine.v_dtype;
+    s.concurrency = setup.batch;
+    for (std::int64_t c : at) {
+        SpeedAnswer a = speeds.answer(s, c);
+        if (s.engine.empty()) a.parts.clear();  // a measured speed belongs to one engine
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+std::string speeds_text(const FitOptions& o, const std::vector<SpeedAnswer>& answers) {
+    if (answers.empty()) return "";
+    std::string out = fmt::format("  speed of each request (kvcat predict{}):\n",
+                                  o.engine.engine.empty() ? "; give --engine for a predicted speed" : "");
+    for (const SpeedAnswer& a : answers) {
+        std::string ceiling = a.ceiling_tps ? fmt::format("decode ceiling {:.2f} tokens/s", *a.ceiling_tps)
+                                            : std::string("no decode ceiling (no bandwidth or weight size)");
+        const SpeedPart* d = a.part(SpeedMeasure::decode);
+        std::string predicted =
+            d ? fmt::format("; predicted {:.2f} (80% interval {:.2f} to {:.2f}; basis {})", d->estimate.value, d->low(),
+                            d->high(), basis_name(d->estimate.basis))
+              : (o.engine.engine.empty() ? "" : "; no prediction: no measured point reaches this setup");
+        out += fmt::format("  {:>10} tokens  {}{}\n", group_thousands(a.context), ceiling, predicted);
+    }
+    return out;
+}
+
 int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional<WeightQuant>& quant,
                 const std::optional<WeightMix>& mix, const CacheDtype& dtype, const FitSetup& setup,
                 const std::string& weights_name) {
@@ -324,6 +380,8 @@ int run_fit(const FitOptions& o) {
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;
     if (mix) terms.weights_how = "at least: " + terms.weights_how + ", " + std::string(mix->base) + " throughout";
+    std::vector<SpeedAnswer> speeds =
+        fit_speeds(o, lint, *model, *accelerator, setup, *dtype, speed_contexts(o, terms, contexts));
     if (o.common.format == "json") {
         nlohmann::json j = quant ? fit_json(terms, model->id, accelerator->id, *quant, *dtype)
                                  : fit_json(terms, model->id, accelerator->id, weights_name, *dtype);
@@ -357,12 +415,15 @@ int run_fit(const FitOptions& o) {
                 }
             }
         }
+        j["speeds"] = nlohmann::json::array();
+        for (const SpeedAnswer& a : speeds) j["speeds"].push_back(speed_answer_json(a));
         std::cout << j.dump(2) << '\n';
     } else {
         std::string text = fit_text(terms, model->id, accelerator->id, weights_name, *dtype);
         if (mix) text += "  " + mix_note(*mix) + "\n";
         if (!contexts.empty()) text += contexts_text(terms, contexts);
         if (engine) text += engine_text(*engine, *model->model);
+        text += speeds_text(o, speeds);
         std::cout << fit_to_stdout(text);
     }
     if (!terms.fits) {

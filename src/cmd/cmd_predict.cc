@@ -8,6 +8,7 @@
 #include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "output/wrap.h"
 #include "predict/speed_answer.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"
@@ -140,7 +141,7 @@ int run_predict(const PredictOptions& o) {
     if (o.common.format == "json") {
         std::cout << speed_answer_json(answer).dump(2) << '\n';
     } else {
-        std::cout << speed_answer_text(answer);
+        std::cout << fit_to_stdout(speed_answer_text(answer));
     }
     return answer.parts.empty() ? ExitCode::findings : ExitCode::ok;
 }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "support/suggest.h"
+
 namespace kvcat {
 
 namespace {
@@ -67,6 +69,16 @@ SpeedAnswer predict_speed(const SpeedPredictor& predictor, const SpeedIntervals&
         a.parts.push_back(std::move(part));
     }
     return a;
+}
+
+CatalogSpeeds::CatalogSpeeds(const RecordSet& records)
+    : physics_(records), predictor_(speed_points(records), physics_), intervals_(predictor_) {}
+
+std::string CatalogSpeeds::engine_named(std::string_view given) const {
+    for (const SpeedPoint& p : predictor_.points()) {
+        if (equal_ignoring_case(p.setup.engine, given)) return p.setup.engine;
+    }
+    return "";
 }
 
 nlohmann::json speed_model_json(const SpeedPredictor& predictor, const SpeedIntervals& intervals,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,26 @@ struct SpeedAnswer {
 
 SpeedAnswer predict_speed(const SpeedPredictor& predictor, const SpeedIntervals& intervals, const SpeedSetup& setup,
                           std::int64_t context);
+
+/// The predictor over a record set with its intervals learned, for a command that asks once.
+class CatalogSpeeds {
+  public:
+    explicit CatalogSpeeds(const RecordSet& records);
+    CatalogSpeeds(const CatalogSpeeds&) = delete;
+    CatalogSpeeds& operator=(const CatalogSpeeds&) = delete;
+    SpeedAnswer answer(const SpeedSetup& setup, std::int64_t context) const {
+        return predict_speed(predictor_, intervals_, setup, context);
+    }
+    /// The engine as the records spell it ("vllm" is vLLM); "" when no measured point names it.
+    std::string engine_named(std::string_view given) const;
+    const SpeedPredictor& predictor() const { return predictor_; }
+    const SpeedIntervals& intervals() const { return intervals_; }
+
+  private:
+    SpeedPhysics physics_;
+    SpeedPredictor predictor_;
+    SpeedIntervals intervals_;
+};
 
 /// What the report's planner needs to give `kvcat predict`'s answer for any choice, with the
 /// page's own roofline: {"curves": [{"model", "card", "gpus", "engine", "weights", "kv", "v_kv",

@@ -14,9 +14,10 @@ using kvcat::test::Outcome;
 
 // The shipped records: a prediction stands on every measurement the catalog holds.
 const std::string kRecords = KVCAT_SOURCE_DIR "/records";
-const std::vector<std::string> kQwenOn4090 = {"predict",   "--records",      kRecords, "--model",    "qwen3.5-27b",
-                                              "--accelerator", "nvidia-rtx-4090", "--engine", "llama.cpp", "--weight-quant",
-                                              "Q4_K",      "--kv-dtype",     "q4_0",   "--context",  "64k"};
+const std::vector<std::string> kQwenOn4090 = {
+    "predict",       "--records",       kRecords,   "--model",   "qwen3.5-27b",
+    "--accelerator", "nvidia-rtx-4090", "--engine", "llama.cpp", "--weight-quant",
+    "Q4_K",          "--kv-dtype",      "q4_0",     "--context", "64k"};
 
 TEST(Predict, JsonGivesTheSpeedItsIntervalAndItsBasis) {
     KvcatRunner k;
@@ -76,6 +77,48 @@ TEST(Predict, RefusesWhatItCannotAnswerAndSaysWhy) {
     Outcome mode = k.run({"predict", "--holdout", "everything"});
     EXPECT_EQ(mode.status, 2);
     EXPECT_TRUE(contains(mode.err, "point, curve, pair or all")) << mode.err;
+}
+
+TEST(Predict, FitGivesThePredictedSpeedBesideTheCeilingAtEachContext) {
+    KvcatRunner k;
+    std::vector<std::string> fit = {"fit",           "--records",       kRecords,         "--model",  "qwen3.5-27b",
+                                    "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K_M",   "--kv-dtype",
+                                    "q4_0",          "--contexts",      "16k,64k",        "--format", "json"};
+    Outcome bare = k.run(fit);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    auto b = nlohmann::json::parse(bare.out);
+    ASSERT_EQ(b["speeds"].size(), 2u);
+    EXPECT_TRUE(b["speeds"][0]["decode_tps"].is_null());  // no engine, no measured speed to stand on
+    EXPECT_GT(b["speeds"][0]["ceiling_tps"].get<double>(), b["speeds"][1]["ceiling_tps"].get<double>());
+    fit.insert(fit.end(), {"--engine", "llama.cpp"});
+    Outcome with_engine = k.run(fit);
+    ASSERT_EQ(with_engine.status, 0) << with_engine.err;
+    auto j = nlohmann::json::parse(with_engine.out);
+    for (const auto& at : j["speeds"]) {
+        EXPECT_EQ(at["basis"], "curve-inside");  // the measured Q4_K_M q4_0 curve on this card
+        EXPECT_LE(at["decode_tps_high"].get<double>(), at["ceiling_tps"].get<double>());
+        EXPECT_LE(at["decode_tps_low"].get<double>(), at["decode_tps"].get<double>());
+    }
+    EXPECT_EQ(j["speeds"][1]["context_length"], 65536);
+}
+
+TEST(Predict, CurveAddsEachCardsCeilingAndPredictionWithAnEngine) {
+    KvcatRunner k;
+    std::vector<std::string> curve = {"curve",         "--records",       kRecords,         "--model",  "qwen3.5-27b",
+                                      "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K_M",   "--kv-dtype",
+                                      "q4_0",          "--contexts",      "16k,64k",        "--format", "json"};
+    Outcome plain = k.run(curve);
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_FALSE(contains(plain.out, "predicted_tps_")) << plain.out;
+    curve.insert(curve.end(), {"--engine", "llama.cpp"});
+    Outcome o = k.run(curve);
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto rows = nlohmann::json::parse(o.out);
+    ASSERT_EQ(rows.size(), 2u);
+    for (const auto& r : rows) {
+        EXPECT_EQ(r["predicted_basis_nvidia-rtx-4090"], "curve-inside");
+        EXPECT_LT(r["predicted_tps_nvidia-rtx-4090"].get<double>(), r["ceiling_tps_nvidia-rtx-4090"].get<double>());
+    }
 }
 
 }  // namespace
