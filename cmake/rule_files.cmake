@@ -20,6 +20,7 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/reference_rules.cc
     src/check/rules/run_rules.cc
     src/check/rules/source_url.cc
+    src/check/rules/speed_rules.cc
     src/check/rules/structure_rules.cc
     src/check/rules/vocabulary_rules.cc
 )

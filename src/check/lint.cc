@@ -147,6 +147,7 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
         const LintIgnore& ig = r.kv->lint_ignore[k];
         Position pos = r.source ? r.source->position(ig.mark) : Position{r.file, 0, 0};
         const RuleInfo* claimed = find_rule_info(ig.rule);
+        if (claimed && claimed->stage == RuleStage::run) continue;  // judged with the run's findings
         if (claimed && claimed->names_claims) {
             if (ig.claim.empty()) {
                 findings.push_back(diag::ignore_problem(
@@ -449,6 +450,7 @@ struct WorkerOutput {
     std::vector<Diagnostic> ignored;
     std::vector<rules::IdEntry> ids;
     std::vector<Record> kept;
+    std::vector<rules::RowSpeeds> speeds;  ///< for the run's checks across rows
     std::size_t read = 0;
     std::size_t unchanged = 0;
     std::exception_ptr error;
@@ -486,6 +488,7 @@ std::vector<WorkerOutput> check_rows(const std::vector<Job>& jobs, const RecordS
                     check_record(r, refs, std::move(own), o.findings, o.ignored);
                     o.ids.push_back(id_entry(r));
                     if (options.sink) options.sink->row(r, refs);
+                    if (!options.unchanged && r.kv) o.speeds.push_back(rules::row_speeds(r, refs));
                     if (options.keep_rows) o.kept.push_back(std::move(r));
                     ++o.read;
                 }
@@ -555,6 +558,15 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     auto outputs = check_rows(jobs.rows, *refs, options);
     jobs.rows = {};
     merge_rows(outputs, std::move(refs), options.keep_rows, result, ids);
+    if (!options.unchanged) {  // an incremental build has not read the unchanged rows again
+        std::vector<rules::RowSpeeds> speeds;
+        for (auto& o : outputs) {
+            for (auto& row : o.speeds) speeds.push_back(std::move(row));
+        }
+        // File order, whatever worker read each: the findings are the same on every run.
+        std::sort(speeds.begin(), speeds.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
+        rules::decode_far_from_prediction(speeds, result.records, result.diagnostics, result.ignored);
+    }
 
     for (auto& d : named.findings) result.diagnostics.push_back(std::move(d));
     rules::id_duplicate(ids, result.diagnostics);

@@ -1,5 +1,7 @@
 #include "predict/speed_points.h"
 
+#include <iterator>
+
 #include <fmt/format.h>
 
 #include "load/point_meaning.h"
@@ -70,31 +72,41 @@ std::string SpeedSetup::kv_text() const {
     return v_kv.empty() ? kv : fmt::format("K {} / V {}", kv, v_kv);
 }
 
+std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs) {
+    std::vector<SpeedPoint> out;
+    if (r.kind != RecordKind::kv_efficiency || !r.kv || is_derived(*r.kv)) return out;
+    for (const MeasurementPoint& p : r.kv->points) {
+        PointSpeeds speeds = point_speeds(*r.kv, p);
+        SpeedPoint s;
+        s.setup = setup_of(refs, *r.kv, p.concurrency);
+        s.record_id = r.id;
+        s.key_path = p.path;
+        s.context = p.context_length;
+        s.decode_tps = speeds.measured_tps;
+        s.decode_key = "measured_tps_at_ctx";
+        if (!s.decode_tps && speeds.measured_total_tps && p.concurrency > 0) {
+            s.decode_tps = *speeds.measured_total_tps / static_cast<double>(p.concurrency);
+            s.decode_key = "measured_total_tps_at_ctx";
+        }
+        s.prefill_tps = speeds.measured_prefill_tps;
+        s.ttft_ms = speeds.measured_ttft_ms;
+        auto positive = [](std::optional<double>& v) {
+            if (v && !(*v > 0)) v.reset();
+        };
+        positive(s.decode_tps);
+        positive(s.prefill_tps);
+        positive(s.ttft_ms);
+        if (s.context <= 0 || (!s.decode_tps && !s.prefill_tps && !s.ttft_ms)) continue;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 std::vector<SpeedPoint> speed_points(const RecordSet& records) {
     std::vector<SpeedPoint> out;
     for (const Record& r : records.records()) {
-        if (r.kind != RecordKind::kv_efficiency || !r.kv || is_derived(*r.kv)) continue;
-        for (const MeasurementPoint& p : r.kv->points) {
-            PointSpeeds speeds = point_speeds(*r.kv, p);
-            SpeedPoint s;
-            s.setup = setup_of(records, *r.kv, p.concurrency);
-            s.record_id = r.id;
-            s.key_path = p.path;
-            s.context = p.context_length;
-            s.decode_tps = speeds.measured_tps;
-            if (!s.decode_tps && speeds.measured_total_tps && p.concurrency > 0)
-                s.decode_tps = *speeds.measured_total_tps / static_cast<double>(p.concurrency);
-            s.prefill_tps = speeds.measured_prefill_tps;
-            s.ttft_ms = speeds.measured_ttft_ms;
-            auto positive = [](std::optional<double>& v) {
-                if (v && !(*v > 0)) v.reset();
-            };
-            positive(s.decode_tps);
-            positive(s.prefill_tps);
-            positive(s.ttft_ms);
-            if (s.context <= 0 || (!s.decode_tps && !s.prefill_tps && !s.ttft_ms)) continue;
-            out.push_back(std::move(s));
-        }
+        auto mine = speed_points_of(r, records);
+        out.insert(out.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
     }
     return out;
 }

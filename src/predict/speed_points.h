@@ -46,6 +46,9 @@ struct SpeedPoint {
     SpeedSetup setup;
     std::string record_id;
     std::string key_path;  ///< where the point's keys are: "" or "measurements.3."
+    /// The key its decode speed was read from: measured_tps_at_ctx, or measured_total_tps_at_ctx
+    /// when only the total over the requests was printed.
+    std::string decode_key;
     std::int64_t context = 0;
     std::optional<double> decode_tps;   ///< one request's decode speed
     std::optional<double> prefill_tps;  ///< a full prefill's prompt speed
@@ -54,6 +57,8 @@ struct SpeedPoint {
 
 /// Every measured point of the kv-efficiency records, in record order.
 std::vector<SpeedPoint> speed_points(const RecordSet& records);
+/// The measured points of one record; `refs` gives its card's name.
+std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs);
 
 /// The least time a decoded token can take: the bytes one step reads (the active weights once,
 /// each request's KV cache at the context and its fixed state) over the cards' bandwidth.

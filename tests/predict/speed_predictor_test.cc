@@ -12,6 +12,7 @@
 #include "predict/holdout.h"
 #include "predict/nominal_weights.h"
 #include "predict/speed_answer.h"
+#include "test_util.h"
 
 namespace kvcat {
 namespace {
@@ -221,6 +222,31 @@ TEST_F(ShippedCatalog, AnotherCardMovesThePredictionAsItsRooflineDoes) {
     EXPECT_EQ(fast->basis, SpeedBasis::other_card);
     EXPECT_EQ(slow->stood_on, fast->stood_on);
     EXPECT_NEAR(fast->value / slow->value, ratio, 1e-9);
+}
+
+TEST(DecodeFarFromPrediction, AnAcknowledgedFindingIsANoteAndAStaleOneIsReported) {
+    test::TempDir dir;
+    fs::copy(fs::path(KVCAT_FIXTURES_DIR) / "decode-far-from-prediction/fail", dir.path(), fs::copy_options::recursive);
+    fs::remove(dir.path() / "expected.txt");
+    fs::path row = dir.path() / "kv-efficiency/llamacpp-qwen35-27b-midpoint.yaml";
+    std::string text = test::read_file(row);
+    auto lint_with = [&](const std::string& claim) {
+        test::write_file(row, text + "lint_ignore:\n  - rule: decode-far-from-prediction\n    claim: \"" + claim +
+                                  "\"\n    reason: a fixture's acknowledged slip\n");
+        return lint_paths({dir.path()});
+    };
+    LintResult acknowledged = lint_with("12.5 t/s at 16384");
+    EXPECT_TRUE(acknowledged.diagnostics.empty()) << acknowledged.diagnostics.front().message;
+    ASSERT_EQ(acknowledged.ignored.size(), 1u);
+    EXPECT_EQ(acknowledged.ignored[0].severity, Severity::note);
+    EXPECT_NE(acknowledged.ignored[0].message.find("(acknowledged: a fixture's acknowledged slip)"), std::string::npos);
+    LintResult stale = lint_with("12.5 t/s at 8192");
+    ASSERT_EQ(stale.diagnostics.size(), 2u);  // the finding stands, and the acknowledgement matches nothing
+    bool reported = false;
+    for (const auto& d : stale.diagnostics) reported |= d.message.find("acknowledges nothing") != std::string::npos;
+    EXPECT_TRUE(reported);
+    // A lint of the one file judges it against the rest of its records root all the same.
+    EXPECT_EQ(lint_paths({row}).diagnostics.size(), 2u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "check/lint.h"
 #include "check/rule_registry.h"
+#include "predict/speed_points.h"
 #include "support/diagnostic.h"
 
 /// The rules one file of src/check/rules/ declares: `KVCAT_RULES(kv_rules) { static constexpr
@@ -27,6 +28,23 @@ struct IdEntry {
 };
 /// id-duplicate: the run's check, over every id at once.
 void id_duplicate(const std::vector<IdEntry>& ids, std::vector<Diagnostic>& out);
+
+/// What the run keeps of one row for its checks across rows, however many rows there are: its
+/// measured points, where each decode figure is written, and its acknowledgements.
+struct RowSpeeds {
+    std::string file;
+    std::vector<SpeedPoint> points;
+    std::vector<Position> decode_at;  ///< per point
+    std::vector<LintIgnore> ignores;
+    std::vector<Position> ignore_at;  ///< per ignore
+};
+RowSpeeds row_speeds(const Record& r, const RecordSet& refs);
+
+/// decode-far-from-prediction: every measured decode point against what the other records of its
+/// setup predict; `refs` holds the models and cards. A finding a row acknowledges becomes a
+/// note in `ignored`; an acknowledgement that matches no finding is a finding itself.
+void decode_far_from_prediction(const std::vector<RowSpeeds>& rows, const RecordSet& refs, std::vector<Diagnostic>& out,
+                                std::vector<Diagnostic>& ignored);
 
 /// The accelerator record a row names, when it resolves to one.
 const Accelerator* accelerator_of(const RecordSet& set, const KvRow& row);
