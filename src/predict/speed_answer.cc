@@ -121,11 +121,11 @@ nlohmann::json speed_model_json(const SpeedPredictor& predictor, const SpeedInte
         vendors.insert(r.accelerator->vendor);
     }
     json efficiency = json::object();
-    if (auto all = predictor.median_share("", "", false)) efficiency[""] = *all;
+    if (auto all = predictor.median_share("", "", false, false)) efficiency[""] = *all;
     for (const auto& e : engines) {
-        if (auto share = predictor.median_share(e, "", false)) efficiency[e] = *share;
+        if (auto share = predictor.median_share(e, "", false, false)) efficiency[e] = *share;
         for (const auto& v : vendors) {
-            if (auto share = predictor.median_share(e, v, false)) efficiency[e + "|" + v] = *share;
+            if (auto share = predictor.median_share(e, v, false, false)) efficiency[e + "|" + v] = *share;
         }
     }
     json widths = json::object();

@@ -301,7 +301,13 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
     for (auto it = from; it != to; ++it) {
         const Curve& c = curves_[it->second];
         const SpeedSetup& s = *c.setup;
-        if (s.key() == key || s.speculative != setup.speculative || s.offload != setup.offload) continue;
+        // A run with part of the model off the card is paced by its host as much as its card: it
+        // stands in only for another offloaded run on the same card and count (the same rig).
+        bool offloaded = !s.offload.empty() || !setup.offload.empty();
+        bool same_rig = s.card_key() == setup.card_key() && s.gpus == setup.gpus;
+        if (s.key() == key || s.speculative != setup.speculative ||
+            (offloaded && (s.offload.empty() != setup.offload.empty() || !same_rig)))
+            continue;
         Line line;  // (context, seconds over the roofline's seconds)
         for (const SpeedPoint* p : c.points) {
             if (!p->decode_tps || (held_out && held_out(*p))) continue;
@@ -338,11 +344,11 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
 }
 
 std::optional<double> SpeedPredictor::median_share(const std::string& engine, const std::string& vendor,
-                                                   bool speculative, const HeldOut& held_out) const {
+                                                   bool speculative, bool offloaded, const HeldOut& held_out) const {
     // The median of each curve first, so a 64-point sweep counts as one curve.
     std::vector<double> medians;
     for (const Curve& c : curves_) {
-        if (c.setup->speculative != speculative) continue;
+        if (c.setup->speculative != speculative || c.setup->offload.empty() == offloaded) continue;
         if (!engine.empty() && c.setup->engine != engine) continue;
         if (!vendor.empty() && physics_.vendor(*c.setup) != vendor) continue;
         std::vector<double> shares;
@@ -363,15 +369,18 @@ std::optional<RawEstimate> SpeedPredictor::efficiency(const SpeedSetup& setup, s
     if (!floor) return std::nullopt;
     std::string vendor = physics_.vendor(setup);
     std::string over = fmt::format("{} on {} cards", setup.engine, vendor);
-    auto share = vendor.empty() ? std::nullopt : median_share(setup.engine, vendor, setup.speculative, held_out);
+    bool offloaded = !setup.offload.empty();
+    auto share =
+        vendor.empty() ? std::nullopt : median_share(setup.engine, vendor, setup.speculative, offloaded, held_out);
     if (!share) {
-        share = median_share(setup.engine, "", setup.speculative, held_out);
+        share = median_share(setup.engine, "", setup.speculative, offloaded, held_out);
         over = setup.engine;
     }
     if (!share) {
-        share = median_share("", "", setup.speculative, held_out);
+        share = median_share("", "", setup.speculative, offloaded, held_out);
         over = "every engine";
     }
+    if (offloaded) over += ", with part of the model off the card";
     if (!share) return std::nullopt;
     RawEstimate e;
     e.basis = SpeedBasis::engine_efficiency;

@@ -70,10 +70,11 @@ class SpeedPredictor {
     const std::vector<SpeedPoint>& points() const { return points_; }
 
     /// The median share of the roofline (seconds per token over the roofline's) of the curves of
-    /// `engine` on `vendor`'s cards ("" for any engine or vendor): one median per curve, then
-    /// the median of those; nullopt with fewer than three curves.
+    /// `engine` on `vendor`'s cards ("" for any engine or vendor), with or without speculation and
+    /// with or without an offload: one median per curve, then the median of those; nullopt with
+    /// fewer than three curves.
     std::optional<double> median_share(const std::string& engine, const std::string& vendor, bool speculative,
-                                       const HeldOut& held_out = {}) const;
+                                       bool offloaded, const HeldOut& held_out = {}) const;
     const SpeedPhysics& physics() const { return physics_; }
 
     /// The measured figure of a point in the measure's unit; nullopt when the point lacks it.
