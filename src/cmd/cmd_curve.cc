@@ -16,6 +16,7 @@
 #include "output/terminal.h"
 #include "predict/speed_answer.h"
 #include "support/suggest.h"
+#include "vocab/dtype_spelling.h"
 #include "vocab/weight_mix.h"
 
 namespace kvcat::cmd {
@@ -177,7 +178,7 @@ void add_speed_columns(Table& table, const CurveRequest& request, const std::vec
             s.gpus = o.gpus;
             s.engine = engine;
             s.weights = o.weight_quant;
-            s.kv = points[i].dtype;
+            s.kv = catalog_dtype(engine, points[i].dtype);
             SpeedAnswer answer = speeds.answer(s, points[i].context);
             const SpeedPart* d = engine.empty() ? nullptr : answer.part(SpeedMeasure::decode);
             auto& row = table.rows[i];

@@ -18,6 +18,7 @@
 #include "output/wrap.h"
 #include "predict/speed_answer.h"
 #include "vocab/dtype.h"
+#include "vocab/dtype_spelling.h"
 #include "vocab/weight_mix.h"
 #include "vocab/weight_quant.h"
 
@@ -179,29 +180,47 @@ std::vector<std::int64_t> speed_contexts(const FitOptions& o, const FitTerms& te
     return {};
 }
 
+/// The fit's model, card, weights and cache as a speed's setup, with `engine` as records spell it.
+SpeedSetup fit_setup(const FitOptions& o, const Record& model, const Record& accelerator, const FitSetup& setup,
+                     const CacheDtype& dtype, const std::string& engine) {
+    SpeedSetup s;
+    s.model = model.id;
+    s.accelerator = accelerator.id;
+    s.card = accelerator.accelerator->name;
+    s.gpus = setup.gpus;
+    s.engine = engine;
+    s.weights = o.weight_quant;
+    if (setup.weight_bytes) s.weight_bytes = setup.weight_bytes->floor();
+    s.kv = catalog_dtype(engine, dtype.name);
+    std::string v = o.engine.v_dtype.empty() ? "" : catalog_dtype(engine, o.engine.v_dtype);
+    s.v_kv = v == s.kv ? "" : v;
+    s.concurrency = setup.batch;
+    return s;
+}
+
 /// kvcat predict's answer at each context, for the fit's model, card, weights and cache.
 std::vector<SpeedAnswer> fit_speeds(const FitOptions& o, const LintResult& lint, const Record& model,
                                     const Record& accelerator, const FitSetup& setup, const CacheDtype& dtype,
                                     const std::vector<std::int64_t>& at) {
     std::vector<SpeedAnswer> out;
     if (at.empty()) return out;
-    CatalogSpeeds speeds(lint.records);
-    SpeedSetup s;
-    s.model = model.id;
-    s.accelerator = accelerator.id;
-    s.card = accelerator.accelerator->name;
-    s.gpus = setup.gpus;
-    s.engine = o.engine.engine.empty() ? "" : speeds.engine_named(o.engine.engine);
-    s.weights = o.weight_quant;
-    if (setup.weight_bytes) s.weight_bytes = setup.weight_bytes->floor();
-    s.kv = std::string(dtype.name);
-    s.v_kv = o.engine.v_dtype == s.kv ? "" : o.engine.v_dtype;
-    s.concurrency = setup.batch;
-    for (std::int64_t c : at) {
-        SpeedAnswer a = speeds.answer(s, c);
-        if (s.engine.empty()) a.parts.clear();  // a measured speed belongs to one engine
-        out.push_back(std::move(a));
+    if (o.engine.engine.empty()) {
+        // No engine, no prediction (a measured speed belongs to one engine): the ceiling alone,
+        // without learning the intervals of every basis from the catalog.
+        SpeedPhysics physics(lint.records);
+        for (std::int64_t c : at) {
+            SpeedAnswer a;
+            a.setup = fit_setup(o, model, accelerator, setup, dtype, "");
+            a.context = c;
+            if (auto floor = physics.floor_seconds(a.setup, c)) a.ceiling_tps = 1.0 / *floor;
+            a.weights_how = physics.weights_how(a.setup);
+            out.push_back(std::move(a));
+        }
+        return out;
     }
+    CatalogSpeeds speeds(lint.records);
+    SpeedSetup s = fit_setup(o, model, accelerator, setup, dtype, speeds.engine_named(o.engine.engine));
+    for (std::int64_t c : at) out.push_back(speeds.answer(s, c));
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "predict/speed_answer.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"
+#include "vocab/dtype_spelling.h"
 
 namespace kvcat::cmd {
 
@@ -110,8 +111,9 @@ std::optional<SpeedSetup> setup_of(const PredictOptions& o, const RecordSet& rec
         }
     }
     s.weights = o.weight_quant;
-    s.kv = o.kv_dtype;
-    s.v_kv = o.v_dtype == o.kv_dtype ? "" : o.v_dtype;
+    s.kv = catalog_dtype(s.engine, o.kv_dtype);  // the engine's spelling as the catalog names it
+    std::string v = o.v_dtype.empty() ? "" : catalog_dtype(s.engine, o.v_dtype);
+    s.v_kv = v == s.kv ? "" : v;
     s.gpus = o.gpus;
     s.concurrency = o.concurrency;
     s.speculative = o.speculative;

@@ -252,8 +252,9 @@
   function predictSpeeds(data, choice, engineName, ceiling) {
     const speeds = data.speeds;
     if (!speeds || engineName === null) return {};
+    const renamed = (speeds.dtype_names[engineName] || {})[choice.kv];  // vLLM's fp8 is fp8_e4m3
     const setup = { model: choice.model, card: choice.accelerator, gpus: choice.gpus, engine: engineName,
-      weights: choice.weights, kv: choice.kv, concurrency: Number(choice.batch) };
+      weights: choice.weights, kv: renamed || choice.kv, concurrency: Number(choice.batch) };
     const context = Number(choice.context);
     const out = {};
     for (const measure of ['decode', 'prefill', 'ttft']) {

@@ -147,33 +147,17 @@ std::vector<HoldoutCase> holdout_cases(const SpeedPredictor& predictor, HoldoutM
 SpeedIntervals::SpeedIntervals(const SpeedPredictor& predictor) {
     for (HoldoutMode mode : {HoldoutMode::point, HoldoutMode::curve, HoldoutMode::pair}) {
         for (const HoldoutCase& c : raw_cases(predictor, mode)) {
-            Miss miss{c.log_error(), pair_of(*c.point)};
-            misses_[{c.measure, c.estimate.basis}].push_back(miss);
-            all_[c.measure].push_back(std::move(miss));
+            misses_[{c.measure, c.estimate.basis}].push_back(c.log_error());
+            all_[c.measure].push_back(c.log_error());
         }
     }
 }
 
-std::string SpeedIntervals::pair_of(const SpeedPoint& p) {
-    return kvcat::pair_of(p);
-}
-
-std::vector<double> SpeedIntervals::kept(const std::vector<Miss>& misses, const std::string& without_pair) const {
-    std::vector<double> out;
-    for (const Miss& m : misses) {
-        if (without_pair.empty() || m.pair != without_pair) out.push_back(m.log_error);
-    }
-    return out;
-}
-
-IntervalWidth SpeedIntervals::width(SpeedMeasure measure, SpeedBasis basis, const std::string& without_pair) const {
+IntervalWidth SpeedIntervals::width(SpeedMeasure measure, SpeedBasis basis) const {
     auto it = misses_.find({measure, basis});
-    if (it != misses_.end()) {
-        std::vector<double> v = kept(it->second, without_pair);
-        if (v.size() >= kFewestMisses) return interval_width(std::move(v));
-    }
+    if (it != misses_.end() && it->second.size() >= kFewestMisses) return interval_width(it->second);
     auto all = all_.find(measure);
-    return interval_width(all == all_.end() ? std::vector<double>{} : kept(all->second, without_pair));
+    return interval_width(all == all_.end() ? std::vector<double>{} : all->second);
 }
 
 ErrorSummary summarize(std::span<const HoldoutCase* const> cases) {

@@ -55,21 +55,11 @@ class SpeedIntervals {
   public:
     explicit SpeedIntervals(const SpeedPredictor& predictor);
     /// With fewer than ten misses of its basis, the misses of every basis of the measure.
-    /// `without_pair` ("model|card", as a point's pair): leave that card-and-model pair's misses
-    /// out, so a point judged against its interval has not widened it itself.
-    IntervalWidth width(SpeedMeasure measure, SpeedBasis basis, const std::string& without_pair = "") const;
-
-    /// "model|card": the card-and-model pair a point belongs to.
-    static std::string pair_of(const SpeedPoint& p);
+    IntervalWidth width(SpeedMeasure measure, SpeedBasis basis) const;
 
   private:
-    struct Miss {
-        double log_error;
-        std::string pair;
-    };
-    std::vector<double> kept(const std::vector<Miss>& misses, const std::string& without_pair) const;
-    std::map<std::pair<SpeedMeasure, SpeedBasis>, std::vector<Miss>> misses_;
-    std::map<SpeedMeasure, std::vector<Miss>> all_;
+    std::map<std::pair<SpeedMeasure, SpeedBasis>, std::vector<double>> misses_;
+    std::map<SpeedMeasure, std::vector<double>> all_;
 };
 
 struct ErrorSummary {

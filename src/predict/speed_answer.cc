@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "support/suggest.h"
+#include "vocab/dtype.h"
+#include "vocab/dtype_spelling.h"
 
 namespace kvcat {
 
@@ -136,7 +138,19 @@ nlohmann::json speed_model_json(const SpeedPredictor& predictor, const SpeedInte
             widths[std::string(measure_name(m))][std::string(basis_name(b))] = json::array({w.below, w.above});
         }
     }
-    return {{"curves", curves}, {"efficiency", efficiency}, {"vendors", vendor_of}, {"widths", widths}};
+    // The catalog's name of each cache dtype as each engine spells it, as a setup's key uses it.
+    json dtype_names = json::object();
+    for (const auto& e : engines) {
+        for (const auto& d : cache_dtypes()) {
+            std::string named = catalog_dtype(e, d.name);
+            if (named != d.name) dtype_names[e][std::string(d.name)] = named;
+        }
+    }
+    return {{"curves", curves},
+            {"efficiency", efficiency},
+            {"vendors", vendor_of},
+            {"widths", widths},
+            {"dtype_names", dtype_names}};
 }
 
 nlohmann::json speed_answer_json(const SpeedAnswer& a) {

@@ -59,7 +59,8 @@ class CatalogSpeeds {
 /// page's own roofline: {"curves": [{"model", "card", "gpus", "engine", "weights", "kv", "v_kv",
 /// "concurrency", "speculative", "offload", "record", "points": [[context, decode_tps,
 /// share, prefill_tps, ttft_ms]]}], "efficiency": {"engine|vendor" or "engine" or "": share},
-/// "vendors": {accelerator id: vendor}, "widths": {measure: {basis: [below, above]}}}. A share is
+/// "vendors": {accelerator id: vendor}, "widths": {measure: {basis: [below, above]}},
+/// "dtype_names": {engine: {spelling: the catalog's name}}} (only names that change). A share is
 /// the point's seconds per token over its roofline's (null when that cannot be worked out).
 nlohmann::json speed_model_json(const SpeedPredictor& predictor, const SpeedIntervals& intervals,
                                 const RecordSet& records);

@@ -10,6 +10,7 @@
 #include "model/physics.h"
 #include "predict/nominal_weights.h"
 #include "vocab/dtype.h"
+#include "vocab/dtype_spelling.h"
 
 namespace kvcat {
 
@@ -37,8 +38,10 @@ SpeedSetup setup_of(const RecordSet& records, const KvRow& k, std::int64_t concu
     s.engine_version = k.engine_version.value_or("");
     s.weights = k.weight_quant.value_or("");
     s.weight_bytes = k.weight_bytes;
-    s.kv = k.kv_cache_dtype;
-    s.v_kv = k.v_cache_dtype && *k.v_cache_dtype != k.kv_cache_dtype ? *k.v_cache_dtype : "";
+    // The catalog's names (vLLM's fp8 is fp8_e4m3), so a setup is one key however it is spelt.
+    s.kv = catalog_dtype(k.engine, k.kv_cache_dtype);
+    std::string v = k.v_cache_dtype ? catalog_dtype(k.engine, *k.v_cache_dtype) : "";
+    s.v_kv = v == s.kv ? "" : v;
     s.concurrency = concurrency;
     auto spec = speculative_text(k);
     s.speculative = spec && *spec != "off";

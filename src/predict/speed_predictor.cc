@@ -173,14 +173,31 @@ SpeedPredictor::SpeedPredictor(std::vector<SpeedPoint> points, const SpeedPhysic
     : points_(std::move(points)), physics_(physics) {
     std::map<std::pair<std::string, std::string>, std::size_t> index;
     for (const SpeedPoint& p : points_) {
-        auto at = std::make_pair(p.record_id, p.setup.key());
-        auto [it, added] = index.emplace(at, curves_.size());
+        std::string key = p.setup.key();
+        auto [it, added] = index.emplace(std::make_pair(p.record_id, key), curves_.size());
         if (added) {
-            curves_.push_back(Curve{&p.setup, p.record_id, {}});
             curves_of_model_.emplace(p.setup.model, it->second);
+            curves_of_key_.emplace(key, it->second);
+            curves_.push_back(Curve{&p.setup, p.record_id, std::move(key), "", {}, std::nullopt});
         }
         curves_[it->second].points.push_back(&p);
     }
+    floors_.reserve(points_.size());
+    for (const SpeedPoint& p : points_) floors_.push_back(physics_.floor_seconds(p.setup, p.context));
+    for (Curve& c : curves_) {
+        c.vendor = physics_.vendor(*c.setup);
+        c.share = curve_share(c, {});
+    }
+}
+
+std::optional<double> SpeedPredictor::curve_share(const Curve& c, const HeldOut& held_out) const {
+    std::vector<double> shares;
+    for (const SpeedPoint* p : c.points) {
+        if (!p->decode_tps || (held_out && held_out(*p))) continue;
+        if (auto f = floor_of(p)) shares.push_back((1.0 / *p->decode_tps) / *f);
+    }
+    if (shares.empty()) return std::nullopt;
+    return median_of(shares);
 }
 
 std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure measure, const Curve& c,
@@ -217,14 +234,14 @@ SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, con
     // Setups other than this one measured in both builds: their key, and each build's line.
     std::map<std::string, std::pair<std::optional<std::pair<double, double>>, std::optional<std::pair<double, double>>>>
         both;
-    std::string own = setup.key();
+    const std::string own = setup.key();
     for (const Curve& c : curves_) {
         const SpeedSetup& s = *c.setup;
-        if (s.engine != setup.engine || s.key() == own) continue;
+        if (s.engine != setup.engine || c.key == own) continue;
         if (s.engine_version != from && s.engine_version != setup.engine_version) continue;
         auto line = line_of(measure, c, held_out);
         if (!line || !(line->first > 0) || !(line->second > 0)) continue;
-        auto& slot = both[s.key()];
+        auto& slot = both[c.key];
         (s.engine_version == from ? slot.first : slot.second) = line;
     }
     std::vector<double> at_zero, per_token;
@@ -243,12 +260,10 @@ SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, con
 
 std::optional<RawEstimate> SpeedPredictor::same_setup(SpeedMeasure measure, const SpeedSetup& setup,
                                                       std::int64_t context, const HeldOut& held_out) const {
-    std::string key = setup.key();
     std::vector<std::pair<const Curve*, CurveValue>> found;
-    auto [from, to] = curves_of_model_.equal_range(setup.model);
+    auto [from, to] = curves_of_key_.equal_range(setup.key());
     for (auto it = from; it != to; ++it) {
         const Curve& c = curves_[it->second];
-        if (c.setup->key() != key) continue;
         if (auto v = on_curve(measure, c, context, held_out)) found.emplace_back(&c, *v);
     }
     if (found.empty()) return std::nullopt;
@@ -305,13 +320,13 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
         // stands in only for another offloaded run on the same card and count (the same rig).
         bool offloaded = !s.offload.empty() || !setup.offload.empty();
         bool same_rig = s.card_key() == setup.card_key() && s.gpus == setup.gpus;
-        if (s.key() == key || s.speculative != setup.speculative ||
+        if (c.key == key || s.speculative != setup.speculative ||
             (offloaded && (s.offload.empty() != setup.offload.empty() || !same_rig)))
             continue;
         Line line;  // (context, seconds over the roofline's seconds)
         for (const SpeedPoint* p : c.points) {
             if (!p->decode_tps || (held_out && held_out(*p))) continue;
-            auto f = physics_.floor_seconds(s, p->context);
+            auto f = floor_of(p);
             if (f) line.emplace_back(static_cast<double>(p->context), (1.0 / *p->decode_tps) / *f);
         }
         if (line.empty()) continue;
@@ -350,14 +365,12 @@ std::optional<double> SpeedPredictor::median_share(const std::string& engine, co
     for (const Curve& c : curves_) {
         if (c.setup->speculative != speculative || c.setup->offload.empty() == offloaded) continue;
         if (!engine.empty() && c.setup->engine != engine) continue;
-        if (!vendor.empty() && physics_.vendor(*c.setup) != vendor) continue;
-        std::vector<double> shares;
-        for (const SpeedPoint* p : c.points) {
-            if (!p->decode_tps || (held_out && held_out(*p))) continue;
-            auto f = physics_.floor_seconds(*c.setup, p->context);
-            if (f) shares.push_back((1.0 / *p->decode_tps) / *f);
-        }
-        if (!shares.empty()) medians.push_back(median_of(shares));
+        if (!vendor.empty() && c.vendor != vendor) continue;
+        // The share worked out at the start stands unless a point of the curve is held out.
+        bool touched = held_out &&
+                       std::any_of(c.points.begin(), c.points.end(), [&](const SpeedPoint* p) { return held_out(*p); });
+        auto share = touched ? curve_share(c, held_out) : c.share;
+        if (share) medians.push_back(*share);
     }
     if (medians.size() < 3) return std::nullopt;
     return median_of(medians);

@@ -67,6 +67,13 @@ class SpeedPredictor {
     std::optional<RawEstimate> estimate(SpeedMeasure measure, const SpeedSetup& setup, std::int64_t context,
                                         const HeldOut& held_out = {}) const;
 
+    /// The first basis only: the curves of this very setup (another build's when one is named),
+    /// nullopt when none reaches; cheap, as it reads those curves alone.
+    std::optional<RawEstimate> estimate_on_curve(SpeedMeasure measure, const SpeedSetup& setup, std::int64_t context,
+                                                 const HeldOut& held_out = {}) const {
+        return context > 0 ? same_setup(measure, setup, context, held_out) : std::nullopt;
+    }
+
     const std::vector<SpeedPoint>& points() const { return points_; }
 
     /// The median share of the roofline (seconds per token over the roofline's) of the curves of
@@ -84,8 +91,17 @@ class SpeedPredictor {
     struct Curve {
         const SpeedSetup* setup = nullptr;
         std::string record_id;
-        std::vector<const SpeedPoint*> points;  ///< by context
+        std::string key;                        ///< setup->key(), worked out once
+        std::string vendor;                     ///< its card's vendor; "" when unknown
+        std::vector<const SpeedPoint*> points;  ///< in record order
+        std::optional<double> share;            ///< the median share of its roofline, every point counted
     };
+    /// A point's seconds per token at its roofline, worked out once per point.
+    std::optional<double> floor_of(const SpeedPoint* p) const {
+        return floors_[static_cast<std::size_t>(p - points_.data())];
+    }
+    /// The median share of a curve's points that are not held out.
+    std::optional<double> curve_share(const Curve& c, const HeldOut& held_out) const;
     struct CurveValue {
         double seconds = 0;  ///< per token
         bool inside = false;
@@ -111,8 +127,10 @@ class SpeedPredictor {
 
     std::vector<SpeedPoint> points_;
     const SpeedPhysics& physics_;
+    std::vector<std::optional<double>> floors_;  ///< per point
     std::vector<Curve> curves_;
     std::multimap<std::string, std::size_t> curves_of_model_;
+    std::multimap<std::string, std::size_t> curves_of_key_;
 };
 
 /// Seconds per token of a measured figure, and back: decode and prefill are one over the speed,
