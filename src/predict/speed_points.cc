@@ -62,10 +62,6 @@ std::optional<Rational> active_weights(const Model& m, const SpeedSetup& s) {
 
 }  // namespace
 
-std::string SpeedSetup::card_key() const {
-    return accelerator.empty() ? card : accelerator;
-}
-
 std::string SpeedSetup::key() const {
     return fmt::format("{}|{}|{}|{}|{}|{}/{}|{}|{}|{}", model, card_key(), gpus, engine, weights, kv, v_kv, concurrency,
                        speculative ? "spec" : "", offload);

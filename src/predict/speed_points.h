@@ -35,7 +35,7 @@ struct SpeedSetup {
     std::string offload;       ///< what was kept off the card; "" when nothing
 
     /// The card a pair is named by: the accelerator record, else the card's name.
-    std::string card_key() const;
+    const std::string& card_key() const { return accelerator.empty() ? card : accelerator; }
     /// One string per setup: two points with equal keys lie on one curve.
     std::string key() const;
     /// "K q8_0" or "K q8_0 / V q4_0".

@@ -116,6 +116,19 @@ TEST(SpeedPredictor, DisagreeingCurvesWidenTheSpread) {
     EXPECT_NEAR(e->spread_high, 40, 1e-9);
 }
 
+TEST(SpeedIntervals, ALargeCatalogLearnsFromAnEvenStrideOfItsPoints) {
+    SpeedPhysics physics(no_records());
+    std::vector<SpeedPoint> points;
+    for (int r = 0; r < 100; ++r) {  // 100 records of one setup, 100 contexts each: 10,000 points
+        for (int i = 1; i <= 100; ++i) points.push_back(point("r" + std::to_string(r), 1000 * i, 50.0 - 0.1 * i));
+    }
+    SpeedPredictor p(std::move(points), physics);
+    IntervalWidth w = SpeedIntervals(p).width(SpeedMeasure::decode, SpeedBasis::curve_inside);
+    // Point and curve holdouts give curve-inside cases, each of at most 4,000 points.
+    EXPECT_GT(w.misses, 4000u);
+    EXPECT_LE(w.misses, 8000u);
+}
+
 TEST(IntervalWidth, IsTheTailsOfTheLogErrorsAndHoldsTheValue) {
     std::vector<double> errors;
     for (int i = -50; i <= 50; ++i) errors.push_back(i / 100.0);  // -0.5 .. 0.5
