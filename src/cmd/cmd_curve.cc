@@ -157,13 +157,13 @@ void curve_notes(const CurveRequest& request) {
 }
 
 /// With --engine and named cards: each card's decode ceiling and kvcat predict's decode speed of
-/// one request (of --batch requests) at each point, with its 80% interval and its basis.
+/// one request at each point, with its 80% interval and its basis.
 void add_speed_columns(Table& table, const CurveRequest& request, const std::vector<CurvePoint>& points,
                        const CurveOptions& o, const RecordSet& records) {
     CatalogSpeeds speeds(records);
     std::string engine = speeds.engine_named(o.engine.engine);
     for (const auto& a : request.accelerators) {
-        std::string card = a.id.substr(a.id.find('/') + 1);
+        std::string card = short_id(a.id);  // as the fits_ columns name it
         for (const char* name :
              {"ceiling_tps_", "predicted_tps_", "predicted_low_", "predicted_high_", "predicted_basis_"})
             table.columns.push_back(name + card);

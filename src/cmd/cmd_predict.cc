@@ -33,17 +33,18 @@ struct PredictOptions {
     Common common;
 };
 
-/// The engine as the records spell it ("vllm" is vLLM); "" with an error logged when no
-/// measured point names it.
+/// The engine as the records spell it ("vllm" is vLLM); "" with an error naming the catalog's
+/// engines when no measured point names it.
 std::string engine_named(const std::string& given, const std::vector<SpeedPoint>& points) {
-    std::set<std::string> engines;
-    for (const auto& p : points) engines.insert(p.setup.engine);
-    for (const auto& e : engines) {
-        if (equal_ignoring_case(e, given)) return e;
+    std::string spelled = engine_spelled(given, points);
+    if (spelled.empty()) {
+        std::set<std::string> engines;
+        for (const auto& p : points) engines.insert(p.setup.engine);
+        std::vector<std::string_view> names(engines.begin(), engines.end());
+        spdlog::error("no measured point names the engine '{}'; the catalog's engines: {}", given,
+                      one_of(names, 10, ""));
     }
-    std::vector<std::string_view> names(engines.begin(), engines.end());
-    spdlog::error("no measured point names the engine '{}'; the catalog's engines: {}", given, one_of(names, 10, ""));
-    return "";
+    return spelled;
 }
 
 int run_holdout(const PredictOptions& o, const SpeedPredictor& predictor) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -70,9 +71,7 @@ std::vector<HoldoutCase> raw_cases(const SpeedPredictor& predictor, HoldoutMode 
 }
 
 void set_interval(HoldoutCase& c, const IntervalWidth& w) {
-    c.low = std::min(c.estimate.value * w.below, c.estimate.spread_low);
-    c.high = std::max(c.estimate.value * w.above, c.estimate.spread_high);
-    if (c.estimate.ceiling) c.high = std::min(c.high, std::max(*c.estimate.ceiling, c.estimate.value));
+    std::tie(c.low, c.high) = interval_of(c.estimate, w);
 }
 
 nlohmann::json summary_json(const ErrorSummary& s) {
@@ -120,6 +119,13 @@ IntervalWidth interval_width(std::vector<double> log_errors) {
     w.below = std::exp(-std::max(quantile(log_errors, 1 - kTail), 0.0));
     w.above = std::exp(-std::min(quantile(log_errors, kTail), 0.0));
     return w;
+}
+
+std::pair<double, double> interval_of(const RawEstimate& e, const IntervalWidth& w) {
+    double low = std::min(e.value * w.below, e.spread_low);
+    double high = std::max(e.value * w.above, e.spread_high);
+    if (e.ceiling) high = std::min(high, std::max(*e.ceiling, e.value));
+    return {low, high};
 }
 
 std::vector<HoldoutCase> holdout_cases(const SpeedPredictor& predictor, HoldoutMode mode) {

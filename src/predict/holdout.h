@@ -50,6 +50,11 @@ struct IntervalWidth {
 };
 IntervalWidth interval_width(std::vector<double> log_errors);
 
+/// An estimate's 80% interval, (low, high): its value times its basis' width, never narrower
+/// than the spread of what it stood on, and for decode without speculation never above the
+/// roofline. Both the held-out table and every answer take it from here.
+std::pair<double, double> interval_of(const RawEstimate& e, const IntervalWidth& w);
+
 /// Interval widths per measure and basis, learned from the held-out misses of every mode (of at
 /// most 4,000 points each, at an even stride, on a larger catalog).
 class SpeedIntervals {

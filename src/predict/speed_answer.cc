@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "support/suggest.h"
 #include "vocab/dtype.h"
 #include "vocab/dtype_spelling.h"
 
@@ -39,12 +38,11 @@ std::string prefix_of(SpeedMeasure m) {
 }  // namespace
 
 double SpeedPart::low() const {
-    return std::min(estimate.value * width.below, estimate.spread_low);
+    return interval_of(estimate, width).first;
 }
 
 double SpeedPart::high() const {
-    double high = std::max(estimate.value * width.above, estimate.spread_high);
-    return estimate.ceiling ? std::min(high, std::max(*estimate.ceiling, estimate.value)) : high;
+    return interval_of(estimate, width).second;
 }
 
 const SpeedPart* SpeedAnswer::part(SpeedMeasure m) const {
@@ -77,10 +75,7 @@ CatalogSpeeds::CatalogSpeeds(const RecordSet& records)
     : physics_(records), predictor_(speed_points(records), physics_), intervals_(predictor_) {}
 
 std::string CatalogSpeeds::engine_named(std::string_view given) const {
-    for (const SpeedPoint& p : predictor_.points()) {
-        if (equal_ignoring_case(p.setup.engine, given)) return p.setup.engine;
-    }
-    return "";
+    return engine_spelled(given, predictor_.points());
 }
 
 nlohmann::json speed_model_json(const SpeedPredictor& predictor, const SpeedIntervals& intervals,

@@ -9,6 +9,7 @@
 #include "model/kv_math.h"
 #include "model/physics.h"
 #include "predict/nominal_weights.h"
+#include "support/suggest.h"
 #include "vocab/dtype.h"
 #include "vocab/dtype_spelling.h"
 
@@ -99,6 +100,13 @@ std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs) 
         out.push_back(std::move(s));
     }
     return out;
+}
+
+std::string engine_spelled(std::string_view given, const std::vector<SpeedPoint>& points) {
+    for (const SpeedPoint& p : points) {
+        if (equal_ignoring_case(p.setup.engine, given)) return p.setup.engine;
+    }
+    return "";
 }
 
 std::vector<SpeedPoint> speed_points(const RecordSet& records) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "load/record_set.h"
@@ -57,6 +58,10 @@ struct SpeedPoint {
 
 /// Every measured point of the kv-efficiency records, in record order.
 std::vector<SpeedPoint> speed_points(const RecordSet& records);
+/// The engine as the points spell it, whatever case `given` is in ("vllm" is vLLM); "" when no
+/// point names it.
+std::string engine_spelled(std::string_view given, const std::vector<SpeedPoint>& points);
+
 /// The measured points of one record; `refs` gives its card's name.
 std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -200,17 +199,22 @@ std::optional<double> SpeedPredictor::curve_share(const Curve& c, const HeldOut&
     return median_of(shares);
 }
 
-std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure measure, const Curve& c,
-                                                                   std::int64_t context,
-                                                                   const HeldOut& held_out) const {
+std::vector<std::pair<double, double>> SpeedPredictor::seconds_line(SpeedMeasure measure, const Curve& c,
+                                                                    const HeldOut& held_out) const {
     Line line;
     for (const SpeedPoint* p : c.points) {
         auto v = measured(measure, *p);
         if (!v || (held_out && held_out(*p))) continue;
         line.emplace_back(static_cast<double>(p->context), seconds_per_token(measure, *v, p->context));
     }
+    return merged(std::move(line));
+}
+
+std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure measure, const Curve& c,
+                                                                   std::int64_t context,
+                                                                   const HeldOut& held_out) const {
+    Line line = seconds_line(measure, c, held_out);
     if (line.empty()) return std::nullopt;
-    line = merged(std::move(line));
     double x = static_cast<double>(context);
     if (auto inside = interpolate(line, x)) return CurveValue{*inside, true};
     double seconds = extrapolate(line, x);
@@ -220,13 +224,7 @@ std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure 
 
 std::optional<std::pair<double, double>> SpeedPredictor::line_of(SpeedMeasure measure, const Curve& c,
                                                                  const HeldOut& held_out) const {
-    Line line;
-    for (const SpeedPoint* p : c.points) {
-        auto v = measured(measure, *p);
-        if (!v || (held_out && held_out(*p))) continue;
-        line.emplace_back(static_cast<double>(p->context), seconds_per_token(measure, *v, p->context));
-    }
-    return least_squares(merged(std::move(line)));
+    return least_squares(seconds_line(measure, c, held_out));
 }
 
 SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, const SpeedSetup& setup,
@@ -333,8 +331,7 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
         line = merged(std::move(line));
         double x = static_cast<double>(context);
         double share = interpolate(line, x).value_or(x < line.front().first ? line.front().second : line.back().second);
-        Rank rank{s.card_key() == setup.card_key() && s.gpus == setup.gpus ? 0 : 1,
-                  s.concurrency == setup.concurrency ? 0 : 1, s.engine == setup.engine ? 0 : 1,
+        Rank rank{same_rig ? 0 : 1, s.concurrency == setup.concurrency ? 0 : 1, s.engine == setup.engine ? 0 : 1,
                   s.weights == setup.weights ? 0 : 1, s.kv == setup.kv && s.v_kv == setup.v_kv ? 0 : 1};
         by_rank[rank].emplace_back(share, c.record_id);
     }

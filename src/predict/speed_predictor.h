@@ -106,6 +106,10 @@ class SpeedPredictor {
         double seconds = 0;  ///< per token
         bool inside = false;
     };
+    /// A curve's points not held out as (context, seconds per token), repeated contexts averaged,
+    /// in order of context.
+    std::vector<std::pair<double, double>> seconds_line(SpeedMeasure measure, const Curve& c,
+                                                        const HeldOut& held_out) const;
     /// The least-squares line of a curve: seconds per token at no context, and added per token.
     std::optional<std::pair<double, double>> line_of(SpeedMeasure measure, const Curve& c,
                                                      const HeldOut& held_out) const;
