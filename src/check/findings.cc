@@ -31,6 +31,12 @@ Diagnostic finding(std::string_view rule, const Position& pos, std::string messa
     return make(rule, pos, std::move(message));
 }
 
+Diagnostic with_claim(Diagnostic d, std::string claim) {
+    d.message += fmt::format(" [claim: \"{}\"]", claim);
+    d.claim = std::move(claim);
+    return d;
+}
+
 Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected) {
     Diagnostic d = make("id-path-mismatch", pos,
                         fmt::format("id '{}' does not match the file's path; expected '{}'", id, expected));

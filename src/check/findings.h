@@ -13,6 +13,9 @@ namespace kvcat::diag {
 /// A finding of `rule` at its registered severity: for a rule whose message is built in its
 /// own file of src/check/rules/. Throws std::logic_error for an id the registry lacks.
 Diagnostic finding(std::string_view rule, const Position& pos, std::string message);
+/// The finding with its claim, which its message ends with (` [claim: "..."]`), so that a
+/// record's lint_ignore can acknowledge that finding alone by naming the claim whole.
+Diagnostic with_claim(Diagnostic d, std::string claim);
 Diagnostic id_path_mismatch(const Position& pos, const std::string& id, const std::string& expected);
 Diagnostic duplicate_id(const Position& pos, const std::string& id, const std::string& other_file);
 Diagnostic unresolved_reference(const Position& pos, const std::string& key, const std::string& id,

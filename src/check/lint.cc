@@ -35,6 +35,30 @@ namespace kvcat {
 
 namespace fs = std::filesystem;
 
+std::string squeezed_claim(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (space) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+std::optional<std::size_t> claim_acknowledgement(const std::vector<LintIgnore>& ignores, const Diagnostic& d) {
+    if (!d.claim) return std::nullopt;
+    std::string text = squeezed_claim(*d.claim);
+    for (std::size_t k = 0; k < ignores.size(); ++k) {
+        const LintIgnore& ig = ignores[k];
+        if (ig.rule == d.rule && !ig.reason.empty() && !ig.claim.empty() && squeezed_claim(ig.claim) == text) return k;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 /// The record rules' checks, in the registry's order.
@@ -49,44 +73,19 @@ const std::vector<RecordCheck>& record_checks() {
     return checks;
 }
 
-/// Runs of white space as one space, ends trimmed: how a named claim is compared.
-std::string squeezed(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-        if (space) {
-            if (!out.empty() && out.back() != ' ') out += ' ';
-        } else {
-            out += c;
-        }
-    }
-    if (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
-}
-
 /// The index of the prose-arithmetic ignore naming the claim found at `pos`, if any. A claim
 /// is named by its whole text as the record writes it (runs of white space aside): never by a
 /// piece of it, or `claim: "="` would silence every claim of the record.
 std::optional<std::size_t> claim_ignore(const Record& r, const std::vector<LocatedClaim>& claims, const Position& pos) {
     for (const auto& located : claims) {
         if (located.pos.line != pos.line || located.pos.column != pos.column) continue;
-        std::string text = squeezed(located.claim.text);
+        std::string text = squeezed_claim(located.claim.text);
         for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
             const LintIgnore& ig = r.kv->lint_ignore[k];
             if (ig.rule != "prose-arithmetic" || ig.claim.empty() || ig.reason.empty()) continue;
-            std::string named = squeezed(ig.claim);
+            std::string named = squeezed_claim(ig.claim);
             if (!named.empty() && named == text) return k;
         }
-    }
-    return std::nullopt;
-}
-
-/// The index of the ignore naming this finding's rule and its whole claim, if any.
-std::optional<std::size_t> point_claim_ignore(const Record& r, const Diagnostic& d) {
-    std::string text = squeezed(*d.claim);
-    for (std::size_t k = 0; k < r.kv->lint_ignore.size(); ++k) {
-        const LintIgnore& ig = r.kv->lint_ignore[k];
-        if (ig.rule == d.rule && !ig.reason.empty() && !ig.claim.empty() && squeezed(ig.claim) == text) return k;
     }
     return std::nullopt;
 }
@@ -106,7 +105,7 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
         bool silenced = false;
         if (d.claim && d.pos.file == r.file) {
             // A finding about one point is acknowledged by its claim, named whole, and nothing else.
-            if (auto k = point_claim_ignore(r, d)) {
+            if (auto k = claim_acknowledgement(r.kv->lint_ignore, d)) {
                 used_claims.insert(*k);
                 Diagnostic note = d;
                 note.severity = Severity::note;
@@ -161,7 +160,7 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
                 findings.push_back(diag::ignore_problem(
                     pos, fmt::format("lint_ignore for the {} claim \"{}\" acknowledges nothing: no finding of this "
                                      "record claims exactly that",
-                                     ig.rule, squeezed(ig.claim))));
+                                     ig.rule, squeezed_claim(ig.claim))));
             }
             continue;
         }
@@ -178,7 +177,7 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
                 findings.push_back(diag::ignore_problem(
                     pos, fmt::format("lint_ignore for the claim \"{}\" silences nothing: no wrong claim of this record "
                                      "reads exactly so (a claim is named whole)",
-                                     squeezed(ig.claim))));
+                                     squeezed_claim(ig.claim))));
             }
             continue;
         }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "load/record_set.h"
@@ -81,6 +82,13 @@ struct LintResult {
 
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
 LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});
+
+/// A claim as lint_ignore names it and as it is compared: runs of white space as one space,
+/// ends trimmed.
+std::string squeezed_claim(std::string_view text);
+/// The index of the acknowledgement among `ignores` naming this finding's rule and its whole
+/// claim, with a reason; nullopt when none does (or the finding carries no claim).
+std::optional<std::size_t> claim_acknowledgement(const std::vector<LintIgnore>& ignores, const Diagnostic& d);
 
 /// Runs the rules over records already in memory (tests, and the claim checker).
 LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> load_findings);

@@ -50,13 +50,6 @@ std::string point_claim(const CurvePoint& p) {
     return fmt::format("{} t/s at {}", fmt::format("{}", p.tps), p.point->context_length);
 }
 
-/// The finding with its claim, which the message ends with so a reviewer can acknowledge it.
-Diagnostic with_claim(Diagnostic d, std::string claim) {
-    d.message += fmt::format(" [claim: \"{}\"]", claim);
-    d.claim = std::move(claim);
-    return d;
-}
-
 }  // namespace
 
 void decode_rises_with_context(const Record& r, const RecordSet& /*refs*/, std::vector<Diagnostic>& out) {
@@ -82,7 +75,7 @@ void decode_rises_with_context(const Record& r, const RecordSet& /*refs*/, std::
             d.stated = fmt::format("{}", after.tps);
             d.computed = fmt::format("at most {:.2f}", before.tps + tol.tokens_per_s);
             out.push_back(
-                with_claim(std::move(d), fmt::format("{} after {}", point_claim(after), point_claim(before))));
+                diag::with_claim(std::move(d), fmt::format("{} after {}", point_claim(after), point_claim(before))));
         }
     }
 }
@@ -121,7 +114,7 @@ void decode_off_curve(const Record& r, const RecordSet& /*refs*/, std::vector<Di
                 diag::finding("decode-off-curve", r.where(mid.point->key("measured_tps_at_ctx")), std::move(message));
             d.stated = fmt::format("{}", mid.tps);
             d.computed = fmt::format("{:.1f}", *expected[i]);
-            out.push_back(with_claim(std::move(d), point_claim(mid)));
+            out.push_back(diag::with_claim(std::move(d), point_claim(mid)));
             (void)concurrency;
         }
     }
@@ -143,7 +136,7 @@ void ttft_prefill_mismatch(const Record& r, const RecordSet& /*refs*/, std::vect
             diag::finding("ttft-prefill-mismatch", r.where(p.key("measured_ttft_ms_at_ctx")), std::move(message));
         d.stated = fmt::format("{}", *p.ttft_ms);
         d.computed = fmt::format("{:.0f} to {:.0f}", verdict->low_ms, verdict->high_ms);
-        out.push_back(with_claim(std::move(d), fmt::format("TTFT {} ms at {}", *p.ttft_ms, p.context_length)));
+        out.push_back(diag::with_claim(std::move(d), fmt::format("TTFT {} ms at {}", *p.ttft_ms, p.context_length)));
     }
 }
 
@@ -181,7 +174,7 @@ void engine_bound_at_depth(const Record& r, const RecordSet& refs, std::vector<D
             diag::finding("engine-bound-at-depth", r.where(deep.point->key("measured_tps_at_ctx")), std::move(message));
         d.stated = fmt::format("{:.1f} GB/s", read->gb_s);
         d.computed = fmt::format("{} GB/s", accelerator->memory_bandwidth_gb_s_exact->to_display());
-        out.push_back(with_claim(std::move(d), point_claim(deep)));
+        out.push_back(diag::with_claim(std::move(d), point_claim(deep)));
     }
 }
 

@@ -38,18 +38,6 @@ std::string contexts_of(const SpeedPredictor& predictor, const std::vector<std::
                        group_thousands(contexts.back()));
 }
 
-/// Runs of white space as one space, ends trimmed: how a claim is matched.
-std::string squeezed(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-        if (blank && (out.empty() || out.back() == ' ')) continue;
-        out += blank ? ' ' : c;
-    }
-    if (!out.empty() && out.back() == ' ') out.pop_back();
-    return out;
-}
-
 Diagnostic far_finding(const SpeedPredictor& predictor, const SpeedPoint& p, const RawEstimate& e, const Position& at) {
     std::string stood_on;
     for (const auto& id : e.stood_on) stood_on += (stood_on.empty() ? "" : ", ") + id;
@@ -69,18 +57,7 @@ Diagnostic far_finding(const SpeedPredictor& predictor, const SpeedPoint& p, con
     d.computed = fmt::format("{:.4g}", e.value);
     std::string claim = fmt::format("{:.4g} t/s at {}", *p.decode_tps, p.context);
     if (p.setup.concurrency > 1) claim += fmt::format(" with {} requests", p.setup.concurrency);
-    d.message += fmt::format(" [claim: \"{}\"]", claim);
-    d.claim = std::move(claim);
-    return d;
-}
-
-/// The row's acknowledgement of this finding: its rule and its claim, whole, with a reason.
-std::optional<std::size_t> acknowledgement(const RowSpeeds& row, const Diagnostic& d) {
-    for (std::size_t k = 0; k < row.ignores.size(); ++k) {
-        const LintIgnore& ig = row.ignores[k];
-        if (ig.rule == d.rule && !ig.reason.empty() && d.claim && squeezed(ig.claim) == squeezed(*d.claim)) return k;
-    }
-    return std::nullopt;
+    return diag::with_claim(std::move(d), std::move(claim));
 }
 
 }  // namespace
@@ -129,7 +106,7 @@ void decode_far_from_prediction(const std::vector<RowSpeeds>& rows, const Record
         const auto [row_index, point_index] = origin[n];
         const RowSpeeds& row = rows[row_index];
         Diagnostic d = far_finding(predictor, p, *e, row.decode_at[point_index]);
-        auto k = acknowledgement(row, d);
+        auto k = claim_acknowledgement(row.ignores, d);
         if (!k) {
             out.push_back(std::move(d));
             continue;
@@ -151,7 +128,7 @@ void decode_far_from_prediction(const std::vector<RowSpeeds>& rows, const Record
                                   ig.rule)
                     : fmt::format("lint_ignore for the {} claim \"{}\" acknowledges nothing: no finding of this "
                                   "record claims exactly that",
-                                  ig.rule, squeezed(ig.claim))));
+                                  ig.rule, squeezed_claim(ig.claim))));
         }
     }
 }
