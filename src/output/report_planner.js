@@ -344,8 +344,15 @@
     }
     const context = BigInt(choice.context);
     r.kv = add(mul(r.growing, Q(context)), mul(r.sliding, Q(r.window > 0n ? (context < r.window ? context : r.window) : 0n)));
-    // The decode ceiling reads what the design holds at the context, whatever an engine allocates.
-    const readPerStep = add(add(div(activeTotal || Q(0), cards), r.kv), r.fixed);
+    // The decode ceiling reads what the design holds at the context, whatever an engine allocates:
+    // the active weights once and every sequence's KV and state, all of it, at the bandwidth of
+    // every card together (batch_roofline() in src/model/physics.cc). That is a perfect split's
+    // ceiling; a split that keeps KV heads or an MLA latent on several cards reads more.
+    // (One card's terms never fail where these did not.)
+    const whole = model.terms.textbook[choice.kv]['1'];
+    const wholeKv = add(mul(parseQ(whole.growing), Q(context)),
+      mul(parseQ(whole.sliding), Q(r.window > 0n ? (context < r.window ? context : r.window) : 0n)));
+    const readPerStep = add(activeTotal || Q(0), mul(batch, add(wholeKv, parseQ(whole.fixed))));
     const error = engineFigures(data, r, choice, context);
     if (error) return { error };
     if (r.pool === undefined) {
@@ -353,10 +360,10 @@
       r.fits = !(cmp(r.total, r.memory) > 0);
       r.free = sub(r.memory, r.total);
     }
-    // The decode ceiling of each sequence: a step reads this card's share of the active weights
-    // once and every sequence's KV and state (batch_roofline() in src/model/physics.cc).
     r.ceiling = null;
-    if (card.bandwidth && activeTotal && !isZero(readPerStep)) r.ceiling = div(parseQ(card.bandwidth), readPerStep);
+    if (card.bandwidth && activeTotal && !isZero(readPerStep)) {
+      r.ceiling = div(mul(parseQ(card.bandwidth), cards), readPerStep);
+    }
     return r;
   }
 
