@@ -129,6 +129,42 @@ constexpr std::array kColumns = {
     ColumnInfo{"file", "text", "", false, "the record file"},
 };
 
+// Worked out by `kvcat query --predicted` from the records after the catalog answers: never a
+// column of the catalog, so never read as a measurement.
+constexpr std::array kPredictedColumns = {
+    ColumnInfo{"predicted_tps_at_ctx", "number", "tokens/s", true,
+               "predicted, not measured: one request's decode speed at context_length as the rest of the catalog "
+               "predicts it (kvcat predict); a row that measured its decode speed is predicted with that point "
+               "left out. Shown by query --predicted, worked out from the records, not stored in the catalog"},
+    ColumnInfo{"predicted_tps_low", "number", "tokens/s", true,
+               "predicted: the low end of predicted_tps_at_ctx's 80% interval (query --predicted)"},
+    ColumnInfo{"predicted_tps_high", "number", "tokens/s", true,
+               "predicted: the high end of predicted_tps_at_ctx's 80% interval (query --predicted)"},
+    ColumnInfo{"predicted_basis", "text", "", true,
+               "how predicted_tps_at_ctx was reached: curve-inside, curve-outside, other-build, same-card, "
+               "other-card or engine-efficiency (docs/prediction.md; query --predicted)"},
+    ColumnInfo{"predicted_from", "text", "", true,
+               "the records predicted_tps_at_ctx stood on, comma-separated; empty for engine-efficiency, an engine's "
+               "median share over many (query --predicted)"},
+};
+
+/// What `kvcat query --predicted` shows unless asked for other columns.
+constexpr std::array<std::string_view, 13> kDefaultPredictedView = {
+    "id",
+    "card",
+    "gpus",
+    "engine",
+    "weight_quant",
+    "kv_cache_dtype",
+    "context_length",
+    "concurrency",
+    "measured_tps_at_ctx",
+    "predicted_tps_at_ctx",
+    "predicted_tps_low",
+    "predicted_tps_high",
+    "predicted_basis",
+};
+
 constexpr std::array<std::string_view, 17> kDefaultColumns = {
     "id",
     "model",
@@ -389,6 +425,21 @@ const ColumnInfo* find_column(std::string_view name, QueryTable table) {
         if (c.name == name) return &c;
     }
     return nullptr;
+}
+
+std::span<const ColumnInfo> predicted_columns() {
+    return kPredictedColumns;
+}
+
+const ColumnInfo* find_predicted_column(std::string_view name) {
+    for (const auto& c : kPredictedColumns) {
+        if (c.name == name) return &c;
+    }
+    return nullptr;
+}
+
+std::span<const std::string_view> default_predicted_view() {
+    return kDefaultPredictedView;
 }
 
 std::span<const std::string_view> default_query_columns(QueryTable table) {

@@ -54,6 +54,14 @@ std::string_view table_name(QueryTable table);  ///< "kv_rows", "allocations", "
 std::span<const ColumnInfo> query_columns(QueryTable table);
 const ColumnInfo* find_column(std::string_view name, QueryTable table = QueryTable::kv_rows);
 
+/// The predicted columns `kvcat query --predicted` adds to kv_rows (predicted_tps_at_ctx, its
+/// interval, basis and records): worked out from the records after the catalog answers, so they
+/// can be shown but not filtered or sorted on.
+std::span<const ColumnInfo> predicted_columns();
+const ColumnInfo* find_predicted_column(std::string_view name);
+/// The columns `kvcat query --predicted` shows unless asked for others.
+std::span<const std::string_view> default_predicted_view();
+
 /// The columns `kvcat query` shows unless asked for others.
 std::span<const std::string_view> default_query_columns(QueryTable table = QueryTable::kv_rows);
 /// The order in which a narrow window leaves out the columns of a query, the first to go first.

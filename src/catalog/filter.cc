@@ -29,6 +29,12 @@ std::string valid_columns(QueryTable table) {
 
 const ColumnInfo& require_column(std::string_view name, QueryTable table) {
     if (const ColumnInfo* c = find_column(name, table)) return *c;
+    if (table == QueryTable::kv_rows && find_predicted_column(name)) {
+        throw FilterError(fmt::format(
+            "'{}' is predicted after the catalog answers (query --predicted): it can be shown, not filtered or "
+            "sorted on; filter on the catalog's columns, or sort the rows of --format csv elsewhere",
+            name));
+    }
     std::vector<std::string_view> names;
     for (const auto& c : query_columns(table)) names.push_back(c.name);
     std::string hint = closest_match(name, names);

@@ -29,14 +29,32 @@ struct ColumnsOptions {
     }
 };
 
+/// What a query can show: the table's columns, and for the kv-efficiency rows the predicted
+/// ones `query --predicted` adds, marked predicted in the derived column.
+struct Listed {
+    const ColumnInfo* info;
+    bool predicted;
+    std::string_view derived() const { return predicted ? "predicted" : info->derived ? "yes" : "no"; }
+};
+
+std::vector<Listed> listed_columns(QueryTable table) {
+    std::vector<Listed> out;
+    for (const auto& c : query_columns(table)) out.push_back({&c, false});
+    if (table == QueryTable::kv_rows) {
+        for (const auto& c : predicted_columns()) out.push_back({&c, true});
+    }
+    return out;
+}
+
 Table columns_table(QueryTable table) {
     Table t;
     t.columns = {"name", "type", "unit", "derived", "description"};
-    for (const auto& c : query_columns(table)) {
+    for (const Listed& l : listed_columns(table)) {
+        const ColumnInfo& c = *l.info;
         // No unit is NULL: "-" in a table, null in JSON, an empty field in CSV.
         Cell unit = c.unit.empty() ? Cell{} : Cell{std::string(c.unit)};
-        t.rows.push_back({std::string(c.name), std::string(c.type), unit, std::string(c.derived ? "yes" : "no"),
-                          std::string(c.description)});
+        t.rows.push_back(
+            {std::string(c.name), std::string(c.type), unit, std::string(l.derived()), std::string(c.description)});
     }
     return t;
 }
@@ -45,9 +63,12 @@ Table columns_table(QueryTable table) {
 /// description under it, broken at spaces, so that no description is cut.
 std::string columns_list(std::size_t width, QueryTable table) {
     std::string out;
-    for (const auto& c : query_columns(table)) {
+    for (const Listed& l : listed_columns(table)) {
+        const ColumnInfo& c = *l.info;
         out += fmt::format("{}  ({}{}{})\n", c.name, c.type, c.unit.empty() ? "" : ", " + std::string(c.unit),
-                           c.derived ? ", derived" : "");
+                           l.predicted ? ", predicted"
+                           : c.derived ? ", derived"
+                                       : "");
         out += wrap_text("    " + std::string(c.description), width, 0) + "\n";
     }
     return out;

@@ -10,6 +10,7 @@
 #include "cmd/catalog_access.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "cmd/predicted_columns.h"
 #include "cmd/query_hints.h"
 #include "cmd/table_output.h"
 #include "output/render.h"
@@ -32,6 +33,7 @@ struct QueryOptions {
     std::string distinct;
     bool allocations = false;
     bool quality = false;
+    bool predicted = false;
 };
 
 int run_query(const QueryOptions& options) {
@@ -40,7 +42,14 @@ int run_query(const QueryOptions& options) {
                  : options.quality   ? QueryTable::quality
                                      : QueryTable::kv_rows;
     for (const auto& f : options.filters) spec.filters.push_back(parse_filter(f, spec.table));
-    spec.columns = split_commas(options.columns_text);
+    PredictedColumns predicted = plan_predicted_columns(split_commas(options.columns_text), options.predicted);
+    if (predicted.any && spec.table != QueryTable::kv_rows) {
+        throw FilterError("the predicted columns are the kv-efficiency rows'; leave out --allocations and --quality");
+    }
+    if (predicted.any && !options.distinct.empty()) {
+        throw FilterError("--distinct counts the catalog's values; leave out the predicted columns");
+    }
+    spec.columns = predicted.asked;
     spec.sort_column = options.sort;
     spec.descending = options.descending;
     spec.limit = options.limit;
@@ -59,14 +68,28 @@ int run_query(const QueryOptions& options) {
         c.db, c.records, [&] { return run_read_only(c.db, bound.sql, bound.parameters, limits); }, code,
         options.strict);
     if (!table) return code;
+    if (predicted.any) {
+        try {
+            *table = with_predicted_columns(*table, predicted, c.records);
+        } catch (const std::runtime_error& e) {
+            spdlog::error("{}", e.what());
+            return ExitCode::failure;
+        }
+    }
     RenderOptions render = stdout_render_options("--columns or --format vertical", !c.no_formula_guard);
     render.max_bytes = kQueryMaxOutputBytes;
-    render.asked_columns = !spec.columns.empty();
+    render.asked_columns = !options.columns_text.empty();
     render.unit_of = [table = spec.table](std::string_view column) {
         const ColumnInfo* info = find_column(column, table);
+        if (!info) info = find_predicted_column(column);
         return info ? info->unit : std::string_view{};
     };
-    if (spec.columns.empty() && options.distinct.empty()) {
+    if (predicted.any && options.columns_text.empty()) {
+        // The predicted view: the setup goes first, the figures it compares last.
+        render.drop_order = {"weight_quant", "gpus", "kv_cache_dtype",  "engine",
+                             "concurrency",  "card", "predicted_basis", "context_length"};
+        render.summarize_when_dropped = {"card", "gpus"};
+    } else if (spec.columns.empty() && options.distinct.empty()) {
         auto order = default_query_drop_order(spec.table);
         // A column the question sorts by is what it asked for: it is never left out to fit.
         std::vector<std::string> sorted_by;
@@ -129,6 +152,12 @@ void setup_query(CLI::App& app, int& exit_code) {
                   "Query the quality results (perplexity, KL divergence, recovery at context) of the kv-efficiency "
                   "records, with K's and V's cache dtypes, instead of their rows")
         ->excludes("--allocations");
+    sub->add_flag("--predicted", options->predicted,
+                  "Show each row's decode speed as the rest of the catalog predicts it (predicted_tps_at_ctx, its 80% "
+                  "interval, basis and records; a measured row's own point left out), beside the measured one")
+        ->excludes("--allocations")
+        ->excludes("--quality")
+        ->excludes("--distinct");
     sub->add_flag("--strict", options->strict,
                   "Fail (exit 1) rather than answer from the last good catalog when records have errors");
     sub->add_option("--timeout", options->timeout_ms, "Stop the statement after this many milliseconds (0: never)")
@@ -153,6 +182,7 @@ void setup_query(CLI::App& app, int& exit_code) {
         "  kvcat query --allocations engine=vllm\n"
         "  kvcat query --allocations model=qwen3-235b-a22b kv_cache_dtype=q8_0 --format csv\n"
         "  kvcat query --quality metric=kld --sort value\n"
+        "  kvcat query --predicted accelerator=nvidia-rtx-4090 'context_length>=64k'\n"
         "On a terminal the table drops the folder every id shares, rounds reals to 4 digits, shows bytes in\n"
         "KiB/MiB/GiB and fits the window, leaving out first the columns alike in every row, named in a note\n"
         "(csv, json and a pipe keep every value exact). An ordering (< <= > >=) that leaves out rows with no\n"
@@ -167,7 +197,12 @@ void setup_query(CLI::App& app, int& exit_code) {
         "--quality reads the quality results instead, one a line: the record, its model, K's and V's cache\n"
         "dtypes (kv_cache_dtype, v_cache_dtype: the same unless one of them only is quantised), the baseline\n"
         "dtype, the benchmark and metric, the value beside the baseline's, and the context; `kvcat columns\n"
-        "--quality` lists its columns.");
+        "--quality` lists its columns.\n"
+        "--predicted adds the decode speed the rest of the catalog predicts for each row (kvcat predict's\n"
+        "answer for its setup and context; for a row that measured one, with that point left out), its 80%\n"
+        "interval, its basis and the records it stood on: predicted_tps_at_ctx, predicted_tps_low,\n"
+        "predicted_tps_high, predicted_basis, predicted_from. They are worked out from --records after the\n"
+        "catalog answers, never stored in it: --columns may name them, a filter or --sort may not.");
     set_command_body(*sub, exit_code, [options] { return run_query(*options); });
 }
 

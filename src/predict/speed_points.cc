@@ -28,7 +28,9 @@ const Model* model_named_by(const RecordSet& records, const std::string& id) {
     return (r && r->kind == RecordKind::model && r->model) ? &*r->model : nullptr;
 }
 
-SpeedSetup setup_of(const RecordSet& records, const KvRow& k, std::int64_t concurrency) {
+}  // namespace
+
+SpeedSetup speed_setup_of(const RecordSet& records, const KvRow& k, std::int64_t concurrency) {
     SpeedSetup s;
     s.model = k.model;
     s.accelerator = k.accelerator.value_or("");
@@ -49,6 +51,8 @@ SpeedSetup setup_of(const RecordSet& records, const KvRow& k, std::int64_t concu
     s.offload = k.offload.value_or("");
     return s;
 }
+
+namespace {
 
 /// The active weights' bytes: the stated size scaled by active over total parameters, an exact
 /// format, or the nominal size of a block format or mix.
@@ -78,7 +82,7 @@ std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs) 
     for (const MeasurementPoint& p : r.kv->points) {
         PointSpeeds speeds = point_speeds(*r.kv, p);
         SpeedPoint s;
-        s.setup = setup_of(refs, *r.kv, p.concurrency);
+        s.setup = speed_setup_of(refs, *r.kv, p.concurrency);
         s.record_id = r.id;
         s.key_path = p.path;
         s.context = p.context_length;

@@ -62,6 +62,9 @@ std::vector<SpeedPoint> speed_points(const RecordSet& records);
 /// point names it.
 std::string engine_spelled(std::string_view given, const std::vector<SpeedPoint>& points);
 
+/// The setup of a kv-efficiency row's points at `concurrency`; `records` gives its card's name.
+SpeedSetup speed_setup_of(const RecordSet& records, const KvRow& k, std::int64_t concurrency);
+
 /// The measured points of one record; `refs` gives its card's name.
 std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs);
 
