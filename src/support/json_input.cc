@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "support/hidden_text.h"
+#include "support/rational.h"
 
 namespace kvcat {
 
@@ -54,6 +55,53 @@ struct Frame {
     bool expect_key = false;
     std::unordered_map<std::string, std::pair<int, int>> keys;
 };
+
+/// Refuses, at the place it is passed, a text of more values or deeper nesting than the
+/// limits: one pass over the brackets and commas outside strings. A container's values are its
+/// commas plus one, unless it is empty.
+void check_json_size(std::string_view text) {
+    std::size_t values = 1;  // the text's own value
+    std::size_t depth = 0;
+    bool in_string = false;
+    bool opened = false;  // the last token was [ or {: the next says whether it holds a value
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (opened && c != ']' && c != '}') ++values;
+        opened = false;
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            opened = true;
+            if (++depth > kJsonMaxDepth) {
+                auto [line, column] = json_line_column(text, i);
+                throw JsonInputError(line, column,
+                                     fmt::format("arrays and objects nested more than {} deep; a config or "
+                                                 "benchmark file kvcat reads nests a few levels",
+                                                 kJsonMaxDepth));
+            }
+        } else if (c == ']' || c == '}') {
+            if (depth > 0) --depth;
+        } else if (c == ',') {
+            ++values;
+        }
+        if (values > kJsonMaxValues) {
+            auto [line, column] = json_line_column(text, i);
+            throw JsonInputError(line, column,
+                                 fmt::format("more than {} values (array items and object members); a config or "
+                                             "benchmark file kvcat reads holds some thousands",
+                                             group_thousands(static_cast<std::int64_t>(kJsonMaxValues))));
+        }
+    }
+}
 
 }  // namespace
 
@@ -198,6 +246,7 @@ std::string duplicate_key_message(const DuplicateKey& d) {
 }
 
 nlohmann::json parse_json_input(std::string_view text, const std::function<nlohmann::json(std::string_view)>& parse) {
+    check_json_size(text);
     nlohmann::json j;
     try {
         j = parse ? parse(text) : nlohmann::json::parse(text.begin(), text.end());

@@ -51,8 +51,16 @@ std::string python_floats_as_strings(std::string_view text, bool& rewrote);
 /// The line and column of byte `offset` of `text`.
 std::pair<int, int> json_line_column(std::string_view text, std::size_t offset);
 
+/// The most values (array items, object members and containers) and the deepest nesting
+/// parse_json_input reads: a model's config.json holds a few hundred values and a benchmark
+/// result some thousands, and the parser keeps every value as a tree node of tens of bytes, so
+/// a file within the read limit but made of empty arrays would otherwise take gigabytes.
+inline constexpr std::size_t kJsonMaxValues = 1'000'000;
+inline constexpr std::size_t kJsonMaxDepth = 100;
+
 /// Parses `text` with `parse` (a function calling nlohmann's parser on it, or on a rewriting
-/// of it that keeps its length and positions), then refuses a duplicate key. Every failure is a
+/// of it that keeps its length and positions), then refuses a duplicate key. Text past
+/// kJsonMaxValues or kJsonMaxDepth is refused before it is parsed. Every failure is a
 /// JsonInputError in kvcat's words.
 nlohmann::json parse_json_input(std::string_view text,
                                 const std::function<nlohmann::json(std::string_view)>& parse = {});

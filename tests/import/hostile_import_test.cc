@@ -46,6 +46,39 @@ TEST(JsonInput, FindsARepeatedKeyInOneObjectOnly) {
     EXPECT_FALSE(kvcat::first_duplicate_key(R"({"x\"": 1, "x": 2})"));
 }
 
+// A file within the read limit made of empty arrays took 418 MB for 15 MB of text (the parser
+// keeps a node per value): the values and the nesting are counted before anything is parsed.
+TEST(JsonInput, RefusesMoreValuesOrDeeperNestingThanItReadsAtThePlacePassed) {
+    auto items = [](std::size_t n, const std::string& item) {
+        std::string text = "[";
+        for (std::size_t i = 0; i < n; ++i) text += (i ? "," : "") + item;
+        return text + "]";
+    };
+    // The root and its items: exactly the limit reads, one more does not.
+    EXPECT_EQ(kvcat::parse_json_input(items(kvcat::kJsonMaxValues - 1, "[]")).size(), kvcat::kJsonMaxValues - 1);
+    try {
+        kvcat::parse_json_input(items(kvcat::kJsonMaxValues, "0"));
+        ADD_FAILURE() << "one value past the limit was read";
+    } catch (const kvcat::JsonInputError& e) {
+        EXPECT_EQ(e.line(), 1);
+        // The comma before item 1,000,000, which would be the 1,000,001st value with the root.
+        EXPECT_EQ(e.column(), 2 * static_cast<int>(kvcat::kJsonMaxValues) - 1);
+        EXPECT_TRUE(contains(e.what(), "more than 1,000,000 values")) << e.what();
+    }
+    auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+    EXPECT_NO_THROW(kvcat::parse_json_input(nested(kvcat::kJsonMaxDepth)));
+    try {
+        kvcat::parse_json_input("{\"a\": \"[[[[\",\n \"b\": " + nested(kvcat::kJsonMaxDepth + 1) + "}");
+        ADD_FAILURE() << "nesting past the limit was read";
+    } catch (const kvcat::JsonInputError& e) {
+        // Brackets inside a string are not nesting: under the object, the 100th bracket of
+        // line 2 (from column 7) is the 101st level.
+        EXPECT_EQ(e.line(), 2);
+        EXPECT_EQ(e.column(), 6 + static_cast<int>(kvcat::kJsonMaxDepth));
+        EXPECT_TRUE(contains(e.what(), "nested more than 100 deep")) << e.what();
+    }
+}
+
 class HostileImport : public ::testing::Test {
   protected:
     KvcatRunner k_;
