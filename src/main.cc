@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     kvcat::cmd::setup_fit(app, exit_code);
     kvcat::cmd::setup_columns(app, exit_code);
     kvcat::cmd::setup_curve(app, exit_code);
+    kvcat::cmd::setup_plan(app, exit_code);
     kvcat::cmd::setup_predict(app, exit_code);
     kvcat::cmd::setup_report(app, exit_code);
     kvcat::cmd::setup_complete(app, exit_code);

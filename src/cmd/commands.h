@@ -30,6 +30,7 @@ void setup_new(CLI::App& app, int& exit_code);
 void setup_fit(CLI::App& app, int& exit_code);
 void setup_columns(CLI::App& app, int& exit_code);
 void setup_curve(CLI::App& app, int& exit_code);
+void setup_plan(CLI::App& app, int& exit_code);
 void setup_predict(CLI::App& app, int& exit_code);
 void setup_report(CLI::App& app, int& exit_code);
 void setup_complete(CLI::App& app, int& exit_code);

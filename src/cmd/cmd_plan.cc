@@ -1,0 +1,193 @@
+// kvcat plan: a plan before the download. For a model on a card, every weight format x KV cache
+// dtype x slots asked for, whether each context step fits and the largest context (model/plan.h),
+// as one table in any of query's formats.
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "check/lint.h"
+#include "check/record_ref.h"
+#include "cmd/commands.h"
+#include "cmd/common_options.h"
+#include "cmd/table_output.h"
+#include "model/curve.h"
+#include "model/plan.h"
+#include "output/render.h"
+#include "output/terminal.h"
+#include "vocab/weight_mix.h"
+
+namespace kvcat::cmd {
+
+namespace {
+
+struct PlanOptions {
+    Common common;
+    std::string model;
+    std::string accelerator;
+    std::int64_t gpus = 1;
+    std::string weights = "bf16,Q8_0,Q6_K,Q5_K_M,Q4_K_M,Q3_K_M";
+    std::string kv_dtypes = "f16,q8_0,q4_0";
+    std::string slots = "1";
+    std::string contexts;
+    std::string reserve_gib = "1";
+};
+
+std::int64_t ceil_bytes(const Rational& r) {
+    return r.is_integer() ? r.num() : r.floor() + 1;
+}
+
+Table plan_table(const std::vector<PlanRow>& rows, const PlanGrid& grid) {
+    Table t;
+    t.columns = {"weights", "weights_lower_bound", "kv_cache_dtype", "slots", "weight_bytes", "max_context"};
+    for (std::int64_t c : grid.contexts) t.columns.push_back("fits_" + context_tag(c));
+    for (const PlanRow& r : rows) {
+        std::vector<Cell> cells;
+        cells.emplace_back(r.weights);
+        cells.emplace_back(std::string(r.weights_lower_bound ? "yes" : "no"));
+        cells.emplace_back(r.kv_dtype);
+        cells.emplace_back(r.slots);
+        cells.push_back(r.error.empty() ? Cell(ceil_bytes(r.terms.weights * Rational(grid.gpus))) : Cell());
+        // The model as published: a longer context needs its RoPE stretched, which is no plan.
+        std::int64_t native = r.terms.native_context;
+        cells.push_back(r.terms.fits ? Cell(native > 0 ? std::min(r.terms.max_context, native) : r.terms.max_context)
+                                     : Cell());
+        for (bool fits : r.fits_at) cells.emplace_back(std::string(fits ? "yes" : "no"));
+        t.rows.push_back(std::move(cells));
+    }
+    return t;
+}
+
+std::string_view plan_column_unit(std::string_view column) {
+    if (column == "weight_bytes") return "bytes";
+    if (column == "max_context") return "tokens";
+    return {};
+}
+
+/// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
+/// lower bound, and the rows the physics could not answer.
+void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
+                const std::string& accelerator) {
+    if (rows.empty()) return;
+    const FitTerms& t = rows.front().terms;
+    spdlog::info(
+        "{} on {}{}: {} bytes a card ({}), {} bytes held back for the runtime; weight_bytes counts "
+        "every card; max_context is the largest context that fits, up to the model's native {}",
+        model, accelerator, grid.gpus > 1 ? fmt::format(" x {}", grid.gpus) : "", group_thousands(ceil_bytes(t.memory)),
+        t.memory_how, group_thousands(ceil_bytes(grid.reserve)), group_thousands(t.native_context));
+    std::vector<std::string> mixes;
+    for (const PlanRow& r : rows) {
+        if (r.weights_lower_bound && std::find(mixes.begin(), mixes.end(), r.weights) == mixes.end())
+            mixes.push_back(r.weights);
+        if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
+    }
+    if (!mixes.empty()) {
+        spdlog::info(
+            "{} {} llama.cpp's mix{} of block types, taken at {} base type throughout: the weights are a "
+            "lower bound (weights_lower_bound: yes), so a yes may not fit the real file; kvcat fit "
+            "--weight-file FILE.gguf or --weight-bytes N gives the exact answer",
+            fmt::join(mixes, ", "), mixes.size() == 1 ? "is" : "are", mixes.size() == 1 ? "" : "es",
+            mixes.size() == 1 ? "its" : "their");
+    }
+    spdlog::info(
+        "every term of one row: kvcat fit --model {} --accelerator {} --weight-quant W --kv-dtype D "
+        "--batch SLOTS{}",
+        model, accelerator, grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "");
+}
+
+int run_plan(const PlanOptions& o) {
+    auto format = parse_table_format(o.common.format);
+    PlanGrid grid;
+    grid.weights = split_commas(o.weights);
+    grid.kv_dtypes = split_commas(o.kv_dtypes);
+    grid.gpus = o.gpus;
+    try {
+        for (std::int64_t s : parse_contexts(o.slots)) grid.slots.push_back(s);
+        if (!o.contexts.empty()) {
+            grid.contexts = parse_contexts(o.contexts);
+            std::sort(grid.contexts.begin(), grid.contexts.end());
+            grid.contexts.erase(std::unique(grid.contexts.begin(), grid.contexts.end()), grid.contexts.end());
+        }
+    } catch (const std::invalid_argument& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+    auto reserve_gib = Rational::parse(o.reserve_gib);
+    if (!reserve_gib || reserve_gib->is_negative()) {
+        spdlog::error("--reserve-gib must be a number of GiB, such as 1 or 0.5");
+        return ExitCode::failure;
+    }
+    grid.reserve = *reserve_gib * Rational(1LL << 30);
+    LintResult lint = lint_paths({o.common.records});
+    RecordRef model = resolve_record(lint.records, o.model, RecordKind::model);
+    RecordRef card = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
+    for (const RecordRef* ref : {&model, &card}) {
+        if (!ref->record || (ref == &model ? !ref->record->model : !ref->record->accelerator)) {
+            spdlog::error("{}: {}", o.common.records,
+                          ref->record ? ref->record->id + " is not a readable record of that kind" : ref->error);
+            return ExitCode::failure;
+        }
+    }
+    std::vector<PlanRow> rows;
+    try {
+        rows = plan_fits(*model.record->model, *card.record->accelerator, grid);
+    } catch (const PlanError& e) {
+        spdlog::error("{}", e.what());
+        return ExitCode::failure;
+    }
+    RenderOptions shown = stdout_render_options("--format vertical", !o.common.no_formula_guard);
+    shown.unit_of = plan_column_unit;
+    // On a narrow terminal the verdicts stay longest: the mixes are named under the table.
+    shown.drop_order = {"weights_lower_bound", "weight_bytes", "slots"};
+    shown.summarize_when_dropped = {"slots"};
+    std::cout << render_table(plan_table(rows, grid), *format, shown);
+    std::cout.flush();
+    plan_notes(rows, grid, model.record->id, card.record->id);
+    bool any = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.terms.fits; });
+    if (!any) spdlog::error("no row fits: even the smallest weights, cache and slots asked for leave no room");
+    return any ? ExitCode::ok : ExitCode::findings;
+}
+
+}  // namespace
+
+void setup_plan(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<PlanOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "plan", "Before the download: which weights, KV cache dtype and slots fit a model on a card, at what context");
+    sub->add_option("--model", o->model, "A model record id")->required();
+    sub->add_option("--accelerator", o->accelerator, "An accelerator record id")->required();
+    sub->add_option("--gpus", o->gpus, "Cards the model is spread over (tensor parallel, as kvcat fit)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_option("--weights", o->weights,
+                    "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
+                    "(Q4_K_M, ...), a mix as a lower bound")
+        ->capture_default_str();
+    sub->add_option("--kv-dtypes", o->kv_dtypes, "KV cache dtypes, comma-separated")
+        ->transform(lower_case())
+        ->capture_default_str();
+    sub->add_option("--slots", o->slots, "Sequences held at once, comma-separated: 1,4,8")->capture_default_str();
+    sub->add_option("--contexts", o->contexts,
+                    "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "
+                    "native context, and that)");
+    sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back on each card for the runtime, GiB")
+        ->capture_default_str();
+    add_records_option(*sub, o->common, RecordsUse::read);
+    add_format_option(*sub, o->common, FormatFamily::table);
+    sub->footer(
+        "One row per weight format x KV dtype x slots: the weights' bytes, the largest context that fits\n"
+        "(empty when the weights alone do not) and yes or no at each context step, each the answer of\n"
+        "kvcat fit for those settings: the card's memory as its driver reports it, the weights, the\n"
+        "fixed state and KV cache of every slot, and --reserve-gib held back. A llama.cpp mix (Q4_K_M)\n"
+        "is taken at its base type, a lower bound of the file (weights_lower_bound: yes). max_context\n"
+        "stops at the model's native context. Exit 1 when no row fits at all.\n"
+        "Examples:\n"
+        "  kvcat plan --model qwen3-32b --accelerator nvidia-rtx-3090\n"
+        "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weights Q4_K_M,Q5_K_M --kv-dtypes "
+        "q8_0,f16 --slots 1,4\n"
+        "  kvcat plan --model llama-3.1-70b --accelerator nvidia-rtx-4090 --gpus 2 --format csv");
+    set_command_body(*sub, exit_code, [o] { return run_plan(*o); });
+}
+
+}  // namespace kvcat::cmd
