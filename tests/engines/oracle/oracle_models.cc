@@ -35,6 +35,7 @@ const std::map<std::string, std::string, std::less<>> kArchitectures = {
     {"models/gemma-3-27b", "gemma3"},
     {"models/deepseek-v3", "deepseek2"},
     {"models/deepseek-r1", "deepseek2"},
+    {"models/deepseek-v2-lite", "deepseek2"},
     {"models/kimi-k2-instruct", "deepseek2"},
     {"models/kimi-k2.6", "deepseek2"},
     {"models/deepseek-v3.2", "deepseek32"},
