@@ -157,6 +157,42 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     }
 }
 
+/// llama.cpp and ik_llama.cpp allocate their whole cache and state at start-up: with --ctx-size
+/// on one card, the verdict is the card's memory against the weights, the reserve and what the
+/// engine allocates (the planner's verdict too). Why it does not fit, or nullopt when it does.
+std::optional<std::string> engine_overflow(const FitOptions& o, const Model& model, const CacheDtype& dtype,
+                                           const FitTerms& terms, const EngineAnswer& e) {
+    if (e.refusal || !o.engine.ctx_size || o.gpus != 1) return std::nullopt;
+    if (e.engine != Engine::llamacpp && e.engine != Engine::ik_llama) return std::nullopt;
+    auto need_at = [&](const EngineAnswer& a) { return terms.weights + terms.reserve + a.kv_bytes + a.state_bytes; };
+    Rational need = need_at(e);
+    if (!(need > terms.memory)) return std::nullopt;
+    // The largest -c whose allocation fits, as the engine pads it: its cache only grows with -c.
+    std::int64_t fits = 0;
+    for (std::int64_t low = 1, high = *o.engine.ctx_size - 1; low <= high;) {
+        std::int64_t mid = low + (high - low) / 2;
+        FitOptions at = o;
+        at.engine.ctx_size = mid;
+        bool failed = false;
+        auto a = fit_engine(at, model, dtype, terms, &failed);
+        if (a && !a->refusal && !(need_at(*a) > terms.memory)) {
+            fits = mid;
+            low = mid + 1;
+        } else {
+            high = mid - 1;
+        }
+    }
+    return fmt::format(
+        "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and the reserve ({} "
+        "bytes) is {} bytes, {} more than the card's {} ({}); {}",
+        group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands(ceil_bytes(e.kv_bytes + e.state_bytes)),
+        group_thousands(ceil_bytes(terms.weights)), group_thousands(ceil_bytes(terms.reserve)),
+        group_thousands(ceil_bytes(need)), gib_text(need - terms.memory), group_thousands(ceil_bytes(terms.memory)),
+        terms.memory_how,
+        fits > 0 ? fmt::format("the largest -c whose allocation fits is {}", group_thousands(fits))
+                 : std::string("no -c fits"));
+}
+
 /// What an answer for a mix rests on, and how to get the exact one.
 std::string mix_note(const WeightMix& mix) {
     return fmt::format(
@@ -398,6 +434,8 @@ int run_fit(const FitOptions& o) {
     bool engine_failed = false;
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;
+    std::optional<std::string> overflow =
+        engine ? engine_overflow(o, *model->model, *dtype, terms, *engine) : std::nullopt;
     if (mix) terms.weights_how = "at least: " + terms.weights_how + ", " + std::string(mix->base) + " throughout";
     std::vector<SpeedAnswer> speeds =
         fit_speeds(o, lint, *model, *accelerator, setup, *dtype, speed_contexts(o, terms, contexts));
@@ -425,6 +463,10 @@ int run_fit(const FitOptions& o) {
             j["engine_state_bytes"] = e["engine_state_bytes"];
             j["engine_tokens"] = e["engine_tokens"];
             j["engine"] = e;
+            if (overflow) {
+                j["fits"] = false;  // the engine's allocation does not fit the card
+                j["engine_overflow"] = *overflow;
+            }
             if (engine->refusal) {
                 j["fits"] = false;  // the engine's verdict: it would not start
                 j["engine_refusal"] = *engine->refusal;
@@ -442,11 +484,16 @@ int run_fit(const FitOptions& o) {
         if (mix) text += "  " + mix_note(*mix) + "\n";
         if (!contexts.empty()) text += contexts_text(terms, contexts);
         if (engine) text += engine_text(*engine, *model->model);
+        if (overflow) text += "  does not fit: " + *overflow + "\n";
         text += speeds_text(o, speeds);
         std::cout << fit_to_stdout(text);
     }
     if (!terms.fits) {
         spdlog::error("{}", fit_refusal(terms));
+        return ExitCode::findings;
+    }
+    if (overflow) {
+        spdlog::error("--engine {}: does not fit on {}: {}", o.engine.engine, accelerator->id, *overflow);
         return ExitCode::findings;
     }
     if (engine && engine->refusal) {
@@ -490,7 +537,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
         "  kvcat fit --model llama-4-scout --accelerator nvidia-h200 --weight-quant fp8 --kv-dtype bf16 \\\n"
         "            --engine vllm --engine-version 0.10.1.1 --max-model-len 131072\n"
-        "  kvcat fit --model qwen3.6-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype f16 \\\n"
+        "  kvcat fit --model qwen3.6-27b --accelerator apple-m4-max --weight-quant Q8_0 --kv-dtype f16 \\\n"
         "            --engine llama.cpp --ctx-size 262144 --parallel 4 --kv-unified\n"
         "With --engine the engine's own allocation follows the textbook terms: its parts, the lines it prints\n"
         "at start-up and each place it differs; --format json adds engine_kv_bytes, engine_state_bytes and\n"

@@ -461,6 +461,9 @@ CHOICES = [
      "weights": "Q4_K", "kv": "q8_0", "context": 65536, "batch": 1},
     {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K", "kv": "f16", "context": 100000, "batch": 3},
+    # llama.cpp's cache past what the card holds: the page and kvcat fit both say it does not fit.
+    {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q4_K", "kv": "f16", "context": 32768, "batch": 1},
     {"model": "models/qwen3.5-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "vllm",
      "weights": "Q4_K", "kv": "fp8", "context": 50000, "batch": 2},
     {"model": "models/llama-3.1-70b", "accelerator": "accelerators/nvidia-a100-80gb-sxm", "gpus": 2, "engine": "vllm",
@@ -477,7 +480,7 @@ CHOICES = [
 KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac"]
 # The fragments a fresh page is opened at: a GQA model over two cards, weights as bytes, llama.cpp
 # at batch 3, vLLM in a given memory and SGLang by its memory fraction.
-OPENED = [2, 4, 7, 10, 13]
+OPENED = [2, 4, 7, 11, 14]
 
 
 # Five choices whose predicted speed the page must give as `kvcat predict` does, one per basis it
@@ -582,6 +585,8 @@ def expected_fit(args, work, choice):
         kv = Fraction(fit["engine_kv_bytes"])
         held = exact(fit["weight_bytes"]) + exact(fit["reserve_bytes"]) + kv + fit["engine_state_bytes"]
         fits = held <= exact(fit["memory_bytes"])
+        if fit["fits"] != fits:  # kvcat fit's own verdict is the same sum
+            raise Failure("%s: kvcat fit says fits=%r, its figures sum to %r" % (choice, fit["fits"], fits))
         want["tokens"] = str(fit["engine_tokens"])
     elif engine == "vllm":
         kv = Fraction(fit["engine_kv_bytes"] * batch)
