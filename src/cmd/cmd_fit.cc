@@ -10,6 +10,7 @@
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
+#include "engines/engine_verdict.h"
 #include "import/gguf.h"
 #include "import/skeleton.h"
 #include "load/schema.h"
@@ -164,7 +165,7 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
                                            const FitTerms& terms, const EngineAnswer& e) {
     if (e.refusal || !o.engine.ctx_size || o.gpus != 1) return std::nullopt;
     if (e.engine != Engine::llamacpp && e.engine != Engine::ik_llama) return std::nullopt;
-    auto need_at = [&](const EngineAnswer& a) { return terms.weights + terms.reserve + a.kv_bytes + a.state_bytes; };
+    auto need_at = [&](const EngineAnswer& a) { return engine_start_bytes(terms, a); };
     Rational need = need_at(e);
     if (!(need > terms.memory)) return std::nullopt;
     // The largest -c whose allocation fits, as the engine pads it: its cache only grows with -c.

@@ -11,7 +11,9 @@
 #include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "cmd/engine_options.h"
 #include "cmd/table_output.h"
+#include "engines/engine_verdict.h"
 #include "model/curve.h"
 #include "model/plan.h"
 #include "output/render.h"
@@ -28,7 +30,8 @@ struct PlanOptions {
     std::string accelerator;
     std::int64_t gpus = 1;
     std::string weights = "bf16,Q8_0,Q6_K,Q5_K_M,Q4_K_M,Q3_K_M";
-    std::string kv_dtypes = "f16,q8_0,q4_0";
+    std::string kv_dtypes;  ///< empty: the engine's usual ones (llama.cpp's f16, q8_0, q4_0 without one)
+    EngineOptions engine;
     std::string slots = "1";
     std::string contexts;
     std::string reserve_gib = "1";
@@ -49,10 +52,7 @@ Table plan_table(const std::vector<PlanRow>& rows, const PlanGrid& grid) {
         cells.emplace_back(r.kv_dtype);
         cells.emplace_back(r.slots);
         cells.push_back(r.error.empty() ? Cell(ceil_bytes(r.terms.weights * Rational(grid.gpus))) : Cell());
-        // The model as published: a longer context needs its RoPE stretched, which is no plan.
-        std::int64_t native = r.terms.native_context;
-        cells.push_back(r.terms.fits ? Cell(native > 0 ? std::min(r.terms.max_context, native) : r.terms.max_context)
-                                     : Cell());
+        cells.push_back(r.max_context > 0 ? Cell(r.max_context) : Cell());
         for (bool fits : r.fits_at) cells.emplace_back(std::string(fits ? "yes" : "no"));
         t.rows.push_back(std::move(cells));
     }
@@ -68,7 +68,7 @@ std::string_view plan_column_unit(std::string_view column) {
 /// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
 /// lower bound, and the rows the physics could not answer.
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
-                const std::string& accelerator) {
+                const std::string& accelerator, const std::string& engine) {
     if (rows.empty()) return;
     const FitTerms& t = rows.front().terms;
     spdlog::info(
@@ -76,11 +76,33 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         "every card; max_context is the largest context that fits, up to the model's native {}",
         model, accelerator, grid.gpus > 1 ? fmt::format(" x {}", grid.gpus) : "", group_thousands(ceil_bytes(t.memory)),
         t.memory_how, group_thousands(ceil_bytes(grid.reserve)), group_thousands(t.native_context));
+    if (auto e = parse_engine(engine)) {
+        std::string_view rule;
+        switch (*e) {
+            case Engine::llamacpp:
+            case Engine::ik_llama:
+                rule = "its whole allocation at -c context x slots and -np slots, beside the weights and the reserve";
+                break;
+            case Engine::vllm:
+                rule =
+                    "given the card less the weights and the reserve, it starts when one request of "
+                    "--max-model-len context fits and holds the slots when its maximum concurrency reaches them";
+                break;
+            case Engine::sglang:
+                rule = "its token pool in the card less the weights and the reserve, against context x slots";
+                break;
+        }
+        spdlog::info("each verdict is {}'s: {}", name_of(*e), rule);
+    }
     std::vector<std::string> mixes;
     for (const PlanRow& r : rows) {
         if (r.weights_lower_bound && std::find(mixes.begin(), mixes.end(), r.weights) == mixes.end())
             mixes.push_back(r.weights);
         if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
+        if (!r.why_not.empty() && r.max_context == 0 && r.terms.fits) {
+            spdlog::info("{} with {} and {} slot{}: {}", r.weights, r.kv_dtype, r.slots, r.slots == 1 ? "" : "s",
+                         r.why_not);
+        }
     }
     if (!mixes.empty()) {
         spdlog::info(
@@ -92,16 +114,32 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
     }
     spdlog::info(
         "every term of one row: kvcat fit --model {} --accelerator {} --weight-quant W --kv-dtype D "
-        "--batch SLOTS{}",
-        model, accelerator, grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "");
+        "--batch SLOTS{}{}",
+        model, accelerator, grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
+        engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
 }
 
 int run_plan(const PlanOptions& o) {
     auto format = parse_table_format(o.common.format);
     PlanGrid grid;
     grid.weights = split_commas(o.weights);
-    grid.kv_dtypes = split_commas(o.kv_dtypes);
     grid.gpus = o.gpus;
+    std::string error;
+    auto engine = engine_settings(o.engine, &error);
+    if (!error.empty()) {
+        spdlog::error("{}", error);
+        return ExitCode::failure;
+    }
+    bool llama = engine && (engine->first == Engine::llamacpp || engine->first == Engine::ik_llama);
+    if (llama && o.gpus > 1) {
+        spdlog::error("--engine {} is planned on one card: kvcat does not model how it spreads layers over cards",
+                      o.engine.engine);
+        return ExitCode::failure;
+    }
+    // The cache dtypes each engine takes: vLLM and SGLang have no q8_0 or q4_0 cache.
+    grid.kv_dtypes = split_commas(!o.kv_dtypes.empty() ? o.kv_dtypes
+                                  : engine && !llama   ? std::string("bf16,fp8")
+                                                       : std::string("f16,q8_0,q4_0"));
     try {
         for (std::int64_t s : parse_contexts(o.slots)) grid.slots.push_back(s);
         if (!o.contexts.empty()) {
@@ -132,6 +170,7 @@ int run_plan(const PlanOptions& o) {
     std::vector<PlanRow> rows;
     try {
         rows = plan_fits(*model.record->model, *card.record->accelerator, grid);
+        if (engine) engine_plan(rows, grid, *model.record->model, engine->first, engine->second);
     } catch (const PlanError& e) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
@@ -143,8 +182,8 @@ int run_plan(const PlanOptions& o) {
     shown.summarize_when_dropped = {"slots"};
     std::cout << render_table(plan_table(rows, grid), *format, shown);
     std::cout.flush();
-    plan_notes(rows, grid, model.record->id, card.record->id);
-    bool any = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.terms.fits; });
+    plan_notes(rows, grid, model.record->id, card.record->id, o.engine.engine);
+    bool any = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.max_context > 0; });
     if (!any) spdlog::error("no row fits: even the smallest weights, cache and slots asked for leave no room");
     return any ? ExitCode::ok : ExitCode::findings;
 }
@@ -164,9 +203,14 @@ void setup_plan(CLI::App& app, int& exit_code) {
                     "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
                     "(Q4_K_M, ...), a mix as a lower bound")
         ->capture_default_str();
-    sub->add_option("--kv-dtypes", o->kv_dtypes, "KV cache dtypes, comma-separated")
-        ->transform(lower_case())
-        ->capture_default_str();
+    sub->add_option("--kv-dtypes", o->kv_dtypes,
+                    "KV cache dtypes, comma-separated (default f16,q8_0,q4_0; bf16,fp8 with --engine vllm or sglang)")
+        ->transform(lower_case());
+    sub->add_option("--engine", o->engine.engine,
+                    "Each verdict as this engine decides it: llama.cpp, ik_llama.cpp, vllm or sglang (its other "
+                    "settings at their defaults)");
+    sub->add_option("--engine-version", o->engine.engine_version,
+                    "The engine's build or release (b6713, 0.10.1.1) where a rule changed with it");
     sub->add_option("--slots", o->slots, "Sequences held at once, comma-separated: 1,4,8")->capture_default_str();
     sub->add_option("--contexts", o->contexts,
                     "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "
@@ -181,12 +225,15 @@ void setup_plan(CLI::App& app, int& exit_code) {
         "kvcat fit for those settings: the card's memory as its driver reports it, the weights, the\n"
         "fixed state and KV cache of every slot, and --reserve-gib held back. A llama.cpp mix (Q4_K_M)\n"
         "is taken at its base type, a lower bound of the file (weights_lower_bound: yes). max_context\n"
-        "stops at the model's native context. Exit 1 when no row fits at all.\n"
+        "stops at the model's native context. With --engine each verdict is that engine's: llama.cpp's\n"
+        "whole allocation at -c context x slots, -np slots; vLLM's start and maximum concurrency at\n"
+        "--max-model-len context; SGLang's token pool (see kvcat fit --engine). Exit 1 when no row fits.\n"
         "Examples:\n"
         "  kvcat plan --model qwen3-32b --accelerator nvidia-rtx-3090\n"
         "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weights Q4_K_M,Q5_K_M --kv-dtypes "
         "q8_0,f16 --slots 1,4\n"
-        "  kvcat plan --model llama-3.1-70b --accelerator nvidia-rtx-4090 --gpus 2 --format csv");
+        "  kvcat plan --model llama-3.1-70b --accelerator nvidia-rtx-4090 --gpus 2 --format csv\n"
+        "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --engine vllm --weights Q4_K --slots 1,4");
     set_command_body(*sub, exit_code, [o] { return run_plan(*o); });
 }
 

@@ -1,5 +1,7 @@
 #include "model/plan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "vocab/dtype.h"
@@ -67,6 +69,11 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
                 setup.reserve = grid.reserve;
                 try {
                     row.terms = fit_context(model, accelerator, &w.quant, d, setup);
+                    // The model as published: a longer context needs its RoPE stretched, which is no plan.
+                    std::int64_t native = row.terms.native_context;
+                    if (row.terms.fits) {
+                        row.max_context = native > 0 ? std::min(row.terms.max_context, native) : row.terms.max_context;
+                    }
                     for (std::int64_t c : grid.contexts) {
                         row.fits_at.push_back(row.terms.fits && !(fit_bytes_at(row.terms, c) > row.terms.memory));
                     }

@@ -36,9 +36,12 @@ struct PlanRow {
     bool weights_lower_bound = false;  ///< a mix, taken at its base type
     std::string kv_dtype;
     std::int64_t slots = 1;
-    FitTerms terms;             ///< terms.max_context is the largest context; terms.fits false when none
+    FitTerms terms;  ///< the textbook's terms (one card's memory, weights and reserve)
+    /// The largest context that fits, up to the model's native one; 0 when none does.
+    std::int64_t max_context = 0;
     std::vector<bool> fits_at;  ///< per context step
     std::string error;          ///< why this row has no answer (the model cannot be split so); "" otherwise
+    std::string why_not;        ///< with an engine: why its smallest step does not fit; "" otherwise
 };
 
 /// Powers of two from 4,096 up to the model's native context, and the native context itself when

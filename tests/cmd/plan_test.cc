@@ -87,6 +87,69 @@ TEST(Plan, TheTextNamesTheCardTheReserveAndTheMixesLowerBound) {
         << o.err;
 }
 
+// With --engine every cell is that engine's verdict: held here to kvcat fit --engine for the
+// same settings, cell by cell, and the largest context to the boundary fit draws.
+TEST(Plan, WithLlamaCppEachVerdictIsKvcatFitsForTheSameStart) {
+    KvcatRunner k;
+    json rows = run_json(
+        k, {"plan", "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--engine", "llama.cpp", "--weights",
+            "Q4_K_M,Q3_K_M", "--kv-dtypes", "f16,q8_0", "--slots", "1,2", "--contexts", "16k,32k"});
+    ASSERT_EQ(rows.size(), 8u);
+    std::size_t yes = 0, no = 0;
+    for (const json& r : rows) {
+        std::int64_t slots = r["slots"];
+        for (std::int64_t context : {16384, 32768}) {
+            json fit = run_json(k,
+                                {"fit", "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                                 r["weights"], "--kv-dtype", r["kv_cache_dtype"], "--engine", "llama.cpp", "--ctx-size",
+                                 std::to_string(context * slots), "--parallel", std::to_string(slots)},
+                                -1);
+            std::string key = context == 16384 ? "fits_16k" : "fits_32k";
+            EXPECT_EQ(r[key], fit["fits"].get<bool>() ? "yes" : "no") << key << " " << r;
+            (fit["fits"].get<bool>() ? yes : no) += 1;
+        }
+    }
+    EXPECT_GT(yes, 0u);
+    EXPECT_GT(no, 0u);
+    // Q4_K_M (at Q4_K) with an f16 cache, one slot: 25,344 cells fit, as kvcat fit says too.
+    const json& first = rows[0];
+    ASSERT_EQ(first["weights"], "Q4_K_M");
+    EXPECT_EQ(first["max_context"], 25344);
+    for (auto [c, fits] : {std::pair{25344, true}, std::pair{25345, false}}) {
+        json fit = run_json(k,
+                            {"fit", "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                             "Q4_K_M", "--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size", std::to_string(c)},
+                            -1);
+        EXPECT_EQ(fit["fits"], fits) << c;
+    }
+}
+
+TEST(Plan, WithVllmAVerdictIsItsStartAndItsConcurrencyAgainstTheSlots) {
+    KvcatRunner k;
+    json rows = run_json(k, {"plan", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--engine", "vllm",
+                             "--weights", "Q4_K", "--slots", "1,4", "--contexts", "32k,128k,256k"});
+    ASSERT_EQ(rows.size(), 4u);  // bf16 and fp8 caches by default, as vLLM takes them
+    std::size_t yes = 0, no = 0;
+    for (const json& r : rows) {
+        std::int64_t slots = r["slots"];
+        for (std::int64_t context : {32768, 131072, 262144}) {
+            json fit = run_json(
+                k,
+                {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K",
+                 "--kv-dtype", r["kv_cache_dtype"], "--engine", "vllm", "--max-model-len", std::to_string(context)},
+                -1);
+            const json& e = fit["engine"];
+            bool fits = !fit.contains("engine_refusal") && e.contains("max_concurrency") &&
+                        e["max_concurrency"].get<double>() >= static_cast<double>(slots);
+            std::string key = "fits_" + std::to_string(context / 1024) + "k";
+            EXPECT_EQ(r[key], fits ? "yes" : "no") << key << " " << r;
+            (fits ? yes : no) += 1;
+        }
+    }
+    EXPECT_GT(yes, 0u);
+    EXPECT_GT(no, 0u);
+}
+
 TEST(Plan, RefusesWhatItCannotPlanAndExitsOneWhenNothingFits) {
     KvcatRunner k;
     Outcome weights = k.run({"plan", "--records", kRecords, "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090",
@@ -102,6 +165,14 @@ TEST(Plan, RefusesWhatItCannotPlanAndExitsOneWhenNothingFits) {
         {"plan", "--records", kRecords, "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--slots", "0"});
     EXPECT_EQ(slots.status, 2);
     EXPECT_TRUE(contains(slots.err, "not a positive whole number")) << slots.err;
+    Outcome cards = k.run({"plan", "--records", kRecords, "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090",
+                           "--engine", "llama.cpp", "--gpus", "2"});
+    EXPECT_EQ(cards.status, 2);
+    EXPECT_TRUE(contains(cards.err, "--engine llama.cpp is planned on one card")) << cards.err;
+    Outcome engine = k.run(
+        {"plan", "--records", kRecords, "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--engine", "tgi"});
+    EXPECT_EQ(engine.status, 2);
+    EXPECT_FALSE(engine.err.empty());
     json none = run_json(
         k,
         {"plan", "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--weights", "bf16", "--kv-dtypes", "f16"},

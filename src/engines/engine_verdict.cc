@@ -1,0 +1,106 @@
+#include "engines/engine_verdict.h"
+
+#include <fmt/format.h>
+
+namespace kvcat {
+
+Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
+    return terms.weights + terms.reserve + answer.kv_bytes + answer.state_bytes;
+}
+
+EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine engine, EngineSettings settings,
+                             const FitTerms& terms, std::int64_t context, std::int64_t slots) {
+    EngineVerdict v;
+    if (!terms.fits) {
+        v.why = "the weights, state and reserve alone do not fit";
+        return v;
+    }
+    Rational left = terms.memory - terms.weights - terms.reserve;
+    if (engine == Engine::llamacpp || engine == Engine::ik_llama) {
+        settings.context = context * slots;
+        settings.parallel = slots;
+        settings.available_bytes.reset();
+    } else {
+        if (!(left > Rational(0))) {
+            v.why = "the weights and the reserve leave no memory for the cache";
+            return v;
+        }
+        settings.available_bytes = left;
+        if (engine == Engine::vllm) settings.max_model_len = context;
+    }
+    EngineAnswer a;
+    try {
+        a = engine_allocation(model, dtype, engine, settings);
+    } catch (const EngineRefusal& e) {
+        v.why = e.what();
+        return v;
+    }
+    switch (engine) {
+        case Engine::llamacpp:
+        case Engine::ik_llama: {
+            Rational need = engine_start_bytes(terms, a);
+            v.fits = !(need > terms.memory);
+            if (!v.fits) v.why = fmt::format("its allocation needs {} bytes of {}", need.floor(), terms.memory.floor());
+            break;
+        }
+        case Engine::vllm:
+            v.fits = !a.refusal && a.max_concurrency && *a.max_concurrency >= static_cast<double>(slots);
+            if (!v.fits) {
+                v.why = a.refusal ? *a.refusal
+                                  : fmt::format("its maximum concurrency is {:.2f} requests",
+                                                a.max_concurrency.value_or(0.0));
+            }
+            break;
+        case Engine::sglang:
+            v.fits = !a.refusal && a.tokens && *a.tokens >= context * slots;
+            if (!v.fits) {
+                v.why = a.refusal ? *a.refusal : fmt::format("its pool holds {} tokens", a.tokens.value_or(0));
+            }
+            break;
+    }
+    return v;
+}
+
+std::int64_t engine_max_context(const Model& model, const CacheDtype& dtype, Engine engine,
+                                const EngineSettings& settings, const FitTerms& terms, std::int64_t slots,
+                                std::int64_t limit) {
+    std::int64_t best = 0;
+    for (std::int64_t low = 1, high = limit; low <= high;) {
+        std::int64_t mid = low + (high - low) / 2;
+        if (engine_verdict(model, dtype, engine, settings, terms, mid, slots).fits) {
+            best = mid;
+            low = mid + 1;
+        } else {
+            high = mid - 1;
+        }
+    }
+    return best;
+}
+
+void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& model, Engine engine,
+                 const EngineSettings& settings) {
+    EngineSettings base = settings;
+    base.gpus = grid.gpus;
+    for (PlanRow& row : rows) {
+        if (!row.error.empty()) continue;
+        auto dtype = find_cache_dtype(row.kv_dtype);
+        if (!dtype) continue;  // plan_fits has refused such a name already
+        std::int64_t limit = row.terms.native_context > 0 ? row.terms.native_context
+                             : grid.contexts.empty()      ? 0
+                                                          : grid.contexts.back();
+        try {
+            for (std::size_t i = 0; i < grid.contexts.size(); ++i) {
+                EngineVerdict v = engine_verdict(model, *dtype, engine, base, row.terms, grid.contexts[i], row.slots);
+                row.fits_at[i] = v.fits;
+                if (i == 0 && !v.fits) row.why_not = v.why;
+            }
+            row.max_context = engine_max_context(model, *dtype, engine, base, row.terms, row.slots, limit);
+        } catch (const std::exception& e) {  // a setting or shape the engine does not take
+            row.error = e.what();
+            row.max_context = 0;
+            row.fits_at.assign(grid.contexts.size(), false);
+        }
+    }
+}
+
+}  // namespace kvcat
