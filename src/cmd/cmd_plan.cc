@@ -69,8 +69,11 @@ std::string_view plan_column_unit(std::string_view column) {
 /// lower bound, and the rows the physics could not answer.
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
                 const std::string& accelerator, const std::string& engine) {
-    if (rows.empty()) return;
-    const FitTerms& t = rows.front().terms;
+    // The card's terms from a row the physics answered (a refused row's are empty).
+    auto answered =
+        std::find_if(rows.begin(), rows.end(), [](const PlanRow& r) { return r.terms.memory > Rational(0); });
+    if (answered == rows.end()) return;
+    const FitTerms& t = answered->terms;
     spdlog::info(
         "{} on {}{}: {} bytes a card ({}), {} bytes held back for the runtime; weight_bytes counts "
         "every card; max_context is the largest context that fits, up to the model's native {}",
@@ -183,8 +186,19 @@ int run_plan(const PlanOptions& o) {
     std::cout << render_table(plan_table(rows, grid), *format, shown);
     std::cout.flush();
     plan_notes(rows, grid, model.record->id, card.record->id, o.engine.engine);
+    if (std::all_of(rows.begin(), rows.end(), [](const PlanRow& r) { return !r.error.empty(); })) {
+        // Not a verdict: nothing was answered (the warnings above say why for each row).
+        spdlog::error("no row of the plan could be worked out: {}", rows.empty() ? "it has no row" : rows[0].error);
+        return ExitCode::failure;
+    }
     bool any = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.max_context > 0; });
-    if (!any) spdlog::error("no row fits: even the smallest weights, cache and slots asked for leave no room");
+    if (!any) {
+        auto unanswered = std::count_if(rows.begin(), rows.end(), [](const PlanRow& r) { return !r.error.empty(); });
+        spdlog::error("no row fits{}", unanswered == 0
+                                           ? ": even the smallest weights, cache and slots asked for leave "
+                                             "no room"
+                                           : fmt::format(" of those worked out; {} could not be (above)", unanswered));
+    }
     return any ? ExitCode::ok : ExitCode::findings;
 }
 

@@ -169,6 +169,19 @@ TEST(Plan, RefusesWhatItCannotPlanAndExitsOneWhenNothingFits) {
                            "--engine", "llama.cpp", "--gpus", "2"});
     EXPECT_EQ(cards.status, 2);
     EXPECT_TRUE(contains(cards.err, "--engine llama.cpp is planned on one card")) << cards.err;
+    // A plan no row of which can be worked out is no verdict: exit 2, saying why.
+    Outcome unmodelled = k.run({"plan", "--records", kRecords, "--model", "llama-4-scout-17b-16e-instruct",
+                                "--accelerator", "nvidia-h100-sxm", "--engine", "sglang", "--weights", "Q4_K"});
+    EXPECT_EQ(unmodelled.status, 2);
+    EXPECT_TRUE(contains(unmodelled.err,
+                         "no row of the plan could be worked out: kvcat does not model SGLang's pool "
+                         "for chunked attention"))
+        << unmodelled.err;
+    // Some rows answered (the weights alone do not fit), the rest not: exit 1, counting the others.
+    Outcome partly = k.run({"plan", "--records", kRecords, "--model", "llama-4-scout-17b-16e-instruct", "--accelerator",
+                            "nvidia-h100-sxm", "--engine", "sglang", "--weights", "bf16,Q4_K"});
+    EXPECT_EQ(partly.status, 1);
+    EXPECT_TRUE(contains(partly.err, "no row fits of those worked out; 2 could not be (above)")) << partly.err;
     Outcome engine = k.run(
         {"plan", "--records", kRecords, "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--engine", "tgi"});
     EXPECT_EQ(engine.status, 2);
