@@ -130,9 +130,8 @@ void add_engine_columns(Table& table, const CurveRequest& request, const std::ve
         settings.context = p.context;
         settings.max_model_len = p.context;
         EngineAnswer a = engine_allocation(*request.model, *find_cache_dtype(p.dtype), engine, settings);
-        auto whole = [](const Rational& r) { return r.is_integer() ? r.num() : r.floor() + 1; };
-        table.rows[i].emplace_back(whole(a.kv_bytes));
-        table.rows[i].emplace_back(whole(a.state_bytes));
+        table.rows[i].emplace_back(a.kv_bytes.ceil());
+        table.rows[i].emplace_back(a.state_bytes.ceil());
     }
 }
 

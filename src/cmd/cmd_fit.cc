@@ -52,10 +52,6 @@ std::string names_of(std::span<const T> table) {
     return out;
 }
 
-std::int64_t ceil_bytes(const Rational& r) {
-    return r.is_integer() ? r.num() : r.floor() + 1;
-}
-
 /// "8k,32k,128k" as tokens; nullopt (and a logged error) on a bad entry.
 std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
     std::vector<std::int64_t> out;
@@ -93,9 +89,9 @@ std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& co
         Rational total = fit_bytes_at(t, c);
         bool fits = !(total > t.memory);
         out += fmt::format("  {:>10} tokens  KV cache {:>22} bytes  ({})\n", group_thousands(c),
-                           group_thousands(ceil_bytes(kv)), gib_text(kv));
+                           group_thousands(kv.ceil()), gib_text(kv));
         out += fmt::format("  {:>10}         + weights, fixed state, reserve = {} bytes  ({} of {})  {}\n", "",
-                           group_thousands(ceil_bytes(total)), gib_text(total), gib_text(t.memory),
+                           group_thousands(total.ceil()), gib_text(total), gib_text(t.memory),
                            fits ? "fits" : "does not fit");
     }
     return out;
@@ -186,10 +182,9 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
     return fmt::format(
         "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and the reserve ({} "
         "bytes) is {} bytes, {} more than the card's {} ({}); {}",
-        group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands(ceil_bytes(e.kv_bytes + e.state_bytes)),
-        group_thousands(ceil_bytes(terms.weights)), group_thousands(ceil_bytes(terms.reserve)),
-        group_thousands(ceil_bytes(need)), gib_text(need - terms.memory), group_thousands(ceil_bytes(terms.memory)),
-        terms.memory_how,
+        group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands((e.kv_bytes + e.state_bytes).ceil()),
+        group_thousands(terms.weights.ceil()), group_thousands(terms.reserve.ceil()), group_thousands(need.ceil()),
+        gib_text(need - terms.memory), group_thousands(terms.memory.ceil()), terms.memory_how,
         fits > 0 ? fmt::format("the largest -c whose allocation fits is {}", group_thousands(fits))
                  : std::string("no -c fits"));
 }
@@ -453,8 +448,8 @@ int run_fit(const FitOptions& o) {
             for (auto c : contexts) {
                 Rational total = fit_bytes_at(terms, c);
                 j["at_contexts"].push_back({{"context", c},
-                                            {"kv_bytes", ceil_bytes(kv_at(terms, c))},
-                                            {"bytes", ceil_bytes(total)},
+                                            {"kv_bytes", kv_at(terms, c).ceil()},
+                                            {"bytes", total.ceil()},
                                             {"fits", !(total > terms.memory)}});
             }
         }

@@ -37,10 +37,6 @@ struct PlanOptions {
     std::string reserve_gib = "1";
 };
 
-std::int64_t ceil_bytes(const Rational& r) {
-    return r.is_integer() ? r.num() : r.floor() + 1;
-}
-
 Table plan_table(const std::vector<PlanRow>& rows, const PlanGrid& grid) {
     Table t;
     t.columns = {"weights", "weights_lower_bound", "kv_cache_dtype", "slots", "weight_bytes", "max_context"};
@@ -51,7 +47,7 @@ Table plan_table(const std::vector<PlanRow>& rows, const PlanGrid& grid) {
         cells.emplace_back(std::string(r.weights_lower_bound ? "yes" : "no"));
         cells.emplace_back(r.kv_dtype);
         cells.emplace_back(r.slots);
-        cells.push_back(r.error.empty() ? Cell(ceil_bytes(r.terms.weights * Rational(grid.gpus))) : Cell());
+        cells.push_back(r.error.empty() ? Cell((r.terms.weights * Rational(grid.gpus)).ceil()) : Cell());
         cells.push_back(r.max_context > 0 ? Cell(r.max_context) : Cell());
         for (bool fits : r.fits_at) cells.emplace_back(std::string(fits ? "yes" : "no"));
         t.rows.push_back(std::move(cells));
@@ -77,8 +73,8 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
     spdlog::info(
         "{} on {}{}: {} bytes a card ({}), {} bytes held back for the runtime; weight_bytes counts "
         "every card; max_context is the largest context that fits, up to the model's native {}",
-        model, accelerator, grid.gpus > 1 ? fmt::format(" x {}", grid.gpus) : "", group_thousands(ceil_bytes(t.memory)),
-        t.memory_how, group_thousands(ceil_bytes(grid.reserve)), group_thousands(t.native_context));
+        model, accelerator, grid.gpus > 1 ? fmt::format(" x {}", grid.gpus) : "", group_thousands(t.memory.ceil()),
+        t.memory_how, group_thousands(grid.reserve.ceil()), group_thousands(t.native_context));
     if (auto e = parse_engine(engine)) {
         std::string_view rule;
         switch (*e) {

@@ -215,7 +215,7 @@ std::int64_t indexer_bytes_per_token_layer(const IndexerShape& ix) {
     Rational keys = Rational(ix.head_dim) * (dtype ? dtype->bytes_per_element() : Rational(1));
     std::int64_t blocks = ix.quant_block > 0 ? (ix.head_dim + ix.quant_block - 1) / ix.quant_block : 0;
     Rational total = keys + Rational(blocks) * Rational(ix.scale_bytes);
-    return total.is_integer() ? total.num() : total.floor() + 1;
+    return total.ceil();
 }
 
 Rational growing_bytes_per_token(const ModelBasis& b, const Rational& bytes_per_element) {

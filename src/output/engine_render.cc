@@ -16,10 +16,6 @@ std::string bytes_text(const Rational& r) {
     return fmt::format("{} ({})", group_thousands(r.floor()), r.to_string());
 }
 
-std::int64_t ceil_bytes(const Rational& r) {
-    return r.is_integer() ? r.num() : r.floor() + 1;
-}
-
 }  // namespace
 
 std::string engine_text(const EngineAnswer& a, const Model& m) {
@@ -76,8 +72,8 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
                          {"layers", p.layers},
                          {"cells", p.cells},
                          {"streams", p.streams},
-                         {"k_bytes", ceil_bytes(p.k_bytes)},
-                         {"v_bytes", ceil_bytes(p.v_bytes)},
+                         {"k_bytes", p.k_bytes.ceil()},
+                         {"v_bytes", p.v_bytes.ceil()},
                          {"k_type", p.k_type},
                          {"v_type", p.v_type},
                          {"how", p.how}});
@@ -88,13 +84,13 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
         {"engine", std::string(name_of(a.engine))},
         {"rule", a.rule},
         {"parts", parts},
-        {"engine_kv_bytes", ceil_bytes(a.kv_bytes)},
-        {"engine_state_bytes", ceil_bytes(a.state_bytes)},
+        {"engine_kv_bytes", a.kv_bytes.ceil()},
+        {"engine_state_bytes", a.state_bytes.ceil()},
         {"engine_tokens", a.tokens ? nlohmann::json(*a.tokens) : nlohmann::json(nullptr)},
         {"engine_bytes_per_token", a.engine_bytes_per_token.to_string()},
         {"textbook_bytes_per_token", a.textbook_bytes_per_token.to_string()},
-        {"textbook_kv_bytes", ceil_bytes(a.textbook_kv_bytes)},
-        {"textbook_state_bytes", ceil_bytes(a.textbook_state_bytes)},
+        {"textbook_kv_bytes", a.textbook_kv_bytes.ceil()},
+        {"textbook_state_bytes", a.textbook_state_bytes.ceil()},
         {"context", a.context},
         {"differences", diffs},
         {"log_lines", engine_log_lines(a, m)},

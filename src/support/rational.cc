@@ -103,6 +103,10 @@ std::int64_t Rational::floor() const {
     return q;
 }
 
+std::int64_t Rational::ceil() const {
+    return is_integer() ? num_ : floor() + 1;
+}
+
 std::int64_t Rational::round_scaled(int digits) const {
     Int128 scale = 1;
     for (int i = 0; i < digits; ++i) {

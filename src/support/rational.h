@@ -50,6 +50,8 @@ class Rational {
 
     /// The integer part, rounded toward negative infinity.
     std::int64_t floor() const;
+    /// Rounded toward positive infinity: the whole bytes a fractional byte count takes.
+    std::int64_t ceil() const;
     /// Nearest value with `digits` decimals, half away from zero, as a scaled integer:
     /// round_scaled(2) of 1.005 is 101 (i.e. 1.01).
     std::int64_t round_scaled(int digits) const;

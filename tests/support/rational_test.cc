@@ -15,6 +15,15 @@ TEST(Rational, KeepsLowestTerms) {
     EXPECT_EQ(Rational(4, -8), Rational(-1, 2));
 }
 
+TEST(Rational, FloorAndCeilRoundTowardTheirInfinities) {
+    // 17/16 of a byte a q8_0 element: one element takes 2 whole bytes, 16 take 17.
+    EXPECT_EQ(Rational(17, 16).floor(), 1);
+    EXPECT_EQ(Rational(17, 16).ceil(), 2);
+    EXPECT_EQ(Rational(17).ceil(), 17);
+    EXPECT_EQ(Rational(-3, 2).floor(), -2);
+    EXPECT_EQ(Rational(-3, 2).ceil(), -1);
+}
+
 TEST(Rational, MultipliesExactly) {
     // 32 layers x 8 heads x 128 x 2 (K+V) x 34/32 bytes = 69,632 bytes for q8_0.
     Rational r = Rational(32) * Rational(8) * Rational(128) * Rational(2) * Rational(34, 32);
