@@ -73,11 +73,7 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
     request.model = &*model->model;
     for (const auto& name : split_commas(o.kv_dtypes)) {
         auto dtype = find_cache_dtype(name);
-        if (!dtype) {
-            std::string valid;
-            for (const auto& d : cache_dtypes()) valid += (valid.empty() ? "" : ", ") + std::string(d.name);
-            return fmt::format("unknown KV cache dtype '{}'; valid: {}", name, valid);
-        }
+        if (!dtype) return unknown_cache_dtype_message(name);
         request.dtypes.push_back(*dtype);
     }
     if (request.dtypes.empty()) return "--kv-dtype names no dtype";
@@ -95,19 +91,19 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
         }
     }
     if (!o.weight_quant.empty()) {
-        request.weight_quant = find_weight_quant(o.weight_quant);
-        if (auto mix = request.weight_quant ? std::nullopt : find_weight_mix(o.weight_quant)) {
-            request.weight_quant = mix_base(*mix);
+        auto named = find_weights(o.weight_quant);
+        if (!named)
+            return fmt::format(
+                "unknown weight format '{}'; give an exact one (Q4_K, Q8_0, bf16, ...) or a llama.cpp mix (Q4_K_M, "
+                "...)",
+                o.weight_quant);
+        request.weight_quant = named->quant;
+        if (const auto& mix = named->mix) {
             spdlog::info(
                 "{} is llama.cpp's mix of {} with {} (src/llama-quant.cpp): weight_bytes takes {} throughout, a lower "
                 "bound; kvcat fit --weight-file FILE.gguf or --weight-bytes N takes the real size",
                 mix->name, mix->base, mix->raised, mix->base);
         }
-        if (!request.weight_quant)
-            return fmt::format(
-                "unknown weight format '{}'; give an exact one (Q4_K, Q8_0, bf16, ...) or a llama.cpp mix (Q4_K_M, "
-                "...)",
-                o.weight_quant);
     }
     try {
         request.contexts = parse_contexts(o.contexts);

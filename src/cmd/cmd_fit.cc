@@ -42,16 +42,6 @@ struct FitOptions {
     Common common;
 };
 
-template <typename T>
-std::string names_of(std::span<const T> table) {
-    std::string out;
-    for (const auto& t : table) {
-        if (!out.empty()) out += ", ";
-        out += t.name;
-    }
-    return out;
-}
-
 /// "8k,32k,128k" as tokens; nullopt (and a logged error) on a bad entry.
 std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
     std::vector<std::int64_t> out;
@@ -340,24 +330,22 @@ int run_fit(const FitOptions& o) {
         return ExitCode::failure;
     }
     std::optional<WeightQuant> quant;
-    std::optional<WeightMix> mix;
+    std::optional<WeightMix> mix;  // a lower bound of the weights, said under the answer
     FitSetup setup;
     setup.batch = o.batch;
     setup.gpus = o.gpus;
     std::string weights_name;
     if (!o.weight_quant.empty()) {
-        quant = find_weight_quant(o.weight_quant);
-        mix = quant ? std::nullopt : find_weight_mix(o.weight_quant);
-        if (mix) quant = mix_base(*mix);  // a lower bound of the weights, said under the answer
-        if (!quant) {
+        auto named = find_weights(o.weight_quant);
+        if (!named) {
             spdlog::error(
-                "unknown weight format '{}'; exact ones are: {}; llama.cpp's mixes, taken at their base type as a "
-                "lower bound: {}. For the real size give --weight-file FILE.gguf or --weight-bytes N (llama-bench's "
-                "model_size)",
-                o.weight_quant, names_of(weight_quants()), names_of(weight_mixes()));
+                "{}. For the real size give --weight-file FILE.gguf or --weight-bytes N (llama-bench's model_size)",
+                unknown_weights_message(o.weight_quant));
             return ExitCode::failure;
         }
-        weights_name = std::string(mix ? mix->name : quant->name);
+        quant = named->quant;
+        mix = named->mix;
+        weights_name = std::string(named->name());
     } else if (o.weight_bytes) {
         if (*o.weight_bytes <= 0) {
             spdlog::error("--weight-bytes must be a number of bytes greater than zero");
@@ -383,7 +371,7 @@ int run_fit(const FitOptions& o) {
     }
     auto dtype = find_cache_dtype(o.kv_dtype);
     if (!dtype) {
-        spdlog::error("unknown KV cache dtype '{}'; valid: {}", o.kv_dtype, names_of(cache_dtypes()));
+        spdlog::error("{}", unknown_cache_dtype_message(o.kv_dtype));
         return ExitCode::failure;
     }
     auto reserve_gib = Rational::parse(o.reserve_gib);

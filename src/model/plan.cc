@@ -2,23 +2,10 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "vocab/dtype.h"
 #include "vocab/weight_mix.h"
 
 namespace kvcat {
-
-namespace {
-
-template <typename T>
-std::string names_of(std::span<const T> table) {
-    std::string out;
-    for (const auto& entry : table) out += (out.empty() ? "" : ", ") + std::string(entry.name);
-    return out;
-}
-
-}  // namespace
 
 std::vector<std::int64_t> plan_context_steps(const Model& model) {
     std::int64_t native = model.native_context.value_or(0);
@@ -30,37 +17,25 @@ std::vector<std::int64_t> plan_context_steps(const Model& model) {
 
 std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerator, PlanGrid& grid) {
     if (grid.contexts.empty()) grid.contexts = plan_context_steps(model);
-    struct Weights {
-        std::string name;
-        WeightQuant quant;
-        bool lower_bound;
-    };
-    std::vector<Weights> weights;
+    std::vector<NamedWeights> weights;
     for (const auto& w : grid.weights) {
-        if (auto q = find_weight_quant(w)) {
-            weights.push_back({std::string(q->name), *q, false});
-        } else if (auto mix = find_weight_mix(w)) {
-            weights.push_back({std::string(mix->name), mix_base(*mix), true});
-        } else {
-            throw PlanError(
-                fmt::format("unknown weight format '{}'; exact ones are: {}; llama.cpp's mixes, taken at "
-                            "their base type as a lower bound: {}",
-                            w, names_of(weight_quants()), names_of(weight_mixes())));
-        }
+        auto named = find_weights(w);
+        if (!named) throw PlanError(unknown_weights_message(w));
+        weights.push_back(*named);
     }
     std::vector<CacheDtype> dtypes;
     for (const auto& d : grid.kv_dtypes) {
         auto dtype = find_cache_dtype(d);
-        if (!dtype) throw PlanError(fmt::format("unknown KV cache dtype '{}'; valid: {}", d, names_of(cache_dtypes())));
+        if (!dtype) throw PlanError(unknown_cache_dtype_message(d));
         dtypes.push_back(*dtype);
     }
     std::vector<PlanRow> rows;
-    for (const Weights& w : weights) {
+    for (const NamedWeights& w : weights) {
         for (const CacheDtype& d : dtypes) {
             for (std::int64_t slots : grid.slots) {
                 PlanRow row;
-                row.weights = w.name;
-                row.weights_lower_bound = w.lower_bound;
+                row.weights = std::string(w.name());
+                row.weights_lower_bound = w.mix.has_value();
                 row.kv_dtype = std::string(d.name);
                 row.slots = slots;
                 FitSetup setup;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 namespace kvcat {
 
 namespace {
@@ -36,6 +38,12 @@ std::optional<CacheDtype> find_cache_dtype(std::string_view name) {
         }
     }
     return std::nullopt;
+}
+
+std::string unknown_cache_dtype_message(std::string_view name) {
+    std::string valid;
+    for (const auto& d : cache_dtypes()) valid += (valid.empty() ? "" : ", ") + std::string(d.name);
+    return fmt::format("unknown KV cache dtype '{}'; valid: {}", name, valid);
 }
 
 std::optional<Rational> element_bytes(std::string_view k, const std::optional<std::string>& v) {

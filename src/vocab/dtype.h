@@ -27,6 +27,8 @@ std::span<const CacheDtype> cache_dtypes();
 
 /// Lookup by exact name; nullopt when unknown.
 std::optional<CacheDtype> find_cache_dtype(std::string_view name);
+/// "unknown KV cache dtype 'X'; valid: f32, f16, ...".
+std::string unknown_cache_dtype_message(std::string_view name);
 
 /// Bytes per cached element of a cache whose K is `k` and whose V is `v` (the same as K when
 /// absent): the mean of the two, so that elements x 2 (K and V) x it is exact for a cache

@@ -3,6 +3,8 @@
 #include <array>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "support/suggest.h"
 
 namespace kvcat {
@@ -41,6 +43,22 @@ WeightQuant mix_base(const WeightMix& mix) {
     auto q = find_weight_quant(mix.base);
     if (!q) throw std::logic_error("a weight mix's base type is not in the exact table");
     return *q;
+}
+
+std::optional<NamedWeights> find_weights(std::string_view name) {
+    if (auto q = find_weight_quant(name)) return NamedWeights{*q, std::nullopt};
+    if (auto mix = find_weight_mix(name)) return NamedWeights{mix_base(*mix), *mix};
+    return std::nullopt;
+}
+
+std::string unknown_weights_message(std::string_view name) {
+    std::string exact, mixes;
+    for (const auto& q : weight_quants()) exact += (exact.empty() ? "" : ", ") + std::string(q.name);
+    for (const auto& m : weight_mixes()) mixes += (mixes.empty() ? "" : ", ") + std::string(m.name);
+    return fmt::format(
+        "unknown weight format '{}'; exact ones are: {}; llama.cpp's mixes, taken at their base type as a lower "
+        "bound: {}",
+        name, exact, mixes);
 }
 
 }  // namespace kvcat

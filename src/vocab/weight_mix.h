@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "vocab/weight_quant.h"
@@ -32,5 +33,19 @@ std::optional<WeightMix> find_weight_mix(std::string_view name);
 
 /// The base block type of a mix, from the exact table.
 WeightQuant mix_base(const WeightMix& mix);
+
+/// A weight format as fit, curve and plan take its name: an exact format, or a llama.cpp mix at
+/// its base type (`mix` set: the weights so sized are a lower bound).
+struct NamedWeights {
+    WeightQuant quant;
+    std::optional<WeightMix> mix;
+    std::string_view name() const { return mix ? mix->name : quant.name; }
+};
+/// Case-insensitive, exact formats first; nullopt for a name that is neither.
+std::optional<NamedWeights> find_weights(std::string_view name);
+
+/// "unknown weight format 'X'; exact ones are: ...; llama.cpp's mixes, taken at their base type as
+/// a lower bound: ...".
+std::string unknown_weights_message(std::string_view name);
 
 }  // namespace kvcat

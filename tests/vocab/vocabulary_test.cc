@@ -10,7 +10,9 @@
 #include "check/lint.h"
 #include "kvcat_runner.h"
 #include "test_util.h"
+#include "vocab/dtype.h"
 #include "vocab/vocabulary.h"
+#include "vocab/weight_mix.h"
 #include "vocab/weight_quant.h"
 
 namespace kvcat {
@@ -45,6 +47,27 @@ TEST(Vocabulary, AWeightFormatInAnotherCaseIsAWarningNamingTheSpelling) {
     EXPECT_EQ(d->pos.line, 7);
     EXPECT_EQ(d->pos.column, 15);
     EXPECT_EQ(d->computed, "Q4_K_M");
+}
+
+// fit, curve and plan read a weight format by name through one lookup: an exact format as
+// itself, a llama.cpp mix at its base type and marked, anything else refused with every name.
+TEST(Vocabulary, AWeightNameIsAnExactFormatOrAMixAtItsBaseType) {
+    auto exact = kvcat::find_weights("q4_k");
+    ASSERT_TRUE(exact);
+    EXPECT_EQ(exact->name(), "Q4_K");
+    EXPECT_FALSE(exact->mix);
+    auto mix = kvcat::find_weights("q4_k_m");
+    ASSERT_TRUE(mix);
+    EXPECT_EQ(mix->name(), "Q4_K_M");
+    EXPECT_EQ(mix->quant.name, "Q4_K");
+    ASSERT_TRUE(mix->mix);
+    EXPECT_FALSE(kvcat::find_weights("Q4_K_X"));
+    std::string why = kvcat::unknown_weights_message("Q4_K_X");
+    EXPECT_TRUE(why.starts_with("unknown weight format 'Q4_K_X'; exact ones are: ")) << why;
+    for (const auto& q : kvcat::weight_quants()) EXPECT_NE(why.find(q.name), std::string::npos) << q.name;
+    for (const auto& m : kvcat::weight_mixes()) EXPECT_NE(why.find(m.name), std::string::npos) << m.name;
+    std::string dtype = kvcat::unknown_cache_dtype_message("q7");
+    EXPECT_TRUE(dtype.starts_with("unknown KV cache dtype 'q7'; valid: f32, ")) << dtype;
 }
 
 TEST(Vocabulary, SpellingsAndForks) {
