@@ -18,6 +18,7 @@
 #include "output/engine_render.h"
 #include "output/wrap.h"
 #include "predict/speed_answer.h"
+#include "support/bisect.h"
 #include "vocab/dtype.h"
 #include "vocab/dtype_spelling.h"
 #include "vocab/weight_mix.h"
@@ -151,24 +152,16 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
                                            const FitTerms& terms, const EngineAnswer& e) {
     if (e.refusal || !o.engine.ctx_size || o.gpus != 1) return std::nullopt;
     if (e.engine != Engine::llamacpp && e.engine != Engine::ik_llama) return std::nullopt;
-    auto need_at = [&](const EngineAnswer& a) { return engine_start_bytes(terms, a); };
-    Rational need = need_at(e);
+    Rational need = engine_start_bytes(terms, e);
     if (!(need > terms.memory)) return std::nullopt;
     // The largest -c whose allocation fits, as the engine pads it: its cache only grows with -c.
-    std::int64_t fits = 0;
-    for (std::int64_t low = 1, high = *o.engine.ctx_size - 1; low <= high;) {
-        std::int64_t mid = low + (high - low) / 2;
+    std::int64_t fits = largest_holding(1, *o.engine.ctx_size - 1, [&](std::int64_t c) {
         FitOptions at = o;
-        at.engine.ctx_size = mid;
+        at.engine.ctx_size = c;
         bool failed = false;
         auto a = fit_engine(at, model, dtype, terms, &failed);
-        if (a && !a->refusal && !(need_at(*a) > terms.memory)) {
-            fits = mid;
-            low = mid + 1;
-        } else {
-            high = mid - 1;
-        }
-    }
+        return a && !a->refusal && !(engine_start_bytes(terms, *a) > terms.memory);
+    });
     return fmt::format(
         "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and the reserve ({} "
         "bytes) is {} bytes, {} more than the card's {} ({}); {}",

@@ -6,6 +6,7 @@
 
 #include "model/curve.h"
 #include "model/kv_math.h"
+#include "support/bisect.h"
 
 namespace kvcat {
 
@@ -284,16 +285,9 @@ std::int64_t llamacpp_context(const Model& model, const EngineSettings& s) {
 
 std::int64_t llamacpp_largest_fit(std::int64_t unit, const Rational& available,
                                   const std::function<Rational(std::int64_t)>& bytes_at) {
-    std::int64_t lo = 0, hi = (std::int64_t{1} << 32) / unit;
-    while (lo < hi) {
-        std::int64_t mid = lo + (hi - lo + 1) / 2;
-        if (bytes_at(mid * unit) > available) {
-            hi = mid - 1;
-        } else {
-            lo = mid;
-        }
-    }
-    return lo * unit;
+    std::int64_t units = largest_holding(1, (std::int64_t{1} << 32) / unit,
+                                         [&](std::int64_t n) { return !(bytes_at(n * unit) > available); });
+    return units * unit;
 }
 
 EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {

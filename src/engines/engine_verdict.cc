@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "support/bisect.h"
+
 namespace kvcat {
 
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
@@ -64,17 +66,9 @@ EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine
 std::int64_t engine_max_context(const Model& model, const CacheDtype& dtype, Engine engine,
                                 const EngineSettings& settings, const FitTerms& terms, std::int64_t slots,
                                 std::int64_t limit) {
-    std::int64_t best = 0;
-    for (std::int64_t low = 1, high = limit; low <= high;) {
-        std::int64_t mid = low + (high - low) / 2;
-        if (engine_verdict(model, dtype, engine, settings, terms, mid, slots).fits) {
-            best = mid;
-            low = mid + 1;
-        } else {
-            high = mid - 1;
-        }
-    }
-    return best;
+    return largest_holding(1, limit, [&](std::int64_t context) {
+        return engine_verdict(model, dtype, engine, settings, terms, context, slots).fits;
+    });
 }
 
 void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& model, Engine engine,
