@@ -716,7 +716,8 @@
       fact('Fits at this context', output('fits', r.fits ? 'yes' : 'no', r.fits ? 'yes' : 'no'), fitsHow);
       fact('Decode ceiling at ' + ctxText,
         r.ceiling ? output('ceiling-tps', exactText(r.ceiling), twoDecimals(r.ceiling)) : output('ceiling-tps', 'none', 'not known'),
-        r.ceiling ? ' tokens/s per sequence at most (memory bandwidth / bytes read per step' +
+        r.ceiling ? ' tokens/s per sequence at most (memory bandwidth' +
+          (choice.gpus > 1 ? ' of the ' + choice.gpus + ' cards together' : '') + ' / bytes read per step' +
           (engine.id === 'textbook' ? ')' : ': the weights and the design\'s KV and state, whatever the engine holds)')
           : ' (the card states no bandwidth, or the model no active parameters)');
       const engineName = engine.id === 'textbook' ? null : engine.name;
