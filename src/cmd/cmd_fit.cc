@@ -11,6 +11,7 @@
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
 #include "engines/engine_verdict.h"
+#include "engines/llamacpp_quant.h"
 #include "import/gguf.h"
 #include "import/skeleton.h"
 #include "load/schema.h"
@@ -38,6 +39,7 @@ struct FitOptions {
     std::int64_t gpus = 1;
     std::optional<std::int64_t> weight_bytes;
     std::string weight_file;
+    bool imatrix = false;  ///< the GGUF mix was quantised with an importance matrix
     std::string contexts;
     EngineOptions engine;
     Common common;
@@ -380,6 +382,23 @@ int run_fit(const FitOptions& o) {
         contexts = *parsed;
     }
     LintResult lint = lint_paths({o.common.records});
+    std::optional<QuantPlan> exact;
+    if (!o.weight_quant.empty()) {
+        RecordRef ref = resolve_record(lint.records, o.model, RecordKind::model);
+        try {
+            if (ref.record && ref.record->model)
+                exact = named_quant_plan(*ref.record->model, o.weight_quant, o.engine.engine, o.imatrix);
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}", ref.record->id, e.what());
+            return ExitCode::failure;
+        }
+    }
+    if (exact) {  // the file's own bytes: no lower bound left to say
+        quant.reset();
+        mix.reset();
+        setup.weight_bytes = Rational(exact->bytes);
+        setup.weight_how = quant_plan_how(*exact);
+    }
     if (o.accelerator.find(',') != std::string::npos) {
         if (!o.engine.engine.empty()) {
             spdlog::error("--engine answers for one card: give one --accelerator with it");
@@ -423,6 +442,10 @@ int run_fit(const FitOptions& o) {
         if (mix) {
             j["weights_lower_bound"] = true;
             j["weights_note"] = mix_note(*mix);
+        }
+        if (exact) {
+            j["weights_lower_bound"] = false;
+            j["weight_tensors"] = exact->tensors_per_type();
         }
         if (!contexts.empty()) {
             j["at_contexts"] = nlohmann::json::array();
@@ -490,7 +513,11 @@ void setup_fit(CLI::App& app, int& exit_code) {
                     "An accelerator record id, or several, comma-separated: which of these run it")
         ->required();
     sub->add_option("--weight-quant", o->weight_quant,
-                    "The weights' format: Q4_K, Q8_0, bf16, fp8, ...; a llama.cpp mix (Q4_K_M, ...) as a lower bound");
+                    "The weights' format: Q4_K, Q8_0, bf16, fp8, ...; a llama.cpp mix (Q4_K_M, ...): its exact bytes "
+                    "when the model record lists its tensors, else a lower bound");
+    sub->add_flag("--imatrix", o->imatrix,
+                  "The mix was quantised with an importance matrix (llama-quantize --imatrix, as most published "
+                  "GGUFs are): changes Q4_0, Q5_0, IQ4_NL and IQ4_XS");
     sub->add_option("--weight-bytes", o->weight_bytes, "The weights' real size, bytes (all cards together)");
     sub->add_option("--weight-file", o->weight_file, "A GGUF file: its tensor data is the weights' size");
     sub->add_option("--gpus", o->gpus, "Cards the model is spread over (tensor parallel)")

@@ -14,6 +14,7 @@
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
 #include "engines/engine_verdict.h"
+#include "engines/llamacpp_quant.h"
 #include "model/curve.h"
 #include "model/plan.h"
 #include "output/render.h"
@@ -35,6 +36,7 @@ struct PlanOptions {
     std::string slots = "1";
     std::string contexts;
     std::string reserve_gib = "1";
+    bool imatrix = false;
 };
 
 Table plan_table(const std::vector<PlanRow>& rows, const PlanGrid& grid) {
@@ -93,15 +95,24 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         }
         spdlog::info("each verdict is {}'s: {}", name_of(*e), rule);
     }
-    std::vector<std::string> mixes;
+    std::vector<std::string> mixes, exact;
     for (const PlanRow& r : rows) {
         if (r.weights_lower_bound && std::find(mixes.begin(), mixes.end(), r.weights) == mixes.end())
             mixes.push_back(r.weights);
+        if (grid.exact_weights.count(r.weights) && std::find(exact.begin(), exact.end(), r.weights) == exact.end())
+            exact.push_back(r.weights);
         if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
         if (!r.why_not.empty() && r.max_context == 0 && r.terms.fits) {
             spdlog::info("{} with {} and {} slot{}: {}", r.weights, r.kv_dtype, r.slots, r.slots == 1 ? "" : "s",
                          r.why_not);
         }
+    }
+    if (!exact.empty()) {
+        spdlog::info("{} {} sized as llama-quantize writes {}, tensor by tensor from the model record{}",
+                     fmt::join(exact, ", "), exact.size() == 1 ? "is" : "are", exact.size() == 1 ? "it" : "them",
+                     grid.exact_weights.begin()->second.second.find("importance matrix") != std::string::npos
+                         ? ", with an importance matrix"
+                         : "");
     }
     if (!mixes.empty()) {
         spdlog::info(
@@ -116,6 +127,21 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         "--batch SLOTS{}{}",
         model, accelerator, grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
         engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
+}
+
+/// The mixes whose exact bytes llama-quantize's plan gives for this model (engines/llamacpp_quant).
+void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& engine, bool imatrix) {
+    for (const auto& w : grid.weights) {
+        auto named = find_weights(w);
+        if (!named) continue;  // plan_fits refuses it with the list of known ones
+        try {
+            if (auto plan = named_quant_plan(model, w, engine, imatrix)) {
+                grid.exact_weights[std::string(named->name())] = {Rational(plan->bytes), quant_plan_how(*plan)};
+            }
+        } catch (const std::invalid_argument& e) {
+            throw PlanError(e.what());
+        }
+    }
 }
 
 int run_plan(const PlanOptions& o) {
@@ -168,6 +194,7 @@ int run_plan(const PlanOptions& o) {
     }
     std::vector<PlanRow> rows;
     try {
+        exact_mix_weights(grid, *model.record->model, engine ? o.engine.engine : std::string(), o.imatrix);
         rows = plan_fits(*model.record->model, *card.record->accelerator, grid);
         if (engine) engine_plan(rows, grid, *model.record->model, engine->first, engine->second);
     } catch (const PlanError& e) {
@@ -211,8 +238,10 @@ void setup_plan(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     sub->add_option("--weights", o->weights,
                     "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
-                    "(Q4_K_M, ...), a mix as a lower bound")
+                    "(Q4_K_M, ...): exact when the model record lists its tensors, else a lower bound")
         ->capture_default_str();
+    sub->add_flag("--imatrix", o->imatrix,
+                  "The mixes were quantised with an importance matrix (llama-quantize --imatrix)");
     sub->add_option("--kv-dtypes", o->kv_dtypes,
                     "KV cache dtypes, comma-separated (default f16,q8_0,q4_0; bf16,fp8 with --engine vllm or sglang)")
         ->transform(lower_case());
@@ -234,7 +263,8 @@ void setup_plan(CLI::App& app, int& exit_code) {
         "(empty when the weights alone do not) and yes or no at each context step, each the answer of\n"
         "kvcat fit for those settings: the card's memory as its driver reports it, the weights, the\n"
         "fixed state and KV cache of every slot, and --reserve-gib held back. A llama.cpp mix (Q4_K_M)\n"
-        "is taken at its base type, a lower bound of the file (weights_lower_bound: yes). max_context\n"
+        "is what llama-quantize writes, tensor by tensor, when the model record lists its tensors; else\n"
+        "it is taken at its base type, a lower bound of the file (weights_lower_bound: yes). max_context\n"
         "stops at the model's native context. With --engine each verdict is that engine's: llama.cpp's\n"
         "whole allocation at -c context x slots, -np slots; vLLM's start and maximum concurrency at\n"
         "--max-model-len context; SGLang's token pool (see kvcat fit --engine). Exit 1 when no row fits.\n"

@@ -8,6 +8,7 @@
 #include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
+#include "engines/llamacpp_quant.h"
 #include "output/wrap.h"
 #include "predict/speed_answer.h"
 #include "support/suggest.h"
@@ -112,6 +113,14 @@ std::optional<SpeedSetup> setup_of(const PredictOptions& o, const RecordSet& rec
         }
     }
     s.weights = o.weight_quant;
+    // A GGUF mix of a model whose record lists its tensors weighs what llama-quantize writes, as
+    // kvcat fit takes it (engines/llamacpp_quant.h).
+    try {
+        if (auto plan = named_quant_plan(*model.record->model, o.weight_quant, s.engine)) s.weight_bytes = plan->bytes;
+    } catch (const std::exception& e) {
+        spdlog::error("{}: {}", model.record->id, e.what());
+        return std::nullopt;
+    }
     s.kv = catalog_dtype(s.engine, o.kv_dtype);  // the engine's spelling as the catalog names it
     std::string v = o.v_dtype.empty() ? "" : catalog_dtype(s.engine, o.v_dtype);
     s.v_kv = v == s.kv ? "" : v;

@@ -76,6 +76,31 @@ const YamlNode* mapping_field(const YamlNode* parent, std::string_view key) {
     return (n && n->is_mapping()) ? n : nullptr;
 }
 
+/// A tensors mapping, kept only when it is complete: the architecture, the hidden and vocabulary
+/// widths, and a dense feed-forward width or routed experts with their width.
+std::optional<TensorWidths> read_tensor_widths(const YamlNode& t) {
+    TensorWidths w;
+    w.llama_arch = str(&t, "llama_arch");
+    auto hidden = int_field(&t, "hidden_size");
+    auto vocab = int_field(&t, "vocab_size");
+    auto tied = bool_field(&t, "tied_embeddings");
+    auto ffn = int_field(&t, "ffn_size");
+    auto experts = int_field(&t, "experts");
+    auto expert_ffn = int_field(&t, "expert_ffn_size");
+    bool moe = experts && expert_ffn;
+    if (w.llama_arch.empty() || !hidden || !vocab || !tied || (!ffn && !moe)) return std::nullopt;
+    w.hidden_size = *hidden;
+    w.vocab_size = *vocab;
+    w.tied_embeddings = *tied;
+    w.ffn_size = ffn.value_or(0);
+    w.rope_freqs = bool_field(&t, "rope_freqs").value_or(false);
+    if (moe) {
+        w.experts = *experts;
+        w.expert_ffn_size = *expert_ffn;
+    }
+    return w;
+}
+
 std::vector<KvGroup> read_groups(const YamlNode* parent, std::string_view key) {
     std::vector<KvGroup> out;
     const YamlNode* list = parent ? parent->find(key) : nullptr;
@@ -175,6 +200,7 @@ Model read_model(const YamlNode& root) {
         std::string dtype = str(ix, "cache_dtype");
         if (head_dim && scale && block && !dtype.empty()) m.indexer = IndexerShape{*head_dim, dtype, *scale, *block};
     }
+    if (const YamlNode* t = mapping_field(&root, "tensors")) m.tensors = read_tensor_widths(*t);
     return m;
 }
 

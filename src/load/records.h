@@ -98,6 +98,20 @@ struct IndexerShape {
     std::int64_t quant_block = 0;  ///< elements per scale
 };
 
+/// What a converted GGUF of the model holds besides its attention geometry: the widths of the
+/// embedding, feed-forward and vocabulary, and llama.cpp's architecture name. From these and the
+/// heads, engines/llamacpp_tensors lists every tensor with its shape.
+struct TensorWidths {
+    std::string llama_arch;  ///< one of kGgufArchNames
+    std::int64_t hidden_size = 0;
+    std::int64_t ffn_size = 0;  ///< a dense layer's feed-forward width; 0 for an all-MoE model
+    std::int64_t vocab_size = 0;
+    bool tied_embeddings = false;  ///< no output.weight: the token embeddings serve as the output
+    bool rope_freqs = false;       ///< a rope_freqs.weight of head_dim / 2 (Llama 3.1's rope scaling)
+    std::int64_t experts = 0;      ///< routed experts per layer; 0 for a dense model
+    std::int64_t expert_ffn_size = 0;
+};
+
 struct Model {
     std::string name;
     std::string config_source;
@@ -120,6 +134,7 @@ struct Model {
     std::optional<SlidingShape> sliding;
     std::optional<LinearShape> linear;
     std::optional<IndexerShape> indexer;
+    std::optional<TensorWidths> tensors;  ///< complete, or absent
 };
 
 /// The card's total memory as its driver or runtime printed it (memory_reported).

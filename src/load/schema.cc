@@ -12,6 +12,7 @@
 #include "support/rational.h"
 #include "support/suggest.h"
 #include "vocab/dtype.h"
+#include "vocab/gguf_arch.h"
 #include "vocab/state_dtype.h"
 
 namespace kvcat {
@@ -198,6 +199,35 @@ constexpr std::array kIndexerFields = {
     FieldSpec{"quant_block", F::integer, true, false, "elements that share one scale", {}, {}, true},
 };
 
+constexpr std::array kTensorFields = {
+    FieldSpec{"llama_arch", F::enumeration, true, false, "the architecture llama.cpp loads the model as",
+              kGgufArchNames},
+    FieldSpec{"hidden_size", F::integer, true, false, "the embedding width (hidden_size), elements", {}, {}, true},
+    FieldSpec{"ffn_size",
+              F::integer,
+              false,
+              false,
+              "a dense layer's feed-forward width (intermediate_size), elements; required without experts",
+              {},
+              {},
+              true},
+    FieldSpec{"vocab_size", F::integer, true, false, "tokens in the vocabulary (vocab_size), tokens", {}, {}, true},
+    FieldSpec{"tied_embeddings", F::boolean, true, false,
+              "true when the token embeddings serve as the output (tie_word_embeddings): no output.weight"},
+    FieldSpec{"rope_freqs", F::boolean, false, false,
+              "true when the GGUF holds rope_freqs.weight (Llama 3.1's rope scaling); false when absent"},
+    FieldSpec{
+        "experts", F::integer, false, false, "routed experts in every layer (num_experts), experts", {}, {}, true},
+    FieldSpec{"expert_ffn_size",
+              F::integer,
+              false,
+              false,
+              "one expert's feed-forward width (moe_intermediate_size), elements; required with experts",
+              {},
+              {},
+              true},
+};
+
 constexpr std::array kModelFields = {
     FieldSpec{"id", F::string, true, false, "models/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"name", F::string, true, false, "the model's published name"},
@@ -238,6 +268,13 @@ constexpr std::array kModelFields = {
               "a sparse-attention indexer's key cache in every growing layer",
               {},
               kIndexerFields},
+    FieldSpec{"tensors",
+              F::mapping,
+              false,
+              false,
+              "the widths a converted GGUF's tensors take beyond the attention's, for llama-quantize's exact bytes",
+              {},
+              kTensorFields},
     FieldSpec{"sources", F::source_list, true, false, "where each figure was read", {}, kSourceFields},
     FieldSpec{"notes", F::string, false, false, "anything a reader should know"},
 };

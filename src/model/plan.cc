@@ -35,13 +35,18 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
             for (std::int64_t slots : grid.slots) {
                 PlanRow row;
                 row.weights = std::string(w.name());
-                row.weights_lower_bound = w.mix.has_value();
+                auto exact = grid.exact_weights.find(row.weights);
+                row.weights_lower_bound = w.mix.has_value() && exact == grid.exact_weights.end();
                 row.kv_dtype = std::string(d.name);
                 row.slots = slots;
                 FitSetup setup;
                 setup.batch = slots;
                 setup.gpus = grid.gpus;
                 setup.reserve = grid.reserve;
+                if (exact != grid.exact_weights.end()) {
+                    setup.weight_bytes = exact->second.first;
+                    setup.weight_how = exact->second.second;
+                }
                 try {
                     row.terms = fit_context(model, accelerator, &w.quant, d, setup);
                     // The model as published: a longer context needs its RoPE stretched, which is no plan.

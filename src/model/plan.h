@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <utility>
+
 #include "model/physics.h"
 
 namespace kvcat {
@@ -23,6 +26,10 @@ struct PlanGrid {
     std::vector<std::int64_t> contexts;  ///< the context steps, ascending; empty: plan_context_steps()
     std::int64_t gpus = 1;
     Rational reserve = kDefaultReserveBytes;  ///< held back on each card
+    /// A weight format's exact bytes, by its name as given, with where they come from (the
+    /// caller's: llama-quantize's plan of a mix, engines/llamacpp_quant.h); such a row is no
+    /// lower bound.
+    std::map<std::string, std::pair<Rational, std::string>> exact_weights;
 };
 
 /// A weight format or cache dtype the plan does not know (the message lists the known ones).

@@ -6,9 +6,11 @@
 #include "engines/engine_memory.h"
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
+#include "engines/llamacpp_quant.h"
 #include "model/physics.h"
 #include "predict/speed_answer.h"
 #include "vocab/dtype.h"
+#include "vocab/weight_mix.h"
 #include "vocab/weight_quant.h"
 
 namespace kvcat {
@@ -140,16 +142,39 @@ json engine_terms(const Model& m) {
     return {{"llama.cpp", llamacpp_terms(m)}, {"vllm", vllm}, {"sglang", sglang}};
 }
 
+/// The weight formats the page offers: the exact ones, then llama.cpp's mixes, each a mix at its
+/// base type (its lower bound, as kvcat fit takes a mix of a model without a tensors mapping).
+std::vector<std::pair<std::string, WeightQuant>> planner_weight_formats() {
+    std::vector<std::pair<std::string, WeightQuant>> out;
+    for (const auto& q : weight_quants()) out.emplace_back(std::string(q.name), q);
+    for (const auto& m : weight_mixes()) out.emplace_back(std::string(m.name), mix_base(m));
+    return out;
+}
+
 json model_entry(const Record& r) {
     const Model& m = *r.model;
     json weights = json::object();
     json active = json::object();
-    for (const auto& q : weight_quants()) {
+    for (const auto& [name, q] : planner_weight_formats()) {
         try {
-            weights[std::string(q.name)] = exact(resident_weight_bytes(m, q));
-            active[std::string(q.name)] = exact(active_weight_bytes(m, q));
+            weights[name] = exact(resident_weight_bytes(m, q));
+            active[name] = exact(active_weight_bytes(m, q));
         } catch (const std::exception&) {
             // No parameter count: this model's weights can only be given as bytes.
+        }
+    }
+    // llama-quantize's bytes of each GGUF mix, when the record lists the model's tensors (the
+    // page takes them as kvcat fit does: without an engine or with llama.cpp, F16 and BF16 with
+    // llama.cpp only).
+    json gguf = json::object();
+    if (has_tensor_inventory(m)) {
+        for (const auto& [name, q] : planner_weight_formats()) {
+            auto mix = find_llama_mix(name);
+            if (!mix) continue;
+            QuantPlan plan = llamacpp_quant_plan(m, *mix);
+            gguf[name] = {{"bytes", std::to_string(plan.bytes)},
+                          {"how", quant_plan_how(plan)},
+                          {"float", mix->name == "F16" || mix->name == "BF16"}};
         }
     }
     json share = nullptr;  // active / total parameters, for weights given as bytes (row_weights does the same)
@@ -167,6 +192,7 @@ json model_entry(const Record& r) {
             {"active_share", share},
             {"weights", weights},
             {"active_weights", active},
+            {"gguf_weights", gguf},
             {"terms", {{"textbook", by_dtype}}},
             {"engines", engine_terms(m)}};
 }
@@ -219,8 +245,13 @@ json quality_entries(const ReportInput& input) {
 json planner_content(const ReportInput& input, const std::vector<const Record*>& models,
                      const std::vector<const Record*>& accelerators) {
     json formats = json::array();
-    for (const auto& q : weight_quants())
-        formats.push_back({{"name", std::string(q.name)}, {"bits_per_weight", exact(q.bits_per_weight())}});
+    for (const auto& [name, q] : planner_weight_formats()) {
+        auto mix = find_weight_mix(name);
+        formats.push_back({{"name", name},
+                           {"bits_per_weight", exact(q.bits_per_weight())},
+                           {"mix", mix.has_value()},
+                           {"base", std::string(q.name)}});
+    }
     json dtypes = json::array();
     for (const auto& d : cache_dtypes())
         dtypes.push_back({{"name", std::string(d.name)}, {"bytes_per_element", exact(d.bytes_per_element())}});

@@ -302,11 +302,21 @@
       activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
       weightsHow = 'as given: ' + grouped(choice.weightBytes) + ' bytes';
     } else {
-      if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
-      weightsTotal = parseQ(model.weights[choice.weights]);
-      activeTotal = model.active_weights[choice.weights] ? parseQ(model.active_weights[choice.weights]) : null;
+      // A GGUF mix of a model whose record lists its tensors: llama-quantize's own bytes, as kvcat
+      // fit takes them (without an engine or with llama.cpp; F16 and BF16 with llama.cpp only).
+      const gguf = model.gguf_weights[choice.weights];
       const format = data.weight_formats.find((f) => f.name === choice.weights);
-      weightsHow = 'all parameters x ' + decimalText(format.bits_per_weight) + ' bits / 8';
+      if (gguf && (choice.engine === 'llama.cpp' || (choice.engine === 'textbook' && !gguf.float))) {
+        weightsTotal = parseQ(gguf.bytes);
+        activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
+        weightsHow = gguf.how;
+      } else {
+        if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
+        weightsTotal = parseQ(model.weights[choice.weights]);
+        activeTotal = model.active_weights[choice.weights] ? parseQ(model.active_weights[choice.weights]) : null;
+        weightsHow = 'all parameters x ' + decimalText(format.bits_per_weight) + ' bits / 8';
+        if (format.mix) weightsHow = 'at least: ' + weightsHow + ', ' + format.base + ' throughout (a llama.cpp mix the model record cannot place)';
+      }
     }
     const r = { model, card, t, choice, engine };
     r.memory = parseQ(card.memory);
@@ -489,7 +499,8 @@
     section.append(el('p', { class: 'lede' },
       'Every figure below is kvcat\'s own arithmetic (kvcat fit), carried in this page as exact ' +
       'numbers, on the assumptions named beside each term (a flat runtime reserve; a llama.cpp mix ' +
-      'taken at its base type, a lower bound). Measured speeds come from the catalog\'s records.'));
+      'as llama-quantize writes it where the model record lists its tensors, else at its base type, a ' +
+      'lower bound). Measured speeds come from the catalog\'s records.'));
 
     const form = el('form', { class: 'pickers', autocomplete: 'off' });
     form.addEventListener('submit', (e) => e.preventDefault());
@@ -515,7 +526,7 @@
         [a.id, a.name.split(/ \(|,/)[0]])), true),
       gpus: field('gpus', 'Cards', select(data.card_counts.map((n) => [String(n), String(n)]))),
       engine: field('engine', 'Engine', select(data.engines.map((e) => [e.id, e.name]))),
-      weights: field('weights', 'Weights', select(data.weight_formats.map((f) => [f.name, f.name + ' (' + decimalText(f.bits_per_weight) + ' bits)'])
+      weights: field('weights', 'Weights', select(data.weight_formats.map((f) => [f.name, f.name + (f.mix ? ' (mix)' : ' (' + decimalText(f.bits_per_weight) + ' bits)')])
         .concat([['bytes', 'size in bytes…']]))),
       weightBytes: field('weight-bytes', 'Weight bytes (all cards)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
       kv: field('kv', 'KV cache dtype', select(data.dtypes.map((d) => [d.name, d.name + ' (' + decimalText(d.bytes_per_element) + ' B)']))),

@@ -146,7 +146,7 @@ std::optional<double> SpeedPhysics::floor_seconds(const SpeedSetup& s, std::int6
 }
 
 std::string SpeedPhysics::weights_how(const SpeedSetup& s) const {
-    if (s.weight_bytes) return fmt::format("the record's weight_bytes, {}", group_thousands(*s.weight_bytes));
+    if (s.weight_bytes) return fmt::format("weight_bytes, {}", group_thousands(*s.weight_bytes));
     auto nominal = nominal_weights(s.weights);
     return nominal ? nominal->how : "";
 }

@@ -43,7 +43,8 @@ TEST(Plan, EachRowIsKvcatFitsAnswerForItsSettings) {
                              weights, "--kv-dtype", kv, "--batch", std::to_string(slots), "--contexts", "8k,32k"},
                             -1);
         ASSERT_TRUE(fit.is_object()) << weights << " " << kv;
-        EXPECT_EQ(r["weights_lower_bound"], weights == "Q4_K_M" ? "yes" : "no") << r;
+        // Qwen3-32B's record lists its tensors: its Q4_K_M is llama-quantize's file, no lower bound.
+        EXPECT_EQ(r["weights_lower_bound"], "no") << r;
         EXPECT_EQ(r["weight_bytes"], fit["weight_bytes"]) << r;
         if (!fit["fits"].get<bool>()) {
             EXPECT_TRUE(r["max_context"].is_null()) << r;
@@ -82,9 +83,15 @@ TEST(Plan, TheTextNamesTheCardTheReserveAndTheMixesLowerBound) {
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_TRUE(contains(o.out, "weights  weights_lower_bound  kv_cache_dtype")) << o.out;
     EXPECT_TRUE(contains(o.err, "25,769,803,776 bytes a card")) << o.err;
-    EXPECT_TRUE(contains(o.err, "Q5_K_M, Q4_K_M, Q3_K_M are llama.cpp's mixes")) << o.err;
+    EXPECT_TRUE(contains(o.err, "Q5_K_M, Q4_K_M, Q3_K_M are sized as llama-quantize writes them")) << o.err;
+    EXPECT_FALSE(contains(o.err, "lower bound")) << o.err;
     EXPECT_TRUE(contains(o.err, "kvcat fit --model models/qwen3-32b --accelerator accelerators/nvidia-rtx-3090"))
         << o.err;
+    // A model whose record lists no tensors: its mixes are a lower bound, and the text says so.
+    Outcome lower =
+        k.run({"plan", "--records", kRecords, "--model", "gemma-3-27b", "--accelerator", "nvidia-rtx-3090"});
+    ASSERT_EQ(lower.status, 0) << lower.err;
+    EXPECT_TRUE(contains(lower.err, "Q5_K_M, Q4_K_M, Q3_K_M are llama.cpp's mixes")) << lower.err;
 }
 
 // With --engine every cell is that engine's verdict: held here to kvcat fit --engine for the
@@ -111,11 +118,12 @@ TEST(Plan, WithLlamaCppEachVerdictIsKvcatFitsForTheSameStart) {
     }
     EXPECT_GT(yes, 0u);
     EXPECT_GT(no, 0u);
-    // Q4_K_M (at Q4_K) with an f16 cache, one slot: 25,344 cells fit, as kvcat fit says too.
+    // Q4_K_M (llama-quantize's 19,756,174,336 bytes) with an f16 cache, one slot: 18,688 cells
+    // fit, as kvcat fit says too.
     const json& first = rows[0];
     ASSERT_EQ(first["weights"], "Q4_K_M");
-    EXPECT_EQ(first["max_context"], 25344);
-    for (auto [c, fits] : {std::pair{25344, true}, std::pair{25345, false}}) {
+    EXPECT_EQ(first["max_context"], 18688);
+    for (auto [c, fits] : {std::pair{18688, true}, std::pair{18689, false}}) {
         json fit = run_json(k,
                             {"fit", "--model", "qwen3-32b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
                              "Q4_K_M", "--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size", std::to_string(c)},

@@ -476,6 +476,16 @@ CHOICES = [
      "weights": "bf16", "kv": "bf16", "context": 30000, "batch": 2},
     {"model": "models/deepseek-v3", "accelerator": "accelerators/nvidia-h200", "gpus": 8, "engine": "sglang",
      "weights": "fp8", "kv": "fp8", "context": 163840, "batch": 2, "memfrac": "0.88"},
+    # llama.cpp's mixes: the bytes llama-quantize writes for a model whose record lists its tensors
+    # (a dense model, and an 8-expert one with llama.cpp), and a lower bound for one whose does not.
+    {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "textbook",
+     "weights": "Q4_K_M", "kv": "f16", "context": 16384, "batch": 1},
+    {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q4_K_M", "kv": "q8_0", "context": 32768, "batch": 1},
+    {"model": "models/mixtral-8x7b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q5_K_M", "kv": "f16", "context": 32768, "batch": 2},
+    {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
+     "weights": "Q4_K_M", "kv": "q8_0", "context": 32768, "batch": 1},
 ]
 KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac"]
 # The fragments a fresh page is opened at: a GQA model over two cards, weights as bytes, llama.cpp

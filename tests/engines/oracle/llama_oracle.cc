@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engines/engine_memory.h"
+#include "engines/oracle/oracle_load.h"
 #include "engines/oracle/oracle_models.h"
 #include "engines/oracle/oracle_settings.h"
 #include "ggml-backend.h"
@@ -256,14 +257,7 @@ int main(int argc, char** argv) {
     g_records = records;
     g_work = work;
 
-    std::vector<Record> models;
-    std::vector<Diagnostic> findings;
-    for (const auto& entry : fs::directory_iterator(records / "models")) {
-        if (entry.path().extension() != ".yaml") continue;
-        std::string rel = "models/" + entry.path().filename().string();
-        models.push_back(load_record(entry.path().string(), entry.path().string(), rel, findings));
-    }
-    std::sort(models.begin(), models.end(), [](const Record& a, const Record& b) { return a.id < b.id; });
+    std::vector<Record> models = load_model_records(records);
     std::vector<Unchecked> skipped;
     auto checked = oracle_models(models, skipped);
 
@@ -290,11 +284,7 @@ int main(int argc, char** argv) {
             continue;
         }
         ++models_run;
-        llama_model_params mp = llama_model_default_params();
-        mp.no_alloc = true;  // shapes only: the weights are never read (and need no mapping)
-        mp.load_mode = LLAMA_LOAD_MODE_NONE;
-        mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
-        mp.n_gpu_layers = 0;
+        llama_model_params mp = shapes_only_params();
         Captured load;
         g_capture = &load;
         llama_model* engine_model = llama_model_load_from_file(gguf.c_str(), mp);

@@ -1,0 +1,39 @@
+// The tensors of a GGUF converted from a model, as llama.cpp's convert_hf_to_gguf.py writes them
+// and its loader expects them, each with its shape in ggml's order (ne[0] is a row's width) and
+// whether the converter keeps it in f32 whatever the file's type. From a model record's heads and
+// its tensors mapping (load/records.h TensorWidths).
+//
+// Engine rules, llama.cpp at 80fb11ac73e66d89eae2c6a91d8a77428fa733ed (the pinned release):
+// - the tensors and shapes: src/models/llama.cpp, qwen2.cpp, qwen3.cpp and qwen3moe.cpp
+//   (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q, k, v and their biases);
+// - f32 in the file: conversion/base.py (prepare_tensors: 1-D tensors, norms, anything not
+//   named .weight such as biases, and the expert router ffn_gate_inp);
+// - the order: src/llama-model-loader.h weight_name_comparer (tensors outside the blocks first,
+//   then block by block, by name within one), the order llama-quantize walks them in.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "load/records.h"
+
+namespace kvcat {
+
+struct GgufTensorShape {
+    std::string name;                            ///< "blk.0.attn_v.weight"
+    std::array<std::int64_t, 3> ne = {1, 1, 1};  ///< ggml's order: ne[0] is the row width
+    int dims = 1;
+    bool f32_in_file = false;  ///< the converter keeps it in f32: never quantised
+    std::int64_t rows() const { return ne[1] * ne[2]; }
+};
+
+/// True when the record carries what llamacpp_tensors needs.
+bool has_tensor_inventory(const Model& model);
+
+/// Every tensor of the model's GGUF, in llama.cpp's loader order. Throws std::invalid_argument
+/// naming what the record lacks when it has no complete tensors mapping or heads.
+std::vector<GgufTensorShape> llamacpp_tensors(const Model& model);
+
+}  // namespace kvcat

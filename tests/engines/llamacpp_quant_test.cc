@@ -1,0 +1,277 @@
+// llama-quantize's plan of a model's GGUF (engines/llamacpp_quant over engines/llamacpp_tensors):
+// the rules one by one on small models built here, each with a case that trips it, and the
+// sizes and parameter counts llama-bench printed for real files of the shipped models
+// (tests/fixtures/llama-bench/model-sizes.tsv), to its printed 0.01.
+#include "engines/llamacpp_quant.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "check/lint.h"
+#include "kvcat_runner.h"
+
+namespace kvcat {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A dense model of `layers` layers, 8 heads of 128, 2 KV heads (a GQA ratio of 4).
+Model dense(std::int64_t layers, std::int64_t ffn = 2048, bool tied = false, std::string arch = "llama") {
+    Model m;
+    m.num_layers = layers;
+    m.attention_heads = 8;
+    m.kv_heads = 2;
+    m.head_dim = 128;
+    m.tensors = TensorWidths{std::move(arch), 1024, ffn, 32000, tied, false, 0, 0};
+    return m;
+}
+
+/// Tensors named `part` per type: {"q6_K": 14, "q4_K": 14}.
+std::map<std::string, int> types_of(const QuantPlan& plan, const std::string& part) {
+    std::map<std::string, int> out;
+    for (const auto& t : plan.types) {
+        if (t.tensor->name.find(part) != std::string::npos) ++out[ggml_type_name(t.type)];
+    }
+    return out;
+}
+
+std::string type_of(const QuantPlan& plan, const std::string& name) {
+    for (const auto& t : plan.types)
+        if (t.tensor->name == name) return ggml_type_name(t.type);
+    return "(absent)";
+}
+
+TEST(LlamaQuant, Q4KMRaisesAttnVAndFfnDownOfTheMoreBitsLayers) {
+    // 28 layers: use_more_bits picks 0-2, 24-27 and 5, 8, ..., 23: 14 layers.
+    QuantPlan plan = llamacpp_quant_plan(dense(28), *find_llama_mix("Q4_K_M"));
+    EXPECT_EQ(types_of(plan, "attn_v"), (std::map<std::string, int>{{"q4_K", 14}, {"q6_K", 14}}));
+    EXPECT_EQ(types_of(plan, "ffn_down"), (std::map<std::string, int>{{"q4_K", 14}, {"q6_K", 14}}));
+    EXPECT_EQ(type_of(plan, "blk.5.ffn_down.weight"), "q6_K");
+    EXPECT_EQ(type_of(plan, "blk.6.ffn_down.weight"), "q4_K");
+    EXPECT_EQ(types_of(plan, "attn_q"), (std::map<std::string, int>{{"q4_K", 28}}));
+    // Q4_K_S raises none of them to Q6_K: the case that trips the rule.
+    QuantPlan small = llamacpp_quant_plan(dense(28), *find_llama_mix("Q4_K_S"));
+    EXPECT_EQ(types_of(small, "attn_v").count("q6_K"), 0u);
+}
+
+TEST(LlamaQuant, OutputGoesToQ6KAndTiedEmbeddingsWithIt) {
+    QuantPlan untied = llamacpp_quant_plan(dense(8), *find_llama_mix("Q4_0"));
+    EXPECT_EQ(type_of(untied, "output.weight"), "q6_K");
+    EXPECT_EQ(type_of(untied, "token_embd.weight"), "q4_0");
+    QuantPlan tied = llamacpp_quant_plan(dense(8, 2048, true), *find_llama_mix("Q4_0"));
+    EXPECT_EQ(type_of(tied, "output.weight"), "(absent)");
+    EXPECT_EQ(type_of(tied, "token_embd.weight"), "q6_K");
+    // Q8_0 keeps its output at Q8_0, norms stay f32, and F16 quantises nothing else.
+    QuantPlan q8 = llamacpp_quant_plan(dense(8), *find_llama_mix("Q8_0"));
+    EXPECT_EQ(type_of(q8, "output.weight"), "q8_0");
+    EXPECT_EQ(type_of(q8, "blk.0.attn_norm.weight"), "f32");
+    QuantPlan f16 = llamacpp_quant_plan(dense(8), *find_llama_mix("F16"));
+    EXPECT_EQ(type_of(f16, "output.weight"), "f16");
+}
+
+TEST(LlamaQuant, ARowThatDoesNotDivideIntoBlocksFallsBack) {
+    // ffn_down's rows are ffn wide: 2080 is 65 blocks of 32 but no whole block of 256.
+    QuantPlan plan = llamacpp_quant_plan(dense(8, 2080), *find_llama_mix("Q4_K_S"));
+    EXPECT_EQ(type_of(plan, "blk.7.ffn_down.weight"), "q5_0");  // Q4_K falls back to Q5_0
+    EXPECT_EQ(type_of(plan, "blk.0.ffn_down.weight"), "q5_1");  // the first eighth's Q5_K, to Q5_1
+    EXPECT_EQ(type_of(plan, "blk.7.ffn_up.weight"), "q4_K");    // rows of 1024: whole blocks
+    // 2072 is not even a whole block of 32: f16.
+    QuantPlan odd = llamacpp_quant_plan(dense(8, 2072), *find_llama_mix("Q4_K_S"));
+    EXPECT_EQ(type_of(odd, "blk.7.ffn_down.weight"), "f16");
+    // Each tensor's bytes are its rows x a row of its type: 1024 rows of 2080 in Q5_0.
+    for (const auto& t : plan.types) {
+        if (t.tensor->name == "blk.7.ffn_down.weight") {
+            EXPECT_EQ(t.bytes, 1024 * (2080 / 32) * 22);
+        }
+    }
+}
+
+TEST(LlamaQuant, SeventyBModelsAndEightExpertsRaiseTheirAttention) {
+    QuantPlan plan = llamacpp_quant_plan(dense(80), *find_llama_mix("Q4_K_S"));
+    // LLM_TYPE_70B: every attn_v at Q4_K goes to Q5_K (80 of 80).
+    EXPECT_EQ(types_of(plan, "attn_v"), (std::map<std::string, int>{{"q5_K", 80}}));
+    QuantPlan qwen3 = llamacpp_quant_plan(dense(80, 2048, false, "qwen3"), *find_llama_mix("Q4_K_S"));
+    EXPECT_EQ(types_of(qwen3, "attn_v").count("q4_K"), 1u) << "qwen3 has no 70B type";
+    Model mixtral = dense(32);
+    mixtral.tensors->experts = 8;
+    mixtral.tensors->expert_ffn_size = 2048;
+    QuantPlan moe = llamacpp_quant_plan(mixtral, *find_llama_mix("Q4_K_M"));
+    EXPECT_EQ(types_of(moe, "attn_v"), (std::map<std::string, int>{{"q8_0", 32}}));
+    EXPECT_EQ(types_of(moe, "attn_k"), (std::map<std::string, int>{{"q8_0", 32}}));
+    EXPECT_EQ(types_of(moe, "attn_output"), (std::map<std::string, int>{{"q5_K", 32}}));
+    EXPECT_EQ(type_of(moe, "blk.0.ffn_gate_inp.weight"), "f32");
+    EXPECT_EQ(type_of(moe, "blk.0.ffn_down_exps.weight"), "q6_K");
+}
+
+TEST(LlamaQuant, AnImportanceMatrixChangesQ40AndIq4Xs) {
+    QuantPlan plain = llamacpp_quant_plan(dense(16), *find_llama_mix("Q4_0"), false);
+    QuantPlan with = llamacpp_quant_plan(dense(16), *find_llama_mix("Q4_0"), true);
+    EXPECT_EQ(types_of(plain, "ffn_down"), (std::map<std::string, int>{{"q4_0", 16}}));
+    EXPECT_EQ(types_of(with, "ffn_down"), (std::map<std::string, int>{{"q4_0", 14}, {"q4_1", 2}}));
+    QuantPlan xs = llamacpp_quant_plan(dense(16), *find_llama_mix("IQ4_XS"), false);
+    QuantPlan xs_with = llamacpp_quant_plan(dense(16), *find_llama_mix("IQ4_XS"), true);
+    EXPECT_EQ(types_of(xs, "ffn_down"), (std::map<std::string, int>{{"iq4_xs", 14}, {"q5_K", 2}}));
+    EXPECT_EQ(types_of(xs_with, "ffn_down"), (std::map<std::string, int>{{"iq4_xs", 16}}));
+    // A K mix is the same either way.
+    EXPECT_EQ(llamacpp_quant_plan(dense(16), *find_llama_mix("Q4_K_M"), true).bytes,
+              llamacpp_quant_plan(dense(16), *find_llama_mix("Q4_K_M"), false).bytes);
+}
+
+TEST(LlamaQuant, ARecordWithoutItsWidthsIsRefusedSayingWhatIsMissing) {
+    Model m = dense(8);
+    m.tensors.reset();
+    EXPECT_FALSE(has_tensor_inventory(m));
+    try {
+        llamacpp_quant_plan(m, *find_llama_mix("Q4_K_M"));
+        FAIL() << "no refusal";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("no tensors mapping"), std::string::npos) << e.what();
+    }
+    Model unknown = dense(8, 2048, false, "gemma3");
+    EXPECT_THROW(llamacpp_quant_plan(unknown, *find_llama_mix("Q4_K_M")), std::invalid_argument);
+}
+
+// --- the shipped records against llama-bench's printed sizes --------------------------------
+
+struct BenchRow {
+    std::string model, mix, size, params, source, line;
+    bool imatrix = false;
+    int line_no = 0;
+};
+
+std::vector<BenchRow> bench_rows() {
+    std::ifstream in(fs::path(KVCAT_FIXTURES_DIR) / "llama-bench" / "model-sizes.tsv");
+    std::vector<BenchRow> rows;
+    std::string text;
+    int n = 0;
+    while (std::getline(in, text)) {
+        ++n;
+        if (text.empty() || text[0] == '#') continue;
+        std::vector<std::string> cells;
+        std::stringstream ss(text);
+        std::string cell;
+        while (std::getline(ss, cell, '\t')) cells.push_back(cell);
+        EXPECT_EQ(cells.size(), 7u) << "line " << n << ": " << text;
+        if (cells.size() != 7) continue;
+        rows.push_back({cells[0], cells[1], cells[3], cells[4], cells[5], cells[6], cells[2] == "yes", n});
+    }
+    return rows;
+}
+
+/// As llama-bench prints model_size and model_n_params (tools/llama-bench/llama-bench.cpp).
+std::string bench_size(std::int64_t bytes) {
+    double b = static_cast<double>(bytes);
+    return bytes < (1LL << 30) ? fmt::format("{:.2f} MiB", b / 1024.0 / 1024.0)
+                               : fmt::format("{:.2f} GiB", b / 1024.0 / 1024.0 / 1024.0);
+}
+std::string bench_params(std::int64_t n) {
+    return n < 1000000000 ? fmt::format("{:.2f} M", static_cast<double>(n) / 1e6)
+                          : fmt::format("{:.2f} B", static_cast<double>(n) / 1e9);
+}
+
+const LintResult& shipped() {
+    static const LintResult r = lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
+    return r;
+}
+
+const Model* shipped_model(const std::string& id) {
+    const Record* r = shipped().records.find(id);
+    return r && r->model ? &*r->model : nullptr;
+}
+
+TEST(LlamaQuantShipped, SizesAndParametersAreWhatLlamaBenchPrintedForThoseFiles) {
+    std::vector<BenchRow> rows = bench_rows();
+    ASSERT_GE(rows.size(), 60u);
+    std::map<std::string, std::set<std::string>> mixes_per_model;
+    for (const BenchRow& row : rows) {
+        SCOPED_TRACE(fmt::format("model-sizes.tsv:{}: {} {} ({})", row.line_no, row.model, row.mix, row.source));
+        EXPECT_FALSE(row.source.empty());
+        const Model* m = shipped_model(row.model);
+        ASSERT_NE(m, nullptr);
+        auto mix = find_llama_mix(row.mix);
+        ASSERT_TRUE(mix.has_value());
+        QuantPlan plan = llamacpp_quant_plan(*m, *mix, row.imatrix);
+        EXPECT_EQ(bench_size(plan.bytes), row.size) << plan.bytes << " bytes";
+        if (!row.params.empty()) {
+            std::int64_t params = 0;
+            for (const auto& t : plan.tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+            EXPECT_EQ(bench_params(params), row.params);
+        }
+        mixes_per_model[row.model].insert(row.mix);
+    }
+    std::size_t three_or_more = 0;
+    for (const auto& [model, mixes] : mixes_per_model) three_or_more += mixes.size() >= 3 ? 1 : 0;
+    EXPECT_GE(three_or_more, 13u);
+}
+
+TEST(LlamaQuantShipped, ThreeExactFiguresToTheByte) {
+    // llama-bench's JSON and CSV give model_size in bytes: Qwen2.5-7B-Instruct Q4_K_M in the
+    // tool's own README (ggml-org/llama.cpp tools/llama-bench/README.md at 08d0baa), unsloth's
+    // Qwen3-0.6B Q4_K_M (index 70872566388: "model_size": 390753280), and a Qwen3-Coder-30B-A3B
+    // Q4_K_S (the CSV row of model-sizes.tsv: 17450039296 bytes, 30532122624 parameters).
+    EXPECT_EQ(llamacpp_quant_plan(*shipped_model("models/qwen2-7b-instruct"), *find_llama_mix("Q4_K_M")).bytes,
+              4677120000);
+    EXPECT_EQ(llamacpp_quant_plan(*shipped_model("models/qwen3-0.6b"), *find_llama_mix("Q4_K_M")).bytes, 390753280);
+    QuantPlan coder = llamacpp_quant_plan(*shipped_model("models/qwen3-coder-30b-a3b"), *find_llama_mix("Q4_K_S"));
+    EXPECT_EQ(coder.bytes, 17450039296);
+    std::int64_t params = 0;
+    for (const auto& t : coder.tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+    EXPECT_EQ(params, 30532122624);
+    // llama.cpp's own count of a Q4_K_M file's tensors by type (ggml-org/llama.cpp issue 17067:
+    // unsloth's Qwen3-Coder-30B-A3B-Instruct Q4_K_M, "f32 241, q4_K 289, q6_K 49").
+    EXPECT_EQ(
+        llamacpp_quant_plan(*shipped_model("models/qwen3-coder-30b-a3b"), *find_llama_mix("Q4_K_M")).tensors_per_type(),
+        (std::map<std::string, int>{{"f32", 241}, {"q4_K", 289}, {"q6_K", 49}}));
+}
+
+TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
+    test::KvcatRunner k;
+    std::set<std::string> seen;
+    for (const BenchRow& row : bench_rows()) {
+        if (!seen.insert(row.model).second) continue;  // one command per model
+        std::vector<std::string> args = {"fit",
+                                         "--records",
+                                         KVCAT_SOURCE_DIR "/records",
+                                         "--model",
+                                         row.model,
+                                         "--accelerator",
+                                         "nvidia-h100-sxm",
+                                         "--weight-quant",
+                                         row.mix,
+                                         "--kv-dtype",
+                                         "f16",
+                                         "--format",
+                                         "json"};
+        if (row.mix == "F16" || row.mix == "BF16") args.insert(args.end(), {"--engine", "llama.cpp"});
+        if (row.imatrix) args.push_back("--imatrix");
+        test::Outcome o = k.run(args);
+        ASSERT_TRUE(o.status == 0 || o.status == 1) << o.err;
+        nlohmann::json j = nlohmann::json::parse(o.out);
+        QuantPlan plan = llamacpp_quant_plan(*shipped_model(row.model), *find_llama_mix(row.mix), row.imatrix);
+        EXPECT_EQ(j["weight_bytes"].get<std::int64_t>(), plan.bytes) << row.model;
+        EXPECT_EQ(j["weights_lower_bound"], false) << row.model;
+        EXPECT_EQ(bench_size(plan.bytes), row.size) << row.model;
+        EXPECT_TRUE(j.contains("weight_tensors")) << row.model;
+    }
+    EXPECT_GE(seen.size(), 15u);
+}
+
+TEST(LlamaQuantShipped, AMixOfAModelWithoutTensorsStaysALowerBound) {
+    test::KvcatRunner k;
+    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "gemma-3-27b", "--accelerator",
+                             "nvidia-h100-sxm", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--format", "json"});
+    ASSERT_TRUE(o.status == 0 || o.status == 1) << o.err;
+    nlohmann::json j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["weights_lower_bound"], true);
+    EXPECT_FALSE(j.contains("weight_tensors"));
+}
+
+}  // namespace
+}  // namespace kvcat

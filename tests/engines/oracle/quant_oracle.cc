@@ -1,0 +1,276 @@
+// The quantizer's oracle: kvcat's plan of llama-quantize's mixes (engines/llamacpp_quant, over
+// the tensors engines/llamacpp_tensors lists) against the pinned libllama's own quantizer.
+//
+// For every model record with a tensors mapping it writes a GGUF with the model's real tensor
+// names and shapes in f32 (the data is a hole: ftruncate, no disk) and llama.cpp's keys for its
+// architecture. llama.cpp must load that GGUF (with no_alloc): its loader checks every tensor's
+// name and shape against the architecture, so kvcat's tensor list is llama.cpp's. Then, for
+// every mix kvcat answers, llama_model_quantize with dry_run (llama-quantize --dry-run) prints
+// the type it gives each tensor; each must be kvcat's, and its total kvcat's bytes.
+//
+// usage: kvcat_llama_quant_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]
+//   --plant  changes kvcat's type of one tensor of every plan, so the comparison must fail.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp_tensors.h"
+#include "engines/oracle/oracle_load.h"
+#include "engines/oracle/shape_gguf.h"
+#include "ggml-backend.h"
+#include "llama.h"
+#include "load/records.h"
+#include "support/diagnostic.h"
+
+namespace fs = std::filesystem;
+using namespace kvcat;
+using namespace kvcat::oracle;
+
+namespace {
+
+/// What libllama printed during one call: the quantizer's per-tensor lines, its total, errors.
+struct Printed {
+    std::map<std::string, std::string> types;  ///< tensor name -> the type it gets
+    std::optional<std::string> quant_size;     ///< "18633.80" from "quant size  =  18633.80 MiB"
+    std::vector<std::string> errors;
+    std::string pending;
+};
+Printed* g_printed = nullptr;
+
+/// "[  12/ 707]  blk.0.attn_v.weight  - [ 5120,  1024,     1,     1], type =    f32, size = ... -> ... (q6_K)"
+/// or, for a tensor kept as it is, "... type =    f32, size =    0.004 MiB".
+void take_line(const std::string& line, ggml_log_level level) {
+    if (level == GGML_LOG_LEVEL_ERROR) g_printed->errors.push_back(line);
+    if (line.rfind("[", 0) == 0 && line.find("], type = ") != std::string::npos) {
+        auto close = line.find(']');
+        auto dash = line.find(" - [", close);
+        if (dash == std::string::npos) return;
+        std::string name = line.substr(close + 1, dash - close - 1);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        std::string type;
+        if (auto open = line.rfind('('); open != std::string::npos && line.find("->") != std::string::npos) {
+            type = line.substr(open + 1, line.rfind(')') - open - 1);
+        } else {
+            auto at = line.find("type = ") + 7;
+            auto comma = line.find(',', at);
+            type = line.substr(at, comma - at);
+            type.erase(0, type.find_first_not_of(' '));
+        }
+        g_printed->types[name] = type;
+    }
+    if (auto at = line.find("quant size  = "); at != std::string::npos) {
+        std::string rest = line.substr(at + 14);
+        rest.erase(0, rest.find_first_not_of(' '));
+        g_printed->quant_size = rest.substr(0, rest.find(' '));
+    }
+}
+
+void on_log(ggml_log_level level, const char* text, void*) {
+    if (!g_printed) return;
+    g_printed->pending += text;
+    std::string::size_type nl;
+    while ((nl = g_printed->pending.find('\n')) != std::string::npos) {
+        std::string line = g_printed->pending.substr(0, nl);
+        g_printed->pending.erase(0, nl + 1);
+        take_line(line, level);
+    }
+}
+
+std::optional<llama_ftype> ftype_of(std::string_view mix) {
+    static const std::map<std::string_view, llama_ftype> kFtypes = {
+        {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},     {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},
+        {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},     {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},
+        {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL}, {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS},
+        {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K},     {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S},
+        {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M}, {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L},
+        {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S}, {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M},
+        {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S}, {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M},
+        {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K},     {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},
+        {"F16", LLAMA_FTYPE_MOSTLY_F16},       {"BF16", LLAMA_FTYPE_MOSTLY_BF16},
+    };
+    auto it = kFtypes.find(mix);
+    if (it == kFtypes.end()) return std::nullopt;
+    return it->second;
+}
+
+/// The GGUF of the model's tensors, in f32, with its architecture's keys as convert_hf_to_gguf
+/// writes them (only those llama.cpp reads for the hyperparameters and the tensor shapes).
+void write_weights_gguf(const std::string& id, const Model& m, const std::vector<GgufTensorShape>& tensors,
+                        const fs::path& path) {
+    const TensorWidths& w = *m.tensors;
+    const std::string& a = w.llama_arch;
+    auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    ShapeGguf g;
+    g.str("general.architecture", a)
+        .str("general.name", id)
+        .u32(a + ".context_length", u32(m.native_context.value_or(4096)))
+        .u32(a + ".embedding_length", u32(w.hidden_size))
+        .u32(a + ".block_count", u32(*m.num_layers))
+        .u32(a + ".feed_forward_length", u32(w.experts > 0 && a == "llama" ? w.expert_ffn_size : w.ffn_size))
+        .u32(a + ".attention.head_count", u32(*m.attention_heads))
+        .u32(a + ".attention.head_count_kv", u32(*m.kv_heads))
+        .u32(a + ".attention.key_length", u32(*m.head_dim))
+        .u32(a + ".attention.value_length", u32(m.v_head_dim.value_or(*m.head_dim)))
+        .f32(a + ".attention.layer_norm_rms_epsilon", 1e-6f)
+        .u32(a + ".rope.dimension_count", u32(*m.head_dim))
+        .u32(a + ".vocab_size", u32(w.vocab_size))
+        .str("tokenizer.ggml.model", "none");
+    if (w.experts > 0) {
+        g.u32(a + ".expert_count", u32(w.experts)).u32(a + ".expert_used_count", 2);
+        if (a != "llama") g.u32(a + ".expert_feed_forward_length", u32(w.expert_ffn_size));
+    }
+    for (const auto& t : tensors) {
+        std::vector<std::uint64_t> dims;
+        for (int d = 0; d < t.dims; ++d) dims.push_back(static_cast<std::uint64_t>(t.ne[static_cast<std::size_t>(d)]));
+        g.tensor(t.name, dims);
+    }
+    g.write(path);
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += "\n    " + l;
+    return out;
+}
+
+struct Tally {
+    long tensors = 0, agree = 0;
+    int plans = 0, plans_agree = 0, models = 0;
+};
+
+/// One model: llama.cpp loads its tensors, then every mix's dry run against kvcat's plan.
+void check_model(const Record& r, const fs::path& work, bool plant, Tally& t) {
+    const Model& m = *r.model;
+    std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
+    fs::path gguf = work / (r.id.substr(r.id.find('/') + 1) + ".gguf");
+    write_weights_gguf(r.id, m, tensors, gguf);
+    ++t.models;
+
+    llama_model_params mp = shapes_only_params();
+    Printed load;
+    g_printed = &load;
+    llama_model* loaded = llama_model_load_from_file(gguf.c_str(), mp);
+    g_printed = nullptr;
+    if (!loaded) {
+        std::cout << fmt::format("DISAGREE {}: llama.cpp does not load kvcat's {} tensors:{}\n", r.id, tensors.size(),
+                                 joined(load.errors));
+        ++t.plans;
+        fs::remove(gguf);
+        return;
+    }
+    llama_model_free(loaded);
+
+    // Every mix without an importance matrix, and those an importance matrix changes with one
+    // (an empty one: the dry run reads no data, only whether there is a matrix).
+    std::vector<std::pair<LlamaMix, bool>> runs;
+    for (const LlamaMix& mix : llama_mixes()) runs.emplace_back(mix, false);
+    for (const char* name : {"Q4_0", "Q5_0", "IQ4_NL", "IQ4_XS"}) runs.emplace_back(*find_llama_mix(name), true);
+    for (const auto& [mix, imatrix] : runs) {
+        QuantPlan plan = llamacpp_quant_plan(m, mix, imatrix);
+        if (plant) plan.types[plan.types.size() / 2].type = *find_weight_quant("Q8_0");
+        llama_model_quantize_params qp = llama_model_quantize_default_params();
+        qp.ftype = *ftype_of(mix.name);
+        qp.nthread = 1;
+        qp.dry_run = true;
+        const llama_model_imatrix_data no_entries[] = {{nullptr, nullptr, 0}};
+        if (imatrix) qp.imatrix = no_entries;
+        Printed printed;
+        g_printed = &printed;
+        std::uint32_t status = llama_model_quantize(gguf.c_str(), (work / "unused.gguf").c_str(), &qp);
+        g_printed = nullptr;
+        ++t.plans;
+        std::vector<std::string> differ;
+        for (const QuantTensor& q : plan.types) {
+            ++t.tensors;
+            auto it = printed.types.find(q.tensor->name);
+            std::string engine = it == printed.types.end() ? "(not printed)" : it->second;
+            if (engine == ggml_type_name(q.type)) {
+                ++t.agree;
+            } else if (differ.size() < 5) {
+                differ.push_back(
+                    fmt::format("{}: llama.cpp {}, kvcat {}", q.tensor->name, engine, ggml_type_name(q.type)));
+            }
+        }
+        std::string ours = fmt::format("{:.2f}", static_cast<double>(plan.bytes) / 1024.0 / 1024.0);
+        if (status != 0) differ.push_back("llama_model_quantize failed:" + joined(printed.errors));
+        if (printed.types.size() != plan.types.size()) {
+            differ.push_back(
+                fmt::format("llama.cpp printed {} tensors, kvcat planned {}", printed.types.size(), plan.types.size()));
+        }
+        if (printed.quant_size != ours) {
+            differ.push_back(
+                fmt::format("quant size: llama.cpp {} MiB, kvcat {} MiB", printed.quant_size.value_or("?"), ours));
+        }
+        if (differ.empty()) {
+            ++t.plans_agree;
+        } else {
+            std::cout << fmt::format("DISAGREE {} {}{}:{}\n", r.id, mix.name, imatrix ? " --imatrix" : "",
+                                     joined(differ));
+        }
+    }
+    std::cout << fmt::format("{} ({}, {} tensors): {} plans checked\n", r.id, m.tensors->llama_arch, tensors.size(),
+                             runs.size());
+    fs::remove(gguf);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::cerr << "usage: kvcat_llama_quant_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]\n";
+        return 2;
+    }
+    const fs::path records = argv[1];
+    const fs::path work = argv[2];
+    const std::string lib_dir = argv[3];
+    std::optional<std::string> only;
+    bool plant = false;
+    for (int i = 4; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--only" && i + 1 < argc) {
+            only = argv[++i];
+        } else if (arg == "--plant") {
+            plant = true;
+        } else {
+            std::cerr << "kvcat_llama_quant_oracle: unknown option " << arg << "\n";
+            return 2;
+        }
+    }
+    fs::create_directories(work);
+    std::vector<Record> models = load_model_records(records);
+
+    llama_log_set(on_log, nullptr);
+    ggml_backend_load_all_from_path(lib_dir.c_str());
+    llama_backend_init();
+    Tally t;
+    std::vector<std::string> without;
+    for (const auto& r : models) {
+        if (only && r.id != *only) continue;
+        if (!r.model || !has_tensor_inventory(*r.model)) {
+            without.push_back(r.id);
+            continue;
+        }
+        try {
+            check_model(r, work, plant, t);
+        } catch (const std::exception& e) {
+            std::cout << fmt::format("DISAGREE {}: {}\n", r.id, e.what());
+            ++t.plans;
+        }
+    }
+    std::cout << fmt::format("without a tensors mapping, not checked: {}\n", without.size());
+    std::cout << fmt::format(
+        "{} of {} tensor types agree, {} of {} plans agree ({} model records x {} mixes, 4 of them also with an "
+        "importance matrix; llama.cpp {})\n",
+        t.agree, t.tensors, t.plans_agree, t.plans, t.models, llama_mixes().size(), KVCAT_LLAMA_RELEASE);
+    llama_backend_free();
+    return t.plans_agree == t.plans && t.plans > 0 ? 0 : 1;
+}
