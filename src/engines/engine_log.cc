@@ -402,7 +402,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file, Log
 
 namespace {
 
-std::string quoted(const std::string& s) {
+std::string yaml_quoted(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
         if (c == '"' || c == '\\') out += '\\';
@@ -435,7 +435,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
     t += fmt::format("model: {}\n", model_id);
     t += fmt::format("engine: {}\n", log.engine_name.empty() ? std::string(name_of(log.engine)) : log.engine_name);
     std::string version = engine_version.empty() ? log.version : engine_version;
-    t += fmt::format("engine_version: {}\n", version.empty() ? "null" : quoted(version));
+    t += fmt::format("engine_version: {}\n", version.empty() ? "null" : yaml_quoted(version));
     auto cache = [&](const char* key, const LoggedCache& c) {
         t += fmt::format("{}:\n", key);
         t += fmt::format("  log_line: {}\n", c.line);
@@ -493,7 +493,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
         opt_text(t, "mamba_ssm_dtype", log.mamba_ssm_dtype);
     }
     t += "log_lines:\n";
-    for (const auto& l : log.lines) t += fmt::format("  - {}\n", quoted(l));
+    for (const auto& l : log.lines) t += fmt::format("  - {}\n", yaml_quoted(l));
     if (url.empty()) {
         t += "# url: the address of the issue, page or file the log was copied from\n";
     } else {
@@ -502,7 +502,7 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
     if (notes.empty()) {
         t += "# notes: |\n#   The settings the log leaves unsaid (cache type, ubatch, build) and what was assumed.\n";
     } else {
-        t += fmt::format("notes: {}\n", quoted(notes));
+        t += fmt::format("notes: {}\n", yaml_quoted(notes));
     }
     return t;
 }
