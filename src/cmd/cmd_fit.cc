@@ -11,6 +11,7 @@
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
 #include "engines/engine_verdict.h"
+#include "engines/engine_vllm.h"
 #include "engines/llamacpp_quant.h"
 #include "import/gguf.h"
 #include "import/skeleton.h"
@@ -106,6 +107,7 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     }
     auto [engine, settings] = *chosen;
     settings.gpus = o.gpus;
+    if (engine == Engine::vllm) vllm_card_defaults(settings, terms.memory, terms.card_name);
     bool sized = o.engine.ctx_size && engine != Engine::vllm;
     if (!settings.available_bytes && !sized) {
         if (!o.engine.mem_fraction_static.empty()) {

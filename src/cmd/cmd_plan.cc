@@ -250,6 +250,9 @@ void setup_plan(CLI::App& app, int& exit_code) {
                     "settings at their defaults)");
     sub->add_option("--engine-version", o->engine.engine_version,
                     "The engine's build or release (b6713, 0.10.1.1) where a rule changed with it");
+    sub->add_option("--max-num-seqs", o->engine.max_num_seqs,
+                    "vLLM --max-num-seqs (its default by card when not set); a hybrid needs a pool block for each")
+        ->check(CLI::PositiveNumber);
     sub->add_option("--slots", o->slots, "Sequences held at once, comma-separated: 1,4,8")->capture_default_str();
     sub->add_option("--contexts", o->contexts,
                     "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "
@@ -273,7 +276,8 @@ void setup_plan(CLI::App& app, int& exit_code) {
         "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weights Q4_K_M,Q5_K_M --kv-dtypes "
         "q8_0,f16 --slots 1,4\n"
         "  kvcat plan --model llama-3.1-70b --accelerator nvidia-rtx-4090 --gpus 2 --format csv\n"
-        "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --engine vllm --weights Q4_K --slots 1,4");
+        "  kvcat plan --model qwen3.5-27b --accelerator nvidia-rtx-4090 --engine vllm --max-num-seqs 8 --weights Q4_K "
+        "--slots 1,4");
     set_command_body(*sub, exit_code, [o] { return run_plan(*o); });
 }
 

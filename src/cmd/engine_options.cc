@@ -53,6 +53,11 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
     sub.add_option("--max-model-len", o.max_model_len, "vLLM --max-model-len (the model's native context when not set)")
         ->transform(token_count())
         ->group(group);
+    sub.add_option("--max-num-seqs", o.max_num_seqs,
+                   "vLLM --max-num-seqs (its default by card when not set: 1024 on 70 GiB or more but an A100, else "
+                   "256); a hybrid needs a block of its pool for each")
+        ->check(CLI::PositiveNumber)
+        ->group(group);
     sub.add_option("--mamba-ssm-cache-dtype,--mamba-ssm-dtype", o.mamba_ssm_cache_dtype,
                    "vLLM --mamba-ssm-cache-dtype, SGLang --mamba-ssm-dtype: auto, float32, bfloat16, float16")
         ->capture_default_str()
@@ -116,6 +121,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.block_size = o.block_size;
     s.max_num_batched_tokens = o.max_num_batched_tokens;
     s.max_model_len = o.max_model_len;
+    s.max_num_seqs = o.max_num_seqs;
     s.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;
     s.mamba_cache_dtype = o.mamba_cache_dtype;
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);

@@ -24,6 +24,7 @@ struct EngineOptions {
     std::string flash_attn = "on";
     std::optional<std::int64_t> block_size;
     std::int64_t max_num_batched_tokens = 2048;
+    std::optional<std::int64_t> max_num_seqs;
     std::optional<std::int64_t> max_model_len;
     std::string mamba_ssm_cache_dtype = "auto";
     std::string mamba_cache_dtype = "auto";

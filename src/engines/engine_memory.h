@@ -60,9 +60,13 @@ struct EngineSettings {
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
     std::optional<std::int64_t> max_model_len;   ///< --max-model-len; the model's native context when not set
-    std::string mamba_ssm_cache_dtype = "auto";  ///< --mamba-ssm-cache-dtype
-    std::string mamba_cache_dtype = "auto";      ///< --mamba-cache-dtype (the conv state)
-    std::string model_dtype = "bfloat16";        ///< --dtype
+    /// --max-num-seqs; when not set, vLLM's default for the card (vllm_default_max_num_seqs),
+    /// which the caller that knows the card fills in, with max_num_seqs_default set.
+    std::optional<std::int64_t> max_num_seqs;
+    bool max_num_seqs_default = false;
+    std::string mamba_ssm_cache_dtype = "auto";             ///< --mamba-ssm-cache-dtype
+    std::string mamba_cache_dtype = "auto";                 ///< --mamba-cache-dtype (the conv state)
+    std::string model_dtype = "bfloat16";                   ///< --dtype
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
     EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
     // SGLang

@@ -1,5 +1,7 @@
 #include "engines/engine_verdict.h"
 
+#include "engines/engine_vllm.h"
+
 #include <fmt/format.h>
 
 #include "support/bisect.h"
@@ -28,7 +30,10 @@ EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine
             return v;
         }
         settings.available_bytes = left;
-        if (engine == Engine::vllm) settings.max_model_len = context;
+        if (engine == Engine::vllm) {
+            settings.max_model_len = context;
+            vllm_card_defaults(settings, terms.memory, terms.card_name);
+        }
     }
     EngineAnswer a;
     try {

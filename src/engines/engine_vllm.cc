@@ -1,5 +1,7 @@
 #include "engines/engine_vllm.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -484,7 +486,39 @@ void check_enough_kv_cache_memory(const Layout& l, std::int64_t mml, const Engin
                 std::string(kVllmRefusalAdvice);
 }
 
+/// A model with Mamba layers holds one block of its pool per decode sequence: more sequences
+/// than blocks and vLLM will not capture its CUDA graphs (kVllmMambaBlocksWords). The check came
+/// with pull 38270 (merged 2026-03-30); kvcat takes 0.19.0 as the first release with it, which
+/// was not read.
+void check_mamba_blocks(const Model& m, const EngineSettings& s, std::int64_t blocks, EngineAnswer& a) {
+    if (!m.linear || m.linear->layers <= 0 || !s.max_num_seqs) return;
+    if (!s.version.empty() && vllm_version_before(s.version, "0.19.0")) return;
+    if (*s.max_num_seqs <= blocks) return;
+    a.refusal = "ValueError: " + fmt::format(fmt::runtime(kVllmMambaBlocksWords),
+                                             fmt::arg("max_num_seqs", *s.max_num_seqs), fmt::arg("blocks", blocks));
+    if (s.max_num_seqs_default) {
+        a.differences.push_back(
+            {"max_num_seqs",
+             fmt::format("vLLM's default --max-num-seqs on this card is {}, more than the {} blocks of this pool; "
+                         "--max-num-seqs {} or fewer starts",
+                         *s.max_num_seqs, blocks, blocks)});
+    }
+}
+
 }  // namespace
+
+std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name) {
+    std::string name(card_name);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool large = !(card_bytes < Rational(70LL << 30));
+    return large && name.find("a100") == std::string::npos ? 1024 : 256;
+}
+
+void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name) {
+    if (settings.max_num_seqs) return;
+    settings.max_num_seqs = vllm_default_max_num_seqs(card_bytes, card_name);
+    settings.max_num_seqs_default = true;
+}
 
 EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const EngineSettings& s) {
     Layout l = layout(m, dtype, s);
@@ -570,6 +604,7 @@ EngineAnswer vllm_allocation(const Model& m, const CacheDtype& dtype, const Engi
         a.tokens = pool.tokens;
         a.blocks = pool.num_blocks;
         a.max_concurrency = pool.max_concurrency;
+        check_mamba_blocks(m, s, pool.num_blocks, a);
     }
     if (m.sliding && m.sliding->layers > 0 && !m.linear) {
         // The same model with the manager the other way, so that both figures are in view.

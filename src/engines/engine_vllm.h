@@ -97,6 +97,25 @@ std::string vllm_cache_size_line(std::int64_t tokens);
 /// for N tokens per request: X.XXx"; none without a pool.
 std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
 
+/// vLLM's default --max-num-seqs for a card (EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py,
+/// read through the code index, which names no commit): 1024 on a card of at least 70 GiB whose
+/// name does not say A100, 256 on any other, for `vllm serve` as for the LLM class.
+std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name);
+
+/// Fills settings.max_num_seqs with the card's default when it is not set.
+void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
+
+/// vLLM's refusal when a model with Mamba (fixed-state) layers is started with more sequences than
+/// its pool has blocks, as a template that fit and the planner page both fill: {max_num_seqs} and
+/// {blocks}. Each decode sequence keeps its state in one block, and with full CUDA graphs (V1's
+/// default mode) vLLM checks the blocks before it captures them (CompilationConfig.
+/// resolve_cudagraph_mode_and_sizes, vllm/config/compilation.py, from pull 38270, merged
+/// 2026-03-30; read through the code index, which names no commit).
+inline constexpr std::string_view kVllmMambaBlocksWords =
+    "max_num_seqs ({max_num_seqs}) exceeds available Mamba cache blocks ({blocks}). Each decode sequence requires "
+    "one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most {blocks} or "
+    "increase gpu_memory_utilization.";
+
 /// The words of vLLM's line that gives the memory left for its cache at start-up.
 inline constexpr std::string_view kVllmAvailableMemoryWords = "Available KV cache memory";
 

@@ -103,6 +103,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.native_context = model.native_context.value_or(0);
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
+    t.card_name = accelerator.name;
     if (setup.weight_bytes) {
         t.weights = *setup.weight_bytes / cards;
         t.weights_how = setup.weight_how;

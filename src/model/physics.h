@@ -58,6 +58,7 @@ struct FitTerms {
     std::string weights_how;   ///< "all parameters x 4.5 bits / 8", or the file it was read from
     std::string kv_split_how;  ///< how the KV heads are spread over the cards
     std::string memory_how;    ///< memory_how(accelerator)
+    std::string card_name;     ///< the accelerator's name, for the defaults an engine takes from it
     Rational memory;
     Rational weights;
     Rational fixed_state;  ///< x batch

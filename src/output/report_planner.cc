@@ -313,6 +313,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the '" +
                     std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
                {"refusal_words", kVllmRefusalWords},
+               {"mamba_words", kVllmMambaBlocksWords},
                {"estimate_words", kVllmEstimateWords},
                {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
                {"cards", card_counts}},

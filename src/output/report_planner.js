@@ -105,7 +105,7 @@
   // A request of max_model_len that does not fit the memory left is refused before any pool is
   // made (check_enough_kv_cache_memory, src/engines/engine_vllm.cc): every layer's pages for one
   // request, summed, against the memory; the estimate is the longest length that fits.
-  function vllmFigures(e, engine, available, context) {
+  function vllmFigures(e, engine, available, context, maxNumSeqs) {
     const block = BigInt(e.block_size), divisor = BigInt(e.divisor), batched = BigInt(engine.max_num_batched_tokens);
     const blocksOf = (kind, w, len) => (kind === 'full' ? cdiv(len, block)
       : kind === 'sliding' ? cdiv(minB(w - 1n + batched, len), block) + 1n
@@ -144,6 +144,13 @@
       out.blocks = available / divisor;
       out.concurrency = Number(out.blocks) / Number(out.perRequest);
       out.tokens = BigInt(Math.trunc(out.concurrency * Number(context)));
+      // A model with Mamba layers needs a block a sequence: vLLM refuses more sequences than blocks
+      // (kVllmMambaBlocksWords, src/engines/engine_vllm.h), as kvcat fit says.
+      if (e.terms.some(([kind]) => kind === 'state') && maxNumSeqs > out.blocks) {
+        out.mambaRefusal = 'ValueError: ' + engine.mamba_words.replace(/\{(\w+)\}/g, (all, name) =>
+          name === 'max_num_seqs' ? String(maxNumSeqs) : name === 'blocks' ? String(out.blocks) : all);
+        out.maxNumSeqs = maxNumSeqs;
+      }
     }
     return out;
   }
@@ -415,7 +422,10 @@
     }
     const positiveGiven = cmp(given, Q(0)) > 0 ? given : null;
     if (engine.id === 'vllm') {
-      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context);
+      // vLLM's default --max-num-seqs for the card (vllm_default_max_num_seqs): 1024 on 70 GiB or
+      // more but an A100, else 256.
+      const large = cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
+      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, large ? 1024n : 256n);
       r.vllm = v;
       r.kv = mul(v.kv, Q(batch));
       r.fixed = mul(v.state, Q(batch));
@@ -423,7 +433,7 @@
       r.concurrency = v.concurrency;
       r.pool = Q((v.blocks || 0n) * v.divisor);
       r.used = Q(batch * v.perRequest * v.divisor);
-      r.fits = v.blocks !== null && v.blocks >= batch * v.perRequest;
+      r.fits = v.blocks !== null && v.blocks >= batch * v.perRequest && !v.mambaRefusal;
     } else {
       const want = context * batch;
       const g = sglangFigures(e, engine, positiveGiven, want);
@@ -700,6 +710,8 @@
         fact('vLLM\'s pool', r.engineTokens === null ? output('engine-tokens', 'none', 'none')
           : output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
         r.vllm.refusal ? ' (vLLM refuses to start: ' + r.vllm.refusal + ')'
+          : r.vllm.mambaRefusal ? ' tokens, ' + grouped(r.vllm.blocks) + ' blocks, in ' + r.poolHow + ' (vLLM refuses to start: ' +
+            r.vllm.mambaRefusal + ')'
           : r.engineTokens === null ? ' (the weights and reserve leave it no memory)'
             : ' tokens ("GPU KV cache size"), ' + grouped(r.vllm.blocks) + ' blocks, in ' + r.poolHow);
         if (r.concurrency !== null) {
@@ -716,7 +728,9 @@
         fitsHow = r.fits ? ', ' + gib(r.free) + ' free on each card' : ', over by ' + gib(Q(-r.free.n, r.free.d)) + ' on each card';
       } else if (engine.id === 'vllm') {
         fitsHow = r.vllm.refusal ? ': vLLM refuses to start with this --max-model-len (the longest it estimates would fit: ' +
-          grouped(r.vllm.estimated) + ' tokens)' : r.concurrency === null ? ': no pool' : r.fits
+          grouped(r.vllm.estimated) + ' tokens)' : r.vllm.mambaRefusal ? ': vLLM refuses to start: its default --max-num-seqs on ' +
+          'this card (' + r.vllm.maxNumSeqs + ') is more than the pool\'s ' + grouped(r.vllm.blocks) + ' blocks, one of which each ' +
+          'sequence keeps its state in (kvcat fit --max-num-seqs N says which start)' : r.concurrency === null ? ': no pool' : r.fits
           ? ': the pool holds ' + plural(batch, 'request', 'requests') + ' of ' + ctxText + ' tokens at once'
           : ': the pool holds ' + r.concurrency.toFixed(2) + ' requests of ' + ctxText + ' tokens, fewer than ' + choice.batch +
             (batch === 1n ? ' (vLLM refuses to start with this --max-model-len)' : '');

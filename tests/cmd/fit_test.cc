@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -316,6 +317,70 @@ TEST(FitEngineVerdict, VllmStartsWhenOneRequestFitsAndTheEstimateIsTheLongestTha
     Outcome past = fit_vllm("24577", "6", true);
     EXPECT_EQ(past.status, 1);
     EXPECT_EQ(nlohmann::json::parse(past.out)["engine"]["estimated_max_context"], 24576);
+}
+
+// A hybrid keeps each decode sequence's state in one block of vLLM's pool, and vLLM will not start
+// with more sequences than blocks (vLLM issue 49064): --max-num-seqs, or its default for the card
+// (256 on a 24 GiB card, 1024 on an 80 GB H100), against the pool's blocks.
+TEST(FitEngineVerdict, VllmRefusesAHybridMoreSequencesThanItsPoolHasBlocks) {
+    auto run = [](std::vector<std::string> extra, const std::string& card = "nvidia-rtx-4090",
+                  const std::string& weights = "Q4_K") {
+        std::vector<std::string> args = {"fit",
+                                         "--records",
+                                         KVCAT_SOURCE_DIR "/records",
+                                         "--model",
+                                         "qwen3.6-27b",
+                                         "--accelerator",
+                                         card,
+                                         "--weight-quant",
+                                         weights,
+                                         "--kv-dtype",
+                                         "bf16",
+                                         "--engine",
+                                         "vllm",
+                                         "--max-model-len",
+                                         "131072",
+                                         "--format",
+                                         "json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return KvcatRunner(false).run(args);
+    };
+    Outcome by_default = run({});
+    ASSERT_EQ(by_default.status, 1) << by_default.err;
+    nlohmann::json j = nlohmann::json::parse(by_default.out);
+    std::int64_t blocks = j["engine"]["engine_blocks"].get<std::int64_t>();
+    ASSERT_LT(blocks, 256);
+    EXPECT_EQ(j["fits"], false);
+    EXPECT_EQ(j["engine_refusal"],
+              fmt::format("ValueError: max_num_seqs (256) exceeds available Mamba cache blocks ({0}). Each decode "
+                          "sequence requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower "
+                          "max_num_seqs to at most {0} or increase gpu_memory_utilization.",
+                          blocks));
+    EXPECT_GT(j["engine"]["max_concurrency"].get<double>(), 1.0) << "the pool itself holds the request";
+    EXPECT_TRUE(contains(j["engine"]["differences"].dump(), "default --max-num-seqs on this card is 256"));
+    // As many sequences as blocks start; one more does not.
+    Outcome at = run({"--max-num-seqs", std::to_string(blocks)});
+    EXPECT_EQ(at.status, 0) << at.err;
+    EXPECT_EQ(nlohmann::json::parse(at.out)["fits"], true);
+    Outcome past = run({"--max-num-seqs", std::to_string(blocks + 1)});
+    EXPECT_EQ(past.status, 1);
+    EXPECT_TRUE(contains(nlohmann::json::parse(past.out)["engine_refusal"].get<std::string>(),
+                         fmt::format("max_num_seqs ({}) exceeds", blocks + 1)));
+    // Before the check came (pull 38270; kvcat takes 0.19.0 as its release) vLLM started.
+    EXPECT_EQ(run({"--engine-version", "0.18.0"}).status, 0);
+    // An H100 of 80 GB takes 1024 sequences by default: bf16 weights leave it fewer blocks.
+    Outcome h100 = run({}, "nvidia-h100-sxm", "bf16");
+    nlohmann::json big = nlohmann::json::parse(h100.out);
+    if (big["engine"]["engine_blocks"].get<std::int64_t>() < 1024) {
+        EXPECT_EQ(h100.status, 1);
+        EXPECT_TRUE(contains(big["engine_refusal"].get<std::string>(), "max_num_seqs (1024) exceeds")) << h100.out;
+    } else {
+        ADD_FAILURE() << "the H100 case no longer reaches the check: " << big["engine"]["engine_blocks"];
+    }
+    // A model without Mamba layers has no such check.
+    Outcome dense = fit_qwen3_32b_on_3090({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", "8192",
+                                           "--max-num-seqs", "100000", "--format", "json"});
+    EXPECT_EQ(dense.status, 0) << dense.err;
 }
 
 // Without --available-kv-gib the memory is the card's driver total less the weights and the

@@ -134,18 +134,21 @@ TEST(Plan, WithLlamaCppEachVerdictIsKvcatFitsForTheSameStart) {
 
 TEST(Plan, WithVllmAVerdictIsItsStartAndItsConcurrencyAgainstTheSlots) {
     KvcatRunner k;
-    json rows = run_json(k, {"plan", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--engine", "vllm",
-                             "--weights", "Q4_K", "--slots", "1,4", "--contexts", "32k,128k,256k"});
+    // vLLM's default of 256 sequences is more than this card's pool has Mamba blocks: every row
+    // would say no (as the next test shows); eight sequences start where the pool holds them.
+    json rows =
+        run_json(k, {"plan", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--engine", "vllm",
+                     "--max-num-seqs", "8", "--weights", "Q4_K", "--slots", "1,4", "--contexts", "32k,128k,256k"});
     ASSERT_EQ(rows.size(), 4u);  // bf16 and fp8 caches by default, as vLLM takes them
     std::size_t yes = 0, no = 0;
     for (const json& r : rows) {
         std::int64_t slots = r["slots"];
         for (std::int64_t context : {32768, 131072, 262144}) {
-            json fit = run_json(
-                k,
-                {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K",
-                 "--kv-dtype", r["kv_cache_dtype"], "--engine", "vllm", "--max-model-len", std::to_string(context)},
-                -1);
+            json fit = run_json(k,
+                                {"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-4090", "--weight-quant",
+                                 "Q4_K", "--kv-dtype", r["kv_cache_dtype"], "--engine", "vllm", "--max-model-len",
+                                 std::to_string(context), "--max-num-seqs", "8"},
+                                -1);
             const json& e = fit["engine"];
             bool fits = !fit.contains("engine_refusal") && e.contains("max_concurrency") &&
                         e["max_concurrency"].get<double>() >= static_cast<double>(slots);
@@ -156,6 +159,11 @@ TEST(Plan, WithVllmAVerdictIsItsStartAndItsConcurrencyAgainstTheSlots) {
     }
     EXPECT_GT(yes, 0u);
     EXPECT_GT(no, 0u);
+    // With vLLM's default for the card, no row starts, and stderr says why.
+    Outcome by_default = k.run({"plan", "--records", kRecords, "--model", "qwen3.5-27b", "--accelerator",
+                                "nvidia-rtx-4090", "--engine", "vllm", "--weights", "Q4_K", "--kv-dtypes", "bf16"});
+    EXPECT_EQ(by_default.status, 1) << by_default.err;
+    EXPECT_TRUE(contains(by_default.err, "max_num_seqs (256) exceeds available Mamba cache blocks")) << by_default.err;
 }
 
 TEST(Plan, RefusesWhatItCannotPlanAndExitsOneWhenNothingFits) {

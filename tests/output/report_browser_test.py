@@ -601,7 +601,8 @@ def expected_fit(args, work, choice):
     elif engine == "vllm":
         kv = Fraction(fit["engine_kv_bytes"] * batch)
         concurrency = fit["engine"].get("max_concurrency")
-        fits = concurrency is not None and concurrency >= batch
+        # A refusal with a pool (more sequences than a hybrid's Mamba blocks) is no start either.
+        fits = concurrency is not None and concurrency >= batch and "engine_refusal" not in fit
         want["tokens"] = "none" if fit["engine_tokens"] is None else str(fit["engine_tokens"])
         want["concurrency"] = concurrency
     elif engine == "sglang":
