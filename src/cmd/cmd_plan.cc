@@ -66,7 +66,7 @@ std::string_view plan_column_unit(std::string_view column) {
 /// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
 /// lower bound, and the rows the physics could not answer.
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
-                const std::string& accelerator, const std::string& engine) {
+                const std::string& accelerator, const std::string& engine, bool imatrix) {
     // The card's terms from a row the physics answered (a refused row's are empty).
     auto answered =
         std::find_if(rows.begin(), rows.end(), [](const PlanRow& r) { return r.terms.memory > Rational(0); });
@@ -110,9 +110,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
     if (!exact.empty()) {
         spdlog::info("{} {} sized as llama-quantize writes {}, tensor by tensor from the model record{}",
                      fmt::join(exact, ", "), exact.size() == 1 ? "is" : "are", exact.size() == 1 ? "it" : "them",
-                     grid.exact_weights.begin()->second.second.find("importance matrix") != std::string::npos
-                         ? ", with an importance matrix"
-                         : "");
+                     imatrix ? ", with an importance matrix" : "");
     }
     if (!mixes.empty()) {
         spdlog::info(
@@ -208,7 +206,7 @@ int run_plan(const PlanOptions& o) {
     shown.summarize_when_dropped = {"slots"};
     std::cout << render_table(plan_table(rows, grid), *format, shown);
     std::cout.flush();
-    plan_notes(rows, grid, model.record->id, card.record->id, o.engine.engine);
+    plan_notes(rows, grid, model.record->id, card.record->id, o.engine.engine, o.imatrix);
     if (std::all_of(rows.begin(), rows.end(), [](const PlanRow& r) { return !r.error.empty(); })) {
         // Not a verdict: nothing was answered (the warnings above say why for each row).
         spdlog::error("no row of the plan could be worked out: {}", rows.empty() ? "it has no row" : rows[0].error);

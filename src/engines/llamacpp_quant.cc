@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cctype>
-#include <cstdio>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -81,11 +80,9 @@ struct State {
     int i_ffn_down = 0;
 };
 
+/// layer_info: the counter for a dense model, the tensor's own block for one with experts.
 int layer_of(const std::string& name, int counter, const State& s) {
-    if (s.n_expert <= 1) return counter;
-    int layer = -1;
-    std::sscanf(name.c_str(), "blk.%d.", &layer);
-    return layer;
+    return s.n_expert <= 1 ? counter : gguf_block_of(name);
 }
 
 /// llama_tensor_get_type_impl, for the mixes of kMixes (no IQ1/IQ2/IQ3 branch is reachable).

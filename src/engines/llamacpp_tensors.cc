@@ -6,16 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "vocab/gguf_arch.h"
+
 namespace kvcat {
 
 namespace {
-
-/// The layer of "blk.N.name", or -1 outside the blocks.
-int block_of(const std::string& name) {
-    int layer = -1;
-    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1) return -1;
-    return layer;
-}
 
 class Inventory {
   public:
@@ -31,7 +26,7 @@ class Inventory {
     }
     std::vector<GgufTensorShape> sorted() && {
         std::sort(tensors_.begin(), tensors_.end(), [](const GgufTensorShape& a, const GgufTensorShape& b) {
-            int la = block_of(a.name), lb = block_of(b.name);
+            int la = gguf_block_of(a.name), lb = gguf_block_of(b.name);
             return la != lb ? la < lb : a.name < b.name;
         });
         return std::move(tensors_);
@@ -46,6 +41,12 @@ std::string blk(std::int64_t i, const char* name) {
 }
 
 }  // namespace
+
+int gguf_block_of(const std::string& name) {
+    int layer = -1;
+    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1) return -1;
+    return layer;
+}
 
 bool has_tensor_inventory(const Model& model) {
     return model.tensors && model.num_layers && model.attention_heads && model.kv_heads && model.head_dim;
@@ -62,7 +63,7 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     }
     const TensorWidths& w = *model.tensors;
     const std::string& arch = w.llama_arch;
-    if (arch != "llama" && arch != "qwen2" && arch != "qwen3" && arch != "qwen3moe") {
+    if (std::find(kGgufArchNames.begin(), kGgufArchNames.end(), arch) == kGgufArchNames.end()) {
         throw std::invalid_argument(fmt::format("kvcat lists no tensors for the llama.cpp architecture '{}'", arch));
     }
     const bool moe = w.experts > 0;

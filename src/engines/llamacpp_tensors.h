@@ -29,6 +29,10 @@ struct GgufTensorShape {
     std::int64_t rows() const { return ne[1] * ne[2]; }
 };
 
+/// The block (layer) of a tensor named "blk.N. ...", or -1 for one outside the blocks, as
+/// llama.cpp's loader and quantizer read it.
+int gguf_block_of(const std::string& name);
+
 /// True when the record carries what llamacpp_tensors needs.
 bool has_tensor_inventory(const Model& model);
 

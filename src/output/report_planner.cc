@@ -155,6 +155,11 @@ json model_entry(const Record& r) {
     const Model& m = *r.model;
     json weights = json::object();
     json active = json::object();
+    // Beside each format, llama-quantize's bytes of a GGUF mix when the record lists the model's
+    // tensors (the page takes them as kvcat fit does: without an engine or with llama.cpp, F16 and
+    // BF16 with llama.cpp only).
+    json gguf = json::object();
+    const bool inventory = has_tensor_inventory(m);
     for (const auto& [name, q] : planner_weight_formats()) {
         try {
             weights[name] = exact(resident_weight_bytes(m, q));
@@ -162,20 +167,12 @@ json model_entry(const Record& r) {
         } catch (const std::exception&) {
             // No parameter count: this model's weights can only be given as bytes.
         }
-    }
-    // llama-quantize's bytes of each GGUF mix, when the record lists the model's tensors (the
-    // page takes them as kvcat fit does: without an engine or with llama.cpp, F16 and BF16 with
-    // llama.cpp only).
-    json gguf = json::object();
-    if (has_tensor_inventory(m)) {
-        for (const auto& [name, q] : planner_weight_formats()) {
-            auto mix = find_llama_mix(name);
-            if (!mix) continue;
-            QuantPlan plan = llamacpp_quant_plan(m, *mix);
-            gguf[name] = {{"bytes", std::to_string(plan.bytes)},
-                          {"how", quant_plan_how(plan)},
-                          {"float", mix->name == "F16" || mix->name == "BF16"}};
-        }
+        auto mix = inventory ? find_llama_mix(name) : std::nullopt;
+        if (!mix) continue;
+        QuantPlan plan = llamacpp_quant_plan(m, *mix);
+        gguf[name] = {{"bytes", std::to_string(plan.bytes)},
+                      {"how", quant_plan_how(plan)},
+                      {"float", mix->name == "F16" || mix->name == "BF16"}};
     }
     json share = nullptr;  // active / total parameters, for weights given as bytes (row_weights does the same)
     if (m.total_params_b_exact && m.active_params_b_exact && !m.total_params_b_exact->is_zero())

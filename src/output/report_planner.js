@@ -120,6 +120,8 @@
     }
     const out = { kv: Q(kv), state: parseQ(e.state), perRequest: cdiv(need, divisor), block, divisor,
       blocks: null, tokens: null, concurrency: null, refusal: null, estimated: null };
+    // vLLM's words come from kvcat's engine model (engine.refusal_words, ...), filled as fit fills them.
+    const fill = (words, values) => words.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
     if (available !== null && requestBytes(context) > available) {
       let estimated = 0n;
       if (requestBytes(1n) <= available) {
@@ -132,8 +134,6 @@
       }
       out.estimated = estimated;
       const gibText = (b) => (Number(b) / 1073741824).toFixed(2).replace(/(\.\d)0$/, '$1');
-      // vLLM's words come from kvcat's engine model (engine.refusal_words), filled as fit fills them.
-      const fill = (words, values) => words.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
       out.refusal = fill(engine.refusal_words, {
         max_model_len: context, needed_gib: gibText(requestBytes(context)), available_gib: gibText(available),
         estimate: estimated > 0n ? fill(engine.estimate_words, { estimated: estimated }) : '',
@@ -147,8 +147,7 @@
       // A model with Mamba layers needs a block a sequence: vLLM refuses more sequences than blocks
       // (kVllmMambaBlocksWords, src/engines/engine_vllm.h), as kvcat fit says.
       if (e.terms.some(([kind]) => kind === 'state') && maxNumSeqs > out.blocks) {
-        out.mambaRefusal = 'ValueError: ' + engine.mamba_words.replace(/\{(\w+)\}/g, (all, name) =>
-          name === 'max_num_seqs' ? String(maxNumSeqs) : name === 'blocks' ? String(out.blocks) : all);
+        out.mambaRefusal = 'ValueError: ' + fill(engine.mamba_words, { max_num_seqs: maxNumSeqs, blocks: out.blocks });
         out.maxNumSeqs = maxNumSeqs;
       }
     }

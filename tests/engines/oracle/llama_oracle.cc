@@ -143,12 +143,6 @@ Captured kvcat_answer(const Model& model, const Setting& s) {
     return c;
 }
 
-std::string joined(const std::vector<std::string>& lines) {
-    std::string out;
-    for (const auto& l : lines) out += "\n      " + l;
-    return out.empty() ? "\n      (nothing)" : out;
-}
-
 struct Tally {
     int commands = 0;  ///< settings answered by the kvcat command rather than the library
     int settings = 0;

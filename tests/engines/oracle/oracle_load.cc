@@ -28,4 +28,10 @@ llama_model_params shapes_only_params() {
     return mp;
 }
 
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += "\n      " + l;
+    return out.empty() ? "\n      (nothing)" : out;
+}
+
 }  // namespace kvcat::oracle

@@ -1,8 +1,9 @@
-// What both oracle programs do before they ask libllama anything: read the model records, and
-// load a GGUF for its shapes only.
+// What both oracle programs share: reading the model records, loading a GGUF for its shapes only,
+// and quoting what libllama printed under a disagreement.
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "llama.h"
@@ -17,5 +18,8 @@ std::vector<Record> load_model_records(const std::filesystem::path& records);
 /// libllama's model parameters for a GGUF whose data is a hole: no_alloc (shapes only, the
 /// weights never read and never mapped), on the CPU.
 llama_model_params shapes_only_params();
+
+/// The lines, each on a line of its own and indented under a DISAGREE line; "(nothing)" for none.
+std::string joined(const std::vector<std::string>& lines);
 
 }  // namespace kvcat::oracle

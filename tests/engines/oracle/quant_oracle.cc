@@ -136,12 +136,6 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     g.write(path);
 }
 
-std::string joined(const std::vector<std::string>& lines) {
-    std::string out;
-    for (const auto& l : lines) out += "\n    " + l;
-    return out;
-}
-
 struct Tally {
     long tensors = 0, agree = 0;
     int plans = 0, plans_agree = 0, models = 0;
