@@ -10,6 +10,7 @@
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
 #include "engines/engine_memory.h"
+#include "engines/llamacpp_quant.h"
 #include "model/curve.h"
 #include "model/physics.h"
 #include "output/render.h"
@@ -29,6 +30,7 @@ struct CurveOptions {
     std::string accelerators;  ///< empty: every accelerator record
     std::string contexts;
     std::string weight_quant;
+    bool imatrix = false;
     EngineOptions engine;
     std::int64_t gpus = 1;
     Common common;
@@ -50,6 +52,7 @@ void fit_on_gpus(const CurveRequest& request, std::int64_t gpus, std::vector<Cur
             setup.gpus = gpus;
             setup.reserve = Rational(0);
             if (!request.weight_quant) setup.weight_bytes = Rational(0);
+            if (request.weight_bytes) setup.weight_bytes = *request.weight_bytes;
             FitTerms terms =
                 fit_context(*request.model, *a, request.weight_quant ? &*request.weight_quant : nullptr, *dtype, setup);
             p.fits[i] = !(fit_bytes_at(terms, p.context) > terms.memory);
@@ -98,7 +101,16 @@ std::string make_request(const CurveOptions& o, const RecordSet& records, CurveR
                 "...)",
                 o.weight_quant);
         request.weight_quant = named->quant;
-        if (const auto& mix = named->mix) {
+        std::optional<QuantPlan> plan;
+        try {
+            plan = named_quant_plan(*request.model, o.weight_quant, o.engine.engine, o.imatrix);
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+        if (plan) {
+            request.weight_bytes = Rational(plan->bytes);
+            spdlog::info("weight_bytes: {}", quant_plan_how(*plan));
+        } else if (const auto& mix = named->mix) {
             spdlog::info(
                 "{} is llama.cpp's mix of {} with {} (src/llama-quant.cpp): weight_bytes takes {} throughout, a lower "
                 "bound; kvcat fit --weight-file FILE.gguf or --weight-bytes N takes the real size",
@@ -242,7 +254,11 @@ void setup_curve(CLI::App& app, int& exit_code) {
         ->capture_default_str();
     sub->add_option("--accelerator", o->accelerators, "Accelerator ids, comma-separated (default: every one)");
     sub->add_option("--contexts", o->contexts, "Contexts, comma-separated: 8k,128k,1M")->required();
-    sub->add_option("--weight-quant", o->weight_quant, "Count the weights in this format against memory too");
+    sub->add_option("--weight-quant", o->weight_quant,
+                    "Count the weights in this format against memory too (a llama.cpp mix to the byte when the "
+                    "model record lists its tensors)");
+    sub->add_flag("--imatrix", o->imatrix,
+                  "The mix was quantised with an importance matrix (llama-quantize --imatrix)");
     add_engine_options(*sub, o->engine);
     sub->add_option("--gpus", o->gpus, "Spread the model over this many of each card (tensor parallel, as kvcat fit)")
         ->check(CLI::PositiveNumber)

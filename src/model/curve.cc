@@ -67,7 +67,8 @@ std::vector<CurvePoint> kv_curve(const CurveRequest& request) {
     std::vector<CurvePoint> out;
     Rational fixed = fixed_state_bytes(model);
     std::optional<Rational> weights;
-    if (request.weight_quant) weights = resident_weight_bytes(model, *request.weight_quant);
+    if (request.weight_quant)
+        weights = request.weight_bytes ? *request.weight_bytes : resident_weight_bytes(model, *request.weight_quant);
     for (const auto& dtype : request.dtypes) {
         for (std::int64_t context : request.contexts) {
             CurvePoint p;

@@ -48,6 +48,9 @@ struct CurveRequest {
     std::vector<CurveAccelerator> accelerators;
     std::vector<std::int64_t> contexts;
     std::optional<WeightQuant> weight_quant;  ///< when set, the weights count against memory too
+    /// The weights' exact bytes (a llama.cpp mix as llama-quantize writes it), in place of
+    /// weight_quant's figure; only with weight_quant.
+    std::optional<Rational> weight_bytes;
 };
 
 struct CurvePoint {

@@ -546,3 +546,39 @@ TEST(CurveNotes, WeightsLeftOutAndContextsAboveNativeAreSaid) {
     ASSERT_EQ(weighed.status, 0) << weighed.err;
     EXPECT_FALSE(contains(weighed.err, "not the weights")) << weighed.err;
 }
+
+// curve weighs a mix as fit does: to the byte for a model whose record lists its tensors (the
+// same weight_bytes as fit, --imatrix included), a lower bound said so for one that does not.
+TEST(CurveNotes, AMixWeighsWhatFitWeighs) {
+    const std::string records = (fs::path(KVCAT_SOURCE_DIR) / "records").string();
+    auto curve_weights = [&](const std::string& model, const std::string& mix, bool imatrix, std::string* err) {
+        std::vector<std::string> args = {
+            "curve",           "--records",  records, "--model",        model, "--contexts", "8k",  "--accelerator",
+            "nvidia-rtx-3090", "--kv-dtype", "f16",   "--weight-quant", mix,   "--format",   "json"};
+        if (imatrix) args.emplace_back("--imatrix");
+        Outcome o = KvcatRunner(false).run(args);
+        EXPECT_EQ(o.status, 0) << o.err;
+        if (err) *err = o.err;
+        return nlohmann::json::parse(o.out).at(0).at("weight_bytes");
+    };
+    auto fit_weights = [&](const std::string& model, const std::string& mix, bool imatrix) {
+        std::vector<std::string> args = {
+            "fit",        "--records", records,          "--model", model,      "--accelerator", "nvidia-rtx-3090",
+            "--kv-dtype", "f16",       "--weight-quant", mix,       "--format", "json"};
+        if (imatrix) args.emplace_back("--imatrix");
+        Outcome o = KvcatRunner(false).run(args);
+        return nlohmann::json::parse(o.out).at("weight_bytes");
+    };
+    std::string err;
+    // Qwen3-32B's Q4_K_M as llama-quantize writes it: 19,756,174,336 bytes (llama.cpp's own load line).
+    EXPECT_EQ(curve_weights("qwen3-32b", "Q4_K_M", false, &err), 19756174336LL);
+    EXPECT_EQ(fit_weights("qwen3-32b", "Q4_K_M", false), 19756174336LL);
+    EXPECT_TRUE(contains(err, "weight_bytes: llama-quantize's Q4_K_M of the model's")) << err;
+    EXPECT_FALSE(contains(err, "a lower bound")) << err;
+    // An importance matrix changes IQ4_XS's plan; curve follows fit there too.
+    EXPECT_EQ(curve_weights("qwen3-8b", "IQ4_XS", true, nullptr), fit_weights("qwen3-8b", "IQ4_XS", true));
+    EXPECT_NE(curve_weights("qwen3-8b", "Q4_0", true, nullptr), curve_weights("qwen3-8b", "Q4_0", false, nullptr));
+    // Qwen3.5-27B's record has no tensors mapping: its mix stays a lower bound, said so.
+    curve_weights("qwen3.5-27b", "Q4_K_M", false, &err);
+    EXPECT_TRUE(contains(err, "a lower bound")) << err;
+}
