@@ -65,7 +65,7 @@ if(KVCAT_DPKG_SHLIBDEPS)
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
     set(CPACK_DEBIAN_PACKAGE_DEPENDS
-        "libyaml-cpp0.7, libsqlite3-0, libspdlog1.10, libfmt9, libstdc++6, libgcc-s1, libc6")
+        "libyaml-cpp0.7, libsqlite3-0, libcurl4, libspdlog1.10, libfmt9, libstdc++6, libgcc-s1, libc6")
 endif()
 
 include(CPack)

@@ -16,11 +16,25 @@ namespace kvcat::test {
 /// descriptions and `data` bytes of tensor data after the aligned header.
 class GgufFile {
   public:
-    GgufFile(std::uint64_t data, std::uint32_t magic = 0x46554747u) {
+    GgufFile(std::uint64_t data, std::uint32_t magic = 0x46554747u) : GgufFile(data, magic, 0, 0, "model.gguf") {}
+
+    /// Part `split_no` (from 0) of `split_count` of a split model, as llama.cpp's gguf-split
+    /// writes one (split.no and split.count, u16), in a file called `name`.
+    GgufFile(std::uint64_t data, std::uint32_t magic, std::uint16_t split_no, std::uint16_t split_count,
+             std::string name)
+        : name_(std::move(name)) {
         put32(magic);
         put32(3);
-        put64(2);  // tensors
-        put64(3);  // metadata entries
+        put64(2);                        // tensors
+        put64(split_count > 0 ? 5 : 3);  // metadata entries
+        if (split_count > 0) {
+            key("split.no");
+            put32(2);  // u16
+            bytes_.append(reinterpret_cast<const char*>(&split_no), 2);
+            key("split.count");
+            put32(2);
+            bytes_.append(reinterpret_cast<const char*>(&split_count), 2);
+        }
         key("general.alignment");
         put32(4);  // u32
         put32(64);
@@ -40,7 +54,8 @@ class GgufFile {
         bytes_.resize(bytes_.size() + data, 7);
         std::ofstream(path(), std::ios::binary).write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
     }
-    std::string path() const { return (dir_.path() / "model.gguf").string(); }
+    std::string path() const { return (dir_.path() / name_).string(); }
+    const std::string& bytes() const { return bytes_; }
     std::uint64_t header() const { return header_; }
     std::uint64_t size() const { return bytes_.size(); }
     void truncate(std::uint64_t to) const { fs::resize_file(path(), to); }
@@ -61,6 +76,7 @@ class GgufFile {
         put32(12);  // Q4_K; its size per block does not matter to kvcat
         put64(offset);
     }
+    std::string name_;
     TempDir dir_;
     std::string bytes_;
     std::uint64_t header_ = 0;

@@ -355,11 +355,7 @@ int run_fit(const FitOptions& o) {
         try {
             GgufWeights g = read_gguf_weights(o.weight_file);
             setup.weight_bytes = Rational(static_cast<std::int64_t>(g.data_bytes));
-            setup.weight_how = fmt::format(
-                "the tensor data of {}: {} tensors, the file's {} bytes less its {}-byte "
-                "header",
-                o.weight_file, g.tensors, group_thousands(static_cast<std::int64_t>(g.file_size)),
-                group_thousands(static_cast<std::int64_t>(g.data_offset)));
+            setup.weight_how = gguf_weights_how(o.weight_file, g);
             weights_name = o.weight_file;
         } catch (const std::exception& e) {
             spdlog::error("{}: {}", o.weight_file, e.what());

@@ -9,6 +9,7 @@
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
 #include "import/gguf.h"
+#include "import/http_range.h"
 #include "import/import_config.h"
 #include "import/import_gguf.h"
 #include "support/bounded_read.h"
@@ -39,10 +40,12 @@ struct ImportConfigOptions {
 
 int run_import_config(const ImportConfigOptions& o) {
     // A GGUF file (it starts with the magic "GGUF") is read for its header's metadata only: the
-    // file can be many GiB, so it is never read whole. Anything else is a config.json.
+    // file can be many GiB, so it is never read whole; an http(s) address is a GGUF whose header
+    // is read by range requests. Anything else is a config.json.
     std::error_code ec;
-    bool gguf = false;
-    if (fs::is_regular_file(o.config, ec)) {
+    const bool remote = is_http_url(o.config);
+    bool gguf = remote;
+    if (!remote && fs::is_regular_file(o.config, ec)) {
         std::ifstream probe(o.config, std::ios::binary);
         char magic[4] = {};
         gguf = probe.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "GGUF";
@@ -74,7 +77,7 @@ int run_import_config(const ImportConfigOptions& o) {
     }
 
     ImportOptions options;
-    options.config_file = fs::path(o.config).filename().string();
+    options.config_file = remote ? o.config : fs::path(o.config).filename().string();
     if (!o.id.empty()) options.id = o.id;
     if (!o.name.empty()) options.name = o.name;
     if (!o.source.empty()) options.source = o.source;
@@ -116,7 +119,9 @@ void setup_import_config(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<ImportConfigOptions>();
     CLI::App* sub = app.add_subcommand("import-config",
                                        "Write a model record from a Hugging Face config.json or a GGUF file's header");
-    sub->add_option("config", o->config, "The config.json (or .gguf file) to read")->required();
+    sub->add_option("config", o->config,
+                    "The config.json, a .gguf file, or a GGUF's http(s) address (its header only is read)")
+        ->required();
     sub->add_option("--id", o->id, "The record id, models/NAME (default: from the name)");
     sub->add_option("--name", o->name, "The model's published name (default: the config's _name_or_path)");
     sub->add_option("--source", o->source,

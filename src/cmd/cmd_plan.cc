@@ -15,6 +15,7 @@
 #include "cmd/table_output.h"
 #include "engines/engine_verdict.h"
 #include "engines/llamacpp_quant.h"
+#include "import/gguf.h"
 #include "model/curve.h"
 #include "model/plan.h"
 #include "output/render.h"
@@ -31,6 +32,8 @@ struct PlanOptions {
     std::string accelerator;
     std::int64_t gpus = 1;
     std::string weights = "bf16,Q8_0,Q6_K,Q5_K_M,Q4_K_M,Q3_K_M";
+    CLI::Option* weights_option = nullptr;
+    std::vector<std::string> weight_files;  ///< GGUF paths or addresses, planned at their exact bytes
     std::string kv_dtypes;  ///< empty: the engine's usual ones (llama.cpp's f16, q8_0, q4_0 without one)
     EngineOptions engine;
     std::string slots = "1";
@@ -99,14 +102,18 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
     for (const PlanRow& r : rows) {
         if (r.weights_lower_bound && std::find(mixes.begin(), mixes.end(), r.weights) == mixes.end())
             mixes.push_back(r.weights);
-        if (grid.exact_weights.count(r.weights) && std::find(exact.begin(), exact.end(), r.weights) == exact.end())
+        auto sized = grid.exact_weights.find(r.weights);
+        if (sized != grid.exact_weights.end() && std::find(exact.begin(), exact.end(), r.weights) == exact.end()) {
             exact.push_back(r.weights);
+            if (!find_weights(r.weights)) spdlog::info("{}: {}", r.weights, sized->second.second);
+        }
         if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
         if (!r.why_not.empty() && r.max_context == 0 && r.terms.fits) {
             spdlog::info("{} with {} and {} slot{}: {}", r.weights, r.kv_dtype, r.slots, r.slots == 1 ? "" : "s",
                          r.why_not);
         }
     }
+    std::erase_if(exact, [](const std::string& w) { return !find_weights(w); });  // files, said above
     if (!exact.empty()) {
         spdlog::info("{} {} sized as llama-quantize writes {}, tensor by tensor from the model record{}",
                      fmt::join(exact, ", "), exact.size() == 1 ? "is" : "are", exact.size() == 1 ? "it" : "them",
@@ -121,9 +128,10 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
             mixes.size() == 1 ? "its" : "their");
     }
     spdlog::info(
-        "every term of one row: kvcat fit --model {} --accelerator {} --weight-quant W --kv-dtype D "
+        "every term of one row: kvcat fit --model {} --accelerator {} --weight-quant W{} --kv-dtype D "
         "--batch SLOTS{}{}",
-        model, accelerator, grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
+        model, accelerator, grid.exact_weights.size() > exact.size() ? " (or --weight-file F)" : "",
+        grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
         engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
 }
 
@@ -145,7 +153,19 @@ void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& en
 int run_plan(const PlanOptions& o) {
     auto format = parse_table_format(o.common.format);
     PlanGrid grid;
-    grid.weights = split_commas(o.weights);
+    // With --weight-file and no --weights, the files alone are planned.
+    if (o.weight_files.empty() || o.weights_option->count() > 0) grid.weights = split_commas(o.weights);
+    for (const auto& where : o.weight_files) {
+        try {
+            GgufWeights g = read_gguf_weights(where);
+            std::string name = where.substr(where.find_last_of('/') + 1);
+            grid.weights.push_back(name);
+            grid.exact_weights[name] = {Rational(static_cast<std::int64_t>(g.data_bytes)), gguf_weights_how(where, g)};
+        } catch (const std::exception& e) {
+            spdlog::error("{}: {}", where, e.what());
+            return ExitCode::failure;
+        }
+    }
     grid.gpus = o.gpus;
     std::string error;
     auto engine = engine_settings(o.engine, &error);
@@ -234,10 +254,15 @@ void setup_plan(CLI::App& app, int& exit_code) {
     sub->add_option("--gpus", o->gpus, "Cards the model is spread over (tensor parallel, as kvcat fit)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    sub->add_option("--weights", o->weights,
-                    "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
-                    "(Q4_K_M, ...): exact when the model record lists its tensors, else a lower bound")
-        ->capture_default_str();
+    o->weights_option =
+        sub->add_option("--weights", o->weights,
+                        "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
+                        "(Q4_K_M, ...): exact when the model record lists its tensors, else a lower bound")
+            ->capture_default_str();
+    sub->add_option("--weight-file", o->weight_files,
+                    "A GGUF file or its http(s) address (its header read by range requests), planned at its exact "
+                    "weights; give it once a file; without --weights only the files are planned")
+        ->allow_extra_args(false);
     sub->add_flag("--imatrix", o->imatrix,
                   "The mixes were quantised with an importance matrix (llama-quantize --imatrix)");
     sub->add_option("--kv-dtypes", o->kv_dtypes,

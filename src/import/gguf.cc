@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "support/rational.h"
+
 namespace kvcat {
 
 namespace {
@@ -30,13 +32,63 @@ enum : std::uint32_t {
     kF64 = 12,
 };
 
+/// Where a header's bytes come from: a local file or a remote one read by range requests.
+class Bytes {
+  public:
+    virtual ~Bytes() = default;
+    virtual std::uint64_t size() const = 0;
+    /// Copies [pos, pos + n) to `out`; throws when they cannot be read.
+    virtual void read(std::uint64_t pos, char* out, std::size_t n) = 0;
+    /// How much to read at once: a request costs far more than a read.
+    virtual std::size_t block() const = 0;
+};
+
+class FileBytes final : public Bytes {
+  public:
+    explicit FileBytes(const std::string& path) {
+        std::error_code ec;
+        size_ = std::filesystem::file_size(path, ec);
+        if (ec) throw std::runtime_error(fmt::format("cannot read {}: {}", path, ec.message()));
+        in_.open(path, std::ios::binary);
+        if (!in_) throw std::runtime_error(fmt::format("cannot read {}", path));
+    }
+    std::uint64_t size() const override { return size_; }
+    void read(std::uint64_t pos, char* out, std::size_t n) override {
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(pos));
+        in_.read(out, static_cast<std::streamsize>(n));
+        if (!in_) throw GgufError(fmt::format("cannot read bytes {} to {} of the file", pos, pos + n));
+    }
+    std::size_t block() const override { return std::size_t{1} << 16; }
+
+  private:
+    std::ifstream in_;
+    std::uint64_t size_ = 0;
+};
+
+constexpr std::size_t kRemoteBlock = std::size_t{1} << 20;
+
+class RemoteBytes final : public Bytes {
+  public:
+    RemoteBytes(const std::string& url, const HttpLimits& limits) : file_(url, kRemoteBlock, limits) {}
+    std::uint64_t size() const override { return file_.size(); }
+    void read(std::uint64_t pos, char* out, std::size_t n) override {
+        std::string got = file_.read(pos, n);
+        std::copy_n(got.data(), n, out);
+    }
+    std::size_t block() const override { return kRemoteBlock; }
+    const HttpRangeFile& file() const { return file_; }
+
+  private:
+    HttpRangeFile file_;
+};
+
 /// Every length in a header is checked against what is left of the file before it is used. The
-/// file is read in blocks of kBlock bytes: a skip moves the position only, so reading a header
-/// costs one read a block, however many fields it holds (a seek a field made a 1 GB header take
-/// minutes).
+/// file is read in blocks: a skip moves the position only, so reading a header costs one read
+/// a block, however many fields it holds (a seek a field made a 1 GB header take minutes).
 class Reader {
   public:
-    Reader(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
+    explicit Reader(Bytes& in) : in_(in), size_(in.size()) {}
 
     std::uint64_t pos() const { return pos_; }
 
@@ -76,25 +128,20 @@ class Reader {
     static constexpr std::uint64_t kLongestKey = 256;
 
   private:
-    static constexpr std::size_t kBlock = 1u << 16;
-
     /// Copies the next `n` bytes (at most a key's length) to `out`, reading a new block when
     /// they are not all in the one held.
     void copy(char* out, std::size_t n, const char* what) {
         need(n, what);
         if (pos_ < block_start_ || pos_ + n > block_start_ + block_.size()) {
-            block_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, size_ - pos_)));
-            in_.clear();
-            in_.seekg(static_cast<std::streamoff>(pos_));
-            in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
-            if (!in_) throw GgufError(fmt::format("cannot read {} at byte {}", what, pos_));
+            block_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(in_.block(), size_ - pos_)));
+            in_.read(pos_, block_.data(), block_.size());
             block_start_ = pos_;
         }
         std::copy_n(block_.data() + (pos_ - block_start_), n, out);
         pos_ += n;
     }
 
-    std::ifstream& in_;
+    Bytes& in_;
     std::uint64_t size_;
     std::uint64_t pos_ = 0;
     std::vector<char> block_;
@@ -237,14 +284,10 @@ constexpr std::uint64_t kMaxKeys = 1 << 16;
 
 /// The header; its metadata kept as JSON only when `keep` (the weights need none of it, and
 /// skipping reads nothing into memory).
-GgufHeader read_header(const std::string& path, bool keep) {
+GgufHeader read_header(Bytes& in, bool keep) {
     GgufHeader out;
-    std::error_code ec;
-    auto size = std::filesystem::file_size(path, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot read {}: {}", path, ec.message()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot read {}", path));
-    Reader r(in, size);
+    std::uint64_t size = in.size();
+    Reader r(in);
     GgufWeights& w = out.weights;
     w.file_size = size;
     auto magic = r.get<std::uint32_t>("the magic");
@@ -270,7 +313,8 @@ GgufHeader read_header(const std::string& path, bool keep) {
         auto type = r.get<std::uint32_t>("a metadata type");
         std::optional<std::uint64_t> value;
         try {
-            if (keep && !key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type") {
+            if (keep && !key.starts_with("tokenizer.") && key != "general.alignment" && key != "general.file_type" &&
+                !key.starts_with("split.")) {
                 out.metadata[key] = read_json_value(r, type);
                 continue;
             }
@@ -285,6 +329,10 @@ GgufHeader read_header(const std::string& path, bool keep) {
             w.alignment = *value;
         } else if (key == "general.file_type" && value) {
             w.file_type = std::to_string(*value);
+        } else if (key == "split.no" && value) {
+            w.split_no = *value;
+        } else if (key == "split.count" && value) {
+            w.split_count = *value;
         }
     }
     std::uint64_t last_end = 0;
@@ -309,12 +357,90 @@ GgufHeader read_header(const std::string& path, bool keep) {
 
 }  // namespace
 
-GgufWeights read_gguf_weights(const std::string& path) {
-    return read_header(path, false).weights;
+namespace {
+
+/// The header of a local path or a remote address, and the bytes read to get it (0 for a file).
+GgufHeader read_any(const std::string& where, bool keep, const HttpLimits& limits) {
+    if (!is_http_url(where)) {
+        if (where.find("://") != std::string::npos) {
+            throw std::runtime_error("kvcat reads a GGUF from a path, or from an http:// or https:// address");
+        }
+        FileBytes in(where);
+        return read_header(in, keep);
+    }
+    RemoteBytes in(where, limits);
+    GgufHeader h = read_header(in, keep);
+    h.weights.fetched_bytes = in.file().bytes_fetched();
+    h.weights.requests = in.file().requests();
+    return h;
 }
 
-GgufHeader read_gguf_header(const std::string& path) {
-    return read_header(path, true);
+/// The name of part `no` (from 1) of `count`, given the first part's: llama.cpp's
+/// llama_split_path() writes PREFIX-00001-of-00003.gguf. Empty when `first` is not so named.
+std::string part_name(const std::string& first, std::uint64_t no, std::uint64_t count) {
+    std::string tail = fmt::format("-00001-of-{:05d}.gguf", count);
+    if (first.size() <= tail.size() || first.compare(first.size() - tail.size(), tail.size(), tail) != 0) return {};
+    return fmt::format("{}-{:05d}-of-{:05d}.gguf", first.substr(0, first.size() - tail.size()), no, count);
+}
+
+}  // namespace
+
+GgufWeights read_gguf_weights(const std::string& path, const HttpLimits& limits) {
+    GgufWeights w = read_any(path, false, limits).weights;
+    if (w.split_count <= 1) return w;
+    if (w.split_no != 0) {
+        throw GgufError(fmt::format("this is part {} of {} of a split model; give the first part, which names the rest",
+                                    w.split_no + 1, w.split_count));
+    }
+    if (w.split_count > 1000)
+        throw GgufError(fmt::format("split.count is {}; kvcat reads at most 1000 parts", w.split_count));
+    if (part_name(path, 1, w.split_count).empty()) {
+        throw GgufError(
+            fmt::format("this is the first of {} parts, but its name does not end in -00001-of-{:05d}.gguf, "
+                        "so kvcat cannot find the others",
+                        w.split_count, w.split_count));
+    }
+    for (std::uint64_t no = 2; no <= w.split_count; ++no) {
+        std::string name = part_name(path, no, w.split_count);
+        GgufWeights p;
+        try {
+            p = read_any(name, false, limits).weights;
+        } catch (const std::exception& e) {
+            throw GgufError(fmt::format("part {} of {}, {}: {}", no, w.split_count, name, e.what()));
+        }
+        if (p.split_count != w.split_count || p.split_no != no - 1) {
+            throw GgufError(fmt::format("{} says it is part {} of {}, where part {} of {} was expected", name,
+                                        p.split_no + 1, p.split_count, no, w.split_count));
+        }
+        w.tensors += p.tensors;
+        w.file_size += p.file_size;
+        w.data_offset += p.data_offset;
+        w.data_bytes += p.data_bytes;
+        w.fetched_bytes += p.fetched_bytes;
+        w.requests += p.requests;
+    }
+    return w;
+}
+
+std::string gguf_weights_how(const std::string& where, const GgufWeights& w) {
+    auto n = [](std::uint64_t v) { return group_thousands(static_cast<std::int64_t>(v)); };
+    std::string tensors = fmt::format("{} tensor{}", n(w.tensors), w.tensors == 1 ? "" : "s");
+    std::string how = w.split_count > 1
+                          ? fmt::format(
+                                "the tensor data of {} and its {} other parts: {}, the files' {} bytes less their "
+                                "{} bytes of headers",
+                                where, w.split_count - 1, tensors, n(w.file_size), n(w.data_offset))
+                          : fmt::format("the tensor data of {}: {}, the file's {} bytes less its {}-byte header", where,
+                                        tensors, n(w.file_size), n(w.data_offset));
+    if (w.requests > 0) {
+        how += fmt::format(" (its header read by {} range request{}, {} bytes)", w.requests, w.requests == 1 ? "" : "s",
+                           n(w.fetched_bytes));
+    }
+    return how;
+}
+
+GgufHeader read_gguf_header(const std::string& path, const HttpLimits& limits) {
+    return read_any(path, true, limits);
 }
 
 }  // namespace kvcat

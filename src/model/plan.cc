@@ -1,6 +1,7 @@
 #include "model/plan.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "vocab/dtype.h"
 #include "vocab/weight_mix.h"
@@ -17,11 +18,12 @@ std::vector<std::int64_t> plan_context_steps(const Model& model) {
 
 std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerator, PlanGrid& grid) {
     if (grid.contexts.empty()) grid.contexts = plan_context_steps(model);
-    std::vector<NamedWeights> weights;
+    // A name the vocabulary does not know is a file's, when its exact bytes were given.
+    std::vector<std::pair<std::string, std::optional<NamedWeights>>> weights;
     for (const auto& w : grid.weights) {
         auto named = find_weights(w);
-        if (!named) throw PlanError(unknown_weights_message(w));
-        weights.push_back(*named);
+        if (!named && !grid.exact_weights.count(w)) throw PlanError(unknown_weights_message(w));
+        weights.emplace_back(named ? std::string(named->name()) : w, named);
     }
     std::vector<CacheDtype> dtypes;
     for (const auto& d : grid.kv_dtypes) {
@@ -30,13 +32,13 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
         dtypes.push_back(*dtype);
     }
     std::vector<PlanRow> rows;
-    for (const NamedWeights& w : weights) {
+    for (const auto& [name, w] : weights) {
         for (const CacheDtype& d : dtypes) {
             for (std::int64_t slots : grid.slots) {
                 PlanRow row;
-                row.weights = std::string(w.name());
+                row.weights = name;
                 auto exact = grid.exact_weights.find(row.weights);
-                row.weights_lower_bound = w.mix.has_value() && exact == grid.exact_weights.end();
+                row.weights_lower_bound = w && w->mix.has_value() && exact == grid.exact_weights.end();
                 row.kv_dtype = std::string(d.name);
                 row.slots = slots;
                 FitSetup setup;
@@ -48,7 +50,7 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
                     setup.weight_how = exact->second.second;
                 }
                 try {
-                    row.terms = fit_context(model, accelerator, &w.quant, d, setup);
+                    row.terms = fit_context(model, accelerator, w ? &w->quant : nullptr, d, setup);
                     // The model as published: a longer context needs its RoPE stretched, which is no plan.
                     std::int64_t native = row.terms.native_context;
                     if (row.terms.fits) {

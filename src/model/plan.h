@@ -20,15 +20,17 @@ namespace kvcat {
 
 /// What to plan over.
 struct PlanGrid {
-    std::vector<std::string> weights;    ///< exact formats or llama.cpp mixes, as the user spells them
+    /// Exact formats or llama.cpp mixes as the user spells them, or a file's name (its bytes
+    /// in exact_weights).
+    std::vector<std::string> weights;
     std::vector<std::string> kv_dtypes;  ///< cache dtypes
     std::vector<std::int64_t> slots;     ///< sequences held at once
     std::vector<std::int64_t> contexts;  ///< the context steps, ascending; empty: plan_context_steps()
     std::int64_t gpus = 1;
     Rational reserve = kDefaultReserveBytes;  ///< held back on each card
     /// A weight format's exact bytes, by its name as given, with where they come from (the
-    /// caller's: llama-quantize's plan of a mix, engines/llamacpp_quant.h); such a row is no
-    /// lower bound.
+    /// caller's: llama-quantize's plan of a mix, engines/llamacpp_quant.h, or a GGUF file's
+    /// header); such a row is no lower bound.
     std::map<std::string, std::pair<Rational, std::string>> exact_weights;
 };
 

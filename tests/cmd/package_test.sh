@@ -38,7 +38,7 @@ version=$(dpkg-deb -f "$deb" Version)
 [ -n "$(dpkg-deb -f "$deb" Maintainer)" ] || fail "no Maintainer"
 [ -n "$(dpkg-deb -f "$deb" Description)" ] || fail "no Description"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libyaml-cpp0.7 libsqlite3-0 libspdlog1.10 libfmt9; do
+for lib in libyaml-cpp0.7 libsqlite3-0 libspdlog1.10 libfmt9 libcurl4; do
     [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gguf_file.h"
 #include "kvcat_runner.h"
+#include "loopback_http.h"
 #include "test_util.h"
 
 namespace {
@@ -60,6 +62,39 @@ TEST(Plan, EachRowIsKvcatFitsAnswerForItsSettings) {
     }
     EXPECT_GT(fitting, 0u);
     EXPECT_LT(fitting, rows.size());  // the grid reaches both answers
+}
+
+// A GGUF planned before the download: by its address, its header alone read, each row fit's
+// answer for those weights; beside a mix when --weights is given too.
+TEST(Plan, AWeightFileByItsAddressIsPlannedAtItsExactBytes) {
+    kvcat::test::GgufFile f(std::uint64_t{48} << 20);  // 48 MiB of tensor data
+    kvcat::test::LoopbackHttp server({{"small.gguf", f.bytes()}});
+    KvcatRunner k;
+    json rows = run_json(k, {"plan", "--model", "qwen3-0.6b", "--accelerator", "nvidia-rtx-3090", "--weight-file",
+                             server.url("small.gguf"), "--kv-dtypes", "f16", "--contexts", "8k"});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["weights"], "small.gguf");
+    EXPECT_EQ(rows[0]["weights_lower_bound"], "no");
+    EXPECT_EQ(rows[0]["weight_bytes"], std::uint64_t{48} << 20);
+    json fit = run_json(k, {"fit", "--model", "qwen3-0.6b", "--accelerator", "nvidia-rtx-3090", "--weight-file",
+                            f.path(), "--kv-dtype", "f16", "--contexts", "8k"});
+    EXPECT_EQ(rows[0]["max_context"], std::min<std::int64_t>(fit["max_context"].get<std::int64_t>(), 40960));
+    EXPECT_EQ(server.requests(), 1);  // one range request; the 48 MiB stayed on the server
+
+    json both = run_json(k, {"plan", "--model", "qwen3-0.6b", "--accelerator", "nvidia-rtx-3090", "--weights", "Q8_0",
+                             "--weight-file", f.path(), "--kv-dtypes", "f16", "--contexts", "8k"});
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_EQ(both[0]["weights"], "Q8_0");
+    EXPECT_EQ(both[1]["weights"], "model.gguf");
+
+    Outcome text = k.run({"plan", "--records", kRecords, "--model", "qwen3-0.6b", "--accelerator", "nvidia-rtx-3090",
+                          "--weight-file", f.path(), "--kv-dtypes", "f16", "--contexts", "8k"});
+    EXPECT_TRUE(contains(text.err, "model.gguf: the tensor data of " + f.path() + ": 2 tensors")) << text.err;
+    EXPECT_TRUE(contains(text.err, "--weight-quant W (or --weight-file F)")) << text.err;
+    Outcome gone = k.run({"plan", "--records", kRecords, "--model", "qwen3-0.6b", "--accelerator", "nvidia-rtx-3090",
+                          "--weight-file", server.url("gone.gguf")});
+    EXPECT_EQ(gone.status, 2);
+    EXPECT_TRUE(contains(gone.err, server.url("gone.gguf") + ": HTTP 404")) << gone.err;
 }
 
 TEST(Plan, TheContextStepsDoubleUpToTheNativeContextAndStopThere) {

@@ -16,6 +16,7 @@
 #include "import/import_config.h"
 #include "import/import_gguf.h"
 #include "kvcat_runner.h"
+#include "loopback_http.h"
 #include "model/kv_math.h"
 #include "test_util.h"
 #include "vocab/dtype.h"
@@ -324,6 +325,30 @@ GgufHeader llama_header() {
         .set("llama.attention.head_count", 32u)
         .set("llama.attention.head_count_kv", 8u);
     return h;
+}
+
+TEST(ImportGguf, TheCommandReadsARemoteHeaderByItsAddress) {
+    TempDir dir;
+    GgufHeader h = llama_header();
+    h.set("general.name", std::string("Llama 3.1 8B"));
+    std::string path = h.write((dir.path() / "Llama-3.1-8B-Q4_K_M.gguf").string());
+    kvcat::test::LoopbackHttp server({{"Llama-3.1-8B-Q4_K_M.gguf", read_file(path)}});
+    kvcat::test::KvcatRunner k;
+    std::string url = server.url("Llama-3.1-8B-Q4_K_M.gguf");
+    auto out = k.run({"import-config", url, "--total-params-b", "8", "--active-params-b", "8"});
+    ASSERT_EQ(out.status, 0) << out.err;
+    auto local = k.run({"import-config", path, "--total-params-b", "8", "--active-params-b", "8"});
+    // The same record, but that it names the address the header came from, where a file's is its name.
+    std::string expected = local.out;
+    for (auto at = expected.find("Llama-3.1-8B-Q4_K_M.gguf"); at != std::string::npos;
+         at = expected.find("Llama-3.1-8B-Q4_K_M.gguf", at + url.size())) {
+        expected.replace(at, 24, url);
+    }
+    EXPECT_EQ(flat(out.out), flat(expected));
+    EXPECT_TRUE(contains(flat(out.out), "from the GGUF metadata of " + url)) << out.out;
+    auto missing = k.run({"import-config", server.url("gone.gguf"), "--total-params-b", "8", "--active-params-b", "8"});
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_TRUE(contains(missing.err, "gone.gguf: not a GGUF header kvcat can read: HTTP 404")) << missing.err;
 }
 
 std::string header_error(const GgufHeader& h, const TempDir& dir, const std::string& file) {
