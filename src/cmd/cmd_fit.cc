@@ -166,12 +166,15 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
         auto a = fit_engine(at, model, dtype, terms, &failed);
         return a && !a->refusal && !(engine_start_bytes(terms, *a) > terms.memory);
     });
+    Rational runtime = engine_runtime_bytes(terms, e);
+    std::string runtime_name = runtime == terms.reserve ? "the reserve" : "the compute buffer, above the reserve,";
     return fmt::format(
-        "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and the reserve ({} "
+        "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and {} ({} "
         "bytes) is {} bytes, {} more than the card's {} ({}); {}",
         group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands((e.kv_bytes + e.state_bytes).ceil()),
-        group_thousands(terms.weights.ceil()), group_thousands(terms.reserve.ceil()), group_thousands(need.ceil()),
-        gib_text(need - terms.memory), group_thousands(terms.memory.ceil()), terms.memory_how,
+        group_thousands(terms.weights.ceil()), runtime_name, group_thousands(runtime.ceil()),
+        group_thousands(need.ceil()), gib_text(need - terms.memory), group_thousands(terms.memory.ceil()),
+        terms.memory_how,
         fits > 0 ? fmt::format("the largest -c whose allocation fits is {}", group_thousands(fits))
                  : std::string("no -c fits"));
 }
@@ -460,6 +463,7 @@ int run_fit(const FitOptions& o) {
             j["engine_kv_bytes"] = e["engine_kv_bytes"];
             j["engine_state_bytes"] = e["engine_state_bytes"];
             j["engine_tokens"] = e["engine_tokens"];
+            if (e.contains("compute_buffer_bytes")) j["compute_buffer_bytes"] = e["compute_buffer_bytes"];
             j["engine"] = e;
             if (overflow) {
                 j["fits"] = false;  // the engine's allocation does not fit the card

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engines/llamacpp_compute.h"
 #include "load/records.h"
 #include "support/rational.h"
 #include "vocab/dtype.h"
@@ -160,6 +161,9 @@ struct EngineAnswer {
     Rational textbook_kv_bytes;         ///< kv_math's cache for the same sequences at the same context
     Rational textbook_state_bytes;      ///< kv_math's state for the same sequences (model record's dtypes)
     std::vector<EngineDifference> differences;
+    /// llama.cpp: its compute buffer for these settings (engines/llamacpp_compute.h), a lower
+    /// bound; nullopt for another engine or a model record without a tensors mapping.
+    std::optional<LlamaComputeBuffer> compute_buffer;
 };
 
 /// Thrown when the engine cannot hold the model as asked (a setting it refuses, a shape its

@@ -8,8 +8,15 @@
 
 namespace kvcat {
 
+Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer) {
+    if (answer.compute_buffer && Rational(answer.compute_buffer->bytes) > terms.reserve) {
+        return Rational(answer.compute_buffer->bytes);
+    }
+    return terms.reserve;
+}
+
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
-    return terms.weights + terms.reserve + answer.kv_bytes + answer.state_bytes;
+    return terms.weights + engine_runtime_bytes(terms, answer) + answer.kv_bytes + answer.state_bytes;
 }
 
 EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine engine, EngineSettings settings,

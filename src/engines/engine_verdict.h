@@ -41,8 +41,13 @@ std::int64_t engine_max_context(const Model& model, const CacheDtype& dtype, Eng
 void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& model, Engine engine,
                  const EngineSettings& settings);
 
+/// The runtime's share of a start: the reserve, or llama.cpp's compute buffer where that alone is
+/// larger (the reserve stands for the compute buffers and the driver's context together, so a
+/// compute buffer above it is the least the runtime takes).
+Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer);
+
 /// llama.cpp's and ik_llama.cpp's whole start-up allocation beside the card: the weights, the
-/// reserve, the cache and the state of `answer`, one card's.
+/// runtime (engine_runtime_bytes), the cache and the state of `answer`, one card's.
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
 }  // namespace kvcat

@@ -97,6 +97,7 @@ std::optional<TensorWidths> read_tensor_widths(const YamlNode& t) {
     if (moe) {
         w.experts = *experts;
         w.expert_ffn_size = *expert_ffn;
+        w.experts_used = int_field(&t, "experts_used").value_or(0);
     }
     return w;
 }

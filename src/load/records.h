@@ -110,6 +110,7 @@ struct TensorWidths {
     bool rope_freqs = false;       ///< a rope_freqs.weight of head_dim / 2 (Llama 3.1's rope scaling)
     std::int64_t experts = 0;      ///< routed experts per layer; 0 for a dense model
     std::int64_t expert_ffn_size = 0;
+    std::int64_t experts_used = 0;  ///< routed experts a token goes through; 0 when the record does not say
 };
 
 struct Model {

@@ -226,6 +226,14 @@ constexpr std::array kTensorFields = {
               {},
               {},
               true},
+    FieldSpec{"experts_used",
+              F::integer,
+              false,
+              false,
+              "routed experts each token goes through (num_experts_per_tok), experts; with experts",
+              {},
+              {},
+              true},
 };
 
 constexpr std::array kModelFields = {

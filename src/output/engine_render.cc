@@ -47,6 +47,10 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
                        bytes_text(a.kv_bytes), bytes_text(a.state_bytes), bytes_text(a.textbook_kv_bytes),
                        bytes_text(a.textbook_state_bytes));
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
+    if (a.compute_buffer) {
+        out += fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
+                           group_thousands(a.compute_buffer->bytes), a.compute_buffer->stage, a.compute_buffer->how);
+    }
     if (a.swa_tokens) out += fmt::format("  tokens held by the SWA pool: {}\n", group_thousands(*a.swa_tokens));
     if (a.mamba_slots) out += fmt::format("  requests held by the Mamba pool: {}\n", group_thousands(*a.mamba_slots));
     auto lines = engine_log_lines(a, m);
@@ -98,6 +102,11 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     if (a.hybrid_manager) {
         j["hybrid_manager"] = *a.hybrid_manager;
         j["hybrid_manager_why"] = a.hybrid_manager_why;
+    }
+    if (a.compute_buffer) {
+        j["compute_buffer_bytes"] = a.compute_buffer->bytes;
+        j["compute_buffer_stage"] = a.compute_buffer->stage;
+        j["compute_buffer_how"] = "at least: " + a.compute_buffer->how;
     }
     if (a.engine == Engine::vllm) j["block_size"] = a.block_size;
     if (a.blocks) j["engine_blocks"] = *a.blocks;

@@ -8,8 +8,14 @@
 // every mix kvcat answers, llama_model_quantize with dry_run (llama-quantize --dry-run) prints
 // the type it gives each tensor; each must be kvcat's, and its total kvcat's bytes.
 //
+// The same loaded model (its real vocabulary and widths) gives llama.cpp's compute buffers: for a
+// grid of settings a context is made and the "CPU compute buffer size" it prints is held to
+// kvcat's (engines/llamacpp_compute.h), which must never be above it; the summary line says how
+// many are equal to the printed 0.01 MiB and, by stage, how far below the rest are.
+//
 // usage: kvcat_llama_quant_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]
-//   --plant  changes kvcat's type of one tensor of every plan, so the comparison must fail.
+//   --plant  changes kvcat's type of one tensor of every plan, and puts its first compute buffer
+//            1 MiB above llama.cpp's, so both comparisons must fail.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +27,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_memory.h"
+#include "engines/llamacpp_compute.h"
 #include "engines/llamacpp_quant.h"
 #include "engines/llamacpp_tensors.h"
 #include "engines/oracle/oracle_load.h"
@@ -29,6 +37,7 @@
 #include "llama.h"
 #include "load/records.h"
 #include "support/diagnostic.h"
+#include "vocab/dtype.h"
 
 namespace fs = std::filesystem;
 using namespace kvcat;
@@ -40,6 +49,7 @@ namespace {
 struct Printed {
     std::map<std::string, std::string> types;  ///< tensor name -> the type it gets
     std::optional<std::string> quant_size;     ///< "18633.80" from "quant size  =  18633.80 MiB"
+    std::optional<std::string> compute_mib;    ///< "312.75" from "CPU compute buffer size =   312.75 MiB"
     std::vector<std::string> errors;
     std::string pending;
 };
@@ -66,6 +76,11 @@ void take_line(const std::string& line, ggml_log_level level) {
             type.erase(0, type.find_first_not_of(' '));
         }
         g_printed->types[name] = type;
+    }
+    if (auto at = line.find("compute buffer size = "); at != std::string::npos) {
+        std::string rest = line.substr(at + 22);
+        rest.erase(0, rest.find_first_not_of(' '));
+        g_printed->compute_mib = rest.substr(0, rest.find(' '));
     }
     if (auto at = line.find("quant size  = "); at != std::string::npos) {
         std::string rest = line.substr(at + 14);
@@ -125,7 +140,8 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
         .u32(a + ".vocab_size", u32(w.vocab_size))
         .str("tokenizer.ggml.model", "none");
     if (w.experts > 0) {
-        g.u32(a + ".expert_count", u32(w.experts)).u32(a + ".expert_used_count", 2);
+        g.u32(a + ".expert_count", u32(w.experts))
+            .u32(a + ".expert_used_count", u32(w.experts_used > 0 ? w.experts_used : 2));
         if (a != "llama") g.u32(a + ".expert_feed_forward_length", u32(w.expert_ffn_size));
     }
     for (const auto& t : tensors) {
@@ -136,9 +152,88 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     g.write(path);
 }
 
+/// The compute buffers: how many settings, how many kvcat gives to the printed 0.01 MiB, and by
+/// stage the most it falls short of llama.cpp's figure (a share of that figure).
+struct ComputeTally {
+    int settings = 0, exact = 0, above = 0;
+    std::map<std::string, double> most_under;
+    std::map<std::string, int> by_stage;
+    std::map<std::string, int> exact_by_stage;
+};
+
+/// llama.cpp's CPU compute buffer for a grid of settings (flash attention on and off, two contexts,
+/// -ub 512 and 2048, one and four sequences, unified or not), held to kvcat's
+/// (engines/llamacpp_compute.h): never above it, and how far below.
+void check_compute(const std::string& id, const Model& m, llama_model* loaded, bool plant, ComputeTally& t) {
+    for (bool fa : {true, false}) {
+        for (std::int64_t ctx : {4096, 32768}) {
+            for (std::int64_t ub : {512, 2048}) {
+                for (std::int64_t np : {1, 4}) {
+                    for (bool unified : {false, true}) {
+                        if (unified && np == 1) continue;
+                        llama_context_params p = llama_context_default_params();
+                        p.n_ctx = static_cast<std::uint32_t>(ctx);
+                        p.n_ubatch = static_cast<std::uint32_t>(ub);
+                        p.n_batch = 2048;
+                        p.n_seq_max = static_cast<std::uint32_t>(np);
+                        p.kv_unified = unified;
+                        p.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+                        p.n_threads = 1;
+                        p.n_threads_batch = 1;
+                        p.no_perf = true;
+                        Printed printed;
+                        g_printed = &printed;
+                        llama_context* ctx_made = llama_init_from_model(loaded, p);
+                        g_printed = nullptr;
+                        if (ctx_made) llama_free(ctx_made);
+                        std::string setting = fmt::format("-c {} -ub {} -np {}{} -fa {}", ctx, ub, np,
+                                                          unified ? " -kvu" : "", fa ? "on" : "off");
+                        ++t.settings;
+                        EngineSettings e;
+                        e.context = ctx;
+                        e.parallel = np;
+                        e.kv_unified = unified;
+                        e.ubatch = ub;
+                        e.flash_attn = fa;
+                        EngineAnswer a = engine_allocation(m, *find_cache_dtype("f16"), Engine::llamacpp, e);
+                        std::int64_t streams = unified ? 1 : np;
+                        LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams, fa};
+                        auto ours = llamacpp_compute_buffer(m, cs);
+                        if (!printed.compute_mib || !ours) {
+                            ++t.above;
+                            std::cout << fmt::format("DISAGREE {} compute {}: llama.cpp {}, kvcat {}\n", id, setting,
+                                                     printed.compute_mib.value_or("(no line)"),
+                                                     ours ? "a figure" : "none");
+                            continue;
+                        }
+                        double engine = std::stod(*printed.compute_mib);
+                        double kvcat = static_cast<double>(ours->bytes) / 1024.0 / 1024.0;
+                        if (plant && t.settings == 1) kvcat = engine + 1.0;  // one figure above the engine's
+                        ++t.by_stage[ours->stage];
+                        if (fmt::format("{:.2f}", kvcat) == *printed.compute_mib) {
+                            ++t.exact;
+                            ++t.exact_by_stage[ours->stage];
+                        }
+                        if (kvcat > engine + 0.005) {
+                            ++t.above;
+                            std::cout << fmt::format(
+                                "DISAGREE {} compute {}: llama.cpp {} MiB, kvcat {:.2f} MiB ({})\n", id, setting,
+                                *printed.compute_mib, kvcat, ours->stage);
+                        }
+                        double under = (engine - kvcat) / engine;
+                        auto& most = t.most_under[ours->stage];
+                        most = std::max(most, under);
+                    }
+                }
+            }
+        }
+    }
+}
+
 struct Tally {
     long tensors = 0, agree = 0;
     int plans = 0, plans_agree = 0, models = 0;
+    ComputeTally compute;
 };
 
 /// One model: llama.cpp loads its tensors, then every mix's dry run against kvcat's plan.
@@ -161,6 +256,7 @@ void check_model(const Record& r, const fs::path& work, bool plant, Tally& t) {
         fs::remove(gguf);
         return;
     }
+    check_compute(r.id, m, loaded, plant, t.compute);
     llama_model_free(loaded);
 
     // Every mix without an importance matrix, and those an importance matrix changes with one
@@ -261,10 +357,18 @@ int main(int argc, char** argv) {
         }
     }
     std::cout << fmt::format("without a tensors mapping, not checked: {}\n", without.size());
+    std::string stages;
+    for (const auto& [stage, n] : t.compute.by_stage) {
+        stages += fmt::format("; {} at the {} stage ({} equal, at most {:.1f}% under)", n, stage,
+                              t.compute.exact_by_stage[stage], 100.0 * t.compute.most_under[stage]);
+    }
+    std::cout << fmt::format(
+        "{} compute buffers: kvcat above llama.cpp's in {}, equal to the printed 0.01 MiB in {}{}\n",
+        t.compute.settings, t.compute.above, t.compute.exact, stages);
     std::cout << fmt::format(
         "{} of {} tensor types agree, {} of {} plans agree ({} model records x {} mixes, 4 of them also with an "
         "importance matrix; llama.cpp {})\n",
         t.agree, t.tensors, t.plans_agree, t.plans, t.models, llama_mixes().size(), KVCAT_LLAMA_RELEASE);
     llama_backend_free();
-    return t.plans_agree == t.plans && t.plans > 0 ? 0 : 1;
+    return t.plans_agree == t.plans && t.plans > 0 && t.compute.above == 0 ? 0 : 1;
 }

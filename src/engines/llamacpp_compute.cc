@@ -1,0 +1,64 @@
+#include "engines/llamacpp_compute.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "support/rational.h"
+
+namespace kvcat {
+
+namespace {
+
+std::string thousands(std::int64_t v) {
+    return group_thousands(v);
+}
+
+}  // namespace
+
+std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& s) {
+    if (!model.tensors || !model.attention_heads || !model.head_dim) return std::nullopt;
+    const TensorWidths& w = *model.tensors;
+    // sched_reserve: n_tokens = min(n_ctx, n_ubatch), and n_ubatch is at most n_batch (2048 by
+    // default, itself at most n_ctx).
+    const std::int64_t tokens = std::max<std::int64_t>(1, std::min(s.ubatch, s.context));
+    const std::int64_t kv = std::max<std::int64_t>(s.cells_per_stream, 0);
+    const std::int64_t heads = *model.attention_heads;
+    const std::int64_t q = checked_mul(heads, *model.head_dim);
+    auto f32 = [&](std::int64_t per_token) { return checked_mul(checked_mul(per_token, tokens), 4); };
+    const std::int64_t mask = checked_mul(checked_mul(kv, tokens), s.flash_attn ? 2 : 4);
+
+    std::vector<LlamaComputeBuffer> stages;
+    stages.push_back({f32(checked_add(w.vocab_size, checked_mul(2, w.hidden_size))), "output",
+                      fmt::format("the output: {} tokens x (the vocabulary's {} logits + 2 x {} hidden) x 4 bytes",
+                                  tokens, thousands(w.vocab_size), thousands(w.hidden_size))});
+    std::int64_t ff = w.experts > 0 ? checked_mul(w.experts_used, w.expert_ffn_size) : w.ffn_size;
+    if (ff > 0) {
+        std::string width = w.experts > 0 ? fmt::format("{} experts x {}", w.experts_used, thousands(w.expert_ffn_size))
+                                          : thousands(w.ffn_size);
+        stages.push_back({checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(4, w.hidden_size))), mask),
+                          "feed-forward",
+                          fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 4 x {}) x 4 bytes, and the "
+                                      "{} mask of {} cells x {} tokens",
+                                      tokens, width, thousands(w.hidden_size), s.flash_attn ? "f16" : "f32",
+                                      thousands(kv), tokens)});
+    }
+    if (!s.flash_attn) {
+        std::int64_t scores = checked_mul(checked_mul(checked_mul(kv, tokens), heads), 4);
+        stages.push_back({checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),
+                          "attention scores",
+                          fmt::format("a layer's attention scores without flash attention: {} cells x {} tokens x {} "
+                                      "heads x 4 bytes, the f32 mask, and 3 x {} + {} projections a token",
+                                      thousands(kv), tokens, heads, thousands(q), thousands(w.hidden_size))});
+    }
+    LlamaComputeBuffer peak =
+        *std::max_element(stages.begin(), stages.end(),
+                          [](const LlamaComputeBuffer& a, const LlamaComputeBuffer& b) { return a.bytes < b.bytes; });
+    // The token positions (an i32 input, alive through the whole graph) come on top of any stage.
+    peak.bytes = checked_add(peak.bytes, checked_mul(4, tokens));
+    peak.how += fmt::format(", and the {} tokens' positions, 4 bytes each", tokens);
+    return peak;
+}
+
+}  // namespace kvcat

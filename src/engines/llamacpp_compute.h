@@ -1,0 +1,51 @@
+// llama.cpp's compute buffer: the memory its graph allocator keeps for the tensors of one
+// micro-batch's forward pass, printed at start-up as "<device> compute buffer size = X MiB".
+//
+// llama.cpp sizes it by reserving the worst-case graph (src/llama-context.cpp, sched_reserve:
+// n_tokens = min(n_ctx, n_ubatch) tokens, every one of them an output) and letting ggml-alloc
+// place every intermediate tensor, reusing the memory of those no longer needed. The buffer is
+// the peak of what is alive at once, and that peak sits in one of three stages of the graph:
+//   - the output: the logits, n_vocab x n_tokens in f32 (n_outputs = n_tokens in the reserve),
+//     beside the last hidden state and its norm (2 x n_embd x n_tokens in f32);
+//   - a layer's feed-forward: gate, up and their product (3 x n_ff x n_tokens; for a mixture of
+//     experts n_ff is the experts a token goes through times one expert's width), four hidden
+//     states (4 x n_embd x n_tokens), all f32, and the attention mask (n_kv x n_tokens: f16 with
+//     flash attention, f32 without; src/llama-graph.cpp, build_attn_inp_kq_mask);
+//   - without flash attention, a layer's attention scores: K x Q, n_kv x n_tokens x n_head in f32
+//     (src/llama-graph.cpp, build_attn_mha), with the f32 mask and the query, key and value
+//     projections around it (3 x n_q + n_embd per token, f32).
+// n_kv is the cells of one stream: the whole cache with a unified one, n_ctx / n_seq otherwise.
+// kvcat gives the largest of the three. Against the pinned llama.cpp on the CPU (the compute
+// oracle, tests/engines/oracle) it is never above the engine's figure and equals it to the
+// printed 0.01 MiB where the output is the peak; elsewhere ggml-alloc's placement adds some
+// MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from the same
+// graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the same
+// peak; a CUDA_Host buffer for the inputs comes on top.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "load/records.h"
+
+namespace kvcat {
+
+struct LlamaComputeBuffer {
+    std::int64_t bytes = 0;  ///< the largest stage: a lower bound of the buffer llama.cpp prints
+    std::string stage;       ///< "output", "feed-forward" or "attention scores"
+    std::string how;         ///< the arithmetic of that stage, for an answer
+};
+
+struct LlamaComputeSetting {
+    std::int64_t ubatch = 512;          ///< -ub
+    std::int64_t context = 4096;        ///< n_ctx: every cell of every stream
+    std::int64_t cells_per_stream = 0;  ///< n_kv in the reserve: the cells one sequence's stream has
+    bool flash_attn = true;
+};
+
+/// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);
+/// nullopt for one without. Throws OverflowError (support/rational.h) past 2^63 bytes.
+std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& setting);
+
+}  // namespace kvcat
