@@ -1,6 +1,7 @@
 #include "engines/allocation_check.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +10,9 @@
 #include "engines/engine_llamacpp.h"
 #include "engines/engine_sglang.h"
 #include "engines/engine_vllm.h"
+#include "engines/llamacpp_compute.h"
+#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp_tensors.h"
 #include "load/schema.h"
 #include "vocab/dtype.h"
 #include "vocab/dtype_spelling.h"
@@ -205,6 +209,145 @@ void llama_answer(const Record& r, const Model& m, AllocationCheck& out) {
     } catch (const std::exception&) {
         // A shape the engine model refuses is a problem already, said at the part.
     }
+}
+
+/// A host-side buffer: the pinned memory beside a GPU, or the mapped file, not a device's own.
+bool host_device(const std::string& device) {
+    return device == "CPU" || device == "CPU_Mapped" || device.ends_with("_Host") || device.ends_with("_Mapped");
+}
+
+/// llama.cpp's flash_attn as printed: off only when it says so (auto turns it on for a GPU
+/// that has it, and the CPU has it).
+bool flash_attn_on(const std::string& printed) {
+    return !(printed == "disabled" || printed == "0" || printed == "false" || printed == "off");
+}
+
+/// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
+/// start), held to kvcat's lower bound (engines/llamacpp_compute.h): llama.cpp's figure may be
+/// above it, never below. Several GPUs split the graph, which kvcat does not model.
+void llama_start_compute(const Record& r, const Model& m, AllocationPartCheck& part, AllocationCheck& out) {
+    const YamlNode* list = r.node("start.buffers");
+    if (!list || !list->is_sequence()) return;
+    std::vector<std::size_t> device, cpu;
+    for (std::size_t i = 0; i < list->items.size(); ++i) {
+        std::string d = text(r, fmt::format("start.buffers.{}.device", i));
+        if (text(r, fmt::format("start.buffers.{}.kind", i)) != "compute") continue;
+        (host_device(d) ? cpu : device).push_back(i);
+    }
+    if (device.empty() && cpu.size() == 1 && text(r, fmt::format("start.buffers.{}.device", cpu[0])) == "CPU") {
+        device = cpu;  // a CPU-only start: the CPU ran the layers
+    }
+    if (device.size() != 1) {
+        if (!device.empty() || !cpu.empty()) {
+            out.not_judged.push_back(fmt::format(
+                "start: {} devices printed a compute buffer; kvcat gives the buffer of a start on one", device.size()));
+        }
+        return;
+    }
+    std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+    auto cells = integer(r, key + ".cells");
+    if (!cells || r.node("swa_cache") || r.node("recurrent")) {
+        out.not_judged.emplace_back("start: the compute buffer of this model's cache is not one kvcat gives");
+        return;
+    }
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    std::int64_t ubatch = integer(r, "start.n_ubatch").value_or(512);
+    std::string fa = text(r, "start.flash_attn");
+    LlamaComputeSetting setting{ubatch, checked_mul(*cells, streams), *cells, flash_attn_on(fa)};
+    auto bound = llamacpp_compute_buffer(m, setting);
+    if (!bound) {
+        out.not_judged.emplace_back("start: the model record has no tensors mapping, so no compute buffer is given");
+        return;
+    }
+    std::string at = fmt::format("start.buffers.{}.mib", device[0]);
+    std::string printed = text(r, at);
+    auto value = Rational::parse(printed);
+    std::string least = llamacpp_mib_text(Rational(bound->bytes));
+    part.terms.push_back(
+        fmt::format("compute buffer: at least {} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash "
+                    "attention {}{})",
+                    group_thousands(bound->bytes), least, bound->stage, bound->how, ubatch,
+                    integer(r, "start.n_ubatch") ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off",
+                    fa.empty() ? ", not printed" : ""));
+    AllocationFigure f;
+    f.key = at;
+    f.printed = printed;
+    f.computed = "at least " + least;
+    f.unit = "MiB";
+    f.why = fmt::format("llama.cpp's compute buffer is at least its {} stage, {} bytes ({})", bound->stage,
+                        group_thousands(bound->bytes), bound->how);
+    // The printed figure is rounded to 0.01 MiB: it holds when it is not below the bound's rounding.
+    f.holds = value && !(*value < Rational::parse(least).value_or(Rational(0)));
+    part.figures.push_back(std::move(f));
+}
+
+/// The model buffers of every device together, beside the bytes llama-quantize at the pinned
+/// commit writes for the file's mix. Said, not judged: a file made by an older llama-quantize
+/// (whose rules have changed), with --tensor-type or a custom recipe (Unsloth's UD) holds other
+/// types, and nothing in the log tells which.
+void llama_start_weights(const Record& r, const Model& m, AllocationPartCheck& part, AllocationCheck& out) {
+    const YamlNode* list = r.node("start.buffers");
+    Rational printed(0);
+    int model_buffers = 0;
+    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
+        if (text(r, fmt::format("start.buffers.{}.kind", i)) != "model") continue;
+        auto v = Rational::parse(text(r, fmt::format("start.buffers.{}.mib", i)));
+        if (!v) return;
+        printed = printed + *v;
+        ++model_buffers;
+    }
+    std::string file_type = text(r, "start.file_type");
+    auto mix = llama_mix_of_file_type(file_type);
+    if (model_buffers == 0) return;
+    if (!mix || !has_tensor_inventory(m)) {
+        out.not_judged.push_back(
+            fmt::format("start: the model buffers ({} MiB) are not compared: {}", two(printed.to_double()),
+                        !mix ? "the log names no file type kvcat plans" : "the model record has no tensors mapping"));
+        return;
+    }
+    QuantPlan plan = llamacpp_quant_plan(m, *mix, false);
+    Rational planned = Rational(plan.bytes) / Rational(1 << 20);
+    Rational gap = printed - planned;
+    // Each printed MiB is rounded to 0.01, and a buffer places each tensor at its alignment (128
+    // bytes for CUDA, 32 for the CPU; the mapped file at its pages): up to 256 bytes a tensor
+    // is taken as padding.
+    Rational below = Rational(model_buffers, 200);
+    Rational above = below + Rational(checked_mul(static_cast<std::int64_t>(plan.types.size()), 256), 1 << 20);
+    bool same = !(gap > above) && !(Rational(0) - gap > below);
+    part.terms.push_back(fmt::format(
+        "weights: the {} model buffer{} sum to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
+        "MiB, {}",
+        model_buffers, model_buffers == 1 ? "" : "s", two(printed.to_double()), mix->name, group_thousands(plan.bytes),
+        llamacpp_mib_text(Rational(plan.bytes)),
+        same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
+                           two(std::abs(gap.to_double())), plan.types.size())
+             : fmt::format("{} MiB apart (the file was made by other rules: an older llama-quantize, or a custom "
+                           "recipe)",
+                           two(gap.to_double()))));
+}
+
+void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("start")) return;
+    AllocationPartCheck part;
+    part.key = "start";
+    part.what = "whole start";
+    for (const char* setting : {"file_type", "n_ubatch", "flash_attn"}) {
+        std::string v = text(r, std::string("start.") + setting);
+        if (!v.empty()) part.settings.emplace_back(setting, v);
+    }
+    const YamlNode* list = r.node("start.buffers");
+    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
+        part.printed.emplace_back(fmt::format("{} {}", text(r, fmt::format("start.buffers.{}.device", i)),
+                                              text(r, fmt::format("start.buffers.{}.kind", i))),
+                                  text(r, fmt::format("start.buffers.{}.mib", i)));
+    }
+    try {
+        llama_start_weights(r, m, part, out);
+        llama_start_compute(r, m, part, out);
+    } catch (const std::exception& e) {
+        out.problems.push_back({"start", "", "a figure kvcat can compute", e.what()});
+    }
+    out.parts.push_back(std::move(part));
 }
 
 std::optional<CacheDtype> torch_cache_dtype(const std::string& kv, const std::string& model_dtype) {
@@ -456,6 +599,7 @@ AllocationCheck check_allocation(const Record& r, const Model& m) {
             llama_cache(r, m, "kv_cache", out);
             llama_cache(r, m, "swa_cache", out);
             llama_recurrent(r, m, out);
+            if (*engine == Engine::llamacpp) llama_start(r, m, out);
             llama_answer(r, m, out);
             break;
         case Engine::vllm:

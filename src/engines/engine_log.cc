@@ -85,6 +85,11 @@ const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, s
 const std::regex kMlaAttn(R"(\bmla_attn += (\d+))");
 const std::regex kLoraKv(R"(\bn_lora_kv += (\d+))");
 const std::regex kKvSize(R"(\bkv_size = (\d+))");
+const std::regex kBuffer(
+    R"(([A-Za-z][\w.\[\]:-]*) +(model |compute |output |input |KV |)buffer size += *([0-9.,]+) MiB)");
+const std::regex kUbatch(R"(\bn_ubatch += (\d+))");
+const std::regex kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
+const std::regex kFileType(R"((?:print_info: file type|llm_load_print_meta: model ftype) += (.+)$)");
 const std::regex kNctx(R"((?:llama_new_context_with_model|llama_context|llama_init_from_model): n_ctx += (\d+))");
 // vLLM
 const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
@@ -185,6 +190,34 @@ struct LogCursor {
                  "kvcat does not model; the log is refused rather than read as one pool");
         }
     }
+    /// llama.cpp's whole start: the settings that size its buffers, and a buffer line (kept with
+    /// the lines read, and true: the line holds nothing else).
+    bool read_start(ParsedLog& out) {
+        std::smatch m;
+        if (search(m, kUbatch, {"n_ubatch"})) once("n_ubatch", out.n_ubatch, count(m[1], "n_ubatch"));
+        if (search(m, kFlashAttn, {"flash_attn", "Flash Attention was auto"})) out.flash_attn = group(m, 1, 2);
+        if (search(m, kFileType, {"file type", "model ftype"})) out.file_type = trim(m[1]);
+        // The KV buffer is the cache's, read from its size line; builds of early 2024 printed an
+        // input buffer (the host's inputs), which kvcat does not model.
+        if (!search(m, kBuffer, {"buffer size"}) || m[2] == "KV " || m[2] == "input ") return false;
+        add_buffer(out, m[1], m[2].length() == 0 ? "model" : trim(m[2]), decimal(m[3], "buffer size"));
+        out.lines.push_back(line.substr(static_cast<std::size_t>(m.position(0))));
+        return true;
+    }
+    /// A buffer added to `out`; the same device and kind printed again with another size is a
+    /// second start (printed again with the same size, as a retried reserve does, it is one).
+    void add_buffer(ParsedLog& out, const std::string& device, const std::string& kind, const std::string& mib) const {
+        for (const auto& b : out.buffers) {
+            if (b.device != device || b.kind != kind) continue;
+            if (b.mib != mib) {
+                fail(line, fmt::format("a second {} {} buffer, where line {} gave another: the log holds more than "
+                                       "one start; give the lines of one",
+                                       device, kind, b.line));
+            }
+            return;
+        }
+        out.buffers.push_back({device, kind, mib, n});
+    }
     /// A cache added to `out`, unless one of its scope is there already.
     void add_cache(ParsedLog& out, const LoggedCache& c, const std::string& shown) const {
         for (const auto& other : out.caches) {
@@ -265,6 +298,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file, Log
         if (cur.search(m, kSglangSsmDtype, {"mamba_ssm_dtype='"})) out.mamba_ssm_dtype = m[1];
         if (cur.search(m, kSglangKvDtype, {"KV cache dtype: ", "KV Cache is allocated. dtype: "}))
             out.kv_cache_dtype = m[1];
+        if (cur.read_start(out)) continue;
         cur.refuse_unmodelled_pools();
         std::smatch marker;
         if (!cur.search(marker, kMarker,
@@ -465,6 +499,17 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
         opt_text(t, "r_mib", r.r_mib);
         opt_text(t, "s_type", r.s_type);
         opt_text(t, "s_mib", r.s_mib);
+    }
+    if (!log.buffers.empty()) {
+        t += "start:\n";
+        opt_text(t, "file_type", log.file_type.empty() ? "" : yaml_quoted(log.file_type));
+        opt_int(t, "n_ubatch", log.n_ubatch);
+        opt_text(t, "flash_attn", log.flash_attn.empty() ? "" : yaml_quoted(log.flash_attn));
+        t += "  buffers:\n";
+        for (const auto& b : log.buffers) {
+            t += fmt::format("    - device: {}\n      kind: {}\n      mib: {}\n      log_line: {}\n",
+                             yaml_quoted(b.device), b.kind, b.mib, b.line);
+        }
     }
     if (log.engine == Engine::vllm) {
         t += "vllm:\n";

@@ -9,6 +9,9 @@
 //
 // Spellings read (current and older builds):
 //  llama.cpp  "llama_kv_cache: size = ... MiB (N cells, L layers, S/T seqs), K (t): ... V (t): ..."
+//             and its whole start: "<device> model|compute|output buffer size = X MiB" (the older
+//             "llm_load_tensors: <device> buffer size" is the weights), n_ubatch, flash_attn and
+//             the file type;
 //             (also llama_kv_cache_unified:, with "S seqs"; the K/V part may be cut), the ISWA
 //             "llama_kv_cache_iswa: creating [non-]SWA KV cache, size = N cells" before each,
 //             "llama_memory_recurrent: size = ... R (t): ... S (t): ...", and the older "KV self
@@ -58,6 +61,15 @@ struct LoggedRecurrent {
     int line = 0;
 };
 
+/// One buffer llama.cpp printed at start-up, besides its cache: "CUDA0 model buffer size = X MiB"
+/// (the weights on a device), "compute buffer size", "output buffer size".
+struct LoggedBuffer {
+    std::string device;  ///< as printed: CUDA0, CPU_Mapped, CUDA_Host, Metal, CPU, ...
+    std::string kind;    ///< model, compute or output
+    std::string mib;     ///< as printed
+    int line = 0;
+};
+
 struct ParsedLog {
     Engine engine = Engine::llamacpp;
     /// The engine as the record names it when it is not `engine` itself: a fork or an application
@@ -67,6 +79,11 @@ struct ParsedLog {
     std::vector<std::string> lines;   ///< every line that was read, as printed (trimmed)
     std::vector<LoggedCache> caches;  ///< llama.cpp
     std::optional<LoggedRecurrent> recurrent;
+    // llama.cpp's whole start: its buffers and the settings that size them
+    std::vector<LoggedBuffer> buffers;
+    std::optional<std::int64_t> n_ubatch;
+    std::string flash_attn;  ///< as printed: enabled, disabled, auto, 1, 0
+    std::string file_type;   ///< "Q4_K - Medium", as llama.cpp names the file's type
     // vLLM
     std::string available_gib;  ///< "45.32"
     std::optional<std::int64_t> tokens;

@@ -30,9 +30,9 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
     const std::int64_t mask = checked_mul(checked_mul(kv, tokens), s.flash_attn ? 2 : 4);
 
     std::vector<LlamaComputeBuffer> stages;
-    stages.push_back({f32(checked_add(w.vocab_size, checked_mul(2, w.hidden_size))), "output",
-                      fmt::format("the output: {} tokens x (the vocabulary's {} logits + 2 x {} hidden) x 4 bytes",
-                                  tokens, thousands(w.vocab_size), thousands(w.hidden_size))});
+    stages.push_back({f32(checked_add(w.vocab_size, w.hidden_size)), "output",
+                      fmt::format("the output: {} tokens x (the vocabulary's {} logits + {} hidden) x 4 bytes", tokens,
+                                  thousands(w.vocab_size), thousands(w.hidden_size))});
     std::int64_t ff = w.experts > 0 ? checked_mul(w.experts_used, w.expert_ffn_size) : w.ffn_size;
     if (ff > 0) {
         std::string width = w.experts > 0 ? fmt::format("{} experts x {}", w.experts_used, thousands(w.expert_ffn_size))

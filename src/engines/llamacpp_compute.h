@@ -6,7 +6,9 @@
 // place every intermediate tensor, reusing the memory of those no longer needed. The buffer is
 // the peak of what is alive at once, and that peak sits in one of three stages of the graph:
 //   - the output: the logits, n_vocab x n_tokens in f32 (n_outputs = n_tokens in the reserve),
-//     beside the last hidden state and its norm (2 x n_embd x n_tokens in f32);
+//     beside the last hidden state (n_embd x n_tokens in f32). The pinned release on the CPU
+//     keeps its norm's input alive too (one hidden state more); CUDA builds (b7342) and those of
+//     2024 print the one, so kvcat counts one and stays a lower bound on both;
 //   - a layer's feed-forward: gate, up and their product (3 x n_ff x n_tokens; for a mixture of
 //     experts n_ff is the experts a token goes through times one expert's width), four hidden
 //     states (4 x n_embd x n_tokens), all f32, and the attention mask (n_kv x n_tokens: f16 with
@@ -16,11 +18,11 @@
 //     projections around it (3 x n_q + n_embd per token, f32).
 // n_kv is the cells of one stream: the whole cache with a unified one, n_ctx / n_seq otherwise.
 // kvcat gives the largest of the three. Against the pinned llama.cpp on the CPU (the compute
-// oracle, tests/engines/oracle) it is never above the engine's figure and equals it to the
-// printed 0.01 MiB where the output is the peak; elsewhere ggml-alloc's placement adds some
-// MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from the same
-// graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the same
-// peak; a CUDA_Host buffer for the inputs comes on top.
+// oracle, tests/engines/oracle) it is never above the engine's figure; ggml-alloc's placement
+// adds some MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from
+// the same graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the
+// same peak, equal to kvcat's in three of the four CUDA logs in records/allocations; a CUDA_Host
+// buffer for the inputs comes on top.
 #pragma once
 
 #include <cstdint>

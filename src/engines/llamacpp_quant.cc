@@ -177,6 +177,33 @@ std::optional<LlamaMix> find_llama_mix(std::string_view name) {
     return std::nullopt;
 }
 
+std::optional<LlamaMix> llama_mix_of_file_type(std::string_view printed) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kNames = {{
+        {"Q4_0", "Q4_0"},
+        {"Q4_1", "Q4_1"},
+        {"Q5_0", "Q5_0"},
+        {"Q5_1", "Q5_1"},
+        {"IQ4_NL - 4.5 bpw", "IQ4_NL"},
+        {"IQ4_XS - 4.25 bpw", "IQ4_XS"},
+        {"Q2_K - Medium", "Q2_K"},
+        {"Q3_K - Small", "Q3_K_S"},
+        {"Q3_K - Medium", "Q3_K_M"},
+        {"Q3_K - Large", "Q3_K_L"},
+        {"Q4_K - Small", "Q4_K_S"},
+        {"Q4_K - Medium", "Q4_K_M"},
+        {"Q5_K - Small", "Q5_K_S"},
+        {"Q5_K - Medium", "Q5_K_M"},
+        {"Q6_K", "Q6_K"},
+        {"Q8_0", "Q8_0"},
+        {"F16", "F16"},
+        {"BF16", "BF16"},
+    }};
+    for (const auto& [file_type, mix] : kNames) {
+        if (printed == file_type) return find_llama_mix(mix);
+    }
+    return std::nullopt;
+}
+
 std::string ggml_type_name(const WeightQuant& t) {
     std::string n(t.name);
     if (n.rfind("IQ", 0) == 0) {

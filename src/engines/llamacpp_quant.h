@@ -41,6 +41,11 @@ std::span<const LlamaMix> llama_mixes();
 /// Case-insensitive ("q4_k_m" finds Q4_K_M); nullopt for a name that is not one of them.
 std::optional<LlamaMix> find_llama_mix(std::string_view name);
 
+/// The mix whose file llama.cpp's "file type" line names `printed` ("Q4_K - Medium" is Q4_K_M;
+/// llama_ftype_name in src/llama-model-loader.cpp at 80fb11ac); nullopt for a type guessed from
+/// the tensors ("(guessed) ...") or one kvcat does not plan.
+std::optional<LlamaMix> llama_mix_of_file_type(std::string_view printed);
+
 /// ggml's name of a weight format ("q4_K", "iq4_xs", "f32"), as llama.cpp prints a tensor's type.
 std::string ggml_type_name(const WeightQuant& type);
 

@@ -393,6 +393,33 @@ constexpr std::array kLoggedSglangFields = {
     FieldSpec{"mamba_ssm_dtype", F::string, false, false, "the server args' mamba_ssm_dtype, when shown"},
 };
 
+constexpr std::array<std::string_view, 3> kBufferKinds = {"model", "compute", "output"};
+
+constexpr std::array kLoggedBufferFields = {
+    FieldSpec{"device", F::string, true, false, "the device as printed: CUDA0, CPU_Mapped, CUDA_Host, Metal, CPU, ..."},
+    FieldSpec{"kind", F::enumeration, true, false,
+              "model (the weights it holds), compute (a micro-batch's graph) or output (the logits handed back)",
+              kBufferKinds},
+    FieldSpec{"mib", F::number, true, false, "the printed size, MiB"},
+    FieldSpec{"log_line", F::integer, false, false, "the line of the log it was read from", {}, {}, true},
+};
+
+constexpr std::array kLoggedStartFields = {
+    FieldSpec{"file_type", F::string, false, false,
+              "the GGUF's type as llama.cpp prints it (file type = Q4_K - Medium); absent when not printed"},
+    FieldSpec{
+        "n_ubatch", F::integer, false, false, "n_ubatch as printed; absent: llama.cpp's default, 512", {}, {}, true},
+    FieldSpec{"flash_attn", F::string, false, false,
+              "flash_attn as printed (enabled, disabled, auto, 1, 0); absent: auto, on for a GPU that has it"},
+    FieldSpec{"buffers",
+              F::group_list,
+              true,
+              false,
+              "each buffer printed besides the cache, in the log's order",
+              {},
+              kLoggedBufferFields},
+};
+
 constexpr std::array kAllocationFields = {
     FieldSpec{"id", F::string, true, false, "allocations/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"model", F::reference, true, false, "the model record the engine ran"},
@@ -408,6 +435,13 @@ constexpr std::array kAllocationFields = {
               kLoggedCacheFields},
     FieldSpec{"swa_cache", F::mapping, false, false, "llama.cpp's SWA cache", {}, kLoggedCacheFields},
     FieldSpec{"recurrent", F::mapping, false, false, "llama.cpp's recurrent memory", {}, kLoggedRecurrentFields},
+    FieldSpec{"start",
+              F::mapping,
+              false,
+              false,
+              "llama.cpp's whole start besides its cache: the buffers it printed and the settings that size them",
+              {},
+              kLoggedStartFields},
     FieldSpec{"vllm", F::mapping, false, false, "vLLM's pool as printed", {}, kLoggedVllmFields},
     FieldSpec{"sglang", F::mapping, false, false, "SGLang's pool as printed", {}, kLoggedSglangFields},
     FieldSpec{"log_lines", F::string_list, true, false, "the lines read, as the engine printed them"},

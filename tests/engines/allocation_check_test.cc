@@ -64,7 +64,10 @@ TEST(AllocationCheck, TheRuleReportsTheFiguresThatDoNotHold) {
               std::vector<std::string>{"vllm.tokens 412,945 -> 412,944"});
     EXPECT_EQ(failing(check(lint, "allocations/sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba")),
               std::vector<std::string>{"sglang.ssm_state_gb 7.30 -> 7.29"});
-    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 4u);
+    // A whole start's compute buffer below kvcat's bound (the output stage of 512 tokens).
+    EXPECT_EQ(failing(check(lint, "allocations/llamacpp-python-llama-3-8b-q4_k_m-f16-512-3070")),
+              std::vector<std::string>{"start.buffers.3.mib 250.00 -> at least 258.50"});
+    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 5u);
 }
 
 TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {

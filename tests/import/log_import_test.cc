@@ -41,6 +41,50 @@ TEST(LogImport, TheRecurrentLineIsReadInEachOfItsThreeWordings) {
     EXPECT_THROW(parse_engine_log(start + "  0 rs_seq), " + figures + ", P (f32):    3.00 MiB\n", "x.log"), LogError);
 }
 
+TEST(LogImport, AWholeStartsBuffersAndTheSettingsThatSizeThemAreRead) {
+    // Llama 3 8B Q4_K_M on an RTX 3070 (llama-cpp-python, 2024): the older "<device> buffer size"
+    // spelling is the weights; the KV buffer is the cache's own line's.
+    ParsedLog log = parse_fixture("llamacpp-python-llama-3-8b-q4_k_m-f16-512-3070");
+    ASSERT_EQ(log.buffers.size(), 5u);
+    EXPECT_EQ(log.buffers[4].device, "CUDA_Host");
+    EXPECT_EQ(log.buffers[4].mib, "9.01");
+    EXPECT_EQ(log.buffers[0].device, "CPU");
+    EXPECT_EQ(log.buffers[0].kind, "model");
+    EXPECT_EQ(log.buffers[0].mib, "281.81");
+    EXPECT_EQ(log.buffers[1].device, "CUDA0");
+    EXPECT_EQ(log.buffers[1].mib, "4403.49");
+    EXPECT_EQ(log.buffers[2].kind, "output");
+    EXPECT_EQ(log.buffers[3].device, "CUDA0");
+    EXPECT_EQ(log.buffers[3].kind, "compute");
+    EXPECT_EQ(log.buffers[3].mib, "258.50");
+    EXPECT_EQ(log.n_ubatch, 512);
+    EXPECT_EQ(log.flash_attn, "0");
+    EXPECT_EQ(log.file_type, "Q4_K - Medium");
+    std::string record = allocation_record_text(log, "allocations/x", "models/llama-3.1-8b", "", "", "", "x.log");
+    EXPECT_NE(record.find("start:\n  file_type: \"Q4_K - Medium\"\n  n_ubatch: 512\n  flash_attn: \"0\"\n  buffers:\n"),
+              std::string::npos)
+        << record;
+    // Early 2024's input buffer (the host's inputs) is not a buffer kvcat reads.
+    ParsedLog old = parse_fixture("llamacpp-rs-llama-2-7b-q4_k_m-f16-2048-3090");
+    for (const auto& b : old.buffers) EXPECT_NE(b.device, "input");
+    EXPECT_EQ(old.buffers.size(), 4u);
+    // The same device's compute buffer printed twice with two sizes is two starts, refused.
+    const std::string kv =
+        "llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (f16):  256.00 MiB, "
+        "V (f16):  256.00 MiB\n";
+    const std::string a = "llama_context:      CUDA0 compute buffer size =   258.50 MiB\n";
+    const std::string b = "llama_context:      CUDA0 compute buffer size =   266.50 MiB\n";
+    EXPECT_EQ(parse_engine_log(kv + a + a, "x.log").buffers.size(), 1u);  // a retried reserve prints it again
+    try {
+        parse_engine_log(kv + a + b, "x.log");
+        FAIL() << "two compute buffers of CUDA0 were read as one start";
+    } catch (const LogError& e) {
+        EXPECT_NE(std::string(e.what()).find("x.log:3: a second CUDA0 compute buffer, where line 2 gave another"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(LogImport, BuildInfoLinesGiveTheBuildAndCommit) {
     EXPECT_EQ(parse_fixture("llamacpp-b8999-metal-qwen3.5-9b-q4_k_s-q8_0-262k").version, "b8999");
     EXPECT_EQ(parse_fixture("ik-b3748-qwen3-235b-a22b-128k-q4_k_m-q8_0-64k-ub4096").version, "build 3748 (066ed4fd)");

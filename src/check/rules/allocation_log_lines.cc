@@ -57,6 +57,11 @@ std::vector<LineFigure> figures_of(const ParsedLog& log) {
         add(out, "recurrent.s_type", r.s_type, false);
         add(out, "recurrent.s_mib", r.s_mib, true);
     }
+    for (std::size_t i = 0; i < log.buffers.size(); ++i) {  // in the log's order, as import-log writes them
+        add(out, fmt::format("start.buffers.{}.device", i), log.buffers[i].device, false);
+        add(out, fmt::format("start.buffers.{}.kind", i), log.buffers[i].kind, false);
+        add(out, fmt::format("start.buffers.{}.mib", i), log.buffers[i].mib, true);
+    }
     if (log.engine == Engine::vllm) {
         add(out, "vllm.available_kv_gib", log.available_gib, true);
         add(out, "vllm.tokens", log.tokens);

@@ -12,7 +12,9 @@
 //    (vllm/v1/core/kv_cache_utils.py at 001cabc1be16a59a70d720ed61a13b678c060a18), a whole
 //    number of blocks too; and the printed maximum concurrency within the same range;
 //  - SGLang: K and V (or an MLA pool's KV) in GB of 2^30 bytes to two decimals, for the
-//    printed #tokens.
+//    printed #tokens;
+//  - a llama.cpp whole start (`start:`): the compute buffer of the one device that ran the
+//    layers at least kvcat's bound for a log of any build (engines/llamacpp_compute.h).
 // A figure the engine did not print is not judged; a shape kvcat does not model (EngineError)
 // is a finding that says so, so a record never passes unchecked in silence.
 #include <string>
@@ -67,13 +69,12 @@ void engine_allocation(const Record& r, const RecordSet& refs, std::vector<Diagn
 
 KVCAT_RULES(engine_allocation) {
     static constexpr RuleInfo kRules[] = {
-        RuleInfo{
-            "engine-allocation", Severity::error,
-            "an allocation record's printed figure is not what the engine's allocator gives for the model "
-            "record and the settings the log shows (llama.cpp MiB of K, V, R and S; vLLM tokens within the "
-            "printed memory's rounding and one block, in whole blocks where the release prints blocks; SGLang GB); "
-            "the right figure is given",
-            RuleStage::record, engine_allocation},
+        RuleInfo{"engine-allocation", Severity::error,
+                 "an allocation record's printed figure is not what the engine's allocator gives for the model "
+                 "record and the settings the log shows (llama.cpp MiB of K, V, R and S; vLLM tokens within the "
+                 "printed memory's rounding and one block, in whole blocks where the release prints blocks; SGLang GB; "
+                 "a llama.cpp start's compute buffer at least kvcat's bound); the right figure is given",
+                 RuleStage::record, engine_allocation},
     };
     return kRules;
 }
