@@ -85,8 +85,9 @@ const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, s
 const std::regex kMlaAttn(R"(\bmla_attn += (\d+))");
 const std::regex kLoraKv(R"(\bn_lora_kv += (\d+))");
 const std::regex kKvSize(R"(\bkv_size = (\d+))");
-const std::regex kBuffer(
-    R"(([A-Za-z][\w.\[\]:-]*) +(model |compute |output |input |KV |)buffer size += *([0-9.,]+) MiB)");
+// "<function>: <device> [model |compute |output ]buffer size = X MiB"; a device name may hold
+// spaces and brackets ("AMD Radeon RX 7900 XTX (RADV NAVI31)"), so it runs from the colon.
+const std::regex kBuffer(R"((?:^|:)\s*([^:\s][^:]*?)\s+(model |compute |output |)buffer size += *([0-9.,]+) MiB)");
 const std::regex kUbatch(R"(\bn_ubatch += (\d+))");
 const std::regex kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
 const std::regex kFileType(R"((?:print_info: file type|llm_load_print_meta: model ftype) += (.+)$)");
@@ -100,6 +101,8 @@ const std::regex kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
 const std::regex kTp(R"(tensor_parallel_size=(\d+)|'tensor_parallel_size': (\d+))");
 // The launch command, where a log starts with it: vLLM's --tensor-parallel-size, SGLang's --tp/--tp-size.
 const std::regex kCliTp(R"((?:^|\s)--(?:tensor-parallel-size|tp-size|tp)[= ](\d+)\b)");
+// -c N on a llama.cpp command line pasted at the top of a log (llama-server, llama-cli, main).
+const std::regex kCliCtx(R"((?:llama|main|server)\S*\s.*(?:^|\s)(?:-c|--ctx-size|--ctx_size)[= ](\d+)(?:\s|$))");
 // llama.cpp's build as it prints it: "build: 5192 (f2c9d2b4)", "build_info: b8999-b97ebdc98", and
 // llama-server's (and ik_llama.cpp's) "build info ... build=3748 commit="066ed4fd"".
 const std::regex kLlamaBuild(
@@ -190,6 +193,26 @@ struct LogCursor {
                  "kvcat does not model; the log is refused rather than read as one pool");
         }
     }
+    /// The cells of an older "KV self size" line whose log prints no kv_size or n_ctx: -c of the
+    /// command line pasted above it, when no build pads it further (a multiple of 256; builds pad
+    /// n_ctx to 32 or 256 cells); otherwise unknown, which a whole log may not leave them.
+    std::optional<std::int64_t> cells_from_command(const std::optional<std::int64_t>& cli_ctx, LogText kind,
+                                                   ParsedLog& out, const std::string& figure) const {
+        if (cli_ctx && *cli_ctx % 256 == 0) {
+            out.cells_from_command_line = true;
+            return cli_ctx;
+        }
+        if (cli_ctx) {
+            fail(figure, fmt::format("the log gives no kv_size or n_ctx line, and its command line's -c {} is not a "
+                                     "multiple of 256, so the cells depend on how this build pads n_ctx (to 32 or 256 "
+                                     "cells)",
+                                     *cli_ctx));
+        }
+        if (kind == LogText::whole_log) {
+            fail(figure, "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
+        }
+        return std::nullopt;
+    }
     /// llama.cpp's whole start: the settings that size its buffers, and a buffer line (kept with
     /// the lines read, and true: the line holds nothing else).
     bool read_start(ParsedLog& out) {
@@ -197,11 +220,14 @@ struct LogCursor {
         if (search(m, kUbatch, {"n_ubatch"})) once("n_ubatch", out.n_ubatch, count(m[1], "n_ubatch"));
         if (search(m, kFlashAttn, {"flash_attn", "Flash Attention was auto"})) out.flash_attn = group(m, 1, 2);
         if (search(m, kFileType, {"file type", "model ftype"})) out.file_type = trim(m[1]);
-        // The KV buffer is the cache's, read from its size line; builds of early 2024 printed an
-        // input buffer (the host's inputs), which kvcat does not model.
-        if (!search(m, kBuffer, {"buffer size"}) || m[2] == "KV " || m[2] == "input ") return false;
+        // Builds of early 2024 printed an input buffer (the host's inputs), which kvcat does not model.
+        // The KV and RS (recurrent state) buffers are the cache's, read from their size lines.
+        for (const char* cache : {"KV buffer size", "RS buffer size", "input buffer size"}) {
+            if (line.find(cache) != std::string::npos) return false;
+        }
+        if (!search(m, kBuffer, {"buffer size"})) return false;
         add_buffer(out, m[1], m[2].length() == 0 ? "model" : trim(m[2]), decimal(m[3], "buffer size"));
-        out.lines.push_back(line.substr(static_cast<std::size_t>(m.position(0))));
+        out.lines.push_back(line.substr(static_cast<std::size_t>(m.position(1))));
         return true;
     }
     /// A buffer added to `out`; the same device and kind printed again with another size is a
@@ -239,7 +265,7 @@ constexpr std::size_t kLongestLogLine = 8192;
 ParsedLog parse_engine_log(const std::string& text, const std::string& file, LogText kind) {
     ParsedLog out;
     bool llama = false, vllm = false, sglang = false;
-    std::optional<std::int64_t> kv_size, n_ctx, mla_attn, lora_kv;
+    std::optional<std::int64_t> kv_size, n_ctx, mla_attn, lora_kv, cli_ctx;
     std::string pending_scope;
     std::optional<std::int64_t> pending_cells;
     std::istringstream in(text);
@@ -262,6 +288,8 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file, Log
         std::smatch m;
         if (cur.search(m, kKvSize, {"kv_size"})) kv_size = cur.count(m[1], "kv_size");
         if (cur.search(m, kNctx, {"n_ctx"})) n_ctx = cur.count(m[1], "n_ctx");
+        if (!cli_ctx && cur.search(m, kCliCtx, {" -c ", " -c=", "--ctx-size", "--ctx_size"}))
+            cli_ctx = cur.count(m[1], "-c");
         if (cur.search(m, kMlaAttn, {"mla_attn"})) mla_attn = cur.whole(m[1], "mla_attn");
         if (cur.search(m, kLoraKv, {"n_lora_kv"})) lora_kv = cur.whole(m[1], "n_lora_kv");
         if (cur.search(m, kIswa, {"KV cache, size"})) {
@@ -373,14 +401,7 @@ ParsedLog parse_engine_log(const std::string& text, const std::string& file, Log
                                              "or ik_llama.cpp's c^KV and kv^T)",
                                              first, second));
             }
-            if (kv_size) {
-                c.cells = kv_size;
-            } else if (n_ctx) {
-                c.cells = n_ctx;
-            } else if (kind == LogText::whole_log) {
-                cur.fail(figure,
-                         "the log gives no kv_size or n_ctx line before this size line, so its cells are unknown");
-            }
+            c.cells = kv_size ? kv_size : n_ctx ? n_ctx : cur.cells_from_command(cli_ctx, kind, out, figure);
             c.streams = 1;
             cur.add_cache(out, c, figure);
             llama = true;
@@ -486,6 +507,10 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
         opt_text(t, "v_type", c.v_type);
         opt_text(t, "v_mib", c.v_mib);
     };
+    if (log.cells_from_command_line) {
+        t += "# kv_cache.cells: the log prints no kv_size or n_ctx; the cells are -c of the command line it\n"
+             "# starts with (a multiple of 256, which no build pads further).\n";
+    }
     for (const auto& c : log.caches) cache(c.scope == "swa" ? "swa_cache" : "kv_cache", c);
     if (log.recurrent) {
         const LoggedRecurrent& r = *log.recurrent;

@@ -84,6 +84,9 @@ struct ParsedLog {
     std::optional<std::int64_t> n_ubatch;
     std::string flash_attn;  ///< as printed: enabled, disabled, auto, 1, 0
     std::string file_type;   ///< "Q4_K - Medium", as llama.cpp names the file's type
+    /// The cells of an older "KV self size" line were read from -c on the command line the log
+    /// starts with (it prints no kv_size or n_ctx), which the record says.
+    bool cells_from_command_line = false;
     // vLLM
     std::string available_gib;  ///< "45.32"
     std::optional<std::int64_t> tokens;

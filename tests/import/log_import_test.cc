@@ -75,6 +75,14 @@ TEST(LogImport, AWholeStartsBuffersAndTheSettingsThatSizeThemAreRead) {
     const std::string a = "llama_context:      CUDA0 compute buffer size =   258.50 MiB\n";
     const std::string b = "llama_context:      CUDA0 compute buffer size =   266.50 MiB\n";
     EXPECT_EQ(parse_engine_log(kv + a + a, "x.log").buffers.size(), 1u);  // a retried reserve prints it again
+    // A device named with spaces is the whole name; its KV buffer is the cache's, not a start buffer.
+    ParsedLog radeon = parse_engine_log(
+        kv + "llama_kv_cache_init: AMD Radeon RX 7900 XTX (RADV NAVI31) KV buffer size =  2244.00 MiB\n" +
+            "llm_load_tensors: AMD Radeon RX 7900 XTX (RADV NAVI31) buffer size = 17545.11 MiB\n",
+        "x.log");
+    ASSERT_EQ(radeon.buffers.size(), 1u);
+    EXPECT_EQ(radeon.buffers[0].device, "AMD Radeon RX 7900 XTX (RADV NAVI31)");
+    EXPECT_EQ(radeon.buffers[0].kind, "model");
     try {
         parse_engine_log(kv + a + b, "x.log");
         FAIL() << "two compute buffers of CUDA0 were read as one start";
@@ -83,6 +91,29 @@ TEST(LogImport, AWholeStartsBuffersAndTheSettingsThatSizeThemAreRead) {
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(LogImport, MinusCOnThePastedCommandLineGivesTheCellsWhenTheLogPrintsNone) {
+    // An older "KV self size" line carries no cells; the command line pasted above it does.
+    const std::string kv =
+        "llama_new_context_with_model: KV self size  = 4096.00 MiB, K (f16): 2048.00 MiB, V (f16): "
+        "2048.00 MiB\n";
+    ParsedLog log = parse_engine_log("./llama-server -m models/llama-3.1-8b.gguf -c 32768 -ngl 99\n" + kv, "x.log");
+    ASSERT_EQ(log.caches.size(), 1u);
+    EXPECT_EQ(log.caches[0].cells, 32768);
+    EXPECT_TRUE(log.cells_from_command_line);
+    std::string record = allocation_record_text(log, "allocations/x", "models/llama-3.1-8b", "", "", "", "x.log");
+    EXPECT_NE(record.find("the cells are -c of the command line"), std::string::npos) << record;
+    EXPECT_NE(record.find("  cells: 32768\n"), std::string::npos) << record;
+    // A -c that a build pads (30,000: 30,016 cells padded to 32, 30,208 padded to 256) is refused.
+    try {
+        parse_engine_log("llama-cli -m m.gguf --ctx-size 30000\n" + kv, "x.log");
+        FAIL() << "-c 30000 was taken as the cells";
+    } catch (const LogError& e) {
+        EXPECT_NE(std::string(e.what()).find("-c 30000 is not a multiple of 256"), std::string::npos) << e.what();
+    }
+    // Without any, the cells are unknown, as before; a "-c" of another program is not llama.cpp's.
+    EXPECT_THROW(parse_engine_log("bash -c 32768\n" + kv, "x.log"), LogError);
 }
 
 TEST(LogImport, BuildInfoLinesGiveTheBuildAndCommit) {
