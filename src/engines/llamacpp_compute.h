@@ -21,7 +21,7 @@
 // oracle, tests/engines/oracle) it is never above the engine's figure; ggml-alloc's placement
 // adds some MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from
 // the same graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the
-// same peak, equal to kvcat's in three of the four CUDA logs in records/allocations; a CUDA_Host
+// same peak, equal to kvcat's in five of the six CUDA logs in records/allocations; a CUDA_Host
 // buffer for the inputs comes on top.
 #pragma once
 
