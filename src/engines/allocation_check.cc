@@ -222,23 +222,37 @@ bool flash_attn_on(const std::string& printed) {
     return !(printed == "disabled" || printed == "0" || printed == "false" || printed == "off");
 }
 
+/// One buffer of a record's start: where it stands in the list, and its fields as written.
+struct StartBuffer {
+    std::size_t index = 0;
+    std::string device, kind, mib;
+};
+
+/// The record's start.buffers, read once for every use below.
+std::vector<StartBuffer> start_buffers(const Record& r) {
+    std::vector<StartBuffer> out;
+    const YamlNode* list = r.node("start.buffers");
+    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
+        auto field = [&](const char* name) { return text(r, fmt::format("start.buffers.{}.{}", i, name)); };
+        out.push_back({i, field("device"), field("kind"), field("mib")});
+    }
+    return out;
+}
+
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
 /// start), held to kvcat's lower bound (engines/llamacpp_compute.h): llama.cpp's figure may be
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
-void llama_start_compute(const Record& r, const Model& m, AllocationPartCheck& part, AllocationCheck& out) {
-    const YamlNode* list = r.node("start.buffers");
-    if (!list || !list->is_sequence()) return;
-    std::vector<std::size_t> device, cpu;
-    for (std::size_t i = 0; i < list->items.size(); ++i) {
-        std::string d = text(r, fmt::format("start.buffers.{}.device", i));
-        if (text(r, fmt::format("start.buffers.{}.kind", i)) != "compute") continue;
-        (host_device(d) ? cpu : device).push_back(i);
+void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
+                         AllocationPartCheck& part, AllocationCheck& out) {
+    std::vector<const StartBuffer*> device, host;
+    for (const auto& b : buffers) {
+        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
     }
-    if (device.empty() && cpu.size() == 1 && text(r, fmt::format("start.buffers.{}.device", cpu[0])) == "CPU") {
-        device = cpu;  // a CPU-only start: the CPU ran the layers
+    if (device.empty() && host.size() == 1 && host[0]->device == "CPU") {
+        device = host;  // a CPU-only start: the CPU ran the layers
     }
     if (device.size() != 1) {
-        if (!device.empty() || !cpu.empty()) {
+        if (!device.empty() || !host.empty()) {
             out.not_judged.push_back(fmt::format(
                 "start: {} devices printed a compute buffer; kvcat gives the buffer of a start on one", device.size()));
         }
@@ -251,7 +265,8 @@ void llama_start_compute(const Record& r, const Model& m, AllocationPartCheck& p
         return;
     }
     std::int64_t streams = integer(r, key + ".streams").value_or(1);
-    std::int64_t ubatch = integer(r, "start.n_ubatch").value_or(512);
+    auto printed_ubatch = integer(r, "start.n_ubatch");
+    std::int64_t ubatch = printed_ubatch.value_or(512);
     std::string fa = text(r, "start.flash_attn");
     LlamaComputeSetting setting{ubatch, checked_mul(*cells, streams), *cells, flash_attn_on(fa)};
     auto bound = llamacpp_compute_buffer(m, setting);
@@ -259,24 +274,22 @@ void llama_start_compute(const Record& r, const Model& m, AllocationPartCheck& p
         out.not_judged.emplace_back("start: the model record has no tensors mapping, so no compute buffer is given");
         return;
     }
-    std::string at = fmt::format("start.buffers.{}.mib", device[0]);
-    std::string printed = text(r, at);
-    auto value = Rational::parse(printed);
     std::string least = llamacpp_mib_text(Rational(bound->bytes));
     part.terms.push_back(
         fmt::format("compute buffer: at least {} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash "
                     "attention {}{})",
                     group_thousands(bound->bytes), least, bound->stage, bound->how, ubatch,
-                    integer(r, "start.n_ubatch") ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off",
+                    printed_ubatch ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off",
                     fa.empty() ? ", not printed" : ""));
     AllocationFigure f;
-    f.key = at;
-    f.printed = printed;
+    f.key = fmt::format("start.buffers.{}.mib", device[0]->index);
+    f.printed = device[0]->mib;
     f.computed = "at least " + least;
     f.unit = "MiB";
     f.why = fmt::format("llama.cpp's compute buffer is at least its {} stage, {} bytes ({})", bound->stage,
                         group_thousands(bound->bytes), bound->how);
     // The printed figure is rounded to 0.01 MiB: it holds when it is not below the bound's rounding.
+    auto value = Rational::parse(f.printed);
     f.holds = value && !(*value < Rational::parse(least).value_or(Rational(0)));
     part.figures.push_back(std::move(f));
 }
@@ -285,20 +298,19 @@ void llama_start_compute(const Record& r, const Model& m, AllocationPartCheck& p
 /// commit writes for the file's mix. Said, not judged: a file made by an older llama-quantize
 /// (whose rules have changed), with --tensor-type or a custom recipe (Unsloth's UD) holds other
 /// types, and nothing in the log tells which.
-void llama_start_weights(const Record& r, const Model& m, AllocationPartCheck& part, AllocationCheck& out) {
-    const YamlNode* list = r.node("start.buffers");
+void llama_start_weights(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
+                         AllocationPartCheck& part, AllocationCheck& out) {
     Rational printed(0);
     int model_buffers = 0;
-    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
-        if (text(r, fmt::format("start.buffers.{}.kind", i)) != "model") continue;
-        auto v = Rational::parse(text(r, fmt::format("start.buffers.{}.mib", i)));
+    for (const auto& b : buffers) {
+        if (b.kind != "model") continue;
+        auto v = Rational::parse(b.mib);
         if (!v) return;
         printed = printed + *v;
         ++model_buffers;
     }
-    std::string file_type = text(r, "start.file_type");
-    auto mix = llama_mix_of_file_type(file_type);
     if (model_buffers == 0) return;
+    auto mix = llama_mix_of_file_type(text(r, "start.file_type"));
     if (!mix || !has_tensor_inventory(m)) {
         out.not_judged.push_back(
             fmt::format("start: the model buffers ({} MiB) are not compared: {}", two(printed.to_double()),
@@ -335,15 +347,11 @@ void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
         std::string v = text(r, std::string("start.") + setting);
         if (!v.empty()) part.settings.emplace_back(setting, v);
     }
-    const YamlNode* list = r.node("start.buffers");
-    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
-        part.printed.emplace_back(fmt::format("{} {}", text(r, fmt::format("start.buffers.{}.device", i)),
-                                              text(r, fmt::format("start.buffers.{}.kind", i))),
-                                  text(r, fmt::format("start.buffers.{}.mib", i)));
-    }
+    std::vector<StartBuffer> buffers = start_buffers(r);
+    for (const auto& b : buffers) part.printed.emplace_back(b.device + " " + b.kind, b.mib);
     try {
-        llama_start_weights(r, m, part, out);
-        llama_start_compute(r, m, part, out);
+        llama_start_weights(r, m, buffers, part, out);
+        llama_start_compute(r, m, buffers, part, out);
     } catch (const std::exception& e) {
         out.problems.push_back({"start", "", "a figure kvcat can compute", e.what()});
     }

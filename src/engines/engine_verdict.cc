@@ -1,9 +1,8 @@
 #include "engines/engine_verdict.h"
 
-#include "engines/engine_vllm.h"
-
 #include <fmt/format.h>
 
+#include "engines/engine_vllm.h"
 #include "support/bisect.h"
 
 namespace kvcat {

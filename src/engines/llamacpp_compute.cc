@@ -9,14 +9,6 @@
 
 namespace kvcat {
 
-namespace {
-
-std::string thousands(std::int64_t v) {
-    return group_thousands(v);
-}
-
-}  // namespace
-
 std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& s) {
     if (!model.tensors || !model.attention_heads || !model.head_dim) return std::nullopt;
     const TensorWidths& w = *model.tensors;
@@ -32,25 +24,27 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
     std::vector<LlamaComputeBuffer> stages;
     stages.push_back({f32(checked_add(w.vocab_size, w.hidden_size)), "output",
                       fmt::format("the output: {} tokens x (the vocabulary's {} logits + {} hidden) x 4 bytes", tokens,
-                                  thousands(w.vocab_size), thousands(w.hidden_size))});
+                                  group_thousands(w.vocab_size), group_thousands(w.hidden_size))});
     std::int64_t ff = w.experts > 0 ? checked_mul(w.experts_used, w.expert_ffn_size) : w.ffn_size;
     if (ff > 0) {
-        std::string width = w.experts > 0 ? fmt::format("{} experts x {}", w.experts_used, thousands(w.expert_ffn_size))
-                                          : thousands(w.ffn_size);
+        std::string width = w.experts > 0
+                                ? fmt::format("{} experts x {}", w.experts_used, group_thousands(w.expert_ffn_size))
+                                : group_thousands(w.ffn_size);
         stages.push_back({checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(4, w.hidden_size))), mask),
                           "feed-forward",
                           fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 4 x {}) x 4 bytes, and the "
                                       "{} mask of {} cells x {} tokens",
-                                      tokens, width, thousands(w.hidden_size), s.flash_attn ? "f16" : "f32",
-                                      thousands(kv), tokens)});
+                                      tokens, width, group_thousands(w.hidden_size), s.flash_attn ? "f16" : "f32",
+                                      group_thousands(kv), tokens)});
     }
     if (!s.flash_attn) {
         std::int64_t scores = checked_mul(checked_mul(checked_mul(kv, tokens), heads), 4);
-        stages.push_back({checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),
-                          "attention scores",
-                          fmt::format("a layer's attention scores without flash attention: {} cells x {} tokens x {} "
-                                      "heads x 4 bytes, the f32 mask, and 3 x {} + {} projections a token",
-                                      thousands(kv), tokens, heads, thousands(q), thousands(w.hidden_size))});
+        stages.push_back(
+            {checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),
+             "attention scores",
+             fmt::format("a layer's attention scores without flash attention: {} cells x {} tokens x {} "
+                         "heads x 4 bytes, the f32 mask, and 3 x {} + {} projections a token",
+                         group_thousands(kv), tokens, heads, group_thousands(q), group_thousands(w.hidden_size))});
     }
     LlamaComputeBuffer peak =
         *std::max_element(stages.begin(), stages.end(),
