@@ -14,7 +14,7 @@
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
 #include "engines/engine_verdict.h"
-#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_quant.h"
 #include "import/gguf.h"
 #include "model/curve.h"
 #include "model/plan.h"
@@ -135,7 +135,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
 }
 
-/// The mixes whose exact bytes llama-quantize's plan gives for this model (engines/llamacpp_quant).
+/// The mixes whose exact bytes llama-quantize's plan gives for this model (engines/llamacpp/llamacpp_quant).
 void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& engine, bool imatrix) {
     for (const auto& w : grid.weights) {
         auto named = find_weights(w);

@@ -8,7 +8,7 @@
 #include "check/record_ref.h"
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
-#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_quant.h"
 #include "output/wrap.h"
 #include "predict/speed_answer.h"
 #include "support/suggest.h"
@@ -114,7 +114,7 @@ std::optional<SpeedSetup> setup_of(const PredictOptions& o, const RecordSet& rec
     }
     s.weights = o.weight_quant;
     // A GGUF mix of a model whose record lists its tensors weighs what llama-quantize writes, as
-    // kvcat fit takes it (engines/llamacpp_quant.h).
+    // kvcat fit takes it (engines/llamacpp/llamacpp_quant.h).
     try {
         if (auto plan = named_quant_plan(*model.record->model, o.weight_quant, s.engine)) s.weight_bytes = plan->bytes;
     } catch (const std::exception& e) {

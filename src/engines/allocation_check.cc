@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engines/engine_ik_llama.h"
-#include "engines/engine_llamacpp.h"
-#include "engines/engine_sglang.h"
-#include "engines/engine_vllm.h"
-#include "engines/llamacpp_compute.h"
-#include "engines/llamacpp_quant.h"
-#include "engines/llamacpp_tensors.h"
+#include "engines/ik_llama/ik_llama_allocation.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/vllm/vllm_allocation.h"
 #include "load/schema.h"
 #include "vocab/dtype.h"
 #include "vocab/dtype_spelling.h"
@@ -240,7 +240,7 @@ std::vector<StartBuffer> start_buffers(const Record& r) {
 }
 
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
-/// start), held to kvcat's lower bound (engines/llamacpp_compute.h): llama.cpp's figure may be
+/// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
 void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
                          AllocationPartCheck& part, AllocationCheck& out) {

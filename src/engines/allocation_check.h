@@ -2,7 +2,7 @@
 // engine model gives for the model record and the settings the log shows.
 //
 // check_allocation() reads an allocation record's settings (cells, streams, types, block size,
-// memory, ...) and asks the engine models (engine_llamacpp, engine_vllm, engine_sglang) for
+// memory, ...) and asks the engine models (llamacpp_allocation, vllm_allocation, sglang_allocation) for
 // every figure the engine printed: llama.cpp's K, V, R and S in MiB, vLLM's tokens and maximum
 // concurrency within what the printed GiB's rounding allows, SGLang's GB. The engine-allocation
 // rule turns the figures that do not hold into findings; `kvcat explain` shows all of them,

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "engines/engine_ik_llama.h"
-#include "engines/engine_llamacpp.h"
-#include "engines/engine_sglang.h"
-#include "engines/engine_vllm.h"
+#include "engines/ik_llama/ik_llama_allocation.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/vllm/vllm_allocation.h"
 #include "model/kv_math.h"
 #include "vocab/vocabulary.h"
 
@@ -90,7 +90,7 @@ std::vector<LayerSet> engine_layers(const Model& m) {
     // shape. A record that says otherwise (MiMo-V2-Flash's K 192 and V 128, Gemma 4's sliding
     // layers of their own heads) is refused here rather than given a figure that is wrong. An MLA
     // model's head widths are those of its expanded heads, which only a cache without MLA holds
-    // (engine_ik_llama's -mla 0); its layers here keep the latent.
+    // (ik_llama_allocation's -mla 0); its layers here keep the latent.
     bool mla = basis->latent_dim.has_value();
     bool v_differs = (!mla && m.v_head_dim && m.head_dim && *m.v_head_dim != *m.head_dim) ||
                      std::any_of(m.kv_groups.begin(), m.kv_groups.end(),

@@ -4,8 +4,8 @@
 // for the sliding ones, a fixed state per sequence. An engine allocates something else: llama.cpp
 // pads its cells and keeps one stream per sequence, vLLM rounds every layer group to whole blocks
 // and may switch its hybrid manager off, SGLang keeps a padding slot and a pool of tokens. Each
-// engine's allocator rules live in their own file pair (engine_llamacpp, engine_vllm,
-// engine_sglang) over the same per-layer model; this file holds the settings every engine is
+// engine's allocator rules live in their own file pair (llamacpp_allocation, vllm_allocation,
+// sglang_allocation) over the same per-layer model; this file holds the settings every engine is
 // asked with, the answer every engine gives, and the one function that dispatches between them.
 // Every figure is exact (Rational); each rule names the engine file and commit it was read from.
 #pragma once
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engines/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_compute.h"
 #include "load/records.h"
 #include "support/rational.h"
 #include "vocab/dtype.h"
@@ -53,7 +53,7 @@ struct EngineSettings {
     bool kv_unified = false;      ///< --kv-unified: one stream for every sequence
     std::int64_t ubatch = 512;    ///< -ub
     bool swa_full = false;        ///< --swa-full: the sliding layers get the full-size cache
-    // ik_llama.cpp (--engine ik_llama.cpp; engine_ik_llama.h): its own cache layout
+    // ik_llama.cpp (--engine ik_llama.cpp; engines/ik_llama/ik_llama_allocation.h): its own cache layout
     int ik_mla = 3;          ///< -mla 0..3; 3 is its default since 2025-11
     bool flash_attn = true;  ///< -fa (llama.cpp, ik_llama.cpp); llama.cpp's auto turns it on where it is needed
                              ///< (a quantized V), ik_llama.cpp's default has been on since 2025-10
@@ -115,7 +115,7 @@ struct EngineDifference {
     std::string detail;  ///< what the engine does, with the figures and the source it was read from
 };
 
-/// How llama.cpp words its recurrent-state line, which changed twice (engine_llamacpp.h).
+/// How llama.cpp words its recurrent-state line, which changed twice (engines/llamacpp/llamacpp_allocation.h).
 enum class LlamaStateLine {
     seqs,      ///< "(1 cells, 32 layers, 1 seqs), R (f32): ..., S (f32): ..." (b8999 and before)
     rs_seq,    ///< "... 1 seqs  0 rs_seq), R ..., S ..." (seen from b9421)
@@ -161,7 +161,7 @@ struct EngineAnswer {
     Rational textbook_kv_bytes;         ///< kv_math's cache for the same sequences at the same context
     Rational textbook_state_bytes;      ///< kv_math's state for the same sequences (model record's dtypes)
     std::vector<EngineDifference> differences;
-    /// llama.cpp: its compute buffer for these settings (engines/llamacpp_compute.h), a lower
+    /// llama.cpp: its compute buffer for these settings (engines/llamacpp/llamacpp_compute.h), a lower
     /// bound; nullopt for another engine or a model record without a tensors mapping.
     std::optional<LlamaComputeBuffer> compute_buffer;
 };

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engines/engine_vllm.h"
+#include "engines/vllm/vllm_allocation.h"
 #include "support/bisect.h"
 
 namespace kvcat {

@@ -100,7 +100,7 @@ struct IndexerShape {
 
 /// What a converted GGUF of the model holds besides its attention geometry: the widths of the
 /// embedding, feed-forward and vocabulary, and llama.cpp's architecture name. From these and the
-/// heads, engines/llamacpp_tensors lists every tensor with its shape.
+/// heads, engines/llamacpp/llamacpp_tensors lists every tensor with its shape.
 struct TensorWidths {
     std::string llama_arch;  ///< one of kGgufArchNames
     std::int64_t hidden_size = 0;

@@ -29,7 +29,7 @@ struct PlanGrid {
     std::int64_t gpus = 1;
     Rational reserve = kDefaultReserveBytes;  ///< held back on each card
     /// A weight format's exact bytes, by its name as given, with where they come from (the
-    /// caller's: llama-quantize's plan of a mix, engines/llamacpp_quant.h, or a GGUF file's
+    /// caller's: llama-quantize's plan of a mix, engines/llamacpp/llamacpp_quant.h, or a GGUF file's
     /// header); such a row is no lower bound.
     std::map<std::string, std::pair<Rational, std::string>> exact_weights;
 };

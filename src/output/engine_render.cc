@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "engines/engine_vllm.h"
+#include "engines/vllm/vllm_allocation.h"
 
 namespace kvcat {
 

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "engines/engine_llamacpp.h"
 #include "engines/engine_memory.h"
-#include "engines/engine_sglang.h"
-#include "engines/engine_vllm.h"
-#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_quant.h"
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/vllm/vllm_allocation.h"
 #include "model/physics.h"
 #include "predict/speed_answer.h"
 #include "vocab/dtype.h"

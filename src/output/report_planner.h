@@ -10,8 +10,8 @@
 // the batch, subtracts them from the card's memory and divides, in exact integer arithmetic
 // (BigInt), as fit_context does, so its answer and `kvcat fit --format json` agree to the
 // byte. Each engine's memory model is exported the same way, as the coefficients of the
-// engine's own arithmetic (engine_llamacpp.h llamacpp_coefficients, engine_vllm.h
-// vllm_pool_rule, engine_sglang.h sglang_cell_bytes): integers and fractions that the page pads,
+// engine's own arithmetic (engines/llamacpp/llamacpp_allocation.h llamacpp_coefficients, engines/vllm/vllm_allocation.h
+// vllm_pool_rule, engines/sglang/sglang_allocation.h sglang_cell_bytes): integers and fractions that the page pads,
 // rounds and divides in the order the engine file does, so any context and batch the reader
 // types gets `kvcat fit --engine`'s figure.
 #pragma once

@@ -83,7 +83,7 @@
   }
 
   // ---- each engine's figures, from the coefficients kvcat exported ----
-  // llama.cpp (llamacpp_coefficients, src/engines/engine_llamacpp.h): -c context x batch and -np batch
+  // llama.cpp (llamacpp_coefficients, src/engines/llamacpp/llamacpp_allocation.h): -c context x batch and -np batch
   // give n_ctx padded to 256, each of the batch's streams pad(n_ctx / batch, 256) cells, the
   // SWA cache pad(min(cells, window + ubatch), 256) cells; the bytes are linear in the cells.
   function llamacppFigures(e, engine, context, batch) {
@@ -97,13 +97,13 @@
       state: mul(parseQ(e.state_per_sequence), Q(batch)), cells, swaCells, tokens: cells * batch,
     };
   }
-  // vLLM (vllm_pool_rule and vllm_pool, src/engines/engine_vllm.cc): the pool holds available // divisor
+  // vLLM (vllm_pool_rule and vllm_pool, src/engines/vllm/vllm_allocation.cc): the pool holds available // divisor
   // blocks; one request of max_model_len takes, per term, cdiv(len, block) blocks of a full layer,
   // cdiv(min(window - 1 + batched, len), block) + 1 of a sliding one, cdiv(min(chunk + batched,
   // len), block) of a chunked one and one state page; "GPU KV cache size" is
   // int(blocks / per-request blocks x len), computed in doubles as vLLM and kvcat compute it.
   // A request of max_model_len that does not fit the memory left is refused before any pool is
-  // made (check_enough_kv_cache_memory, src/engines/engine_vllm.cc): every layer's pages for one
+  // made (check_enough_kv_cache_memory, src/engines/vllm/vllm_allocation.cc): every layer's pages for one
   // request, summed, against the memory; the estimate is the longest length that fits.
   function vllmFigures(e, engine, available, context, maxNumSeqs) {
     const block = BigInt(e.block_size), divisor = BigInt(e.divisor), batched = BigInt(engine.max_num_batched_tokens);
@@ -145,7 +145,7 @@
       out.concurrency = Number(out.blocks) / Number(out.perRequest);
       out.tokens = BigInt(Math.trunc(out.concurrency * Number(context)));
       // A model with Mamba layers needs a block a sequence: vLLM refuses more sequences than blocks
-      // (kVllmMambaBlocksWords, src/engines/engine_vllm.h), as kvcat fit says.
+      // (kVllmMambaBlocksWords, src/engines/vllm/vllm_allocation.h), as kvcat fit says.
       if (e.terms.some(([kind]) => kind === 'state') && maxNumSeqs > out.blocks) {
         out.mambaRefusal = 'ValueError: ' + fill(engine.mamba_words, { max_num_seqs: maxNumSeqs, blocks: out.blocks });
         out.maxNumSeqs = maxNumSeqs;
@@ -153,7 +153,7 @@
     }
     return out;
   }
-  // SGLang (sglang_allocation, src/engines/engine_sglang.cc): the pool is floor(memory / cell) tokens in
+  // SGLang (sglang_allocation, src/engines/sglang/sglang_allocation.cc): the pool is floor(memory / cell) tokens in
   // whole pages, plus one page of padding slots; a pool for n tokens is (n + page) x cell.
   function sglangFigures(e, engine, available, want) {
     const cell = parseQ(e.cell), page = BigInt(engine.page_size);

@@ -1,5 +1,5 @@
 // The llama.cpp architectures whose converted GGUF tensors kvcat can list from a model record
-// (engines/llamacpp_tensors): the one list the schema's enum for a record's tensors.llama_arch
+// (engines/llamacpp/llamacpp_tensors): the one list the schema's enum for a record's tensors.llama_arch
 // and the inventory read. A model of another architecture carries no tensors mapping, and its
 // weights in a llama.cpp mix stay a lower bound.
 #pragma once

@@ -17,8 +17,8 @@ if [[ -n $found ]]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/output" "$tmp/src/engines"
-printf 'auto line = fmt::format("GPU KV cache size: {} tokens", n);\n' >"$tmp/src/engines/engine_vllm.cc"
+mkdir -p "$tmp/src/output" "$tmp/src/engines/vllm"
+printf 'auto line = fmt::format("GPU KV cache size: {} tokens", n);\n' >"$tmp/src/engines/vllm/vllm_allocation.cc"
 printf 'auto line = fmt::format("GPU KV cache size: {} tokens", n);\n' >"$tmp/src/output/render.cc"
 planted=$(check "$tmp/src")
 [[ $planted == "$tmp/src/output/render.cc:1:"* && $(wc -l <<<"$planted") -eq 1 ]] ||

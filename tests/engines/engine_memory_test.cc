@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
-#include "engines/engine_llamacpp.h"
-#include "engines/engine_sglang.h"
-#include "engines/engine_vllm.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/vllm/vllm_allocation.h"
 #include "kvcat_runner.h"
 #include "model/physics.h"
 #include "output/engine_render.h"

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
-#include "engines/engine_ik_llama.h"
+#include "engines/ik_llama/ik_llama_allocation.h"
 #include "import/import_config.h"
 #include "kvcat_runner.h"
 #include "test_util.h"

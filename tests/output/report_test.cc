@@ -18,7 +18,7 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_writer.h"
 #include "engines/engine_memory.h"
-#include "engines/engine_sglang.h"
+#include "engines/sglang/sglang_allocation.h"
 #include "kvcat_runner.h"
 #include "model/curve.h"
 #include "model/physics.h"

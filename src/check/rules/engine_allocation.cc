@@ -1,9 +1,9 @@
 // engine-allocation: an allocation record's printed figures are what the engine's allocator
 // gives for the model record and the settings the log shows.
 //
-// check_allocation() (src/engines/allocation_check.h) asks the engine models (src/engine_llamacpp,
-// src/engine_vllm, src/engine_sglang; their rules and sources in docs/engines.md) for each
-// figure, and this rule reports the ones that do not hold:
+// check_allocation() (src/engines/allocation_check.h) asks the engine models (src/engines/llamacpp/llamacpp_allocation,
+// src/engines/vllm/vllm_allocation, src/engines/sglang/sglang_allocation; their rules and sources in docs/engines.md)
+// for each figure, and this rule reports the ones that do not hold:
 //  - llama.cpp: K, V, R and S (and each size) in MiB, to the two decimals the engine prints,
 //    rounded as it rounds them (single precision, then printf's %.2f);
 //  - vLLM: the "GPU KV cache size" tokens must lie within what the printed "Available KV cache
@@ -14,7 +14,7 @@
 //  - SGLang: K and V (or an MLA pool's KV) in GB of 2^30 bytes to two decimals, for the
 //    printed #tokens;
 //  - a llama.cpp whole start (`start:`): the compute buffer of the one device that ran the
-//    layers at least kvcat's bound for a log of any build (engines/llamacpp_compute.h).
+//    layers at least kvcat's bound for a log of any build (engines/llamacpp/llamacpp_compute.h).
 // A figure the engine did not print is not judged; a shape kvcat does not model (EngineError)
 // is a finding that says so, so a record never passes unchecked in silence.
 #include <string>

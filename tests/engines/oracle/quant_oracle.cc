@@ -1,5 +1,5 @@
-// The quantizer's oracle: kvcat's plan of llama-quantize's mixes (engines/llamacpp_quant, over
-// the tensors engines/llamacpp_tensors lists) against the pinned libllama's own quantizer.
+// The quantizer's oracle: kvcat's plan of llama-quantize's mixes (engines/llamacpp/llamacpp_quant, over
+// the tensors engines/llamacpp/llamacpp_tensors lists) against the pinned libllama's own quantizer.
 //
 // For every model record with a tensors mapping it writes a GGUF with the model's real tensor
 // names and shapes in f32 (the data is a hole: ftruncate, no disk) and llama.cpp's keys for its
@@ -10,7 +10,7 @@
 //
 // The same loaded model (its real vocabulary and widths) gives llama.cpp's compute buffers: for a
 // grid of settings a context is made and the "CPU compute buffer size" it prints is held to
-// kvcat's (engines/llamacpp_compute.h), which must never be above it; the summary line says how
+// kvcat's (engines/llamacpp/llamacpp_compute.h), which must never be above it; the summary line says how
 // many are equal to the printed 0.01 MiB and, by stage, how far below the rest are.
 //
 // usage: kvcat_llama_quant_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]
@@ -28,9 +28,9 @@
 #include <fmt/format.h>
 
 #include "engines/engine_memory.h"
-#include "engines/llamacpp_compute.h"
-#include "engines/llamacpp_quant.h"
-#include "engines/llamacpp_tensors.h"
+#include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
 #include "engines/oracle/oracle_load.h"
 #include "engines/oracle/shape_gguf.h"
 #include "ggml-backend.h"
@@ -163,7 +163,7 @@ struct ComputeTally {
 
 /// llama.cpp's CPU compute buffer for a grid of settings (flash attention on and off, two contexts,
 /// -ub 512 and 2048, one and four sequences, unified or not), held to kvcat's
-/// (engines/llamacpp_compute.h): never above it, and how far below.
+/// (engines/llamacpp/llamacpp_compute.h): never above it, and how far below.
 void check_compute(const std::string& id, const Model& m, llama_model* loaded, bool plant, ComputeTally& t) {
     for (bool fa : {true, false}) {
         for (std::int64_t ctx : {4096, 32768}) {

@@ -1,8 +1,8 @@
-// llama.cpp's compute buffer as kvcat gives it (engines/llamacpp_compute), stage by stage, on the
+// llama.cpp's compute buffer as kvcat gives it (engines/llamacpp/llamacpp_compute), stage by stage, on the
 // shipped records; the figures llama.cpp itself prints for the same settings are held by the
 // compute oracle (tests/engines/oracle/quant_oracle.cc), and fit's verdict counts the buffer
 // where it is larger than the reserve.
-#include "engines/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_compute.h"
 
 #include <filesystem>
 

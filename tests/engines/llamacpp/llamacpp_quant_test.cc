@@ -1,8 +1,8 @@
-// llama-quantize's plan of a model's GGUF (engines/llamacpp_quant over engines/llamacpp_tensors):
+// llama-quantize's plan of a model's GGUF (engines/llamacpp/llamacpp_quant over engines/llamacpp/llamacpp_tensors):
 // the rules one by one on small models built here, each with a case that trips it, and the
 // sizes and parameter counts llama-bench printed for real files of the shipped models
 // (tests/fixtures/llama-bench/model-sizes.tsv), to its printed 0.01.
-#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_quant.h"
 
 #include <filesystem>
 #include <fstream>

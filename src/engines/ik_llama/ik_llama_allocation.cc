@@ -1,10 +1,10 @@
-#include "engines/engine_ik_llama.h"
+#include "engines/ik_llama/ik_llama_allocation.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "engines/engine_llamacpp.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
 #include "model/curve.h"
 #include "model/kv_math.h"
 

@@ -1,4 +1,4 @@
-#include "engines/llamacpp_tensors.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -22,8 +22,8 @@
 // the model record gives as head_dim and v_head_dim (llama.cpp's n_embd_head_k and n_embd_head_v).
 #pragma once
 
-#include "engines/engine_llamacpp.h"
 #include "engines/engine_memory.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
 
 namespace kvcat {
 

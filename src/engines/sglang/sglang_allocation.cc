@@ -1,4 +1,4 @@
-#include "engines/engine_sglang.h"
+#include "engines/sglang/sglang_allocation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "engines/engine_vllm.h"
+#include "engines/vllm/vllm_allocation.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "engines/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_quant.h"
 
 #include <array>
 #include <cctype>

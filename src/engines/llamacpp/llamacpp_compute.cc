@@ -1,4 +1,4 @@
-#include "engines/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_compute.h"
 
 #include <algorithm>
 #include <vector>

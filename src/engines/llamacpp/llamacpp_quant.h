@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engines/llamacpp_tensors.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
 #include "load/records.h"
 #include "support/rational.h"
 #include "vocab/weight_quant.h"
@@ -77,7 +77,7 @@ std::optional<QuantPlan> named_quant_plan(const Model& model, std::string_view w
 std::string quant_plan_how(const QuantPlan& plan);
 
 /// The plan for the model's GGUF in `mix`. Throws std::invalid_argument when the record cannot
-/// list its tensors (engines/llamacpp_tensors.h), std::overflow_error past 2^63 bytes.
+/// list its tensors (engines/llamacpp/llamacpp_tensors.h), std::overflow_error past 2^63 bytes.
 QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imatrix = false);
 
 }  // namespace kvcat

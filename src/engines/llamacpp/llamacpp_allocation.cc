@@ -1,4 +1,4 @@
-#include "engines/engine_llamacpp.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
 
 #include <algorithm>
 
