@@ -10,6 +10,7 @@
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "model/curve.h"
 #include "model/physics.h"

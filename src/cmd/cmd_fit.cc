@@ -10,9 +10,9 @@
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
+#include "engines/engine_rules.h"
 #include "engines/engine_verdict.h"
 #include "engines/llamacpp/llamacpp_quant.h"
-#include "engines/vllm/vllm_allocation.h"
 #include "import/gguf.h"
 #include "import/skeleton.h"
 #include "load/schema.h"
@@ -106,9 +106,10 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
         return std::nullopt;
     }
     auto [engine, settings] = *chosen;
+    const EngineRules& rules = rules_of(engine);
     settings.gpus = o.gpus;
-    if (engine == Engine::vllm) vllm_card_defaults(settings, terms.memory, terms.card_name);
-    bool sized = o.engine.ctx_size && engine != Engine::vllm;
+    rules.card_defaults(settings, terms.memory, terms.card_name);
+    bool sized = o.engine.ctx_size && rules.ctx_size_sizes;
     if (!settings.available_bytes && !sized) {
         if (!o.engine.mem_fraction_static.empty()) {
             auto f = Rational::parse(o.engine.mem_fraction_static);
@@ -122,12 +123,12 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
             settings.available_bytes = terms.memory - terms.weights - terms.reserve;
         }
         // vLLM keeps a memory of nothing or less and refuses to start on it, as it does itself.
-        if (!(*settings.available_bytes > Rational(0)) && engine != Engine::vllm) {
+        if (!(*settings.available_bytes > Rational(0)) && rules.without_memory != EngineWithoutMemory::refuses) {
             settings.available_bytes.reset();
-            if (engine == Engine::sglang) {
-                // SGLang sizes its pool from the memory alone: with none left it holds no token
-                // (a pool of the default 4,096 would be an answer the engine never gives).
-                spdlog::warn("--engine sglang: the weights leave no memory for the token pool");
+            if (rules.without_memory == EngineWithoutMemory::holds_nothing) {
+                // It sizes its pool from the memory alone: with none left it holds no token (a
+                // pool of a default size would be an answer the engine never gives).
+                spdlog::warn("--engine {}: the weights leave no memory for the token pool", rules.name);
                 return std::nullopt;
             }
         }
@@ -155,7 +156,7 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
 std::optional<std::string> engine_overflow(const FitOptions& o, const Model& model, const CacheDtype& dtype,
                                            const FitTerms& terms, const EngineAnswer& e) {
     if (e.refusal || !o.engine.ctx_size || o.gpus != 1) return std::nullopt;
-    if (e.engine != Engine::llamacpp && e.engine != Engine::ik_llama) return std::nullopt;
+    if (rules_of(e.engine).sizing != EngineSizing::at_start) return std::nullopt;
     Rational need = engine_start_bytes(terms, e);
     if (!(need > terms.memory)) return std::nullopt;
     // The largest -c whose allocation fits, as the engine pads it: its cache only grows with -c.

@@ -7,6 +7,7 @@
 #include "cmd/commands.h"
 #include "cmd/write_file.h"
 #include "engines/engine_log.h"
+#include "engines/engine_rules.h"
 #include "load/yaml_loader.h"
 #include "support/bounded_read.h"
 #include "support/hidden_text.h"

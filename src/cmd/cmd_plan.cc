@@ -13,6 +13,7 @@
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
+#include "engines/engine_rules.h"
 #include "engines/engine_verdict.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "import/gguf.h"
@@ -81,22 +82,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         model, accelerator, grid.gpus > 1 ? fmt::format(" x {}", grid.gpus) : "", group_thousands(t.memory.ceil()),
         t.memory_how, group_thousands(grid.reserve.ceil()), group_thousands(t.native_context));
     if (auto e = parse_engine(engine)) {
-        std::string_view rule;
-        switch (*e) {
-            case Engine::llamacpp:
-            case Engine::ik_llama:
-                rule = "its whole allocation at -c context x slots and -np slots, beside the weights and the reserve";
-                break;
-            case Engine::vllm:
-                rule =
-                    "given the card less the weights and the reserve, it starts when one request of "
-                    "--max-model-len context fits and holds the slots when its maximum concurrency reaches them";
-                break;
-            case Engine::sglang:
-                rule = "its token pool in the card less the weights and the reserve, against context x slots";
-                break;
-        }
-        spdlog::info("each verdict is {}'s: {}", name_of(*e), rule);
+        spdlog::info("each verdict is {}'s: {}", name_of(*e), rules_of(*e).verdict_rule);
     }
     std::vector<std::string> mixes, exact;
     for (const PlanRow& r : rows) {
@@ -173,15 +159,15 @@ int run_plan(const PlanOptions& o) {
         spdlog::error("{}", error);
         return ExitCode::failure;
     }
-    bool llama = engine && (engine->first == Engine::llamacpp || engine->first == Engine::ik_llama);
-    if (llama && o.gpus > 1) {
+    const EngineRules* rules = engine ? &rules_of(engine->first) : nullptr;
+    if (rules && rules->one_card_only && o.gpus > 1) {
         spdlog::error("--engine {} is planned on one card: kvcat does not model how it spreads layers over cards",
                       o.engine.engine);
         return ExitCode::failure;
     }
     // The cache dtypes each engine takes: vLLM and SGLang have no q8_0 or q4_0 cache.
     grid.kv_dtypes = split_commas(!o.kv_dtypes.empty() ? o.kv_dtypes
-                                  : engine && !llama   ? std::string("bf16,fp8")
+                                  : rules              ? std::string(rules->plan_kv_dtypes)
                                                        : std::string("f16,q8_0,q4_0"));
     try {
         for (std::int64_t s : parse_contexts(o.slots)) grid.slots.push_back(s);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cmd/common_options.h"
+#include "engines/engine_rules.h"
 #include "engines/vllm/vllm_allocation.h"
 
 namespace kvcat::cmd {

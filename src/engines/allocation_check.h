@@ -2,7 +2,7 @@
 // engine model gives for the model record and the settings the log shows.
 //
 // check_allocation() reads an allocation record's settings (cells, streams, types, block size,
-// memory, ...) and asks the engine models (llamacpp_allocation, vllm_allocation, sglang_allocation) for
+// memory, ...) and asks the engine's rules (engines/engine_rules.h) for
 // every figure the engine printed: llama.cpp's K, V, R and S in MiB, vLLM's tokens and maximum
 // concurrency within what the printed GiB's rounding allows, SGLang's GB. The engine-allocation
 // rule turns the figures that do not hold into findings; `kvcat explain` shows all of them,
@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,5 +79,17 @@ struct AllocationSummary {
     std::string computed;                         ///< empty when some printed figure was not recomputed
 };
 AllocationSummary summarise_allocation(const Record& record, const AllocationCheck& check);
+
+/// The printed figure of `check` at `key` ("kv_cache.size_mib"), or nullptr.
+const AllocationFigure* find_figure(const AllocationCheck& check, std::string_view key);
+
+/// The headline of a summary as an engine gathers it: each printed figure with kvcat's beside it.
+struct AllocationHeadline {
+    std::vector<std::string> printed;
+    std::vector<std::string> computed;  ///< "" where a printed figure was not recomputed
+    std::string unit;                   ///< "MiB", "tokens", "GB"
+    /// The part's printed figure `name`, with kvcat's figure at the same key when there is one.
+    void add(const AllocationCheck& check, const AllocationPartCheck& part, std::string_view name);
+};
 
 }  // namespace kvcat

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "engines/engine_rules.h"
+
 namespace kvcat {
 
 namespace {
@@ -261,6 +263,20 @@ struct LogCursor {
 
 /// The longest line parse_engine_log searches, bytes.
 constexpr std::size_t kLongestLogLine = 8192;
+
+void add_logged(std::vector<LoggedFigure>& out, const std::string& key, const std::optional<std::int64_t>& value) {
+    if (value) out.push_back({key, std::to_string(*value), true});
+}
+
+void add_logged(std::vector<LoggedFigure>& out, const std::string& key, const std::string& value, bool decimal) {
+    if (!value.empty()) out.push_back({key, value, decimal});
+}
+
+std::vector<LoggedFigure> logged_figures(const ParsedLog& log) {
+    std::vector<LoggedFigure> out;
+    rules_of(log.engine).logged_figures(log, out);
+    return out;
+}
 
 ParsedLog parse_engine_log(const std::string& text, const std::string& file, LogText kind) {
     ParsedLog out;

@@ -118,6 +118,20 @@ std::string allocation_record_text(const ParsedLog& log, const std::string& id, 
                                    const std::string& engine_version, const std::string& url, const std::string& notes,
                                    const std::string& log_name);
 
+/// One figure a log's lines give: the record's key for it, and the value as import-log writes it.
+struct LoggedFigure {
+    std::string key;
+    std::string value;
+    bool decimal = false;  ///< compared as a number ("45.3" and "45.30" alike), else as text
+};
+/// Adds the figure when the log gave it.
+void add_logged(std::vector<LoggedFigure>& out, const std::string& key, const std::optional<std::int64_t>& value);
+void add_logged(std::vector<LoggedFigure>& out, const std::string& key, const std::string& value, bool decimal);
+
+/// Every figure the parsed lines give, under the record keys allocation_record_text writes (the
+/// lint's allocation-log-lines compares them with the record's).
+std::vector<LoggedFigure> logged_figures(const ParsedLog& log);
+
 /// The lines import-log reads, engine by engine, for its help.
 std::string_view engine_log_formats();
 

@@ -6,58 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "engines/ik_llama/ik_llama_allocation.h"
-#include "engines/llamacpp/llamacpp_allocation.h"
-#include "engines/sglang/sglang_allocation.h"
-#include "engines/vllm/vllm_allocation.h"
 #include "model/kv_math.h"
-#include "vocab/vocabulary.h"
 
 namespace kvcat {
-
-bool names_ik_llama(std::string_view text) {
-    const EngineName* e = engine_spelled(text);
-    return e != nullptr && e->name == "ik_llama.cpp";
-}
-
-std::optional<Engine> parse_engine(std::string_view text) {
-    // The catalog's vocabulary (vocab/vocabulary.cc) holds the names and their spellings; here
-    // each engine with an allocation model is one Engine, and an application built on
-    // llama.cpp (ollama, LM Studio) allocates as llama.cpp does.
-    const EngineName* e = engine_spelled(text);
-    if (e == nullptr) return std::nullopt;
-    if (e->name == "ik_llama.cpp") return Engine::ik_llama;
-    if (e->name == "llama.cpp" || e->upstream == "llama.cpp") return Engine::llamacpp;
-    if (e->name == "vLLM") return Engine::vllm;
-    if (e->name == "SGLang") return Engine::sglang;
-    return std::nullopt;  // an engine kvcat has no allocation model for
-}
-
-std::string_view name_of(Engine e) {
-    switch (e) {
-        case Engine::llamacpp:
-            return "llama.cpp";
-        case Engine::ik_llama:
-            return "ik_llama.cpp";
-        case Engine::vllm:
-            return "vllm";
-        case Engine::sglang:
-            return "sglang";
-    }
-    return "";
-}
-
-Engine log_family(Engine e) {
-    switch (e) {
-        case Engine::llamacpp:
-        case Engine::ik_llama:
-            return Engine::llamacpp;
-        case Engine::vllm:
-        case Engine::sglang:
-            return e;
-    }
-    return e;
-}
 
 std::optional<EngineSwitch> parse_engine_switch(std::string_view text) {
     if (text == "auto") return EngineSwitch::automatic;
@@ -163,37 +114,8 @@ std::string python_gib_text(const Rational& bytes) {
     return buf.data();
 }
 
-EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engine engine,
-                               const EngineSettings& settings) {
-    switch (engine) {
-        case Engine::llamacpp:
-            return llamacpp_allocation(model, dtype, settings);
-        case Engine::ik_llama:
-            return ik_llama_allocation(model, dtype, settings);
-        case Engine::vllm:
-            return vllm_allocation(model, dtype, settings);
-        case Engine::sglang:
-            return sglang_allocation(model, dtype, settings);
-    }
-    throw EngineError("unknown engine");
-}
-
 std::string right_aligned(const std::string& text, int width) {
     return text.size() >= static_cast<std::size_t>(width) ? text : std::string(width - text.size(), ' ') + text;
-}
-
-std::vector<std::string> engine_log_lines(const EngineAnswer& a, const Model& m) {
-    switch (a.engine) {
-        case Engine::llamacpp:
-            return llamacpp_log_lines(a, m);
-        case Engine::ik_llama:
-            return ik_llama_log_lines(a);
-        case Engine::vllm:
-            return vllm_log_lines(a);
-        case Engine::sglang:
-            return sglang_log_lines(a);
-    }
-    return {};
 }
 
 }  // namespace kvcat

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engines/engine_list.h"
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "load/records.h"
 #include "support/rational.h"
@@ -23,19 +24,11 @@
 
 namespace kvcat {
 
-/// The engines kvcat models, each with its own allocation rules and printed lines: a switch over
-/// Engine is where a new one must answer, and the compiler lists every such place.
-enum class Engine { llamacpp, ik_llama, vllm, sglang };
-
-/// "llama.cpp" (also "llamacpp", "llama-server", "ollama", "lm-studio"), ik_llama.cpp's names,
-/// "vllm", "sglang".
-std::optional<Engine> parse_engine(std::string_view text);
-/// "ik_llama.cpp", "ik-llama.cpp", "ik_llama": the llama.cpp fork with a cache of its own.
-bool names_ik_llama(std::string_view text);
-std::string_view name_of(Engine e);
-/// The engine whose start-up lines the log reader (engine_log.h) files a log of `e` under:
-/// ik_llama.cpp's are read with llama.cpp's, whose reader knows its lines too.
-Engine log_family(Engine e);
+/// The engines kvcat models (engines/engine_list.h), each with its own folder of rules. Every
+/// question about one goes through its EngineRules (engines/engine_rules.h), which it fills whole.
+#define KVCAT_ENGINE_ENUMERATOR(id) id,
+enum class Engine { KVCAT_ENGINES(KVCAT_ENGINE_ENUMERATOR) };
+#undef KVCAT_ENGINE_ENUMERATOR
 
 /// A switch the engine decides itself unless told.
 enum class EngineSwitch { automatic, on, off };
@@ -180,12 +173,6 @@ class EngineRefusal : public EngineError {
     using EngineError::EngineError;
 };
 
-/// What `engine` allocates for `model` with its cache at `dtype` and `settings`: the one entry
-/// point for fit, curve, the report and the engine-allocation rule. Throws EngineError, or
-/// PhysicsError / OverflowError from the figures underneath.
-EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engine engine,
-                               const EngineSettings& settings);
-
 // The per-layer model every engine reads: the layers as kv_math describes them, grouped by role.
 
 /// One set of layers of the same role and shape, elements per token per layer (per card for vLLM).
@@ -214,11 +201,5 @@ std::string python_gib_text(const Rational& bytes);
 
 /// `text` right-aligned in `width` columns, as the engines' printf("%7s") pads their figures.
 std::string right_aligned(const std::string& text, int width);
-
-/// The start-up lines the engine prints for this allocation, as it prints them: llama.cpp's
-/// "llama_kv_cache: size = ..." (one per cache) and "llama_memory_recurrent: size = ...",
-/// ik_llama.cpp's "KV self size", vLLM's "GPU KV cache size" and "Maximum concurrency" (with a
-/// pool), SGLang's "KV Cache is allocated". Each engine's file writes its own.
-std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Model& model);
 
 }  // namespace kvcat

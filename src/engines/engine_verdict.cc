@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engines/vllm/vllm_allocation.h"
+#include "engines/engine_rules.h"
 #include "support/bisect.h"
 
 namespace kvcat {
@@ -18,6 +18,21 @@ Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
     return terms.weights + engine_runtime_bytes(terms, answer) + answer.kv_bytes + answer.state_bytes;
 }
 
+void whole_start_ask(EngineSettings& settings, const FitTerms& /*terms*/, std::int64_t context, std::int64_t slots) {
+    settings.context = checked_mul(context, slots);
+    settings.parallel = slots;
+    settings.available_bytes.reset();
+}
+
+EngineVerdict whole_start_judge(const EngineAnswer& a, const FitTerms& terms, std::int64_t /*context*/,
+                                std::int64_t /*slots*/) {
+    EngineVerdict v;
+    Rational need = engine_start_bytes(terms, a);
+    v.fits = !(need > terms.memory);
+    if (!v.fits) v.why = fmt::format("its allocation needs {} bytes of {}", need.floor(), terms.memory.floor());
+    return v;
+}
+
 EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine engine, EngineSettings settings,
                              const FitTerms& terms, std::int64_t context, std::int64_t slots) {
     EngineVerdict v;
@@ -25,53 +40,24 @@ EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine
         v.why = "the weights, state and reserve alone do not fit";
         return v;
     }
-    Rational left = terms.memory - terms.weights - terms.reserve;
-    if (engine == Engine::llamacpp || engine == Engine::ik_llama) {
-        settings.context = context * slots;
-        settings.parallel = slots;
-        settings.available_bytes.reset();
-    } else {
+    const EngineRules& rules = rules_of(engine);
+    if (rules.sizing == EngineSizing::from_memory) {
+        Rational left = terms.memory - terms.weights - terms.reserve;
         if (!(left > Rational(0))) {
             v.why = "the weights and the reserve leave no memory for the cache";
             return v;
         }
         settings.available_bytes = left;
-        if (engine == Engine::vllm) {
-            settings.max_model_len = context;
-            vllm_card_defaults(settings, terms.memory, terms.card_name);
-        }
     }
+    rules.ask(settings, terms, context, slots);
     EngineAnswer a;
     try {
-        a = engine_allocation(model, dtype, engine, settings);
+        a = rules.allocate(model, dtype, settings);
     } catch (const EngineRefusal& e) {
         v.why = e.what();
         return v;
     }
-    switch (engine) {
-        case Engine::llamacpp:
-        case Engine::ik_llama: {
-            Rational need = engine_start_bytes(terms, a);
-            v.fits = !(need > terms.memory);
-            if (!v.fits) v.why = fmt::format("its allocation needs {} bytes of {}", need.floor(), terms.memory.floor());
-            break;
-        }
-        case Engine::vllm:
-            v.fits = !a.refusal && a.max_concurrency && *a.max_concurrency >= static_cast<double>(slots);
-            if (!v.fits) {
-                v.why = a.refusal ? *a.refusal
-                                  : fmt::format("its maximum concurrency is {:.2f} requests",
-                                                a.max_concurrency.value_or(0.0));
-            }
-            break;
-        case Engine::sglang:
-            v.fits = !a.refusal && a.tokens && *a.tokens >= context * slots;
-            if (!v.fits) {
-                v.why = a.refusal ? *a.refusal : fmt::format("its pool holds {} tokens", a.tokens.value_or(0));
-            }
-            break;
-    }
-    return v;
+    return rules.judge(a, terms, context, slots);
 }
 
 std::int64_t engine_max_context(const Model& model, const CacheDtype& dtype, Engine engine,

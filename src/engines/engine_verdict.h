@@ -41,6 +41,13 @@ std::int64_t engine_max_context(const Model& model, const CacheDtype& dtype, Eng
 void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& model, Engine engine,
                  const EngineSettings& settings);
 
+/// How llama.cpp and ik_llama.cpp are asked for a verdict: -c context x slots and -np slots, no
+/// memory handed to them (they allocate what the context needs at start-up).
+void whole_start_ask(EngineSettings& settings, const FitTerms& terms, std::int64_t context, std::int64_t slots);
+/// Their verdict: the whole start (engine_start_bytes) within the card's memory.
+EngineVerdict whole_start_judge(const EngineAnswer& answer, const FitTerms& terms, std::int64_t context,
+                                std::int64_t slots);
+
 /// The runtime's share of a start: the reserve, or llama.cpp's compute buffer where that alone is
 /// larger (the reserve stands for the compute buffers and the driver's context together, so a
 /// compute buffer above it is the least the runtime takes).

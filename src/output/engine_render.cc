@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/engine_rules.h"
 #include "engines/vllm/vllm_allocation.h"
 
 namespace kvcat {
@@ -33,7 +34,7 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
                                                                 a.other_manager_concurrency.value_or(0))
                                                   : "");
     }
-    if (a.engine == Engine::vllm) {
+    if (a.block_size > 0) {
         out += fmt::format("  block size: {} tokens; one request of {} tokens takes:\n", a.block_size,
                            group_thousands(a.context));
     }
@@ -108,7 +109,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
         j["compute_buffer_stage"] = a.compute_buffer->stage;
         j["compute_buffer_how"] = "at least: " + a.compute_buffer->how;
     }
-    if (a.engine == Engine::vllm) j["block_size"] = a.block_size;
+    if (a.block_size > 0) j["block_size"] = a.block_size;
     if (a.blocks) j["engine_blocks"] = *a.blocks;
     if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;
     if (a.mamba_slots) j["engine_mamba_slots"] = *a.mamba_slots;

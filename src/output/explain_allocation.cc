@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/allocation_check.h"
+#include "engines/engine_rules.h"
 #include "output/engine_render.h"
 
 namespace kvcat {
@@ -58,7 +59,7 @@ json textbook_json(const AllocationCheck& c, const Model& m) {
                 {"textbook_state_bytes", bytes_text(a.textbook_state_bytes)},
                 {"per_card", a.per_card},
                 {"differences", diffs}};
-    if (c.engine == Engine::llamacpp || c.engine == Engine::ik_llama) {
+    if (rules_of(c.engine).sizing == EngineSizing::at_start) {
         // The engine's bytes are the ones recomputed from the printed cells, part by part.
         Rational kv(0), state(0);
         for (const auto& p : c.parts) {
@@ -76,7 +77,7 @@ json textbook_json(const AllocationCheck& c, const Model& m) {
         }
         out["request_parts"] = parts;
         if (a.hybrid_manager) out["hybrid_manager"] = a.hybrid_manager_why;
-        if (c.engine == Engine::vllm) out["block_size"] = a.block_size;
+        if (a.block_size > 0) out["block_size"] = a.block_size;
     }
     out["log_lines"] = engine_log_lines(a, m);
     return out;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
+#include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/vllm/vllm_allocation.h"

@@ -20,6 +20,7 @@
 #include "check/lint.h"
 #include "config_fixture.h"
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "import/import_config.h"
 #include "import/import_config_keys.h"
 #include "model/kv_math.h"

@@ -3,6 +3,7 @@
 // `kvcat report` writes one self-contained file. The drawing itself is checked in a real
 // browser by report_browser_test.py.
 #include "output/report.h"
+#include "engines/engine_rules.h"
 
 #include <algorithm>
 #include <cmath>

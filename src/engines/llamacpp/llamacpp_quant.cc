@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "support/rational.h"
 #include "support/suggest.h"
 

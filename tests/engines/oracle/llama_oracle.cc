@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "engines/oracle/oracle_load.h"
 #include "engines/oracle/oracle_models.h"
 #include "engines/oracle/oracle_settings.h"

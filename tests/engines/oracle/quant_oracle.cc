@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/llamacpp/llamacpp_tensors.h"

@@ -1,0 +1,349 @@
+#include "engines/llamacpp/llamacpp_record_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engines/allocation_fields.h"
+#include "engines/ik_llama/ik_llama_allocation.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_quant.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
+#include "load/schema.h"
+
+namespace kvcat {
+
+namespace {
+
+using namespace allocation_fields;  // NOLINT(google-build-using-namespace): the record readers every check shares
+
+/// A MiB figure of llama.cpp, judged to the two decimals it prints.
+void mib_figure(const Record& r, const std::string& key, const Rational& bytes, const std::string& how,
+                AllocationPartCheck& part) {
+    decimal_figure(r, key, llamacpp_mib_text(bytes), "MiB",
+                   fmt::format("llama.cpp allocates {} bytes ({})", group_thousands(bytes.floor()), how), part);
+}
+
+/// "K: 1,073,741,824 bytes = 32 layers x 16,384 cells x 1 stream x 2,048 bytes per cell per layer (f16)".
+std::string cell_term(std::string_view name, const Rational& bytes, std::int64_t layers, std::int64_t cells,
+                      std::int64_t streams, std::string_view type) {
+    Rational slots = Rational(layers) * Rational(cells) * Rational(streams);
+    Rational per = slots.is_zero() ? Rational(0) : bytes / slots;
+    return fmt::format("{}: {} bytes = {} x {} x {} x {} bytes per cell per layer ({}) = {} MiB", name,
+                       bytes_words(bytes), plural(layers, "layer"), plural(cells, "cell"), plural(streams, "stream"),
+                       per.to_display(), type, llamacpp_mib_text(bytes));
+}
+
+void llama_cache(const Record& r, const Model& m, const std::string& key, AllocationCheck& out) {
+    if (!r.node(key)) return;
+    AllocationPartCheck part;
+    std::string scope_text = text(r, key + ".scope");
+    part.what = scope_text == "swa" ? "SWA cache" : scope_text == "base" ? "base cache" : "cache";
+    read_part(r, key, {"size_mib", "k_mib", "v_mib"}, part);
+    auto cells = integer(r, key + ".cells");
+    std::string k_name = text(r, key + ".k_type");
+    auto finish = [&] { out.parts.push_back(std::move(part)); };
+    if (!cells) return finish();  // schema-missing-key
+    if (k_name.empty()) {
+        out.not_judged.push_back(key + ": the line printed no types, so its bytes are not recomputed");
+        return finish();
+    }
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    LlamaCacheScope scope = scope_text == "base"  ? LlamaCacheScope::base
+                            : scope_text == "swa" ? LlamaCacheScope::swa
+                                                  : LlamaCacheScope::all;
+    auto k = find_cache_dtype(k_name);
+    std::string v_name = text(r, key + ".v_type");
+    auto v = v_name.empty() ? k : find_cache_dtype(v_name);
+    if (!k || !v) {
+        out.problems.push_back({key + (k ? ".v_type" : ".k_type"), k ? v_name : k_name, "a ggml type kvcat knows",
+                                "the type is not one kvcat has a size for"});
+        return finish();
+    }
+    bool mla_latent = text(r, key + ".mla_latent") == "true";
+    bool mla_off = text(r, key + ".mla_off") == "true" && m.mla;
+    std::string v_printed = text(r, key + ".v_mib");
+    // A V printed beside an MLA latent is kept: llama.cpp before the V-less cache, and
+    // ik_llama.cpp's kv^T (-mla 1 without flash attention), both kv_lora_rank values a token.
+    bool v_cache = !v_printed.empty() && !same_decimal(v_printed, "0");
+    bool judge_v = !mla_latent || v_cache;
+    try {
+        LlamaCacheBytes b = mla_off ? ik_mla_off_bytes(m, *k, *v, *cells)
+                                    : llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
+        std::string how =
+            fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
+        part.terms.push_back(cell_term("K", b.k, b.layers, *cells, streams, k->name));
+        if (judge_v)
+            part.terms.push_back(cell_term(mla_latent ? "V (kv^T)" : "V", b.v, b.layers, *cells, streams, v->name));
+        if (!judge_v) part.terms.emplace_back("V: none (the MLA latent is kept as K only)");
+        part.terms.push_back(
+            fmt::format("size: K + V = {} bytes = {} MiB", bytes_words(b.k + b.v), llamacpp_mib_text(b.k + b.v)));
+        mib_figure(r, key + ".k_mib", b.k, how, part);
+        if (judge_v) mib_figure(r, key + ".v_mib", b.v, how, part);
+        mib_figure(r, key + ".size_mib", b.k + b.v, how, part);
+        part.bytes = b.k + b.v;
+    } catch (const EngineError& e) {
+        out.problems.push_back({key, scope_text, "a shape kvcat models", e.what()});
+    }
+    finish();
+}
+
+void llama_recurrent(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("recurrent")) return;
+    AllocationPartCheck part;
+    part.what = "recurrent state";
+    read_part(r, "recurrent", {"size_mib", "r_mib", "s_mib"}, part);
+    auto cells = integer(r, "recurrent.cells");
+    if (cells && text(r, "recurrent.r_type").empty()) {
+        out.not_judged.emplace_back("recurrent: the line printed no types, so its bytes are not recomputed");
+    } else if (cells) {
+        LlamaStateBytes s = llamacpp_state_bytes(m, *cells);
+        std::string how = fmt::format("{} state layers x {} cell{}, f32", s.layers, *cells, *cells == 1 ? "" : "s");
+        part.terms.push_back(cell_term("R (conv state)", s.r, s.layers, *cells, 1, "f32"));
+        part.terms.push_back(cell_term("S (recurrent state)", s.s, s.layers, *cells, 1, "f32"));
+        part.terms.push_back(
+            fmt::format("size: R + S = {} bytes = {} MiB", bytes_words(s.r + s.s), llamacpp_mib_text(s.r + s.s)));
+        mib_figure(r, "recurrent.r_mib", s.r, how, part);
+        mib_figure(r, "recurrent.s_mib", s.s, how, part);
+        mib_figure(r, "recurrent.size_mib", s.r + s.s, how, part);
+        part.bytes = s.r + s.s;
+    }
+    out.parts.push_back(std::move(part));
+}
+
+/// The engine model's answer for the settings a llama.cpp record shows, with the differences
+/// told from the printed cells: the -c the cells were padded from and the ubatch the SWA cache
+/// was sized with are not in the log, so those two are said from what was printed.
+void llama_answer(const Record& r, const Model& m, AllocationCheck& out) {
+    std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+    auto cells = integer(r, key + ".cells");
+    auto k = find_cache_dtype(text(r, key + ".k_type"));
+    if (!cells || !k) return;
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    std::int64_t seqs = integer(r, key + ".seqs").value_or(streams);
+    EngineSettings s;
+    s.version = text(r, "engine_version");
+    s.parallel = std::max<std::int64_t>(1, seqs);
+    s.kv_unified = streams == 1 && seqs > 1;
+    s.context = checked_mul(*cells, streams);
+    if (std::string v = text(r, key + ".v_type"); !v.empty() && v != k->name) s.v_dtype = v;
+    try {
+        EngineAnswer a = llamacpp_allocation(m, *k, s);
+        std::erase_if(a.differences,
+                      [](const EngineDifference& d) { return d.name == "padding" || d.name == "SWA reserve"; });
+        if (auto swa = integer(r, "swa_cache.cells"); swa && m.sliding) {
+            a.differences.push_back(
+                {"SWA reserve",
+                 fmt::format("the {} sliding layers keep {} cells per stream where the textbook keeps "
+                             "the window of {}: the window x sequences + ubatch, padded to 256, at "
+                             "most the base size (llama-kv-cache-iswa.cpp)",
+                             m.sliding->layers, group_thousands(*swa), group_thousands(m.sliding->window))});
+        }
+        out.answer = std::move(a);
+    } catch (const std::exception&) {
+        // A shape the engine model refuses is a problem already, said at the part.
+    }
+}
+
+/// A host-side buffer: the pinned memory beside a GPU, or the mapped file, not a device's own.
+bool host_device(const std::string& device) {
+    return device == "CPU" || device == "CPU_Mapped" || device.ends_with("_Host") || device.ends_with("_Mapped");
+}
+
+/// llama.cpp's flash_attn as printed: off only when it says so (auto turns it on for a GPU
+/// that has it, and the CPU has it).
+bool flash_attn_on(const std::string& printed) {
+    return !(printed == "disabled" || printed == "0" || printed == "false" || printed == "off");
+}
+
+/// One buffer of a record's start: where it stands in the list, and its fields as written.
+struct StartBuffer {
+    std::size_t index = 0;
+    std::string device, kind, mib;
+};
+
+/// The record's start.buffers, read once for every use below.
+std::vector<StartBuffer> start_buffers(const Record& r) {
+    std::vector<StartBuffer> out;
+    const YamlNode* list = r.node("start.buffers");
+    for (std::size_t i = 0; list && list->is_sequence() && i < list->items.size(); ++i) {
+        auto field = [&](const char* name) { return text(r, fmt::format("start.buffers.{}.{}", i, name)); };
+        out.push_back({i, field("device"), field("kind"), field("mib")});
+    }
+    return out;
+}
+
+/// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
+/// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
+/// above it, never below. Several GPUs split the graph, which kvcat does not model.
+void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
+                         AllocationPartCheck& part, AllocationCheck& out) {
+    std::vector<const StartBuffer*> device, host;
+    for (const auto& b : buffers) {
+        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
+    }
+    if (device.empty() && host.size() == 1 && host[0]->device == "CPU") {
+        device = host;  // a CPU-only start: the CPU ran the layers
+    }
+    if (device.size() != 1) {
+        if (!device.empty() || !host.empty()) {
+            out.not_judged.push_back(fmt::format(
+                "start: {} devices printed a compute buffer; kvcat gives the buffer of a start on one", device.size()));
+        }
+        return;
+    }
+    std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+    auto cells = integer(r, key + ".cells");
+    if (!cells || r.node("swa_cache") || r.node("recurrent")) {
+        out.not_judged.emplace_back("start: the compute buffer of this model's cache is not one kvcat gives");
+        return;
+    }
+    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    auto printed_ubatch = integer(r, "start.n_ubatch");
+    std::int64_t ubatch = printed_ubatch.value_or(512);
+    std::string fa = text(r, "start.flash_attn");
+    LlamaComputeSetting setting{ubatch, checked_mul(*cells, streams), *cells, flash_attn_on(fa)};
+    auto bound = llamacpp_compute_buffer(m, setting);
+    if (!bound) {
+        out.not_judged.emplace_back("start: the model record has no tensors mapping, so no compute buffer is given");
+        return;
+    }
+    std::string least = llamacpp_mib_text(Rational(bound->bytes));
+    part.terms.push_back(
+        fmt::format("compute buffer: at least {} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash "
+                    "attention {}{})",
+                    group_thousands(bound->bytes), least, bound->stage, bound->how, ubatch,
+                    printed_ubatch ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off",
+                    fa.empty() ? ", not printed" : ""));
+    AllocationFigure f;
+    f.key = fmt::format("start.buffers.{}.mib", device[0]->index);
+    f.printed = device[0]->mib;
+    f.computed = "at least " + least;
+    f.unit = "MiB";
+    f.why = fmt::format("llama.cpp's compute buffer is at least its {} stage, {} bytes ({})", bound->stage,
+                        group_thousands(bound->bytes), bound->how);
+    // The printed figure is rounded to 0.01 MiB: it holds when it is not below the bound's rounding.
+    auto value = Rational::parse(f.printed);
+    f.holds = value && !(*value < Rational::parse(least).value_or(Rational(0)));
+    part.figures.push_back(std::move(f));
+}
+
+/// The model buffers of every device together, beside the bytes llama-quantize at the pinned
+/// commit writes for the file's mix. Said, not judged: a file made by an older llama-quantize
+/// (whose rules have changed), with --tensor-type or a custom recipe (Unsloth's UD) holds other
+/// types, and nothing in the log tells which.
+void llama_start_weights(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
+                         AllocationPartCheck& part, AllocationCheck& out) {
+    Rational printed(0);
+    int model_buffers = 0;
+    for (const auto& b : buffers) {
+        if (b.kind != "model") continue;
+        auto v = Rational::parse(b.mib);
+        if (!v) return;
+        printed = printed + *v;
+        ++model_buffers;
+    }
+    if (model_buffers == 0) return;
+    auto mix = llama_mix_of_file_type(text(r, "start.file_type"));
+    if (!mix || !has_tensor_inventory(m)) {
+        out.not_judged.push_back(
+            fmt::format("start: the model buffers ({} MiB) are not compared: {}", two(printed.to_double()),
+                        !mix ? "the log names no file type kvcat plans" : "the model record has no tensors mapping"));
+        return;
+    }
+    QuantPlan plan = llamacpp_quant_plan(m, *mix, false);
+    Rational planned = Rational(plan.bytes) / Rational(1 << 20);
+    Rational gap = printed - planned;
+    // Each printed MiB is rounded to 0.01, and a buffer places each tensor at its alignment (128
+    // bytes for CUDA, 32 for the CPU; the mapped file at its pages): up to 256 bytes a tensor
+    // is taken as padding.
+    Rational below = Rational(model_buffers, 200);
+    Rational above = below + Rational(checked_mul(static_cast<std::int64_t>(plan.types.size()), 256), 1 << 20);
+    bool same = !(gap > above) && !(Rational(0) - gap > below);
+    part.terms.push_back(fmt::format(
+        "weights: the {} model buffer{} sum to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
+        "MiB, {}",
+        model_buffers, model_buffers == 1 ? "" : "s", two(printed.to_double()), mix->name, group_thousands(plan.bytes),
+        llamacpp_mib_text(Rational(plan.bytes)),
+        same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
+                           two(std::abs(gap.to_double())), plan.types.size())
+             : fmt::format("{} MiB apart (the file was made by other rules: an older llama-quantize, or a custom "
+                           "recipe)",
+                           two(gap.to_double()))));
+}
+
+void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("start")) return;
+    AllocationPartCheck part;
+    part.key = "start";
+    part.what = "whole start";
+    for (const char* setting : {"file_type", "n_ubatch", "flash_attn"}) {
+        std::string v = text(r, std::string("start.") + setting);
+        if (!v.empty()) part.settings.emplace_back(setting, v);
+    }
+    std::vector<StartBuffer> buffers = start_buffers(r);
+    for (const auto& b : buffers) part.printed.emplace_back(b.device + " " + b.kind, b.mib);
+    try {
+        llama_start_weights(r, m, buffers, part, out);
+        llama_start_compute(r, m, buffers, part, out);
+    } catch (const std::exception& e) {
+        out.problems.push_back({"start", "", "a figure kvcat can compute", e.what()});
+    }
+    out.parts.push_back(std::move(part));
+}
+
+}  // namespace
+
+void llama_family_check_record(const Record& r, const Model& m, AllocationCheck& out, bool whole_start) {
+    llama_cache(r, m, "kv_cache", out);
+    llama_cache(r, m, "swa_cache", out);
+    llama_recurrent(r, m, out);
+    if (whole_start) llama_start(r, m, out);
+    llama_answer(r, m, out);
+}
+
+void llama_family_summarise(const Record& r, const AllocationCheck& c, AllocationSummary& out,
+                            AllocationHeadline& headline) {
+    std::string part = r.node("kv_cache") ? "kv_cache" : "swa_cache";
+    out.kv_cache_dtype = text(r, part + ".k_type");
+    out.v_cache_dtype = text(r, part + ".v_type");
+    if (out.v_cache_dtype == out.kv_cache_dtype) out.v_cache_dtype.clear();
+    out.context = integer(r, part + ".cells");
+    out.seqs = integer(r, part + ".seqs");
+    if (out.context) out.tokens = checked_mul(*out.context, integer(r, part + ".streams").value_or(1));
+    for (const auto& p : c.parts) headline.add(c, p, "size_mib");
+    headline.unit = "MiB";
+}
+
+void llama_family_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>& out) {
+    for (const auto& c : log.caches) {
+        std::string part = c.scope == "swa" ? "swa_cache." : "kv_cache.";
+        add_logged(out, part + "cells", c.cells);
+        add_logged(out, part + "seqs", c.seqs);
+        add_logged(out, part + "layers", c.layers);
+        add_logged(out, part + "size_mib", c.size_mib, true);
+        add_logged(out, part + "k_type", c.k_type, false);
+        add_logged(out, part + "k_mib", c.k_mib, true);
+        add_logged(out, part + "v_type", c.v_type, false);
+        add_logged(out, part + "v_mib", c.v_mib, true);
+    }
+    if (log.recurrent) {
+        const LoggedRecurrent& r = *log.recurrent;
+        add_logged(out, "recurrent.cells", r.cells);
+        add_logged(out, "recurrent.seqs", r.seqs);
+        add_logged(out, "recurrent.layers", r.layers);
+        add_logged(out, "recurrent.size_mib", r.size_mib, true);
+        add_logged(out, "recurrent.r_type", r.r_type, false);
+        add_logged(out, "recurrent.r_mib", r.r_mib, true);
+        add_logged(out, "recurrent.s_type", r.s_type, false);
+        add_logged(out, "recurrent.s_mib", r.s_mib, true);
+    }
+    for (std::size_t i = 0; i < log.buffers.size(); ++i) {  // in the log's order, as import-log writes them
+        add_logged(out, fmt::format("start.buffers.{}.device", i), log.buffers[i].device, false);
+        add_logged(out, fmt::format("start.buffers.{}.kind", i), log.buffers[i].kind, false);
+        add_logged(out, fmt::format("start.buffers.{}.mib", i), log.buffers[i].mib, true);
+    }
+}
+
+}  // namespace kvcat

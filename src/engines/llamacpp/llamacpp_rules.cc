@@ -1,0 +1,31 @@
+// llama.cpp's answers to every question kvcat asks an engine (engines/engine_rules.h).
+#include "engines/engine_rules.h"
+#include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_record_check.h"
+
+namespace kvcat {
+
+extern const EngineRules llamacpp_rules;
+const EngineRules llamacpp_rules{
+    .engine = Engine::llamacpp,
+    .name = "llama.cpp",
+    .catalog_name = "llama.cpp",
+    .log_family = Engine::llamacpp,
+    .sizing = EngineSizing::at_start,
+    .without_memory = EngineWithoutMemory::sized_by_context,
+    .ctx_size_sizes = true,
+    .one_card_only = true,
+    .plan_kv_dtypes = "f16,q8_0,q4_0",
+    .verdict_rule = "its whole allocation at -c context x slots and -np slots, beside the weights and the reserve",
+    .allocate = llamacpp_allocation,
+    .log_lines = llamacpp_log_lines,
+    .card_defaults = no_card_defaults,
+    .ask = whole_start_ask,
+    .judge = whole_start_judge,
+    .check_record = [](const Record& r, const Model& m,
+                       AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/true); },
+    .summarise = llama_family_summarise,
+    .logged_figures = llama_family_logged_figures,
+};
+
+}  // namespace kvcat

@@ -1,0 +1,48 @@
+// SGLang's answers to every question kvcat asks an engine (engines/engine_rules.h).
+#include <fmt/format.h>
+
+#include "engines/engine_rules.h"
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/sglang/sglang_record_check.h"
+
+namespace kvcat {
+
+namespace {
+
+/// Its token pool is sized from the memory alone; the context and the slots are not settings.
+void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::int64_t /*context*/,
+                std::int64_t /*slots*/) {}
+
+/// The slots fit when their tokens do.
+EngineVerdict sglang_judge(const EngineAnswer& a, const FitTerms& /*terms*/, std::int64_t context, std::int64_t slots) {
+    EngineVerdict v;
+    v.fits = !a.refusal && a.tokens && *a.tokens >= context * slots;
+    if (!v.fits) v.why = a.refusal ? *a.refusal : fmt::format("its pool holds {} tokens", a.tokens.value_or(0));
+    return v;
+}
+
+}  // namespace
+
+extern const EngineRules sglang_rules;
+const EngineRules sglang_rules{
+    .engine = Engine::sglang,
+    .name = "sglang",
+    .catalog_name = "SGLang",
+    .log_family = Engine::sglang,
+    .sizing = EngineSizing::from_memory,
+    .without_memory = EngineWithoutMemory::holds_nothing,
+    .ctx_size_sizes = true,
+    .one_card_only = false,
+    .plan_kv_dtypes = "bf16,fp8",
+    .verdict_rule = "its token pool in the card less the weights and the reserve, against context x slots",
+    .allocate = sglang_allocation,
+    .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return sglang_log_lines(a); },
+    .card_defaults = no_card_defaults,
+    .ask = sglang_ask,
+    .judge = sglang_judge,
+    .check_record = sglang_check_record,
+    .summarise = sglang_summarise,
+    .logged_figures = sglang_logged_figures,
+};
+
+}  // namespace kvcat

@@ -1,0 +1,177 @@
+#include "engines/vllm/vllm_record_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engines/allocation_fields.h"
+#include "engines/vllm/vllm_allocation.h"
+#include "vocab/dtype_spelling.h"
+
+namespace kvcat {
+
+namespace {
+
+using namespace allocation_fields;  // NOLINT(google-build-using-namespace): the record readers every check shares
+
+/// vLLM's printed maximum concurrency beside the pools at either end of the printed memory.
+AllocationFigure vllm_concurrency(const std::string& printed, std::int64_t tokens, const VllmPool& lo,
+                                  const VllmPool& hi, const EngineSettings& s) {
+    AllocationFigure f;
+    f.key = "vllm.concurrency";
+    f.printed = printed;
+    f.unit = "x";
+    std::int64_t block = lo.block_size;
+    // Before 0.20 the printed tokens are the blocks of one group times the block size
+    // (num_blocks // groups), and the concurrency is all the blocks over the blocks one
+    // request of max_model_len takes (get_max_concurrency_for_kv_cache_config), printed
+    // with two decimals. From the printed tokens the blocks are known to within the
+    // groups' remainder, so the concurrency is one figure or a few.
+    bool from_tokens = !s.version.empty() && vllm_version_before(s.version, "0.20") && lo.groups == hi.groups &&
+                       lo.per_request_blocks == hi.per_request_blocks && lo.per_request_blocks > 0 &&
+                       tokens % block == 0 && s.max_model_len.has_value();
+    if (from_tokens) {
+        std::int64_t per_group = tokens / block;
+        std::vector<std::string> allowed;
+        for (std::int64_t extra = 0; extra < lo.groups; ++extra) {
+            std::string c =
+                two(static_cast<double>(per_group * lo.groups + extra) / static_cast<double>(lo.per_request_blocks));
+            if (allowed.empty() || allowed.back() != c) allowed.push_back(c);
+        }
+        f.holds = std::find(allowed.begin(), allowed.end(), printed) != allowed.end();
+        f.computed = allowed.size() == 1 ? allowed.front() : allowed.front() + " to " + allowed.back();
+        f.why = fmt::format(
+            "the printed {} tokens are {} blocks of {}{}, and one request of {} tokens takes {} blocks; their quotient "
+            "is",
+            group_thousands(tokens), group_thousands(per_group), block,
+            lo.groups == 1 ? "" : fmt::format(" in each of {} groups", lo.groups), group_thousands(*s.max_model_len),
+            group_thousands(lo.per_request_blocks));
+        return f;
+    }
+    f.computed = fmt::format("{} to {}", two(lo.max_concurrency), two(hi.max_concurrency));
+    f.why = "the pool in the printed memory gives a maximum concurrency of";
+    auto c = Rational::parse(printed);
+    auto c_lo = Rational::parse(two(lo.max_concurrency)), c_hi = Rational::parse(two(hi.max_concurrency));
+    f.holds = !(c && c_lo && c_hi && (*c < *c_lo || *c > *c_hi));
+    return f;
+}
+
+void vllm(const Record& r, const Model& m, AllocationCheck& out) {
+    if (!r.node("vllm")) return;
+    AllocationPartCheck part;
+    part.what = "pool";
+    read_part(r, "vllm", {"available_kv_gib", "tokens", "concurrency"}, part);
+    auto finish = [&] { out.parts.push_back(std::move(part)); };
+    auto tokens = integer(r, "vllm.tokens");
+    auto gib = Rational::parse(text(r, "vllm.available_kv_gib"));
+    if (!tokens) return finish();
+    if (!gib) {
+        out.not_judged.emplace_back(
+            "vllm.tokens: the log printed no available memory, so the tokens are not "
+            "recomputed");
+        return finish();
+    }
+    auto dtype = torch_cache_dtype(text(r, "vllm.kv_cache_dtype"), text(r, "vllm.model_dtype"));
+    if (!dtype) {
+        out.problems.push_back({"vllm.kv_cache_dtype", text(r, "vllm.kv_cache_dtype"), "a cache dtype kvcat knows",
+                                "kvcat has no size for it"});
+        return finish();
+    }
+    EngineSettings s;
+    s.version = text(r, "engine_version");
+    s.gpus = integer(r, "vllm.tensor_parallel").value_or(1);
+    s.block_size = integer(r, "vllm.block_size");
+    s.max_model_len = integer(r, "vllm.max_model_len");
+    if (auto b = integer(r, "vllm.max_num_batched_tokens")) s.max_num_batched_tokens = *b;
+    // The printed GiB is rounded to two decimals: the memory lay within half a hundredth of it.
+    Rational half(1, 200);
+    Rational unit(1LL << 30);
+    try {
+        VllmPool lo = vllm_pool(m, *dtype, s, ((*gib - half) * unit).floor());
+        VllmPool hi = vllm_pool(m, *dtype, s, ((*gib + half) * unit).floor());
+        std::int64_t block = lo.block_size;
+        part.terms.push_back(fmt::format(
+            "memory: {} GiB as printed, so {:.3f} to {:.3f} GiB ({} to {} bytes){}", text(r, "vllm.available_kv_gib"),
+            gib->to_double() - 0.005, gib->to_double() + 0.005, group_thousands(((*gib - half) * unit).floor()),
+            group_thousands(((*gib + half) * unit).floor()), s.gpus > 1 ? " on each card" : ""));
+        part.terms.push_back(fmt::format("pool: {} to {} blocks of {} tokens in {} group{} of {} layer{}",
+                                         group_thousands(lo.num_blocks), group_thousands(hi.num_blocks), block,
+                                         lo.groups, lo.groups == 1 ? "" : "s", lo.group_size,
+                                         lo.group_size == 1 ? "" : "s"));
+        bool by_blocks = !s.version.empty() && vllm_version_before(s.version, "0.20");
+        part.terms.push_back(
+            by_blocks ? fmt::format("tokens: num_blocks // {} group{} x {} = {} to {} (vLLM {} prints blocks)",
+                                    lo.groups, lo.groups == 1 ? "" : "s", block, group_thousands(lo.tokens),
+                                    group_thousands(hi.tokens), s.version)
+                      : fmt::format("tokens: int(maximum concurrency x max_model_len) = {} to {}",
+                                    group_thousands(lo.tokens), group_thousands(hi.tokens)));
+        if (lo.per_request_blocks > 0) {
+            part.terms.push_back(
+                fmt::format("one request of max_model_len takes {} blocks; maximum concurrency {} to "
+                            "{}",
+                            group_thousands(lo.per_request_blocks), two(lo.max_concurrency), two(hi.max_concurrency)));
+        }
+        AllocationFigure t;
+        t.key = "vllm.tokens";
+        t.printed = group_thousands(*tokens);
+        t.unit = "tokens";
+        t.computed = fmt::format("{} to {}", group_thousands(lo.tokens), group_thousands(hi.tokens));
+        t.why = fmt::format("{} to {} GiB hold, in blocks of {}", two(gib->to_double() - 0.005),
+                            two(gib->to_double() + 0.005), block);
+        t.holds = *tokens >= lo.tokens - block && *tokens <= hi.tokens + block;
+        if (t.holds && by_blocks && *tokens % block != 0) {
+            // Up to 0.19 _report_kv_cache_config prints num_blocks // len(groups) x the smallest
+            // block size (vllm/v1/core/kv_cache_utils.py at 001cabc1be16a59a70d720ed61a13b678c060a18,
+            // and num_blocks x block_size at bbf906a88ba1a39104884c88c9811a4f968e4659), times the
+            // context-parallel size when there is one: a whole number of blocks.
+            std::int64_t down = *tokens / block * block;
+            std::int64_t nearest = *tokens - down <= block / 2 ? down : down + block;
+            t.holds = false;
+            t.computed = group_thousands(nearest);
+            t.why = fmt::format(
+                "vLLM {} prints num_blocks // groups x the block size, a whole number of blocks of {}; the nearest is",
+                s.version, block);
+        }
+        part.figures.push_back(std::move(t));
+        if (std::string printed = text(r, "vllm.concurrency"); !printed.empty()) {
+            part.figures.push_back(vllm_concurrency(printed, *tokens, lo, hi, s));
+        }
+        s.available_bytes = (*gib * unit);
+        out.answer = vllm_allocation(m, *dtype, s);
+    } catch (const EngineError& e) {
+        out.problems.push_back({"vllm", "this pool", "a shape kvcat models", e.what()});
+    }
+    finish();
+}
+
+}  // namespace
+
+void vllm_check_record(const Record& r, const Model& m, AllocationCheck& out) {
+    vllm(r, m, out);
+}
+
+void vllm_summarise(const Record& r, const AllocationCheck& c, AllocationSummary& out, AllocationHeadline& headline) {
+    // auto is the model's dtype, named only when the log shows it; else auto as written.
+    std::string written = text(r, "vllm.kv_cache_dtype");
+    std::string model_dtype = text(r, "vllm.model_dtype");
+    bool named = !written.empty() && written != "auto";
+    auto d = named || !model_dtype.empty() ? torch_cache_dtype(written, model_dtype) : std::nullopt;
+    out.kv_cache_dtype = d ? catalog_dtype("vLLM", d->name) : written;
+    out.context = integer(r, "vllm.max_model_len");
+    out.tokens = integer(r, "vllm.tokens");
+    out.tensor_parallel = integer(r, "vllm.tensor_parallel").value_or(1);
+    for (std::size_t i = 0; i < c.parts.size() && out.tokens; ++i) {
+        headline.printed.push_back(group_thousands(*out.tokens));
+        const AllocationFigure* f = find_figure(c, "vllm.tokens");
+        headline.computed.push_back(f ? f->computed : "");
+    }
+    headline.unit = "tokens";
+}
+
+void vllm_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>& out) {
+    add_logged(out, "vllm.available_kv_gib", log.available_gib, true);
+    add_logged(out, "vllm.tokens", log.tokens);
+    add_logged(out, "vllm.concurrency", log.concurrency, true);
+}
+
+}  // namespace kvcat

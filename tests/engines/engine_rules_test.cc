@@ -1,0 +1,72 @@
+// The registry of engines: every engine of engines/engine_list.h has rules that answer every
+// question, under its own name, and every question asked of an engine goes through them.
+#include "engines/engine_rules.h"
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engines/sglang/sglang_allocation.h"
+#include "engines/vllm/vllm_allocation.h"
+
+namespace kvcat {
+namespace {
+
+TEST(EngineRules, EveryListedEngineAnswersEveryQuestion) {
+    std::set<std::string> names;
+    std::size_t i = 0;
+    ASSERT_EQ(all_engine_rules().size(), 4U);
+    for (const EngineRules* r : all_engine_rules()) {
+        SCOPED_TRACE(std::string(r->name));
+        // The table is in the list's order, so rules_of() finds each engine at its enumerator.
+        EXPECT_EQ(static_cast<std::size_t>(r->engine), i++);
+        EXPECT_EQ(&rules_of(r->engine), r);
+        EXPECT_FALSE(r->name.empty());
+        EXPECT_FALSE(r->catalog_name.empty());
+        EXPECT_FALSE(r->plan_kv_dtypes.empty());
+        EXPECT_FALSE(r->verdict_rule.empty());
+        EXPECT_TRUE(names.insert(std::string(r->name)).second) << "two engines named " << r->name;
+        // A designated initialiser that leaves a question out leaves a null function here.
+        EXPECT_NE(r->allocate, nullptr);
+        EXPECT_NE(r->log_lines, nullptr);
+        EXPECT_NE(r->card_defaults, nullptr);
+        EXPECT_NE(r->ask, nullptr);
+        EXPECT_NE(r->judge, nullptr);
+        EXPECT_NE(r->check_record, nullptr);
+        EXPECT_NE(r->summarise, nullptr);
+        EXPECT_NE(r->logged_figures, nullptr);
+        // Its own name and its catalog name both find it; its log family reads its own lines.
+        EXPECT_EQ(parse_engine(r->name), r->engine);
+        EXPECT_EQ(parse_engine(r->catalog_name), r->engine);
+        EXPECT_EQ(name_of(r->engine), r->name);
+        EXPECT_EQ(log_family(log_family(r->engine)), log_family(r->engine));
+        // An engine sized by its context needs no memory handed to it, and one sized from memory does.
+        EXPECT_EQ(r->sizing == EngineSizing::at_start, r->without_memory == EngineWithoutMemory::sized_by_context);
+    }
+}
+
+TEST(EngineRules, AnApplicationBuiltOnAnEngineIsAskedAsThatEngine) {
+    EXPECT_EQ(parse_engine("ollama"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("lm-studio"), Engine::llamacpp);
+    EXPECT_EQ(parse_engine("ik_llama.cpp"), Engine::ik_llama);  // a fork with a cache of its own is itself
+    EXPECT_EQ(log_family(Engine::ik_llama), Engine::llamacpp);
+    EXPECT_FALSE(parse_engine("TensorRT-LLM").has_value());  // an engine kvcat has no rules for
+}
+
+TEST(EngineRules, TheCardChangesOnlyTheDefaultsOfTheEngineWhoseRulesSaySo) {
+    Rational card(std::int64_t{80} << 30);
+    for (const EngineRules* r : all_engine_rules()) {
+        EngineSettings s;
+        r->card_defaults(s, card, "NVIDIA H100 80GB HBM3");
+        EXPECT_EQ(s.max_num_seqs.has_value(), r->engine == Engine::vllm) << r->name;
+    }
+    EngineSettings direct;
+    vllm_card_defaults(direct, card, "NVIDIA H100 80GB HBM3");
+    EngineSettings via;
+    rules_of(Engine::vllm).card_defaults(via, card, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(via.max_num_seqs, direct.max_num_seqs);
+}
+
+}  // namespace
+}  // namespace kvcat
