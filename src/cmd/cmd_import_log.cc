@@ -132,9 +132,9 @@ void setup_import_log(CLI::App& app, int& exit_code) {
     sub->add_option("--notes", o->notes, "What the log leaves unsaid (else left for a person to fill)");
     sub->add_option("--out", o->out, "Write the record to this file instead of stdout");
     sub->add_flag("--force", o->force, "Replace an existing --out file");
-    sub->footer(std::string(engine_log_formats()) +
-                " A line that carries an\n"
-                "allocation figure but does not read as one is an error naming its file and line.\n"
+    sub->footer(engine_log_formats() +
+                "\nA line that carries an allocation figure but does not read as one is an error naming its file "
+                "and line.\n"
                 "Examples:\n"
                 "  kvcat import-log server.log --model models/qwen3.6-27b\n"
                 "  kvcat import-log vllm.log --model qwen2-7b-instruct --url https://github.com/o/r/issues/1 \\\n"

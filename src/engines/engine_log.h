@@ -7,23 +7,9 @@
 // settings the log shows. Lines that carry an allocation figure but do not read as one are an
 // error naming the file and line: a figure is never guessed.
 //
-// Spellings read (current and older builds):
-//  llama.cpp  "llama_kv_cache: size = ... MiB (N cells, L layers, S/T seqs), K (t): ... V (t): ..."
-//             and its whole start: "<device> model|compute|output buffer size = X MiB" (the older
-//             "llm_load_tensors: <device> buffer size" is the weights), n_ubatch, flash_attn and
-//             the file type;
-//             (also llama_kv_cache_unified:, with "S seqs"; the K/V part may be cut), the ISWA
-//             "llama_kv_cache_iswa: creating [non-]SWA KV cache, size = N cells" before each,
-//             "llama_memory_recurrent: size = ... R (t): ... S (t): ...", and the older "KV self
-//             size = ... MiB, K (t): ..., V (t): ..." (ik_llama.cpp: "c^KV (t): ...") with the cells
-//             from "kv_size = N" or "n_ctx = N";
-//  vLLM       "Available KV cache memory: X GiB", "GPU KV cache size: N tokens", "Maximum
-//             concurrency for N tokens per request: Xx", and the settings of the engine's config
-//             line and of "non-default args";
-//  SGLang     "KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB" (or "KV size"),
-//             "Mamba Cache is allocated. max_mamba_cache_size: S, conv_state size: X GB, ssm_state size:
-//             Y GB", "max_total_num_tokens=N", and page_size / tp_size / kv_cache_dtype / mamba_ssm_dtype
-//             of its server args.
+// Each engine's folder reads its own lines (engines/<engine>/<engine>_log.h says which) through
+// the interface of engines/log_reading.h; this file hands them every line and files the log under
+// the engine whose lines it holds.
 #pragma once
 
 #include <cstdint>
@@ -132,7 +118,7 @@ void add_logged(std::vector<LoggedFigure>& out, const std::string& key, const st
 /// lint's allocation-log-lines compares them with the record's).
 std::vector<LoggedFigure> logged_figures(const ParsedLog& log);
 
-/// The lines import-log reads, engine by engine, for its help.
-std::string_view engine_log_formats();
+/// The lines import-log reads, engine by engine, one engine a line, for its help.
+std::string engine_log_formats();
 
 }  // namespace kvcat

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@
 #include "engines/engine_log.h"
 #include "engines/engine_memory.h"
 #include "engines/engine_verdict.h"
+#include "engines/log_reading.h"
 #include "model/physics.h"
 
 namespace kvcat {
@@ -68,6 +70,13 @@ struct EngineRules {
                       AllocationHeadline& headline);
     /// The figures a parsed log of its family gives, under the record keys import-log writes.
     void (*logged_figures)(const ParsedLog& log, std::vector<LoggedFigure>& out);
+    /// A reader of its lines (engines/log_reading.h) for an engine a log is filed under
+    /// (log_family is itself); nullptr for one whose lines are read as another's.
+    std::unique_ptr<LogReader> (*log_reader)(LogText kind);
+    /// Its part of an allocation record written from a log of its lines.
+    void (*record_block)(const ParsedLog& log, std::string& text);
+    /// The lines its reader reads, for import-log's help; "" for one read as another's.
+    std::string_view log_formats;
 };
 
 /// The rules of `engine`.

@@ -2,10 +2,13 @@
 // question, under its own name, and every question asked of an engine goes through them.
 #include "engines/engine_rules.h"
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/vllm/vllm_allocation.h"
@@ -36,6 +39,11 @@ TEST(EngineRules, EveryListedEngineAnswersEveryQuestion) {
         EXPECT_NE(r->check_record, nullptr);
         EXPECT_NE(r->summarise, nullptr);
         EXPECT_NE(r->logged_figures, nullptr);
+        EXPECT_NE(r->record_block, nullptr);
+        // A family of log lines has its reader and says what it reads; a fork read as its upstream has none.
+        bool family = log_family(r->engine) == r->engine;
+        EXPECT_EQ(r->log_reader != nullptr, family);
+        EXPECT_EQ(!r->log_formats.empty(), family);
         // Its own name and its catalog name both find it; its log family reads its own lines.
         EXPECT_EQ(parse_engine(r->name), r->engine);
         EXPECT_EQ(parse_engine(r->catalog_name), r->engine);
@@ -66,6 +74,47 @@ TEST(EngineRules, TheCardChangesOnlyTheDefaultsOfTheEngineWhoseRulesSaySo) {
     EngineSettings via;
     rules_of(Engine::vllm).card_defaults(via, card, "NVIDIA H100 80GB HBM3");
     EXPECT_EQ(via.max_num_seqs, direct.max_num_seqs);
+}
+
+TEST(EngineRules, EachFamilysReaderFilesALogOfItsLinesUnderItsEngine) {
+    struct Case {
+        const char* line;
+        Engine engine;
+    };
+    const Case cases[] = {
+        {"llama_kv_cache: size =  256.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (f16):  128.00 MiB, V (f16):  "
+         "128.00 MiB",
+         Engine::llamacpp},
+        {"GPU KV cache size: 90,048 tokens", Engine::vllm},
+        {"KV Cache is allocated. #tokens: 975424, KV size: 43.67 GB", Engine::sglang},
+    };
+    for (const Case& c : cases) {
+        ParsedLog log = parse_engine_log(c.line, "pasted", LogText::record_lines);
+        EXPECT_EQ(log.engine, c.engine) << c.line;
+        ASSERT_FALSE(logged_figures(log).empty()) << c.line;
+        // The record block its rules write starts with the part its check reads.
+        std::string block;
+        rules_of(c.engine).record_block(log, block);
+        EXPECT_NE(block.find(c.engine == Engine::llamacpp ? "kv_cache:" : std::string(name_of(c.engine)) + ":"),
+                  std::string::npos)
+            << block;
+    }
+    // Two families' lines in one log are two engines' starts, which no record holds.
+    EXPECT_THROW(parse_engine_log(std::string(cases[1].line) + "\n" + cases[2].line, "pasted", LogText::record_lines),
+                 LogError);
+}
+
+TEST(EngineRules, TheAllocationSchemaNamesEveryEngineAndNothingWithoutRules) {
+    // Records are read before any engine is asked, so the loader keeps its own list; it must be
+    // the registry's engines, and applications that parse to one of them.
+    std::ifstream in(std::filesystem::path(KVCAT_SOURCE_DIR) / "schema" / "allocation.schema.json");
+    auto schema = nlohmann::json::parse(in);
+    std::set<std::string> listed;
+    for (const auto& name : schema["properties"]["engine"]["enum"]) {
+        listed.insert(name.get<std::string>());
+        EXPECT_TRUE(parse_engine(name.get<std::string>()).has_value()) << name << " has no engine rules";
+    }
+    for (const EngineRules* r : all_engine_rules()) EXPECT_TRUE(listed.contains(std::string(r->name))) << r->name;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // lines are read as llama.cpp's, with its own MLA layout; its cache is its own.
 #include "engines/engine_rules.h"
 #include "engines/ik_llama/ik_llama_allocation.h"
+#include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_record_check.h"
 
 namespace kvcat {
@@ -28,6 +29,9 @@ const EngineRules ik_llama_rules{
                        AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/false); },
     .summarise = llama_family_summarise,
     .logged_figures = llama_family_logged_figures,
+    .log_reader = nullptr,  // its lines are read as llama.cpp's (log_family)
+    .record_block = llamacpp_record_block,
+    .log_formats = "",
 };
 
 }  // namespace kvcat

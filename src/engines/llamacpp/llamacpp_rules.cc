@@ -1,6 +1,7 @@
 // llama.cpp's answers to every question kvcat asks an engine (engines/engine_rules.h).
 #include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_record_check.h"
 
 namespace kvcat {
@@ -26,6 +27,11 @@ const EngineRules llamacpp_rules{
                        AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/true); },
     .summarise = llama_family_summarise,
     .logged_figures = llama_family_logged_figures,
+    .log_reader = llamacpp_log_reader,
+    .record_block = llamacpp_record_block,
+    .log_formats =
+        "llama_kv_cache, llama_kv_cache_unified, llama_kv_cache_iswa, llama_memory_recurrent, KV self "
+        "size, and a start's model, compute and output buffers",
 };
 
 }  // namespace kvcat

@@ -3,6 +3,7 @@
 
 #include "engines/engine_rules.h"
 #include "engines/sglang/sglang_allocation.h"
+#include "engines/sglang/sglang_log.h"
 #include "engines/sglang/sglang_record_check.h"
 
 namespace kvcat {
@@ -43,6 +44,9 @@ const EngineRules sglang_rules{
     .check_record = sglang_check_record,
     .summarise = sglang_summarise,
     .logged_figures = sglang_logged_figures,
+    .log_reader = sglang_log_reader,
+    .record_block = sglang_record_block,
+    .log_formats = "KV Cache is allocated, Mamba Cache is allocated, max_total_num_tokens",
 };
 
 }  // namespace kvcat

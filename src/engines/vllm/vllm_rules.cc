@@ -3,6 +3,7 @@
 
 #include "engines/engine_rules.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_log.h"
 #include "engines/vllm/vllm_record_check.h"
 
 namespace kvcat {
@@ -52,6 +53,9 @@ const EngineRules vllm_rules{
     .check_record = vllm_check_record,
     .summarise = vllm_summarise,
     .logged_figures = vllm_logged_figures,
+    .log_reader = vllm_log_reader,
+    .record_block = vllm_record_block,
+    .log_formats = "Available KV cache memory, GPU KV cache size, Maximum concurrency, and its config line",
 };
 
 }  // namespace kvcat

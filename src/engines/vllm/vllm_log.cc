@@ -1,0 +1,97 @@
+#include "engines/vllm/vllm_log.h"
+
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace kvcat {
+
+namespace {
+
+const std::regex kMarker(R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for))");
+const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
+const std::regex kTokens(R"(GPU KV cache size: ([0-9,]+) tokens\s*$)");
+const std::regex kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x\s*$)");
+const std::regex kVllmVersion(R"(V1 LLM engine \(v([0-9][0-9.a-z+]*)\)|vLLM API server version ([0-9][0-9.a-z+]*))");
+const std::regex kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
+const std::regex kTp(R"(tensor_parallel_size=(\d+)|'tensor_parallel_size': (\d+))");
+// The launch command, where a log starts with it: vLLM's --tensor-parallel-size, SGLang's --tp/--tp-size.
+const std::regex kCliTp(R"((?:^|\s)--(?:tensor-parallel-size|tp-size|tp)[= ](\d+)\b)");
+const std::regex kKvDtype(R"(kv_cache_dtype=(\w+)|'kv_cache_dtype': '(\w+)')");
+const std::regex kBatched(R"(max_num_batched_tokens=(\d+)|'max_num_batched_tokens': (\d+))");
+const std::regex kBlockSize(R"('block_size': (\d+)|Setting attention block size to (\d+) tokens)");
+const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
+
+class VllmLogReader final : public LogReader {
+  public:
+    bool read_settings(LogCursor& cur, ParsedLog& out) override {
+        std::smatch m;
+        if (cur.search(m, kVllmVersion, {"LLM engine (v", "server version"})) {
+            out.version = either_group(m, 1, 2);
+            seen = true;
+        }
+        if (cur.search(m, kMaxSeqLen, {"max_seq_len=", "'max_model_len'"}))
+            out.max_model_len = cur.count(either_group(m, 1, 2), "max_model_len");
+        if (cur.search(m, kTp, {"tensor_parallel_size"}))
+            out.tensor_parallel = cur.count(either_group(m, 1, 2), "tensor_parallel_size");
+        if (!out.tensor_parallel && cur.search(m, kCliTp, {"--t"}))
+            out.tensor_parallel = cur.count(m[1], "tensor-parallel size");
+        if (cur.search(m, kKvDtype, {"kv_cache_dtype"})) out.kv_cache_dtype = either_group(m, 1, 2);
+        if (cur.search(m, kBatched, {"max_num_batched_tokens"}))
+            out.max_num_batched_tokens = cur.count(either_group(m, 1, 2), "max_num_batched_tokens");
+        if (cur.search(m, kBlockSize, {"block_size", "block size"}))
+            out.block_size = cur.count(either_group(m, 1, 2), "block_size");
+        if (cur.search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
+        return false;
+    }
+
+    std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
+        return cur.position(kMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for"});
+    }
+
+    bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
+        std::smatch m;
+        if (std::regex_search(figure, m, kAvailable)) {
+            cur.once("available", out.available_gib, cur.decimal(m[1], "available KV cache memory"));
+        } else if (std::regex_search(figure, m, kTokens)) {
+            cur.once("tokens", out.tokens, cur.count(m[1], "GPU KV cache size"));
+        } else if (std::regex_search(figure, m, kConcurrency)) {
+            cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
+            if (!out.max_model_len) out.max_model_len = cur.count(m[1], "tokens per request");
+        } else {
+            return false;
+        }
+        seen = true;
+        return true;
+    }
+
+    void finish(const std::string& file, LogText kind, const ParsedLog& out) const override {
+        if (!out.tokens && kind == LogText::whole_log) {
+            throw LogError(
+                fmt::format("{}: a vLLM log without a 'GPU KV cache size' line (vLLM's V0 engine prints GPU "
+                            "blocks instead, which kvcat does not model)",
+                            file));
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<LogReader> vllm_log_reader(LogText /*kind*/) {
+    return std::make_unique<VllmLogReader>();
+}
+
+void vllm_record_block(const ParsedLog& log, std::string& t) {
+    t += "vllm:\n";
+    yaml_optional(t, "available_kv_gib", log.available_gib);
+    yaml_optional(t, "tokens", log.tokens);
+    yaml_optional(t, "max_model_len", log.max_model_len);
+    yaml_optional(t, "concurrency", log.concurrency);
+    yaml_optional(t, "block_size", log.block_size);
+    yaml_optional(t, "max_num_batched_tokens", log.max_num_batched_tokens);
+    yaml_optional(t, "tensor_parallel", log.tensor_parallel);
+    yaml_optional(t, "kv_cache_dtype", log.kv_cache_dtype);
+    yaml_optional(t, "model_dtype", log.model_dtype);
+}
+
+}  // namespace kvcat
