@@ -1,18 +1,10 @@
 // Reading a benchmark's own output into measured points, for `kvcat import-bench`.
 //
-// Three formats, told apart by their content:
-//   - llama-bench `-o json` (an array of result objects) and `-o jsonl` (one object a
-//     line). A `pp` test (n_prompt > 0, n_gen = 0) is prompt processing at its depth
-//     (n_depth), a `tg` test (n_gen > 0, n_prompt = 0) is decoding at its depth; the two
-//     at one depth make one point. avg_ts and stddev_ts are copied as printed.
-//   - a `vllm bench serve --save-result` JSON: one file is one point at its max_concurrency.
-//     Its context is --context when given, else an input length saved in the file with
-//     --metadata (random_input_len, input_len), else the mean input length
-//     total_input_tokens / completed, rounded; the methodology says which. Decode speed per
-//     request is 1000 / median_tpot_ms (a change of unit, said in the methodology), the
-//     total is output_throughput, the time to first token median_ttft_ms.
-//   - a plain CSV whose header names context_length and any of tps, prefill_tps, ttft_ms,
-//     total_tps, concurrency; an empty cell is null.
+// Each format is a file pair src/import/bench_<format>.{h,cc} (llama-bench JSON and JSONL,
+// vLLM's bench serve result, SGLang's bench_serving JSONL, llama-batched-bench, GuideLLM, the
+// AIPerf and genai-perf profile exports, and a plain CSV of kvcat's columns), which says what it
+// reads and how; bench_import.cc tries them in the order of its table, and the first that
+// claims a file reads it.
 // Every entry of a run must describe the same configuration (model file, cache types,
 // offload, flash attention, build, card): an entry that differs is an error naming it and
 // its line, since a record holds one configuration. Nothing here guesses: a value the

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "import/bench_formats.h"
 #include "import/bench_import.h"
 #include "test_util.h"
 
