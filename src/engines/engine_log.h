@@ -68,8 +68,9 @@ struct ParsedLog {
     // llama.cpp's whole start: its buffers and the settings that size them
     std::vector<LoggedBuffer> buffers;
     std::optional<std::int64_t> n_ubatch;
-    std::string flash_attn;  ///< as printed: enabled, disabled, auto, 1, 0
-    std::string file_type;   ///< "Q4_K - Medium", as llama.cpp names the file's type
+    std::string flash_attn;        ///< as printed: enabled, disabled, auto, 1, 0
+    std::string file_type;         ///< "Q4_K - Medium", as llama.cpp names the file's type
+    std::string offloaded_layers;  ///< "18/33": the layers on the GPU of all, as printed
     /// The cells of an older "KV self size" line were read from -c on the command line the log
     /// starts with (it prints no kv_size or n_ctx), which the record says.
     bool cells_from_command_line = false;

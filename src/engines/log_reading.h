@@ -82,8 +82,8 @@ class LogReader {
     virtual std::optional<std::size_t> figure_start(const LogCursor& cur) const = 0;
     /// Reads `figure` (the line from the earliest figure on); false when it is not this engine's.
     virtual bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) = 0;
-    /// Checks once the whole log of this engine is read.
-    virtual void finish(const std::string& file, LogText kind, const ParsedLog& out) const = 0;
+    /// Checks once the whole log of this engine is read, and what is kept only then.
+    virtual void finish(const std::string& file, LogText kind, ParsedLog& out) const = 0;
 
     /// A line only this engine prints was read.
     bool seen = false;

@@ -411,6 +411,8 @@ constexpr std::array kLoggedStartFields = {
         "n_ubatch", F::integer, false, false, "n_ubatch as printed; absent: llama.cpp's default, 512", {}, {}, true},
     FieldSpec{"flash_attn", F::string, false, false,
               "flash_attn as printed (enabled, disabled, auto, 1, 0); absent: auto, on for a GPU that has it"},
+    FieldSpec{"offloaded_layers", F::string, false, false,
+              "the layers on the GPU of all, as printed (offloaded 18/33 layers to GPU); absent when not printed"},
     FieldSpec{"buffers",
               F::group_list,
               true,

@@ -100,5 +100,30 @@ TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
     EXPECT_EQ(g.computed, "0.13 + 7.29 + 4.15 + 4.15 GB");
 }
 
+// A start with layers left on the CPU splits its graph: its GPU compute buffer is not judged
+// against the bound of a start on one device. The same record with every layer on the GPU is.
+TEST(AllocationCheck, APartlyOffloadedStartsComputeBufferIsNotJudged) {
+    const std::string id = "ollama-0.1.28-mixtral-8x7b-q4_0-f16-2048-a4000-18of33";
+    const fs::path source = fs::path(KVCAT_SOURCE_DIR) / "records";
+    std::string text = test::read_file(source / "allocations" / (id + ".yaml"));
+    test::TempDir dir;
+    fs::create_directories(dir.path() / "models");
+    fs::create_directories(dir.path() / "allocations");
+    fs::copy_file(source / "models" / "mixtral-8x7b.yaml", dir.path() / "models" / "mixtral-8x7b.yaml");
+    auto check_with = [&](const std::string& record) {
+        test::write_file(dir.path() / "allocations" / (id + ".yaml"), record);
+        return check(lint_paths({dir.path()}), "allocations/" + id);
+    };
+    AllocationCheck split = check_with(text);
+    EXPECT_TRUE(failing(split).empty());
+    bool said = false;
+    for (const auto& n : split.not_judged) said = said || n.find("18/33 layers on the GPU") != std::string::npos;
+    EXPECT_TRUE(said);
+    const std::string partly = "offloaded_layers: \"18/33\"";
+    ASSERT_NE(text.find(partly), std::string::npos);
+    text.replace(text.find(partly), partly.size(), "offloaded_layers: \"33/33\"");
+    EXPECT_EQ(failing(check_with(text)), std::vector<std::string>{"start.buffers.2.mib 192.01 -> at least 202.00"});
+}
+
 }  // namespace
 }  // namespace kvcat

@@ -61,9 +61,12 @@ TEST(LogImport, AWholeStartsBuffersAndTheSettingsThatSizeThemAreRead) {
     EXPECT_EQ(log.flash_attn, "0");
     EXPECT_EQ(log.file_type, "Q4_K - Medium");
     std::string record = allocation_record_text(log, "allocations/x", "models/llama-3.1-8b", "", "", "", "x.log");
-    EXPECT_NE(record.find("start:\n  file_type: \"Q4_K - Medium\"\n  n_ubatch: 512\n  flash_attn: \"0\"\n  buffers:\n"),
+    EXPECT_EQ(log.offloaded_layers, "33/33");
+    EXPECT_NE(record.find("start:\n  file_type: \"Q4_K - Medium\"\n  n_ubatch: 512\n  flash_attn: \"0\"\n  "
+                          "offloaded_layers: \"33/33\"\n  buffers:\n"),
               std::string::npos)
         << record;
+    EXPECT_NE(record.find("log_lines:\n  - \"offloaded 33/33 layers to GPU\"\n"), std::string::npos) << record;
     // Early 2024's input buffer (the host's inputs) is not a buffer kvcat reads.
     ParsedLog old = parse_fixture("llamacpp-rs-llama-2-7b-q4_k_m-f16-2048-3090");
     for (const auto& b : old.buffers) EXPECT_NE(b.device, "input");
@@ -91,6 +94,25 @@ TEST(LogImport, AWholeStartsBuffersAndTheSettingsThatSizeThemAreRead) {
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(LogImport, TheLayersOnTheGpuAreKeptWithAStartsBuffersAndOnlyThen) {
+    const std::string offload = "load_tensors: offloaded 18/33 layers to GPU\n";
+    const std::string kv =
+        "llama_kv_cache: size =  256.00 MiB (  2048 cells,  32 layers,  1/1 seqs), K (f16):  128.00 MiB, "
+        "V (f16):  128.00 MiB\n";
+    const std::string compute = "llama_context:      CUDA0 compute buffer size =   192.01 MiB\n";
+    ParsedLog with_start = parse_engine_log(offload + kv + compute, "x.log");
+    EXPECT_EQ(with_start.offloaded_layers, "18/33");
+    ASSERT_FALSE(with_start.lines.empty());
+    EXPECT_EQ(with_start.lines.front(), "offloaded 18/33 layers to GPU");  // in the log's order
+    // The cache's lines alone make no start block, so the offload line is not kept.
+    ParsedLog cache_only = parse_engine_log(offload + kv, "x.log");
+    EXPECT_EQ(cache_only.offloaded_layers, "");
+    EXPECT_EQ(cache_only.lines.size(), 1u);
+    // Two starts that put different layers on the GPU are two starts.
+    EXPECT_THROW(parse_engine_log(offload + kv + compute + "load_tensors: offloaded 33/33 layers to GPU\n", "x.log"),
+                 LogError);
 }
 
 TEST(LogImport, MinusCOnThePastedCommandLineGivesTheCellsWhenTheLogPrintsNone) {

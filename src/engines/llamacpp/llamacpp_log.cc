@@ -26,6 +26,8 @@ const std::regex kKvSize(R"(\bkv_size = (\d+))");
 const std::regex kBuffer(R"((?:^|:)\s*([^:\s][^:]*?)\s+(model |compute |output |)buffer size += *([0-9.,]+) MiB)");
 const std::regex kUbatch(R"(\bn_ubatch += (\d+))");
 const std::regex kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
+// "offloaded 18/33 layers to GPU": a start whose other layers run on the CPU.
+const std::regex kOffloaded(R"(\boffloaded (\d+)/(\d+) layers to GPU)");
 const std::regex kFileType(R"((?:print_info: file type|llm_load_print_meta: model ftype) += (.+)$)");
 const std::regex kNctx(R"((?:llama_new_context_with_model|llama_context|llama_init_from_model): n_ctx += (\d+))");
 // -c N on a llama.cpp command line pasted at the top of a log (llama-server, llama-cli, main).
@@ -81,17 +83,31 @@ class LlamaLogReader final : public LogReader {
         return true;
     }
 
-    void finish(const std::string& /*file*/, LogText /*kind*/, const ParsedLog& /*out*/) const override {}
+    void finish(const std::string& /*file*/, LogText /*kind*/, ParsedLog& out) const override {
+        if (out.buffers.empty()) {
+            out.offloaded_layers.clear();
+        } else if (!offload_line_.empty()) {
+            out.lines.insert(out.lines.begin() + static_cast<std::ptrdiff_t>(offload_at_), offload_line_);
+        }
+    }
 
   private:
     /// llama.cpp's whole start: the settings that size its buffers, and a buffer line (kept with
     /// the lines read, and true: the line holds nothing else).
-    static bool read_start(LogCursor& cur, ParsedLog& out) {
+    bool read_start(LogCursor& cur, ParsedLog& out) {
         std::smatch m;
         if (cur.search(m, kUbatch, {"n_ubatch"})) cur.once("n_ubatch", out.n_ubatch, cur.count(m[1], "n_ubatch"));
         if (cur.search(m, kFlashAttn, {"flash_attn", "Flash Attention was auto"}))
             out.flash_attn = either_group(m, 1, 2);
         if (cur.search(m, kFileType, {"file type", "model ftype"})) out.file_type = trim_line(m[1]);
+        if (cur.search(m, kOffloaded, {"offloaded"})) {
+            std::string layers = fmt::format("{}/{}", cur.whole(m[1], "offloaded layers"), cur.count(m[2], "layers"));
+            cur.once("offloaded layers", out.offloaded_layers, layers);
+            // Kept with the start's buffers: a log of the cache's lines alone keeps none of it.
+            offload_line_ = cur.line.substr(static_cast<std::size_t>(m.position(0)));
+            offload_at_ = out.lines.size();
+            return true;
+        }
         // Builds of early 2024 printed an input buffer (the host's inputs), which kvcat does not model.
         // The KV and RS (recurrent state) buffers are the cache's, read from their size lines.
         for (const char* cache : {"KV buffer size", "RS buffer size", "input buffer size"}) {
@@ -230,6 +246,8 @@ class LlamaLogReader final : public LogReader {
     LogText kind_;
     std::optional<std::int64_t> kv_size_, n_ctx_, mla_attn_, lora_kv_, cli_ctx_;
     std::string pending_scope_;
+    std::string offload_line_;    ///< "offloaded 18/33 layers to GPU", as printed
+    std::size_t offload_at_ = 0;  ///< where it stands among the lines read
 };
 
 }  // namespace
@@ -278,6 +296,7 @@ void llamacpp_record_block(const ParsedLog& log, std::string& t) {
         yaml_optional(t, "file_type", log.file_type.empty() ? "" : yaml_quoted(log.file_type));
         yaml_optional(t, "n_ubatch", log.n_ubatch);
         yaml_optional(t, "flash_attn", log.flash_attn.empty() ? "" : yaml_quoted(log.flash_attn));
+        yaml_optional(t, "offloaded_layers", log.offloaded_layers.empty() ? "" : yaml_quoted(log.offloaded_layers));
         t += "  buffers:\n";
         for (const auto& b : log.buffers) {
             t += fmt::format("    - device: {}\n      kind: {}\n      mib: {}\n      log_line: {}\n",

@@ -193,6 +193,17 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
         }
         return;
     }
+    // Layers left on the CPU run there, and the scheduler may move their largest products to the
+    // GPU: the graph is split in a way the bound of a start on one device does not follow.
+    std::string offloaded = text(r, "start.offloaded_layers");
+    if (auto slash = offloaded.find('/');
+        slash != std::string::npos && offloaded.substr(0, slash) != offloaded.substr(slash + 1)) {
+        out.not_judged.push_back(
+            fmt::format("start: {} layers on the GPU, the rest on the CPU; kvcat gives the "
+                        "compute buffer of a start whose layers are all on one device",
+                        offloaded));
+        return;
+    }
     std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
     auto cells = integer(r, key + ".cells");
     if (!cells || r.node("swa_cache") || r.node("recurrent")) {
@@ -261,16 +272,24 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
     Rational below = Rational(model_buffers, 200);
     Rational above = below + Rational(checked_mul(static_cast<std::int64_t>(plan.types.size()), 256), 1 << 20);
     bool same = !(gap > above) && !(Rational(0) - gap > below);
+    // Builds of early 2024 print the mapped file whole as the CPU's buffer, beside the GPU's copies
+    // of the layers it holds: a split start's buffers then count those layers twice.
+    std::string offloaded = text(r, "start.offloaded_layers");
+    bool split =
+        !offloaded.empty() && offloaded.substr(0, offloaded.find('/')) != offloaded.substr(offloaded.find('/') + 1);
+    std::string why_apart = split ? fmt::format(
+                                        "with {} layers on the GPU: a build that prints the mapped file whole "
+                                        "counts the GPU's layers in both buffers",
+                                        offloaded)
+                                  : "the file was made by other rules: an older llama-quantize, or a custom recipe";
     part.terms.push_back(fmt::format(
-        "weights: the {} model buffer{} sum to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
+        "weights: the {} model buffer{} to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
         "MiB, {}",
-        model_buffers, model_buffers == 1 ? "" : "s", two(printed.to_double()), mix->name, group_thousands(plan.bytes),
-        llamacpp_mib_text(Rational(plan.bytes)),
+        model_buffers, model_buffers == 1 ? " comes" : "s sum", two(printed.to_double()), mix->name,
+        group_thousands(plan.bytes), llamacpp_mib_text(Rational(plan.bytes)),
         same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
                            two(std::abs(gap.to_double())), plan.types.size())
-             : fmt::format("{} MiB apart (the file was made by other rules: an older llama-quantize, or a custom "
-                           "recipe)",
-                           two(gap.to_double()))));
+             : fmt::format("{} MiB apart ({})", two(gap.to_double()), why_apart)));
 }
 
 void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
@@ -339,6 +358,7 @@ void llama_family_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>
         add_logged(out, "recurrent.s_type", r.s_type, false);
         add_logged(out, "recurrent.s_mib", r.s_mib, true);
     }
+    if (!log.buffers.empty()) add_logged(out, "start.offloaded_layers", log.offloaded_layers, false);
     for (std::size_t i = 0; i < log.buffers.size(); ++i) {  // in the log's order, as import-log writes them
         add_logged(out, fmt::format("start.buffers.{}.device", i), log.buffers[i].device, false);
         add_logged(out, fmt::format("start.buffers.{}.kind", i), log.buffers[i].kind, false);

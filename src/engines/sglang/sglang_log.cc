@@ -74,7 +74,7 @@ class SglangLogReader final : public LogReader {
         return true;
     }
 
-    void finish(const std::string& /*file*/, LogText /*kind*/, const ParsedLog& /*out*/) const override {}
+    void finish(const std::string& /*file*/, LogText /*kind*/, ParsedLog& /*out*/) const override {}
 };
 
 }  // namespace

@@ -65,7 +65,7 @@ class VllmLogReader final : public LogReader {
         return true;
     }
 
-    void finish(const std::string& file, LogText kind, const ParsedLog& out) const override {
+    void finish(const std::string& file, LogText kind, ParsedLog& out) const override {
         if (!out.tokens && kind == LogText::whole_log) {
             throw LogError(
                 fmt::format("{}: a vLLM log without a 'GPU KV cache size' line (vLLM's V0 engine prints GPU "
