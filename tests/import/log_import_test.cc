@@ -115,6 +115,24 @@ TEST(LogImport, TheLayersOnTheGpuAreKeptWithAStartsBuffersAndOnlyThen) {
                  LogError);
 }
 
+TEST(LogImport, AModelSplitOverFilesMapsABufferForEachWhileItLoads) {
+    // gpt-oss-120b in two files on Metal (LM Studio, lmstudio-metal-1.44.0-gpt-oss-120b-...): one
+    // Metal_Mapped buffer a file, both kept; the same device's model buffer printed again after
+    // the compute buffers would be a second start.
+    ParsedLog split = parse_fixture("lmstudio-metal-1.44.0-gpt-oss-120b-mxfp4-f16-4096-m4-max");
+    int mapped = 0;
+    for (const auto& b : split.buffers) mapped += b.device == "Metal_Mapped" && b.kind == "model";
+    EXPECT_EQ(mapped, 2);
+    const std::string kv =
+        "llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (f16):  256.00 MiB, "
+        "V (f16):  256.00 MiB\n";
+    const std::string model_a = "load_tensors: Metal_Mapped model buffer size = 22479.80 MiB\n";
+    const std::string model_b = "load_tensors: Metal_Mapped model buffer size =  1000.00 MiB\n";
+    const std::string compute = "llama_context:      Metal compute buffer size =   258.50 MiB\n";
+    EXPECT_EQ(parse_engine_log(model_a + model_b + kv + compute, "x.log").buffers.size(), 3u);
+    EXPECT_THROW(parse_engine_log(model_a + kv + compute + model_b, "x.log"), LogError);
+}
+
 TEST(LogImport, MinusCOnThePastedCommandLineGivesTheCellsWhenTheLogPrintsNone) {
     // An older "KV self size" line carries no cells; the command line pasted above it does.
     const std::string kv =

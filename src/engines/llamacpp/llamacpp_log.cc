@@ -1,5 +1,6 @@
 #include "engines/llamacpp/llamacpp_log.h"
 
+#include <algorithm>
 #include <regex>
 
 #include <fmt/format.h>
@@ -120,9 +121,17 @@ class LlamaLogReader final : public LogReader {
     }
 
     /// A buffer added to `out`; the same device and kind printed again with another size is a
-    /// second start (printed again with the same size, as a retried reserve does, it is one).
+    /// second start (printed again with the same size, as a retried reserve does, it is one). A
+    /// model split over files maps each file as a buffer of its own: a device's model buffers
+    /// printed while the weights load, before any compute or output buffer, are all kept.
     static void add_buffer(const LogCursor& cur, ParsedLog& out, const std::string& device, const std::string& kind,
                            const std::string& mib) {
+        bool loading = std::none_of(out.buffers.begin(), out.buffers.end(),
+                                    [](const LoggedBuffer& b) { return b.kind != "model"; });
+        if (kind == "model" && loading) {
+            out.buffers.push_back({device, kind, mib, cur.n});
+            return;
+        }
         for (const auto& b : out.buffers) {
             if (b.device != device || b.kind != kind) continue;
             if (b.mib != mib) {
