@@ -338,15 +338,19 @@ int run_fit(const FitOptions& o) {
     std::string weights_name;
     if (!o.weight_quant.empty()) {
         auto named = find_weights(o.weight_quant);
-        if (!named) {
+        auto llama_mix = find_llama_mix(o.weight_quant);
+        if (!named && !llama_mix) {
             spdlog::error(
                 "{}. For the real size give --weight-file FILE.gguf or --weight-bytes N (llama-bench's model_size)",
                 unknown_weights_message(o.weight_quant));
             return ExitCode::failure;
         }
-        quant = named->quant;
-        mix = named->mix;
-        weights_name = std::string(named->name());
+        if (named) {
+            quant = named->quant;
+            mix = named->mix;
+        }
+        // A mix with no single base type (MXFP4_MOE) has only its exact plan, below.
+        weights_name = named ? std::string(named->name()) : std::string(llama_mix->name);
     } else if (o.weight_bytes) {
         if (*o.weight_bytes <= 0) {
             spdlog::error("--weight-bytes must be a number of bytes greater than zero");
@@ -394,6 +398,13 @@ int run_fit(const FitOptions& o) {
             spdlog::error("{}: {}", ref.record->id, e.what());
             return ExitCode::failure;
         }
+    }
+    if (!o.weight_quant.empty() && !exact && !quant) {
+        spdlog::error(
+            "{} is sized only from llama-quantize's plan, which needs the model record's tensors mapping "
+            "(and the llama.cpp family of engines); give --weight-file FILE.gguf or --weight-bytes N",
+            weights_name);
+        return ExitCode::failure;
     }
     if (exact) {  // the file's own bytes: no lower bound left to say
         quant.reset();

@@ -125,10 +125,13 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
 void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& engine, bool imatrix) {
     for (const auto& w : grid.weights) {
         auto named = find_weights(w);
-        if (!named) continue;  // plan_fits refuses it with the list of known ones
+        // plan_fits refuses a name neither table knows, with the list of known ones; a llama.cpp
+        // mix with no single base type (MXFP4_MOE) is known only by its exact plan.
+        if (!named && !find_llama_mix(w)) continue;
         try {
             if (auto plan = named_quant_plan(model, w, engine, imatrix)) {
-                grid.exact_weights[std::string(named->name())] = {Rational(plan->bytes), quant_plan_how(*plan)};
+                grid.exact_weights[named ? std::string(named->name()) : w] = {Rational(plan->bytes),
+                                                                              quant_plan_how(*plan)};
             }
         } catch (const std::invalid_argument& e) {
             throw PlanError(e.what());

@@ -11,6 +11,7 @@ namespace kvcat {
 
 /// Every architecture a record's tensors.llama_arch may name, as llama.cpp spells it
 /// (general.architecture in a GGUF).
-inline constexpr std::array<std::string_view, 4> kGgufArchNames = {"llama", "qwen2", "qwen3", "qwen3moe"};
+inline constexpr std::array<std::string_view, 10> kGgufArchNames = {
+    "llama", "qwen2", "qwen3", "qwen3moe", "gemma3", "glm4", "llama4", "gpt-oss", "qwen35", "granitehybrid"};
 
 }  // namespace kvcat

@@ -18,14 +18,21 @@ namespace {
 // llama-quantize's mixes without an importance matrix, each with its default type
 // (llama_ftype_get_default_type).
 constexpr std::array kMixes = {
-    LlamaMix{"Q4_0", "Q4_0"},     LlamaMix{"Q4_1", "Q4_1"},     LlamaMix{"Q5_0", "Q5_0"},   LlamaMix{"Q5_1", "Q5_1"},
-    LlamaMix{"IQ4_NL", "IQ4_NL"}, LlamaMix{"IQ4_XS", "IQ4_XS"}, LlamaMix{"Q2_K", "Q2_K"},   LlamaMix{"Q3_K_S", "Q3_K"},
-    LlamaMix{"Q3_K_M", "Q3_K"},   LlamaMix{"Q3_K_L", "Q3_K"},   LlamaMix{"Q4_K_S", "Q4_K"}, LlamaMix{"Q4_K_M", "Q4_K"},
-    LlamaMix{"Q5_K_S", "Q5_K"},   LlamaMix{"Q5_K_M", "Q5_K"},   LlamaMix{"Q6_K", "Q6_K"},   LlamaMix{"Q8_0", "Q8_0"},
-    LlamaMix{"F16", "f16"},       LlamaMix{"BF16", "bf16"},
+    LlamaMix{"Q4_0", "Q4_0"},       LlamaMix{"Q4_1", "Q4_1"},     LlamaMix{"Q5_0", "Q5_0"},
+    LlamaMix{"Q5_1", "Q5_1"},       LlamaMix{"IQ4_NL", "IQ4_NL"}, LlamaMix{"IQ4_XS", "IQ4_XS"},
+    LlamaMix{"Q2_K", "Q2_K"},       LlamaMix{"Q3_K_S", "Q3_K"},   LlamaMix{"Q3_K_M", "Q3_K"},
+    LlamaMix{"Q3_K_L", "Q3_K"},     LlamaMix{"Q4_K_S", "Q4_K"},   LlamaMix{"Q4_K_M", "Q4_K"},
+    LlamaMix{"Q5_K_S", "Q5_K"},     LlamaMix{"Q5_K_M", "Q5_K"},   LlamaMix{"Q6_K", "Q6_K"},
+    LlamaMix{"Q8_0", "Q8_0"},       LlamaMix{"F16", "f16"},       LlamaMix{"BF16", "bf16"},
+    LlamaMix{"MXFP4_MOE", "MXFP4"},
 };
 
+// MXFP4 (ggml's block of 32 four-bit floats and one shared exponent byte: 17 bytes), the
+// experts' type of llama-quantize's MXFP4_MOE; not a format records size whole models in.
+constexpr WeightQuant kMxfp4{"MXFP4", 32, 17};
+
 WeightQuant type(std::string_view name) {
+    if (name == kMxfp4.name) return kMxfp4;
     auto q = find_weight_quant(name);
     if (!q) throw std::logic_error("a llama-quantize type is missing from the weight-format table");
     return *q;
@@ -42,11 +49,13 @@ bool use_more_bits(int i, int n) {
 
 enum class Category { output, token_embd, attn_v, attn_k, attn_q, attn_output, ffn_up, ffn_gate, ffn_down, other };
 
-/// tensor_get_category; this model's tensors have no fused attn_qkv or attn_kv_b.
+/// tensor_get_category. A fused attn_qkv (Qwen3.5's linear layers) is one of the attn_v kind
+/// (category_is_attn_v): it takes attn_v's rules and counts among its tensors.
 Category category_of(const std::string& name) {
     auto has = [&](std::string_view part) { return name.find(part) != std::string::npos; };
     if (name == "output.weight") return Category::output;
     if (name == "token_embd.weight") return Category::token_embd;
+    if (has("attn_qkv.weight")) return Category::attn_v;
     if (has("attn_v.weight")) return Category::attn_v;
     if (has("attn_k.weight")) return Category::attn_k;
     if (has("attn_q.weight")) return Category::attn_q;
@@ -90,6 +99,11 @@ int layer_of(const std::string& name, int counter, const State& s) {
 WeightQuant raised(State& s, WeightQuant t, const GgufTensorShape& tensor, Category c) {
     const std::string_view m = s.mix;
     const bool eight = s.n_expert == 8;
+    if (m == "MXFP4_MOE") {
+        // The output (and tied embeddings) and every 2-D tensor to Q8_0, the experts to MXFP4.
+        bool output = c == Category::output || (s.tied && c == Category::token_embd);
+        return !output && tensor.ne[2] > 1 ? t : type("Q8_0");
+    }
     if (c == Category::output || (s.tied && c == Category::token_embd)) {
         if (tensor.ne[0] % t.block_weights != 0) return type("Q8_0");
         if (!is(t, "Q8_0")) return type("Q6_K");
@@ -179,7 +193,7 @@ std::optional<LlamaMix> find_llama_mix(std::string_view name) {
 }
 
 std::optional<LlamaMix> llama_mix_of_file_type(std::string_view printed) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kNames = {{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kNames = {{
         {"Q4_0", "Q4_0"},
         {"Q4_1", "Q4_1"},
         {"Q5_0", "Q5_0"},
@@ -198,6 +212,7 @@ std::optional<LlamaMix> llama_mix_of_file_type(std::string_view printed) {
         {"Q8_0", "Q8_0"},
         {"F16", "F16"},
         {"BF16", "BF16"},
+        {"MXFP4 MoE", "MXFP4_MOE"},
     }};
     for (const auto& [file_type, mix] : kNames) {
         if (printed == file_type) return find_llama_mix(mix);
@@ -207,7 +222,7 @@ std::optional<LlamaMix> llama_mix_of_file_type(std::string_view printed) {
 
 std::string ggml_type_name(const WeightQuant& t) {
     std::string n(t.name);
-    if (n.rfind("IQ", 0) == 0) {
+    if (n.rfind("IQ", 0) == 0 || n == kMxfp4.name) {
         for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     } else if (!n.empty() && n[0] == 'Q') {
         n[0] = 'q';
@@ -235,10 +250,15 @@ QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imat
     // has its own KV head, the 65B).
     s.is_70b =
         s.n_layer == 80 && ((s.arch == "llama" && *model.attention_heads != *model.kv_heads) || s.arch == "qwen2");
+    bool layer0_attention = false;
     for (const auto& t : plan.tensors) {
         if (category_of(t.name) == Category::attn_v) ++s.n_attention_wv;
         if (t.name == "output.weight") s.tied = false;
+        if (t.name == "blk.0.attn_k.weight") layer0_attention = true;
     }
+    // n_gqa() is layer 0's; granitehybrid's head_count_kv is per layer, 0 for a Mamba layer
+    // (src/llama-hparams.cpp: n_gqa is 0 where n_head_kv is).
+    if (s.arch == "granitehybrid" && !layer0_attention) s.n_gqa = 0;
     const WeightQuant base = type(mix.base);
     const bool block_type = base.block_weights > 1;
     const WeightQuant f32 = type("f32");

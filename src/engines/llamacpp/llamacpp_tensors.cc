@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "support/rational.h"
+#include "vocab/design.h"
 #include "vocab/gguf_arch.h"
 
 namespace kvcat {
@@ -52,6 +54,152 @@ bool has_tensor_inventory(const Model& model) {
     return model.tensors && model.num_layers && model.attention_heads && model.kv_heads && model.head_dim;
 }
 
+namespace {
+
+/// What one architecture's blocks hold beyond the plain llama layer (src/models/<arch>.cpp).
+struct Layout {
+    bool qkv_bias = false;       ///< qwen2, gpt-oss: biases on q, k and v (f32 in the file)
+    bool qk_norm = false;        ///< qwen3, qwen3moe, gemma3: a norm of each head's q and k
+    bool post_norms = false;     ///< gemma3, glm4: norms after the attention and the feed-forward
+    bool ffn_norm = true;        ///< gpt-oss has its post-attention norm in its place
+    bool fused_gate_up = false;  ///< glm4: gate and up as one tensor of twice the width
+    bool shared_expert = false;  ///< llama4: one shared expert as wide as a routed one
+    bool biased_moe = false;     ///< gpt-oss: the attention output, router and experts carry biases; sinks
+    bool moe = false;            ///< experts in every layer
+    bool dense = false;          ///< never experts
+    bool output_required = false;
+    bool deltanet = false;  ///< qwen35: Gated DeltaNet layers between gated attention ones
+    bool mamba2 = false;    ///< granitehybrid: Mamba-2 layers between attention ones
+};
+
+Layout layout_of(const std::string& arch) {
+    Layout l;
+    l.qkv_bias = arch == "qwen2" || arch == "gpt-oss";
+    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3";
+    l.post_norms = arch == "gemma3" || arch == "glm4";
+    l.ffn_norm = arch != "gpt-oss" && arch != "qwen35";
+    l.fused_gate_up = arch == "glm4";
+    l.shared_expert = arch == "llama4";
+    l.biased_moe = arch == "gpt-oss";
+    l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss";
+    l.dense = arch == "gemma3" || arch == "glm4" || arch == "qwen35" || arch == "granitehybrid";
+    l.output_required = arch == "gpt-oss";
+    l.deltanet = arch == "qwen35";
+    l.mamba2 = arch == "granitehybrid";
+    l.qk_norm = l.qk_norm || l.deltanet;
+    return l;
+}
+
+void check_widths(const TensorWidths& w, const Layout& l) {
+    const bool moe = w.experts > 0;
+    if (l.dense && moe)
+        throw std::invalid_argument(fmt::format("a {} model has no experts in llama.cpp", w.llama_arch));
+    // Llama 4 Scout has experts in every layer (interleave_moe_layer_step 1); a model that
+    // alternates dense and MoE layers (Maverick) is not listed.
+    if (l.moe && (!moe || w.expert_ffn_size <= 0)) {
+        throw std::invalid_argument(
+            fmt::format("a {} model needs experts and expert_ffn_size in every layer", w.llama_arch));
+    }
+    if (l.output_required && w.tied_embeddings) {
+        throw std::invalid_argument(fmt::format("a {} model has an output matrix of its own", w.llama_arch));
+    }
+    if (!moe && w.ffn_size <= 0) throw std::invalid_argument("a dense model needs ffn_size");
+}
+
+/// Which layers are attention layers in a hybrid, from the record's kv_layers (indices, or an
+/// interval and the first index); every layer for a model that is not a hybrid.
+std::vector<bool> attention_layers(const Model& m, const Layout& l) {
+    const auto n = static_cast<std::size_t>(*m.num_layers);
+    if (!l.deltanet && !l.mamba2) return std::vector<bool>(n, true);
+    const StateKind want = l.deltanet ? StateKind::gated_deltanet : StateKind::mamba2;
+    if (!m.linear || m.linear->kind != want || m.linear->beside_attention) {
+        throw std::invalid_argument(fmt::format("a {} model needs its {} layers (linear_attention)",
+                                                m.tensors->llama_arch, l.deltanet ? "Gated DeltaNet" : "Mamba-2"));
+    }
+    std::vector<bool> out(n, false);
+    const KvLayers& kv = m.kv_layers;
+    if (!kv.indices.empty()) {
+        for (auto i : kv.indices) {
+            if (i < 0 || static_cast<std::size_t>(i) >= n)
+                throw std::invalid_argument("a kv_layers index past the layers");
+            out[static_cast<std::size_t>(i)] = true;
+        }
+    } else if (kv.interval && kv.first_index && *kv.interval > 0) {
+        for (auto i = *kv.first_index; i < *m.num_layers; i += *kv.interval) out[static_cast<std::size_t>(i)] = true;
+    } else {
+        throw std::invalid_argument(
+            "a hybrid's record must place its attention layers (kv_layers indices or interval)");
+    }
+    return out;
+}
+
+/// A Gated DeltaNet layer of Qwen3.5 (src/models/qwen35.cpp): the fused q, k and v of the linear
+/// attention, its output gate, the short convolution (never quantised), the decay and the update.
+void add_deltanet(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShape& lin) {
+    const std::int64_t key = checked_mul(lin.key_head_dim, lin.key_heads);
+    const std::int64_t value = checked_mul(lin.value_head_dim, lin.value_heads);
+    const std::int64_t conv = checked_add(checked_mul(2, key), value);
+    inv.matrix(blk(i, "attn_qkv.weight"), e, conv);
+    inv.matrix(blk(i, "attn_gate.weight"), e, value);
+    inv.add(blk(i, "ssm_conv1d.weight"), {lin.conv_kernel, conv, 1}, 2, true);
+    inv.vector(blk(i, "ssm_dt.bias"), lin.value_heads);
+    inv.vector(blk(i, "ssm_a"), lin.value_heads);
+    inv.matrix(blk(i, "ssm_beta.weight"), e, lin.value_heads);
+    inv.matrix(blk(i, "ssm_alpha.weight"), e, lin.value_heads);
+    inv.vector(blk(i, "ssm_norm.weight"), lin.value_head_dim);
+    inv.matrix(blk(i, "ssm_out.weight"), value, e);
+}
+
+/// A Mamba-2 layer of Granite-4.0-H (src/models/granite-hybrid.cpp): key heads are the groups of
+/// d_state, value heads the SSM heads of d_head; in_proj makes x, z, B, C and dt.
+void add_mamba2(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShape& lin) {
+    const std::int64_t inner = checked_mul(lin.value_heads, lin.value_head_dim);
+    const std::int64_t groups = lin.key_heads, d_state = lin.key_head_dim, heads = lin.value_heads;
+    const std::int64_t conv = checked_add(inner, checked_mul(2, checked_mul(groups, d_state)));
+    inv.matrix(blk(i, "ssm_in.weight"), e, checked_add(checked_add(inner, conv), heads));
+    inv.add(blk(i, "ssm_conv1d.weight"), {lin.conv_kernel, conv, 1}, 2, true);
+    inv.vector(blk(i, "ssm_conv1d.bias"), conv);
+    inv.vector(blk(i, "ssm_dt.bias"), heads);
+    inv.add(blk(i, "ssm_a"), {1, heads, 1}, 2, true);
+    inv.add(blk(i, "ssm_d"), {1, heads, 1}, 2, true);
+    inv.add(blk(i, "ssm_norm.weight"), {inner / groups, groups, 1}, 2, true);
+    inv.matrix(blk(i, "ssm_out.weight"), inner, e);
+}
+
+/// The experts of one layer: router, routed experts, and what the architecture adds.
+void add_experts(Inventory& inv, std::int64_t i, const TensorWidths& w, const Layout& l) {
+    const std::int64_t e = w.hidden_size, ff = w.expert_ffn_size, n = w.experts;
+    // The router stays f32 (a 2-D tensor the converter and llama-quantize both leave).
+    inv.add(blk(i, "ffn_gate_inp.weight"), {e, n, 1}, 2, true);
+    inv.experts(blk(i, "ffn_gate_exps.weight"), e, ff, n);
+    inv.experts(blk(i, "ffn_down_exps.weight"), ff, e, n);
+    inv.experts(blk(i, "ffn_up_exps.weight"), e, ff, n);
+    if (l.biased_moe) {
+        inv.vector(blk(i, "ffn_gate_inp.bias"), n);
+        inv.add(blk(i, "ffn_gate_exps.bias"), {ff, n, 1}, 2, true);
+        inv.add(blk(i, "ffn_down_exps.bias"), {e, n, 1}, 2, true);
+        inv.add(blk(i, "ffn_up_exps.bias"), {ff, n, 1}, 2, true);
+    }
+    if (l.shared_expert) {
+        inv.matrix(blk(i, "ffn_gate_shexp.weight"), e, ff);
+        inv.matrix(blk(i, "ffn_down_shexp.weight"), ff, e);
+        inv.matrix(blk(i, "ffn_up_shexp.weight"), e, ff);
+    }
+}
+
+void add_dense_ffn(Inventory& inv, std::int64_t i, const TensorWidths& w, const Layout& l) {
+    const std::int64_t e = w.hidden_size, ff = w.ffn_size;
+    if (l.fused_gate_up) {
+        inv.matrix(blk(i, "ffn_up.weight"), e, checked_mul(2, ff));
+    } else {
+        inv.matrix(blk(i, "ffn_gate.weight"), e, ff);
+        inv.matrix(blk(i, "ffn_up.weight"), e, ff);
+    }
+    inv.matrix(blk(i, "ffn_down.weight"), ff, e);
+}
+
+}  // namespace
+
 std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     if (!model.tensors) {
         throw std::invalid_argument(
@@ -66,9 +214,8 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     if (std::find(kGgufArchNames.begin(), kGgufArchNames.end(), arch) == kGgufArchNames.end()) {
         throw std::invalid_argument(fmt::format("kvcat lists no tensors for the llama.cpp architecture '{}'", arch));
     }
-    const bool moe = w.experts > 0;
-    if (arch == "qwen3moe" && !moe) throw std::invalid_argument("a qwen3moe model needs experts and expert_ffn_size");
-    if (!moe && w.ffn_size <= 0) throw std::invalid_argument("a dense model needs ffn_size");
+    const Layout l = layout_of(arch);
+    check_widths(w, l);
     const std::int64_t e = w.hidden_size, heads = *model.attention_heads, kv = *model.kv_heads;
     const std::int64_t hk = *model.head_dim, hv = model.v_head_dim.value_or(hk);
 
@@ -77,33 +224,48 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     inv.vector("output_norm.weight", e);
     if (!w.tied_embeddings) inv.matrix("output.weight", e, w.vocab_size);
     if (w.rope_freqs) inv.vector("rope_freqs.weight", hk / 2);
+    const std::vector<bool> attention = attention_layers(model, l);
     for (std::int64_t i = 0; i < *model.num_layers; ++i) {
         inv.vector(blk(i, "attn_norm.weight"), e);
-        inv.matrix(blk(i, "attn_q.weight"), e, heads * hk);
+        if (!attention[static_cast<std::size_t>(i)]) {
+            if (l.deltanet) {
+                add_deltanet(inv, i, e, *model.linear);
+                inv.vector(blk(i, "post_attention_norm.weight"), e);
+            } else {
+                add_mamba2(inv, i, e, *model.linear);
+                inv.vector(blk(i, "ffn_norm.weight"), e);
+            }
+            add_dense_ffn(inv, i, w, l);
+            continue;
+        }
+        // Qwen3.5's attention is gated: its q projection makes the queries and the gate.
+        inv.matrix(blk(i, "attn_q.weight"), e, heads * hk * (l.deltanet ? 2 : 1));
         inv.matrix(blk(i, "attn_k.weight"), e, kv * hk);
         inv.matrix(blk(i, "attn_v.weight"), e, kv * hv);
         inv.matrix(blk(i, "attn_output.weight"), heads * hv, e);
-        if (arch == "qwen2") {
-            // Qwen2's q, k and v projections carry biases; conversion keeps them in f32.
+        if (l.qkv_bias) {
+            // The converter keeps biases in f32.
             inv.vector(blk(i, "attn_q.bias"), heads * hk);
             inv.vector(blk(i, "attn_k.bias"), kv * hk);
             inv.vector(blk(i, "attn_v.bias"), kv * hv);
         }
-        if (arch == "qwen3" || arch == "qwen3moe") {
+        if (l.biased_moe) {
+            inv.vector(blk(i, "attn_output.bias"), e);
+            inv.vector(blk(i, "attn_sinks.weight"), heads);
+        }
+        if (l.qk_norm) {
             inv.vector(blk(i, "attn_q_norm.weight"), hk);
             inv.vector(blk(i, "attn_k_norm.weight"), hk);
         }
-        inv.vector(blk(i, "ffn_norm.weight"), e);
-        if (moe) {
-            // The router stays f32 (a 2-D tensor the converter and llama-quantize both leave).
-            inv.add(blk(i, "ffn_gate_inp.weight"), {e, w.experts, 1}, 2, true);
-            inv.experts(blk(i, "ffn_gate_exps.weight"), e, w.expert_ffn_size, w.experts);
-            inv.experts(blk(i, "ffn_down_exps.weight"), w.expert_ffn_size, e, w.experts);
-            inv.experts(blk(i, "ffn_up_exps.weight"), e, w.expert_ffn_size, w.experts);
+        // gpt-oss's post-attention norm stands where the others have ffn_norm; gemma3 and glm4
+        // have both, and one more after the feed-forward.
+        if (l.post_norms || !l.ffn_norm || l.deltanet) inv.vector(blk(i, "post_attention_norm.weight"), e);
+        if (l.post_norms) inv.vector(blk(i, "post_ffw_norm.weight"), e);
+        if (l.ffn_norm) inv.vector(blk(i, "ffn_norm.weight"), e);
+        if (w.experts > 0) {
+            add_experts(inv, i, w, l);
         } else {
-            inv.matrix(blk(i, "ffn_gate.weight"), e, w.ffn_size);
-            inv.matrix(blk(i, "ffn_down.weight"), w.ffn_size, e);
-            inv.matrix(blk(i, "ffn_up.weight"), e, w.ffn_size);
+            add_dense_ffn(inv, i, w, l);
         }
     }
     return std::move(inv).sorted();

@@ -4,8 +4,10 @@
 // its tensors mapping (load/records.h TensorWidths).
 //
 // Engine rules, llama.cpp at 80fb11ac73e66d89eae2c6a91d8a77428fa733ed (the pinned release):
-// - the tensors and shapes: src/models/llama.cpp, qwen2.cpp, qwen3.cpp and qwen3moe.cpp
-//   (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q, k, v and their biases);
+// - the tensors and shapes: src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, gemma3.cpp,
+//   glm4.cpp, llama4.cpp, openai-moe.cpp (gpt-oss), qwen35.cpp and granite-hybrid.cpp
+//   (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q,
+//   k, v and their biases);
 // - f32 in the file: conversion/base.py (prepare_tensors: 1-D tensors, norms, anything not
 //   named .weight such as biases, and the expert router ffn_gate_inp);
 // - the order: src/llama-model-loader.h weight_name_comparer (tensors outside the blocks first,

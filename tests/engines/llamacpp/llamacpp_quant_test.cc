@@ -134,8 +134,19 @@ TEST(LlamaQuant, ARecordWithoutItsWidthsIsRefusedSayingWhatIsMissing) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("no tensors mapping"), std::string::npos) << e.what();
     }
-    Model unknown = dense(8, 2048, false, "gemma3");
+    Model unknown = dense(8, 2048, false, "mamba");
     EXPECT_THROW(llamacpp_quant_plan(unknown, *find_llama_mix("Q4_K_M")), std::invalid_argument);
+    // An architecture's shape that llama.cpp's loader would refuse is refused here too.
+    Model dense_scout = dense(8, 2048, false, "llama4");
+    EXPECT_THROW(llamacpp_quant_plan(dense_scout, *find_llama_mix("Q4_K_M")), std::invalid_argument);
+    Model tied_oss = dense(8, 2048, true, "gpt-oss");
+    tied_oss.tensors->experts = 4;
+    tied_oss.tensors->expert_ffn_size = 256;
+    EXPECT_THROW(llamacpp_quant_plan(tied_oss, *find_llama_mix("Q4_K_M")), std::invalid_argument);
+    Model gemma_moe = dense(8, 2048, false, "gemma3");
+    gemma_moe.tensors->experts = 4;
+    gemma_moe.tensors->expert_ffn_size = 256;
+    EXPECT_THROW(llamacpp_quant_plan(gemma_moe, *find_llama_mix("Q4_K_M")), std::invalid_argument);
 }
 
 // --- the shipped records against llama-bench's printed sizes --------------------------------
@@ -208,7 +219,7 @@ TEST(LlamaQuantShipped, SizesAndParametersAreWhatLlamaBenchPrintedForThoseFiles)
     }
     std::size_t three_or_more = 0;
     for (const auto& [model, mixes] : mixes_per_model) three_or_more += mixes.size() >= 3 ? 1 : 0;
-    EXPECT_GE(three_or_more, 13u);
+    EXPECT_GE(three_or_more, 15u);  // issue 37: at least 15 models with three mixes or more
 }
 
 TEST(LlamaQuantShipped, ThreeExactFiguresToTheByte) {
@@ -229,6 +240,28 @@ TEST(LlamaQuantShipped, ThreeExactFiguresToTheByte) {
     EXPECT_EQ(
         llamacpp_quant_plan(*shipped_model("models/qwen3-coder-30b-a3b"), *find_llama_mix("Q4_K_M")).tensors_per_type(),
         (std::map<std::string, int>{{"f32", 241}, {"q4_K", 289}, {"q6_K", 49}}));
+}
+
+TEST(LlamaQuantShipped, TheTypesLlamaCppCountedInFilesOfTheNewerArchitectures) {
+    // llama.cpp's loader counts a file's tensors by type. bartowski's GLM-Z1-32B-0414 IQ4_XS,
+    // quantised with an importance matrix (ikawrakow/ik_llama.cpp pull request 370: "f32 245,
+    // q5_K 61, q6_K 1, iq4_xs 306"); ggml-org's gpt-oss-20b and lmstudio-community's gpt-oss-120b
+    // "MXFP4 MoE" files (the fixture logs llamacpp-b8185-gpt-oss-20b-mxfp4-f16-131072-m5 and
+    // lmstudio-metal-1.44.0-gpt-oss-120b-mxfp4-f16-4096-m4-max: "f32 289, q8_0 98, mxfp4 72" and
+    // "f32 433, q8_0 146, mxfp4 108").
+    EXPECT_EQ(llamacpp_quant_plan(*shipped_model("models/glm-z1-32b-0414"), *find_llama_mix("IQ4_XS"), true)
+                  .tensors_per_type(),
+              (std::map<std::string, int>{{"f32", 245}, {"q5_K", 61}, {"q6_K", 1}, {"iq4_xs", 306}}));
+    EXPECT_EQ(
+        llamacpp_quant_plan(*shipped_model("models/gpt-oss-20b"), *find_llama_mix("MXFP4_MOE")).tensors_per_type(),
+        (std::map<std::string, int>{{"f32", 289}, {"q8_0", 98}, {"mxfp4", 72}}));
+    EXPECT_EQ(
+        llamacpp_quant_plan(*shipped_model("models/gpt-oss-120b"), *find_llama_mix("MXFP4_MOE")).tensors_per_type(),
+        (std::map<std::string, int>{{"f32", 433}, {"q8_0", 146}, {"mxfp4", 108}}));
+    // unsloth's Qwen3.5-9B Q8_0 (ghghang2/v1.6 llama_server.log at 3f8418f1: "f32 177, q8_0 250"):
+    // the convolutions and the DeltaNet's per-head vectors stay f32.
+    EXPECT_EQ(llamacpp_quant_plan(*shipped_model("models/qwen3.5-9b"), *find_llama_mix("Q8_0")).tensors_per_type(),
+              (std::map<std::string, int>{{"f32", 177}, {"q8_0", 250}}));
 }
 
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
@@ -265,7 +298,7 @@ TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
 
 TEST(LlamaQuantShipped, AMixOfAModelWithoutTensorsStaysALowerBound) {
     test::KvcatRunner k;
-    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "gemma-3-27b", "--accelerator",
+    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "deepseek-v3", "--accelerator",
                              "nvidia-h100-sxm", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--format", "json"});
     ASSERT_TRUE(o.status == 0 || o.status == 1) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);

@@ -55,6 +55,7 @@ const std::map<std::string, std::string, std::less<>> kArchitectures = {
     {"models/nemotron-h-56b-base-8k", "nemotron_h"},
     {"models/minimax-m1", "minimax-01"},
     {"models/lfm2-700m", "lfm2"},
+    {"models/granite-4.0-h-350m", "granitehybrid"},
 };
 
 // The feed-forward and vocabulary are kept tiny: llama.cpp's cache does not read them.
@@ -388,12 +389,12 @@ std::vector<bool> attention_layers(const Model& m) {
     return out;
 }
 
-/// Jamba (Mamba-1), Nemotron-H (Mamba-2, with MLP-only layers) and MiniMax-M1 (lightning
-/// attention, llama.cpp's minimax-01): src/models/jamba.cpp, nemotron-h.cpp and minimax-01.cpp
-/// at the pin. A layer's kind is written as llama.cpp reads it: a head_count_kv of 0 marks a
-/// state layer (and for Nemotron-H a feed_forward_length above 0 an MLP-only one; which of the
-/// record's stateless layers sit where changes no figure, so they come after the state layers'
-/// places in order); MiniMax takes attention.recurrent_layers.
+/// Jamba (Mamba-1), Nemotron-H (Mamba-2, with MLP-only layers), Granite-4.0-H (Mamba-2, with
+/// a feed-forward in every layer) and MiniMax-M1 (lightning attention, llama.cpp's minimax-01):
+/// src/models/jamba.cpp, nemotron-h.cpp, granite-hybrid.cpp and minimax-01.cpp at the pin. A layer's kind is written as
+/// llama.cpp reads it: a head_count_kv of 0 marks a state layer (and for Nemotron-H a feed_forward_length above 0 an
+/// MLP-only one; which of the record's stateless layers sit where changes no figure, so they come after the state
+/// layers' places in order); MiniMax takes attention.recurrent_layers.
 void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesystem::path& path) {
     if (!m.num_layers || !m.attention_heads || !m.kv_heads || !m.head_dim || !m.linear) {
         throw std::runtime_error(which.id + ": the record lacks the hybrid's shape");
@@ -414,7 +415,11 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
             --left;
         }
     }
-    const bool jamba = a == "jamba", nemotron = a == "nemotron_h", minimax = a == "minimax-01", lfm2 = a == "lfm2";
+    const bool jamba = a == "jamba", minimax = a == "minimax-01", lfm2 = a == "lfm2";
+    const bool granite = a == "granitehybrid";
+    // Granite-4.0-H's Mamba-2 layers are Nemotron-H's (src/models/granite-hybrid.cpp asserts
+    // d_inner = 2 x n_embd, which heads x head width gives for it).
+    const bool nemotron = a == "nemotron_h" || granite;
     // Mamba-1: d_inner; Mamba-2: heads x head width with groups of d_state; lightning: heads x width.
     const std::uint64_t inner = jamba || lfm2 ? w(lin.inner_dim) : w(lin.value_heads) * w(lin.value_head_dim);
     const std::uint64_t d_state = jamba ? w(lin.state_dim) : w(lin.key_head_dim);
@@ -462,7 +467,8 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
             .u32(a + ".ssm.state_size", u(d_state))
             .u32(a + ".ssm.time_step_rank", u(nemotron ? ssm_heads : 1));
         if (jamba) g.u32(a + ".feed_forward_length", u(kFeedForward));
-        if (nemotron) {
+        if (granite) g.u32(a + ".feed_forward_length", u(kFeedForward)).u32(a + ".ssm.group_count", u(groups));
+        if (nemotron && !granite) {
             g.i32s(a + ".feed_forward_length", ff_arr)
                 .u32(a + ".ssm.group_count", u(groups))
                 .f32(a + ".attention.layer_norm_epsilon", 1e-5f);
@@ -527,7 +533,8 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
                 .tensor(layer(i, "ffn_down_exps.weight"), {kFeedForward, embd, 2})
                 .tensor(layer(i, "ffn_up_exps.weight"), {embd, kFeedForward, 2});
         }
-        if (jamba || lfm2) {
+        if (granite) g.tensor(layer(i, "ffn_norm.weight"), {embd});
+        if (jamba || lfm2 || granite) {
             g.tensor(layer(i, "ffn_gate.weight"), {embd, kFeedForward})
                 .tensor(layer(i, "ffn_down.weight"), {kFeedForward, embd})
                 .tensor(layer(i, "ffn_up.weight"), {embd, kFeedForward});
@@ -540,7 +547,8 @@ void write_ssm_gguf(const OracleModel& which, const Model& m, const std::filesys
 
 void write_model_gguf(const OracleModel& which, const Model& m, const std::filesystem::path& path) {
     if (which.arch == "deepseek2" || which.arch == "deepseek32") return write_mla_gguf(which, m, path);
-    if (which.arch == "jamba" || which.arch == "nemotron_h" || which.arch == "minimax-01" || which.arch == "lfm2") {
+    if (which.arch == "jamba" || which.arch == "nemotron_h" || which.arch == "minimax-01" || which.arch == "lfm2" ||
+        which.arch == "granitehybrid") {
         return write_ssm_gguf(which, m, path);
     }
     if (which.arch == "qwen35" || which.arch == "qwen35moe" || which.arch == "qwen3next") {

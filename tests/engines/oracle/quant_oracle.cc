@@ -103,19 +103,57 @@ void on_log(ggml_log_level level, const char* text, void*) {
 
 std::optional<llama_ftype> ftype_of(std::string_view mix) {
     static const std::map<std::string_view, llama_ftype> kFtypes = {
-        {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},     {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},
-        {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},     {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},
-        {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL}, {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS},
-        {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K},     {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S},
-        {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M}, {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L},
-        {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S}, {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M},
-        {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S}, {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M},
-        {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K},     {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},
-        {"F16", LLAMA_FTYPE_MOSTLY_F16},       {"BF16", LLAMA_FTYPE_MOSTLY_BF16},
+        {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},
+        {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},
+        {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},
+        {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},
+        {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL},
+        {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS},
+        {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K},
+        {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S},
+        {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M},
+        {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L},
+        {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S},
+        {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M},
+        {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S},
+        {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M},
+        {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K},
+        {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},
+        {"F16", LLAMA_FTYPE_MOSTLY_F16},
+        {"BF16", LLAMA_FTYPE_MOSTLY_BF16},
+        {"MXFP4_MOE", LLAMA_FTYPE_MOSTLY_MXFP4_MOE},
     };
     auto it = kFtypes.find(mix);
     if (it == kFtypes.end()) return std::nullopt;
     return it->second;
+}
+
+/// The keys of a hybrid's state layers: Qwen3.5's Gated DeltaNet (src/models/qwen35.cpp) and
+/// Granite-4.0-H's Mamba-2 (src/models/granite-hybrid.cpp, which marks a state layer by a
+/// head_count_kv of 0 in a per-layer array).
+void write_hybrid_keys(const Model& m, const std::vector<GgufTensorShape>& tensors, ShapeGguf& g) {
+    const std::string& a = m.tensors->llama_arch;
+    const LinearShape& lin = *m.linear;
+    auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t inner = lin.value_heads * lin.value_head_dim;
+    g.u32(a + ".ssm.conv_kernel", u32(lin.conv_kernel))
+        .u32(a + ".ssm.state_size", u32(lin.key_head_dim))
+        .u32(a + ".ssm.group_count", u32(lin.key_heads))
+        .u32(a + ".ssm.time_step_rank", u32(lin.value_heads))
+        .u32(a + ".ssm.inner_size", u32(inner));
+    if (a == "qwen35") {
+        g.u32(a + ".full_attention_interval", u32(*m.kv_layers.interval))
+            .i32s(a + ".rope.dimension_sections", {11, 11, 10, 0});
+        return;
+    }
+    std::vector<std::int32_t> kv(static_cast<std::size_t>(*m.num_layers), 0);
+    for (const auto& t : tensors) {
+        int layer = gguf_block_of(t.name);
+        if (layer >= 0 && t.name.find(".attn_k.weight") != std::string::npos) {
+            kv[static_cast<std::size_t>(layer)] = static_cast<std::int32_t>(*m.kv_heads);
+        }
+    }
+    g.i32s(a + ".attention.head_count_kv", kv);
 }
 
 /// The GGUF of the model's tensors, in f32, with its architecture's keys as convert_hf_to_gguf
@@ -133,13 +171,19 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
         .u32(a + ".block_count", u32(*m.num_layers))
         .u32(a + ".feed_forward_length", u32(w.experts > 0 && a == "llama" ? w.expert_ffn_size : w.ffn_size))
         .u32(a + ".attention.head_count", u32(*m.attention_heads))
-        .u32(a + ".attention.head_count_kv", u32(*m.kv_heads))
         .u32(a + ".attention.key_length", u32(*m.head_dim))
         .u32(a + ".attention.value_length", u32(m.v_head_dim.value_or(*m.head_dim)))
         .f32(a + ".attention.layer_norm_rms_epsilon", 1e-6f)
         .u32(a + ".rope.dimension_count", u32(*m.head_dim))
         .u32(a + ".vocab_size", u32(w.vocab_size))
         .str("tokenizer.ggml.model", "none");
+    // The sliding window of Gemma 3 and gpt-oss (their patterns, five-to-one and one-to-one, are
+    // the loader's defaults); the compute buffers then have the sliding layers' mask beside the
+    // full one.
+    if (a != "granitehybrid") g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
+    if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
+    if (a == "qwen35" || a == "granitehybrid") write_hybrid_keys(m, tensors, g);
+    if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
     if (w.experts > 0) {
         g.u32(a + ".expert_count", u32(w.experts))
             .u32(a + ".expert_used_count", u32(w.experts_used > 0 ? w.experts_used : 2));
