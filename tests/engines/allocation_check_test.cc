@@ -102,18 +102,32 @@ TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
 
 // A start with layers left on the CPU splits its graph: its GPU compute buffer is not judged
 // against the bound of a start on one device. The same record with every layer on the GPU is.
+/// A shipped allocation record and its model in a folder of their own, so that a test can check
+/// the record as shipped and then altered.
+class OneRecord {
+  public:
+    OneRecord(std::string id, const std::string& model) : id_(std::move(id)) {
+        fs::create_directories(dir_.path() / "models");
+        fs::create_directories(dir_.path() / "allocations");
+        fs::copy_file(source() / "models" / (model + ".yaml"), dir_.path() / "models" / (model + ".yaml"));
+        text = test::read_file(source() / "allocations" / (id_ + ".yaml"));
+    }
+    AllocationCheck check_with(const std::string& record) {
+        test::write_file(dir_.path() / "allocations" / (id_ + ".yaml"), record);
+        return check(lint_paths({dir_.path()}), "allocations/" + id_);
+    }
+    std::string text;
+
+  private:
+    static fs::path source() { return fs::path(KVCAT_SOURCE_DIR) / "records"; }
+    std::string id_;
+    test::TempDir dir_;
+};
+
 TEST(AllocationCheck, APartlyOffloadedStartsComputeBufferIsNotJudged) {
-    const std::string id = "ollama-0.1.28-mixtral-8x7b-q4_0-f16-2048-a4000-18of33";
-    const fs::path source = fs::path(KVCAT_SOURCE_DIR) / "records";
-    std::string text = test::read_file(source / "allocations" / (id + ".yaml"));
-    test::TempDir dir;
-    fs::create_directories(dir.path() / "models");
-    fs::create_directories(dir.path() / "allocations");
-    fs::copy_file(source / "models" / "mixtral-8x7b.yaml", dir.path() / "models" / "mixtral-8x7b.yaml");
-    auto check_with = [&](const std::string& record) {
-        test::write_file(dir.path() / "allocations" / (id + ".yaml"), record);
-        return check(lint_paths({dir.path()}), "allocations/" + id);
-    };
+    OneRecord one("ollama-0.1.28-mixtral-8x7b-q4_0-f16-2048-a4000-18of33", "mixtral-8x7b");
+    std::string& text = one.text;
+    auto check_with = [&](const std::string& record) { return one.check_with(record); };
     AllocationCheck split = check_with(text);
     EXPECT_TRUE(failing(split).empty());
     bool said = false;
@@ -123,6 +137,31 @@ TEST(AllocationCheck, APartlyOffloadedStartsComputeBufferIsNotJudged) {
     ASSERT_NE(text.find(partly), std::string::npos);
     text.replace(text.find(partly), partly.size(), "offloaded_layers: \"33/33\"");
     EXPECT_EQ(failing(check_with(text)), std::vector<std::string>{"start.buffers.2.mib 192.01 -> at least 202.00"});
+}
+
+std::string weights_term(const AllocationCheck& c) {
+    for (const auto& p : c.parts) {
+        for (const auto& t : p.terms) {
+            if (t.rfind("weights:", 0) == 0) return t;
+        }
+    }
+    return "";
+}
+
+TEST(AllocationCheck, TiedEmbeddingsHeldOnTheHostAndOnTheDeviceAreNamedNotCalledAnotherRecipe) {
+    // Qwen3-0.6B ties its output to its token embeddings; a full Vulkan offload prints the
+    // whole file (604.15 MiB) on the device and the embeddings again on the host (157.65 MiB).
+    OneRecord one("llamacpp-b5398-vulkan-qwen3-0.6b-q8_0-f16-4096-gfx1151", "qwen3-0.6b");
+    std::string& text = one.text;
+    auto term_with = [&](const std::string& record) { return weights_term(one.check_with(record)); };
+    std::string tied = term_with(text);
+    EXPECT_NE(tied.find("157.65 MiB apart: the tied token embeddings"), std::string::npos) << tied;
+    // The host's buffer 1 MiB larger is no longer the embeddings: another recipe, as before.
+    const std::string host = "mib: 157.65";
+    ASSERT_NE(text.find(host), std::string::npos);
+    text.replace(text.find(host), host.size(), "mib: 158.65");
+    std::string other = term_with(text);
+    EXPECT_NE(other.find("158.65 MiB apart (the file was made by other rules"), std::string::npos) << other;
 }
 
 }  // namespace

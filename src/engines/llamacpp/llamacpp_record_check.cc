@@ -271,7 +271,17 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
     // is taken as padding.
     Rational below = Rational(model_buffers, 200);
     Rational above = below + Rational(checked_mul(static_cast<std::int64_t>(plan.types.size()), 256), 1 << 20);
-    bool same = !(gap > above) && !(Rational(0) - gap > below);
+    auto within = [&](const Rational& apart) { return !(apart > above) && !(Rational(0) - apart > below); };
+    bool same = within(gap);
+    // Tied embeddings: llama.cpp keeps token_embd on the host for the input and loads the output
+    // as a copy of it on the output's device (TENSOR_DUPLICATED in src/models/*.cpp), so a full
+    // offload's buffers hold that tensor twice.
+    bool tied_twice = false;
+    if (!same && m.tensors->tied_embeddings) {
+        for (const auto& t : plan.types) {
+            if (t.tensor->name == "token_embd.weight") tied_twice = within(gap - Rational(t.bytes) / Rational(1 << 20));
+        }
+    }
     // Builds of early 2024 print the mapped file whole as the CPU's buffer, beside the GPU's copies
     // of the layers it holds: a split start's buffers then count those layers twice.
     std::string offloaded = text(r, "start.offloaded_layers");
@@ -289,7 +299,10 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
         group_thousands(plan.bytes), llamacpp_mib_text(Rational(plan.bytes)),
         same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
                            two(std::abs(gap.to_double())), plan.types.size())
-             : fmt::format("{} MiB apart ({})", two(gap.to_double()), why_apart)));
+        : tied_twice ? fmt::format("{} MiB apart: the tied token embeddings, which the buffers hold twice (on the "
+                                   "host for the input, on the device as the output); the same otherwise",
+                                   two(gap.to_double()))
+                     : fmt::format("{} MiB apart ({})", two(gap.to_double()), why_apart)));
 }
 
 void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
