@@ -696,7 +696,9 @@ LoadedYaml load_yaml_file(const std::string& path, const std::string& file_label
             }
             text.resize(had + static_cast<std::size_t>(got));
             if (got == 0) break;
-            chunk = 65536;
+            // A read short of its block has most likely met the end: the read that confirms it
+            // asks for one page, not 64 KiB (which every record paid for, zeroed, before).
+            chunk = static_cast<std::size_t>(got) < chunk ? 4096 : 65536;
         }
     } catch (const std::exception& e) {
         return failed(diag::file_unreadable(file_label, e.what()));

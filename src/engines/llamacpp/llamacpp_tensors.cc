@@ -1,7 +1,6 @@
 #include "engines/llamacpp/llamacpp_tensors.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -45,9 +44,20 @@ std::string blk(std::int64_t i, const char* name) {
 }  // namespace
 
 int gguf_block_of(const std::string& name) {
-    int layer = -1;
-    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1) return -1;
-    return layer;
+    // "blk.N." read by hand: the inventory's sort calls this for every comparison, where
+    // sscanf's cost showed in every lint.
+    constexpr std::string_view prefix = "blk.";
+    if (name.compare(0, prefix.size(), prefix) != 0) return -1;
+    std::size_t at = prefix.size();
+    int layer = 0;
+    bool digits = false;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9') {
+        if (layer > 100000000) return -1;
+        layer = layer * 10 + (name[at] - '0');
+        ++at;
+        digits = true;
+    }
+    return digits && at < name.size() && name[at] == '.' ? layer : -1;
 }
 
 bool has_tensor_inventory(const Model& model) {

@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -278,6 +279,7 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
 struct Tally {
     long tensors = 0, agree = 0;
     int plans = 0, plans_agree = 0, models = 0;
+    std::set<std::string> architectures;
     ComputeTally compute;
 };
 
@@ -288,6 +290,7 @@ void check_model(const Record& r, const fs::path& work, bool plant, Tally& t) {
     fs::path gguf = work / (r.id.substr(r.id.find('/') + 1) + ".gguf");
     write_weights_gguf(r.id, m, tensors, gguf);
     ++t.models;
+    t.architectures.insert(m.tensors->llama_arch);
 
     llama_model_params mp = shapes_only_params();
     Printed load;
@@ -411,9 +414,15 @@ int main(int argc, char** argv) {
         "{} compute buffers: kvcat above llama.cpp's in {}, equal to the printed 0.01 MiB in {}{}\n",
         t.compute.settings, t.compute.above, t.compute.exact, stages);
     std::cout << fmt::format(
-        "{} of {} tensor types agree, {} of {} plans agree ({} model records x {} mixes, 4 of them also with an "
-        "importance matrix; llama.cpp {})\n",
-        t.agree, t.tensors, t.plans_agree, t.plans, t.models, llama_mixes().size(), KVCAT_LLAMA_RELEASE);
+        "{} of {} tensor types agree, {} of {} plans agree ({} model records in {} architectures x {} mixes, 4 of "
+        "them also with an importance matrix; llama.cpp {})\n",
+        t.agree, t.tensors, t.plans_agree, t.plans, t.models, t.architectures.size(), llama_mixes().size(),
+        KVCAT_LLAMA_RELEASE);
+    std::string mixes;
+    for (const LlamaMix& mix : llama_mixes()) mixes += fmt::format("{}{}", mixes.empty() ? "" : " ", mix.name);
+    std::string arches;
+    for (const auto& a : t.architectures) arches += fmt::format("{}{}", arches.empty() ? "" : " ", a);
+    std::cout << fmt::format("mixes: {}\narchitectures: {}\n", mixes, arches);
     llama_backend_free();
     return t.plans_agree == t.plans && t.plans > 0 && t.compute.above == 0 ? 0 : 1;
 }
