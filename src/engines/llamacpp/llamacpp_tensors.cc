@@ -69,7 +69,7 @@ namespace {
 /// What one architecture's blocks hold beyond the plain llama layer (src/models/<arch>.cpp).
 struct Layout {
     bool qkv_bias = false;       ///< qwen2, gpt-oss: biases on q, k and v (f32 in the file)
-    bool qk_norm = false;        ///< qwen3, qwen3moe, gemma3: a norm of each head's q and k
+    bool qk_norm = false;        ///< qwen3, qwen3moe, gemma3, qwen35: a norm of each head's q and k
     bool post_norms = false;     ///< gemma3, glm4: norms after the attention and the feed-forward
     bool ffn_norm = true;        ///< gpt-oss has its post-attention norm in its place
     bool fused_gate_up = false;  ///< glm4: gate and up as one tensor of twice the width
@@ -85,7 +85,7 @@ struct Layout {
 Layout layout_of(const std::string& arch) {
     Layout l;
     l.qkv_bias = arch == "qwen2" || arch == "gpt-oss";
-    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3";
+    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || arch == "qwen35";
     l.post_norms = arch == "gemma3" || arch == "glm4";
     l.ffn_norm = arch != "gpt-oss" && arch != "qwen35";
     l.fused_gate_up = arch == "glm4";
@@ -96,7 +96,6 @@ Layout layout_of(const std::string& arch) {
     l.output_required = arch == "gpt-oss";
     l.deltanet = arch == "qwen35";
     l.mamba2 = arch == "granitehybrid";
-    l.qk_norm = l.qk_norm || l.deltanet;
     return l;
 }
 
