@@ -6,13 +6,14 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/curve_rules.cc
     src/check/rules/engine_allocation.cc
     src/check/rules/engine_kv_dtype.cc
+    src/check/rules/figure_missing.cc
     src/check/rules/id_card_count.cc
     src/check/rules/id_dtype_tag.cc
     src/check/rules/id_engine_tag.cc
     src/check/rules/id_invisible_character.cc
     src/check/rules/kv_rules.cc
-    src/check/rules/measured_without_card.cc
     src/check/rules/loader_rules.cc
+    src/check/rules/measured_without_card.cc
     src/check/rules/memory_reported.cc
     src/check/rules/physics_rules.cc
     src/check/rules/prose_rules.cc

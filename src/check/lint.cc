@@ -203,6 +203,15 @@ void apply_ignores(const Record& r, std::vector<Diagnostic>& findings, std::vect
     }
 }
 
+/// Moves the notes of what was not judged (not-judged) out of the findings, in their order.
+void set_notes_apart(LintResult& result) {
+    auto is_note = [](const Diagnostic& d) { return d.rule == "not-judged"; };
+    for (const auto& d : result.diagnostics) {
+        if (is_note(d)) result.notes.push_back(d);
+    }
+    std::erase_if(result.diagnostics, is_note);
+}
+
 /// Runs every record rule on one record; its findings (load findings included) go to `out`.
 void check_record(const Record& r, const RecordSet& refs, std::vector<Diagnostic> findings,
                   std::vector<Diagnostic>& out, std::vector<Diagnostic>& ignored) {
@@ -265,6 +274,7 @@ LintResult lint_records(std::vector<Record> records, std::vector<Diagnostic> loa
     rules::id_duplicate(ids, result.diagnostics);
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
+    set_notes_apart(result);
     return result;
 }
 
@@ -573,6 +583,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     std::erase_if(result.ignored, [&](const Diagnostic& d) { return !named.is_reported(d.pos.file); });
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
+    set_notes_apart(result);
     result.skipped = std::move(named.skipped);
     auto& linked = named.linked_folders;
     std::sort(linked.begin(), linked.end());

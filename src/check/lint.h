@@ -71,7 +71,10 @@ struct LintResult {
     RecordSet records{{}};
     std::vector<Diagnostic> diagnostics;  ///< reported findings, sorted
     std::vector<Diagnostic> ignored;      ///< findings silenced by lint_ignore, with reasons
-    std::vector<std::string> skipped;     ///< files that are not records (said in verbose output)
+    /// What the lint did not judge, as not-judged notes: shown and counted, never a fault, so
+    /// kept apart from `diagnostics`, which hold what the records may have wrong.
+    std::vector<Diagnostic> notes;
+    std::vector<std::string> skipped;  ///< files that are not records (said in verbose output)
     /// Links to folders inside the root: not walked, since what they lead to is walked where
     /// it is (said in verbose output). A link to a folder outside the root is a finding.
     std::vector<std::string> linked_folders;

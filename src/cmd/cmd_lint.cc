@@ -30,6 +30,7 @@ struct LintOptions {
     bool strict = false;
     bool quiet = false;
     bool list_rules = false;
+    bool notes = false;  ///< --notes: list what was not judged, which the summary counts either way
 };
 
 /// --list-rules: the registry in the format asked for (text unless said), no lint.
@@ -101,6 +102,16 @@ int run_lint(const LintOptions& options, bool quiet) {
         if (!wanted.empty() && !wanted.contains(d.rule)) continue;
         findings.push_back(std::move(d));
     }
+    // What was not judged (not-judged notes) is counted always, and listed after the findings
+    // when asked for (--notes, or --rule not-judged): the shipped records hold a score of them,
+    // each a limit of kvcat's or of a log, which no change to a record can clear.
+    std::size_t not_judged = 0;
+    bool list_notes = options.notes || wanted.contains("not-judged");
+    for (auto& d : result.notes) {
+        if (!wanted.empty() && !wanted.contains(d.rule)) continue;
+        ++not_judged;
+        if (list_notes) findings.push_back(std::move(d));
+    }
     LintSummary summary = summarize(findings, result.files.size());
     // --quiet drops warnings and notes from the text a person reads, not from the summary or
     // the exit status, and never from a format a program reads (json, sarif): code scanning
@@ -133,9 +144,14 @@ int run_lint(const LintOptions& options, bool quiet) {
         spdlog::error("cannot write the findings to stdout");
         return ExitCode::failure;
     }
-    spdlog::info("{} record file{} checked: {} error{}, {} warning{}", summary.files_checked,
+    // The figures not judged count, but never fail the lint.
+    std::string notes = not_judged == 0
+                            ? ""
+                            : fmt::format(", {} figure{} not judged{}", not_judged, not_judged == 1 ? "" : "s",
+                                          list_notes ? "" : " (--notes lists them)");
+    spdlog::info("{} record file{} checked: {} error{}, {} warning{}{}", summary.files_checked,
                  summary.files_checked == 1 ? "" : "s", summary.errors, summary.errors == 1 ? "" : "s",
-                 summary.warnings, summary.warnings == 1 ? "" : "s");
+                 summary.warnings, summary.warnings == 1 ? "" : "s", notes);
     bool failed = summary.errors > 0 || (options.strict && summary.warnings > 0);
     return failed ? ExitCode::findings : ExitCode::ok;
 }
@@ -159,6 +175,9 @@ void setup_lint(CLI::App& app, int& exit_code) {
     sub->add_flag(
         "-q,--quiet", options->quiet,
         "Print only errors in text and github output (the same as kvcat -q lint); json and sarif keep every finding");
+    sub->add_flag("--notes", options->notes,
+                  "Also list each figure the lint did not judge (not-judged notes: a buffer kvcat gives no rule for, "
+                  "a line printed without its types); the summary counts them either way");
     sub->add_flag("--list-rules", options->list_rules,
                   "List every rule (id, severity, stage, what it checks); lint nothing");
     sub->footer(
@@ -166,6 +185,7 @@ void setup_lint(CLI::App& app, int& exit_code) {
         "  kvcat lint\n"
         "  kvcat lint records/kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml\n"
         "  kvcat lint --strict --format github\n"
+        "  kvcat lint --notes records/allocations/\n"
         "  kvcat lint --format sarif > kvcat.sarif\n"
         "  kvcat lint --rule kv-basis-product,prose-arithmetic --format json\n"
         "  kvcat lint --list-rules --format markdown\n"

@@ -51,6 +51,14 @@ struct AllocationPartCheck {
     std::optional<Rational> bytes;  ///< what kvcat allocates for the part (llama.cpp's caches and state, SGLang's pool)
 };
 
+/// A figure of the record that kvcat has no rule or no input to judge ("kv_cache": "the line
+/// printed no types, so its bytes are not recomputed"). The lint says each as a not-judged note.
+struct NotJudged {
+    std::string key;  ///< the record's key the figure is under
+    std::string why;
+    std::string text() const { return key + ": " + why; }
+};
+
 struct AllocationCheck {
     Engine engine = Engine::llamacpp;
     std::vector<AllocationPartCheck> parts;
@@ -58,8 +66,8 @@ struct AllocationCheck {
     /// The engine model's answer for the same settings, for the textbook figures and the named
     /// differences; unset when the record gives too little to ask it.
     std::optional<EngineAnswer> answer;
-    /// The record's figures that kvcat did not judge, and why ("the line printed no types").
-    std::vector<std::string> not_judged;
+    /// The record's figures that kvcat did not judge: the key they are under, and why.
+    std::vector<NotJudged> not_judged;
 };
 
 /// Recomputes every printed figure of `record` (an allocation record) for `model`.

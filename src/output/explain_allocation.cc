@@ -110,7 +110,9 @@ json explain_allocation(const RecordSet& refs, const Record& r) {
         problems.push_back({{"key", p.key}, {"stated", p.stated}, {"expected", p.expected}, {"why", p.why}});
     }
     out["problems"] = problems;
-    out["not_judged"] = c.not_judged;
+    json not_judged = json::array();
+    for (const auto& n : c.not_judged) not_judged.push_back(n.text());
+    out["not_judged"] = not_judged;
     AllocationSummary s = summarise_allocation(r, c);
     out["printed"] = s.printed;
     out["computed"] = s.computed;

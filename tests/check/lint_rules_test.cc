@@ -159,10 +159,18 @@ void expect_only_rules(const LintResult& result, std::set<std::string> rules) {
     EXPECT_EQ(rules_in(result.diagnostics), rules) << describe(result.diagnostics);
 }
 
+/// The findings, then the notes of what was not judged: what `kvcat lint` prints, in its order.
+std::vector<Diagnostic> findings_and_notes(const LintResult& result) {
+    std::vector<Diagnostic> all = result.diagnostics;
+    all.insert(all.end(), result.notes.begin(), result.notes.end());
+    return all;
+}
+
 void expect_clean(std::string_view fixture) {
     LintResult result = lint_fixture(fixture);
     EXPECT_FALSE(result.files.empty()) << fixture << " checked no record file";
     EXPECT_TRUE(result.diagnostics.empty()) << fixture << ":\n" << describe(result.diagnostics);
+    EXPECT_TRUE(result.notes.empty()) << fixture << ":\n" << describe(result.notes);
 }
 
 // A minimal, valid accelerator record; the same as the committed accelerator fixtures.
@@ -608,6 +616,7 @@ TEST_P(RuleFixture, PassFixtureIsClean) {
     ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;
     EXPECT_FALSE(result.files.empty()) << id << ": the pass fixture holds no record";
     EXPECT_TRUE(result.diagnostics.empty()) << id << ":\n" << describe(result.diagnostics);
+    EXPECT_TRUE(result.notes.empty()) << id << ":\n" << describe(result.notes);
 }
 
 TEST_P(RuleFixture, FailFixtureTripsItsRule) {
@@ -617,8 +626,9 @@ TEST_P(RuleFixture, FailFixtureTripsItsRule) {
     ASSERT_TRUE(fs::is_directory(dir)) << id << ": no fail fixture at " << dir;
     LintResult result;
     ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;
-    auto found = find_rule(result.diagnostics, id);
-    ASSERT_FALSE(found.empty()) << id << " does not fire on its fail fixture:\n" << describe(result.diagnostics);
+    std::vector<Diagnostic> all = findings_and_notes(result);
+    auto found = find_rule(all, id);
+    ASSERT_FALSE(found.empty()) << id << " does not fire on its fail fixture:\n" << describe(all);
     const RuleInfo* info = kvcat::test::rule_info(id);
     ASSERT_NE(info, nullptr);
     for (const Diagnostic* d : found) {
@@ -639,7 +649,7 @@ TEST_P(RuleFixture, FailFixtureGivesItsExpectedFindings) {
     LintResult result;
     ASSERT_NO_THROW(result = kvcat::lint_paths({dir})) << id;
     std::vector<std::string> found;
-    for (const auto& d : result.diagnostics) found.push_back(expected_line(d, dir));
+    for (const auto& d : findings_and_notes(result)) found.push_back(expected_line(d, dir));
     bool same = found.size() == expected.size();
     for (std::size_t i = 0; same && i < found.size(); ++i) same = line_matches(found[i], expected[i], id);
     std::string now;

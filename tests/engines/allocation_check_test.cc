@@ -131,12 +131,27 @@ TEST(AllocationCheck, APartlyOffloadedStartsComputeBufferIsNotJudged) {
     AllocationCheck split = check_with(text);
     EXPECT_TRUE(failing(split).empty());
     bool said = false;
-    for (const auto& n : split.not_judged) said = said || n.find("18/33 layers on the GPU") != std::string::npos;
+    for (const auto& n : split.not_judged) said = said || n.why.find("18/33 layers on the GPU") != std::string::npos;
     EXPECT_TRUE(said);
     const std::string partly = "offloaded_layers: \"18/33\"";
     ASSERT_NE(text.find(partly), std::string::npos);
     text.replace(text.find(partly), partly.size(), "offloaded_layers: \"33/33\"");
     EXPECT_EQ(failing(check_with(text)), std::vector<std::string>{"start.buffers.2.mib 192.01 -> at least 202.00"});
+}
+
+// A mainline build before b5137 on a DeepSeek-R1 file of 128 KV heads caches every head: the
+// log's n_head_kv makes import-log write mla_off, and the figures hold only with it. Without
+// it the record is read as the latent, and each printed figure is wrong by the heads it keeps.
+TEST(AllocationCheck, AMainlineBuildBeforeTheLatentIsJudgedOnEveryHead) {
+    OneRecord one("llamacpp-b4905-deepseek-r1-q8_0-f16-2048-every-head", "deepseek-r1");
+    std::string& text = one.text;
+    EXPECT_TRUE(failing(one.check_with(text)).empty());
+    const std::string off = "  mla_off: true\n";
+    ASSERT_NE(text.find(off), std::string::npos);
+    text.erase(text.find(off), off.size());
+    EXPECT_EQ(failing(one.check_with(text)),
+              (std::vector<std::string>{"kv_cache.k_mib 5856.00 -> 137.25", "kv_cache.v_mib 3904.00 -> 122.00",
+                                        "kv_cache.size_mib 9760.00 -> 259.25"}));
 }
 
 std::string weights_term(const AllocationCheck& c) {

@@ -375,6 +375,66 @@ TEST(EngineLlamaCpp, MlaKeepsTheLatentAsKAndNothingAsV) {
     EXPECT_EQ(old.v, Rational(61 * 512 * 2 * 512));
 }
 
+// Mainline llama.cpp cached every head of an MLA model until b5137 (pull 12801): the build
+// before prints DeepSeek-R1's 61 x 2048 x 128 heads x (192 + 128) x 2 bytes, as the b4905 log in
+// tests/fixtures/engine-logs/ does, and took K and V of different types; the build that brought
+// the latent keeps one head of 576 and refuses them.
+TEST(EngineLlamaCpp, BuildsBeforeTheLatentCacheEveryHeadOfAnMlaModel) {
+    const Model& m = record_model("models/deepseek-r1");
+    EngineSettings s;
+    s.context = 2048;
+    s.flash_attn = false;
+    s.version = "b5136";
+    EngineAnswer before = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    ASSERT_EQ(before.parts.size(), 1u);
+    EXPECT_EQ(before.parts[0].kind, EnginePartKind::base_cache);
+    EXPECT_EQ(before.parts[0].k_bytes, Rational(61LL * 2048 * 128 * 192 * 2));
+    EXPECT_EQ(before.parts[0].v_bytes, Rational(61LL * 2048 * 128 * 128 * 2));
+    EXPECT_EQ(llamacpp_mib_text(before.parts[0].k_bytes), "5856.00");
+    EXPECT_EQ(llamacpp_mib_text(before.parts[0].v_bytes), "3904.00");
+    s.v_dtype = "f16";
+    EXPECT_NO_THROW(engine_allocation(m, dtype("q5_0"), Engine::llamacpp, s));
+    s.version = "b5137";
+    EXPECT_THROW(engine_allocation(m, dtype("q5_0"), Engine::llamacpp, s), EngineRefusal);
+    s.v_dtype.reset();
+    EngineAnswer from = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    EXPECT_EQ(from.parts[0].kind, EnginePartKind::mla_latent);
+    EXPECT_EQ(from.parts[0].k_bytes, Rational(61LL * 2048 * 576 * 2));
+    // A name that is no build number reads with the newest rules: the latent.
+    s.version = "v0.4.0";
+    EXPECT_EQ(engine_allocation(m, dtype("f16"), Engine::llamacpp, s).parts[0].kind, EnginePartKind::mla_latent);
+}
+
+// llama.cpp padded the cells to 32 without flash attention from b2871 to b6867. A llama-server
+// b5273 started with -c 16348 and no -fa printed "kv_size = 16352, ... padding = 32" and K and V
+// of 1149.75 MiB each for Qwen3-4B (36 layers x 8 KV heads x 128; README.md lines 79 to 83 of
+// fabiomatricardi/Qwen3-4bChatDocs at f8894341). b6868 to b6974 did not pad; b6975 pads to 256.
+TEST(EngineLlamaCpp, TheCellsArePaddedAsTheBuildPaddedThem) {
+    EXPECT_EQ(llamacpp_cell_pad("b5273", false), 32);
+    EXPECT_EQ(llamacpp_cell_pad("b5273", true), 256);
+    EXPECT_EQ(llamacpp_cell_pad("b2871", false), 32);
+    EXPECT_EQ(llamacpp_cell_pad("b2870", false), 256);
+    EXPECT_EQ(llamacpp_cell_pad("b2770", true), 32);
+    EXPECT_EQ(llamacpp_cell_pad("b2492", false), 1);
+    EXPECT_EQ(llamacpp_cell_pad("b6867", false), 32);
+    EXPECT_EQ(llamacpp_cell_pad("b6868", false), 1);
+    EXPECT_EQ(llamacpp_cell_pad("b6975", false), 256);
+    EXPECT_EQ(llamacpp_cell_pad("", false), 256);
+    Model m = gqa(36, 8, 128);
+    EngineSettings s;
+    s.context = 16348;
+    s.flash_attn = false;
+    s.version = "b5273";
+    EngineAnswer a = engine_allocation(m, dtype("f16"), Engine::llamacpp, s);
+    EXPECT_EQ(a.context, 16352);
+    EXPECT_EQ(llamacpp_mib_text(a.parts[0].k_bytes), "1149.75");
+    EXPECT_EQ(llamacpp_mib_text(a.parts[0].bytes()), "2299.50");
+    s.version = "b6900";
+    EXPECT_EQ(engine_allocation(m, dtype("f16"), Engine::llamacpp, s).context, 16348);
+    s.version = "b6975";
+    EXPECT_EQ(engine_allocation(m, dtype("f16"), Engine::llamacpp, s).context, 16384);
+}
+
 TEST(EngineLlamaCpp, StreamsMultiplyTheCellsWithoutUnified) {
     Model m = gqa(32, 8, 128);
     EngineSettings s;

@@ -182,7 +182,7 @@ TEST(ImportConfig, AnMlaModelKeepsTheHeadWidthsItsLatentExpandsTo) {
     EXPECT_EQ(m.v_head_dim, 128);
     auto f16 = kvcat::find_cache_dtype("f16");
     ASSERT_TRUE(f16);
-    kvcat::LlamaCacheBytes b = kvcat::ik_mla_off_bytes(m, *f16, *f16, 1);
+    kvcat::LlamaCacheBytes b = kvcat::llamacpp_every_head_bytes(m, *f16, *f16, 1);
     // 61 layers x 128 heads x (192 + 128) elements x 2 bytes, one cell.
     EXPECT_EQ(b.k + b.v, kvcat::Rational(61 * 128 * (192 + 128) * 2));
 }

@@ -65,6 +65,22 @@ void engine_allocation(const Record& r, const RecordSet& refs, std::vector<Diagn
     }
 }
 
+/// not-judged: each figure of an allocation record that engine-allocation passes without a rule
+/// or an input to judge it by, said as a note where the figure is, so that a reviewer sees what
+/// the lint did not hold the record to. A note, not a warning: the gap is kvcat's (a compute
+/// buffer of a sliding-window cache, a start split over devices) or the log's (a line without
+/// its types), and no change to the record can close it.
+void not_judged(const Record& r, const RecordSet& refs, std::vector<Diagnostic>& out) {
+    if (r.kind != RecordKind::allocation || !r.root) return;
+    const YamlNode* model_node = r.node("model");
+    if (!model_node || !model_node->is_scalar()) return;
+    const Record* model = refs.find(model_node->value);
+    if (!model || !model->model) return;  // engine-allocation says so
+    for (const auto& n : check_allocation(r, *model->model).not_judged) {
+        out.push_back(diag::finding("not-judged", r.where(n.key), "not judged by engine-allocation: " + n.why));
+    }
+}
+
 }  // namespace
 
 KVCAT_RULES(engine_allocation) {
@@ -75,6 +91,10 @@ KVCAT_RULES(engine_allocation) {
                  "printed memory's rounding and one block, in whole blocks where the release prints blocks; SGLang GB; "
                  "a llama.cpp start's compute buffer at least kvcat's bound); the right figure is given",
                  RuleStage::record, engine_allocation},
+        RuleInfo{"not-judged", Severity::note,
+                 "an allocation record's figure that engine-allocation has no rule or no printed input to judge (a "
+                 "compute buffer kvcat does not give, a line without its types) is named where it is written",
+                 RuleStage::record, not_judged},
     };
     return kRules;
 }

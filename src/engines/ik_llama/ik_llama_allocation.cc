@@ -33,7 +33,7 @@ void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const En
     bool kv_t = mla && s.ik_mla == 1 && !s.flash_attn;
     LlamaCacheBytes b =
         model.mla && s.ik_mla == 0
-            ? ik_mla_off_bytes(model, k, v, cells)
+            ? llamacpp_every_head_bytes(model, k, v, cells)
             : llamacpp_cache_bytes(model, LlamaCacheScope::all, mla ? latent_type(k, v, s) : k, v, cells, 1, kv_t);
     EnginePart p;
     p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
@@ -53,20 +53,6 @@ void fill(const Model& model, const CacheDtype& k, const CacheDtype& v, const En
 
 }  // namespace
 
-LlamaCacheBytes ik_mla_off_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v, std::int64_t cells) {
-    if (!model.mla || !model.attention_heads || !model.head_dim || !model.v_head_dim) {
-        throw EngineError(
-            "-mla 0 keeps every head's expanded K (qk_nope + rope) and V (v_head_dim): the model record gives no "
-            "head_dim and v_head_dim for them; -mla 1, 2 or 3 keeps the latent");
-    }
-    LlamaCacheBytes b;
-    b.layers = model.kv_layers.count.value_or(model.num_layers.value_or(0));
-    Rational slots = Rational(b.layers) * Rational(cells) * Rational(*model.attention_heads);
-    b.k = slots * Rational(*model.head_dim) * k.bytes_per_element();
-    b.v = slots * Rational(*model.v_head_dim) * v.bytes_per_element();
-    return b;
-}
-
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& s) {
     if (model.linear) {
         throw EngineError("ik_llama.cpp's recurrent state is not modelled; --engine llama.cpp gives llama.cpp's");
@@ -78,7 +64,7 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
     CacheDtype v = llamacpp_v_type(dtype, s);
     bool mla = model.mla && model.variant == AttentionVariant::mla;
     if (s.ik_mla < 0 || s.ik_mla > 3) throw EngineError(fmt::format("-mla {} is not one of 0, 1, 2, 3", s.ik_mla));
-    if (mla && s.ik_mla == 0) ik_mla_off_bytes(model, dtype, v, 1);  // refuses a record without the widths
+    if (mla && s.ik_mla == 0) llamacpp_every_head_bytes(model, dtype, v, 1);  // refuses a record without the widths
     if (!s.flash_attn && !is_f16_or_bf16(v)) {
         throw EngineError(
             fmt::format("ik_llama.cpp refuses a {} V cache without flash attention (\"V cache "

@@ -34,9 +34,6 @@ inline constexpr std::int64_t kIkCellPad = 32;
 /// The allocation for `settings` (context, parallel, ik_mla, flash_attn, the K and V types);
 /// with settings.available_bytes, the largest -c whose cache fits it. Throws EngineError for a
 /// model or a setting it does not take.
-/// -mla 0's cache for an MLA model: every head's K and V of `cells` cells. Throws EngineError when
-/// the model record gives no head_dim and v_head_dim.
-LlamaCacheBytes ik_mla_off_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v, std::int64_t cells);
 
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 

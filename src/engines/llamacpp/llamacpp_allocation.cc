@@ -71,17 +71,27 @@ LlamaStateBytes llamacpp_state_bytes(const Model& model, std::int64_t cells) {
     return out;
 }
 
-std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified) {
-    std::int64_t n_ctx = pad(context, kCellPad);
+std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified, std::int64_t cell_pad) {
+    std::int64_t n_ctx = pad(context, cell_pad);
     if (unified || parallel <= 1) return n_ctx;
-    return pad(n_ctx / parallel, kCellPad);
+    return pad(n_ctx / parallel, cell_pad);
 }
 
 std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std::int64_t parallel, bool unified,
-                                std::int64_t ubatch, bool swa_full) {
+                                std::int64_t ubatch, bool swa_full, std::int64_t cell_pad) {
     if (swa_full) return size_base;
     std::int64_t want = checked_add(checked_mul(window, unified ? parallel : 1), ubatch);
-    return pad(std::min(size_base, want), kCellPad);
+    return pad(std::min(size_base, want), cell_pad);
+}
+
+std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn) {
+    auto build = llamacpp_build(version);
+    if (!build || *build >= 6975) return kCellPad;
+    if (*build >= 6868) return 1;
+    if (*build >= 2871) return flash_attn ? kCellPad : 32;
+    if (*build >= 2771) return kCellPad;
+    if (*build >= 2493) return 32;
+    return 1;
 }
 
 bool llamacpp_has_swa_cache(const Model& model) {
@@ -102,7 +112,8 @@ Rational indexer_bytes_per_cell(const Model& model, const CacheDtype& k, std::in
 }
 
 struct LlamaLayout {
-    std::int64_t context = 0;  ///< -c, after 0 -> the model's native context
+    std::int64_t context = 0;     ///< -c, after 0 -> the model's native context
+    std::int64_t pad = kCellPad;  ///< what the build pads cells to (llamacpp_cell_pad)
     std::int64_t cells = 0;
     std::int64_t streams = 1;
     std::int64_t swa_cells = 0;
@@ -113,21 +124,28 @@ LlamaLayout layout_for(const Model& model, const EngineSettings& s, std::int64_t
     LlamaLayout l;
     l.context = context;
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
-    l.cells = llamacpp_cells(context, parallel, s.kv_unified);
+    l.pad = llamacpp_cell_pad(s.version, s.flash_attn);
+    l.cells = llamacpp_cells(context, parallel, s.kv_unified, l.pad);
     l.streams = s.kv_unified ? 1 : parallel;
     if (llamacpp_has_swa_cache(model)) {
-        l.swa_cells = llamacpp_swa_cells(l.cells, model.sliding->window, parallel, s.kv_unified, s.ubatch, s.swa_full);
+        l.swa_cells =
+            llamacpp_swa_cells(l.cells, model.sliding->window, parallel, s.kv_unified, s.ubatch, s.swa_full, l.pad);
     }
     l.state_cells = parallel;
     return l;
 }
 
-void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, EngineAnswer& a) {
+/// The caches of a layout. `latent` false for an MLA model: every head's K and V (a build
+/// before b5137).
+void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, bool latent,
+                EngineAnswer& a) {
     a.parts.clear();
-    bool mla = model.mla && model.variant == AttentionVariant::mla;
+    bool every_head = model.mla && model.variant == AttentionVariant::mla && !latent;
+    bool mla = latent;
     bool swa = llamacpp_has_swa_cache(model);
-    LlamaCacheBytes base =
-        llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all, k, v, l.cells, l.streams);
+    LlamaCacheBytes base = every_head ? llamacpp_every_head_bytes(model, k, v, checked_mul(l.cells, l.streams))
+                                      : llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all,
+                                                             k, v, l.cells, l.streams);
     if (base.layers > 0) {
         EnginePart p;
         p.kind = mla ? EnginePartKind::mla_latent : EnginePartKind::base_cache;
@@ -219,14 +237,41 @@ LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dt
     return c;
 }
 
-LlamaStateLine llamacpp_state_line_for(std::string_view version) {
-    if (version.size() < 2 || version[0] != 'b') return LlamaStateLine::rs_seq_p;
+std::optional<std::int64_t> llamacpp_build(std::string_view version) {
+    if (version.size() < 2 || version[0] != 'b') return std::nullopt;
     std::int64_t build = 0;
     for (char c : version.substr(1)) {
-        if (c < '0' || c > '9' || build > 1000000) return LlamaStateLine::rs_seq_p;
+        if (c < '0' || c > '9' || build > 1000000) return std::nullopt;
         build = build * 10 + (c - '0');
     }
-    return build <= 8999 ? LlamaStateLine::seqs : LlamaStateLine::rs_seq;
+    return build;
+}
+
+LlamaStateLine llamacpp_state_line_for(std::string_view version) {
+    auto build = llamacpp_build(version);
+    if (!build) return LlamaStateLine::rs_seq_p;
+    return *build <= 8999 ? LlamaStateLine::seqs : LlamaStateLine::rs_seq;
+}
+
+bool llamacpp_caches_latent(const Model& model, std::string_view version) {
+    if (!model.mla || model.variant != AttentionVariant::mla) return false;
+    auto build = llamacpp_build(version);
+    return !build || *build >= kLlamaLatentBuild;
+}
+
+LlamaCacheBytes llamacpp_every_head_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v,
+                                          std::int64_t cells) {
+    if (!model.mla || !model.attention_heads || !model.head_dim || !model.v_head_dim) {
+        throw EngineError(
+            "every head's expanded K (qk_nope + rope) and V (v_head_dim) are cached, and the model record gives no "
+            "head_dim and v_head_dim for them");
+    }
+    LlamaCacheBytes b;
+    b.layers = model.kv_layers.count.value_or(model.num_layers.value_or(0));
+    Rational slots = Rational(b.layers) * Rational(cells) * Rational(*model.attention_heads);
+    b.k = slots * Rational(*model.head_dim) * k.bytes_per_element();
+    b.v = slots * Rational(*model.v_head_dim) * v.bytes_per_element();
+    return b;
 }
 
 std::string ggml_name(const CacheDtype& d) {
@@ -256,7 +301,7 @@ void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype
                         kLlamaMaxSeq, s.parallel));
     }
     // src/llama-context.cpp, llama_init_from_model(): an MLA model keeps one latent for K and V.
-    if (model.mla && ggml_name(k) != ggml_name(v)) {
+    if (llamacpp_caches_latent(model, s.version) && ggml_name(k) != ggml_name(v)) {
         throw EngineRefusal(
             fmt::format("llama_init_from_model: model does not support different K ({}) and V ({}) cache types",
                         ggml_name(k), ggml_name(v)));
@@ -295,6 +340,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     llamacpp_refusals(model, dtype, v, s);
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
     std::int64_t context = llamacpp_context(model, s);
+    bool latent = llamacpp_caches_latent(model, s.version);
     EngineAnswer a;
     a.engine = Engine::llamacpp;
     a.rule = s.version.empty() ? "llama.cpp, the newest rules held (llama-kv-cache.cpp at 3514e9f6, "
@@ -304,16 +350,17 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.llama_state_line = llamacpp_state_line_for(s.version);
     if (s.available_bytes) {
         // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
-        context = llamacpp_largest_fit(s.kv_unified ? kCellPad : kCellPad * parallel, *s.available_bytes,
+        std::int64_t cell_pad = llamacpp_cell_pad(s.version, s.flash_attn);
+        context = llamacpp_largest_fit(s.kv_unified ? cell_pad : cell_pad * parallel, *s.available_bytes,
                                        [&](std::int64_t cells) {
                                            EngineAnswer probe;
-                                           fill_parts(model, dtype, v, layout_for(model, s, cells), probe);
+                                           fill_parts(model, dtype, v, layout_for(model, s, cells), latent, probe);
                                            return probe.kv_bytes + probe.state_bytes;
                                        });
-        if (context == 0) throw EngineError("not even 256 cells fit in the memory given");
+        if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", cell_pad));
     }
     LlamaLayout l = layout_for(model, s, context);
-    fill_parts(model, dtype, v, l, a);
+    fill_parts(model, dtype, v, l, latent, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     a.compute_buffer = llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn});
@@ -334,10 +381,13 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     std::int64_t held = l.cells * l.streams;
     if (held != context) {
         a.differences.push_back(
-            {"padding", fmt::format("-c {} becomes {} cells{}: llama.cpp pads n_ctx{} to 256 (llama-context.cpp)",
+            {"padding", fmt::format("-c {} becomes {} cells{}: llama.cpp{} pads n_ctx{} to {}{}",
                                     group_thousands(context), group_thousands(held),
                                     l.streams > 1 ? fmt::format(" ({} streams of {})", l.streams, l.cells) : "",
-                                    l.streams > 1 ? " and each stream's share" : "")});
+                                    s.version.empty() ? "" : " " + s.version,
+                                    l.streams > 1 ? " and each stream's share" : "", l.pad,
+                                    l.pad == kCellPad ? " (llama-context.cpp)"
+                                                      : " without flash attention (llama_kv_cache_get_padding)")});
     }
     if (l.streams > 1) {
         a.differences.push_back(
@@ -369,7 +419,16 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
                                             bytes_words(engine), bytes_words(textbook))});
         }
     }
-    if (model.mla && model.variant == AttentionVariant::mla) {
+    if (model.mla && model.variant == AttentionVariant::mla && !latent) {
+        a.differences.push_back(
+            {"MLA every head",
+             fmt::format("llama.cpp {} (a build before b{}) caches every head's K ({} heads x {}) and V ({} heads x "
+                         "{}), not the latent "
+                         "of {}: the latent came with ggml-org/llama.cpp pull 12801 (a GGUF converted before it "
+                         "still gets every head)",
+                         s.version, kLlamaLatentBuild, model.attention_heads.value_or(0), model.head_dim.value_or(0),
+                         model.attention_heads.value_or(0), model.v_head_dim.value_or(0), model.mla->latent_dim())});
+    } else if (model.mla && model.variant == AttentionVariant::mla) {
         a.differences.push_back({"MLA latent",
                                  "K holds the latent (kv_lora_rank + rope, one head) and V holds "
                                  "nothing: the V-less cache of ggml-org/llama.cpp pull 19067"});

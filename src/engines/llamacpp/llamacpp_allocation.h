@@ -57,11 +57,23 @@ struct LlamaStateBytes {
 /// R and S bytes of llama.cpp's recurrent memory of `cells` cells (one per sequence).
 LlamaStateBytes llamacpp_state_bytes(const Model& model, std::int64_t cells);
 
-/// The cells of each stream for -c `context`, -np `parallel` and --kv-unified.
-std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified);
-/// The cells of the SWA cache beside a base cache of `size_base` cells.
+/// The cells of each stream for -c `context`, -np `parallel` and --kv-unified, padded to `pad`.
+std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified,
+                            std::int64_t pad = kLlamaCellPad);
+/// The cells of the SWA cache beside a base cache of `size_base` cells, padded to `pad`.
 std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std::int64_t parallel, bool unified,
-                                std::int64_t ubatch, bool swa_full);
+                                std::int64_t ubatch, bool swa_full, std::int64_t pad = kLlamaCellPad);
+
+/// What mainline llama.cpp `version` pads the cache's cells to (n_ctx, and the SWA cache's size),
+/// read in its history (the build is the commit count):
+///  - b2493 (95d576b4) to b2770: 32;
+///  - b2771 (9c67c277, flash attention) to b2870: 256;
+///  - b2871 (614d3b91, llama_kv_cache_get_padding) to b6867: 256 with flash attention, else 32
+///    (from b6325 -fa auto counts as on here; 32 needs -fa off);
+///  - b6868 (85a7d867, pull 16812) to b6974: not padded (1);
+///  - b6975 (16bcc125, pull 17046) on, and a version of no build number: 256.
+/// Builds before b2493 did not pad (1).
+std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn);
 
 /// True when the model's bounded layers get an SWA cache of their own in llama.cpp (both kinds
 /// of bounded layer, sliding and chunked, and some layer keeps every token).
@@ -81,6 +93,26 @@ struct LlamaCoefficients {
 };
 /// Throws EngineError when the model lacks a shape.
 LlamaCoefficients llamacpp_coefficients(const Model& model, const CacheDtype& dtype);
+
+/// Every head's K (head_dim: qk_nope + rope) and V (v_head_dim) of an MLA model over `cells`
+/// cells, where the latent is not what is cached: mainline llama.cpp before b5137, a GGUF
+/// converted before it, and ik_llama.cpp's -mla 0. Throws EngineError when the model record gives
+/// no head_dim and v_head_dim.
+LlamaCacheBytes llamacpp_every_head_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v,
+                                          std::int64_t cells);
+
+/// The first mainline build that caches an MLA model's latent: b5137, ggml-org/llama.cpp pull
+/// 12801 (merge daa42288, 2025-04-15). Before it, llm_build_deepseek2 concatenated each head's
+/// k_nope and k_pe into the cache and stored each head's V (src/llama-model.cpp at eccc7a16, b5136).
+inline constexpr std::int64_t kLlamaLatentBuild = 5137;
+
+/// The build number of a version written bNNNN; nullopt for any other name (a release tag, a
+/// commit, nothing), which kvcat reads with the newest rules.
+std::optional<std::int64_t> llamacpp_build(std::string_view version);
+
+/// Whether llama.cpp `version` caches this model's MLA latent (one head, kv_lora_rank + rope) and
+/// not every head's K and V: an MLA model under a build from b5137 on, or of no build number.
+bool llamacpp_caches_latent(const Model& model, std::string_view version);
 
 /// The most sequences llama.cpp holds (LLAMA_MAX_SEQ, src/llama-cparams.h at 80fb11ac).
 inline constexpr std::int64_t kLlamaMaxSeq = 256;

@@ -21,6 +21,9 @@ const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, s
 // ("n_lora_kv = 512"): the cache holds every head's K and V.
 const std::regex kMlaAttn(R"(\bmla_attn += (\d+))");
 const std::regex kLoraKv(R"(\bn_lora_kv += (\d+))");
+// The KV heads as print_info prints them: an MLA model's GGUF converted for the latent says 1; one
+// converted before b5137 says every head (128 for DeepSeek-V3), and every head's K and V is cached.
+const std::regex kHeadKv(R"((?:print_info|llm_load_print_meta): n_head_kv += (\d+)\s*$)");
 const std::regex kKvSize(R"(\bkv_size = (\d+))");
 // "<function>: <device> [model |compute |output ]buffer size = X MiB"; a device name may hold
 // spaces and brackets ("AMD Radeon RX 7900 XTX (RADV NAVI31)"), so it runs from the colon.
@@ -50,6 +53,7 @@ class LlamaLogReader final : public LogReader {
             cli_ctx_ = cur.count(m[1], "-c");
         if (cur.search(m, kMlaAttn, {"mla_attn"})) mla_attn_ = cur.whole(m[1], "mla_attn");
         if (cur.search(m, kLoraKv, {"n_lora_kv"})) lora_kv_ = cur.whole(m[1], "n_lora_kv");
+        if (cur.search(m, kHeadKv, {"n_head_kv"})) head_kv_ = cur.whole(m[1], "n_head_kv");
         if (cur.search(m, kIswa, {"KV cache, size"})) {
             pending_scope_ = m[1] == "SWA" ? "swa" : "base";
             cur.count(m[2], "cells");
@@ -205,7 +209,9 @@ class LlamaLogReader final : public LogReader {
         c.size_mib = cur.decimal(m[1], "size");
         std::string first = m[2], second = m[5];
         if (first == "K" && second == "V") {
-            c.mla_off = mla_attn_ == 0 && lora_kv_.value_or(0) > 0;
+            // ik_llama.cpp's -mla 0, or mainline llama.cpp caching every head of a GGUF without the
+            // latent's one head (a build before b5137, or a file converted before it).
+            c.mla_off = lora_kv_.value_or(0) > 0 && (mla_attn_ == 0 || head_kv_.value_or(1) > 1);
             c.k_type = m[3];
             c.k_mib = cur.decimal(m[4], "K size");
             c.v_type = m[6];
@@ -253,7 +259,7 @@ class LlamaLogReader final : public LogReader {
     }
 
     LogText kind_;
-    std::optional<std::int64_t> kv_size_, n_ctx_, mla_attn_, lora_kv_, cli_ctx_;
+    std::optional<std::int64_t> kv_size_, n_ctx_, mla_attn_, lora_kv_, head_kv_, cli_ctx_;
     std::string pending_scope_;
     std::string offload_line_;    ///< "offloaded 18/33 layers to GPU", as printed
     std::size_t offload_at_ = 0;  ///< where it stands among the lines read

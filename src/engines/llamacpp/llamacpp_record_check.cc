@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "engines/allocation_fields.h"
-#include "engines/ik_llama/ik_llama_allocation.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_quant.h"
@@ -46,7 +45,7 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, Alloca
     auto finish = [&] { out.parts.push_back(std::move(part)); };
     if (!cells) return finish();  // schema-missing-key
     if (k_name.empty()) {
-        out.not_judged.push_back(key + ": the line printed no types, so its bytes are not recomputed");
+        out.not_judged.push_back({key, "the line printed no types, so its bytes are not recomputed"});
         return finish();
     }
     std::int64_t streams = integer(r, key + ".streams").value_or(1);
@@ -69,7 +68,7 @@ void llama_cache(const Record& r, const Model& m, const std::string& key, Alloca
     bool v_cache = !v_printed.empty() && !same_decimal(v_printed, "0");
     bool judge_v = !mla_latent || v_cache;
     try {
-        LlamaCacheBytes b = mla_off ? ik_mla_off_bytes(m, *k, *v, *cells)
+        LlamaCacheBytes b = mla_off ? llamacpp_every_head_bytes(m, *k, *v, *cells)
                                     : llamacpp_cache_bytes(m, scope, *k, *v, *cells, streams, v_cache);
         std::string how =
             fmt::format("{} layers x {} cells x {} stream{}", b.layers, *cells, streams, streams == 1 ? "" : "s");
@@ -96,7 +95,7 @@ void llama_recurrent(const Record& r, const Model& m, AllocationCheck& out) {
     read_part(r, "recurrent", {"size_mib", "r_mib", "s_mib"}, part);
     auto cells = integer(r, "recurrent.cells");
     if (cells && text(r, "recurrent.r_type").empty()) {
-        out.not_judged.emplace_back("recurrent: the line printed no types, so its bytes are not recomputed");
+        out.not_judged.push_back({"recurrent", "the line printed no types, so its bytes are not recomputed"});
     } else if (cells) {
         LlamaStateBytes s = llamacpp_state_bytes(m, *cells);
         std::string how = fmt::format("{} state layers x {} cell{}, f32", s.layers, *cells, *cells == 1 ? "" : "s");
@@ -188,8 +187,9 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     }
     if (device.size() != 1) {
         if (!device.empty() || !host.empty()) {
-            out.not_judged.push_back(fmt::format(
-                "start: {} devices printed a compute buffer; kvcat gives the buffer of a start on one", device.size()));
+            out.not_judged.push_back(
+                {"start", fmt::format("{} devices printed a compute buffer; kvcat gives the buffer of a start on one",
+                                      device.size())});
         }
         return;
     }
@@ -199,15 +199,15 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     if (auto slash = offloaded.find('/');
         slash != std::string::npos && offloaded.substr(0, slash) != offloaded.substr(slash + 1)) {
         out.not_judged.push_back(
-            fmt::format("start: {} layers on the GPU, the rest on the CPU; kvcat gives the "
-                        "compute buffer of a start whose layers are all on one device",
-                        offloaded));
+            {"start.offloaded_layers", fmt::format("{} layers on the GPU, the rest on the CPU; kvcat gives the "
+                                                   "compute buffer of a start whose layers are all on one device",
+                                                   offloaded)});
         return;
     }
     std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
     auto cells = integer(r, key + ".cells");
     if (!cells || r.node("swa_cache") || r.node("recurrent")) {
-        out.not_judged.emplace_back("start: the compute buffer of this model's cache is not one kvcat gives");
+        out.not_judged.push_back({"start", "the compute buffer of this model's cache is not one kvcat gives"});
         return;
     }
     std::int64_t streams = integer(r, key + ".streams").value_or(1);
@@ -217,7 +217,7 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     LlamaComputeSetting setting{ubatch, checked_mul(*cells, streams), *cells, flash_attn_on(fa)};
     auto bound = llamacpp_compute_buffer(m, setting);
     if (!bound) {
-        out.not_judged.emplace_back("start: the model record has no tensors mapping, so no compute buffer is given");
+        out.not_judged.push_back({"start", "the model record has no tensors mapping, so no compute buffer is given"});
         return;
     }
     std::string least = llamacpp_mib_text(Rational(bound->bytes));
@@ -259,8 +259,9 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
     auto mix = llama_mix_of_file_type(text(r, "start.file_type"));
     if (!mix || !has_tensor_inventory(m)) {
         out.not_judged.push_back(
-            fmt::format("start: the model buffers ({} MiB) are not compared: {}", two(printed.to_double()),
-                        !mix ? "the log names no file type kvcat plans" : "the model record has no tensors mapping"));
+            {"start",
+             fmt::format("the model buffers ({} MiB) are not compared: {}", two(printed.to_double()),
+                         !mix ? "the log names no file type kvcat plans" : "the model record has no tensors mapping")});
         return;
     }
     QuantPlan plan = llamacpp_quant_plan(m, *mix, false);

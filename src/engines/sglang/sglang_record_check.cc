@@ -65,7 +65,8 @@ void sglang(const Record& r, const Model& m, AllocationCheck& out) {
     if (!tokens) return finish();
     auto dtype = torch_cache_dtype(text(r, "sglang.kv_cache_dtype"), "");
     if (!dtype) {
-        out.not_judged.push_back("sglang: kvcat has no size for the cache dtype " + text(r, "sglang.kv_cache_dtype"));
+        out.not_judged.push_back(
+            {"sglang.kv_cache_dtype", "kvcat has no size for the cache dtype " + text(r, "sglang.kv_cache_dtype")});
         return finish();
     }
     EngineSettings s;

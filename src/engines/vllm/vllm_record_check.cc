@@ -65,9 +65,8 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     auto gib = Rational::parse(text(r, "vllm.available_kv_gib"));
     if (!tokens) return finish();
     if (!gib) {
-        out.not_judged.emplace_back(
-            "vllm.tokens: the log printed no available memory, so the tokens are not "
-            "recomputed");
+        out.not_judged.push_back(
+            {"vllm.tokens", "the log printed no available memory, so the tokens are not recomputed"});
         return finish();
     }
     auto dtype = torch_cache_dtype(text(r, "vllm.kv_cache_dtype"), text(r, "vllm.model_dtype"));
