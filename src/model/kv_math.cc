@@ -79,6 +79,25 @@ std::string ordinal(std::int64_t n) {
 
 }  // namespace
 
+std::optional<std::vector<bool>> kv_layer_places(const Model& m) {
+    if (!m.num_layers || *m.num_layers <= 0) return std::nullopt;
+    std::int64_t total = *m.num_layers;
+    std::vector<bool> out(static_cast<std::size_t>(total), false);
+    const KvLayers& kl = m.kv_layers;
+    if (!kl.indices.empty()) {
+        for (auto i : kl.indices) {
+            if (i < 0 || i >= total) return std::nullopt;
+            out[static_cast<std::size_t>(i)] = true;
+        }
+        return out;
+    }
+    if (!kl.interval || *kl.interval <= 0) return std::nullopt;
+    std::int64_t first = kl.first_index.value_or(*kl.interval - 1);
+    if (first < 0 || first >= total) return std::nullopt;
+    for (std::int64_t i = first; i < total; i += *kl.interval) out[static_cast<std::size_t>(i)] = true;
+    return out;
+}
+
 KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
     KvLayerCount out;
     if (!m.num_layers || *m.num_layers <= 0) {

@@ -37,6 +37,12 @@ struct KvLayerCount {
 /// Derives and checks the model's KV-caching layers; an inconsistency is a message in `problem`.
 KvLayerCount kv_layer_count(const Model& model, std::string* problem);
 
+/// Which of the model's layers are its KV-caching ones, by index, as kv_layers places them: its
+/// indices, or every `interval`-th layer from `first_index` (`interval - 1` when not given, the
+/// place kv_layer_count counts from, and llama.cpp's). nullopt when kv_layers places none (a
+/// count only) or a place lies outside num_layers.
+std::optional<std::vector<bool>> kv_layer_places(const Model& model);
+
 /// What the model says one token costs per growing layer, before the dtype: elements.
 struct ModelBasis {
     std::int64_t layers = 0;

@@ -1,5 +1,7 @@
 #include "model/kv_math.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "vocab/dtype.h"
@@ -97,6 +99,28 @@ TEST(KvMath, LayerIntervalGivesTheFullAttentionCount) {
     wrong.kv_layers.count = 15;
     kv_layer_count(wrong, &problem);
     EXPECT_NE(problem.find("kv_layers.count is 15"), std::string::npos) << problem;
+}
+
+// The places are the ones the count counts: an interval without its first index starts at
+// interval - 1, as llama.cpp's full_attention_interval does; the inventory and the oracles'
+// GGUF writers once refused that record while the count took it.
+TEST(KvMath, LayerPlacesAreTheOnesTheCountCounts) {
+    for (const Model& m : {qwen35_27b(), qwen35_35b_a3b()}) {
+        auto places = kv_layer_places(m);
+        ASSERT_TRUE(places);
+        std::string problem;
+        EXPECT_EQ(std::count(places->begin(), places->end(), true), kv_layer_count(m, &problem).count);
+        EXPECT_TRUE((*places)[3] && (*places)[7] && !(*places)[0] && !(*places)[4]);
+    }
+    Model listed = qwen35_27b();
+    listed.kv_layers.indices = {0, 63};
+    auto two = kv_layer_places(listed);
+    ASSERT_TRUE(two);
+    EXPECT_EQ(std::count(two->begin(), two->end(), true), 2);
+    listed.kv_layers.indices = {64};
+    EXPECT_FALSE(kv_layer_places(listed));  // past the 64 layers
+    Model counted = llama_8b();
+    EXPECT_FALSE(kv_layer_places(counted));  // a count places no layer
 }
 
 TEST(KvMath, LayersMustAddUpToTheModel) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/kv_math.h"
 #include "support/rational.h"
 #include "vocab/design.h"
 #include "vocab/gguf_arch.h"
@@ -125,21 +126,12 @@ std::vector<bool> attention_layers(const Model& m, const Layout& l) {
         throw std::invalid_argument(fmt::format("a {} model needs its {} layers (linear_attention)",
                                                 m.tensors->llama_arch, l.deltanet ? "Gated DeltaNet" : "Mamba-2"));
     }
-    std::vector<bool> out(n, false);
-    const KvLayers& kv = m.kv_layers;
-    if (!kv.indices.empty()) {
-        for (auto i : kv.indices) {
-            if (i < 0 || static_cast<std::size_t>(i) >= n)
-                throw std::invalid_argument("a kv_layers index past the layers");
-            out[static_cast<std::size_t>(i)] = true;
-        }
-    } else if (kv.interval && kv.first_index && *kv.interval > 0) {
-        for (auto i = *kv.first_index; i < *m.num_layers; i += *kv.interval) out[static_cast<std::size_t>(i)] = true;
-    } else {
+    auto places = kv_layer_places(m);
+    if (!places) {
         throw std::invalid_argument(
-            "a hybrid's record must place its attention layers (kv_layers indices or interval)");
+            "a hybrid's record must place its attention layers (kv_layers indices or interval) within its layers");
     }
-    return out;
+    return *places;
 }
 
 /// A Gated DeltaNet layer of Qwen3.5 (src/models/qwen35.cpp): the fused q, k and v of the linear

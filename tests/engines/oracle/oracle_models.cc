@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engines/oracle/shape_gguf.h"
+#include "model/kv_math.h"
 
 namespace kvcat::oracle {
 
@@ -374,19 +375,11 @@ void write_deltanet_gguf(const OracleModel& which, const Model& m, const std::fi
     g.write(path);
 }
 
-/// Which layers of a hybrid hold attention: the record's kv_layers (indices, or an interval and a
-/// first index).
+/// Which layers of a hybrid hold attention: the record's kv_layers, placed as kvcat places them.
 std::vector<bool> attention_layers(const Model& m) {
-    std::vector<bool> out(static_cast<std::size_t>(*m.num_layers), false);
-    const KvLayers& kv = m.kv_layers;
-    if (!kv.indices.empty()) {
-        for (auto i : kv.indices) out.at(static_cast<std::size_t>(i)) = true;
-    } else if (kv.interval && kv.first_index) {
-        for (auto i = *kv.first_index; i < *m.num_layers; i += *kv.interval) out.at(static_cast<std::size_t>(i)) = true;
-    } else {
-        throw std::runtime_error("the record does not place its attention layers");
-    }
-    return out;
+    auto places = kv_layer_places(m);
+    if (!places) throw std::runtime_error("the record does not place its attention layers");
+    return *places;
 }
 
 /// Jamba (Mamba-1), Nemotron-H (Mamba-2, with MLP-only layers), Granite-4.0-H (Mamba-2, with

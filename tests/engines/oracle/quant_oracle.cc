@@ -38,6 +38,7 @@
 #include "ggml-backend.h"
 #include "llama.h"
 #include "load/records.h"
+#include "model/kv_math.h"
 #include "support/diagnostic.h"
 #include "vocab/dtype.h"
 
@@ -131,8 +132,8 @@ std::optional<llama_ftype> ftype_of(std::string_view mix) {
 
 /// The keys of a hybrid's state layers: Qwen3.5's Gated DeltaNet (src/models/qwen35.cpp) and
 /// Granite-4.0-H's Mamba-2 (src/models/granite-hybrid.cpp, which marks a state layer by a
-/// head_count_kv of 0 in a per-layer array).
-void write_hybrid_keys(const Model& m, const std::vector<GgufTensorShape>& tensors, ShapeGguf& g) {
+/// head_count_kv of 0 in a per-layer array), its attention layers placed as kvcat places them.
+void write_hybrid_keys(const Model& m, ShapeGguf& g) {
     const std::string& a = m.tensors->llama_arch;
     const LinearShape& lin = *m.linear;
     auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
@@ -147,13 +148,11 @@ void write_hybrid_keys(const Model& m, const std::vector<GgufTensorShape>& tenso
             .i32s(a + ".rope.dimension_sections", {11, 11, 10, 0});
         return;
     }
-    std::vector<std::int32_t> kv(static_cast<std::size_t>(*m.num_layers), 0);
-    for (const auto& t : tensors) {
-        int layer = gguf_block_of(t.name);
-        if (layer >= 0 && t.name.find(".attn_k.weight") != std::string::npos) {
-            kv[static_cast<std::size_t>(layer)] = static_cast<std::int32_t>(*m.kv_heads);
-        }
-    }
+    // A state layer is one of no KV heads, as llama.cpp reads the per-layer count.
+    auto places = kv_layer_places(m);
+    if (!places) throw std::runtime_error("the record does not place its attention layers");
+    std::vector<std::int32_t> kv;
+    for (bool attention : *places) kv.push_back(attention ? static_cast<std::int32_t>(*m.kv_heads) : 0);
     g.i32s(a + ".attention.head_count_kv", kv);
 }
 
@@ -183,7 +182,7 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     // full one.
     if (a != "granitehybrid") g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
     if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
-    if (a == "qwen35" || a == "granitehybrid") write_hybrid_keys(m, tensors, g);
+    if (a == "qwen35" || a == "granitehybrid") write_hybrid_keys(m, g);
     if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
     if (w.experts > 0) {
         g.u32(a + ".expert_count", u32(w.experts))
