@@ -1,5 +1,7 @@
 #include "model/curve_checks.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace kvcat {
@@ -20,7 +22,9 @@ std::optional<double> interpolated_tps(std::int64_t c0, double s0, std::int64_t 
     double t1 = 1.0 / s1;
     double at = static_cast<double>(c - c0) / static_cast<double>(c1 - c0);
     double t = t0 + (t1 - t0) * at;
-    if (t <= 0) return std::nullopt;
+    // A speed so small that its time per token passes what a double holds (1e-320 t/s) draws
+    // no line: "inf%" and "-nan t/s" are no answer.
+    if (!std::isfinite(t) || t <= 0 || !std::isfinite(1.0 / t)) return std::nullopt;
     return 1.0 / t;
 }
 
@@ -54,6 +58,7 @@ std::optional<CacheRead> implied_cache_read(double added_bytes, double shallow_t
         return std::nullopt;
     }
     double added_seconds = 1.0 / deep_tps - 1.0 / shallow_tps;
+    if (!std::isfinite(added_seconds)) return std::nullopt;
     CacheRead r;
     r.gb_s = added_bytes / added_seconds / 1e9;
     r.fraction = r.gb_s / card_gb_s;

@@ -154,6 +154,22 @@ TEST(AllocationCheck, AMainlineBuildBeforeTheLatentIsJudgedOnEveryHead) {
                                         "kv_cache.size_mib 9760.00 -> 259.25"}));
 }
 
+// max_model_len 0 once gave a concurrency range of "inf to infx" that held: it is a problem of
+// its own now, and nothing is worked out from it.
+TEST(AllocationCheck, AMaximumModelLengthOfZeroIsAProblemNotADivision) {
+    OneRecord one("vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "qwen2-7b-instruct");
+    std::string& text = one.text;
+    const std::string len = "max_model_len: 16384";
+    ASSERT_NE(text.find(len), std::string::npos);
+    text.replace(text.find(len), len.size(), "max_model_len: 0");
+    AllocationCheck c = one.check_with(text);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].key, "vllm.max_model_len");
+    for (const auto& p : c.parts) {
+        for (const auto& f : p.figures) EXPECT_EQ(f.computed.find("inf"), std::string::npos) << f.computed;
+    }
+}
+
 std::string weights_term(const AllocationCheck& c) {
     for (const auto& p : c.parts) {
         for (const auto& t : p.terms) {

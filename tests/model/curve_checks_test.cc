@@ -1,5 +1,7 @@
 // The arithmetic of the curve checks, on the figures of the shipped curves the checks were
 // written for, and on the edges of each tolerance.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "model/curve_checks.h"
@@ -25,6 +27,15 @@ TEST(CurveChecks, InterpolationIsAStraightLineInTimePerToken) {
     EXPECT_NEAR(*mid, 1000.0 / 75.0, 1e-9);
     EXPECT_FALSE(interpolated_tps(10, 20.0, 10, 10.0, 10));
     EXPECT_FALSE(interpolated_tps(0, 0.0, 100, 10.0, 50));
+}
+
+// A speed of 1e-320 t/s takes a time per token past what a double holds: no line is drawn
+// through it (the lint once printed "-nan t/s" and "nan% less time"), and no cache read.
+TEST(CurveChecks, ASpeedNearZeroDrawsNoLine) {
+    EXPECT_FALSE(interpolated_tps(1024, 1e-320, 2048, 37.24, 1536));
+    EXPECT_FALSE(implied_cache_read(1e9, 40.0, 1e-320, 936.2));
+    ASSERT_TRUE(interpolated_tps(512, 39.33, 1536, 37.89, 1024));
+    EXPECT_FALSE(std::isfinite(off_line_fraction(*interpolated_tps(512, 39.33, 1536, 37.89, 1024), 1e-320)));
 }
 
 TEST(CurveChecks, TheOllamaSixteenKPointIsFarOffItsLine) {

@@ -101,14 +101,17 @@ void decode_off_curve(const Record& r, const RecordSet& /*refs*/, std::vector<Di
             if (!expected[i] || std::abs(off[i]) <= kOffCurveTolerance) continue;
             if (std::abs(off[i]) < std::abs(off[i - 1]) || std::abs(off[i]) < std::abs(off[i + 1])) continue;
             double offset = off[i];
+            // A speed near zero takes more time than a double holds: said in words, not as "inf%".
+            std::string how_far =
+                std::isfinite(offset) ? fmt::format("{:.0f}%", std::abs(offset) * 100) : std::string("immeasurably");
             std::string message = fmt::format(
                 "{} t/s at {} tokens is out of line with its own curve: the line between {} t/s at {} and {} t/s at "
-                "{} (time per token grows in step with the cache read) puts it near {:.1f} t/s: it takes {:.0f}% {} "
+                "{} (time per token grows in step with the cache read) puts it near {:.1f} t/s: it takes {} {} "
                 "time per token than that line, beyond the {:.0f}% a run's scatter explains. Look at this cell in the "
                 "source and at the "
                 "run behind it (another build, a cache that spilled, a different prompt)",
                 mid.tps, mid.point->context_length, left.tps, left.point->context_length, right.tps,
-                right.point->context_length, *expected[i], std::abs(offset) * 100, offset > 0 ? "more" : "less",
+                right.point->context_length, *expected[i], how_far, offset > 0 ? "more" : "less",
                 kOffCurveTolerance * 100);
             Diagnostic d =
                 diag::finding("decode-off-curve", r.where(mid.point->key("measured_tps_at_ctx")), std::move(message));

@@ -80,6 +80,12 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     s.gpus = integer(r, "vllm.tensor_parallel").value_or(1);
     s.block_size = integer(r, "vllm.block_size");
     s.max_model_len = integer(r, "vllm.max_model_len");
+    if (s.max_model_len && *s.max_model_len <= 0) {
+        // The schema says so too; no concurrency or token count is worked out from it.
+        out.problems.push_back({"vllm.max_model_len", std::to_string(*s.max_model_len), "a length above zero",
+                                "vLLM's maximum concurrency divides by it, so nothing is recomputed"});
+        return finish();
+    }
     if (auto b = integer(r, "vllm.max_num_batched_tokens")) s.max_num_batched_tokens = *b;
     // The printed GiB is rounded to two decimals: the memory lay within half a hundredth of it.
     Rational half(1, 200);
