@@ -395,10 +395,11 @@ TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown
     EXPECT_LT(j["engine"]["estimated_max_context"].get<std::int64_t>(), 32768);
 }
 
-// llama.cpp allocates its whole cache at start-up, its cells padded to 256: on the 3090, 18 GB
-// of Q4_K weights and the 1 GiB reserve leave 6,696,061,952 bytes, which hold 25,543 tokens of
-// 262,144 bytes but only 99 x 256 = 25,344 cells. Past that the verdict is "does not fit", exit
-// 1, in text, JSON and the planner alike (the browser check holds the page to it).
+// llama.cpp allocates its whole cache at start-up, its cells padded to 256: on the 3090, 18.43 GB
+// of Q4_K weights (32,762,123,264 parameters x 4.5 bits) and the 1 GiB reserve leave
+// 6,267,367,616 bytes, which hold 23,908 tokens of 262,144 bytes but only 93 x 256 = 23,808
+// cells. Past that the verdict is "does not fit", exit 1, in text, JSON and the planner alike
+// (the browser check holds the page to it).
 TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLargestCThatDoes) {
     auto run = [](const std::string& c, bool json) {
         std::vector<std::string> extra = {"--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size", c};
@@ -409,22 +410,22 @@ TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLarge
     EXPECT_EQ(past.status, 1) << past.err;
     nlohmann::json j = nlohmann::json::parse(past.out);
     EXPECT_EQ(j["fits"], false);
-    EXPECT_EQ(j["max_context"], 25543) << "the textbook's largest context stays";
+    EXPECT_EQ(j["max_context"], 23908) << "the textbook's largest context stays";
     EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(),
                          "at -c 32,768 llama.cpp allocates 8,589,934,592 bytes of cache and state"))
         << j["engine_overflow"];
-    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "the largest -c whose allocation fits is 25,344"))
+    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "the largest -c whose allocation fits is 23,808"))
         << j["engine_overflow"];
     EXPECT_TRUE(contains(past.err, "--engine llama.cpp: does not fit on accelerators/nvidia-rtx-3090")) << past.err;
     Outcome text = run("32768", false);
     EXPECT_EQ(text.status, 1);
     EXPECT_TRUE(contains(text.out, "does not fit: at -c 32,768")) << text.out;
-    // The boundary, both ways: 25,344 cells fit, one token more pads to 25,600, which does not.
-    Outcome at = run("25344", true);
+    // The boundary, both ways: 23,808 cells fit, one token more pads to 24,064, which does not.
+    Outcome at = run("23808", true);
     EXPECT_EQ(at.status, 0) << at.err;
     EXPECT_EQ(nlohmann::json::parse(at.out)["fits"], true);
     EXPECT_FALSE(nlohmann::json::parse(at.out).contains("engine_overflow"));
-    Outcome over = run("25345", true);
+    Outcome over = run("23809", true);
     EXPECT_EQ(over.status, 1) << over.err;
     EXPECT_EQ(nlohmann::json::parse(over.out)["fits"], false);
 }

@@ -1,0 +1,85 @@
+// total-params-tensors: a model record that lists its tensors (the `tensors` mapping: the widths
+// llama.cpp's converter and loader read) fixes the parameters of its text model; total_params_b
+// cannot be below that count at the precision it is written in. kvcat sizes the weights of an
+// exact format as total_params_b x the format's bytes (vLLM's and SGLang's bf16, the textbook's),
+// so a name's size written as the count ("7" for Qwen2-7B's 7.62 billion) takes 1.2 GB off every
+// fit. A count above the text model's is not judged: a checkpoint may hold more than its GGUF
+// (Llama 4 Scout's 109 billion count its vision encoder, which llama.cpp keeps in another file).
+// The count is every element of every tensor of the GGUF the record implies; llama.cpp's own
+// rope_freqs (64 values for Llama 3.1) changes no written figure.
+#include <fmt/format.h>
+
+#include "check/findings.h"
+#include "check/rules/rules.h"
+#include "engines/llamacpp/llamacpp_tensors.h"
+#include "support/rational.h"
+
+namespace kvcat::rules {
+
+namespace {
+
+/// Half a unit of the last place a decimal is written to: "7" 1/2, "8.03" 1/200, "30.5e0" 1/20.
+/// nullopt for a text that is not a plain decimal.
+std::optional<Rational> half_unit_written(const std::string& text) {
+    std::size_t e = text.find_first_of("eE");
+    std::string mantissa = text.substr(0, e);
+    std::int64_t exponent = 0;
+    if (e != std::string::npos) {
+        try {
+            exponent = std::stoll(text.substr(e + 1));
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }
+    std::size_t dot = mantissa.find('.');
+    std::int64_t places = dot == std::string::npos ? 0 : static_cast<std::int64_t>(mantissa.size() - dot - 1);
+    std::int64_t shift = places - exponent;  // the last place is 10^-shift
+    if (shift < -18 || shift > 18) return std::nullopt;
+    Rational unit(1);
+    for (std::int64_t i = 0; i < (shift < 0 ? -shift : shift); ++i) unit = unit * Rational(10);
+    if (shift > 0) unit = Rational(1) / unit;
+    return unit / Rational(2);
+}
+
+void total_params_tensors(const Record& r, const RecordSet& /*refs*/, std::vector<Diagnostic>& out) {
+    if (r.kind != RecordKind::model || !r.model || !r.model->total_params_b_exact) return;
+    const Model& m = *r.model;
+    if (!has_tensor_inventory(m)) return;
+    std::vector<GgufTensorShape> tensors;
+    try {
+        tensors = llamacpp_tensors(m);
+    } catch (const std::invalid_argument&) {
+        return;  // a mapping the inventory cannot follow: the record's own findings say why
+    }
+    std::int64_t count = 0;
+    for (const auto& t : tensors) count = checked_add(count, checked_mul(checked_mul(t.ne[0], t.ne[1]), t.ne[2]));
+    const YamlNode* node = r.node("total_params_b");
+    auto half = node && node->is_scalar() ? half_unit_written(node->value) : std::nullopt;
+    if (!half) return;
+    Rational billions = Rational(count) / Rational(1000000000);
+    if (!(*m.total_params_b_exact + *half < billions)) return;
+    Diagnostic d = diag::finding(
+        "total-params-tensors", r.where("total_params_b"),
+        fmt::format("total_params_b is {}, but the text model alone has {} parameters ({} tensors of the {} GGUF "
+                    "the tensors mapping implies): {} billion, above the figure by more than half a unit of its "
+                    "last place",
+                    node->value, group_thousands(count), tensors.size(), m.tensors->llama_arch, billions.to_display()));
+    d.stated = node->value;
+    d.computed = billions.to_display();
+    out.push_back(std::move(d));
+}
+
+}  // namespace
+
+KVCAT_RULES(total_params_tensors) {
+    static constexpr RuleInfo kRules[] = {
+        RuleInfo{"total-params-tensors", Severity::error,
+                 "a model record with a `tensors` mapping states a total_params_b below its text model's parameter "
+                 "count (every element of the tensors the mapping implies) at the precision written; the count is "
+                 "given",
+                 RuleStage::record, total_params_tensors},
+    };
+    return kRules;
+}
+
+}  // namespace kvcat::rules
