@@ -300,8 +300,10 @@ void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype
                         "<= {} (-np {})",
                         kLlamaMaxSeq, s.parallel));
     }
-    // src/llama-context.cpp, llama_init_from_model(): an MLA model keeps one latent for K and V.
-    if (llamacpp_caches_latent(model, s.version) && ggml_name(k) != ggml_name(v)) {
+    // src/llama-context.cpp, llama_init_from_model(): an MLA model keeps one latent for K and V;
+    // a build before b5137 kept every head's K and V, of any two types.
+    bool every_head = model.mla && model.variant == AttentionVariant::mla && !llamacpp_caches_latent(model, s.version);
+    if (model.mla && !every_head && ggml_name(k) != ggml_name(v)) {
         throw EngineRefusal(
             fmt::format("llama_init_from_model: model does not support different K ({}) and V ({}) cache types",
                         ggml_name(k), ggml_name(v)));
