@@ -210,6 +210,12 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     if (!has_tensor_inventory(model)) {
         throw std::invalid_argument("the model record lacks num_layers, attention_heads, kv_heads or head_dim");
     }
+    if (*model.num_layers > kLlamaMaxLayers) {
+        throw std::invalid_argument(
+            fmt::format("num_layers is {}, but llama.cpp holds at most {} (LLAMA_MAX_LAYERS, "
+                        "src/llama-hparams.h): no GGUF of this record can be loaded",
+                        *model.num_layers, kLlamaMaxLayers));
+    }
     const TensorWidths& w = *model.tensors;
     const std::string& arch = w.llama_arch;
     if (std::find(kGgufArchNames.begin(), kGgufArchNames.end(), arch) == kGgufArchNames.end()) {

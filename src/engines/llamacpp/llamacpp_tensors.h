@@ -35,11 +35,16 @@ struct GgufTensorShape {
 /// llama.cpp's loader and quantizer read it.
 int gguf_block_of(const std::string& name);
 
+/// The most layers llama.cpp holds (LLAMA_MAX_LAYERS, src/llama-hparams.h): a record of more
+/// implies no GGUF it can load, and listing its tensors would take memory without bound.
+inline constexpr std::int64_t kLlamaMaxLayers = 512;
+
 /// True when the record carries what llamacpp_tensors needs.
 bool has_tensor_inventory(const Model& model);
 
 /// Every tensor of the model's GGUF, in llama.cpp's loader order. Throws std::invalid_argument
-/// naming what the record lacks when it has no complete tensors mapping or heads.
+/// naming what the record lacks when it has no complete tensors mapping or heads, or more layers
+/// than llama.cpp holds.
 std::vector<GgufTensorShape> llamacpp_tensors(const Model& model);
 
 }  // namespace kvcat
