@@ -5,8 +5,9 @@
 // so a name's size written as the count ("7" for Qwen2-7B's 7.62 billion) takes 1.2 GB off every
 // fit. A count above the text model's is not judged: a checkpoint may hold more than its GGUF
 // (Llama 4 Scout's 109 billion count its vision encoder, which llama.cpp keeps in another file).
-// The count is every element of every tensor of the GGUF the record implies; llama.cpp's own
-// rope_freqs (64 values for Llama 3.1) changes no written figure.
+// The count is every element of every tensor of the GGUF the record implies but llama.cpp's own
+// rope_freqs (64 values for Llama 3.1, which the converter computes from the rope scaling): the
+// checkpoint's parameters, to the unit.
 #include <fmt/format.h>
 
 #include "check/findings.h"
@@ -52,7 +53,12 @@ void total_params_tensors(const Record& r, const RecordSet& /*refs*/, std::vecto
         return;  // a mapping the inventory cannot follow: the record's own findings say why
     }
     std::int64_t count = 0;
-    for (const auto& t : tensors) count = checked_add(count, checked_mul(checked_mul(t.ne[0], t.ne[1]), t.ne[2]));
+    std::size_t weights = 0;
+    for (const auto& t : tensors) {
+        if (t.name == "rope_freqs.weight") continue;
+        count = checked_add(count, checked_mul(checked_mul(t.ne[0], t.ne[1]), t.ne[2]));
+        ++weights;
+    }
     const YamlNode* node = r.node("total_params_b");
     auto half = node && node->is_scalar() ? half_unit_written(node->value) : std::nullopt;
     if (!half) return;
@@ -63,7 +69,7 @@ void total_params_tensors(const Record& r, const RecordSet& /*refs*/, std::vecto
         fmt::format("total_params_b is {}, but the text model alone has {} parameters ({} tensors of the {} GGUF "
                     "the tensors mapping implies): {} billion, above the figure by more than half a unit of its "
                     "last place",
-                    node->value, group_thousands(count), tensors.size(), m.tensors->llama_arch, billions.to_display()));
+                    node->value, group_thousands(count), weights, m.tensors->llama_arch, billions.to_display()));
     d.stated = node->value;
     d.computed = billions.to_display();
     out.push_back(std::move(d));
