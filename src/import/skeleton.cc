@@ -7,6 +7,7 @@
 
 #include "import/import_config.h"
 #include "model/kv_math.h"
+#include "support/spoken_list.h"
 #include "support/suggest.h"
 #include "support/typed_number.h"
 #include "vocab/dtype.h"
@@ -359,11 +360,7 @@ void write_head(const SkeletonPlan& plan, std::string& t) {
     t += fmt::format("# Written by `{}`. The byte figures are computed from {}\n", opt.written_by, in.model_id);
     t += fmt::format("# and the {} element size; do not edit them by hand. `kvcat lint` fails on this\n",
                      in.dtype->name);
-    std::string fill = plan.to_fill.back();
-    if (plan.to_fill.size() > 1) {
-        std::vector<std::string> head(plan.to_fill.begin(), plan.to_fill.end() - 1);
-        fill = join(head, ", ") + " and " + fill;
-    }
+    std::string fill = spoken_list(plan.to_fill);
     t += fmt::format("# file ([schema-missing-key]) until {}, at the end, {} written.\n", fill,
                      plan.to_fill.size() == 1 ? "is" : "are");
     t += fmt::format("id: {}\n", yaml_inline(plan.id));

@@ -77,6 +77,12 @@ std::string ordinal(std::int64_t n) {
     return fmt::format("{}{}", n, suffix);
 }
 
+/// The first of every `interval`-th KV-caching layer: the record's first_index, else interval - 1,
+/// as llama.cpp's full_attention_interval places them.
+std::int64_t first_kv_layer(const KvLayers& kl) {
+    return kl.first_index.value_or(*kl.interval - 1);
+}
+
 }  // namespace
 
 std::optional<std::vector<bool>> kv_layer_places(const Model& m) {
@@ -92,7 +98,7 @@ std::optional<std::vector<bool>> kv_layer_places(const Model& m) {
         return out;
     }
     if (!kl.interval || *kl.interval <= 0) return std::nullopt;
-    std::int64_t first = kl.first_index.value_or(*kl.interval - 1);
+    std::int64_t first = first_kv_layer(kl);
     if (first < 0 || first >= total) return std::nullopt;
     for (std::int64_t i = first; i < total; i += *kl.interval) out[static_cast<std::size_t>(i)] = true;
     return out;
@@ -127,7 +133,7 @@ KvLayerCount kv_layer_count(const Model& m, std::string* problem) {
         }
     } else if (kl.interval) {
         std::int64_t interval = *kl.interval;
-        std::int64_t first = kl.first_index.value_or(interval - 1);
+        std::int64_t first = first_kv_layer(kl);
         std::int64_t n = 0;
         if (total > 0 && interval > 0 && first >= 0 && first < total) {
             n = (total - 1 - first) / interval + 1;

@@ -9,27 +9,18 @@
 #include "check/findings.h"
 #include "check/rules/rules.h"
 #include "model/kv_math.h"
+#include "support/spoken_list.h"
 
 namespace kvcat::rules {
 
 namespace {
 
-/// The rules that judged nothing for the row, joined for a sentence: "a", "a and b", "a, b and c".
-std::string rule_list(const std::vector<std::string_view>& rules) {
-    std::string out;
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-        if (i > 0) out += i + 1 == rules.size() ? " and " : ", ";
-        out += rules[i];
-    }
-    return out;
-}
-
-void warn(const Record& r, const std::string& key, const std::vector<std::string_view>& rules, const std::string& lacks,
+void warn(const Record& r, const std::string& key, const std::vector<std::string>& rules, const std::string& lacks,
           std::vector<Diagnostic>& out) {
     if (rules.empty()) return;
     out.push_back(diag::finding("figure-missing", r.where(key),
                                 fmt::format("{} {} not judged for this row: {}; give that figure in that record",
-                                            rule_list(rules), rules.size() == 1 ? "is" : "are", lacks)));
+                                            spoken_list(rules), rules.size() == 1 ? "is" : "are", lacks)));
 }
 
 bool measured_speed(const KvRow& row) {
@@ -50,7 +41,7 @@ void figure_missing(const Record& r, const RecordSet& refs, std::vector<Diagnost
     bool memory = !row.offload && !row.points.empty();
     if (const Accelerator* a = accelerator_of(refs, row)) {
         if (!a->memory_bandwidth_gb_s_exact) {
-            std::vector<std::string_view> rules;
+            std::vector<std::string> rules;
             if (speed) rules.push_back("tps-above-roofline");
             if (speed && !row.offload && row.points.size() > 1) rules.push_back("engine-bound-at-depth");
             warn(r, "accelerator", rules, fmt::format("{} gives no memory_bandwidth_gb_s", *row.accelerator), out);
@@ -69,7 +60,7 @@ void figure_missing(const Record& r, const RecordSet& refs, std::vector<Diagnost
         basis = true;  // arith-overflow reports it where the model's figures multiply
     }
     if (!basis) {
-        std::vector<std::string_view> rules{"kv-basis-model"};
+        std::vector<std::string> rules{"kv-basis-model"};
         if (speed && accelerator_of(refs, row)) rules.push_back("tps-above-roofline");
         if (memory && accelerator_of(refs, row)) rules.push_back("exceeds-memory");
         warn(r, "model", rules,

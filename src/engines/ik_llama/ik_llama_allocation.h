@@ -34,7 +34,6 @@ inline constexpr std::int64_t kIkCellPad = 32;
 /// The allocation for `settings` (context, parallel, ik_mla, flash_attn, the K and V types);
 /// with settings.available_bytes, the largest -c whose cache fits it. Throws EngineError for a
 /// model or a setting it does not take.
-
 EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
 
 /// ik_llama.cpp's total line per cache, as llama_init_from_model prints it (two spaces before

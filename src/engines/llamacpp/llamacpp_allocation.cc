@@ -135,13 +135,12 @@ LlamaLayout layout_for(const Model& model, const EngineSettings& s, std::int64_t
     return l;
 }
 
-/// The caches of a layout. `latent` false for an MLA model: every head's K and V (a build
-/// before b5137).
-void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, bool latent,
+/// The caches of a layout. `every_head` for an MLA model under a build that cached every
+/// head's K and V (llamacpp_caches_every_head), not the latent.
+void fill_parts(const Model& model, const CacheDtype& k, const CacheDtype& v, const LlamaLayout& l, bool every_head,
                 EngineAnswer& a) {
     a.parts.clear();
-    bool every_head = model.mla && model.variant == AttentionVariant::mla && !latent;
-    bool mla = latent;
+    bool mla = model.mla && model.variant == AttentionVariant::mla && !every_head;
     bool swa = llamacpp_has_swa_cache(model);
     LlamaCacheBytes base = every_head ? llamacpp_every_head_bytes(model, k, v, checked_mul(l.cells, l.streams))
                                       : llamacpp_cache_bytes(model, swa ? LlamaCacheScope::base : LlamaCacheScope::all,
@@ -253,10 +252,10 @@ LlamaStateLine llamacpp_state_line_for(std::string_view version) {
     return *build <= 8999 ? LlamaStateLine::seqs : LlamaStateLine::rs_seq;
 }
 
-bool llamacpp_caches_latent(const Model& model, std::string_view version) {
+bool llamacpp_caches_every_head(const Model& model, std::string_view version) {
     if (!model.mla || model.variant != AttentionVariant::mla) return false;
     auto build = llamacpp_build(version);
-    return !build || *build >= kLlamaLatentBuild;
+    return build && *build < kLlamaLatentBuild;
 }
 
 LlamaCacheBytes llamacpp_every_head_bytes(const Model& model, const CacheDtype& k, const CacheDtype& v,
@@ -302,8 +301,7 @@ void llamacpp_refusals(const Model& model, const CacheDtype& k, const CacheDtype
     }
     // src/llama-context.cpp, llama_init_from_model(): an MLA model keeps one latent for K and V;
     // a build before b5137 kept every head's K and V, of any two types.
-    bool every_head = model.mla && model.variant == AttentionVariant::mla && !llamacpp_caches_latent(model, s.version);
-    if (model.mla && !every_head && ggml_name(k) != ggml_name(v)) {
+    if (model.mla && !llamacpp_caches_every_head(model, s.version) && ggml_name(k) != ggml_name(v)) {
         throw EngineRefusal(
             fmt::format("llama_init_from_model: model does not support different K ({}) and V ({}) cache types",
                         ggml_name(k), ggml_name(v)));
@@ -342,7 +340,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     llamacpp_refusals(model, dtype, v, s);
     std::int64_t parallel = std::max<std::int64_t>(1, s.parallel);
     std::int64_t context = llamacpp_context(model, s);
-    bool latent = llamacpp_caches_latent(model, s.version);
+    bool every_head = llamacpp_caches_every_head(model, s.version);
     EngineAnswer a;
     a.engine = Engine::llamacpp;
     a.rule = s.version.empty() ? "llama.cpp, the newest rules held (llama-kv-cache.cpp at 3514e9f6, "
@@ -356,13 +354,13 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
         context = llamacpp_largest_fit(s.kv_unified ? cell_pad : cell_pad * parallel, *s.available_bytes,
                                        [&](std::int64_t cells) {
                                            EngineAnswer probe;
-                                           fill_parts(model, dtype, v, layout_for(model, s, cells), latent, probe);
+                                           fill_parts(model, dtype, v, layout_for(model, s, cells), every_head, probe);
                                            return probe.kv_bytes + probe.state_bytes;
                                        });
         if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", cell_pad));
     }
     LlamaLayout l = layout_for(model, s, context);
-    fill_parts(model, dtype, v, l, latent, a);
+    fill_parts(model, dtype, v, l, every_head, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     a.compute_buffer = llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn});
@@ -421,7 +419,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
                                             bytes_words(engine), bytes_words(textbook))});
         }
     }
-    if (model.mla && model.variant == AttentionVariant::mla && !latent) {
+    if (every_head) {
         a.differences.push_back(
             {"MLA every head",
              fmt::format("llama.cpp {} (a build before b{}) caches every head's K ({} heads x {}) and V ({} heads x "

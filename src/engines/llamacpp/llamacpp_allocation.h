@@ -110,9 +110,10 @@ inline constexpr std::int64_t kLlamaLatentBuild = 5137;
 /// commit, nothing), which kvcat reads with the newest rules.
 std::optional<std::int64_t> llamacpp_build(std::string_view version);
 
-/// Whether llama.cpp `version` caches this model's MLA latent (one head, kv_lora_rank + rope) and
-/// not every head's K and V: an MLA model under a build from b5137 on, or of no build number.
-bool llamacpp_caches_latent(const Model& model, std::string_view version);
+/// Whether llama.cpp `version` caches every head's K and V of this MLA model, not its latent
+/// (one head, kv_lora_rank + rope): an MLA model under a build before b5137. A version of no
+/// build number reads with the newest rules, the latent.
+bool llamacpp_caches_every_head(const Model& model, std::string_view version);
 
 /// The most sequences llama.cpp holds (LLAMA_MAX_SEQ, src/llama-cparams.h at 80fb11ac).
 inline constexpr std::int64_t kLlamaMaxSeq = 256;

@@ -1,8 +1,10 @@
 #include "engines/oracle/oracle_load.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
+#include "model/kv_math.h"
 #include "support/diagnostic.h"
 
 namespace kvcat::oracle {
@@ -26,6 +28,12 @@ llama_model_params shapes_only_params() {
     mp.lazy_mode = LLAMA_LAZY_MODE_OFF;
     mp.n_gpu_layers = 0;
     return mp;
+}
+
+std::vector<bool> attention_layers(const Model& m) {
+    auto places = kv_layer_places(m);
+    if (!places) throw std::runtime_error("the record does not place its attention layers");
+    return *places;
 }
 
 std::string joined(const std::vector<std::string>& lines) {

@@ -19,6 +19,10 @@ std::vector<Record> load_model_records(const std::filesystem::path& records);
 /// weights never read and never mapped), on the CPU.
 llama_model_params shapes_only_params();
 
+/// Which layers of a hybrid hold attention, placed as kvcat places them (kv_layer_places); throws
+/// std::runtime_error for a record that places none.
+std::vector<bool> attention_layers(const Model& m);
+
 /// The lines, each on a line of its own and indented under a DISAGREE line; "(nothing)" for none.
 std::string joined(const std::vector<std::string>& lines);
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/oracle/oracle_load.h"
 #include "engines/oracle/shape_gguf.h"
-#include "model/kv_math.h"
 
 namespace kvcat::oracle {
 
@@ -373,13 +373,6 @@ void write_deltanet_gguf(const OracleModel& which, const Model& m, const std::fi
         }
     }
     g.write(path);
-}
-
-/// Which layers of a hybrid hold attention: the record's kv_layers, placed as kvcat places them.
-std::vector<bool> attention_layers(const Model& m) {
-    auto places = kv_layer_places(m);
-    if (!places) throw std::runtime_error("the record does not place its attention layers");
-    return *places;
 }
 
 /// Jamba (Mamba-1), Nemotron-H (Mamba-2, with MLP-only layers), Granite-4.0-H (Mamba-2, with

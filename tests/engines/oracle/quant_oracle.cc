@@ -38,7 +38,6 @@
 #include "ggml-backend.h"
 #include "llama.h"
 #include "load/records.h"
-#include "model/kv_math.h"
 #include "support/diagnostic.h"
 #include "vocab/dtype.h"
 
@@ -149,10 +148,8 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
         return;
     }
     // A state layer is one of no KV heads, as llama.cpp reads the per-layer count.
-    auto places = kv_layer_places(m);
-    if (!places) throw std::runtime_error("the record does not place its attention layers");
     std::vector<std::int32_t> kv;
-    for (bool attention : *places) kv.push_back(attention ? static_cast<std::int32_t>(*m.kv_heads) : 0);
+    for (bool attention : attention_layers(m)) kv.push_back(attention ? static_cast<std::int32_t>(*m.kv_heads) : 0);
     g.i32s(a + ".attention.head_count_kv", kv);
 }
 
