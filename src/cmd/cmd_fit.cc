@@ -91,9 +91,10 @@ std::string contexts_text(const FitTerms& t, const std::vector<std::int64_t>& co
     return out;
 }
 
-/// The engine's answer for the fit's card: with --available-kv-gib that memory, with SGLang's
-/// --mem-fraction-static the card's share less the weights, with llama.cpp's or SGLang's
-/// --ctx-size that size, otherwise what the fit leaves after the weights and the reserve.
+/// The engine's answer for the fit's card: with --available-kv-gib that memory, with llama.cpp's
+/// or SGLang's --ctx-size that size, otherwise the engine's budget on the card (engine_budget.h:
+/// vLLM's share of the card by --gpu-memory-utilization, SGLang's by --mem-fraction-static, less
+/// the weights and what each holds back).
 std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, const CacheDtype& dtype,
                                        const FitTerms& terms, bool* failed) {
     std::string error;
@@ -110,18 +111,11 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     settings.gpus = o.gpus;
     rules.card_defaults(settings, terms.memory, terms.card_name);
     bool sized = o.engine.ctx_size && rules.ctx_size_sizes;
+    std::vector<BudgetTerm> budget_terms;
     if (!settings.available_bytes && !sized) {
-        if (!o.engine.mem_fraction_static.empty()) {
-            auto f = Rational::parse(o.engine.mem_fraction_static);
-            if (!f || !(*f > Rational(0)) || *f > Rational(1)) {
-                spdlog::error("--mem-fraction-static must be a fraction between 0 and 1, such as 0.88");
-                *failed = true;
-                return std::nullopt;
-            }
-            settings.available_bytes = terms.memory * *f - terms.weights;
-        } else {
-            settings.available_bytes = terms.memory - terms.weights - terms.reserve;
-        }
+        EngineBudget budget = rules.budget(settings, terms);
+        settings.available_bytes = budget.available;
+        budget_terms = std::move(budget.terms);
         // vLLM keeps a memory of nothing or less and refuses to start on it, as it does itself.
         if (!(*settings.available_bytes > Rational(0)) && rules.without_memory != EngineWithoutMemory::refuses) {
             settings.available_bytes.reset();
@@ -135,13 +129,16 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     }
     if (sized) settings.available_bytes.reset();
     try {
-        return engine_allocation(model, dtype, engine, settings);
+        EngineAnswer a = engine_allocation(model, dtype, engine, settings);
+        if (rules.sizing == EngineSizing::from_memory) a.budget = std::move(budget_terms);
+        return a;
     } catch (const EngineRefusal& e) {
         // The engine would not start: its verdict, shown with the textbook's terms, exit 1.
         EngineAnswer refused;
         refused.engine = engine;
         refused.rule = std::string(name_of(engine)) + ", before it allocates";
         refused.refusal = e.what();
+        if (rules.sizing == EngineSizing::from_memory) refused.budget = std::move(budget_terms);
         return refused;
     } catch (const std::exception& e) {
         spdlog::error("--engine {}: {}", o.engine.engine, e.what());
@@ -554,7 +551,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         "            --weight-file DeepSeek-V3-Q4_K_M.gguf --kv-dtype fp8 --contexts 8k,32k,128k\n"
         "  kvcat fit --model qwen3.5-27b --accelerator nvidia-rtx-4090 --weight-quant Q4_K --kv-dtype q8_0 --batch 4\n"
         "  kvcat fit --model llama-4-scout --accelerator nvidia-h200 --weight-quant fp8 --kv-dtype bf16 \\\n"
-        "            --engine vllm --engine-version 0.10.1.1 --max-model-len 131072\n"
+        "            --engine vllm --engine-version 0.10.1.1 --max-model-len 131072 --gpu-memory-utilization 0.95\n"
         "  kvcat fit --model qwen3.6-27b --accelerator apple-m4-max --weight-quant Q8_0 --kv-dtype f16 \\\n"
         "            --engine llama.cpp --ctx-size 262144 --parallel 4 --kv-unified\n"
         "With --engine the engine's own allocation follows the textbook terms: its parts, the lines it prints\n"

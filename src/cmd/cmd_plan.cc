@@ -265,6 +265,7 @@ void setup_plan(CLI::App& app, int& exit_code) {
     sub->add_option("--max-num-seqs", o->engine.max_num_seqs,
                     "vLLM --max-num-seqs (its default by card when not set); a hybrid needs a pool block for each")
         ->check(CLI::PositiveNumber);
+    add_gpu_memory_utilization_option(*sub, o->engine);
     sub->add_option("--slots", o->slots, "Sequences held at once, comma-separated: 1,4,8")->capture_default_str();
     sub->add_option("--contexts", o->contexts,
                     "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "

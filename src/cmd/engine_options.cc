@@ -8,6 +8,13 @@
 
 namespace kvcat::cmd {
 
+void add_gpu_memory_utilization_option(CLI::App& sub, EngineOptions& o) {
+    sub.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                   "vLLM --gpu-memory-utilization: its share of the card for the weights, activations and pool "
+                   "(its default when not set: 0.92 from 0.20.0, 0.9 before)")
+        ->group("Engine (with --engine)");
+}
+
 void add_engine_options(CLI::App& sub, EngineOptions& o) {
     const char* group = "Engine (with --engine)";
     sub.add_option("--engine", o.engine,
@@ -76,6 +83,7 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::IsMember({"auto", "on", "off"}))
         ->capture_default_str()
         ->group(group);
+    add_gpu_memory_utilization_option(sub, o);
     sub.add_option("--mem-fraction-static", o.mem_fraction_static,
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
         ->group(group);
@@ -100,6 +108,18 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->capture_default_str()
         ->group(group);
 }
+
+namespace {
+
+/// A share of the card: above 0, at most 1.
+bool parse_fraction(const std::string& text, Rational* out) {
+    auto f = Rational::parse(text);
+    if (!f || !(*f > Rational(0)) || *f > Rational(1)) return false;
+    *out = *f;
+    return true;
+}
+
+}  // namespace
 
 std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOptions& o, std::string* error) {
     error->clear();
@@ -148,6 +168,22 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
             *error = fmt::format("'{}' is no state dtype; give auto, float32, bfloat16 or float16", *dtype);
             return std::nullopt;
         }
+    }
+    if (!o.gpu_memory_utilization.empty()) {
+        Rational f;
+        if (!parse_fraction(o.gpu_memory_utilization, &f)) {
+            *error = "--gpu-memory-utilization must be a fraction above 0 and at most 1, such as 0.9";
+            return std::nullopt;
+        }
+        s.gpu_memory_utilization = f;
+    }
+    if (!o.mem_fraction_static.empty()) {
+        Rational f;
+        if (!parse_fraction(o.mem_fraction_static, &f)) {
+            *error = "--mem-fraction-static must be a fraction between 0 and 1, such as 0.88";
+            return std::nullopt;
+        }
+        s.mem_fraction_static = f;
     }
     if (!o.available_kv_gib.empty()) {
         auto gib = Rational::parse(o.available_kv_gib);

@@ -30,6 +30,7 @@ struct EngineOptions {
     std::string mamba_cache_dtype = "auto";
     std::string hybrid_manager = "auto";
     std::string prefix_caching = "auto";
+    std::string gpu_memory_utilization;
     std::string mem_fraction_static;
     std::string available_kv_gib;
     std::int64_t page_size = 1;
@@ -39,6 +40,8 @@ struct EngineOptions {
 };
 
 void add_engine_options(CLI::App& sub, EngineOptions& o);
+/// vLLM's --gpu-memory-utilization alone (plan takes it beside its few engine options).
+void add_gpu_memory_utilization_option(CLI::App& sub, EngineOptions& o);
 
 /// The engine and its settings; nullopt with `error` set when an option is wrong, and nullopt
 /// with `error` empty when no --engine was given.

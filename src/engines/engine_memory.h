@@ -63,8 +63,14 @@ struct EngineSettings {
     std::string model_dtype = "bfloat16";                   ///< --dtype
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
     EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
+    /// --gpu-memory-utilization: the share of the card's total memory vLLM takes for the weights,
+    /// its activations and the pool; when unset, its default for the version (vllm_budget.h).
+    std::optional<Rational> gpu_memory_utilization;
     // SGLang
     std::int64_t page_size = 1;  ///< --page-size
+    /// --mem-fraction-static: the card's share for the weights and the pool; when unset, the
+    /// card less the weights and the reserve.
+    std::optional<Rational> mem_fraction_static;
     /// --swa-full-tokens-ratio: the SWA pool's tokens over the full pool's, for a model with
     /// sliding layers (SGLang's default 0.8). Kept as the decimal given; SGLang reads it as a
     /// Python float, and the two steps it takes in floating point are taken as it takes them.
@@ -100,6 +106,14 @@ struct EnginePart {
     std::string v_type;
     std::string how;  ///< the arithmetic, in words and numbers
     Rational bytes() const { return k_bytes + v_bytes; }
+};
+
+/// One term of the memory an engine sizes its pool from (engines/engine_budget.h): the card's
+/// share it starts from (positive), or what it takes off that (negative), with its source.
+struct BudgetTerm {
+    std::string name;  ///< "the card x gpu_memory_utilization", "weights", ...
+    Rational bytes;
+    std::string how;
 };
 
 /// One place the engine's figure leaves the textbook's, named.
@@ -157,6 +171,9 @@ struct EngineAnswer {
     /// llama.cpp: its compute buffer for these settings (engines/llamacpp/llamacpp_compute.h), a lower
     /// bound; nullopt for another engine or a model record without a tensors mapping.
     std::optional<LlamaComputeBuffer> compute_buffer;
+    /// vLLM and SGLang: the memory its pool was sized from, term by term, when kvcat worked it out
+    /// from the card (fit and plan); empty when the memory was given (--available-kv-gib).
+    std::vector<BudgetTerm> budget;
 };
 
 /// Thrown when the engine cannot hold the model as asked (a setting it refuses, a shape its

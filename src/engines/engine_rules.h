@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engines/allocation_check.h"
+#include "engines/engine_budget.h"
 #include "engines/engine_log.h"
 #include "engines/engine_memory.h"
 #include "engines/engine_verdict.h"
@@ -59,6 +60,9 @@ struct EngineRules {
     std::vector<std::string> (*log_lines)(const EngineAnswer& answer, const Model& model);
     /// Its defaults that depend on the card (vLLM's max_num_seqs); nothing for most.
     void (*card_defaults)(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
+    /// The memory it sizes its pool from on the fit's card (engines/engine_budget.h): what fit
+    /// and plan hand it when it sizes from memory, or what llama.cpp's largest -c must fit in.
+    EngineBudget (*budget)(const EngineSettings& settings, const FitTerms& terms);
     /// The settings a plan's verdict asks it with, for `slots` requests of `context` tokens.
     void (*ask)(EngineSettings& settings, const FitTerms& terms, std::int64_t context, std::int64_t slots);
     /// Its verdict on its answer to those settings.

@@ -42,9 +42,9 @@ EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine
     }
     const EngineRules& rules = rules_of(engine);
     if (rules.sizing == EngineSizing::from_memory) {
-        Rational left = terms.memory - terms.weights - terms.reserve;
+        Rational left = rules.budget(settings, terms).available;
         if (!(left > Rational(0))) {
-            v.why = "the weights and the reserve leave no memory for the cache";
+            v.why = fmt::format("the weights and what {} holds back leave no memory for the cache", rules.name);
             return v;
         }
         settings.available_bytes = left;

@@ -3,10 +3,11 @@
 //
 // - llama.cpp and ik_llama.cpp (-c context x slots, -np slots) allocate their whole cache and
 //   state at start-up: they fit when that, the weights and the reserve fit the card's memory.
-// - vLLM (--max-model-len context) is given the card less the weights and the reserve: it
-//   starts when one request of max_model_len fits (its refusal otherwise), and holds the slots
-//   when its maximum concurrency reaches them.
-// - SGLang sizes its token pool from the same memory: the slots fit when their tokens do.
+// - vLLM (--max-model-len context) is given its budget (engines/vllm/vllm_budget.h: the card x
+//   gpu_memory_utilization less the weights and the reserve): it starts when one request of
+//   max_model_len fits (its refusal otherwise), and holds the slots when its maximum concurrency
+//   reaches them.
+// - SGLang sizes its token pool from its budget: the slots fit when their tokens do.
 #pragma once
 
 #include <cstdint>

@@ -17,12 +17,29 @@ std::string bytes_text(const Rational& r) {
     return fmt::format("{} ({})", group_thousands(r.floor()), r.to_string());
 }
 
+/// The memory the engine sized its pool from, term by term, and what is left.
+std::string budget_text(const std::vector<BudgetTerm>& budget) {
+    if (budget.empty()) return "";
+    std::string out = "  the memory it sizes its pool from:\n";
+    Rational left(0);
+    for (std::size_t i = 0; i < budget.size(); ++i) {
+        const BudgetTerm& t = budget[i];
+        left = left + t.bytes;
+        bool taken = i > 0;
+        out += fmt::format("    {} {:<38} {:>22} bytes  ({})\n", taken ? '-' : ' ', t.name,
+                           group_thousands((taken ? Rational(0) - t.bytes : t.bytes).ceil()), t.how);
+    }
+    out += fmt::format("    = {:<38} {:>22} bytes  ({:.2f} GiB)\n", "for the cache and state",
+                       group_thousands(left.floor()), left.to_double() / static_cast<double>(1LL << 30));
+    return out;
+}
+
 }  // namespace
 
 std::string engine_text(const EngineAnswer& a, const Model& m) {
     std::string out = fmt::format("  engine: {}\n", a.rule);
     if (a.refusal && a.parts.empty()) {
-        return out + "  the engine refuses to start, in its words:\n    " + *a.refusal + "\n";
+        return out + budget_text(a.budget) + "  the engine refuses to start, in its words:\n    " + *a.refusal + "\n";
     }
     if (a.per_card) out += "  (every engine figure below is one card's)\n";
     if (a.hybrid_manager) out += fmt::format("  hybrid KV-cache manager: {}\n", a.hybrid_manager_why);
@@ -47,6 +64,7 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
     out += fmt::format("  engine cache {} bytes, state {} bytes; textbook cache {} bytes, state {} bytes\n",
                        bytes_text(a.kv_bytes), bytes_text(a.state_bytes), bytes_text(a.textbook_kv_bytes),
                        bytes_text(a.textbook_state_bytes));
+    out += budget_text(a.budget);
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
     if (a.compute_buffer) {
         out += fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
@@ -120,6 +138,16 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
         j["other_manager_bytes_per_token"] = a.other_manager_bytes_per_token->to_string();
         if (a.other_manager_tokens) j["other_manager_tokens"] = *a.other_manager_tokens;
         if (a.other_manager_concurrency) j["other_manager_concurrency"] = *a.other_manager_concurrency;
+    }
+    if (!a.budget.empty()) {
+        nlohmann::json terms = nlohmann::json::array();
+        Rational left(0);
+        for (const BudgetTerm& t : a.budget) {
+            left = left + t.bytes;
+            terms.push_back({{"term", t.name}, {"bytes", t.bytes.ceil()}, {"how", t.how}});
+        }
+        j["budget"] = terms;
+        j["budget_bytes"] = left.floor();
     }
     j["per_card"] = a.per_card;
     return j;

@@ -7,6 +7,7 @@
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_budget.h"
 #include "model/physics.h"
 #include "predict/speed_answer.h"
 #include "vocab/dtype.h"
@@ -306,9 +307,12 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                {"how",
                 "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
                 "blocks of 16 tokens (raised for a Mamba hybrid), --max-num-batched-tokens 2048, the hybrid "
-                "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives all the memory "
-                "left to its pool; kvcat takes that as the card less the weights and the 1 GiB reserve, or the '" +
+                "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives its pool the card x "
+                "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
+                "profiling run measures; "
+                "kvcat takes that last as the 1 GiB reserve, or the '" +
                     std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
+               {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
                {"refusal_words", kVllmRefusalWords},
                {"mamba_words", kVllmMambaBlocksWords},
                {"estimate_words", kVllmEstimateWords},

@@ -415,6 +415,13 @@
     } else if (engine.id === 'sglang' && choice.memFraction !== null) {
       given = sub(mul(r.memory, choice.memFraction), r.weights);
       r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText + ', less the weights';
+    } else if (engine.id === 'vllm') {
+      // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
+      // weights and the reserve standing for what vLLM's profiling run measures.
+      const share = parseQ(engine.gpu_memory_utilization);
+      given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
+      r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
+        ' (vLLM\'s default), less the weights and 1 GiB for its activations (kvcat fit\'s default)';
     } else {
       given = sub(sub(r.memory, r.weights), r.reserve);
       r.poolHow = 'the card less the weights and 1 GiB (kvcat fit\'s default)';

@@ -339,7 +339,7 @@ TEST(FitEngineVerdict, VllmRefusesAHybridMoreSequencesThanItsPoolHasBlocks) {
                                          "--engine",
                                          "vllm",
                                          "--max-model-len",
-                                         "131072",
+                                         "65536",
                                          "--format",
                                          "json"};
         args.insert(args.end(), extra.begin(), extra.end());

@@ -35,6 +35,7 @@ TEST(EngineRules, EveryListedEngineAnswersEveryQuestion) {
         EXPECT_NE(r->log_lines, nullptr);
         EXPECT_NE(r->card_defaults, nullptr);
         EXPECT_NE(r->ask, nullptr);
+        EXPECT_NE(r->budget, nullptr);
         EXPECT_NE(r->judge, nullptr);
         EXPECT_NE(r->check_record, nullptr);
         EXPECT_NE(r->summarise, nullptr);

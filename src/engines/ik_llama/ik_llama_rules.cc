@@ -22,6 +22,7 @@ const EngineRules ik_llama_rules{
     .allocate = ik_llama_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return ik_llama_log_lines(a); },
     .card_defaults = no_card_defaults,
+    .budget = card_less_weights_and_reserve,
     .ask = whole_start_ask,
     .judge = whole_start_judge,
     // Its graph was not read, so a start's buffers are not judged against a bound.

@@ -21,6 +21,7 @@ const EngineRules llamacpp_rules{
     .allocate = llamacpp_allocation,
     .log_lines = llamacpp_log_lines,
     .card_defaults = no_card_defaults,
+    .budget = card_less_weights_and_reserve,
     .ask = whole_start_ask,
     .judge = whole_start_judge,
     .check_record = [](const Record& r, const Model& m,

@@ -14,6 +14,24 @@ namespace {
 void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::int64_t /*context*/,
                 std::int64_t /*slots*/) {}
 
+/// With --mem-fraction-static, that share of the card less the weights: SGLang's
+/// profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py in
+/// 0.5.8) gives the pool the free memory after loading less the card x (1 - mem_fraction_static),
+/// and kvcat takes the free memory as the card less the weights. Without it, the card less the
+/// weights and the reserve.
+EngineBudget sglang_budget(const EngineSettings& settings, const FitTerms& terms) {
+    if (!settings.mem_fraction_static) return card_less_weights_and_reserve(settings, terms);
+    EngineBudget b;
+    Rational share = terms.memory * *settings.mem_fraction_static;
+    b.available = share - terms.weights;
+    b.terms = {
+        {"the card x mem_fraction_static", share,
+         fmt::format("{} of {}", settings.mem_fraction_static->to_display(), terms.memory_how)},
+        {"weights", Rational(0) - terms.weights, terms.weights_how},
+    };
+    return b;
+}
+
 /// The slots fit when their tokens do.
 EngineVerdict sglang_judge(const EngineAnswer& a, const FitTerms& /*terms*/, std::int64_t context, std::int64_t slots) {
     EngineVerdict v;
@@ -39,6 +57,7 @@ const EngineRules sglang_rules{
     .allocate = sglang_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return sglang_log_lines(a); },
     .card_defaults = no_card_defaults,
+    .budget = sglang_budget,
     .ask = sglang_ask,
     .judge = sglang_judge,
     .check_record = sglang_check_record,

@@ -3,6 +3,7 @@
 
 #include "engines/engine_rules.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_budget.h"
 #include "engines/vllm/vllm_log.h"
 #include "engines/vllm/vllm_record_check.h"
 
@@ -10,7 +11,7 @@ namespace kvcat {
 
 namespace {
 
-/// --max-model-len is the context; the memory is the card less the weights and the reserve.
+/// --max-model-len is the context; the memory is vllm_budget's.
 void vllm_ask(EngineSettings& settings, const FitTerms& terms, std::int64_t context, std::int64_t /*slots*/) {
     settings.max_model_len = context;
     vllm_card_defaults(settings, terms.memory, terms.card_name);
@@ -43,11 +44,12 @@ const EngineRules vllm_rules{
     .one_card_only = false,
     .plan_kv_dtypes = "bf16,fp8",
     .verdict_rule =
-        "given the card less the weights and the reserve, it starts when one request of "
+        "given the card x gpu_memory_utilization less the weights and the reserve, it starts when one request of "
         "--max-model-len context fits and holds the slots when its maximum concurrency reaches them",
     .allocate = vllm_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return vllm_log_lines(a); },
     .card_defaults = vllm_card_defaults,
+    .budget = vllm_budget,
     .ask = vllm_ask,
     .judge = vllm_judge,
     .check_record = vllm_check_record,
