@@ -323,8 +323,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                {"how",
                 "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
                 "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
-                "figure one card's. The memory is the card x --mem-fraction-static less the weights when you give "
-                "it, otherwise the card less the weights and the 1 GiB reserve"},
+                "figure one card's. The memory is the card x --mem-fraction-static less the weights and the 1 GiB "
+                "reserve when you give it, otherwise the card less the weights and the reserve"},
                {"page_size", EngineSettings().page_size},
                {"cards", card_counts}}}},
             {"weight_formats", formats},

@@ -413,8 +413,10 @@
       given = mul(choice.kvGib, GIB);
       r.poolHow = 'the Available KV cache memory given, ' + twoDecimals(choice.kvGib) + ' GiB';
     } else if (engine.id === 'sglang' && choice.memFraction !== null) {
-      given = sub(mul(r.memory, choice.memFraction), r.weights);
-      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText + ', less the weights';
+      // sglang_budget (src/engines/sglang/sglang_rules.cc): the share less the weights and the reserve.
+      given = sub(sub(mul(r.memory, choice.memFraction), r.weights), r.reserve);
+      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText +
+        ', less the weights and 1 GiB for the CUDA context and NCCL (kvcat fit\'s default)';
     } else if (engine.id === 'vllm') {
       // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
       // weights and the reserve standing for what vLLM's profiling run measures.

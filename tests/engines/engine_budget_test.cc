@@ -1,7 +1,8 @@
-// vLLM's budget (engines/vllm/vllm_budget.h): the card x gpu_memory_utilization less the weights
-// and the allowance for what vLLM measures at start, with the utilization's default by version;
-// and the figures kvcat fit gives from it beside three real vLLM starts whose card is known.
-#include "engines/vllm/vllm_budget.h"
+// The memory vLLM and SGLang size their pools from (engines/engine_budget.h): vLLM's card x
+// gpu_memory_utilization less the weights and the allowance for what it measures at start, with
+// the utilization's default by version; SGLang's card x mem_fraction_static less the weights and
+// the reserve; and the figures kvcat fit gives from them beside real starts whose card is known.
+#include "engines/engine_budget.h"
 
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engines/engine_rules.h"
+#include "engines/vllm/vllm_budget.h"
 #include "kvcat_runner.h"
 #include "test_util.h"
 
@@ -134,6 +137,42 @@ TEST(VllmBudget, AShareOutsideZeroToOneIsRefusedInWords) {
         EXPECT_TRUE(test::contains(o.err, "--gpu-memory-utilization must be a fraction above 0 and at most 1"))
             << o.err;
     }
+}
+
+TEST(SglangBudget, WithAShareItIsTheShareLessTheWeightsAndTheReserveAndWithoutTheCardLessThem) {
+    FitTerms t = card(1000, 300, 50);
+    EngineSettings s;
+    const EngineRules& sglang = rules_of(Engine::sglang);
+    EXPECT_EQ(sglang.budget(s, t).available, Rational(1000 - 300 - 50));
+    s.mem_fraction_static = Rational(93, 100);
+    EngineBudget b = sglang.budget(s, t);
+    EXPECT_EQ(b.available, Rational(930 - 300 - 50));
+    ASSERT_EQ(b.terms.size(), 3U);
+    EXPECT_EQ(b.terms[0].name, "the card x mem_fraction_static");
+    EXPECT_EQ(b.terms[0].bytes, Rational(930));
+}
+
+TEST(SglangBudget, FitsPoolStandsBesideARealStartWithinTheStatedError) {
+    // tests/fixtures/engine-logs/sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93: four H100 80GB,
+    // --tp 4 --mem-fraction-static 0.93, "KV Cache is allocated. #tokens: 367404".
+    std::string log = test::read_file(std::string(KVCAT_SOURCE_DIR) +
+                                      "/tests/fixtures/engine-logs/sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93.log");
+    ASSERT_TRUE(test::contains(log, "#tokens: 367404"));
+    test::KvcatRunner k;
+    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "qwen3-235b-a22b",
+                             "--accelerator", "nvidia-h100-sxm", "--gpus", "4", "--weight-quant", "fp8", "--kv-dtype",
+                             "bf16", "--engine", "sglang", "--mem-fraction-static", "0.93", "--format", "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    nlohmann::json j = nlohmann::json::parse(o.out);
+    std::int64_t memory = j["memory_bytes"].get<std::int64_t>();
+    std::int64_t weights = j["weight_bytes"].get<std::int64_t>();  // one card's
+    EXPECT_EQ(j["engine"]["budget_bytes"].get<std::int64_t>(),
+              (Rational(memory) * Rational(93, 100)).floor() - weights - (std::int64_t{1} << 30));
+    // docs/engines.md: 11.5% over what SGLang printed (fp8 weights taken at one byte throughout,
+    // the driver's total for CUDA's, and NCCL's buffers on four cards above the 1 GiB).
+    double ratio = j["engine_tokens"].get<double>() / 367404.0;
+    EXPECT_GE(ratio, 1.0);
+    EXPECT_LE(ratio, 1.12);
 }
 
 }  // namespace
