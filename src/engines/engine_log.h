@@ -80,8 +80,10 @@ struct ParsedLog {
     std::optional<std::int64_t> max_model_len;
     std::string concurrency;  ///< "284.25"
     std::optional<std::int64_t> block_size, max_num_batched_tokens, tensor_parallel;
-    std::string kv_cache_dtype;  ///< "auto", "fp8", ...
-    std::string model_dtype;     ///< "bfloat16"
+    std::string kv_cache_dtype;          ///< "auto", "fp8", ...
+    std::string model_dtype;             ///< "bfloat16"
+    std::string gpu_memory_utilization;  ///< "0.25", when the launch's arguments show it
+    std::string model_loading_gib;       ///< "14.2488": "Model loading took X GiB", the weights as loaded
     // SGLang
     std::string k_gb, v_gb, kv_gb;
     std::optional<std::int64_t> page_size;

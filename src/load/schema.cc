@@ -378,6 +378,15 @@ constexpr std::array kLoggedVllmFields = {
     FieldSpec{"tensor_parallel", F::integer, false, false, "tensor_parallel_size; 1 when not shown", {}, {}, true},
     FieldSpec{"kv_cache_dtype", F::string, false, false, "kv_cache_dtype as the log shows it (auto: the model dtype)"},
     FieldSpec{"model_dtype", F::string, false, false, "the model's dtype (torch name)"},
+    FieldSpec{"gpu_memory_utilization",
+              F::number,
+              false,
+              false,
+              "gpu_memory_utilization, as the launch shows it",
+              {},
+              {},
+              true},
+    FieldSpec{"model_loading_gib", F::number, false, false, "'Model loading took', GiB as printed", {}, {}, true},
 };
 
 constexpr std::array kLoggedSglangFields = {

@@ -45,7 +45,8 @@ TEST(ExplainAllocation, AVllmRecordShowsThePoolTermByTermBesideWhatWasPrinted) {
     ASSERT_TRUE(e.contains("allocation")) << e.dump(2);
     const auto& a = e["allocation"];
     EXPECT_EQ(a["engine"], "vllm");
-    EXPECT_EQ(a["log_lines"][1], "GPU KV cache size: 93,872 tokens");
+    EXPECT_EQ(a["log_lines"][0], "Model loading took 14.2488 GiB and 4.422213 seconds");
+    EXPECT_EQ(a["log_lines"][2], "GPU KV cache size: 93,872 tokens");
     const auto* pool = part_of(a, "vllm");
     ASSERT_TRUE(pool);
     EXPECT_EQ((*pool)["settings"]["max_model_len"], "16384");
@@ -67,7 +68,8 @@ TEST(ExplainAllocation, AVllmRecordShowsThePoolTermByTermBesideWhatWasPrinted) {
     EXPECT_EQ(a["textbook"]["differences"][0]["name"], "block rounding");
     std::string text = render_explanation_text(e);
     for (const char* line : {"What the engine printed (vllm 0.10.1.1, models/qwen2-7b-instruct):",
-                             "  vllm (pool): kv_cache_dtype auto, max_model_len 16384",
+                             "  vllm (pool): gpu_memory_utilization 0.25, kv_cache_dtype auto, max_model_len 16384",
+                             "  Model loading took 14.2488 GiB and 4.422213 seconds",
                              "    vllm.tokens          printed 93,872 tokens, kvcat 93,712 to 93,888 tokens: holds",
                              "    vllm.concurrency     printed 5.73x, kvcat 5.73x: holds",
                              "  in all: printed 93,872 tokens, kvcat 93,712 to 93,888 tokens",

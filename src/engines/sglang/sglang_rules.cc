@@ -15,9 +15,9 @@ void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::in
                 std::int64_t /*slots*/) {}
 
 /// With --mem-fraction-static, that share of the card less the weights and the reserve: SGLang's
-/// profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py in
-/// 0.5.8) gives the pool the free memory after loading less the card x (1 - mem_fraction_static),
-/// and the free memory is the card less the weights and what else the process holds (the CUDA
+/// profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
+/// 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less the card x (1 -
+/// mem_fraction_static), and the free memory is the card less the weights and what else the process holds (the CUDA
 /// context, NCCL's buffers), for which kvcat holds back --reserve-gib. Without it, the card less
 /// the weights and the reserve.
 EngineBudget sglang_budget(const EngineSettings& settings, const FitTerms& terms) {

@@ -8,7 +8,8 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kMarker(R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for))");
+const std::regex kMarker(
+    R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|Model loading took [0-9.]+ GiB))");
 const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
 const std::regex kTokens(R"(GPU KV cache size: ([0-9,]+) tokens\s*$)");
 const std::regex kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x\s*$)");
@@ -21,6 +22,9 @@ const std::regex kKvDtype(R"(kv_cache_dtype=(\w+)|'kv_cache_dtype': '(\w+)')");
 const std::regex kBatched(R"(max_num_batched_tokens=(\d+)|'max_num_batched_tokens': (\d+))");
 const std::regex kBlockSize(R"('block_size': (\d+)|Setting attention block size to (\d+) tokens)");
 const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
+const std::regex kUtilization(
+    R"('gpu_memory_utilization': ([0-9.]+)|gpu_memory_utilization=([0-9.]+)|--gpu-memory-utilization[= ]([0-9.]+))");
+const std::regex kModelLoading(R"(Model loading took ([0-9.]+) GiB)");  // "... and 4.42 seconds" follows
 
 class VllmLogReader final : public LogReader {
   public:
@@ -42,11 +46,14 @@ class VllmLogReader final : public LogReader {
         if (cur.search(m, kBlockSize, {"block_size", "block size"}))
             out.block_size = cur.count(either_group(m, 1, 2), "block_size");
         if (cur.search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
+        if (cur.search(m, kUtilization, {"gpu_memory_utilization", "gpu-memory-utilization"}))
+            out.gpu_memory_utilization = m[1].matched ? m[1] : either_group(m, 2, 3);
         return false;
     }
 
     std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
-        return cur.position(kMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for"});
+        return cur.position(kMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
+                                      "Model loading took"});
     }
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
@@ -55,6 +62,8 @@ class VllmLogReader final : public LogReader {
             cur.once("available", out.available_gib, cur.decimal(m[1], "available KV cache memory"));
         } else if (std::regex_search(figure, m, kTokens)) {
             cur.once("tokens", out.tokens, cur.count(m[1], "GPU KV cache size"));
+        } else if (std::regex_search(figure, m, kModelLoading)) {
+            cur.once("model loading", out.model_loading_gib, cur.decimal(m[1], "model loading"));
         } else if (std::regex_search(figure, m, kConcurrency)) {
             cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
             if (!out.max_model_len) out.max_model_len = cur.count(m[1], "tokens per request");
@@ -92,6 +101,8 @@ void vllm_record_block(const ParsedLog& log, std::string& t) {
     yaml_optional(t, "tensor_parallel", log.tensor_parallel);
     yaml_optional(t, "kv_cache_dtype", log.kv_cache_dtype);
     yaml_optional(t, "model_dtype", log.model_dtype);
+    yaml_optional(t, "gpu_memory_utilization", log.gpu_memory_utilization);
+    yaml_optional(t, "model_loading_gib", log.model_loading_gib);
 }
 
 }  // namespace kvcat

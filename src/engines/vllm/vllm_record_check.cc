@@ -60,7 +60,15 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     AllocationPartCheck part;
     part.what = "pool";
     read_part(r, "vllm", {"available_kv_gib", "tokens", "concurrency"}, part);
+    // The weights as loaded are a printed figure (its line stands under what the engine printed),
+    // not a setting.
+    std::erase_if(part.settings, [](const auto& kv) { return kv.first == "model_loading_gib"; });
     auto finish = [&] { out.parts.push_back(std::move(part)); };
+    if (!text(r, "vllm.model_loading_gib").empty()) {
+        out.not_judged.push_back({"vllm.model_loading_gib",
+                                  "kvcat has no rule for the weights as loaded: the parameters and the buffers "
+                                  "vLLM loads beside them"});
+    }
     auto tokens = integer(r, "vllm.tokens");
     auto gib = Rational::parse(text(r, "vllm.available_kv_gib"));
     if (!tokens) return finish();
@@ -176,6 +184,7 @@ void vllm_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>& out) {
     add_logged(out, "vllm.available_kv_gib", log.available_gib, true);
     add_logged(out, "vllm.tokens", log.tokens);
     add_logged(out, "vllm.concurrency", log.concurrency, true);
+    add_logged(out, "vllm.model_loading_gib", log.model_loading_gib, true);
 }
 
 }  // namespace kvcat
