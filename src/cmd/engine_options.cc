@@ -111,11 +111,16 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
 
 namespace {
 
-/// A share of the card: above 0, at most 1.
-bool parse_fraction(const std::string& text, Rational* out) {
+/// A share of the card given as `text` (above 0, at most 1) into `out`; "" leaves it unset. False,
+/// with `error` set to `wrong`, for anything else.
+bool read_share(const std::string& text, std::optional<Rational>& out, const char* wrong, std::string* error) {
+    if (text.empty()) return true;
     auto f = Rational::parse(text);
-    if (!f || !(*f > Rational(0)) || *f > Rational(1)) return false;
-    *out = *f;
+    if (!f || !(*f > Rational(0)) || *f > Rational(1)) {
+        *error = wrong;
+        return false;
+    }
+    out = *f;
     return true;
 }
 
@@ -169,21 +174,11 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
             return std::nullopt;
         }
     }
-    if (!o.gpu_memory_utilization.empty()) {
-        Rational f;
-        if (!parse_fraction(o.gpu_memory_utilization, &f)) {
-            *error = "--gpu-memory-utilization must be a fraction above 0 and at most 1, such as 0.9";
-            return std::nullopt;
-        }
-        s.gpu_memory_utilization = f;
-    }
-    if (!o.mem_fraction_static.empty()) {
-        Rational f;
-        if (!parse_fraction(o.mem_fraction_static, &f)) {
-            *error = "--mem-fraction-static must be a fraction between 0 and 1, such as 0.88";
-            return std::nullopt;
-        }
-        s.mem_fraction_static = f;
+    if (!read_share(o.gpu_memory_utilization, s.gpu_memory_utilization,
+                    "--gpu-memory-utilization must be a fraction above 0 and at most 1, such as 0.9", error) ||
+        !read_share(o.mem_fraction_static, s.mem_fraction_static,
+                    "--mem-fraction-static must be a fraction between 0 and 1, such as 0.88", error)) {
+        return std::nullopt;
     }
     if (!o.available_kv_gib.empty()) {
         auto gib = Rational::parse(o.available_kv_gib);

@@ -1,24 +1,22 @@
 #include "engines/engine_budget.h"
 
-#include <fmt/format.h>
-
-#include "engines/engine_rules.h"
-
 namespace kvcat {
 
-EngineBudget card_less_weights_and_reserve(const EngineSettings& /*settings*/, const FitTerms& terms) {
+EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
+                                            std::string_view reserve_how, const FitTerms& terms) {
     EngineBudget b;
-    b.available = terms.memory - terms.weights - terms.reserve;
+    b.available = share.bytes - terms.weights - terms.reserve;
     b.terms = {
-        {"the card's memory", terms.memory, terms.memory_how},
+        std::move(share),
         {"weights", Rational(0) - terms.weights, terms.weights_how},
-        {"runtime reserve", Rational(0) - terms.reserve, "--reserve-gib, kvcat's assumption for the runtime"},
+        {std::string(reserve_name), Rational(0) - terms.reserve, std::string(reserve_how)},
     };
     return b;
 }
 
-EngineBudget engine_budget(Engine engine, const EngineSettings& settings, const FitTerms& terms) {
-    return rules_of(engine).budget(settings, terms);
+EngineBudget card_less_weights_and_reserve(const EngineSettings& /*settings*/, const FitTerms& terms) {
+    return share_less_weights_and_reserve({"the card's memory", terms.memory, terms.memory_how}, "runtime reserve",
+                                          "--reserve-gib, kvcat's assumption for the runtime", terms);
 }
 
 }  // namespace kvcat

@@ -4,6 +4,7 @@
 // the report's planner take this one figure, so they agree with each other and with the engine.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "engines/engine_memory.h"
@@ -16,11 +17,13 @@ struct EngineBudget {
     std::vector<BudgetTerm> terms;  ///< the share it starts from, then each term taken off it
 };
 
-/// The card less the weights and the reserve (--reserve-gib): what kvcat assumes of an engine
-/// that does not say how it keeps memory back.
-EngineBudget card_less_weights_and_reserve(const EngineSettings& settings, const FitTerms& terms);
+/// `share` (the card, or the engine's share of it) less the weights and the reserve (--reserve-gib),
+/// each a term; `reserve_name` and `reserve_how` say what the reserve stands for in this engine.
+EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
+                                            std::string_view reserve_how, const FitTerms& terms);
 
-/// The budget of `engine` for these settings on the fit's card (EngineRules::budget).
-EngineBudget engine_budget(Engine engine, const EngineSettings& settings, const FitTerms& terms);
+/// The card less the weights and the reserve: what kvcat assumes of an engine that does not say
+/// how it keeps memory back.
+EngineBudget card_less_weights_and_reserve(const EngineSettings& settings, const FitTerms& terms);
 
 }  // namespace kvcat

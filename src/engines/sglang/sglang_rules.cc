@@ -14,25 +14,19 @@ namespace {
 void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::int64_t /*context*/,
                 std::int64_t /*slots*/) {}
 
-/// With --mem-fraction-static, that share of the card less the weights and the reserve: SGLang's
-/// profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
-/// 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less the card x (1 -
-/// mem_fraction_static), and the free memory is the card less the weights and what else the process holds (the CUDA
-/// context, NCCL's buffers), for which kvcat holds back --reserve-gib. Without it, the card less
-/// the weights and the reserve.
+/// With --mem-fraction-static, that share of the card less the weights and the reserve.
+/// SGLang's profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
+/// at 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less
+/// the card x (1 - mem_fraction_static); the free memory is the card less the weights and what
+/// else the process holds (the CUDA context, NCCL's buffers), for which kvcat holds back
+/// --reserve-gib. Without it, the card less the weights and the reserve.
 EngineBudget sglang_budget(const EngineSettings& settings, const FitTerms& terms) {
     if (!settings.mem_fraction_static) return card_less_weights_and_reserve(settings, terms);
-    EngineBudget b;
-    Rational share = terms.memory * *settings.mem_fraction_static;
-    b.available = share - terms.weights - terms.reserve;
-    b.terms = {
-        {"the card x mem_fraction_static", share,
+    return share_less_weights_and_reserve(
+        {"the card x mem_fraction_static", terms.memory * *settings.mem_fraction_static,
          fmt::format("{} of {}", settings.mem_fraction_static->to_display(), terms.memory_how)},
-        {"weights", Rational(0) - terms.weights, terms.weights_how},
-        {"CUDA context and NCCL", Rational(0) - terms.reserve,
-         "--reserve-gib: kvcat's allowance for what the process holds beside the weights"},
-    };
-    return b;
+        "CUDA context and NCCL", "--reserve-gib: kvcat's allowance for what the process holds beside the weights",
+        terms);
 }
 
 /// The slots fit when their tokens do.
