@@ -130,7 +130,7 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     if (sized) settings.available_bytes.reset();
     try {
         EngineAnswer a = engine_allocation(model, dtype, engine, settings);
-        if (rules.sizing == EngineSizing::from_memory) a.budget = std::move(budget_terms);
+        a.budget = std::move(budget_terms);  // empty when the size was given
         return a;
     } catch (const EngineRefusal& e) {
         // The engine would not start: its verdict, shown with the textbook's terms, exit 1.
@@ -166,15 +166,36 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
     });
     Rational runtime = engine_runtime_bytes(terms, e);
     std::string runtime_name = runtime == terms.reserve ? "the reserve" : "the compute buffer, above the reserve,";
+    std::string largest = fits <= 0 ? std::string("no -c fits")
+                          : e.fit_target_bytes > Rational(0)
+                              ? fmt::format("the largest -c that leaves --fit its target is {}", group_thousands(fits))
+                              : fmt::format("the largest -c whose allocation fits is {}", group_thousands(fits));
+    if (!(e.fit_target_bytes > Rational(0))) {
+        return fmt::format(
+            "at -c {} {} allocates {} bytes of cache and state, which with the weights{} ({} bytes) and {} ({} "
+            "bytes) is {} bytes, {} more than the card's {} ({}); {}",
+            group_thousands(*o.engine.ctx_size), name_of(e.engine),
+            group_thousands((e.kv_bytes + e.state_bytes).ceil()),
+            terms.weights_off_card > Rational(0) ? " on the card" : "",
+            group_thousands((terms.weights - terms.weights_off_card).ceil()), runtime_name,
+            group_thousands(runtime.ceil()), group_thousands(need.ceil()), gib_text(need - terms.memory),
+            group_thousands(terms.memory.ceil()), terms.memory_how, largest);
+    }
+    // llama.cpp's --fit (common/fit.cpp at 80fb11ac) does not refuse: with -c given it moves layers
+    // to the CPU until the target is free, and only -fit off leaves the start to fail or not.
+    Rational start = need - e.fit_target_bytes;
+    std::string without = start > terms.memory
+                              ? std::string("with -fit off it fails to allocate")
+                              : fmt::format("with -fit off it starts with {} to spare", gib_text(terms.memory - start));
     return fmt::format(
-        "at -c {} {} allocates {} bytes of cache and state, which with the weights ({} bytes) and {} ({} "
-        "bytes) is {} bytes, {} more than the card's {} ({}); {}",
+        "at -c {} {} allocates {} bytes of cache and state, which with the weights on the card ({} bytes) and {} "
+        "({} bytes) leaves {} of the card's {} ({}) free where its --fit keeps {} ({} bytes, --fit-target); so it does "
+        "not "
+        "start as asked but keeps layers on the CPU, and every token is slower ({}); {}",
         group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands((e.kv_bytes + e.state_bytes).ceil()),
-        group_thousands(terms.weights.ceil()), runtime_name, group_thousands(runtime.ceil()),
-        group_thousands(need.ceil()), gib_text(need - terms.memory), group_thousands(terms.memory.ceil()),
-        terms.memory_how,
-        fits > 0 ? fmt::format("the largest -c whose allocation fits is {}", group_thousands(fits))
-                 : std::string("no -c fits"));
+        group_thousands((terms.weights - terms.weights_off_card).ceil()), runtime_name, group_thousands(runtime.ceil()),
+        start > terms.memory ? "nothing" : gib_text(terms.memory - start), group_thousands(terms.memory.ceil()),
+        terms.memory_how, gib_text(e.fit_target_bytes), group_thousands(e.fit_target_bytes.ceil()), without, largest);
 }
 
 /// What an answer for a mix rests on, and how to get the exact one.
@@ -319,6 +340,35 @@ int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional
     return runs > 0 ? ExitCode::ok : ExitCode::findings;
 }
 
+/// The engine's answer under `j`, with its figures scripts read beside the textbook's, and its
+/// verdict: `fits` false when its start overflows the card or it would not start.
+void add_engine_json(nlohmann::json& j, const EngineAnswer& engine, const Model& model, const FitTerms& terms,
+                     const std::optional<std::string>& overflow) {
+    nlohmann::json e = engine_json(engine, model);
+    j["engine_kv_bytes"] = e["engine_kv_bytes"];
+    j["engine_state_bytes"] = e["engine_state_bytes"];
+    j["engine_tokens"] = e["engine_tokens"];
+    if (e.contains("compute_buffer_bytes")) j["compute_buffer_bytes"] = e["compute_buffer_bytes"];
+    if (e.contains("fit_target_bytes")) j["fit_target_bytes"] = e["fit_target_bytes"];
+    if (terms.weights_off_card > Rational(0)) {
+        j["weights_off_card_bytes"] = terms.weights_off_card.ceil();
+        j["weights_off_card_how"] = terms.weights_off_card_how;
+    }
+    j["engine"] = e;
+    if (overflow) {
+        j["fits"] = false;  // the engine's allocation does not fit the card
+        j["engine_overflow"] = *overflow;
+    }
+    if (engine.refusal) {
+        j["fits"] = false;  // the engine's verdict: it would not start
+        j["engine_refusal"] = *engine.refusal;
+        if (engine.parts.empty()) {  // refused before it allocates anything
+            j["engine_kv_bytes"] = nullptr;
+            j["engine_state_bytes"] = nullptr;
+        }
+    }
+}
+
 int run_fit(const FitOptions& o) {
     int weight_sources = !o.weight_quant.empty() + o.weight_bytes.has_value() + !o.weight_file.empty();
     if (weight_sources != 1) {
@@ -437,6 +487,10 @@ int run_fit(const FitOptions& o) {
         }
     }
     FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
+    if (exact && setup.gpus == 1 && parse_engine(o.engine.engine) == Engine::llamacpp) {
+        terms.weights_off_card = Rational(exact->bytes - llamacpp_card_bytes(*exact));
+        terms.weights_off_card_how = llamacpp_host_bytes_how(*exact);
+    }
     bool engine_failed = false;
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;
@@ -467,26 +521,7 @@ int run_fit(const FitOptions& o) {
                                             {"fits", !(total > terms.memory)}});
             }
         }
-        if (engine) {
-            nlohmann::json e = engine_json(*engine, *model->model);
-            j["engine_kv_bytes"] = e["engine_kv_bytes"];
-            j["engine_state_bytes"] = e["engine_state_bytes"];
-            j["engine_tokens"] = e["engine_tokens"];
-            if (e.contains("compute_buffer_bytes")) j["compute_buffer_bytes"] = e["compute_buffer_bytes"];
-            j["engine"] = e;
-            if (overflow) {
-                j["fits"] = false;  // the engine's allocation does not fit the card
-                j["engine_overflow"] = *overflow;
-            }
-            if (engine->refusal) {
-                j["fits"] = false;  // the engine's verdict: it would not start
-                j["engine_refusal"] = *engine->refusal;
-                if (engine->parts.empty()) {  // refused before it allocates anything
-                    j["engine_kv_bytes"] = nullptr;
-                    j["engine_state_bytes"] = nullptr;
-                }
-            }
-        }
+        if (engine) add_engine_json(j, *engine, *model->model, terms, overflow);
         j["speeds"] = nlohmann::json::array();
         for (const SpeedAnswer& a : speeds) j["speeds"].push_back(speed_answer_json(a));
         std::cout << j.dump(2) << '\n';
@@ -495,6 +530,10 @@ int run_fit(const FitOptions& o) {
         if (mix) text += "  " + mix_note(*mix) + "\n";
         if (!contexts.empty()) text += contexts_text(terms, contexts);
         if (engine) text += engine_text(*engine, *model->model);
+        if (engine && terms.weights_off_card > Rational(0)) {
+            text += fmt::format("  weights in host memory, not on the card: {} bytes ({})\n",
+                                group_thousands(terms.weights_off_card.ceil()), terms.weights_off_card_how);
+        }
         if (overflow) text += "  does not fit: " + *overflow + "\n";
         text += speeds_text(o, speeds);
         std::cout << fit_to_stdout(text);

@@ -130,8 +130,12 @@ void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& en
         if (!named && !find_llama_mix(w)) continue;
         try {
             if (auto plan = named_quant_plan(model, w, engine, imatrix)) {
-                grid.exact_weights[named ? std::string(named->name()) : w] = {Rational(plan->bytes),
-                                                                              quant_plan_how(*plan)};
+                std::string name = named ? std::string(named->name()) : w;
+                grid.exact_weights[name] = {Rational(plan->bytes), quant_plan_how(*plan)};
+                if (grid.gpus == 1 && parse_engine(engine) == Engine::llamacpp) {
+                    grid.weights_off_card[name] = {Rational(plan->bytes - llamacpp_card_bytes(*plan)),
+                                                   llamacpp_host_bytes_how(*plan)};
+                }
             }
         } catch (const std::invalid_argument& e) {
             throw PlanError(e.what());

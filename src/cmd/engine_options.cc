@@ -51,6 +51,12 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::IsMember({"on", "off"}))
         ->capture_default_str()
         ->group(group);
+    sub.add_option("--fit-target", o.fit_target,
+                   "llama.cpp --fit-target, MiB: what its --fit keeps free on the card beside the start (0 for -fit "
+                   "off or a build from before --fit)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str()
+        ->group(group);
     sub.add_option("--block-size", o.block_size, "vLLM --block-size (16 when not set)")
         ->check(CLI::PositiveNumber)
         ->group(group);
@@ -142,6 +148,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.parallel = o.parallel;
     s.kv_unified = o.kv_unified;
     s.ubatch = o.ubatch;
+    s.fit_target_mib = o.fit_target;
     s.swa_full = o.swa_full;
     if (!o.v_dtype.empty()) s.v_dtype = o.v_dtype;
     s.block_size = o.block_size;

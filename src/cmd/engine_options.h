@@ -22,6 +22,7 @@ struct EngineOptions {
     std::string v_dtype;
     int mla = 3;
     std::string flash_attn = "on";
+    std::int64_t fit_target = 1024;  ///< llama.cpp --fit-target, MiB (0: -fit off)
     std::optional<std::int64_t> block_size;
     std::int64_t max_num_batched_tokens = 2048;
     std::optional<std::int64_t> max_num_seqs;

@@ -50,6 +50,11 @@ struct EngineSettings {
     int ik_mla = 3;          ///< -mla 0..3; 3 is its default since 2025-11
     bool flash_attn = true;  ///< -fa (llama.cpp, ik_llama.cpp); llama.cpp's auto turns it on where it is needed
                              ///< (a quantized V), ik_llama.cpp's default has been on since 2025-10
+    /// llama.cpp --fit-target, MiB: the memory its --fit (on by default) keeps free on the card.
+    /// common_fit_params moves layers off the card, or shortens an unset -c, when the weights,
+    /// cache, state and compute buffers leave less (common/fit.cpp at 80fb11ac; default 1024 in
+    /// common/common.h). 0 stands for -fit off, and for a build from before --fit.
+    std::int64_t fit_target_mib = 1024;
     // vLLM V1
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
@@ -171,6 +176,11 @@ struct EngineAnswer {
     /// llama.cpp: its compute buffer for these settings (engines/llamacpp/llamacpp_compute.h), a lower
     /// bound; nullopt for another engine or a model record without a tensors mapping.
     std::optional<LlamaComputeBuffer> compute_buffer;
+    /// llama.cpp: the memory its --fit keeps free on the card beside the start (--fit-target),
+    /// bytes; zero for another engine, and with -fit off.
+    Rational fit_target_bytes;
+    /// llama.cpp without -c: how its --fit chose the context (engines/llamacpp/llamacpp_fit.h).
+    std::string context_how;
     /// vLLM and SGLang: the memory its pool was sized from, term by term, when kvcat worked it out
     /// from the card (fit and plan); empty when the memory was given (--available-kv-gib).
     std::vector<BudgetTerm> budget;

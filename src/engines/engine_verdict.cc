@@ -15,7 +15,8 @@ Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer)
 }
 
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
-    return terms.weights + engine_runtime_bytes(terms, answer) + answer.kv_bytes + answer.state_bytes;
+    return terms.weights - terms.weights_off_card + engine_runtime_bytes(terms, answer) + answer.kv_bytes +
+           answer.state_bytes + answer.fit_target_bytes;
 }
 
 void whole_start_ask(EngineSettings& settings, const FitTerms& /*terms*/, std::int64_t context, std::int64_t slots) {
@@ -29,7 +30,12 @@ EngineVerdict whole_start_judge(const EngineAnswer& a, const FitTerms& terms, st
     EngineVerdict v;
     Rational need = engine_start_bytes(terms, a);
     v.fits = !(need > terms.memory);
-    if (!v.fits) v.why = fmt::format("its allocation needs {} bytes of {}", need.floor(), terms.memory.floor());
+    if (!v.fits) {
+        v.why = a.fit_target_bytes > Rational(0)
+                    ? fmt::format("its allocation and the {} bytes its --fit keeps free need {} bytes of {}",
+                                  a.fit_target_bytes.floor(), need.floor(), terms.memory.floor())
+                    : fmt::format("its allocation needs {} bytes of {}", need.floor(), terms.memory.floor());
+    }
     return v;
 }
 

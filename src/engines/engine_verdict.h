@@ -55,7 +55,9 @@ EngineVerdict whole_start_judge(const EngineAnswer& answer, const FitTerms& term
 Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
 /// llama.cpp's and ik_llama.cpp's whole start-up allocation beside the card: the weights, the
-/// runtime (engine_runtime_bytes), the cache and the state of `answer`, one card's.
+/// runtime (engine_runtime_bytes), the cache and the state of `answer`, one card's, and the memory
+/// llama.cpp's --fit keeps free beside them (answer.fit_target_bytes): with less left, llama.cpp
+/// does not start as asked but moves layers off the card.
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
 }  // namespace kvcat

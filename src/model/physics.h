@@ -61,6 +61,10 @@ struct FitTerms {
     std::string card_name;     ///< the accelerator's name, for the defaults an engine takes from it
     Rational memory;
     Rational weights;
+    /// Of `weights`, the bytes an engine keeps in host memory rather than on the card (llama.cpp's
+    /// input layer: engines/llamacpp/llamacpp_quant.h); set by whoever knows the engine and file.
+    Rational weights_off_card;
+    std::string weights_off_card_how;
     Rational fixed_state;  ///< x batch
     Rational reserve;
     Rational available;          ///< memory - weights - fixed_state - reserve

@@ -51,6 +51,10 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
                 }
                 try {
                     row.terms = fit_context(model, accelerator, w ? &w->quant : nullptr, d, setup);
+                    if (auto off = grid.weights_off_card.find(row.weights); off != grid.weights_off_card.end()) {
+                        row.terms.weights_off_card = off->second.first;
+                        row.terms.weights_off_card_how = off->second.second;
+                    }
                     // The model as published: a longer context needs its RoPE stretched, which is no plan.
                     std::int64_t native = row.terms.native_context;
                     if (row.terms.fits) {

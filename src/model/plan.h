@@ -32,6 +32,8 @@ struct PlanGrid {
     /// caller's: llama-quantize's plan of a mix, engines/llamacpp/llamacpp_quant.h, or a GGUF file's
     /// header); such a row is no lower bound.
     std::map<std::string, std::pair<Rational, std::string>> exact_weights;
+    /// Of those bytes, what the engine keeps in host memory, by the same name (FitTerms::weights_off_card).
+    std::map<std::string, std::pair<Rational, std::string>> weights_off_card;
 };
 
 /// A weight format or cache dtype the plan does not know (the message lists the known ones).

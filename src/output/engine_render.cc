@@ -17,17 +17,18 @@ std::string bytes_text(const Rational& r) {
     return fmt::format("{} ({})", group_thousands(r.floor()), r.to_string());
 }
 
-/// The memory the engine sized its pool from, term by term, and what is left.
+/// The memory the engine sized its cache from (vLLM's and SGLang's pool, llama.cpp's -c when it
+/// was not given), term by term, and what is left.
 std::string budget_text(const std::vector<BudgetTerm>& budget) {
     if (budget.empty()) return "";
-    std::string out = "  the memory it sizes its pool from:\n";
+    std::string out = "  the memory it sizes its cache from:\n";
     Rational left(0);
     for (std::size_t i = 0; i < budget.size(); ++i) {
         const BudgetTerm& t = budget[i];
         left = left + t.bytes;
-        bool taken = i > 0;
-        out += fmt::format("    {} {:<38} {:>22} bytes  ({})\n", taken ? '-' : ' ', t.name,
-                           group_thousands((taken ? Rational(0) - t.bytes : t.bytes).ceil()), t.how);
+        char sign = i == 0 ? ' ' : t.bytes.is_negative() ? '-' : '+';
+        out += fmt::format("    {} {:<38} {:>22} bytes  ({})\n", sign, t.name,
+                           group_thousands((t.bytes.is_negative() ? Rational(0) - t.bytes : t.bytes).ceil()), t.how);
     }
     out += fmt::format("    = {:<38} {:>22} bytes  ({:.2f} GiB)\n", "for the cache and state",
                        group_thousands(left.floor()), left.to_double() / static_cast<double>(1LL << 30));
@@ -65,10 +66,17 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
                        bytes_text(a.kv_bytes), bytes_text(a.state_bytes), bytes_text(a.textbook_kv_bytes),
                        bytes_text(a.textbook_state_bytes));
     out += budget_text(a.budget);
+    if (!a.context_how.empty()) out += fmt::format("  context: {}\n", a.context_how);
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
     if (a.compute_buffer) {
         out += fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
                            group_thousands(a.compute_buffer->bytes), a.compute_buffer->stage, a.compute_buffer->how);
+    }
+    if (a.fit_target_bytes > Rational(0)) {
+        out += fmt::format(
+            "  kept free by --fit: {} bytes (--fit-target {} MiB: with less left beside the start, llama.cpp moves "
+            "layers off the card; common/fit.cpp at 80fb11ac)\n",
+            bytes_text(a.fit_target_bytes), bytes_text(a.fit_target_bytes / Rational(std::int64_t{1} << 20)));
     }
     if (a.swa_tokens) out += fmt::format("  tokens held by the SWA pool: {}\n", group_thousands(*a.swa_tokens));
     if (a.mamba_slots) out += fmt::format("  requests held by the Mamba pool: {}\n", group_thousands(*a.mamba_slots));
@@ -127,6 +135,8 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
         j["compute_buffer_stage"] = a.compute_buffer->stage;
         j["compute_buffer_how"] = "at least: " + a.compute_buffer->how;
     }
+    if (a.engine == Engine::llamacpp) j["fit_target_bytes"] = a.fit_target_bytes.ceil();
+    if (!a.context_how.empty()) j["context_how"] = a.context_how;
     if (a.block_size > 0) j["block_size"] = a.block_size;
     if (a.blocks) j["engine_blocks"] = *a.blocks;
     if (a.swa_tokens) j["engine_swa_tokens"] = *a.swa_tokens;

@@ -173,6 +173,8 @@ json model_entry(const Record& r) {
         QuantPlan plan = llamacpp_quant_plan(m, *mix);
         gguf[name] = {{"bytes", std::to_string(plan.bytes)},
                       {"how", quant_plan_how(plan)},
+                      {"off_card_bytes", std::to_string(plan.bytes - llamacpp_card_bytes(plan))},
+                      {"host_how", llamacpp_host_bytes_how(plan)},
                       {"float", mix->name == "F16" || mix->name == "BF16"}};
     }
     json share = nullptr;  // active / total parameters, for weights given as bytes (row_weights does the same)
@@ -301,6 +303,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "does not model)"},
                {"cell_pad", kLlamaCellPad},
                {"ubatch", EngineSettings().ubatch},
+               {"fit_target", exact(Rational(EngineSettings().fit_target_mib) * Rational(std::int64_t{1} << 20))},
                {"cards", json::array({1})}},
               {{"id", "vllm"},
                {"name", "vLLM"},

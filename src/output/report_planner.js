@@ -303,6 +303,7 @@
     const cards = Q(choice.gpus);
     const batch = Q(choice.batch);
     let weightsTotal, activeTotal, weightsHow;
+    let hostBytes = Q(0), hostHow = '';
     if (choice.weightBytes !== null) {
       weightsTotal = Q(choice.weightBytes);
       activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
@@ -316,6 +317,12 @@
         weightsTotal = parseQ(gguf.bytes);
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
         weightsHow = gguf.how;
+        // llama.cpp keeps its input layer in host memory (llamacpp_card_bytes): on one card, as kvcat
+        // fit --engine llama.cpp takes it.
+        if (choice.engine === 'llama.cpp' && choice.gpus === 1 && gguf.off_card_bytes !== '0') {
+          hostBytes = parseQ(gguf.off_card_bytes);
+          hostHow = gguf.host_how;
+        }
       } else {
         if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
         weightsTotal = parseQ(model.weights[choice.weights]);
@@ -328,6 +335,9 @@
     r.memory = parseQ(card.memory);
     r.weights = div(weightsTotal, cards);
     r.weightsHow = weightsHow + (choice.gpus > 1 ? ', split over ' + choice.gpus + ' cards' : '');
+    r.hostBytes = hostBytes;
+    r.hostHow = hostHow;
+    r.fitTarget = Q(0);
     r.fixed = mul(parseQ(t.fixed), batch);
     r.reserve = parseQ(data.reserve);
     r.overhead = parseQ(t.overhead || '0');
@@ -372,7 +382,8 @@
     const error = engineFigures(data, r, choice, context);
     if (error) return { error };
     if (r.pool === undefined) {
-      r.total = add(add(add(add(r.weights, r.fixed), r.reserve), r.overhead), r.kv);
+      // llama.cpp: the weights on the card, and the memory its --fit keeps free beside the start.
+      r.total = add(add(add(add(add(sub(r.weights, r.hostBytes), r.fixed), r.reserve), r.overhead), r.kv), r.fitTarget);
       r.fits = !(cmp(r.total, r.memory) > 0);
       r.free = sub(r.memory, r.total);
     }
@@ -401,6 +412,7 @@
     r.textbookKv = r.kv;
     if (engine.id === 'llama.cpp') {
       r.llama = llamacppFigures(e, engine, context, batch);
+      r.fitTarget = parseQ(engine.fit_target);
       r.kv = r.llama.kv;
       r.fixed = r.llama.state;
       r.engineTokens = r.llama.tokens;
@@ -781,13 +793,18 @@
       const zero = Q(0);
       const positive = (a) => (cmp(a, zero) > 0 ? a : zero);
       const parts = [];  // [class, name, bytes, how]
-      parts.push(['weights', 'weights', r.weights, r.weightsHow]);
+      parts.push(['weights', 'weights', sub(r.weights, r.hostBytes), r.weightsHow +
+        (isZero(r.hostBytes) ? '' : '; less ' + bytesText(r.hostBytes) + ' kept in host memory: ' + r.hostHow)]);
       if (!pooled) {
         parts.push(['kv', 'KV cache', r.kv, bytesText(r.kv) + (engine.id === 'llama.cpp' ? ' (kvcat fit --engine llama.cpp)' : ': ' +
           exactText(parseQ(r.t.growing)) + ' B/token' + (r.window > 0n ? ' + sliding layers ' + exactText(parseQ(r.t.sliding)) + ' B/token up to ' + grouped(r.window) : '') +
           (batch > 1n ? ', x ' + choice.batch + ' sequences' : '') + (r.t.kv_split ? '; ' + r.t.kv_split : ''))]);
         parts.push(['state', 'fixed state', r.fixed, bytesText(r.fixed) + (engine.id === 'llama.cpp' ? ' (llama.cpp\'s recurrent state in f32, all sequences)' : ' (linear-attention layers, per sequence x batch)')]);
         parts.push(['reserve', 'reserve', add(r.reserve, r.overhead), gib(r.reserve) + ' runtime reserve (kvcat fit\'s default)']);
+        if (!isZero(r.fitTarget)) {
+          parts.push(['reserve', 'kept free by --fit', r.fitTarget, gib(r.fitTarget) + ': llama.cpp\'s --fit-target; with less left ' +
+            'beside the start it moves layers off the card, and every token is slower']);
+        }
         if (r.fits) parts.push(['free', 'free', r.free, 'of ' + gib(r.memory) + ' (' + bytesText(r.memory) + ') per card']);
       } else {
         const used = engine.id === 'vllm'

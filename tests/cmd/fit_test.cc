@@ -395,14 +395,17 @@ TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown
     EXPECT_LT(j["engine"]["estimated_max_context"].get<std::int64_t>(), 32768);
 }
 
-// llama.cpp allocates its whole cache at start-up, its cells padded to 256: on the 3090, 18.43 GB
-// of Q4_K weights (32,762,123,264 parameters x 4.5 bits) and the 1 GiB reserve leave
-// 6,267,367,616 bytes, which hold 23,908 tokens of 262,144 bytes but only 93 x 256 = 23,808
-// cells. Past that the verdict is "does not fit", exit 1, in text, JSON and the planner alike
-// (the browser check holds the page to it).
+// llama.cpp allocates its whole cache at start-up, its cells padded to 256, and its --fit keeps
+// 1,024 MiB of the card free beside the start (--fit-target; common/fit.cpp at 80fb11ac): on the
+// 3090, 18.43 GB of Q4_K weights (32,762,123,264 parameters x 4.5 bits), the 1 GiB reserve and
+// that 1 GiB leave 5,193,625,792 bytes, which hold 19,812 tokens of 262,144 bytes but only
+// 77 x 256 = 19,712 cells. Past that the verdict is "does not fit", exit 1, in text, JSON and the
+// planner alike (the browser check holds the page to it); with -fit off (--fit-target 0) the
+// cache alone must fit: 23,808 cells.
 TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLargestCThatDoes) {
-    auto run = [](const std::string& c, bool json) {
-        std::vector<std::string> extra = {"--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size", c};
+    auto run = [](const std::string& c, bool json, const std::string& target = "1024") {
+        std::vector<std::string> extra = {"--kv-dtype", "f16", "--engine",     "llama.cpp",
+                                          "--ctx-size", c,     "--fit-target", target};
         if (json) extra.insert(extra.end(), {"--format", "json"});
         return fit_qwen3_32b_on_3090(extra);
     };
@@ -414,20 +417,30 @@ TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLarge
     EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(),
                          "at -c 32,768 llama.cpp allocates 8,589,934,592 bytes of cache and state"))
         << j["engine_overflow"];
-    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "the largest -c whose allocation fits is 23,808"))
+    EXPECT_TRUE(
+        contains(j["engine_overflow"].get<std::string>(), "the largest -c that leaves --fit its target is 19,712"))
+        << j["engine_overflow"];
+    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "with -fit off it fails to allocate"))
         << j["engine_overflow"];
     EXPECT_TRUE(contains(past.err, "--engine llama.cpp: does not fit on accelerators/nvidia-rtx-3090")) << past.err;
     Outcome text = run("32768", false);
     EXPECT_EQ(text.status, 1);
     EXPECT_TRUE(contains(text.out, "does not fit: at -c 32,768")) << text.out;
-    // The boundary, both ways: 23,808 cells fit, one token more pads to 24,064, which does not.
-    Outcome at = run("23808", true);
+    // The boundary, both ways: 19,712 cells fit, one token more pads to 19,968, which does not.
+    Outcome at = run("19712", true);
     EXPECT_EQ(at.status, 0) << at.err;
     EXPECT_EQ(nlohmann::json::parse(at.out)["fits"], true);
     EXPECT_FALSE(nlohmann::json::parse(at.out).contains("engine_overflow"));
-    Outcome over = run("23809", true);
+    Outcome over = run("19713", true);
     EXPECT_EQ(over.status, 1) << over.err;
     EXPECT_EQ(nlohmann::json::parse(over.out)["fits"], false);
+    // -fit off: the start alone against the card, 23,808 cells and not one more.
+    Outcome off = run("32768", true, "0");
+    EXPECT_TRUE(contains(nlohmann::json::parse(off.out)["engine_overflow"].get<std::string>(),
+                         "the largest -c whose allocation fits is 23,808"))
+        << off.out;
+    EXPECT_EQ(run("23808", true, "0").status, 0);
+    EXPECT_EQ(run("23809", true, "0").status, 1);
 }
 
 // ---- sizes as people type them -------------------------------------------------------------
@@ -458,9 +471,14 @@ TEST(FitSizes, TokenOptionsTakeKAndMAsContextsDoAndDtypesTakeEitherCase) {
     ASSERT_EQ(vllm_k.status, 0) << vllm_k.err;
     EXPECT_EQ(nlohmann::json::parse(vllm_k.out), nlohmann::json::parse(vllm.out));
 
-    // llama.cpp's -c 0 (the model's own context) stays a choice.
+    // llama.cpp's -c 0 (the model's own context, 40,960) stays a choice: it leaves less than the
+    // 1,024 MiB llama.cpp's --fit keeps free (exit 1, the verdict), and fits with -fit off.
     Outcome zero = fit_with({"--kv-dtype", "q8_0", "--engine", "llama.cpp", "--ctx-size", "0"});
-    EXPECT_EQ(zero.status, 0) << zero.err;
+    EXPECT_EQ(zero.status, 1) << zero.err;
+    EXPECT_EQ(nlohmann::json::parse(zero.out)["engine_tokens"], 40960) << zero.out;
+    Outcome zero_off =
+        fit_with({"--kv-dtype", "q8_0", "--engine", "llama.cpp", "--ctx-size", "0", "--fit-target", "0"});
+    EXPECT_EQ(zero_off.status, 0) << zero_off.err;
 
     for (const char* bad : {"32x", "0", "1.5"}) {
         Outcome refused = fit_with({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", bad});

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/llamacpp/llamacpp_fit.h"
 #include "model/curve.h"
 #include "model/kv_math.h"
 #include "support/bisect.h"
@@ -349,21 +350,31 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.sequences = parallel;
     a.llama_state_line = llamacpp_state_line_for(s.version);
     if (s.available_bytes) {
-        // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
-        std::int64_t cell_pad = llamacpp_cell_pad(s.version, s.flash_attn);
-        context = llamacpp_largest_fit(s.kv_unified ? cell_pad : cell_pad * parallel, *s.available_bytes,
-                                       [&](std::int64_t cells) {
-                                           EngineAnswer probe;
-                                           fill_parts(model, dtype, v, layout_for(model, s, cells), every_head, probe);
-                                           return probe.kv_bytes + probe.state_bytes;
-                                       });
-        if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", cell_pad));
+        auto bytes_at = [&](std::int64_t cells) {
+            EngineAnswer probe;
+            fill_parts(model, dtype, v, layout_for(model, s, cells), every_head, probe);
+            return probe.kv_bytes + probe.state_bytes;
+        };
+        if (s.fit_target_mib > 0 && model.native_context) {
+            // -c not given: --fit picks it from the model's trained context (llamacpp_fit.h).
+            LlamaFitContext f =
+                llamacpp_fit_context(*model.native_context, s.kv_unified ? 1 : parallel, *s.available_bytes, bytes_at);
+            if (!f.fits) throw EngineRefusal(f.how);
+            context = f.context;
+            a.context_how = f.how;
+        } else {
+            // The largest -c whose allocation fits: contexts move in steps of 256 cells per stream.
+            std::int64_t cell_pad = llamacpp_cell_pad(s.version, s.flash_attn);
+            context = llamacpp_largest_fit(s.kv_unified ? cell_pad : cell_pad * parallel, *s.available_bytes, bytes_at);
+            if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", cell_pad));
+        }
     }
     LlamaLayout l = layout_for(model, s, context);
     fill_parts(model, dtype, v, l, every_head, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     a.compute_buffer = llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn});
+    a.fit_target_bytes = Rational(checked_mul(s.fit_target_mib, std::int64_t{1} << 20));
     Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
     a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);
     if (s.v_dtype) {

@@ -1,5 +1,6 @@
 #include "engines/llamacpp/llamacpp_quant.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <stdexcept>
@@ -273,6 +274,51 @@ QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imat
         plan.bytes = checked_add(plan.bytes, bytes);
     }
     return plan;
+}
+
+namespace {
+
+bool input_layer_tensor(std::string_view name) {
+    for (std::string_view prefix : {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."}) {
+        if (name.starts_with(prefix)) return true;
+    }
+    return false;
+}
+
+bool has_output_tensor(const QuantPlan& plan) {
+    return std::any_of(plan.tensors.begin(), plan.tensors.end(),
+                       [](const GgufTensorShape& t) { return t.name == "output.weight"; });
+}
+
+}  // namespace
+
+std::int64_t llamacpp_host_bytes(const QuantPlan& plan) {
+    std::int64_t host = 0;
+    for (const QuantTensor& t : plan.types) {
+        if (input_layer_tensor(t.tensor->name)) host = checked_add(host, t.bytes);
+    }
+    return host;
+}
+
+std::int64_t llamacpp_card_bytes(const QuantPlan& plan) {
+    std::int64_t card = plan.bytes - llamacpp_host_bytes(plan);
+    if (!has_output_tensor(plan)) {
+        for (const QuantTensor& t : plan.types) {
+            if (t.tensor->name == "token_embd.weight") card = checked_add(card, t.bytes);  // the tied output
+        }
+    }
+    return card;
+}
+
+std::string llamacpp_host_bytes_how(const QuantPlan& plan) {
+    std::string names;
+    for (const QuantTensor& t : plan.types) {
+        if (!input_layer_tensor(t.tensor->name)) continue;
+        names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", t.tensor->name, ggml_type_name(t.type));
+    }
+    if (names.empty()) return "no input-layer tensor";
+    return fmt::format("{}: llama.cpp loads the input layer to the CPU{} (src/llama-model.cpp at 80fb11ac)", names,
+                       has_output_tensor(plan) ? "" : ", and a copy of token_embd to the card as its tied output");
 }
 
 std::optional<QuantPlan> named_quant_plan(const Model& model, std::string_view weights, std::string_view engine,

@@ -73,6 +73,17 @@ struct QuantPlan {
 std::optional<QuantPlan> named_quant_plan(const Model& model, std::string_view weights, std::string_view engine,
                                           bool imatrix = false);
 
+/// The bytes of a planned file llama.cpp keeps in host memory when every layer runs on the card:
+/// its input layer (token_embd, position_embd, token_types, per_layer_token_embd), which it loads
+/// to the CPU (src/llama-model.cpp at 80fb11ac: `dev_input` is the CPU device; src/llama-arch.cpp:
+/// LLM_TENSOR_LAYER_INPUT). The host's model buffers print it (`CPU`, `CUDA_Host`, `CPU_Mapped`).
+std::int64_t llamacpp_host_bytes(const QuantPlan& plan);
+/// The bytes the card then holds: the rest of the file, and for a model without output.weight the
+/// copy of token_embd it loads as its output (TENSOR_DUPLICATED, src/llama-model-loader.cpp).
+std::int64_t llamacpp_card_bytes(const QuantPlan& plan);
+/// "token_embd.weight (q4_K): llama.cpp loads the input layer to the CPU ..." for a line a person reads.
+std::string llamacpp_host_bytes_how(const QuantPlan& plan);
+
 /// "llama-quantize's Q4_K_M of the model's 707 tensors: 385 q4_K, 65 q6_K, 257 f32 (...)".
 std::string quant_plan_how(const QuantPlan& plan);
 

@@ -1,6 +1,7 @@
 // llama.cpp's answers to every question kvcat asks an engine (engines/engine_rules.h).
 #include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_fit.h"
 #include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_record_check.h"
 
@@ -17,11 +18,13 @@ const EngineRules llamacpp_rules{
     .ctx_size_sizes = true,
     .one_card_only = true,
     .plan_kv_dtypes = "f16,q8_0,q4_0",
-    .verdict_rule = "its whole allocation at -c context x slots and -np slots, beside the weights and the reserve",
+    .verdict_rule =
+        "its whole allocation at -c context x slots and -np slots, beside the weights on the card, the "
+        "reserve and the memory its --fit keeps free",
     .allocate = llamacpp_allocation,
     .log_lines = llamacpp_log_lines,
     .card_defaults = no_card_defaults,
-    .budget = card_less_weights_and_reserve,
+    .budget = llamacpp_budget,
     .ask = whole_start_ask,
     .judge = whole_start_judge,
     .check_record = [](const Record& r, const Model& m,

@@ -1,0 +1,43 @@
+// llama.cpp's --fit (on unless -fit off): before it loads, it projects each device's model, KV
+// and compute buffers and keeps --fit-target MiB (1024 by default) free beside them; when less
+// would be left it shortens a -c that was not given, then moves layers to the CPU. It refuses
+// nothing. common/fit.cpp (common_params_fit_impl) and common/common.h at
+// 80fb11ac73e66d89eae2c6a91d8a77428fa733ed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engines/engine_budget.h"
+#include "engines/engine_memory.h"
+#include "model/physics.h"
+#include "support/rational.h"
+
+namespace kvcat {
+
+/// --fit-ctx's default: the shortest context --fit sets per stream (common.h fit_params_min_ctx).
+inline constexpr std::int64_t kLlamaFitMinContext = 4096;
+
+/// The memory llama.cpp's cache and state have on the fit's card: the card, less the weights it
+/// holds (its input layer stays on the host: FitTerms::weights_off_card), the reserve, and what
+/// --fit keeps free.
+EngineBudget llamacpp_budget(const EngineSettings& settings, const FitTerms& terms);
+
+/// The -c that --fit gives a start whose -c was not given, as llama.cpp works it out.
+struct LlamaFitContext {
+    std::int64_t context = 0;  ///< n_ctx, every stream's cells together
+    bool fits = true;          ///< false: even the shortest leaves less than the target, so layers move
+    std::string how;           ///< what it did, in a sentence
+};
+
+/// `trained` is the model's context (n_ctx_train), `streams` the cache's streams (-np unless
+/// --kv-unified), `available` the memory for the cache and state (llamacpp_budget), `bytes_at`
+/// the cache and state at n_ctx. llama.cpp's step: with the trained context x streams fitting,
+/// that; else the context linearly between 4096 x streams and it where the projection meets the
+/// target, in whole bytes and integer steps as common_params_fit_impl takes them, less its
+/// remainder of 256 x streams, at least 4096 x streams.
+LlamaFitContext llamacpp_fit_context(std::int64_t trained, std::int64_t streams, const Rational& available,
+                                     const std::function<Rational(std::int64_t)>& bytes_at);
+
+}  // namespace kvcat
