@@ -79,7 +79,11 @@ int run_import_log(const ImportLogOptions& o) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    if (!o.engine.empty()) {
+    // --engine naming the engine whose lines the log holds adds nothing; it names a fork or an
+    // application of llama.cpp only over llama.cpp's lines.
+    auto named = parse_engine(o.engine);
+    bool the_logs_own = named && *named == parsed.engine && parsed.engine != Engine::llamacpp;
+    if (!o.engine.empty() && !the_logs_own) {
         std::string name = llama_family_name(o.engine);
         if (name.empty() || parsed.engine != Engine::llamacpp) {
             spdlog::error(

@@ -263,6 +263,10 @@ TEST_F(HostileImportLog, EngineNamesAForkOfLlamaCppAndOnlyOverLlamaCppLines) {
     Outcome vllm = import_log("v.log", "GPU KV cache size: 1,000 tokens\n", {"--engine", "LM Studio"});
     EXPECT_EQ(vllm.status, 2) << vllm.out;
     EXPECT_TRUE(contains(vllm.err, "--engine LM Studio names a fork or an application of llama.cpp")) << vllm.err;
+    // The engine the lines are already: taken as read, the record the same as without it.
+    Outcome same = import_log("v.log", "GPU KV cache size: 1,000 tokens\n", {"--engine", "vllm"});
+    EXPECT_EQ(same.status, 0) << same.err;
+    EXPECT_EQ(same.out, import_log("v.log", "GPU KV cache size: 1,000 tokens\n").out);
 }
 
 TEST_F(HostileImportLog, ANameOrOptionOfSeveralLinesNeverBecomesKeysOfTheRecord) {
