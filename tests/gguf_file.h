@@ -20,8 +20,9 @@ class GgufFile {
 
     /// Part `split_no` (from 0) of `split_count` of a split model, as llama.cpp's gguf-split
     /// writes one (split.no and split.count, u16), in a file called `name`.
+    /// `second` names the second tensor: a file without "output.weight" ties its embeddings.
     GgufFile(std::uint64_t data, std::uint32_t magic, std::uint16_t split_no, std::uint16_t split_count,
-             std::string name)
+             std::string name, const std::string& second = "output.weight")
         : name_(std::move(name)) {
         put32(magic);
         put32(3);
@@ -48,7 +49,7 @@ class GgufFile {
         str("a");
         str("bc");
         tensor("token_embd.weight", 0);
-        tensor("output.weight", 64);
+        tensor(second, 64);
         while (bytes_.size() % 64 != 0) bytes_.push_back(0);
         header_ = bytes_.size();
         bytes_.resize(bytes_.size() + data, 7);

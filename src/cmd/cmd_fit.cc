@@ -340,6 +340,21 @@ int fit_on_each(const FitOptions& o, const LintResult& lint, const std::optional
     return runs > 0 ? ExitCode::ok : ExitCode::findings;
 }
 
+/// llama.cpp on one card: the weights it keeps in host memory, from the plan of a mix or the
+/// tensors of --weight-file (engines/llamacpp/llamacpp_quant.h); nothing for another engine, or
+/// for weights given only as bytes.
+void set_weights_off_card(FitTerms& terms, const FitOptions& o, const std::optional<QuantPlan>& exact,
+                          const std::vector<NamedTensorBytes>& file_tensors) {
+    if (o.gpus != 1 || parse_engine(o.engine.engine) != Engine::llamacpp) return;
+    if (exact) {
+        terms.weights_off_card = Rational(exact->bytes - llamacpp_card_bytes(*exact));
+        terms.weights_off_card_how = llamacpp_host_bytes_how(*exact);
+    } else if (!file_tensors.empty()) {
+        terms.weights_off_card = Rational(llamacpp_off_card_bytes(file_tensors));
+        terms.weights_off_card_how = llamacpp_off_card_how(file_tensors) + ", as " + o.weight_file + " holds them";
+    }
+}
+
 /// The engine's answer under `j`, with its figures scripts read beside the textbook's, and its
 /// verdict: `fits` false when its start overflows the card or it would not start.
 void add_engine_json(nlohmann::json& j, const EngineAnswer& engine, const Model& model, const FitTerms& terms,
@@ -378,7 +393,8 @@ int run_fit(const FitOptions& o) {
         return ExitCode::failure;
     }
     std::optional<WeightQuant> quant;
-    std::optional<WeightMix> mix;  // a lower bound of the weights, said under the answer
+    std::optional<WeightMix> mix;                // a lower bound of the weights, said under the answer
+    std::vector<NamedTensorBytes> file_tensors;  // --weight-file's tensors
     FitSetup setup;
     setup.batch = o.batch;
     setup.gpus = o.gpus;
@@ -409,6 +425,9 @@ int run_fit(const FitOptions& o) {
     } else {
         try {
             GgufWeights g = read_gguf_weights(o.weight_file);
+            for (const auto& e : g.extents) {
+                file_tensors.push_back({e.name, static_cast<std::int64_t>(e.bytes), ""});
+            }
             setup.weight_bytes = Rational(static_cast<std::int64_t>(g.data_bytes));
             setup.weight_how = gguf_weights_how(o.weight_file, g);
             weights_name = o.weight_file;
@@ -487,10 +506,7 @@ int run_fit(const FitOptions& o) {
         }
     }
     FitTerms terms = fit_context(*model->model, *accelerator->accelerator, quant ? &*quant : nullptr, *dtype, setup);
-    if (exact && setup.gpus == 1 && parse_engine(o.engine.engine) == Engine::llamacpp) {
-        terms.weights_off_card = Rational(exact->bytes - llamacpp_card_bytes(*exact));
-        terms.weights_off_card_how = llamacpp_host_bytes_how(*exact);
-    }
+    set_weights_off_card(terms, o, exact, file_tensors);
     bool engine_failed = false;
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;

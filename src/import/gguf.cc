@@ -282,6 +282,21 @@ namespace {
 /// The most metadata keys a header may claim.
 constexpr std::uint64_t kMaxKeys = 1 << 16;
 
+/// The most tensors whose extents are kept (a model has some thousands).
+constexpr std::uint64_t kMaxExtents = 1 << 20;
+
+/// Each tensor's bytes: from its offset to the next one's, the last to the data's end.
+void measure_extents(std::vector<GgufTensorExtent>& extents, std::uint64_t data_bytes) {
+    std::vector<std::uint64_t> starts;
+    starts.reserve(extents.size());
+    for (const auto& e : extents) starts.push_back(e.offset);
+    std::sort(starts.begin(), starts.end());
+    for (auto& e : extents) {
+        auto next = std::upper_bound(starts.begin(), starts.end(), e.offset);
+        e.bytes = (next == starts.end() ? data_bytes : *next) - e.offset;
+    }
+}
+
 /// The header; its metadata kept as JSON only when `keep` (the weights need none of it, and
 /// skipping reads nothing into memory).
 GgufHeader read_header(Bytes& in, bool keep) {
@@ -337,7 +352,7 @@ GgufHeader read_header(Bytes& in, bool keep) {
     }
     std::uint64_t last_end = 0;
     for (std::uint64_t i = 0; i < w.tensors; ++i) {
-        r.skip_string("a tensor name");
+        std::string name = r.string("a tensor name");
         auto dims = r.get<std::uint32_t>("a tensor's dimensions");
         if (dims > 8) throw GgufError(fmt::format("a tensor with {} dimensions", dims));
         r.skip(std::uint64_t{dims} * 8, "a tensor's shape");
@@ -345,13 +360,16 @@ GgufHeader read_header(Bytes& in, bool keep) {
         auto offset = r.get<std::uint64_t>("a tensor's offset");
         if (offset % w.alignment != 0) throw GgufError("a tensor's offset is not aligned");
         last_end = std::max(last_end, offset);
+        if (i < kMaxExtents) w.extents.push_back({std::move(name), offset, 0});
     }
+    if (w.tensors > kMaxExtents) w.extents.clear();  // past any model's count: no extent is kept
     std::uint64_t header = r.pos();
     w.data_offset = (header + w.alignment - 1) / w.alignment * w.alignment;
     if (w.data_offset > size || last_end > size - w.data_offset) {
         throw GgufError("the tensor data is cut short: the file ends before the last tensor starts");
     }
     w.data_bytes = size - w.data_offset;
+    measure_extents(w.extents, w.data_bytes);
     return out;
 }
 
@@ -418,6 +436,7 @@ GgufWeights read_gguf_weights(const std::string& path, const HttpLimits& limits)
         w.data_bytes += p.data_bytes;
         w.fetched_bytes += p.fetched_bytes;
         w.requests += p.requests;
+        w.extents.insert(w.extents.end(), p.extents.begin(), p.extents.end());
     }
     return w;
 }

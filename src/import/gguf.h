@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,14 @@ namespace kvcat {
 class GgufError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
+};
+
+/// A tensor of a GGUF file: its name and the bytes it spans in the tensor data (to the next
+/// tensor's offset, or the data's end: its size and the padding to the file's alignment).
+struct GgufTensorExtent {
+    std::string name;  ///< "" for a name longer than any tensor name kvcat reads
+    std::uint64_t offset = 0;
+    std::uint64_t bytes = 0;
 };
 
 struct GgufWeights {
@@ -38,6 +47,8 @@ struct GgufWeights {
     std::uint64_t split_count = 0;    ///< split.count: the parts of a split model (0 or 1: not split)
     std::uint64_t fetched_bytes = 0;  ///< of a remote file: the bytes its range requests brought
     int requests = 0;                 ///< of a remote file: how many range requests
+    /// Every tensor, in the order the header lists them (every part's); empty past 2^20 tensors.
+    std::vector<GgufTensorExtent> extents;
 };
 
 /// Reads the header of the GGUF file at `path`, or at an http:// or https:// address by range

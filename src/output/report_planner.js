@@ -747,7 +747,11 @@
       }
       let fitsHow;
       if (!pooled) {
-        fitsHow = r.fits ? ', ' + gib(r.free) + ' free on each card' : ', over by ' + gib(Q(-r.free.n, r.free.d)) + ' on each card';
+        const beyond = isZero(r.fitTarget) ? '' : ' beside the ' + gib(r.fitTarget) + ' llama.cpp\'s --fit keeps';
+        const moved = isZero(r.fitTarget) ? '' : ', counting the ' + gib(r.fitTarget) + ' llama.cpp\'s --fit keeps free: ' +
+          'it would start with layers on the CPU, every token slower';
+        fitsHow = r.fits ? ', ' + gib(r.free) + ' free on each card' + beyond
+          : ', over by ' + gib(Q(-r.free.n, r.free.d)) + ' on each card' + moved;
       } else if (engine.id === 'vllm') {
         fitsHow = r.vllm.refusal ? ': vLLM refuses to start with this --max-model-len (the longest it estimates would fit: ' +
           grouped(r.vllm.estimated) + ' tokens)' : r.vllm.mambaRefusal ? ': vLLM refuses to start: its default --max-num-seqs on ' +

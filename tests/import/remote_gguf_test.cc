@@ -45,6 +45,13 @@ TEST(RemoteGguf, ReadsTheHeaderByRangeRequestsAndGivesWhatTheFileGives) {
     EXPECT_EQ(remote.file_size, local.file_size);
     EXPECT_EQ(remote.data_offset, local.data_offset);
     EXPECT_EQ(remote.tensors, 2u);
+    // Each tensor's extent, to the next one's offset or the data's end, the same both ways.
+    ASSERT_EQ(remote.extents.size(), 2u);
+    EXPECT_EQ(remote.extents[0].name, "token_embd.weight");
+    EXPECT_EQ(remote.extents[0].bytes, 64u);
+    EXPECT_EQ(remote.extents[1].name, "output.weight");
+    EXPECT_EQ(remote.extents[1].bytes, kData - 64);
+    EXPECT_EQ(local.extents[1].bytes, kData - 64);
     // One request of 1 MiB holds this header: the 8 MiB behind it never cross the wire.
     EXPECT_EQ(remote.requests, 1);
     EXPECT_EQ(server.requests(), 1);

@@ -320,4 +320,8 @@ void llamacpp_record_block(const ParsedLog& log, std::string& t) {
     }
 }
 
+bool llamacpp_host_buffer(std::string_view device) {
+    return device.starts_with("CPU") || device.ends_with("_Host") || device == "AMX";
+}
+
 }  // namespace kvcat

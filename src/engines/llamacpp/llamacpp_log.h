@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "engines/log_reading.h"
 
@@ -22,5 +23,9 @@ std::unique_ptr<LogReader> llamacpp_log_reader(LogText kind);
 
 /// The record's caches, recurrent state and start block for a log of llama.cpp's lines.
 void llamacpp_record_block(const ParsedLog& log, std::string& text);
+
+/// Whether a buffer llama.cpp prints ("<device> model buffer size") is in host memory: "CPU",
+/// "CPU_Mapped", "CUDA_Host", "Vulkan_Host", and the CPU's repacking types ("AMX", "CPU_AARCH64").
+bool llamacpp_host_buffer(std::string_view device);
 
 }  // namespace kvcat

@@ -285,40 +285,63 @@ bool input_layer_tensor(std::string_view name) {
     return false;
 }
 
-bool has_output_tensor(const QuantPlan& plan) {
-    return std::any_of(plan.tensors.begin(), plan.tensors.end(),
-                       [](const GgufTensorShape& t) { return t.name == "output.weight"; });
+std::vector<NamedTensorBytes> named_bytes(const QuantPlan& plan) {
+    std::vector<NamedTensorBytes> out;
+    out.reserve(plan.types.size());
+    for (const QuantTensor& t : plan.types) out.push_back({t.tensor->name, t.bytes, ggml_type_name(t.type)});
+    return out;
+}
+
+bool has_output(const std::vector<NamedTensorBytes>& tensors) {
+    return std::any_of(tensors.begin(), tensors.end(),
+                       [](const NamedTensorBytes& t) { return t.name == "output.weight"; });
+}
+
+std::int64_t input_layer_bytes(const std::vector<NamedTensorBytes>& tensors) {
+    std::int64_t host = 0;
+    for (const NamedTensorBytes& t : tensors) {
+        if (input_layer_tensor(t.name)) host = checked_add(host, t.bytes);
+    }
+    return host;
+}
+
+/// The copy of token_embd a file without output.weight loads to the card as its output.
+std::int64_t tied_copy_bytes(const std::vector<NamedTensorBytes>& tensors) {
+    if (has_output(tensors)) return 0;
+    for (const NamedTensorBytes& t : tensors) {
+        if (t.name == "token_embd.weight") return t.bytes;
+    }
+    return 0;
 }
 
 }  // namespace
 
 std::int64_t llamacpp_host_bytes(const QuantPlan& plan) {
-    std::int64_t host = 0;
-    for (const QuantTensor& t : plan.types) {
-        if (input_layer_tensor(t.tensor->name)) host = checked_add(host, t.bytes);
-    }
-    return host;
+    return input_layer_bytes(named_bytes(plan));
 }
 
 std::int64_t llamacpp_card_bytes(const QuantPlan& plan) {
-    std::int64_t card = plan.bytes - llamacpp_host_bytes(plan);
-    if (!has_output_tensor(plan)) {
-        for (const QuantTensor& t : plan.types) {
-            if (t.tensor->name == "token_embd.weight") card = checked_add(card, t.bytes);  // the tied output
-        }
-    }
-    return card;
+    auto tensors = named_bytes(plan);
+    return checked_add(plan.bytes - input_layer_bytes(tensors), tied_copy_bytes(tensors));
 }
 
 std::string llamacpp_host_bytes_how(const QuantPlan& plan) {
+    return llamacpp_off_card_how(named_bytes(plan));
+}
+
+std::int64_t llamacpp_off_card_bytes(const std::vector<NamedTensorBytes>& tensors) {
+    return input_layer_bytes(tensors) - tied_copy_bytes(tensors);
+}
+
+std::string llamacpp_off_card_how(const std::vector<NamedTensorBytes>& tensors) {
     std::string names;
-    for (const QuantTensor& t : plan.types) {
-        if (!input_layer_tensor(t.tensor->name)) continue;
-        names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", t.tensor->name, ggml_type_name(t.type));
+    for (const NamedTensorBytes& t : tensors) {
+        if (!input_layer_tensor(t.name)) continue;
+        names += fmt::format("{}{}{}", names.empty() ? "" : ", ", t.name, t.type.empty() ? "" : " (" + t.type + ")");
     }
     if (names.empty()) return "no input-layer tensor";
     return fmt::format("{}: llama.cpp loads the input layer to the CPU{} (src/llama-model.cpp at 80fb11ac)", names,
-                       has_output_tensor(plan) ? "" : ", and a copy of token_embd to the card as its tied output");
+                       has_output(tensors) ? "" : ", and a copy of token_embd to the card as its tied output");
 }
 
 std::optional<QuantPlan> named_quant_plan(const Model& model, std::string_view weights, std::string_view engine,

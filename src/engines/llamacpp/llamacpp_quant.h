@@ -84,6 +84,18 @@ std::int64_t llamacpp_card_bytes(const QuantPlan& plan);
 /// "token_embd.weight (q4_K): llama.cpp loads the input layer to the CPU ..." for a line a person reads.
 std::string llamacpp_host_bytes_how(const QuantPlan& plan);
 
+/// A tensor of a file by name, and its bytes.
+struct NamedTensorBytes {
+    std::string name;
+    std::int64_t bytes = 0;
+    std::string type;  ///< ggml's name of its type, "" when not known
+};
+/// Of a file of these tensors, the bytes llama.cpp keeps off the card with every layer on it: the
+/// input layer, less the copy of token_embd a file without output.weight loads to the card (the
+/// rules of llamacpp_host_bytes and llamacpp_card_bytes, for a file kvcat did not plan).
+std::int64_t llamacpp_off_card_bytes(const std::vector<NamedTensorBytes>& tensors);
+std::string llamacpp_off_card_how(const std::vector<NamedTensorBytes>& tensors);
+
 /// "llama-quantize's Q4_K_M of the model's 707 tensors: 385 q4_K, 65 q6_K, 257 f32 (...)".
 std::string quant_plan_how(const QuantPlan& plan);
 

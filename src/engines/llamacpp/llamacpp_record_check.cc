@@ -7,6 +7,7 @@
 #include "engines/allocation_fields.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/llamacpp/llamacpp_tensors.h"
 #include "load/schema.h"
@@ -240,6 +241,24 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     part.figures.push_back(std::move(f));
 }
 
+/// The host's model buffers beside the plan's input layer, which llama.cpp keeps on the CPU
+/// (llamacpp_host_bytes); "" for a start that printed none.
+std::string host_weights_text(const std::vector<StartBuffer>& buffers, const QuantPlan& plan) {
+    Rational host(0);
+    int count = 0;
+    for (const auto& b : buffers) {
+        auto v = Rational::parse(b.mib);
+        if (b.kind != "model" || !llamacpp_host_buffer(b.device) || !v) continue;
+        host = host + *v;
+        ++count;
+    }
+    if (count == 0) return "";
+    return fmt::format(
+        "; of them the host's ({} MiB) stand beside the plan's input layer, {} MiB, which llama.cpp "
+        "keeps on the CPU (src/llama-model.cpp at 80fb11ac)",
+        two(host.to_double()), llamacpp_mib_text(Rational(llamacpp_host_bytes(plan))));
+}
+
 /// The model buffers of every device together, beside the bytes llama-quantize at the pinned
 /// commit writes for the file's mix. Said, not judged: a file made by an older llama-quantize
 /// (whose rules have changed), with --tensor-type or a custom recipe (Unsloth's UD) holds other
@@ -293,17 +312,19 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
                                         "counts the GPU's layers in both buffers",
                                         offloaded)
                                   : "the file was made by other rules: an older llama-quantize, or a custom recipe";
-    part.terms.push_back(fmt::format(
-        "weights: the {} model buffer{} to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
-        "MiB, {}",
-        model_buffers, model_buffers == 1 ? " comes" : "s sum", two(printed.to_double()), mix->name,
-        group_thousands(plan.bytes), llamacpp_mib_text(Rational(plan.bytes)),
-        same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
-                           two(std::abs(gap.to_double())), plan.types.size())
-        : tied_twice ? fmt::format("{} MiB apart: the tied token embeddings, which the buffers hold twice (on the "
-                                   "host for the input, on the device as the output); the same otherwise",
-                                   two(gap.to_double()))
-                     : fmt::format("{} MiB apart ({})", two(gap.to_double()), why_apart)));
+    part.terms.push_back(
+        fmt::format(
+            "weights: the {} model buffer{} to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
+            "MiB, {}",
+            model_buffers, model_buffers == 1 ? " comes" : "s sum", two(printed.to_double()), mix->name,
+            group_thousands(plan.bytes), llamacpp_mib_text(Rational(plan.bytes)),
+            same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
+                               two(std::abs(gap.to_double())), plan.types.size())
+            : tied_twice ? fmt::format("{} MiB apart: the tied token embeddings, which the buffers hold twice (on the "
+                                       "host for the input, on the device as the output); the same otherwise",
+                                       two(gap.to_double()))
+                         : fmt::format("{} MiB apart ({})", two(gap.to_double()), why_apart)) +
+        host_weights_text(buffers, plan));
 }
 
 void llama_start(const Record& r, const Model& m, AllocationCheck& out) {

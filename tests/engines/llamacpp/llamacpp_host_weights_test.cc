@@ -13,7 +13,9 @@
 
 #include "check/lint.h"
 #include "engines/allocation_fields.h"
+#include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_quant.h"
+#include "gguf_file.h"
 #include "kvcat_runner.h"
 #include "support/rational.h"
 #include "test_util.h"
@@ -23,12 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using kvcat::Rational;
 using kvcat::test::contains;
-
-/// A buffer in host memory as llama.cpp names its buffer types: "CPU", "CPU_Mapped", "CUDA_Host",
-/// "Vulkan_Host", and the CPU's repacking types ("AMX", "CPU_AARCH64").
-bool host_buffer(const std::string& device) {
-    return device.starts_with("CPU") || device.ends_with("_Host") || device == "AMX";
-}
 
 std::int64_t checked_tensors(const kvcat::QuantPlan& plan) {
     return static_cast<std::int64_t>(plan.types.size());
@@ -60,7 +56,7 @@ void compare_record(const kvcat::Record& r, const kvcat::LintResult& all, HostTa
         std::string device = kvcat::allocation_fields::text(r, fmt::format("start.buffers.{}.device", i));
         auto mib = Rational::parse(kvcat::allocation_fields::text(r, fmt::format("start.buffers.{}.mib", i)));
         ASSERT_TRUE(mib) << r.id;
-        if (host_buffer(device)) {
+        if (kvcat::llamacpp_host_buffer(device)) {
             host = host + *mib;
             ++host_buffers;
         } else {
@@ -167,6 +163,30 @@ TEST(LlamacppHostWeights, FitsVerdictCountsTheWeightsOnTheCardAndTheFitTarget) {
     auto off = fit("16640", "0");
     EXPECT_EQ(off.status, 0) << off.err;
     EXPECT_EQ(nlohmann::json::parse(off.out)["fit_target_bytes"], 0);
+}
+
+// --weight-file: the file's own tensors say what stays on the host, for a recipe kvcat does not
+// plan (unsloth's, an imatrix override): token_embd's extent in the file, and nothing for a file
+// whose output is its token embeddings.
+TEST(LlamacppHostWeights, AWeightFilesOwnTokenEmbeddingsStayOnTheHost) {
+    auto fit = [](const std::string& file) {
+        return kvcat::test::KvcatRunner(false).run(
+            {"fit", "--records", (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", "qwen3-32b",
+             "--accelerator", "nvidia-rtx-3090", "--weight-file", file, "--kv-dtype", "f16", "--engine", "llama.cpp",
+             "--ctx-size", "4096", "--format", "json"});
+    };
+    kvcat::test::GgufFile untied(1 << 20);
+    auto u = fit(untied.path());
+    ASSERT_EQ(u.status, 0) << u.err;
+    auto j = nlohmann::json::parse(u.out);
+    EXPECT_EQ(j["weights_off_card_bytes"], 64);
+    EXPECT_TRUE(contains(j["weights_off_card_how"].get<std::string>(), "token_embd.weight: llama.cpp loads"))
+        << j["weights_off_card_how"];
+    EXPECT_TRUE(contains(j["weights_off_card_how"].get<std::string>(), untied.path() + " holds them"));
+    kvcat::test::GgufFile tied(1 << 20, 0x46554747u, 0, 0, "tied.gguf", "blk.0.attn_q.weight");
+    auto t = fit(tied.path());
+    ASSERT_EQ(t.status, 0) << t.err;
+    EXPECT_FALSE(nlohmann::json::parse(t.out).contains("weights_off_card_bytes")) << t.out;
 }
 
 }  // namespace
