@@ -189,9 +189,8 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
                               : fmt::format("with -fit off it starts with {} to spare", gib_text(terms.memory - start));
     return fmt::format(
         "at -c {} {} allocates {} bytes of cache and state, which with the weights on the card ({} bytes) and {} "
-        "({} bytes) leaves {} of the card's {} ({}) free where its --fit keeps {} ({} bytes, --fit-target); so it does "
-        "not "
-        "start as asked but keeps layers on the CPU, and every token is slower ({}); {}",
+        "({} bytes) leaves {} of the card's {} ({}) free where its --fit keeps {} ({} bytes, --fit-target); "
+        "so it does not start as asked but keeps layers on the CPU, and every token is slower ({}); {}",
         group_thousands(*o.engine.ctx_size), name_of(e.engine), group_thousands((e.kv_bytes + e.state_bytes).ceil()),
         group_thousands((terms.weights - terms.weights_off_card).ceil()), runtime_name, group_thousands(runtime.ceil()),
         start > terms.memory ? "nothing" : gib_text(terms.memory - start), group_thousands(terms.memory.ceil()),
