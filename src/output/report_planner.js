@@ -712,7 +712,8 @@
         r.maxContext === null ? ' (the weights, state and reserve alone do not fit)'
           : ' tokens' + (r.bounded ? ' (no layer grows past its window: any context fits; the native one is shown)'
             : r.native > 0n && r.maxContext > r.native ? ' (above the native ' + grouped(r.native) + '; the model itself stops there)' : '') +
-          (engine.id === 'textbook' ? '' : ' (kvcat fit\'s max_context: the design\'s figure; ' + engine.name + '\'s own is below)'));
+          (engine.id === 'textbook' ? '' : ' (kvcat fit\'s max_context: the design\'s figure; what ' + engine.name +
+            ' holds and decides at this context is below)'));
       const kvHow = {
         textbook: '',
         'llama.cpp': r.llama && ': what llama.cpp allocates for -c ' + grouped(context * batch) + ' -np ' + choice.batch + ', ' +
