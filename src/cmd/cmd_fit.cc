@@ -346,7 +346,7 @@ void set_weights_off_card(FitTerms& terms, const FitOptions& o, const std::optio
                           const std::vector<NamedTensorBytes>& file_tensors) {
     if (o.gpus != 1 || parse_engine(o.engine.engine) != Engine::llamacpp) return;
     if (exact) {
-        terms.weights_off_card = Rational(exact->bytes - llamacpp_card_bytes(*exact));
+        terms.weights_off_card = Rational(llamacpp_off_card_bytes(*exact));
         terms.weights_off_card_how = llamacpp_host_bytes_how(*exact);
     } else if (!file_tensors.empty()) {
         terms.weights_off_card = Rational(llamacpp_off_card_bytes(file_tensors));

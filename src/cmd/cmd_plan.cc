@@ -133,7 +133,7 @@ void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& en
                 std::string name = named ? std::string(named->name()) : w;
                 grid.exact_weights[name] = {Rational(plan->bytes), quant_plan_how(*plan)};
                 if (grid.gpus == 1 && parse_engine(engine) == Engine::llamacpp) {
-                    grid.weights_off_card[name] = {Rational(plan->bytes - llamacpp_card_bytes(*plan)),
+                    grid.weights_off_card[name] = {Rational(llamacpp_off_card_bytes(*plan)),
                                                    llamacpp_host_bytes_how(*plan)};
                 }
             }

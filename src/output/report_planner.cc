@@ -4,6 +4,7 @@
 
 #include "engines/engine_memory.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_fit.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/vllm/vllm_allocation.h"
@@ -173,7 +174,7 @@ json model_entry(const Record& r) {
         QuantPlan plan = llamacpp_quant_plan(m, *mix);
         gguf[name] = {{"bytes", std::to_string(plan.bytes)},
                       {"how", quant_plan_how(plan)},
-                      {"off_card_bytes", std::to_string(plan.bytes - llamacpp_card_bytes(plan))},
+                      {"off_card_bytes", std::to_string(llamacpp_off_card_bytes(plan))},
                       {"host_how", llamacpp_host_bytes_how(plan)},
                       {"float", mix->name == "F16" || mix->name == "BF16"}};
     }
@@ -303,7 +304,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "does not model)"},
                {"cell_pad", kLlamaCellPad},
                {"ubatch", EngineSettings().ubatch},
-               {"fit_target", exact(Rational(EngineSettings().fit_target_mib) * Rational(std::int64_t{1} << 20))},
+               {"fit_target", exact(llamacpp_fit_target_bytes(EngineSettings()))},
                {"cards", json::array({1})}},
               {{"id", "vllm"},
                {"name", "vLLM"},

@@ -317,7 +317,7 @@
         weightsTotal = parseQ(gguf.bytes);
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
         weightsHow = gguf.how;
-        // llama.cpp keeps its input layer in host memory (llamacpp_card_bytes): on one card, as kvcat
+        // llama.cpp keeps its input layer in host memory (llamacpp_off_card_bytes): on one card, as kvcat
         // fit --engine llama.cpp takes it.
         if (choice.engine === 'llama.cpp' && choice.gpus === 1 && gguf.off_card_bytes !== '0') {
           hostBytes = parseQ(gguf.off_card_bytes);

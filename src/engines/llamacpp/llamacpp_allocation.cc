@@ -374,7 +374,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     a.compute_buffer = llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn});
-    a.fit_target_bytes = Rational(checked_mul(s.fit_target_mib, std::int64_t{1} << 20));
+    a.fit_target_bytes = llamacpp_fit_target_bytes(s);
     Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
     a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);
     if (s.v_dtype) {

@@ -7,13 +7,17 @@
 
 namespace kvcat {
 
+Rational llamacpp_fit_target_bytes(const EngineSettings& settings) {
+    return Rational(checked_mul(settings.fit_target_mib, std::int64_t{1} << 20));
+}
+
 EngineBudget llamacpp_budget(const EngineSettings& settings, const FitTerms& terms) {
     EngineBudget b = card_less_weights_and_reserve(settings, terms);
     if (terms.weights_off_card > Rational(0)) {
         b.available = b.available + terms.weights_off_card;
         b.terms.push_back({"weights on the host", terms.weights_off_card, terms.weights_off_card_how});
     }
-    Rational target(checked_mul(settings.fit_target_mib, std::int64_t{1} << 20));
+    Rational target = llamacpp_fit_target_bytes(settings);
     if (target > Rational(0)) {
         b.available = b.available - target;
         b.terms.push_back({"kept free by --fit", Rational(0) - target,

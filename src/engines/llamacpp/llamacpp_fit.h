@@ -19,6 +19,9 @@ namespace kvcat {
 /// --fit-ctx's default: the shortest context --fit sets per stream (common.h fit_params_min_ctx).
 inline constexpr std::int64_t kLlamaFitMinContext = 4096;
 
+/// What --fit keeps free on the card, bytes: --fit-target's MiB (0 with -fit off).
+Rational llamacpp_fit_target_bytes(const EngineSettings& settings);
+
 /// The memory llama.cpp's cache and state have on the fit's card: the card, less the weights it
 /// holds (its input layer stays on the host: FitTerms::weights_off_card), the reserve, and what
 /// --fit keeps free.

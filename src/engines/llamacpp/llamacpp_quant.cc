@@ -333,6 +333,10 @@ std::int64_t llamacpp_off_card_bytes(const std::vector<NamedTensorBytes>& tensor
     return input_layer_bytes(tensors) - tied_copy_bytes(tensors);
 }
 
+std::int64_t llamacpp_off_card_bytes(const QuantPlan& plan) {
+    return llamacpp_off_card_bytes(named_bytes(plan));
+}
+
 std::string llamacpp_off_card_how(const std::vector<NamedTensorBytes>& tensors) {
     std::string names;
     for (const NamedTensorBytes& t : tensors) {

@@ -94,6 +94,8 @@ struct NamedTensorBytes {
 /// input layer, less the copy of token_embd a file without output.weight loads to the card (the
 /// rules of llamacpp_host_bytes and llamacpp_card_bytes, for a file kvcat did not plan).
 std::int64_t llamacpp_off_card_bytes(const std::vector<NamedTensorBytes>& tensors);
+/// The same for a planned file: its bytes less llamacpp_card_bytes.
+std::int64_t llamacpp_off_card_bytes(const QuantPlan& plan);
 std::string llamacpp_off_card_how(const std::vector<NamedTensorBytes>& tensors);
 
 /// "llama-quantize's Q4_K_M of the model's 707 tensors: 385 q4_K, 65 q6_K, 257 f32 (...)".
