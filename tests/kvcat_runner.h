@@ -108,4 +108,20 @@ class KvcatRunner {
     TempDir tmp_;
 };
 
+/// kvcat fit for Qwen3-32B on one RTX 3090 of the shipped records (records/), its weights given as
+/// --weight-quant `quant`, with `extra`: the start most of fit's tests ask about.
+inline Outcome fit_qwen3_32b_on_3090(const std::string& quant, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"fit",
+                                     "--records",
+                                     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
+                                     "--model",
+                                     "qwen3-32b",
+                                     "--accelerator",
+                                     "nvidia-rtx-3090",
+                                     "--weight-quant",
+                                     quant};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return KvcatRunner(false).run(args);
+}
+
 }  // namespace kvcat::test

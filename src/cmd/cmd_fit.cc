@@ -363,6 +363,7 @@ void add_engine_json(nlohmann::json& j, const EngineAnswer& engine, const Model&
     j["engine_state_bytes"] = e["engine_state_bytes"];
     j["engine_tokens"] = e["engine_tokens"];
     if (e.contains("compute_buffer_bytes")) j["compute_buffer_bytes"] = e["compute_buffer_bytes"];
+    if (e.contains("host_compute_buffer_bytes")) j["host_compute_buffer_bytes"] = e["host_compute_buffer_bytes"];
     if (e.contains("fit_target_bytes")) j["fit_target_bytes"] = e["fit_target_bytes"];
     if (terms.weights_off_card > Rational(0)) {
         j["weights_off_card_bytes"] = terms.weights_off_card.ceil();

@@ -18,6 +18,7 @@
 
 #include "engines/engine_list.h"
 #include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_host_compute.h"
 #include "load/records.h"
 #include "support/rational.h"
 #include "vocab/dtype.h"
@@ -176,6 +177,9 @@ struct EngineAnswer {
     /// llama.cpp: its compute buffer for these settings (engines/llamacpp/llamacpp_compute.h), a lower
     /// bound; nullopt for another engine or a model record without a tensors mapping.
     std::optional<LlamaComputeBuffer> compute_buffer;
+    /// llama.cpp: its compute buffer on the host, the graph's inputs (engines/llamacpp/
+    /// llamacpp_host_compute.h), exact; in the host's memory, not the card's.
+    std::optional<LlamaHostCompute> host_compute;
     /// llama.cpp: the memory its --fit keeps free on the card beside the start (--fit-target),
     /// bytes; zero for another engine, and with -fit off.
     Rational fit_target_bytes;

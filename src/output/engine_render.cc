@@ -72,6 +72,10 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
         out += fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
                            group_thousands(a.compute_buffer->bytes), a.compute_buffer->stage, a.compute_buffer->how);
     }
+    if (a.host_compute) {
+        out += fmt::format("  host compute buffer: {} bytes in the host's memory, the graph's inputs ({})\n",
+                           group_thousands(a.host_compute->bytes), a.host_compute->how);
+    }
     if (a.fit_target_bytes > Rational(0)) {
         out += fmt::format(
             "  kept free by --fit: {} bytes (--fit-target {} MiB: with less left beside the start, llama.cpp moves "
@@ -134,6 +138,10 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
         j["compute_buffer_bytes"] = a.compute_buffer->bytes;
         j["compute_buffer_stage"] = a.compute_buffer->stage;
         j["compute_buffer_how"] = "at least: " + a.compute_buffer->how;
+    }
+    if (a.host_compute) {
+        j["host_compute_buffer_bytes"] = a.host_compute->bytes;
+        j["host_compute_buffer_how"] = a.host_compute->how;
     }
     if (a.engine == Engine::llamacpp) j["fit_target_bytes"] = a.fit_target_bytes.ceil();
     if (!a.context_how.empty()) j["context_how"] = a.context_how;

@@ -259,17 +259,7 @@ namespace {
 
 /// kvcat fit for Qwen3-32B with Q4_K weights on one RTX 3090 of the shipped records, with `extra`.
 Outcome fit_qwen3_32b_on_3090(const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"fit",
-                                     "--records",
-                                     (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
-                                     "--model",
-                                     "qwen3-32b",
-                                     "--accelerator",
-                                     "nvidia-rtx-3090",
-                                     "--weight-quant",
-                                     "Q4_K"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return KvcatRunner(false).run(args);
+    return kvcat::test::fit_qwen3_32b_on_3090("Q4_K", extra);
 }
 
 Outcome fit_vllm(const std::string& max_model_len, const std::string& available_gib, bool json) {

@@ -95,6 +95,12 @@ std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn) {
     return 1;
 }
 
+std::int64_t llamacpp_reserve_outputs(const EngineSettings& s) {
+    auto build = llamacpp_build(s.version);
+    if (build && *build <= kLastBuildReservingEveryOutput) return 0;
+    return std::max<std::int64_t>(1, s.parallel);
+}
+
 bool llamacpp_has_swa_cache(const Model& model) {
     if (!model.sliding || model.sliding->layers == 0) return false;
     auto basis = model_basis(model);
@@ -373,7 +379,11 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     fill_parts(model, dtype, v, l, every_head, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
-    a.compute_buffer = llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn});
+    a.compute_buffer =
+        llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s)});
+    LlamaHostSetting host{s.ubatch, *a.tokens, {l.cells}, s.flash_attn, dtype.block_values > 1, v.block_values > 1};
+    if (l.swa_cells > 0) host.cache_cells.push_back(l.swa_cells);
+    a.host_compute = llamacpp_host_compute(model, host);
     a.fit_target_bytes = llamacpp_fit_target_bytes(s);
     Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);
     a.textbook_bytes_per_token = growing_kv_bytes_per_token(model, dtype);

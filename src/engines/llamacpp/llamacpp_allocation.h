@@ -77,6 +77,16 @@ std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn);
 
 /// True when the model's bounded layers get an SWA cache of their own in llama.cpp (both kinds
 /// of bounded layer, sliding and chunked, and some layer keeps every token).
+/// The last build a log shows reserving an output for every token of the micro-batch (b8198, the
+/// records/allocations gpt-oss start on an M5); pull 23861 (reviewed 2026-05-29) has llama-server
+/// reserve one a slot, and it is in the pinned release.
+inline constexpr std::int64_t kLastBuildReservingEveryOutput = 8198;
+
+/// The outputs llama-server reserves its graph for (LlamaComputeSetting::outputs): one a slot
+/// (-np; no draft model is modelled) at the pinned release and any build after b8198; 0 (every
+/// token) for a build at or before it.
+std::int64_t llamacpp_reserve_outputs(const EngineSettings& settings);
+
 bool llamacpp_has_swa_cache(const Model& model);
 
 /// llama.cpp's allocation as coefficients, for a page to work it out at any -c and -np: every

@@ -22,17 +22,19 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
     const std::int64_t mask = checked_mul(checked_mul(kv, tokens), s.flash_attn ? 2 : 4);
 
     std::vector<LlamaComputeBuffer> stages;
-    stages.push_back({f32(checked_add(w.vocab_size, w.hidden_size)), "output",
-                      fmt::format("the output: {} tokens x (the vocabulary's {} logits + {} hidden) x 4 bytes", tokens,
-                                  group_thousands(w.vocab_size), group_thousands(w.hidden_size))});
+    const std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
+    stages.push_back({checked_mul(checked_mul(checked_add(w.vocab_size, w.hidden_size), outputs), 4), "output",
+                      fmt::format("the output: {} {} x (the vocabulary's {} logits + {} hidden) x 4 bytes", outputs,
+                                  outputs == tokens ? "tokens" : "outputs (one a slot)", group_thousands(w.vocab_size),
+                                  group_thousands(w.hidden_size))});
     std::int64_t ff = w.experts > 0 ? checked_mul(w.experts_used, w.expert_ffn_size) : w.ffn_size;
     if (ff > 0) {
         std::string width = w.experts > 0
                                 ? fmt::format("{} experts x {}", w.experts_used, group_thousands(w.expert_ffn_size))
                                 : group_thousands(w.ffn_size);
-        stages.push_back({checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(4, w.hidden_size))), mask),
+        stages.push_back({checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(3, w.hidden_size))), mask),
                           "feed-forward",
-                          fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 4 x {}) x 4 bytes, and the "
+                          fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 3 x {}) x 4 bytes, and the "
                                       "{} mask of {} cells x {} tokens",
                                       tokens, width, group_thousands(w.hidden_size), s.flash_attn ? "f16" : "f32",
                                       group_thousands(kv), tokens)});

@@ -5,14 +5,18 @@
 // n_tokens = min(n_ctx, n_ubatch) tokens, every one of them an output) and letting ggml-alloc
 // place every intermediate tensor, reusing the memory of those no longer needed. The buffer is
 // the peak of what is alive at once, and that peak sits in one of three stages of the graph:
-//   - the output: the logits, n_vocab x n_tokens in f32 (n_outputs = n_tokens in the reserve),
-//     beside the last hidden state (n_embd x n_tokens in f32). The pinned release on the CPU
+//   - the output: the logits, n_vocab x n_outputs in f32, beside the last hidden state (n_embd x
+//     n_outputs in f32); n_outputs is n_tokens in the library's reserve, and the server's slots at
+//     the pinned release (LlamaComputeSetting::outputs). The pinned release on the CPU
 //     keeps its norm's input alive too (one hidden state more); CUDA builds (b7342) and those of
 //     2024 print the one, so kvcat counts one and stays a lower bound on both;
 //   - a layer's feed-forward: gate, up and their product (3 x n_ff x n_tokens; for a mixture of
-//     experts n_ff is the experts a token goes through times one expert's width), four hidden
-//     states (4 x n_embd x n_tokens), all f32, and the attention mask (n_kv x n_tokens: f16 with
-//     flash attention, f32 without; src/llama-graph.cpp, build_attn_inp_kq_mask);
+//     experts n_ff is the experts a token goes through times one expert's width), three hidden
+//     states (3 x n_embd x n_tokens: the layer's input kept for the residual, the normed input and
+//     the down projection's output), all f32, and the attention mask (n_kv x n_tokens: f16 with
+//     flash attention, f32 without; src/llama-graph.cpp, build_attn_inp_kq_mask). Most graphs
+//     hold a fourth hidden state there too, but not all: with llama-server's outputs the oracle
+//     finds a hybrid (Qwen3.5) and four streams without flash attention that do not;
 //   - without flash attention, a layer's attention scores: K x Q, n_kv x n_tokens x n_head in f32
 //     (src/llama-graph.cpp, build_attn_mha), with the f32 mask and the query, key and value
 //     projections around it (3 x n_q + n_embd per token, f32).
@@ -44,6 +48,13 @@ struct LlamaComputeSetting {
     std::int64_t context = 4096;        ///< n_ctx: every cell of every stream
     std::int64_t cells_per_stream = 0;  ///< n_kv in the reserve: the cells one sequence's stream has
     bool flash_attn = true;
+    /// The tokens that output in the reserve; 0 = every one of them: the library's default
+    /// (n_outputs_max 0 is n_batch) and every build before pull 23861. From that pull llama-server
+    /// and llama-cli (which runs the server inside) reserve n_parallel x (1 + drafts) outputs
+    /// (tools/server/server-context.cpp server_output_limits, common/speculative.cpp
+    /// common_speculative_get_output_limits, src/llama-context.cpp sched_reserve: n_outputs_pp =
+    /// min(n_tokens, n_outputs_max)).
+    std::int64_t outputs = 0;
 };
 
 /// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);

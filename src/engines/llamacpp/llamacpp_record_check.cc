@@ -7,10 +7,12 @@
 #include "engines/allocation_fields.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_host_compute.h"
 #include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/llamacpp/llamacpp_tensors.h"
 #include "load/schema.h"
+#include "vocab/dtype.h"
 
 namespace kvcat {
 
@@ -241,6 +243,84 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     part.figures.push_back(std::move(f));
 }
 
+/// The host's compute buffer of a start whose layers are all on one GPU: the graph's inputs, summed
+/// in each era of llama.cpp the record's build may be of (engines/llamacpp/llamacpp_host_compute.h),
+/// and equal to one of them to the printed 0.01 MiB. A build the record does not print (ollama's,
+/// a binding's) may be of any era.
+void llama_start_host_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
+                              AllocationPartCheck& part, AllocationCheck& out) {
+    std::vector<const StartBuffer*> device, host;
+    for (const auto& b : buffers) {
+        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
+    }
+    std::string offloaded = text(r, "start.offloaded_layers");
+    bool split =
+        !offloaded.empty() && offloaded.substr(0, offloaded.find('/')) != offloaded.substr(offloaded.find('/') + 1);
+    if (device.size() != 1 || host.size() != 1 || split) return;  // said by llama_start_compute
+    auto base = integer(r, "kv_cache.cells");
+    auto swa = integer(r, "swa_cache.cells");
+    auto not_judged = [&](const std::string& why) {
+        out.not_judged.push_back({fmt::format("start.buffers.{}.mib", host[0]->index), why});
+    };
+    if (!base || r.node("recurrent")) {
+        not_judged(fmt::format("the {} compute buffer: a start {} is not one whose inputs kvcat sums", host[0]->device,
+                               base ? "with a recurrent state" : "that prints no base cache"));
+        return;
+    }
+    LlamaHostSetting setting;
+    setting.ubatch = integer(r, "start.n_ubatch").value_or(512);
+    setting.context = checked_mul(*base, integer(r, "kv_cache.streams").value_or(1));
+    setting.cache_cells = {*base};
+    if (swa) setting.cache_cells.push_back(*swa);
+    setting.flash_attn = flash_attn_on(text(r, "start.flash_attn"));
+    auto quantized = [&](const std::string& key) {
+        auto d = find_cache_dtype(text(r, key));
+        return d && d->block_values > 1;
+    };
+    setting.k_quantized = quantized("kv_cache.k_type");
+    setting.v_quantized = quantized("kv_cache.v_type");
+    std::optional<std::int64_t> build;
+    if (text(r, "engine") == "llama.cpp") build = llamacpp_build(text(r, "engine_version"));
+    auto value = Rational::parse(host[0]->mib);
+    std::vector<std::string> candidates, equal;
+    std::string how;
+    for (const auto& era : llamacpp_inputs_eras()) {
+        if (build && !llamacpp_inputs_era_holds(era.inputs, *build)) continue;
+        auto figure = llamacpp_host_compute(m, setting, era.inputs);
+        if (!figure) {
+            not_judged(fmt::format("the {} compute buffer: the inputs of a {} graph are not read", host[0]->device,
+                                   m.tensors ? m.tensors->llama_arch : "model without a tensors mapping"));
+            return;
+        }
+        std::string mib = llamacpp_mib_text(Rational(figure->bytes));
+        candidates.push_back(fmt::format("{} ({})", mib, era.change));
+        if (value && Rational::parse(mib) == value) {
+            if (equal.empty()) {
+                how = fmt::format("the graph's inputs as of {}: {} = {} bytes = {} MiB", era.change, figure->how,
+                                  group_thousands(figure->bytes), mib);
+            }
+            equal.push_back(era.change);
+        }
+    }
+    std::string builds =
+        build ? fmt::format("the eras a build {} may be of", *build) : "every era (the build is not printed)";
+    part.terms.push_back(equal.empty() ? fmt::format("host compute buffer: {} MiB printed, none of {}: {}",
+                                                     host[0]->mib, builds, fmt::join(candidates, "; "))
+                                       : fmt::format("host compute buffer ({}), {}{}", host[0]->device, how,
+                                                     equal.size() > 1
+                                                         ? fmt::format("; the same to the printed 0.01 MiB as of {}",
+                                                                       fmt::join(equal.begin() + 1, equal.end(), "; "))
+                                                         : ""));
+    AllocationFigure f;
+    f.key = fmt::format("start.buffers.{}.mib", host[0]->index);
+    f.printed = host[0]->mib;
+    f.computed = fmt::format("{}", fmt::join(candidates, " or "));
+    f.unit = "MiB";
+    f.why = fmt::format("llama.cpp's host compute buffer is the sum of the graph's inputs, in {}", builds);
+    f.holds = !equal.empty();
+    part.figures.push_back(std::move(f));
+}
+
 /// The host's model buffers beside the plan's input layer, which llama.cpp keeps on the CPU
 /// (llamacpp_host_bytes); "" for a start that printed none.
 std::string host_weights_text(const std::vector<StartBuffer>& buffers, const QuantPlan& plan) {
@@ -341,6 +421,7 @@ void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
     try {
         llama_start_weights(r, m, buffers, part, out);
         llama_start_compute(r, m, buffers, part, out);
+        llama_start_host_compute(r, m, buffers, part, out);
     } catch (const std::exception& e) {
         out.problems.push_back({"start", "", "a figure kvcat can compute", e.what()});
     }

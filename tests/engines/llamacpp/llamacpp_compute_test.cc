@@ -5,12 +5,14 @@
 #include "engines/llamacpp/llamacpp_compute.h"
 
 #include <filesystem>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
 #include "kvcat_runner.h"
+#include "shipped_records.h"
 #include "support/rational.h"
 #include "test_util.h"
 
@@ -22,69 +24,67 @@ using kvcat::llamacpp_compute_buffer;
 using kvcat::Model;
 using kvcat::test::contains;
 
-const Model& shipped(const std::string& id) {
-    static const kvcat::LintResult r = kvcat::lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
-    const kvcat::Record* rec = r.records.find(id);
-    EXPECT_TRUE(rec && rec->model) << id;
-    return *rec->model;
-}
+using kvcat::test::shipped_model;
 
 TEST(LlamaCompute, WithFlashAttentionALargeVocabularysLogitsAreThePeak) {
     // Qwen3-32B, -ub 512: 512 x (151,936 + 5,120) x 4 + 512 x 4 = 321,652,736 bytes (306.75 MiB); the
     // pinned llama.cpp prints "CPU compute buffer size = 316.75 MiB" for it (the oracle's run: one
     // hidden state more), a CUDA build of the same graph the one (records/allocations, b7342).
-    auto b = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 16384, true});
+    auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 16384, true});
     ASSERT_TRUE(b);
     EXPECT_EQ(b->bytes, 321652736);
     EXPECT_EQ(b->stage, "output");
     EXPECT_TRUE(contains(b->how, "151,936 logits")) << b->how;
     // The context does not move it; -ub does, linearly.
-    auto longer = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 32768, 32768, true});
+    auto longer =
+        llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 32768, 32768, true});
     EXPECT_EQ(longer->bytes, b->bytes);
-    auto bigger = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{2048, 32768, 32768, true});
+    auto bigger =
+        llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{2048, 32768, 32768, true});
     EXPECT_EQ(bigger->bytes, 4 * b->bytes);
 }
 
 TEST(LlamaCompute, WithoutFlashAttentionTheScoresGrowWithTheCells) {
     // 16,384 cells x 512 tokens x 64 heads x 4 + the f32 mask (16,384 x 512 x 4) + 512 x (3 x 8,192 +
     // 5,120) x 4 + the positions: 2,241,857,536 bytes.
-    auto b = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 16384, false});
+    auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 16384, false});
     ASSERT_TRUE(b);
     EXPECT_EQ(b->bytes, 2241857536);
     EXPECT_EQ(b->stage, "attention scores");
     // Four streams of 4,096 cells each: a quarter of the scores.
-    auto streams = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 4096, false});
+    auto streams =
+        llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 16384, 4096, false});
     EXPECT_EQ(streams->bytes, 4096LL * 512 * 64 * 4 + 4096LL * 512 * 4 + 512LL * (3 * 8192 + 5120) * 4 + 512 * 4);
 }
 
 TEST(LlamaCompute, ASmallVocabularysPeakIsAFeedForwardTheExpertsATokenUsesIncluded) {
-    // Mixtral 8x7B: 2 experts of 14,336 a token, vocabulary 32,000. 512 x (3 x 28,672 + 4 x 4,096) x 4
+    // Mixtral 8x7B: 2 experts of 14,336 a token, vocabulary 32,000. 512 x (3 x 28,672 + 3 x 4,096) x 4
     // + the f16 mask of 4,096 cells x 512 + the positions.
-    auto b = llamacpp_compute_buffer(shipped("models/mixtral-8x7b"), LlamaComputeSetting{512, 4096, 4096, true});
+    auto b = llamacpp_compute_buffer(shipped_model("models/mixtral-8x7b"), LlamaComputeSetting{512, 4096, 4096, true});
     ASSERT_TRUE(b);
     EXPECT_EQ(b->stage, "feed-forward");
-    EXPECT_EQ(b->bytes, 512LL * (3 * 28672 + 4 * 4096) * 4 + 4096LL * 512 * 2 + 512 * 4);
+    EXPECT_EQ(b->bytes, 512LL * (3 * 28672 + 3 * 4096) * 4 + 4096LL * 512 * 2 + 512 * 4);
     EXPECT_TRUE(contains(b->how, "2 experts x 14,336")) << b->how;
 }
 
 TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAnswer) {
-    auto b = llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 256, 256, true});
+    auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 256, 256, true});
     EXPECT_EQ(b->bytes, 256LL * (151936 + 5120) * 4 + 256 * 4);
-    EXPECT_FALSE(llamacpp_compute_buffer(shipped("models/qwen3.5-27b"), LlamaComputeSetting{}));
-    EXPECT_THROW(
-        llamacpp_compute_buffer(shipped("models/qwen3-32b"), LlamaComputeSetting{512, 1LL << 50, 1LL << 50, false}),
-        kvcat::OverflowError);
+    EXPECT_FALSE(llamacpp_compute_buffer(shipped_model("models/qwen3.5-27b"), LlamaComputeSetting{}));
+    EXPECT_THROW(llamacpp_compute_buffer(shipped_model("models/qwen3-32b"),
+                                         LlamaComputeSetting{512, 1LL << 50, 1LL << 50, false}),
+                 kvcat::OverflowError);
 }
 
 // fit --engine llama.cpp: without flash attention at -c 16384, Qwen3-32B's scores (2.09 GiB) are
 // above the 1 GiB reserve, and the start no longer fits a 3090 with the Q4_K_M file; with flash
 // attention (the engine's choice on a GPU) the reserve stands and it fits.
 TEST(FitEngineVerdict, LlamaCppsComputeBufferAboveTheReserveIsCounted) {
-    auto fit = [](const std::string& fa) {
-        return kvcat::test::KvcatRunner(false).run(
-            {"fit", "--records", (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", "qwen3-32b",
-             "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--engine",
-             "llama.cpp", "--ctx-size", "16384", "--flash-attn", fa, "--format", "json"});
+    auto fit = [](const std::string& fa, const std::vector<std::string>& more = {}) {
+        std::vector<std::string> args = {"--kv-dtype", "f16",          "--engine", "llama.cpp", "--ctx-size",
+                                         "16384",      "--flash-attn", fa,         "--format",  "json"};
+        args.insert(args.end(), more.begin(), more.end());
+        return kvcat::test::fit_qwen3_32b_on_3090("Q4_K_M", args);
     };
     auto off = fit("off");
     EXPECT_EQ(off.status, 1) << off.err;
@@ -98,8 +98,17 @@ TEST(FitEngineVerdict, LlamaCppsComputeBufferAboveTheReserveIsCounted) {
     EXPECT_EQ(on.status, 0) << on.err;
     auto k = nlohmann::json::parse(on.out);
     EXPECT_EQ(k["fits"], true);
-    EXPECT_EQ(k["compute_buffer_bytes"], 321652736);
+    // The pinned llama-server reserves one output a slot, so the feed-forward stage is the peak:
+    // 512 x (3 x 25,600 + 3 x 5,120) x 4 + the f16 mask 16,384 x 512 x 2 + 512 positions x 4.
+    EXPECT_EQ(k["compute_buffer_bytes"], 205522944);
+    EXPECT_EQ(k["engine"]["compute_buffer_stage"], "feed-forward");
     EXPECT_EQ(k["weight_bytes"], 19756174336LL);  // the reserve, 1 GiB, is the larger: the verdict as before
+    // A build up to b8198 reserves every token's output: 512 x (151,936 + 5,120) x 4 + 512 x 4.
+    auto older = fit("on", {"--engine-version", "b8198"});
+    ASSERT_EQ(older.status, 0) << older.err;
+    auto o = nlohmann::json::parse(older.out);
+    EXPECT_EQ(o["compute_buffer_bytes"], 321652736);
+    EXPECT_EQ(o["engine"]["compute_buffer_stage"], "output");
 }
 
 }  // namespace

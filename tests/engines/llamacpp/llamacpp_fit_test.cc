@@ -69,24 +69,10 @@ TEST(LlamacppFit, TheTrainedContextStaysWhenItFitsAndTheShortestIsTheFloor) {
 // kvcat fit --engine llama.cpp without --ctx-size answers for llama-server without -c: the
 // context --fit gives it, and that context with --ctx-size fits where 256 more cells do not.
 TEST(LlamacppFit, FitWithoutCtxSizeGivesTheContextLlamaServerWouldTake) {
-    auto fit = [](std::vector<std::string> extra) {
-        std::vector<std::string> args = {"fit",
-                                         "--records",
-                                         (fs::path(KVCAT_SOURCE_DIR) / "records").string(),
-                                         "--model",
-                                         "qwen3-32b",
-                                         "--accelerator",
-                                         "nvidia-rtx-3090",
-                                         "--weight-quant",
-                                         "Q4_K_M",
-                                         "--kv-dtype",
-                                         "f16",
-                                         "--engine",
-                                         "llama.cpp",
-                                         "--format",
-                                         "json"};
+    auto fit = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {"--kv-dtype", "f16", "--engine", "llama.cpp", "--format", "json"};
         args.insert(args.end(), extra.begin(), extra.end());
-        return kvcat::test::KvcatRunner(false).run(args);
+        return kvcat::test::fit_qwen3_32b_on_3090("Q4_K_M", args);
     };
     auto unset = fit({});
     ASSERT_EQ(unset.status, 0) << unset.err;

@@ -138,10 +138,8 @@ TEST(LlamacppHostWeights, FitsVerdictCountsTheWeightsOnTheCardAndTheFitTarget) {
     // 437,575,680 (token_embd, q4_K) stay on the host, 4 GiB of cache, the 1 GiB reserve above the
     // compute buffer, and the 1 GiB llama.cpp's --fit keeps free: 25,761,049,600 of 25,769,803,776.
     auto fit = [](const std::string& ctx, const std::string& target) {
-        return kvcat::test::KvcatRunner(false).run(
-            {"fit", "--records", (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", "qwen3-32b",
-             "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--engine",
-             "llama.cpp", "--ctx-size", ctx, "--fit-target", target, "--format", "json"});
+        return kvcat::test::fit_qwen3_32b_on_3090("Q4_K_M", {"--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size",
+                                                             ctx, "--fit-target", target, "--format", "json"});
     };
     auto fits = fit("16384", "1024");
     ASSERT_EQ(fits.status, 0) << fits.err;

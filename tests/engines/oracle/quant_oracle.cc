@@ -18,6 +18,7 @@
 //            1 MiB above llama.cpp's, so both comparisons must fail.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -198,6 +199,7 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
 /// stage the most it falls short of llama.cpp's figure (a share of that figure).
 struct ComputeTally {
     int settings = 0, exact = 0, above = 0;
+    int server = 0;  ///< of the settings, those with llama-server's outputs (one a slot)
     std::map<std::string, double> most_under;
     std::map<std::string, int> by_stage;
     std::map<std::string, int> exact_by_stage;
@@ -211,9 +213,14 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
         for (std::int64_t ctx : {4096, 32768}) {
             for (std::int64_t ub : {512, 2048}) {
                 for (std::int64_t np : {1, 4}) {
-                    for (bool unified : {false, true}) {
+                    for (int variant = 0; variant < 4; ++variant) {
+                        // unified or not, and the library's outputs (every token) or llama-server's
+                        // (one a slot: its n_outputs_max, tools/server/server-context.cpp)
+                        const bool unified = variant % 2 == 1;
+                        const bool server = variant >= 2;
                         if (unified && np == 1) continue;
                         llama_context_params p = llama_context_default_params();
+                        p.n_outputs_max = server ? static_cast<std::uint32_t>(np) : 0;
                         p.n_ctx = static_cast<std::uint32_t>(ctx);
                         p.n_ubatch = static_cast<std::uint32_t>(ub);
                         p.n_batch = 2048;
@@ -228,9 +235,11 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         llama_context* ctx_made = llama_init_from_model(loaded, p);
                         g_printed = nullptr;
                         if (ctx_made) llama_free(ctx_made);
-                        std::string setting = fmt::format("-c {} -ub {} -np {}{} -fa {}", ctx, ub, np,
-                                                          unified ? " -kvu" : "", fa ? "on" : "off");
+                        std::string setting =
+                            fmt::format("-c {} -ub {} -np {}{} -fa {}{}", ctx, ub, np, unified ? " -kvu" : "",
+                                        fa ? "on" : "off", server ? " (llama-server's outputs)" : "");
                         ++t.settings;
+                        if (server) ++t.server;
                         EngineSettings e;
                         e.context = ctx;
                         e.parallel = np;
@@ -239,7 +248,8 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         e.flash_attn = fa;
                         EngineAnswer a = engine_allocation(m, *find_cache_dtype("f16"), Engine::llamacpp, e);
                         std::int64_t streams = unified ? 1 : np;
-                        LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams, fa};
+                        LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams, fa,
+                                               server ? np : 0};
                         auto ours = llamacpp_compute_buffer(m, cs);
                         if (!printed.compute_mib || !ours) {
                             ++t.above;
@@ -265,6 +275,11 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         double under = (engine - kvcat) / engine;
                         auto& most = t.most_under[ours->stage];
                         most = std::max(most, under);
+                        if (std::getenv("KVCAT_ORACLE_EVERY_BUFFER")) {
+                            std::cout << fmt::format(
+                                "compute {} {}: llama.cpp {} MiB, kvcat {:.2f} MiB ({}, {:.1f}% under)\n", id, setting,
+                                *printed.compute_mib, kvcat, ours->stage, 100.0 * under);
+                        }
                     }
                 }
             }
@@ -407,8 +422,9 @@ int main(int argc, char** argv) {
                               t.compute.exact_by_stage[stage], 100.0 * t.compute.most_under[stage]);
     }
     std::cout << fmt::format(
-        "{} compute buffers: kvcat above llama.cpp's in {}, equal to the printed 0.01 MiB in {}{}\n",
-        t.compute.settings, t.compute.above, t.compute.exact, stages);
+        "{} compute buffers ({} with llama-server's outputs): kvcat above llama.cpp's in {}, equal to the printed "
+        "0.01 MiB in {}{}\n",
+        t.compute.settings, t.compute.server, t.compute.above, t.compute.exact, stages);
     std::cout << fmt::format(
         "{} of {} tensor types agree, {} of {} plans agree ({} model records in {} architectures x {} mixes, 4 of "
         "them also with an importance matrix; llama.cpp {})\n",
