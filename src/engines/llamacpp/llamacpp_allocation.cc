@@ -361,7 +361,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
             fill_parts(model, dtype, v, layout_for(model, s, cells), every_head, probe);
             return probe.kv_bytes + probe.state_bytes;
         };
-        if (s.fit_target_mib > 0 && model.native_context) {
+        if (llamacpp_fit_target_bytes(s) > Rational(0) && model.native_context) {
             // -c not given: --fit picks it from the model's trained context (llamacpp_fit.h).
             LlamaFitContext f =
                 llamacpp_fit_context(*model.native_context, s.kv_unified ? 1 : parallel, *s.available_bytes, bytes_at);

@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "engines/llamacpp/llamacpp_allocation.h"
+
 namespace kvcat {
 
 Rational llamacpp_fit_target_bytes(const EngineSettings& settings) {
+    if (auto build = llamacpp_build(settings.version); build && *build <= kLastBuildWithoutFit) return Rational(0);
     return Rational(checked_mul(settings.fit_target_mib, std::int64_t{1} << 20));
 }
 

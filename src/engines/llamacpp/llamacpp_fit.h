@@ -19,7 +19,13 @@ namespace kvcat {
 /// --fit-ctx's default: the shortest context --fit sets per stream (common.h fit_params_min_ctx).
 inline constexpr std::int64_t kLlamaFitMinContext = 4096;
 
-/// What --fit keeps free on the card, bytes: --fit-target's MiB (0 with -fit off).
+/// The last build a log shows starting without --fit (records/allocations/llamacpp-b7342-...: no
+/// "fitting params to device memory" line before the model loads, where b7772's logs print it).
+/// --fit came with pull 16653; its build is not pinned, so a build after b7342 is taken to have it.
+inline constexpr std::int64_t kLastBuildWithoutFit = 7342;
+
+/// What --fit keeps free on the card, bytes: --fit-target's MiB (0 with -fit off, and for a build
+/// at or before kLastBuildWithoutFit).
 Rational llamacpp_fit_target_bytes(const EngineSettings& settings);
 
 /// The memory llama.cpp's cache and state have on the fit's card: the card, less the weights it

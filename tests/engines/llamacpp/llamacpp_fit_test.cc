@@ -85,4 +85,20 @@ TEST(LlamacppFit, FitWithoutCtxSizeGivesTheContextLlamaServerWouldTake) {
     EXPECT_EQ(fit({"--ctx-size", std::to_string(chosen + 256)}).status, 1);
 }
 
+// A build from before --fit keeps nothing free beside the start: b7342's log loads with no fitting
+// step, b7772's fits first. At -c 18,000 Qwen3-32B Q4_K_M leaves 0.57 GiB of a 3090, under --fit's
+// 1 GiB, so the newer build moves layers and the older one starts.
+TEST(LlamacppFit, ABuildFromBeforeFitKeepsNoTarget) {
+    auto fit = [](const std::string& version) {
+        return kvcat::test::fit_qwen3_32b_on_3090("Q4_K_M", {"--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size",
+                                                             "18000", "--engine-version", version, "--format", "json"});
+    };
+    auto before = fit("b7342");
+    ASSERT_EQ(before.status, 0) << before.err;
+    EXPECT_EQ(nlohmann::json::parse(before.out)["fit_target_bytes"], 0);
+    auto after = fit("b7772");
+    EXPECT_EQ(after.status, 1) << after.out;
+    EXPECT_EQ(nlohmann::json::parse(after.out)["fit_target_bytes"], 1073741824);
+}
+
 }  // namespace
