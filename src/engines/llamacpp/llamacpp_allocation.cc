@@ -379,8 +379,8 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     fill_parts(model, dtype, v, l, every_head, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
-    a.compute_buffer =
-        llamacpp_compute_buffer(model, {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s)});
+    a.compute_buffer = llamacpp_compute_buffer(
+        model, {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s), l.swa_cells});
     LlamaHostSetting host{s.ubatch, *a.tokens, {l.cells}, s.flash_attn, dtype.block_values > 1, v.block_values > 1};
     if (l.swa_cells > 0) host.cache_cells.push_back(l.swa_cells);
     a.host_compute = llamacpp_host_compute(model, host);

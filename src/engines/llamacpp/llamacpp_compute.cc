@@ -19,7 +19,12 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
     const std::int64_t heads = *model.attention_heads;
     const std::int64_t q = checked_mul(heads, *model.head_dim);
     auto f32 = [&](std::int64_t per_token) { return checked_mul(checked_mul(per_token, tokens), 4); };
-    const std::int64_t mask = checked_mul(checked_mul(kv, tokens), s.flash_attn ? 2 : 4);
+    // Each attention cache has its mask, and every mask is an input, alive through the graph.
+    const std::int64_t swa = std::max<std::int64_t>(s.swa_cells_per_stream, 0);
+    const std::int64_t mask = checked_mul(checked_mul(checked_add(kv, swa), tokens), s.flash_attn ? 2 : 4);
+    const std::string cells =
+        swa > 0 ? fmt::format("{} + {} (the SWA layers') cells", group_thousands(kv), group_thousands(swa))
+                : fmt::format("{} cells", group_thousands(kv));
 
     std::vector<LlamaComputeBuffer> stages;
     const std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
@@ -32,21 +37,20 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
         std::string width = w.experts > 0
                                 ? fmt::format("{} experts x {}", w.experts_used, group_thousands(w.expert_ffn_size))
                                 : group_thousands(w.ffn_size);
-        stages.push_back({checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(3, w.hidden_size))), mask),
-                          "feed-forward",
-                          fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 3 x {}) x 4 bytes, and the "
-                                      "{} mask of {} cells x {} tokens",
-                                      tokens, width, group_thousands(w.hidden_size), s.flash_attn ? "f16" : "f32",
-                                      group_thousands(kv), tokens)});
+        stages.push_back(
+            {checked_add(f32(checked_add(checked_mul(3, ff), checked_mul(3, w.hidden_size))), mask), "feed-forward",
+             fmt::format("a layer's feed-forward: {} tokens x (3 x {} + 3 x {}) x 4 bytes, and the "
+                         "{} mask of {} x {} tokens",
+                         tokens, width, group_thousands(w.hidden_size), s.flash_attn ? "f16" : "f32", cells, tokens)});
     }
     if (!s.flash_attn) {
         std::int64_t scores = checked_mul(checked_mul(checked_mul(kv, tokens), heads), 4);
-        stages.push_back(
-            {checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),
-             "attention scores",
-             fmt::format("a layer's attention scores without flash attention: {} cells x {} tokens x {} "
-                         "heads x 4 bytes, the f32 mask, and 3 x {} + {} projections a token",
-                         group_thousands(kv), tokens, heads, group_thousands(q), group_thousands(w.hidden_size))});
+        stages.push_back({checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),
+                          "attention scores",
+                          fmt::format("a layer's attention scores without flash attention: {} cells x {} tokens x {} "
+                                      "heads x 4 bytes, the f32 mask of {}, and 3 x {} + {} projections a token",
+                                      group_thousands(kv), tokens, heads, cells, group_thousands(q),
+                                      group_thousands(w.hidden_size))});
     }
     LlamaComputeBuffer peak =
         *std::max_element(stages.begin(), stages.end(),

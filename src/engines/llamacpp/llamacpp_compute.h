@@ -25,8 +25,9 @@
 // oracle, tests/engines/oracle) it is never above the engine's figure; ggml-alloc's placement
 // adds some MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from
 // the same graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the
-// same peak, equal to kvcat's in five of the six CUDA logs in records/allocations; a CUDA_Host
-// buffer for the inputs comes on top.
+// same peak, equal to kvcat's in 16 of the 24 whole starts on one device in records/allocations;
+// a CUDA_Host buffer for the inputs comes on top (llamacpp_host_compute.h). A sliding-window model
+// has a second mask, for its SWA cache (LlamaComputeSetting::swa_cells_per_stream).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,9 @@ struct LlamaComputeSetting {
     /// common_speculative_get_output_limits, src/llama-context.cpp sched_reserve: n_outputs_pp =
     /// min(n_tokens, n_outputs_max)).
     std::int64_t outputs = 0;
+    /// n_kv of a sliding-window model's second cache (its SWA layers' cells of one stream), whose
+    /// mask is an input beside the base cache's; 0 for a model without one.
+    std::int64_t swa_cells_per_stream = 0;
 };
 
 /// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);

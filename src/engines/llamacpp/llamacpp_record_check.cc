@@ -207,17 +207,35 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
                                                    offloaded)});
         return;
     }
-    std::string key = r.node("kv_cache") ? "kv_cache" : "swa_cache";
-    auto cells = integer(r, key + ".cells");
-    if (!cells || r.node("swa_cache") || r.node("recurrent")) {
+    // A sliding-window model's SWA cache adds its mask; a start that printed only the SWA cache,
+    // or has a recurrent state, is not one whose graph kvcat bounds.
+    auto cells = integer(r, "kv_cache.cells");
+    if (!cells || r.node("recurrent")) {
         out.not_judged.push_back({"start", "the compute buffer of this model's cache is not one kvcat gives"});
         return;
     }
-    std::int64_t streams = integer(r, key + ".streams").value_or(1);
+    std::int64_t streams = integer(r, "kv_cache.streams").value_or(1);
     auto printed_ubatch = integer(r, "start.n_ubatch");
     std::int64_t ubatch = printed_ubatch.value_or(512);
     std::string fa = text(r, "start.flash_attn");
-    LlamaComputeSetting setting{ubatch, checked_mul(*cells, streams), *cells, flash_attn_on(fa)};
+    // Builds after b8198 may be llama-server's, which reserves one output a slot: the smaller bound.
+    std::optional<std::int64_t> build;
+    if (text(r, "engine") == "llama.cpp") build = llamacpp_build(text(r, "engine_version"));
+    std::int64_t outputs =
+        build && *build > kLastBuildReservingEveryOutput ? integer(r, "kv_cache.seqs").value_or(1) : 0;
+    // A log that prints n_ubatch (from pull 6017) but no flash_attn line is of a build from before
+    // flash attention (b2771, which added the line): it ran without. With neither printed the build
+    // is not known, and flash attention is taken as on, the weaker bound.
+    bool fa_on = flash_attn_on(fa);
+    std::string fa_said = fa.empty() ? ", not printed" : "";
+    if (fa.empty() && printed_ubatch) {
+        fa_on = false;
+        fa_said =
+            ": the log prints n_ubatch and no flash_attn line, so its build is from before b2771, which "
+            "brought flash attention";
+    }
+    LlamaComputeSetting setting{
+        ubatch, checked_mul(*cells, streams), *cells, fa_on, outputs, integer(r, "swa_cache.cells").value_or(0)};
     auto bound = llamacpp_compute_buffer(m, setting);
     if (!bound) {
         out.not_judged.push_back({"start", "the model record has no tensors mapping, so no compute buffer is given"});
@@ -228,8 +246,7 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
         fmt::format("compute buffer: at least {} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash "
                     "attention {}{})",
                     group_thousands(bound->bytes), least, bound->stage, bound->how, ubatch,
-                    printed_ubatch ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off",
-                    fa.empty() ? ", not printed" : ""));
+                    printed_ubatch ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off", fa_said));
     AllocationFigure f;
     f.key = fmt::format("start.buffers.{}.mib", device[0]->index);
     f.printed = device[0]->mib;

@@ -4,13 +4,18 @@
 // where it is larger than the reserve.
 #include "engines/llamacpp/llamacpp_compute.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "check/lint.h"
+#include "engines/allocation_check.h"
+#include "engines/allocation_fields.h"
 #include "kvcat_runner.h"
 #include "shipped_records.h"
 #include "support/rational.h"
@@ -109,6 +114,40 @@ TEST(FitEngineVerdict, LlamaCppsComputeBufferAboveTheReserveIsCounted) {
     auto o = nlohmann::json::parse(older.out);
     EXPECT_EQ(o["compute_buffer_bytes"], 321652736);
     EXPECT_EQ(o["engine"]["compute_buffer_stage"], "output");
+}
+
+}  // namespace
+
+namespace {
+
+// Every shipped whole start whose layers are all on one device: its compute buffer is at least
+// kvcat's bound, and how many are equal to it to the printed 0.01 MiB.
+TEST(LlamaCompute, EveryShippedStartsComputeBufferIsAtLeastTheBound) {
+    int judged = 0;
+    int equal = 0;
+    std::string below;
+    for (const kvcat::Record& r : kvcat::test::shipped_records().records.records()) {
+        if (!r.id.starts_with("allocations/")) continue;
+        std::string model = kvcat::allocation_fields::text(r, "model");
+        const kvcat::Record* m =
+            kvcat::test::shipped_records().records.find(model.starts_with("models/") ? model : "models/" + model);
+        if (!m || !m->model) continue;
+        for (const auto& part : kvcat::check_allocation(r, *m->model).parts) {
+            for (const auto& f : part.figures) {
+                if (!contains(f.why, "compute buffer is at least")) continue;
+                ++judged;
+                if (!f.holds) below += fmt::format("\n  {}: {} below {}", r.id, f.printed, f.computed);
+                if ("at least " + f.printed == f.computed) ++equal;
+            }
+        }
+    }
+    std::cout << fmt::format(
+        "{} compute buffers of starts on one device: at least kvcat's bound in {}, equal to it to the printed "
+        "0.01 MiB in {}{}\n",
+        judged, judged - static_cast<int>(std::count(below.begin(), below.end(), '\n')), equal, below);
+    EXPECT_GE(judged, 24);
+    EXPECT_TRUE(below.empty()) << below;
+    EXPECT_GE(equal, 16);
 }
 
 }  // namespace

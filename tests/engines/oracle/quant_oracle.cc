@@ -248,8 +248,12 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         e.flash_attn = fa;
                         EngineAnswer a = engine_allocation(m, *find_cache_dtype("f16"), Engine::llamacpp, e);
                         std::int64_t streams = unified ? 1 : np;
-                        LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams, fa,
-                                               server ? np : 0};
+                        std::int64_t swa = 0;
+                        for (const auto& part : a.parts) {
+                            if (part.kind == EnginePartKind::swa_cache) swa = part.cells;
+                        }
+                        LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams,
+                                               fa, server ? np : 0,        swa};
                         auto ours = llamacpp_compute_buffer(m, cs);
                         if (!printed.compute_mib || !ours) {
                             ++t.above;
