@@ -95,6 +95,11 @@ std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn) {
     return 1;
 }
 
+bool llamacpp_casts_mask(const EngineSettings& s) {
+    auto build = llamacpp_build(s.version);
+    return s.flash_attn && build && *build <= kLastBuildCastingTheMask;
+}
+
 std::int64_t llamacpp_reserve_outputs(const EngineSettings& s) {
     auto build = llamacpp_build(s.version);
     if (build && *build <= kLastBuildReservingEveryOutput) return 0;
@@ -380,7 +385,8 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
     a.compute_buffer = llamacpp_compute_buffer(
-        model, {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s), l.swa_cells});
+        model,
+        {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s), l.swa_cells, llamacpp_casts_mask(s)});
     LlamaHostSetting host{s.ubatch, *a.tokens, {l.cells}, s.flash_attn, dtype.block_values > 1, v.block_values > 1};
     if (l.swa_cells > 0) host.cache_cells.push_back(l.swa_cells);
     a.host_compute = llamacpp_host_compute(model, host);

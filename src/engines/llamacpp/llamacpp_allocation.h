@@ -87,6 +87,10 @@ inline constexpr std::int64_t kLastBuildReservingEveryOutput = 8198;
 /// token) for a build at or before it.
 std::int64_t llamacpp_reserve_outputs(const EngineSettings& settings);
 
+/// Whether the build casts its f32 mask to f16 in the graph (LlamaComputeSetting::mask_cast):
+/// with flash attention, for a build given and at or before b8198; not at the pinned release.
+bool llamacpp_casts_mask(const EngineSettings& settings);
+
 bool llamacpp_has_swa_cache(const Model& model);
 
 /// llama.cpp's allocation as coefficients, for a page to work it out at any -c and -np: every

@@ -43,6 +43,13 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
                          "{} mask of {} x {} tokens",
                          tokens, width, group_thousands(w.hidden_size), s.flash_attn ? "f16" : "f32", cells, tokens)});
     }
+    if (s.flash_attn && s.mask_cast) {
+        std::int64_t masks = checked_mul(checked_add(kv, swa), tokens);
+        stages.push_back({checked_add(checked_mul(masks, 4 + 2), f32(w.hidden_size)), "mask cast",
+                          fmt::format("the mask's cast to f16: {} x {} tokens in f32 and in f16, beside the {} "
+                                      "tokens' embeddings x {} x 4 bytes",
+                                      cells, tokens, tokens, group_thousands(w.hidden_size))});
+    }
     if (!s.flash_attn) {
         std::int64_t scores = checked_mul(checked_mul(checked_mul(kv, tokens), heads), 4);
         stages.push_back({checked_add(checked_add(scores, mask), f32(checked_add(checked_mul(3, q), w.hidden_size))),

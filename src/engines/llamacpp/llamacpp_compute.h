@@ -59,7 +59,16 @@ struct LlamaComputeSetting {
     /// n_kv of a sliding-window model's second cache (its SWA layers' cells of one stream), whose
     /// mask is an input beside the base cache's; 0 for a model without one.
     std::int64_t swa_cells_per_stream = 0;
+    /// Flash attention in a build before pull 23764, which made the mask as f32 and cast it to f16
+    /// in the graph (src/llama-graph.cpp, ggml_cast of self_kq_mask): at the cast both masks are
+    /// alive beside the embeddings (on a GPU, the copies of the host's inputs). The pinned
+    /// release makes it f16.
+    bool mask_cast = false;
 };
+
+/// The last build a log shows casting its mask (b8198: its host buffer holds the f32 mask,
+/// records/allocations/llamacpp-b8198-...); pull 23764 (reviewed 2026-05-28) made it f16.
+inline constexpr std::int64_t kLastBuildCastingTheMask = 8198;
 
 /// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);
 /// nullopt for one without. Throws OverflowError (support/rational.h) past 2^63 bytes.

@@ -180,7 +180,7 @@ std::vector<StartBuffer> start_buffers(const Record& r) {
 /// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
 void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
-                         AllocationPartCheck& part, AllocationCheck& out) {
+                         const std::vector<LlamaInputs>& host_eras, AllocationPartCheck& part, AllocationCheck& out) {
     std::vector<const StartBuffer*> device, host;
     for (const auto& b : buffers) {
         if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
@@ -236,6 +236,12 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     }
     LlamaComputeSetting setting{
         ubatch, checked_mul(*cells, streams), *cells, fa_on, outputs, integer(r, "swa_cache.cells").value_or(0)};
+    // Before pull 23764 flash attention cast an f32 mask to f16 in the graph. A build up to b8198
+    // did; so did one whose host buffer holds the mask in f32 (its inputs are no era's of the f16
+    // mask).
+    bool f32_mask_on_host =
+        !host_eras.empty() && std::find(host_eras.begin(), host_eras.end(), LlamaInputs::half_mask) == host_eras.end();
+    setting.mask_cast = fa_on && ((build && *build <= kLastBuildCastingTheMask) || f32_mask_on_host);
     auto bound = llamacpp_compute_buffer(m, setting);
     if (!bound) {
         out.not_judged.push_back({"start", "the model record has no tensors mapping, so no compute buffer is given"});
@@ -264,8 +270,10 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
 /// in each era of llama.cpp the record's build may be of (engines/llamacpp/llamacpp_host_compute.h),
 /// and equal to one of them to the printed 0.01 MiB. A build the record does not print (ollama's,
 /// a binding's) may be of any era.
-void llama_start_host_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
-                              AllocationPartCheck& part, AllocationCheck& out) {
+/// Returns the eras whose sum the printed buffer equals (none when it is not judged).
+std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& m,
+                                                  const std::vector<StartBuffer>& buffers, AllocationPartCheck& part,
+                                                  AllocationCheck& out) {
     std::vector<const StartBuffer*> device, host;
     for (const auto& b : buffers) {
         if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
@@ -273,7 +281,8 @@ void llama_start_host_compute(const Record& r, const Model& m, const std::vector
     std::string offloaded = text(r, "start.offloaded_layers");
     bool split =
         !offloaded.empty() && offloaded.substr(0, offloaded.find('/')) != offloaded.substr(offloaded.find('/') + 1);
-    if (device.size() != 1 || host.size() != 1 || split) return;  // said by llama_start_compute
+    std::vector<LlamaInputs> eras;
+    if (device.size() != 1 || host.size() != 1 || split) return eras;  // said by llama_start_compute
     auto base = integer(r, "kv_cache.cells");
     auto swa = integer(r, "swa_cache.cells");
     auto not_judged = [&](const std::string& why) {
@@ -282,7 +291,7 @@ void llama_start_host_compute(const Record& r, const Model& m, const std::vector
     if (!base || r.node("recurrent")) {
         not_judged(fmt::format("the {} compute buffer: a start {} is not one whose inputs kvcat sums", host[0]->device,
                                base ? "with a recurrent state" : "that prints no base cache"));
-        return;
+        return eras;
     }
     LlamaHostSetting setting;
     setting.ubatch = integer(r, "start.n_ubatch").value_or(512);
@@ -307,7 +316,7 @@ void llama_start_host_compute(const Record& r, const Model& m, const std::vector
         if (!figure) {
             not_judged(fmt::format("the {} compute buffer: the inputs of a {} graph are not read", host[0]->device,
                                    m.tensors ? m.tensors->llama_arch : "model without a tensors mapping"));
-            return;
+            return eras;
         }
         std::string mib = llamacpp_mib_text(Rational(figure->bytes));
         candidates.push_back(fmt::format("{} ({})", mib, era.change));
@@ -317,6 +326,7 @@ void llama_start_host_compute(const Record& r, const Model& m, const std::vector
                                   group_thousands(figure->bytes), mib);
             }
             equal.push_back(era.change);
+            eras.push_back(era.inputs);
         }
     }
     std::string builds =
@@ -336,6 +346,7 @@ void llama_start_host_compute(const Record& r, const Model& m, const std::vector
     f.why = fmt::format("llama.cpp's host compute buffer is the sum of the graph's inputs, in {}", builds);
     f.holds = !equal.empty();
     part.figures.push_back(std::move(f));
+    return eras;
 }
 
 /// The host's model buffers beside the plan's input layer, which llama.cpp keeps on the CPU
@@ -437,8 +448,13 @@ void llama_start(const Record& r, const Model& m, AllocationCheck& out) {
     for (const auto& b : buffers) part.printed.emplace_back(b.device + " " + b.kind, b.mib);
     try {
         llama_start_weights(r, m, buffers, part, out);
-        llama_start_compute(r, m, buffers, part, out);
-        llama_start_host_compute(r, m, buffers, part, out);
+        // The host's inputs say whether the build casts its mask, which the device's bound needs;
+        // the device's figure is listed first.
+        AllocationPartCheck host_part;
+        std::vector<LlamaInputs> eras = llama_start_host_compute(r, m, buffers, host_part, out);
+        llama_start_compute(r, m, buffers, eras, part, out);
+        part.terms.insert(part.terms.end(), host_part.terms.begin(), host_part.terms.end());
+        part.figures.insert(part.figures.end(), host_part.figures.begin(), host_part.figures.end());
     } catch (const std::exception& e) {
         out.problems.push_back({"start", "", "a figure kvcat can compute", e.what()});
     }

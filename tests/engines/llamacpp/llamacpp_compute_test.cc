@@ -72,6 +72,23 @@ TEST(LlamaCompute, ASmallVocabularysPeakIsAFeedForwardTheExpertsATokenUsesInclud
     EXPECT_TRUE(contains(b->how, "2 experts x 14,336")) << b->how;
 }
 
+TEST(LlamaCompute, ABuildThatCastsItsMaskHoldsBothCopiesAtTheCast) {
+    // Llama 3.1 8B, 90,112 cells, -ub 512, flash attention, a build before pull 23764
+    // (records/allocations/ollama-0.13.5-llama-3.1-8b-instruct-q4_k_m-f16-90112-l40s, which prints
+    // 296.01 MiB): 90,112 x 512 x (4 + 2) + 512 x 4,096 x 4 + 512 x 4 = 285,214,720 bytes (272.00 MiB),
+    // above the output stage's 271,058,944 (258.50 MiB) that a build making the mask f16 peaks at.
+    LlamaComputeSetting cast{512, 90112, 90112, true};
+    cast.mask_cast = true;
+    auto b = llamacpp_compute_buffer(shipped_model("models/llama-3.1-8b"), cast);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->bytes, 285214720);
+    EXPECT_EQ(b->stage, "mask cast");
+    cast.mask_cast = false;
+    auto pinned = llamacpp_compute_buffer(shipped_model("models/llama-3.1-8b"), cast);
+    EXPECT_EQ(pinned->bytes, 271058944);
+    EXPECT_EQ(pinned->stage, "output");
+}
+
 TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAnswer) {
     auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 256, 256, true});
     EXPECT_EQ(b->bytes, 256LL * (151936 + 5120) * 4 + 256 * 4);
