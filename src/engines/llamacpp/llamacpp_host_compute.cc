@@ -77,6 +77,15 @@ bool llamacpp_inputs_era_holds(LlamaInputs era, std::int64_t build) {
     return true;
 }
 
+LlamaInputs llamacpp_inputs_era_of(std::optional<std::int64_t> build) {
+    if (!build) return kPinnedInputs;
+    LlamaInputs newest = kEras.front().inputs;
+    for (const auto& e : kEras) {
+        if (llamacpp_inputs_era_holds(e.inputs, *build)) newest = e.inputs;
+    }
+    return newest;
+}
+
 std::optional<LlamaHostCompute> llamacpp_host_compute(const Model& model, const LlamaHostSetting& s, LlamaInputs era) {
     if (!model.tensors || !inputs_read(model.tensors->llama_arch) || s.cache_cells.empty()) return std::nullopt;
     const std::int64_t hidden = model.tensors->hidden_size;

@@ -58,6 +58,10 @@ std::span<const LlamaInputsEra> llamacpp_inputs_eras();
 /// at or before it, and none seen in an earlier era at or after it.
 bool llamacpp_inputs_era_holds(LlamaInputs era, std::int64_t build);
 
+/// The era fit answers in for a build (b2961 is 2961): the newest one the build may be of; the
+/// pinned release's without a build.
+LlamaInputs llamacpp_inputs_era_of(std::optional<std::int64_t> build);
+
 struct LlamaHostSetting {
     std::int64_t ubatch = 512;              ///< -ub
     std::int64_t context = 4096;            ///< n_ctx: every cell of every stream

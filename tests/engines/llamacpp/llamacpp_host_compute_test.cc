@@ -93,6 +93,10 @@ TEST(LlamaHostCompute, ABuildIsHeldToTheErasTheLogsLeaveItIn) {
     EXPECT_EQ(eras_of(9000), (std::vector<LlamaInputs>{LlamaInputs::embedding_input, LlamaInputs::half_mask}));
     EXPECT_EQ(eras_of(1000),
               (std::vector<LlamaInputs>{LlamaInputs::own_buffer, LlamaInputs::mask, LlamaInputs::output_ids}));
+    // fit answers in the newest era a given build may be of, and in the pinned release's without one.
+    EXPECT_EQ(kvcat::llamacpp_inputs_era_of(8198), LlamaInputs::embedding_input);
+    EXPECT_EQ(kvcat::llamacpp_inputs_era_of(6000), LlamaInputs::row_indices);
+    EXPECT_EQ(kvcat::llamacpp_inputs_era_of(std::nullopt), LlamaInputs::half_mask);
 }
 
 TEST(LlamaHostCompute, EveryShippedStartOnOneGpuPrintsAnErasSum) {
