@@ -106,7 +106,8 @@ std::optional<LlamaHostCompute> llamacpp_host_compute(const Model& model, const 
         add(checked_mul(tokens, 4), fmt::format("the positions, {} i32", tokens));
     }
     if (at_least(era, LlamaInputs::output_ids)) {
-        add(checked_mul(tokens, 4), fmt::format("the output ids, {} i32", tokens));
+        const std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
+        add(checked_mul(outputs, 4), fmt::format("the output ids, {} i32", outputs));
     }
     const std::int64_t mask_bytes = at_least(era, LlamaInputs::half_mask) && s.flash_attn ? 2 : 4;
     const std::int64_t v_columns = s.flash_attn ? 1 : widest_v(model);

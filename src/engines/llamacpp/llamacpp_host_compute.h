@@ -69,6 +69,9 @@ struct LlamaHostSetting {
     bool flash_attn = true;
     bool k_quantized = false;  ///< the cache's K type is a quantized one (q8_0, q4_0, ...)
     bool v_quantized = false;
+    /// The outputs the graph is reserved for (LlamaComputeSetting::outputs): the output ids are one
+    /// i32 an output; 0 = every token.
+    std::int64_t outputs = 0;
 };
 
 struct LlamaHostCompute {

@@ -52,6 +52,10 @@ TEST(LlamaHostCompute, EachEraAddsItsInputsToTheSum) {
     // With it: two 8,388,608 embeddings, 3 x 2,048 ids, an f16 mask of 2,097,152 and 2 x 4,096 indices.
     LlamaHostSetting on{512, 2048, {2048}, true};
     EXPECT_EQ(bytes(on, LlamaInputs::half_mask), 18888704);
+    // llama-server's reserve of one output a slot keeps one output id, not 512.
+    LlamaHostSetting server = on;
+    server.outputs = 1;
+    EXPECT_EQ(bytes(server, LlamaInputs::half_mask), 18888704 - 511 * 4);
     // A q8_0 cache adds its rotations: K's 128 x 128 f32 (the head is 128 wide), V's 64 x 64.
     LlamaHostSetting q8{512, 2048, {2048}, true, true, true};
     EXPECT_EQ(bytes(q8, LlamaInputs::half_mask), 18888704 + 65536 + 16384);
@@ -131,14 +135,15 @@ TEST(LlamaHostCompute, EveryShippedStartOnOneGpuPrintsAnErasSum) {
 
 TEST(LlamaHostCompute, FitGivesThePinnedReleasesInputsBesideTheCardsFigures) {
     // Qwen3-32B at -c 16,384, one slot, flash attention on, f16 cache, the pinned release: two
-    // 5,120 x 512 x 4 embeddings (20,971,520), 3 x 2,048 ids, the f16 mask 16,384 x 512 x 2
-    // (16,777,216) and 2 x 4,096 row indices = 37,763,072 bytes, in the host's memory.
+    // 5,120 x 512 x 4 embeddings (20,971,520), 2 x 2,048 token ids and positions, one output id (the
+    // server reserves one output a slot), the f16 mask 16,384 x 512 x 2 (16,777,216) and 2 x 4,096
+    // row indices = 37,761,028 bytes, in the host's memory.
     auto run = kvcat::test::fit_qwen3_32b_on_3090(
         "Q4_K_M", {"--kv-dtype", "f16", "--engine", "llama.cpp", "--ctx-size", "16384", "--format", "json"});
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json j = nlohmann::json::parse(run.out);
-    EXPECT_EQ(j["host_compute_buffer_bytes"], 37763072);
-    EXPECT_EQ(j["engine"]["host_compute_buffer_bytes"], 37763072);
+    EXPECT_EQ(j["host_compute_buffer_bytes"], 37761028);
+    EXPECT_EQ(j["engine"]["host_compute_buffer_bytes"], 37761028);
     EXPECT_TRUE(contains(j["engine"]["host_compute_buffer_how"].get<std::string>(), "f16")) << j.dump(2);
 }
 
