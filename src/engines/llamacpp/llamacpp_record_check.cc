@@ -307,6 +307,8 @@ std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& 
     setting.v_quantized = quantized("kv_cache.v_type");
     std::optional<std::int64_t> build;
     if (text(r, "engine") == "llama.cpp") build = llamacpp_build(text(r, "engine_version"));
+    // As the device's bound takes it: a build after b8198 may reserve one output a slot.
+    if (build && *build > kLastBuildReservingEveryOutput) setting.outputs = integer(r, "kv_cache.seqs").value_or(1);
     auto value = Rational::parse(host[0]->mib);
     std::vector<std::string> candidates, equal;
     std::string how;
