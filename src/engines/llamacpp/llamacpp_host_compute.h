@@ -11,8 +11,8 @@
 // The pinned release (80fb11ac), per micro-batch of n_tokens = min(n_ctx, n_ubatch):
 //   - src/llama-graph.cpp build_inp_embd: the token ids (i32), the embeddings input (f32, n_embd) and
 //     the token path's get_rows result (f32, n_embd), both kept since pull 18898;
-//   - build_inp_pos (i32 x n_pos_per_embd, 1 for these architectures), build_inp_out_ids (i32, every
-//     token an output in the reserve);
+//   - build_inp_pos (i32 x n_pos_per_embd, 1 for these architectures), build_inp_out_ids (i32, one
+//     a reserved output: every token in the library's reserve, one a slot in llama-server's);
 //   - per attention cache (the base and, for a sliding-window model, the SWA one):
 //     build_attn_inp_kq_mask, n_kv x n_tokens (f16 under flash attention since pull 23764, f32
 //     before and without it); src/llama-kv-cache.cpp build_input_k_idxs and build_input_v_idxs (i64
