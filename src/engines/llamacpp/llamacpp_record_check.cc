@@ -1,6 +1,8 @@
 #include "engines/llamacpp/llamacpp_record_check.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -159,6 +161,26 @@ bool flash_attn_on(const std::string& printed) {
     return !(printed == "disabled" || printed == "0" || printed == "false" || printed == "off");
 }
 
+/// A start that left layers on the CPU: start.offloaded_layers "18/33", whose two counts differ.
+bool split_start(const Record& r) {
+    std::string offloaded = text(r, "start.offloaded_layers");
+    auto slash = offloaded.find('/');
+    return slash != std::string::npos && offloaded.substr(0, slash) != offloaded.substr(slash + 1);
+}
+
+/// The llama.cpp build a record prints (engine_version b2961); nullopt for another engine's
+/// record (ollama's, whose version is its own) or one that prints none.
+std::optional<std::int64_t> record_build(const Record& r) {
+    if (text(r, "engine") != "llama.cpp") return std::nullopt;
+    return llamacpp_build(text(r, "engine_version"));
+}
+
+/// The outputs a record's start reserved its graph for (LlamaComputeSetting::outputs): a build
+/// after b8198 may be llama-server's, one a sequence, the smaller figure; else every token (0).
+std::int64_t record_reserve_outputs(const Record& r, std::optional<std::int64_t> build) {
+    return build && *build > kLastBuildReservingEveryOutput ? integer(r, "kv_cache.seqs").value_or(1) : 0;
+}
+
 /// One buffer of a record's start: where it stands in the list, and its fields as written.
 struct StartBuffer {
     std::size_t index = 0;
@@ -176,15 +198,22 @@ std::vector<StartBuffer> start_buffers(const Record& r) {
     return out;
 }
 
+/// A start's compute buffers: the devices' and the host's.
+std::pair<std::vector<const StartBuffer*>, std::vector<const StartBuffer*>> compute_buffers(
+    const std::vector<StartBuffer>& buffers) {
+    std::vector<const StartBuffer*> device, host;
+    for (const auto& b : buffers) {
+        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
+    }
+    return {device, host};
+}
+
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
 /// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
 void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
                          const std::vector<LlamaInputs>& host_eras, AllocationPartCheck& part, AllocationCheck& out) {
-    std::vector<const StartBuffer*> device, host;
-    for (const auto& b : buffers) {
-        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
-    }
+    auto [device, host] = compute_buffers(buffers);
     if (device.empty() && host.size() == 1 && host[0]->device == "CPU") {
         device = host;  // a CPU-only start: the CPU ran the layers
     }
@@ -198,9 +227,8 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     }
     // Layers left on the CPU run there, and the scheduler may move their largest products to the
     // GPU: the graph is split in a way the bound of a start on one device does not follow.
-    std::string offloaded = text(r, "start.offloaded_layers");
-    if (auto slash = offloaded.find('/');
-        slash != std::string::npos && offloaded.substr(0, slash) != offloaded.substr(slash + 1)) {
+    if (split_start(r)) {
+        std::string offloaded = text(r, "start.offloaded_layers");
         out.not_judged.push_back(
             {"start.offloaded_layers", fmt::format("{} layers on the GPU, the rest on the CPU; kvcat gives the "
                                                    "compute buffer of a start whose layers are all on one device",
@@ -218,11 +246,8 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     auto printed_ubatch = integer(r, "start.n_ubatch");
     std::int64_t ubatch = printed_ubatch.value_or(512);
     std::string fa = text(r, "start.flash_attn");
-    // Builds after b8198 may be llama-server's, which reserves one output a slot: the smaller bound.
-    std::optional<std::int64_t> build;
-    if (text(r, "engine") == "llama.cpp") build = llamacpp_build(text(r, "engine_version"));
-    std::int64_t outputs =
-        build && *build > kLastBuildReservingEveryOutput ? integer(r, "kv_cache.seqs").value_or(1) : 0;
+    std::optional<std::int64_t> build = record_build(r);
+    std::int64_t outputs = record_reserve_outputs(r, build);
     // A log that prints n_ubatch (from pull 6017) but no flash_attn line is of a build from before
     // flash attention (b2771, which added the line): it ran without. With neither printed the build
     // is not known, and flash attention is taken as on, the weaker bound.
@@ -274,15 +299,9 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
 std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& m,
                                                   const std::vector<StartBuffer>& buffers, AllocationPartCheck& part,
                                                   AllocationCheck& out) {
-    std::vector<const StartBuffer*> device, host;
-    for (const auto& b : buffers) {
-        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
-    }
-    std::string offloaded = text(r, "start.offloaded_layers");
-    bool split =
-        !offloaded.empty() && offloaded.substr(0, offloaded.find('/')) != offloaded.substr(offloaded.find('/') + 1);
+    auto [device, host] = compute_buffers(buffers);
     std::vector<LlamaInputs> eras;
-    if (device.size() != 1 || host.size() != 1 || split) return eras;  // said by llama_start_compute
+    if (device.size() != 1 || host.size() != 1 || split_start(r)) return eras;  // said by llama_start_compute
     auto base = integer(r, "kv_cache.cells");
     auto swa = integer(r, "swa_cache.cells");
     auto not_judged = [&](const std::string& why) {
@@ -305,10 +324,8 @@ std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& 
     };
     setting.k_quantized = quantized("kv_cache.k_type");
     setting.v_quantized = quantized("kv_cache.v_type");
-    std::optional<std::int64_t> build;
-    if (text(r, "engine") == "llama.cpp") build = llamacpp_build(text(r, "engine_version"));
-    // As the device's bound takes it: a build after b8198 may reserve one output a slot.
-    if (build && *build > kLastBuildReservingEveryOutput) setting.outputs = integer(r, "kv_cache.seqs").value_or(1);
+    std::optional<std::int64_t> build = record_build(r);
+    setting.outputs = record_reserve_outputs(r, build);
     auto value = Rational::parse(host[0]->mib);
     std::vector<std::string> candidates, equal;
     std::string how;
@@ -415,13 +432,12 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
     // Builds of early 2024 print the mapped file whole as the CPU's buffer, beside the GPU's copies
     // of the layers it holds: a split start's buffers then count those layers twice.
     std::string offloaded = text(r, "start.offloaded_layers");
-    bool split =
-        !offloaded.empty() && offloaded.substr(0, offloaded.find('/')) != offloaded.substr(offloaded.find('/') + 1);
-    std::string why_apart = split ? fmt::format(
-                                        "with {} layers on the GPU: a build that prints the mapped file whole "
-                                        "counts the GPU's layers in both buffers",
-                                        offloaded)
-                                  : "the file was made by other rules: an older llama-quantize, or a custom recipe";
+    std::string why_apart = split_start(r)
+                                ? fmt::format(
+                                      "with {} layers on the GPU: a build that prints the mapped file whole "
+                                      "counts the GPU's layers in both buffers",
+                                      offloaded)
+                                : "the file was made by other rules: an older llama-quantize, or a custom recipe";
     part.terms.push_back(
         fmt::format(
             "weights: the {} model buffer{} to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "

@@ -13,9 +13,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "check/lint.h"
-#include "engines/allocation_check.h"
-#include "engines/allocation_fields.h"
 #include "kvcat_runner.h"
 #include "shipped_records.h"
 #include "support/rational.h"
@@ -143,20 +140,10 @@ TEST(LlamaCompute, EveryShippedStartsComputeBufferIsAtLeastTheBound) {
     int judged = 0;
     int equal = 0;
     std::string below;
-    for (const kvcat::Record& r : kvcat::test::shipped_records().records.records()) {
-        if (!r.id.starts_with("allocations/")) continue;
-        std::string model = kvcat::allocation_fields::text(r, "model");
-        const kvcat::Record* m =
-            kvcat::test::shipped_records().records.find(model.starts_with("models/") ? model : "models/" + model);
-        if (!m || !m->model) continue;
-        for (const auto& part : kvcat::check_allocation(r, *m->model).parts) {
-            for (const auto& f : part.figures) {
-                if (!contains(f.why, "compute buffer is at least")) continue;
-                ++judged;
-                if (!f.holds) below += fmt::format("\n  {}: {} below {}", r.id, f.printed, f.computed);
-                if ("at least " + f.printed == f.computed) ++equal;
-            }
-        }
+    for (const auto& [record, f] : kvcat::test::shipped_allocation_figures("compute buffer is at least")) {
+        ++judged;
+        if (!f.holds) below += fmt::format("\n  {}: {} below {}", record, f.printed, f.computed);
+        if ("at least " + f.printed == f.computed) ++equal;
     }
     std::cout << fmt::format(
         "{} compute buffers of starts on one device: at least kvcat's bound in {}, equal to it to the printed "

@@ -11,9 +11,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "check/lint.h"
-#include "engines/allocation_check.h"
-#include "engines/allocation_fields.h"
 #include "kvcat_runner.h"
 #include "shipped_records.h"
 #include "test_util.h"
@@ -27,7 +24,6 @@ using kvcat::LlamaInputs;
 using kvcat::test::contains;
 
 using kvcat::test::shipped_model;
-using kvcat::test::shipped_records;
 
 std::int64_t bytes(const LlamaHostSetting& s, LlamaInputs era) {
     auto b = llamacpp_host_compute(shipped_model("models/llama-3.1-8b"), s, era);
@@ -107,23 +103,12 @@ TEST(LlamaHostCompute, EveryShippedStartOnOneGpuPrintsAnErasSum) {
     int judged = 0;
     int equal = 0;
     std::string apart;
-    for (const kvcat::Record& r : shipped_records().records.records()) {
-        if (!r.id.starts_with("allocations/")) continue;
-        std::string model = kvcat::allocation_fields::text(r, "model");
-        const kvcat::Record* m =
-            shipped_records().records.find(model.starts_with("models/") ? model : "models/" + model);
-        if (!m || !m->model) continue;
-        kvcat::AllocationCheck c = kvcat::check_allocation(r, *m->model);
-        for (const auto& part : c.parts) {
-            for (const auto& f : part.figures) {
-                if (!contains(f.why, "host compute buffer")) continue;
-                ++judged;
-                if (f.holds)
-                    ++equal;
-                else
-                    apart += fmt::format("\n  {}: {} against {}", r.id, f.printed, f.computed);
-            }
-        }
+    for (const auto& [record, f] : kvcat::test::shipped_allocation_figures("host compute buffer")) {
+        ++judged;
+        if (f.holds)
+            ++equal;
+        else
+            apart += fmt::format("\n  {}: {} against {}", record, f.printed, f.computed);
     }
     std::cout << fmt::format(
         "{} host compute buffers of starts on one GPU: equal to an era's sum of the "
