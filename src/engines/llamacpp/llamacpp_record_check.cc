@@ -199,13 +199,17 @@ std::vector<StartBuffer> start_buffers(const Record& r) {
 }
 
 /// A start's compute buffers: the devices' and the host's.
-std::pair<std::vector<const StartBuffer*>, std::vector<const StartBuffer*>> compute_buffers(
-    const std::vector<StartBuffer>& buffers) {
-    std::vector<const StartBuffer*> device, host;
+struct ComputeBuffers {
+    std::vector<const StartBuffer*> device;
+    std::vector<const StartBuffer*> host;
+};
+
+ComputeBuffers compute_buffers(const std::vector<StartBuffer>& buffers) {
+    ComputeBuffers out;
     for (const auto& b : buffers) {
-        if (b.kind == "compute") (host_device(b.device) ? host : device).push_back(&b);
+        if (b.kind == "compute") (host_device(b.device) ? out.host : out.device).push_back(&b);
     }
-    return {device, host};
+    return out;
 }
 
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
@@ -213,7 +217,9 @@ std::pair<std::vector<const StartBuffer*>, std::vector<const StartBuffer*>> comp
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
 void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
                          const std::vector<LlamaInputs>& host_eras, AllocationPartCheck& part, AllocationCheck& out) {
-    auto [device, host] = compute_buffers(buffers);
+    auto split = compute_buffers(buffers);
+    auto& device = split.device;
+    const auto& host = split.host;
     if (device.empty() && host.size() == 1 && host[0]->device == "CPU") {
         device = host;  // a CPU-only start: the CPU ran the layers
     }
@@ -299,7 +305,9 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
 std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& m,
                                                   const std::vector<StartBuffer>& buffers, AllocationPartCheck& part,
                                                   AllocationCheck& out) {
-    auto [device, host] = compute_buffers(buffers);
+    const auto split = compute_buffers(buffers);
+    const auto& device = split.device;
+    const auto& host = split.host;
     std::vector<LlamaInputs> eras;
     if (device.size() != 1 || host.size() != 1 || split_start(r)) return eras;  // said by llama_start_compute
     auto base = integer(r, "kv_cache.cells");
