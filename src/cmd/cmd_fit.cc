@@ -36,7 +36,7 @@ struct FitOptions {
     std::string weight_quant;
     std::string kv_dtype;
     std::int64_t batch = 1;
-    std::string reserve_gib = "1";
+    std::string reserve_gib;  ///< "" = not given: 1 GiB, or what the engine works out
     std::int64_t gpus = 1;
     std::optional<std::int64_t> weight_bytes;
     std::string weight_file;
@@ -109,7 +109,7 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     auto [engine, settings] = *chosen;
     const EngineRules& rules = rules_of(engine);
     settings.gpus = o.gpus;
-    rules.card_defaults(settings, terms.memory, terms.card_name);
+    rules.card_defaults(settings, terms);
     bool sized = o.engine.ctx_size && rules.ctx_size_sizes;
     std::vector<BudgetTerm> budget_terms;
     if (!settings.available_bytes && !sized) {
@@ -165,7 +165,9 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
         return a && !a->refusal && !(engine_start_bytes(terms, *a) > terms.memory);
     });
     Rational runtime = engine_runtime_bytes(terms, e);
-    std::string runtime_name = runtime == terms.reserve ? "the reserve" : "the compute buffer, above the reserve,";
+    std::string runtime_name = e.card_held                ? "the runtime (the compute buffer and what the card holds)"
+                               : runtime == terms.reserve ? "the reserve"
+                                                          : "the compute buffer, above the reserve,";
     std::string largest = fits <= 0 ? std::string("no -c fits")
                           : e.fit_target_bytes > Rational(0)
                               ? fmt::format("the largest -c that leaves --fit its target is {}", group_thousands(fits))
@@ -365,6 +367,8 @@ void add_engine_json(nlohmann::json& j, const EngineAnswer& engine, const Model&
     if (e.contains("compute_buffer_bytes")) j["compute_buffer_bytes"] = e["compute_buffer_bytes"];
     if (e.contains("host_compute_buffer_bytes")) j["host_compute_buffer_bytes"] = e["host_compute_buffer_bytes"];
     if (e.contains("fit_target_bytes")) j["fit_target_bytes"] = e["fit_target_bytes"];
+    if (e.contains("card_held_bytes")) j["card_held_bytes"] = e["card_held_bytes"];
+    if (e.contains("runtime_bytes")) j["runtime_bytes"] = e["runtime_bytes"];
     if (terms.weights_off_card > Rational(0)) {
         j["weights_off_card_bytes"] = terms.weights_off_card.ceil();
         j["weights_off_card_how"] = terms.weights_off_card_how;
@@ -441,12 +445,13 @@ int run_fit(const FitOptions& o) {
         spdlog::error("{}", unknown_cache_dtype_message(o.kv_dtype));
         return ExitCode::failure;
     }
-    auto reserve_gib = Rational::parse(o.reserve_gib);
+    auto reserve_gib = o.reserve_gib.empty() ? std::optional<Rational>(Rational(1)) : Rational::parse(o.reserve_gib);
     if (!reserve_gib || reserve_gib->is_negative()) {
         spdlog::error("--reserve-gib must be a number of GiB, such as 1 or 0.5");
         return ExitCode::failure;
     }
     setup.reserve = *reserve_gib * Rational(1LL << 30);
+    setup.reserve_given = !o.reserve_gib.empty();
     std::vector<std::int64_t> contexts;
     if (!o.contexts.empty()) {
         auto parsed = parse_contexts(o.contexts);
@@ -594,7 +599,9 @@ void setup_fit(CLI::App& app, int& exit_code) {
         ->transform(lower_case())
         ->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
-    sub->add_option("--reserve-gib", o->reserve_gib, "Memory held back for the runtime, GiB")->capture_default_str();
+    sub->add_option("--reserve-gib", o->reserve_gib,
+                    "Memory held back for the runtime, GiB (default 1; with --engine llama.cpp, what the card holds "
+                    "beside llama.cpp's own buffers, which kvcat otherwise takes from the card's driver)");
     add_engine_options(*sub, o->engine);
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::document);

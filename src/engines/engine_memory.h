@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engines/engine_list.h"
+#include "engines/llamacpp/llamacpp_card_held.h"
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_host_compute.h"
 #include "load/records.h"
@@ -56,6 +57,14 @@ struct EngineSettings {
     /// cache, state and compute buffers leave less (common/fit.cpp at 80fb11ac; default 1024 in
     /// common/common.h). 0 stands for -fit off, and for a build from before --fit.
     std::int64_t fit_target_mib = 1024;
+    /// What the card holds beside llama.cpp's own buffers (engines/llamacpp/llamacpp_card_held.h),
+    /// set from the fit's card (EngineRules::card_defaults) or --reserve-gib; unset, `reserve`
+    /// stands for it and for the compute buffer together.
+    std::optional<CardHeld> card_held;
+    /// The fit's reserve (--reserve-gib, 1 GiB unless given), bytes: what llama.cpp's runtime is taken
+    /// to need where kvcat cannot work it out (a model without a tensors mapping, a card without a
+    /// figure for what it holds).
+    Rational reserve = Rational(std::int64_t{1} << 30);
     // vLLM V1
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
@@ -183,6 +192,13 @@ struct EngineAnswer {
     /// llama.cpp: the memory its --fit keeps free on the card beside the start (--fit-target),
     /// bytes; zero for another engine, and with -fit off.
     Rational fit_target_bytes;
+    /// llama.cpp: what its start takes on the card beside the weights, cache and state: the compute
+    /// buffer and what the card holds (card_held), or the reserve where kvcat cannot work those
+    /// out (engines/llamacpp/llamacpp_fit.h, llamacpp_runtime); nullopt for another engine.
+    std::optional<Rational> runtime_bytes;
+    std::string runtime_how;
+    /// llama.cpp: the card's held memory counted in runtime_bytes; nullopt when the reserve stood in.
+    std::optional<CardHeld> card_held;
     /// llama.cpp without -c: how its --fit chose the context (engines/llamacpp/llamacpp_fit.h).
     std::string context_how;
     /// vLLM and SGLang: the memory its pool was sized from, term by term, when kvcat worked it out

@@ -64,6 +64,6 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Mode
     return rules_of(answer.engine).log_lines(answer, model);
 }
 
-void no_card_defaults(EngineSettings& /*settings*/, const Rational& /*card_bytes*/, std::string_view /*card_name*/) {}
+void no_card_defaults(EngineSettings& /*settings*/, const FitTerms& /*terms*/) {}
 
 }  // namespace kvcat

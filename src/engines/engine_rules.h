@@ -58,8 +58,9 @@ struct EngineRules {
     EngineAnswer (*allocate)(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
     /// The start-up lines it prints for an allocation, as it prints them.
     std::vector<std::string> (*log_lines)(const EngineAnswer& answer, const Model& model);
-    /// Its defaults that depend on the card (vLLM's max_num_seqs); nothing for most.
-    void (*card_defaults)(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
+    /// Its defaults that depend on the fit's card (vLLM's max_num_seqs, what the card holds beside
+    /// llama.cpp's buffers); nothing for most.
+    void (*card_defaults)(EngineSettings& settings, const FitTerms& terms);
     /// The memory it sizes its pool from on the fit's card (engines/engine_budget.h): what fit
     /// and plan hand it when it sizes from memory, or what llama.cpp's largest -c must fit in.
     EngineBudget (*budget)(const EngineSettings& settings, const FitTerms& terms);
@@ -111,6 +112,6 @@ EngineAnswer engine_allocation(const Model& model, const CacheDtype& dtype, Engi
 std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Model& model);
 
 /// Fills what nothing asks of an engine (an unused hook): the card changes none of its defaults.
-void no_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
+void no_card_defaults(EngineSettings& settings, const FitTerms& terms);
 
 }  // namespace kvcat

@@ -104,6 +104,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
     t.card_name = accelerator.name;
+    if (accelerator.memory_reported) t.memory_by = accelerator.memory_reported->by;
     if (setup.weight_bytes) {
         t.weights = *setup.weight_bytes / cards;
         t.weights_how = setup.weight_how;
@@ -116,6 +117,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     // The fixed state's heads and conv channels are split over the cards like the weights.
     t.fixed_state = fixed_state_bytes(model, setup.gpus) * batch;
     t.reserve = setup.reserve;
+    t.reserve_given = setup.reserve_given;
     t.available = t.memory - t.weights - t.fixed_state - t.reserve;
     t.fits = t.available > Rational(0);
 

@@ -46,9 +46,13 @@ std::optional<Rational> memory_unit_bytes(std::string_view unit);
 struct FitSetup {
     std::int64_t batch = 1;
     Rational reserve = kDefaultReserveBytes;  ///< held back on each card
-    std::int64_t gpus = 1;                    ///< tensor parallel over this many cards
-    std::optional<Rational> weight_bytes;     ///< the weights' real size; else parameters x bits per weight
-    std::string weight_how;                   ///< where weight_bytes comes from, for the printout
+    /// --reserve-gib was given: an engine that works out what the runtime holds (llama.cpp's
+    /// compute buffer and the card's memory held before it starts) takes the reserve in place of
+    /// its own figure for what it cannot derive.
+    bool reserve_given = false;
+    std::int64_t gpus = 1;                 ///< tensor parallel over this many cards
+    std::optional<Rational> weight_bytes;  ///< the weights' real size; else parameters x bits per weight
+    std::string weight_how;                ///< where weight_bytes comes from, for the printout
 };
 
 /// Terms of a fit, per card: with --gpus N each card holds its share of the weights, the KV
@@ -59,6 +63,9 @@ struct FitTerms {
     std::string kv_split_how;  ///< how the KV heads are spread over the cards
     std::string memory_how;    ///< memory_how(accelerator)
     std::string card_name;     ///< the accelerator's name, for the defaults an engine takes from it
+    /// Who reported `memory` (memory_reported.by: nvidia-smi, rocm-smi, cuda, metal); "" for the
+    /// vendor's GB. An engine's rule for what the card holds before it starts depends on it.
+    std::string memory_by;
     Rational memory;
     Rational weights;
     /// Of `weights`, the bytes an engine keeps in host memory rather than on the card (llama.cpp's
@@ -67,6 +74,7 @@ struct FitTerms {
     std::string weights_off_card_how;
     Rational fixed_state;  ///< x batch
     Rational reserve;
+    bool reserve_given = false;  ///< FitSetup::reserve_given
     Rational available;          ///< memory - weights - fixed_state - reserve
     Rational growing_per_token;  ///< KV bytes per token of the layers that keep growing, x batch
     Rational sliding_per_token;  ///< of the sliding layers until their window fills, x batch

@@ -45,6 +45,7 @@ std::vector<PlanRow> plan_fits(const Model& model, const Accelerator& accelerato
                 setup.batch = slots;
                 setup.gpus = grid.gpus;
                 setup.reserve = grid.reserve;
+                setup.reserve_given = grid.reserve_given;
                 if (exact != grid.exact_weights.end()) {
                     setup.weight_bytes = exact->second.first;
                     setup.weight_how = exact->second.second;

@@ -28,6 +28,7 @@ struct PlanGrid {
     std::vector<std::int64_t> contexts;  ///< the context steps, ascending; empty: plan_context_steps()
     std::int64_t gpus = 1;
     Rational reserve = kDefaultReserveBytes;  ///< held back on each card
+    bool reserve_given = false;               ///< FitSetup::reserve_given
     /// A weight format's exact bytes, by its name as given, with where they come from (the
     /// caller's: llama-quantize's plan of a mix, engines/llamacpp/llamacpp_quant.h, or a GGUF file's
     /// header); such a row is no lower bound.

@@ -76,6 +76,14 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
         out += fmt::format("  host compute buffer: {} bytes in the host's memory, the graph's inputs ({})\n",
                            group_thousands(a.host_compute->bytes), a.host_compute->how);
     }
+    if (a.card_held) {
+        out += fmt::format("  held by the card before llama.cpp starts: {} bytes ({})\n",
+                           group_thousands(a.card_held->bytes.ceil()), a.card_held->how);
+    }
+    if (a.runtime_bytes) {
+        out += fmt::format("  runtime on the card: {} bytes ({})\n", group_thousands(a.runtime_bytes->ceil()),
+                           a.runtime_how);
+    }
     if (a.fit_target_bytes > Rational(0)) {
         out += fmt::format(
             "  kept free by --fit: {} bytes (--fit-target {} MiB: with less left beside the start, llama.cpp moves "
@@ -142,6 +150,14 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     if (a.host_compute) {
         j["host_compute_buffer_bytes"] = a.host_compute->bytes;
         j["host_compute_buffer_how"] = a.host_compute->how;
+    }
+    if (a.card_held) {
+        j["card_held_bytes"] = a.card_held->bytes.ceil();
+        j["card_held_how"] = a.card_held->how;
+    }
+    if (a.runtime_bytes) {
+        j["runtime_bytes"] = a.runtime_bytes->ceil();
+        j["runtime_how"] = a.runtime_how;
     }
     if (a.engine == Engine::llamacpp) j["fit_target_bytes"] = a.fit_target_bytes.ceil();
     if (!a.context_how.empty()) j["context_how"] = a.context_how;

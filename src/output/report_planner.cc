@@ -4,6 +4,8 @@
 
 #include "engines/engine_memory.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_card_held.h"
+#include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_fit.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/sglang/sglang_allocation.h"
@@ -54,6 +56,14 @@ json textbook_terms(const Model& model, const CacheDtype& dtype, std::int64_t ca
 /// llama.cpp's allocation as coefficients per KV dtype (llamacpp_coefficients): the page pads
 /// the cells as llamacpp_cells and llamacpp_swa_cells do and multiplies, for any -c and -np.
 json llamacpp_terms(const Model& m) {
+    // The compute buffer's bound (engines/llamacpp/llamacpp_compute.h) with llama-server's defaults
+    // (flash attention on, one output a slot): the output stage's bytes per output and the
+    // feed-forward stage's per token, beside its f16 mask of 2 bytes a cell and token.
+    json compute = nullptr;
+    if (auto c = llamacpp_compute_coefficients(m)) {
+        compute = {{"output_per_output", c->output_per_output},
+                   {"ff_per_token", c->ff_per_token ? json(*c->ff_per_token) : json(nullptr)}};
+    }
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {
         try {
@@ -61,7 +71,8 @@ json llamacpp_terms(const Model& m) {
             by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},
                                              {"swa_per_cell", exact(c.swa_per_cell)},
                                              {"swa_window", c.swa_window},
-                                             {"state_per_sequence", exact(c.state_per_sequence)}};
+                                             {"state_per_sequence", exact(c.state_per_sequence)},
+                                             {"compute", compute}};
         } catch (const std::exception& e) {
             by_dtype[std::string(d.name)] = {{"error", e.what()}};
         }
@@ -262,10 +273,13 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
     for (const Record* a : accelerators) {
         const Accelerator& acc = *a->accelerator;
         if (!acc.memory_gb_exact) continue;
+        auto held = llamacpp_card_held(acc.memory_reported ? acc.memory_reported->by : "");
         accelerator_list.push_back({{"id", a->id},
                                     {"name", acc.name},
                                     {"memory", exact(memory_bytes(acc))},
                                     {"memory_how", memory_how(acc)},
+                                    {"llama_held", held ? exact(held->bytes) : json(nullptr)},
+                                    {"llama_held_how", held ? held->how : std::string()},
                                     {"bandwidth", acc.memory_bandwidth_gb_s_exact
                                                       ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
                                                       : json(nullptr)}});

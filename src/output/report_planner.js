@@ -74,6 +74,7 @@
   const cdiv = (a, b) => (a + b - 1n) / b;
   const padTo = (n, to) => cdiv(n, to) * to;
   const minB = (a, b) => (a < b ? a : b);
+  const maxB = (a, b) => (a > b ? a : b);
   // "0.88" or "5.01" as an exact fraction, as kvcat's Rational::parse reads a decimal; null otherwise.
   function decimalQ(text) {
     const m = /^\s*([0-9]+)(?:\.([0-9]+))?\s*$/.exec(String(text));
@@ -97,6 +98,32 @@
       state: mul(parseQ(e.state_per_sequence), Q(batch)), cells, swaCells, tokens: cells * batch,
     };
   }
+  // What llama.cpp's start takes on the card beside its weights, cache and state (llamacpp_runtime,
+  // src/engines/llamacpp/llamacpp_fit.cc): the compute buffer's bound (llamacpp_compute_coefficients:
+  // the larger of the output stage, one output a slot, and the feed-forward stage with its f16 mask,
+  // plus the tokens' positions) and what the card holds before llama.cpp starts (llamacpp_card_held);
+  // the reserve where either is not known, or the compute buffer where it is above the reserve.
+  function llamacppRuntime(compute, engine, card, llama, batch, reserve) {
+    if (!compute) {
+      return { bytes: reserve, how: gib(reserve) + ' runtime reserve (kvcat fit\'s default: the model record gives no compute buffer)' };
+    }
+    const tokens = maxB(1n, minB(BigInt(engine.ubatch), llama.tokens));
+    let stage = BigInt(compute.output_per_output) * minB(maxB(1n, batch), tokens);
+    if (compute.ff_per_token !== null) {
+      const ff = BigInt(compute.ff_per_token) * tokens + 2n * (llama.cells + llama.swaCells) * tokens;
+      if (ff > stage) stage = ff;
+    }
+    const buffer = Q(stage + 4n * tokens);
+    if (card.llama_held === null) {
+      return cmp(buffer, reserve) > 0
+        ? { bytes: buffer, how: bytesText(buffer) + ': llama.cpp\'s compute buffer (at least), above the 1 GiB reserve' }
+        : { bytes: reserve, how: gib(reserve) + ' runtime reserve (kvcat fit\'s default, with the compute buffer in it)' };
+    }
+    const held = parseQ(card.llama_held);
+    return { bytes: add(buffer, held), how: bytesText(add(buffer, held)) + ': llama.cpp\'s compute buffer, ' + bytesText(buffer) +
+      ' (at least), and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
+  }
+
   // vLLM (vllm_pool_rule and vllm_pool, src/engines/vllm/vllm_allocation.cc): the pool holds available // divisor
   // blocks; one request of max_model_len takes, per term, cdiv(len, block) blocks of a full layer,
   // cdiv(min(window - 1 + batched, len), block) + 1 of a sliding one, cdiv(min(chunk + batched,
@@ -413,6 +440,9 @@
     if (engine.id === 'llama.cpp') {
       r.llama = llamacppFigures(e, engine, context, batch);
       r.fitTarget = parseQ(engine.fit_target);
+      const runtime = llamacppRuntime(e.compute, engine, r.card, r.llama, batch, r.reserve);
+      r.reserve = runtime.bytes;
+      r.reserveHow = runtime.how;
       r.kv = r.llama.kv;
       r.fixed = r.llama.state;
       r.engineTokens = r.llama.tokens;
@@ -805,7 +835,8 @@
           exactText(parseQ(r.t.growing)) + ' B/token' + (r.window > 0n ? ' + sliding layers ' + exactText(parseQ(r.t.sliding)) + ' B/token up to ' + grouped(r.window) : '') +
           (batch > 1n ? ', x ' + choice.batch + ' sequences' : '') + (r.t.kv_split ? '; ' + r.t.kv_split : ''))]);
         parts.push(['state', 'fixed state', r.fixed, bytesText(r.fixed) + (engine.id === 'llama.cpp' ? ' (llama.cpp\'s recurrent state in f32, all sequences)' : ' (linear-attention layers, per sequence x batch)')]);
-        parts.push(['reserve', 'reserve', add(r.reserve, r.overhead), gib(r.reserve) + ' runtime reserve (kvcat fit\'s default)']);
+        parts.push(['reserve', engine.id === 'llama.cpp' ? 'runtime' : 'reserve', add(r.reserve, r.overhead),
+          r.reserveHow || gib(r.reserve) + ' runtime reserve (kvcat fit\'s default)']);
         if (!isZero(r.fitTarget)) {
           parts.push(['reserve', 'kept free by --fit', r.fitTarget, gib(r.fitTarget) + ': llama.cpp\'s --fit-target; with less left ' +
             'beside the start it moves layers off the card, and every token is slower']);

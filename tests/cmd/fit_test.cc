@@ -386,12 +386,14 @@ TEST(FitEngineVerdict, VllmOnTheCardsOwnMemoryRefusesAndTheTextbookFitStaysShown
 }
 
 // llama.cpp allocates its whole cache at start-up, its cells padded to 256, and its --fit keeps
-// 1,024 MiB of the card free beside the start (--fit-target; common/fit.cpp at 80fb11ac): on the
-// 3090, 18.43 GB of Q4_K weights (32,762,123,264 parameters x 4.5 bits), the 1 GiB reserve and
-// that 1 GiB leave 5,193,625,792 bytes, which hold 19,812 tokens of 262,144 bytes but only
-// 77 x 256 = 19,712 cells. Past that the verdict is "does not fit", exit 1, in text, JSON and the
-// planner alike (the browser check holds the page to it); with -fit off (--fit-target 0) the
-// cache alone must fit: 23,808 cells.
+// 1,024 MiB of the card free beside the start (--fit-target; common/fit.cpp at 80fb11ac). On the
+// 3090 the start is 18.43 GB of Q4_K weights (32,762,123,264 parameters x 4.5 bits), what the card
+// holds before llama.cpp starts (986 MiB, llamacpp_card_held.h), the compute buffer (its
+// feed-forward stage: 512 x (3 x 25,600 + 3 x 5,120) x 4 bytes, the f16 mask of cells x 512 x 2
+// and 512 positions x 4) and 262,144 bytes a cell: with that 1 GiB kept free, 18,944 cells leave
+// 59,271,360 bytes and 19,200 are 8,099,648 over. Past that the verdict is "does not fit", exit 1,
+// in text, JSON and the planner alike (the browser check holds the page to it); with -fit off
+// (--fit-target 0) the start alone must fit: 23,040 cells (23,296 are 12,293,952 over).
 TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLargestCThatDoes) {
     auto run = [](const std::string& c, bool json, const std::string& target = "1024") {
         std::vector<std::string> extra = {"--kv-dtype", "f16", "--engine",     "llama.cpp",
@@ -408,7 +410,7 @@ TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLarge
                          "at -c 32,768 llama.cpp allocates 8,589,934,592 bytes of cache and state"))
         << j["engine_overflow"];
     EXPECT_TRUE(
-        contains(j["engine_overflow"].get<std::string>(), "the largest -c that leaves --fit its target is 19,712"))
+        contains(j["engine_overflow"].get<std::string>(), "the largest -c that leaves --fit its target is 18,944"))
         << j["engine_overflow"];
     EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "with -fit off it fails to allocate"))
         << j["engine_overflow"];
@@ -416,21 +418,21 @@ TEST(FitEngineVerdict, LlamaCppsCacheThatDoesNotFitTheCardExitsOneNamingTheLarge
     Outcome text = run("32768", false);
     EXPECT_EQ(text.status, 1);
     EXPECT_TRUE(contains(text.out, "does not fit: at -c 32,768")) << text.out;
-    // The boundary, both ways: 19,712 cells fit, one token more pads to 19,968, which does not.
-    Outcome at = run("19712", true);
+    // The boundary, both ways: 18,944 cells fit, one token more pads to 19,200, which does not.
+    Outcome at = run("18944", true);
     EXPECT_EQ(at.status, 0) << at.err;
     EXPECT_EQ(nlohmann::json::parse(at.out)["fits"], true);
     EXPECT_FALSE(nlohmann::json::parse(at.out).contains("engine_overflow"));
-    Outcome over = run("19713", true);
+    Outcome over = run("18945", true);
     EXPECT_EQ(over.status, 1) << over.err;
     EXPECT_EQ(nlohmann::json::parse(over.out)["fits"], false);
-    // -fit off: the start alone against the card, 23,808 cells and not one more.
+    // -fit off: the start alone against the card, 23,040 cells and not one more.
     Outcome off = run("32768", true, "0");
     EXPECT_TRUE(contains(nlohmann::json::parse(off.out)["engine_overflow"].get<std::string>(),
-                         "the largest -c whose allocation fits is 23,808"))
+                         "the largest -c whose allocation fits is 23,040"))
         << off.out;
-    EXPECT_EQ(run("23808", true, "0").status, 0);
-    EXPECT_EQ(run("23809", true, "0").status, 1);
+    EXPECT_EQ(run("23040", true, "0").status, 0);
+    EXPECT_EQ(run("23041", true, "0").status, 1);
 }
 
 // ---- sizes as people type them -------------------------------------------------------------

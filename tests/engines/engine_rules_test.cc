@@ -67,13 +67,21 @@ TEST(EngineRules, TheCardChangesOnlyTheDefaultsOfTheEngineWhoseRulesSaySo) {
     Rational card(std::int64_t{80} << 30);
     for (const EngineRules* r : all_engine_rules()) {
         EngineSettings s;
-        r->card_defaults(s, card, "NVIDIA H100 80GB HBM3");
+        FitTerms terms;
+        terms.memory = card;
+        terms.card_name = "NVIDIA H100 80GB HBM3";
+        terms.memory_by = "nvidia-smi";
+        r->card_defaults(s, terms);
         EXPECT_EQ(s.max_num_seqs.has_value(), r->engine == Engine::vllm) << r->name;
+        EXPECT_EQ(s.card_held.has_value(), r->engine == Engine::llamacpp) << r->name;
     }
     EngineSettings direct;
     vllm_card_defaults(direct, card, "NVIDIA H100 80GB HBM3");
     EngineSettings via;
-    rules_of(Engine::vllm).card_defaults(via, card, "NVIDIA H100 80GB HBM3");
+    FitTerms terms;
+    terms.memory = card;
+    terms.card_name = "NVIDIA H100 80GB HBM3";
+    rules_of(Engine::vllm).card_defaults(via, terms);
     EXPECT_EQ(via.max_num_seqs, direct.max_num_seqs);
 }
 

@@ -593,9 +593,12 @@ def expected_fit(args, work, choice):
     if engine == "llama.cpp":
         # The engine's allocation in place of the textbook cache and state, beside the same weights and reserve.
         kv = Fraction(fit["engine_kv_bytes"])
-        # The weights on the card (llama.cpp keeps its input layer on the host), the reserve, the
+        # The weights on the card (llama.cpp keeps its input layer on the host), its runtime, the
         # cache and state, and the memory its --fit keeps free beside them.
-        held = (exact(fit["weight_bytes"]) - fit.get("weights_off_card_bytes", 0) + exact(fit["reserve_bytes"]) + kv +
+        # The runtime is llama.cpp's compute buffer and what the card holds before it starts (or the
+        # reserve, for a model whose record gives no compute buffer).
+        runtime = fit["runtime_bytes"] if "runtime_bytes" in fit else exact(fit["reserve_bytes"])
+        held = (exact(fit["weight_bytes"]) - fit.get("weights_off_card_bytes", 0) + runtime + kv +
                 fit["engine_state_bytes"] + fit["fit_target_bytes"])
         fits = held <= exact(fit["memory_bytes"])
         if fit["fits"] != fits:  # kvcat fit's own verdict is the same sum

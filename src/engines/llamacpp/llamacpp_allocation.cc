@@ -360,11 +360,20 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
                                : fmt::format("llama.cpp {}, read with the newest rules held", s.version);
     a.sequences = parallel;
     a.llama_state_line = llamacpp_state_line_for(s.version);
+    auto compute_at = [&](const LlamaLayout& l) {
+        return llamacpp_compute_buffer(model, {s.ubatch, checked_mul(l.cells, l.streams), l.cells, s.flash_attn,
+                                               llamacpp_reserve_outputs(s), l.swa_cells, llamacpp_casts_mask(s)});
+    };
     if (s.available_bytes) {
+        // The budget took off what the card holds (or the reserve); the rest of the runtime, the
+        // compute buffer, grows with the cells and is taken here, as --fit projects it.
+        const Rational in_budget = s.card_held ? s.card_held->bytes : s.reserve;
         auto bytes_at = [&](std::int64_t cells) {
             EngineAnswer probe;
-            fill_parts(model, dtype, v, layout_for(model, s, cells), every_head, probe);
-            return probe.kv_bytes + probe.state_bytes;
+            LlamaLayout l = layout_for(model, s, cells);
+            fill_parts(model, dtype, v, l, every_head, probe);
+            Rational beyond = llamacpp_runtime(compute_at(l), s).bytes - in_budget;
+            return probe.kv_bytes + probe.state_bytes + (beyond > Rational(0) ? beyond : Rational(0));
         };
         if (llamacpp_fit_target_bytes(s) > Rational(0) && model.native_context) {
             // -c not given: --fit picks it from the model's trained context (llamacpp_fit.h).
@@ -384,9 +393,11 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     fill_parts(model, dtype, v, l, every_head, a);
     a.context = l.cells;
     a.tokens = checked_mul(l.cells, l.streams);
-    a.compute_buffer = llamacpp_compute_buffer(
-        model,
-        {s.ubatch, *a.tokens, l.cells, s.flash_attn, llamacpp_reserve_outputs(s), l.swa_cells, llamacpp_casts_mask(s)});
+    a.compute_buffer = compute_at(l);
+    LlamaRuntime runtime = llamacpp_runtime(a.compute_buffer, s);
+    a.runtime_bytes = runtime.bytes;
+    a.runtime_how = runtime.how;
+    if (runtime.derived) a.card_held = s.card_held;
     LlamaHostSetting host{s.ubatch, *a.tokens, {l.cells}, s.flash_attn, dtype.block_values > 1, v.block_values > 1};
     if (l.swa_cells > 0) host.cache_cells.push_back(l.swa_cells);
     host.outputs = llamacpp_reserve_outputs(s);

@@ -9,6 +9,16 @@
 
 namespace kvcat {
 
+std::optional<LlamaComputeCoefficients> llamacpp_compute_coefficients(const Model& model) {
+    if (!model.tensors || !model.attention_heads || !model.head_dim) return std::nullopt;
+    const TensorWidths& w = *model.tensors;
+    LlamaComputeCoefficients c;
+    c.output_per_output = checked_mul(checked_add(w.vocab_size, w.hidden_size), 4);
+    std::int64_t ff = w.experts > 0 ? checked_mul(w.experts_used, w.expert_ffn_size) : w.ffn_size;
+    if (ff > 0) c.ff_per_token = checked_mul(checked_add(checked_mul(3, ff), checked_mul(3, w.hidden_size)), 4);
+    return c;
+}
+
 std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& s) {
     if (!model.tensors || !model.attention_heads || !model.head_dim) return std::nullopt;
     const TensorWidths& w = *model.tensors;

@@ -70,6 +70,16 @@ struct LlamaComputeSetting {
 /// records/allocations/llamacpp-b8198-...); pull 23764 (reviewed 2026-05-28) made it f16.
 inline constexpr std::int64_t kLastBuildCastingTheMask = 8198;
 
+/// The bound with flash attention on and the mask made as f16 (the pinned release's defaults), as
+/// coefficients a page can apply to any cells and tokens: the largest of the output stage,
+/// output_per_output x outputs, and the feed-forward stage, ff_per_token x tokens + 2 x (cells +
+/// SWA cells) x tokens, plus 4 x tokens of positions. nullopt for a model without a tensors mapping.
+struct LlamaComputeCoefficients {
+    std::int64_t output_per_output = 0;        ///< (vocabulary + hidden) x 4 bytes
+    std::optional<std::int64_t> ff_per_token;  ///< (3 x feed-forward width + 3 x hidden) x 4 bytes; none without one
+};
+std::optional<LlamaComputeCoefficients> llamacpp_compute_coefficients(const Model& model);
+
 /// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);
 /// nullopt for one without. Throws OverflowError (support/rational.h) past 2^63 bytes.
 std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& setting);

@@ -14,8 +14,43 @@ Rational llamacpp_fit_target_bytes(const EngineSettings& settings) {
     return Rational(checked_mul(settings.fit_target_mib, std::int64_t{1} << 20));
 }
 
+LlamaRuntime llamacpp_runtime(const std::optional<LlamaComputeBuffer>& compute, const EngineSettings& settings) {
+    if (compute && settings.card_held) {
+        return {Rational(compute->bytes) + settings.card_held->bytes,
+                fmt::format("the compute buffer, {} bytes (at least), and what the card holds before llama.cpp "
+                            "starts, {} bytes ({})",
+                            group_thousands(compute->bytes), group_thousands(settings.card_held->bytes.ceil()),
+                            settings.card_held->how),
+                true};
+    }
+    if (compute && Rational(compute->bytes) > settings.reserve) {
+        return {Rational(compute->bytes), fmt::format("the compute buffer, {} bytes (at least), above the reserve",
+                                                      group_thousands(compute->bytes))};
+    }
+    return {settings.reserve,
+            fmt::format("the reserve, {} bytes (--reserve-gib){}", group_thousands(settings.reserve.ceil()),
+                        compute ? "" : ": the model record has no tensors mapping, so kvcat has no compute buffer")};
+}
+
+void llamacpp_card_defaults(EngineSettings& settings, const FitTerms& terms) {
+    settings.reserve = terms.reserve;
+    if (terms.reserve_given) {
+        settings.card_held = CardHeld{terms.reserve, "--reserve-gib"};
+    } else {
+        settings.card_held = llamacpp_card_held(terms.memory_by);
+    }
+}
+
 EngineBudget llamacpp_budget(const EngineSettings& settings, const FitTerms& terms) {
-    EngineBudget b = card_less_weights_and_reserve(settings, terms);
+    EngineBudget b;
+    if (settings.card_held) {
+        FitTerms held = terms;
+        held.reserve = settings.card_held->bytes;
+        b = share_less_weights_and_reserve({"the card's memory", terms.memory, terms.memory_how},
+                                           "held by the card before llama.cpp starts", settings.card_held->how, held);
+    } else {
+        b = card_less_weights_and_reserve(settings, terms);
+    }
     if (terms.weights_off_card > Rational(0)) {
         b.available = b.available + terms.weights_off_card;
         b.terms.push_back({"weights on the host", terms.weights_off_card, terms.weights_off_card_how});

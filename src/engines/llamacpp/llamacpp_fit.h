@@ -28,9 +28,25 @@ inline constexpr std::int64_t kLastBuildWithoutFit = 7342;
 /// at or before kLastBuildWithoutFit).
 Rational llamacpp_fit_target_bytes(const EngineSettings& settings);
 
+/// What llama.cpp's start takes on the card beside its weights, cache and state: with the compute
+/// buffer known (a model with a tensors mapping) and what the card holds known (settings.card_held),
+/// the two together, as its --fit projects them (common/fit.cpp); otherwise the reserve, or the
+/// compute buffer where it is above the reserve. `how` says which.
+struct LlamaRuntime {
+    Rational bytes;
+    std::string how;
+    bool derived = false;  ///< the compute buffer and the card's held memory, not the reserve
+};
+LlamaRuntime llamacpp_runtime(const std::optional<LlamaComputeBuffer>& compute, const EngineSettings& settings);
+
+/// llama.cpp's defaults from the fit's card: what the card holds before it starts
+/// (llamacpp_card_held, or --reserve-gib when given), and the fit's reserve.
+void llamacpp_card_defaults(EngineSettings& settings, const FitTerms& terms);
+
 /// The memory llama.cpp's cache and state have on the fit's card: the card, less the weights it
-/// holds (its input layer stays on the host: FitTerms::weights_off_card), the reserve, and what
-/// --fit keeps free.
+/// holds (its input layer stays on the host: FitTerms::weights_off_card), what the card holds
+/// before it starts (or the reserve, when that is not known), and what --fit keeps free. The
+/// compute buffer grows with the cells, so llamacpp_allocation takes it with the cache.
 EngineBudget llamacpp_budget(const EngineSettings& settings, const FitTerms& terms);
 
 /// The -c that --fit gives a start whose -c was not given, as llama.cpp works it out.

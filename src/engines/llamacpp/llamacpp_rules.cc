@@ -19,13 +19,18 @@ const EngineRules llamacpp_rules{
     .one_card_only = true,
     .plan_kv_dtypes = "f16,q8_0,q4_0",
     .verdict_rule =
-        "its whole allocation at -c context x slots and -np slots, beside the weights on the card, the "
-        "reserve and the memory its --fit keeps free",
+        "its whole allocation at -c context x slots and -np slots, beside the weights on the card, its "
+        "compute buffer and what the card holds before it starts (or the reserve) and the memory its --fit keeps "
+        "free",
     .allocate = llamacpp_allocation,
     .log_lines = llamacpp_log_lines,
-    .card_defaults = no_card_defaults,
+    .card_defaults = llamacpp_card_defaults,
     .budget = llamacpp_budget,
-    .ask = whole_start_ask,
+    .ask =
+        [](EngineSettings& settings, const FitTerms& terms, std::int64_t context, std::int64_t slots) {
+            whole_start_ask(settings, terms, context, slots);
+            llamacpp_card_defaults(settings, terms);
+        },
     .judge = whole_start_judge,
     .check_record = [](const Record& r, const Model& m,
                        AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/true); },

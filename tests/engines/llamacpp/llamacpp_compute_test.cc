@@ -86,6 +86,43 @@ TEST(LlamaCompute, ABuildThatCastsItsMaskHoldsBothCopiesAtTheCast) {
     EXPECT_EQ(pinned->stage, "output");
 }
 
+// The coefficients the report's planner applies (llamacpp_compute_coefficients) give the bound
+// itself at the pinned release's defaults, for every shipped model with a tensors mapping, across
+// cells, sliding cells, micro-batches and slots.
+TEST(LlamaCompute, TheCoefficientsGiveTheBoundForEveryShippedModel) {
+    int models = 0;
+    for (const kvcat::Record& r : kvcat::test::shipped_records().records.records()) {
+        if (!r.model) continue;
+        auto c = kvcat::llamacpp_compute_coefficients(*r.model);
+        auto probe = llamacpp_compute_buffer(*r.model, {});
+        EXPECT_EQ(c.has_value(), probe.has_value()) << r.id;
+        if (!c) continue;
+        ++models;
+        for (std::int64_t cells : {256, 4096, 65536, 1 << 20}) {
+            for (std::int64_t swa : {0, 1536}) {
+                for (std::int64_t ubatch : {64, 512}) {
+                    for (std::int64_t slots : {1, 4}) {
+                        LlamaComputeSetting s;
+                        s.ubatch = ubatch;
+                        s.context = cells * slots;
+                        s.cells_per_stream = cells;
+                        s.swa_cells_per_stream = swa;
+                        s.outputs = slots;
+                        std::int64_t tokens = std::min(ubatch, s.context);
+                        std::int64_t stage = c->output_per_output * std::min(slots, tokens);
+                        if (c->ff_per_token) {
+                            stage = std::max(stage, *c->ff_per_token * tokens + 2 * (cells + swa) * tokens);
+                        }
+                        EXPECT_EQ(stage + 4 * tokens, llamacpp_compute_buffer(*r.model, s)->bytes)
+                            << r.id << " cells " << cells << " swa " << swa << " ubatch " << ubatch;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(models, 20);
+}
+
 TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAnswer) {
     auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 256, 256, true});
     EXPECT_EQ(b->bytes, 256LL * (151936 + 5120) * 4 + 256 * 4);
@@ -95,39 +132,68 @@ TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAn
                  kvcat::OverflowError);
 }
 
-// fit --engine llama.cpp: without flash attention at -c 16384, Qwen3-32B's scores (2.09 GiB) are
-// above the 1 GiB reserve, and the start no longer fits a 3090 with the Q4_K_M file; with flash
-// attention (the engine's choice on a GPU) the reserve stands and it fits.
-TEST(FitEngineVerdict, LlamaCppsComputeBufferAboveTheReserveIsCounted) {
-    auto fit = [](const std::string& fa, const std::vector<std::string>& more = {}) {
+// llama.cpp's runtime on the card is its compute buffer and what the card holds before it starts
+// (engines/llamacpp/llamacpp_fit.h, llamacpp_runtime), not a flat reserve: without flash
+// attention the 16,384-cell scores alone are 2 GiB and Qwen3-32B no longer fits a 3090; with it,
+// 12,288 cells fit beside the feed-forward stage. --reserve-gib stands for what the card holds; a
+// model without a tensors mapping keeps the reserve; an Apple card holds nothing beyond its
+// working set.
+TEST(FitEngineVerdict, LlamaCppsRuntimeIsItsComputeBufferAndWhatTheCardHolds) {
+    auto fit = [](const std::string& context, const std::string& fa, const std::vector<std::string>& more = {}) {
         std::vector<std::string> args = {"--kv-dtype", "f16",          "--engine", "llama.cpp", "--ctx-size",
-                                         "16384",      "--flash-attn", fa,         "--format",  "json"};
+                                         context,      "--flash-attn", fa,         "--format",  "json"};
         args.insert(args.end(), more.begin(), more.end());
         return kvcat::test::fit_qwen3_32b_on_3090("Q4_K_M", args);
     };
-    auto off = fit("off");
+    const std::int64_t held = std::int64_t{986} << 20;  // llamacpp_card_held.h, nvidia-smi's cards
+    auto off = fit("16384", "off");
     EXPECT_EQ(off.status, 1) << off.err;
     auto j = nlohmann::json::parse(off.out);
     EXPECT_EQ(j["fits"], false);
     EXPECT_EQ(j["compute_buffer_bytes"], 2241857536);
+    EXPECT_EQ(j["card_held_bytes"], held);
+    EXPECT_EQ(j["runtime_bytes"], 2241857536 + held);
     EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(),
-                         "and the compute buffer, above the reserve, (2,241,857,536 bytes)"))
+                         "the runtime (the compute buffer and what the card holds) (3,275,753,472 bytes)"))
         << j["engine_overflow"];
-    auto on = fit("on");
+    auto on = fit("12288", "on");
     EXPECT_EQ(on.status, 0) << on.err;
     auto k = nlohmann::json::parse(on.out);
     EXPECT_EQ(k["fits"], true);
     // The pinned llama-server reserves one output a slot, so the feed-forward stage is the peak:
-    // 512 x (3 x 25,600 + 3 x 5,120) x 4 + the f16 mask 16,384 x 512 x 2 + 512 positions x 4.
-    EXPECT_EQ(k["compute_buffer_bytes"], 205522944);
+    // 512 x (3 x 25,600 + 3 x 5,120) x 4 + the f16 mask 12,288 x 512 x 2 + 512 positions x 4.
+    EXPECT_EQ(k["compute_buffer_bytes"], 201328640);
     EXPECT_EQ(k["engine"]["compute_buffer_stage"], "feed-forward");
-    EXPECT_EQ(k["weight_bytes"], 19756174336LL);  // the reserve, 1 GiB, is the larger: the verdict as before
+    EXPECT_EQ(k["runtime_bytes"], 201328640 + held);
+    auto given = fit("12288", "on", {"--reserve-gib", "0.5"});
+    ASSERT_EQ(given.status, 0) << given.err;
+    auto g = nlohmann::json::parse(given.out);
+    EXPECT_EQ(g["card_held_bytes"], 536870912);
+    EXPECT_EQ(g["runtime_bytes"], 201328640 + 536870912);
+    EXPECT_EQ(g["engine"]["card_held_how"], "--reserve-gib");
     // A build up to b8198 reserves every token's output: 512 x (151,936 + 5,120) x 4 + 512 x 4.
-    auto older = fit("on", {"--engine-version", "b8198"});
-    ASSERT_EQ(older.status, 0) << older.err;
+    auto older = fit("16384", "on", {"--engine-version", "b8198"});
     auto o = nlohmann::json::parse(older.out);
     EXPECT_EQ(o["compute_buffer_bytes"], 321652736);
     EXPECT_EQ(o["engine"]["compute_buffer_stage"], "output");
+
+    auto other = [](const std::string& model, const std::string& card, const std::string& quant) {
+        return kvcat::test::KvcatRunner(false).run({"fit", "--records",
+                                                    (fs::path(KVCAT_SOURCE_DIR) / "records").string(), "--model", model,
+                                                    "--accelerator", card, "--weight-quant", quant, "--kv-dtype", "f16",
+                                                    "--engine", "llama.cpp", "--ctx-size", "4096", "--format", "json"});
+    };
+    auto untensored = other("deepseek-v2-lite", "nvidia-rtx-3090", "Q4_K");
+    ASSERT_EQ(untensored.status, 0) << untensored.err;
+    auto u = nlohmann::json::parse(untensored.out);
+    EXPECT_FALSE(u.contains("compute_buffer_bytes"));
+    EXPECT_FALSE(u.contains("card_held_bytes"));
+    EXPECT_EQ(u["runtime_bytes"], 1073741824);
+    auto apple = other("qwen3-32b", "apple-m4-max", "Q4_K_M");
+    ASSERT_EQ(apple.status, 0) << apple.err;
+    auto a = nlohmann::json::parse(apple.out);
+    EXPECT_EQ(a["card_held_bytes"], 0);
+    EXPECT_EQ(a["runtime_bytes"], a["compute_buffer_bytes"]);
 }
 
 }  // namespace
