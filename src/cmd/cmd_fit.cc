@@ -199,6 +199,14 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
         terms.memory_how, gib_text(e.fit_target_bytes), group_thousands(e.fit_target_bytes.ceil()), without, largest);
 }
 
+/// A whole start (--ctx-size on one card) whose verdict a card holding more or less before the engine
+/// starts would turn (engine_held_edge).
+std::optional<std::string> start_edge(const FitOptions& o, const FitTerms& terms, const EngineAnswer& e) {
+    if (e.refusal || !o.engine.ctx_size || o.gpus != 1) return std::nullopt;
+    if (rules_of(e.engine).sizing != EngineSizing::at_start) return std::nullopt;
+    return engine_held_edge(terms, e);
+}
+
 /// What an answer for a mix rests on, and how to get the exact one.
 std::string mix_note(const WeightMix& mix) {
     return fmt::format(
@@ -517,6 +525,7 @@ int run_fit(const FitOptions& o) {
     if (engine_failed) return ExitCode::failure;
     std::optional<std::string> overflow =
         engine ? engine_overflow(o, *model->model, *dtype, terms, *engine) : std::nullopt;
+    std::optional<std::string> edge = engine ? start_edge(o, terms, *engine) : std::nullopt;
     if (mix) terms.weights_how = "at least: " + terms.weights_how + ", " + std::string(mix->base) + " throughout";
     std::vector<SpeedAnswer> speeds =
         fit_speeds(o, lint, *model, *accelerator, setup, *dtype, speed_contexts(o, terms, contexts));
@@ -543,6 +552,7 @@ int run_fit(const FitOptions& o) {
             }
         }
         if (engine) add_engine_json(j, *engine, *model->model, terms, overflow);
+        if (edge) j["engine_held_edge"] = *edge;
         j["speeds"] = nlohmann::json::array();
         for (const SpeedAnswer& a : speeds) j["speeds"].push_back(speed_answer_json(a));
         std::cout << j.dump(2) << '\n';
@@ -556,6 +566,7 @@ int run_fit(const FitOptions& o) {
                                 group_thousands(terms.weights_off_card.ceil()), terms.weights_off_card_how);
         }
         if (overflow) text += "  does not fit: " + *overflow + "\n";
+        if (edge) text += "  on the edge: " + *edge + "\n";
         text += speeds_text(o, speeds);
         std::cout << fit_to_stdout(text);
     }

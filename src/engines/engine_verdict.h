@@ -60,4 +60,9 @@ Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer)
 /// does not start as asked but moves layers off the card.
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
+/// For a start whose runtime counts a fitted figure of what the card holds (EngineAnswer::card_held),
+/// the held memory that would turn its verdict, when the starts the figure is fitted to reach it
+/// (llamacpp_held_edge); nullopt otherwise.
+std::optional<std::string> engine_held_edge(const FitTerms& terms, const EngineAnswer& answer);
+
 }  // namespace kvcat

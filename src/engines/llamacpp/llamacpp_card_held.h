@@ -27,6 +27,9 @@ namespace kvcat {
 struct CardHeld {
     Rational bytes;
     std::string how;  ///< where the figure comes from, for an answer
+    /// The least and most the starts it was fitted to held; unset for a figure that is not fitted.
+    std::optional<Rational> least;
+    std::optional<Rational> most;
 };
 
 /// The MiB an NVIDIA card whose total is nvidia-smi's holds before llama.cpp allocates: the median
@@ -40,5 +43,11 @@ inline constexpr int kNvidiaSmiHeldStarts = 15;
 /// memory_reported.by: nvidia-smi, metal, ...) holds when llama.cpp starts; nullopt for a report
 /// kvcat has no figure for (cuda, rocm-smi, hip, or the vendor's GB).
 std::optional<CardHeld> llamacpp_card_held(std::string_view memory_by);
+
+/// Where a fitted figure leaves the verdict: `spare` is the card's memory less the whole start
+/// (negative when it does not fit). When the starts' spread reaches past the edge, the sentence that
+/// says what held memory would turn the verdict; nullopt when no start in the spread would, or the
+/// figure is not fitted.
+std::optional<std::string> llamacpp_held_edge(const CardHeld& held, const Rational& spare);
 
 }  // namespace kvcat

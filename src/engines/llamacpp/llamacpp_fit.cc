@@ -35,7 +35,7 @@ LlamaRuntime llamacpp_runtime(const std::optional<LlamaComputeBuffer>& compute, 
 void llamacpp_card_defaults(EngineSettings& settings, const FitTerms& terms) {
     settings.reserve = terms.reserve;
     if (terms.reserve_given) {
-        settings.card_held = CardHeld{terms.reserve, "--reserve-gib"};
+        settings.card_held = CardHeld{terms.reserve, "--reserve-gib", std::nullopt, std::nullopt};
     } else {
         settings.card_held = llamacpp_card_held(terms.memory_by);
     }

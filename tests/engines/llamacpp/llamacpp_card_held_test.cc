@@ -106,3 +106,29 @@ TEST(LlamaCardHeld, MetalHoldsNothingBeyondItsWorkingSetAndAnUnknownReportHasNoF
 
 }  // namespace
 }  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+// The verdict's edge: a start that fits with 43 MiB to spare would not on a card holding more
+// than 986 + 43 MiB, which some counted starts did; one 150 MiB over would fit on a card holding
+// at most 836 MiB, which some did too; a start 1 GiB over is past every start in the spread, and
+// a figure that is not fitted (--reserve-gib) has no spread.
+TEST(LlamaCardHeld, TheEdgeSaysWhatHeldMemoryWouldTurnTheVerdictWithinTheSpread) {
+    const Rational mib(std::int64_t{1} << 20);
+    CardHeld held = *llamacpp_card_held("nvidia-smi");
+    auto fits = llamacpp_held_edge(held, Rational(43) * mib);
+    ASSERT_TRUE(fits);
+    EXPECT_NE(fits->find("more than 1029 MiB before llama.cpp starts would not fit it"), std::string::npos) << *fits;
+    auto over = llamacpp_held_edge(held, Rational(-150) * mib);
+    ASSERT_TRUE(over);
+    EXPECT_NE(over->find("at most 836 MiB before llama.cpp starts would fit it"), std::string::npos) << *over;
+    EXPECT_FALSE(llamacpp_held_edge(held, Rational(-1024) * mib));  // 986 - 1024 is under the least, 705
+    EXPECT_FALSE(llamacpp_held_edge(held, Rational(3000) * mib));   // 986 + 3000 is over the most, 3358
+    EXPECT_TRUE(llamacpp_held_edge(held, Rational(2371) * mib));    // 3357 MiB: one start held more
+    CardHeld given{Rational(512) * mib, "--reserve-gib", std::nullopt, std::nullopt};
+    EXPECT_FALSE(llamacpp_held_edge(given, Rational(43) * mib));
+}
+
+}  // namespace
+}  // namespace kvcat

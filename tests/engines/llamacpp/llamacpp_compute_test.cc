@@ -165,12 +165,17 @@ TEST(FitEngineVerdict, LlamaCppsRuntimeIsItsComputeBufferAndWhatTheCardHolds) {
     EXPECT_EQ(k["compute_buffer_bytes"], 201328640);
     EXPECT_EQ(k["engine"]["compute_buffer_stage"], "feed-forward");
     EXPECT_EQ(k["runtime_bytes"], 201328640 + held);
+    // 12,288 cells leave 878 MiB beside the start and --fit's target: a card holding more than
+    // 986 + 878 MiB before llama.cpp starts, as one of the counted starts did, would not fit it.
+    EXPECT_TRUE(contains(k["engine_held_edge"].get<std::string>(), "more than 1864 MiB")) << k["engine_held_edge"];
+    EXPECT_FALSE(j.contains("engine_held_edge")) << "2 GiB over: no start in the spread held so little";
     auto given = fit("12288", "on", {"--reserve-gib", "0.5"});
     ASSERT_EQ(given.status, 0) << given.err;
     auto g = nlohmann::json::parse(given.out);
     EXPECT_EQ(g["card_held_bytes"], 536870912);
     EXPECT_EQ(g["runtime_bytes"], 201328640 + 536870912);
     EXPECT_EQ(g["engine"]["card_held_how"], "--reserve-gib");
+    EXPECT_FALSE(g.contains("engine_held_edge")) << "a figure given is not fitted: it has no spread";
     // A build up to b8198 reserves every token's output: 512 x (151,936 + 5,120) x 4 + 512 x 4.
     auto older = fit("16384", "on", {"--engine-version", "b8198"});
     auto o = nlohmann::json::parse(older.out);
