@@ -311,11 +311,14 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "1 GiB runtime reserve"}},
               {{"id", "llama.cpp"},
                {"name", "llama.cpp"},
-               {"how",
-                "what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np batch, its "
-                "cells padded to 256, one stream per sequence, the sliding layers' window plus a ubatch of 512, "
-                "the recurrent state in f32; one card (llama.cpp spreads layers, not heads, over cards, which kvcat "
-                "does not model)"},
+               {"how", fmt::format(
+                           "what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np "
+                           "batch, its cells padded to 256, one stream per sequence, the sliding layers' window plus a "
+                           "ubatch of 512, the recurrent state in f32, beside its compute buffer (at least) and what "
+                           "the card holds before it starts ({} MiB on an NVIDIA card, the median of {} public "
+                           "starts; none on an Apple one); one card (llama.cpp spreads layers, not heads, over cards, "
+                           "which kvcat does not model)",
+                           kNvidiaSmiHeldMiB, kNvidiaSmiHeldStarts)},
                {"cell_pad", kLlamaCellPad},
                {"ubatch", EngineSettings().ubatch},
                {"fit_target", exact(llamacpp_fit_target_bytes(EngineSettings()))},

@@ -558,7 +558,8 @@
     section.append(el('h2', { id: 'planner-title' }, 'Will it fit? Pick a model and a card'));
     section.append(el('p', { class: 'lede' },
       'Every figure below is kvcat\'s own arithmetic (kvcat fit), carried in this page as exact ' +
-      'numbers, on the assumptions named beside each term (a flat runtime reserve; a llama.cpp mix ' +
+      'numbers, on the assumptions named beside each term (a flat runtime reserve, or with llama.cpp its ' +
+      'compute buffer and what the card holds before it starts; a llama.cpp mix ' +
       'as llama-quantize writes it where the model record lists its tensors, else at its base type, a ' +
       'lower bound). Measured speeds come from the catalog\'s records.'));
 
