@@ -37,7 +37,7 @@ struct CardHeld {
 inline constexpr std::int64_t kNvidiaSmiHeldMiB = 986;
 inline constexpr std::int64_t kNvidiaSmiHeldLeastMiB = 705;
 inline constexpr std::int64_t kNvidiaSmiHeldMostMiB = 3358;
-inline constexpr int kNvidiaSmiHeldStarts = 15;
+inline constexpr int kNvidiaSmiHeldStarts = 13;
 
 /// What a card whose total memory was reported by `memory_by` (an accelerator record's
 /// memory_reported.by: nvidia-smi, metal, ...) holds when llama.cpp starts; nullopt for a report
