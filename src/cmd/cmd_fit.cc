@@ -36,7 +36,7 @@ struct FitOptions {
     std::string weight_quant;
     std::string kv_dtype;
     std::int64_t batch = 1;
-    std::string reserve_gib;  ///< "" = not given: 1 GiB, or what the engine works out
+    ReserveOption reserve;
     std::int64_t gpus = 1;
     std::optional<std::int64_t> weight_bytes;
     std::string weight_file;
@@ -453,13 +453,8 @@ int run_fit(const FitOptions& o) {
         spdlog::error("{}", unknown_cache_dtype_message(o.kv_dtype));
         return ExitCode::failure;
     }
-    auto reserve_gib = o.reserve_gib.empty() ? std::optional<Rational>(Rational(1)) : Rational::parse(o.reserve_gib);
-    if (!reserve_gib || reserve_gib->is_negative()) {
-        spdlog::error("--reserve-gib must be a number of GiB, such as 1 or 0.5");
-        return ExitCode::failure;
-    }
-    setup.reserve = *reserve_gib * Rational(1LL << 30);
-    setup.reserve_given = !o.reserve_gib.empty();
+    setup.reserve = o.reserve.bytes();
+    setup.reserve_given = o.reserve.given();
     std::vector<std::int64_t> contexts;
     if (!o.contexts.empty()) {
         auto parsed = parse_contexts(o.contexts);
@@ -610,9 +605,7 @@ void setup_fit(CLI::App& app, int& exit_code) {
         ->transform(lower_case())
         ->required();
     sub->add_option("--batch", o->batch, "Sequences held at once")->check(CLI::PositiveNumber)->capture_default_str();
-    sub->add_option("--reserve-gib", o->reserve_gib,
-                    "Memory held back for the runtime, GiB (default 1; with --engine llama.cpp, what the card holds "
-                    "beside llama.cpp's own buffers, which kvcat otherwise takes from the card's driver)");
+    add_reserve_option(*sub, o->reserve);
     add_engine_options(*sub, o->engine);
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::document);

@@ -39,7 +39,7 @@ struct PlanOptions {
     EngineOptions engine;
     std::string slots = "1";
     std::string contexts;
-    std::string reserve_gib;  ///< "" = not given: 1 GiB, or what the engine works out
+    ReserveOption reserve;
     bool imatrix = false;
 };
 
@@ -187,13 +187,8 @@ int run_plan(const PlanOptions& o) {
         spdlog::error("{}", e.what());
         return ExitCode::failure;
     }
-    auto reserve_gib = o.reserve_gib.empty() ? std::optional<Rational>(Rational(1)) : Rational::parse(o.reserve_gib);
-    if (!reserve_gib || reserve_gib->is_negative()) {
-        spdlog::error("--reserve-gib must be a number of GiB, such as 1 or 0.5");
-        return ExitCode::failure;
-    }
-    grid.reserve = *reserve_gib * Rational(1LL << 30);
-    grid.reserve_given = !o.reserve_gib.empty();
+    grid.reserve = o.reserve.bytes();
+    grid.reserve_given = o.reserve.given();
     LintResult lint = lint_paths({o.common.records});
     RecordRef model = resolve_record(lint.records, o.model, RecordKind::model);
     RecordRef card = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
@@ -275,10 +270,7 @@ void setup_plan(CLI::App& app, int& exit_code) {
     sub->add_option("--contexts", o->contexts,
                     "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "
                     "native context, and that)");
-    sub->add_option("--reserve-gib", o->reserve_gib,
-                    "Memory held back on each card for the runtime, GiB (default 1; with --engine llama.cpp, what "
-                    "the card holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's "
-                    "driver)");
+    add_reserve_option(*sub, o->reserve);
     add_records_option(*sub, o->common, RecordsUse::read);
     add_format_option(*sub, o->common, FormatFamily::table);
     sub->footer(

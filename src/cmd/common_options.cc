@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +40,30 @@ std::vector<std::string> split_commas(const std::string& text) {
         start = comma + 1;
     }
     return out;
+}
+
+Rational ReserveOption::bytes() const {
+    std::optional<Rational> value = given() ? Rational::parse(gib) : std::optional<Rational>(Rational(1));
+    // add_reserve_option's check refused anything else when the command line was parsed.
+    if (!value || value->is_negative()) throw std::invalid_argument("--reserve-gib was not checked: " + gib);
+    return *value * Rational(1LL << 30);
+}
+
+CLI::Option* add_reserve_option(CLI::App& sub, ReserveOption& reserve) {
+    return sub
+        .add_option("--reserve-gib", reserve.gib,
+                    "Memory held back on each card for the runtime, GiB (default 1; with --engine llama.cpp, what "
+                    "the card holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's "
+                    "driver)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                auto value = Rational::parse(text);
+                if (!value || value->is_negative()) {
+                    return fmt::format("'{}' is not a number of GiB such as 1 or 0.5", text);
+                }
+                return "";
+            },
+            "GIB"));
 }
 
 CLI::Validator lower_case() {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "load/data_dirs.h"
+#include "support/rational.h"
 
 namespace kvcat::cmd {
 
@@ -45,6 +46,17 @@ CLI::Option* add_format_option(CLI::App& sub, Common& common, FormatFamily famil
 CLI::Validator token_count(bool zero_means_default = false);
 /// The non-empty parts of a comma list: "a,,b" is {"a", "b"} (--accelerator a,b, --sort k,-j).
 std::vector<std::string> split_commas(const std::string& text);
+
+/// --reserve-gib, as fit and plan read it: the memory held back on each card for the runtime.
+struct ReserveOption {
+    std::string gib;  ///< as written, checked by add_reserve_option; "" = not given
+    /// Whether it was given: an engine that works out its runtime (llama.cpp) takes it only then.
+    [[nodiscard]] bool given() const { return !gib.empty(); }
+    /// The bytes: what was given, or 1 GiB.
+    [[nodiscard]] Rational bytes() const;
+};
+/// Adds --reserve-gib; a value that is not a non-negative number of GiB is refused when parsed.
+CLI::Option* add_reserve_option(CLI::App& sub, ReserveOption& reserve);
 
 /// A dtype name as the catalog spells it, in lower case: Q8_0 and q8_0 are the same choice.
 CLI::Validator lower_case();

@@ -210,6 +210,27 @@ TEST(FitCli, WeightBytesAndContexts) {
     EXPECT_TRUE(contains(bad.err, "'lots' is not a context")) << bad.err;
 }
 
+// fit and plan read --reserve-gib with one check: a value that is not a non-negative number of GiB
+// is refused by name before anything is worked out, and a fraction is taken exactly.
+TEST(FitCli, BothCommandsRefuseAReserveThatIsNotANumberOfGib) {
+    KvcatRunner k;
+    for (const char* value : {"lots", "-1"}) {
+        Outcome fit = k.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                             "Q4_K", "--kv-dtype", "bf16", "--reserve-gib", value});
+        EXPECT_EQ(fit.status, 2) << value;
+        EXPECT_TRUE(contains(fit.err, "--reserve-gib")) << fit.err;
+        EXPECT_TRUE(contains(fit.err, fmt::format("'{}' is not a number of GiB such as 1 or 0.5", value))) << fit.err;
+        Outcome plan =
+            k.run({"plan", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--reserve-gib", value});
+        EXPECT_EQ(plan.status, 2) << value;
+        EXPECT_TRUE(contains(plan.err, fmt::format("'{}' is not a number of GiB such as 1 or 0.5", value))) << plan.err;
+    }
+    Outcome half = k.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
+                          "--kv-dtype", "bf16", "--reserve-gib", "0.5", "--format", "json"});
+    ASSERT_EQ(half.status, 0) << half.err;
+    EXPECT_EQ(nlohmann::json::parse(half.out)["reserve_bytes"], 1LL << 29);
+}
+
 // ---- GGUF ------------------------------------------------------------------------------
 
 TEST(Gguf, WeightsAreTheFileLessItsAlignedHeader) {
