@@ -165,9 +165,8 @@ std::optional<std::string> engine_overflow(const FitOptions& o, const Model& mod
         return a && !a->refusal && !(engine_start_bytes(terms, *a) > terms.memory);
     });
     Rational runtime = engine_runtime_bytes(terms, e);
-    std::string runtime_name = e.card_held                ? "the runtime (the compute buffer and what the card holds)"
-                               : runtime == terms.reserve ? "the reserve"
-                                                          : "the compute buffer, above the reserve,";
+    // The answer's own runtime line ("runtime on the card") says what it is made of.
+    std::string runtime_name = e.runtime_bytes ? "the runtime on the card" : "the reserve";
     std::string largest = fits <= 0 ? std::string("no -c fits")
                           : e.fit_target_bytes > Rational(0)
                               ? fmt::format("the largest -c that leaves --fit its target is {}", group_thousands(fits))

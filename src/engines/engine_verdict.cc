@@ -8,11 +8,7 @@
 namespace kvcat {
 
 Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer) {
-    if (answer.runtime_bytes) return *answer.runtime_bytes;
-    if (answer.compute_buffer && Rational(answer.compute_buffer->bytes) > terms.reserve) {
-        return Rational(answer.compute_buffer->bytes);
-    }
-    return terms.reserve;
+    return answer.runtime_bytes ? *answer.runtime_bytes : terms.reserve;
 }
 
 Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {

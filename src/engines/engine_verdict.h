@@ -49,9 +49,9 @@ void whole_start_ask(EngineSettings& settings, const FitTerms& terms, std::int64
 EngineVerdict whole_start_judge(const EngineAnswer& answer, const FitTerms& terms, std::int64_t context,
                                 std::int64_t slots);
 
-/// The runtime's share of a start: the reserve, or llama.cpp's compute buffer where that alone is
-/// larger (the reserve stands for the compute buffers and the driver's context together, so a
-/// compute buffer above it is the least the runtime takes).
+/// The runtime's share of a start: what the engine's answer works out (llama.cpp: its compute buffer
+/// and what the card holds, llamacpp_runtime), or the reserve for an engine that works out none
+/// (ik_llama.cpp, whose graph was not read).
 Rational engine_runtime_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
 /// llama.cpp's and ik_llama.cpp's whole start-up allocation beside the card: the weights, the
