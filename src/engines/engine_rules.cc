@@ -66,4 +66,8 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Mode
 
 void no_card_defaults(EngineSettings& /*settings*/, const FitTerms& /*terms*/) {}
 
+std::optional<std::string> no_held_edge(const EngineAnswer& /*answer*/, const Rational& /*spare*/) {
+    return std::nullopt;
+}
+
 }  // namespace kvcat

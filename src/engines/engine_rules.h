@@ -68,6 +68,10 @@ struct EngineRules {
     void (*ask)(EngineSettings& settings, const FitTerms& terms, std::int64_t context, std::int64_t slots);
     /// Its verdict on its answer to those settings.
     EngineVerdict (*judge)(const EngineAnswer& answer, const FitTerms& terms, std::int64_t context, std::int64_t slots);
+    /// When its answer counts a fitted figure of what the card holds before it starts, the held memory
+    /// that would turn a verdict leaving `spare` bytes free, if the figure's spread reaches it
+    /// (engine_held_edge); nullopt for an engine that counts none (no_held_edge).
+    std::optional<std::string> (*held_edge)(const EngineAnswer& answer, const Rational& spare);
     /// Every printed figure of an allocation record of its lines, recomputed.
     void (*check_record)(const Record& record, const Model& model, AllocationCheck& out);
     /// A record's settings and headline figure, for a table of allocation records.
@@ -113,5 +117,7 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Mode
 
 /// Fills what nothing asks of an engine (an unused hook): the card changes none of its defaults.
 void no_card_defaults(EngineSettings& settings, const FitTerms& terms);
+/// For an engine whose answer counts no fitted held memory: no edge.
+std::optional<std::string> no_held_edge(const EngineAnswer& answer, const Rational& spare);
 
 }  // namespace kvcat

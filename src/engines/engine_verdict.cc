@@ -17,8 +17,7 @@ Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer) {
 }
 
 std::optional<std::string> engine_held_edge(const FitTerms& terms, const EngineAnswer& answer) {
-    if (!answer.card_held || !answer.runtime_bytes) return std::nullopt;
-    return llamacpp_held_edge(*answer.card_held, terms.memory - engine_start_bytes(terms, answer));
+    return rules_of(answer.engine).held_edge(answer, terms.memory - engine_start_bytes(terms, answer));
 }
 
 void whole_start_ask(EngineSettings& settings, const FitTerms& /*terms*/, std::int64_t context, std::int64_t slots) {

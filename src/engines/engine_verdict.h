@@ -62,7 +62,7 @@ Rational engine_start_bytes(const FitTerms& terms, const EngineAnswer& answer);
 
 /// For a start whose runtime counts a fitted figure of what the card holds (EngineAnswer::card_held),
 /// the held memory that would turn its verdict, when the starts the figure is fitted to reach it
-/// (llamacpp_held_edge); nullopt otherwise.
+/// (the engine's EngineRules::held_edge); nullopt otherwise.
 std::optional<std::string> engine_held_edge(const FitTerms& terms, const EngineAnswer& answer);
 
 }  // namespace kvcat

@@ -37,6 +37,7 @@ TEST(EngineRules, EveryListedEngineAnswersEveryQuestion) {
         EXPECT_NE(r->ask, nullptr);
         EXPECT_NE(r->budget, nullptr);
         EXPECT_NE(r->judge, nullptr);
+        EXPECT_NE(r->held_edge, nullptr);
         EXPECT_NE(r->check_record, nullptr);
         EXPECT_NE(r->summarise, nullptr);
         EXPECT_NE(r->logged_figures, nullptr);

@@ -25,6 +25,7 @@ const EngineRules ik_llama_rules{
     .budget = card_less_weights_and_reserve,
     .ask = whole_start_ask,
     .judge = whole_start_judge,
+    .held_edge = no_held_edge,
     // Its graph was not read, so a start's buffers are not judged against a bound.
     .check_record = [](const Record& r, const Model& m,
                        AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/false); },

@@ -1,6 +1,7 @@
 // llama.cpp's answers to every question kvcat asks an engine (engines/engine_rules.h).
 #include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
+#include "engines/llamacpp/llamacpp_card_held.h"
 #include "engines/llamacpp/llamacpp_fit.h"
 #include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_record_check.h"
@@ -32,6 +33,11 @@ const EngineRules llamacpp_rules{
             llamacpp_card_defaults(settings, terms);
         },
     .judge = whole_start_judge,
+    .held_edge = [](const EngineAnswer& answer, const Rational& spare) -> std::optional<std::string> {
+        // Only a runtime that counts the fitted figure has an edge; --reserve-gib has no spread.
+        if (!answer.card_held || !answer.runtime_bytes) return std::nullopt;
+        return llamacpp_held_edge(*answer.card_held, spare);
+    },
     .check_record = [](const Record& r, const Model& m,
                        AllocationCheck& out) { llama_family_check_record(r, m, out, /*whole_start=*/true); },
     .summarise = llama_family_summarise,

@@ -57,6 +57,7 @@ const EngineRules sglang_rules{
     .budget = sglang_budget,
     .ask = sglang_ask,
     .judge = sglang_judge,
+    .held_edge = no_held_edge,
     .check_record = sglang_check_record,
     .summarise = sglang_summarise,
     .logged_figures = sglang_logged_figures,

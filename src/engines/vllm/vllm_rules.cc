@@ -53,6 +53,7 @@ const EngineRules vllm_rules{
     .budget = vllm_budget,
     .ask = vllm_ask,
     .judge = vllm_judge,
+    .held_edge = no_held_edge,
     .check_record = vllm_check_record,
     .summarise = vllm_summarise,
     .logged_figures = vllm_logged_figures,
