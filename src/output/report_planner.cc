@@ -280,6 +280,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                                     {"memory_how", memory_how(acc)},
                                     {"llama_held", held ? exact(held->bytes) : json(nullptr)},
                                     {"llama_held_how", held ? held->how : std::string()},
+                                    {"llama_held_least", held && held->least ? exact(*held->least) : json(nullptr)},
+                                    {"llama_held_most", held && held->most ? exact(*held->most) : json(nullptr)},
                                     {"bandwidth", acc.memory_bandwidth_gb_s_exact
                                                       ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
                                                       : json(nullptr)}});

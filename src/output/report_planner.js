@@ -120,8 +120,27 @@
         : { bytes: reserve, how: gib(reserve) + ' runtime reserve (kvcat fit\'s default, with the compute buffer in it)' };
     }
     const held = parseQ(card.llama_held);
-    return { bytes: add(buffer, held), how: bytesText(add(buffer, held)) + ': llama.cpp\'s compute buffer, ' + bytesText(buffer) +
+    return { bytes: add(buffer, held), held, how: bytesText(add(buffer, held)) + ': llama.cpp\'s compute buffer, ' + bytesText(buffer) +
       ' (at least), and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
+  }
+
+  // The held memory that would turn a llama.cpp verdict leaving `spare` bytes free, when the starts
+  // the card's figure is fitted to reach it (llamacpp_held_edge, src/engines/llamacpp/llamacpp_card_held.cc):
+  // the same sentence kvcat fit prints as "on the edge:", or null.
+  function llamacppHeldEdge(card, held, spare) {
+    if (card.llama_held_least === null || card.llama_held_most === null) return null;
+    const mib = (q) => String(floorQ(div(q, Q(1048576n))));
+    const edge = add(held, spare);
+    const fitted = 'kvcat takes ' + mib(held) + ' MiB; the starts it is fitted to held ' + mib(parseQ(card.llama_held_least)) +
+      ' to ' + mib(parseQ(card.llama_held_most));
+    const negative = spare.n < 0n;
+    if (!negative && cmp(edge, parseQ(card.llama_held_most)) < 0) {
+      return 'a card that holds more than ' + mib(edge) + ' MiB before llama.cpp starts would not fit it (' + fitted + ')';
+    }
+    if (negative && cmp(edge, parseQ(card.llama_held_least)) > 0) {
+      return 'a card that holds at most ' + mib(edge) + ' MiB before llama.cpp starts would fit it (' + fitted + ')';
+    }
+    return null;
   }
 
   // vLLM (vllm_pool_rule and vllm_pool, src/engines/vllm/vllm_allocation.cc): the pool holds available // divisor
@@ -413,6 +432,7 @@
       r.total = add(add(add(add(add(sub(r.weights, r.hostBytes), r.fixed), r.reserve), r.overhead), r.kv), r.fitTarget);
       r.fits = !(cmp(r.total, r.memory) > 0);
       r.free = sub(r.memory, r.total);
+      r.heldEdge = r.held ? llamacppHeldEdge(card, r.held, r.free) : null;
     }
     r.ceiling = null;
     if (card.bandwidth && activeTotal && !isZero(readPerStep)) {
@@ -443,6 +463,7 @@
       const runtime = llamacppRuntime(e.compute, engine, r.card, r.llama, batch, r.reserve);
       r.reserve = runtime.bytes;
       r.reserveHow = runtime.how;
+      r.held = runtime.held || null;
       r.kv = r.llama.kv;
       r.fixed = r.llama.state;
       r.engineTokens = r.llama.tokens;
@@ -797,6 +818,12 @@
           ' tokens of ' + grouped(r.engineTokens);
       }
       fact('Fits at this context', output('fits', r.fits ? 'yes' : 'no', r.fits ? 'yes' : 'no'), fitsHow);
+      if (r.heldEdge) {
+        // A sentence, read as one: not set in bold as a figure is.
+        const sentence = output('held-edge', r.heldEdge, r.heldEdge);
+        sentence.classList.add('sentence');
+        fact('On the edge', sentence);
+      }
       fact('Decode ceiling at ' + ctxText,
         r.ceiling ? output('ceiling-tps', exactText(r.ceiling), twoDecimals(r.ceiling)) : output('ceiling-tps', 'none', 'not known'),
         r.ceiling ? ' tokens/s per sequence at most (memory bandwidth' +

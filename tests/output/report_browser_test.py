@@ -486,6 +486,9 @@ CHOICES = [
      "weights": "Q5_K_M", "kv": "f16", "context": 32768, "batch": 2},
     {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
      "weights": "Q4_K_M", "kv": "q8_0", "context": 32768, "batch": 1},
+    # On the edge: the held memory the 13 starts span would turn this verdict, and both say so.
+    {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "Q4_K_M", "kv": "f16", "context": 15616, "batch": 1},
 ]
 KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac"]
 # The fragments a fresh page is opened at: a GQA model over two cards, weights as bytes, llama.cpp
@@ -604,6 +607,7 @@ def expected_fit(args, work, choice):
         if fit["fits"] != fits:  # kvcat fit's own verdict is the same sum
             raise Failure("%s: kvcat fit says fits=%r, its figures sum to %r" % (choice, fit["fits"], fits))
         want["tokens"] = str(fit["engine_tokens"])
+        want["edge"] = fit.get("engine_held_edge")
     elif engine == "vllm":
         kv = Fraction(fit["engine_kv_bytes"] * batch)
         concurrency = fit["engine"].get("max_concurrency")
@@ -628,7 +632,7 @@ READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[
   return { max: v('max-context'), kv: v('kv-bytes'), fits: v('fits'), ceiling: v('ceiling-tps'),
            predicted: { decode: v('predicted-decode'), low: v('predicted-decode-low'), high: v('predicted-decode-high'),
                         basis: v('predicted-decode-basis'), prefill: v('predicted-prefill') },
-           tokens: v('engine-tokens'), concurrency: v('engine-concurrency'),
+           tokens: v('engine-tokens'), concurrency: v('engine-concurrency'), edge: v('held-edge'),
            shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
            picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),
                     weights: p('weights'), bytes: p('weight-bytes'), kv: p('kv'), context: p('context'),
@@ -693,6 +697,9 @@ def compare_answer(label, got, want, failures):
     if "tokens" in want:
         check(got["tokens"] == want["tokens"], "%s: the page's engine tokens are %r, kvcat fit's %r" % (
             label, got["tokens"], want["tokens"]), failures)
+    if "edge" in want:
+        check(got["edge"] == want["edge"], "%s: the page's edge is %r, kvcat fit's %r" % (label, got["edge"], want["edge"]),
+              failures)
     if want.get("concurrency") is not None:
         check(got["concurrency"] is not None and float(got["concurrency"]) == want["concurrency"],
               "%s: the page's maximum concurrency is %r, kvcat fit's %r" % (label, got["concurrency"],
@@ -714,6 +721,8 @@ def planner_checks(page, args, work, page_url):
         check(got["ceiling"] not in (None, ""), "%s: no decode ceiling shown" % label, failures)
         verdicts.add((got["fits"], got["max"] == "none"))
         answers.append((choice, got))
+    check(any(got["edge"] for _, got in answers), "no choice is on the edge: the edge sentence is never compared",
+          failures)
     check(len(verdicts) >= 2, "every choice got the same verdict %r: the checks cannot tell a fit from a refusal" %
           verdicts, failures)
     # A choice the planner refuses (a hybrid under SGLang, whose Mamba pool only kvcat fit holds)
