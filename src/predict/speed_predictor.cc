@@ -177,7 +177,8 @@ SpeedPredictor::SpeedPredictor(std::vector<SpeedPoint> points, const SpeedPhysic
         if (added) {
             curves_of_model_.emplace(p.setup.model, it->second);
             curves_of_key_.emplace(key, it->second);
-            curves_.push_back(Curve{&p.setup, p.record_id, std::move(key), "", {}, std::nullopt});
+            curves_of_engine_.emplace(p.setup.engine, it->second);
+            curves_.push_back(Curve{&p.setup, p.record_id, std::move(key), "", {}, std::nullopt, {}, {}, {}});
         }
         curves_[it->second].points.push_back(&p);
     }
@@ -186,7 +187,17 @@ SpeedPredictor::SpeedPredictor(std::vector<SpeedPoint> points, const SpeedPhysic
     for (Curve& c : curves_) {
         c.vendor = physics_.vendor(*c.setup);
         c.share = curve_share(c, {});
+        c.shares = share_line(c, {});
+        for (SpeedMeasure m : {SpeedMeasure::decode, SpeedMeasure::prefill, SpeedMeasure::ttft}) {
+            auto i = static_cast<std::size_t>(m);
+            c.seconds[i] = seconds_line(m, c, {});
+            c.line[i] = least_squares(c.seconds[i]);
+        }
     }
+}
+
+bool SpeedPredictor::holds_out_any(const Curve& c, const HeldOut& held_out) {
+    return held_out && std::any_of(c.points.begin(), c.points.end(), [&](const SpeedPoint* p) { return held_out(*p); });
 }
 
 std::optional<double> SpeedPredictor::curve_share(const Curve& c, const HeldOut& held_out) const {
@@ -197,6 +208,16 @@ std::optional<double> SpeedPredictor::curve_share(const Curve& c, const HeldOut&
     }
     if (shares.empty()) return std::nullopt;
     return median_of(shares);
+}
+
+std::vector<std::pair<double, double>> SpeedPredictor::share_line(const Curve& c, const HeldOut& held_out) const {
+    Line line;
+    for (const SpeedPoint* p : c.points) {
+        if (!p->decode_tps || (held_out && held_out(*p))) continue;
+        auto f = floor_of(p);
+        if (f) line.emplace_back(static_cast<double>(p->context), (1.0 / *p->decode_tps) / *f);
+    }
+    return merged(std::move(line));
 }
 
 std::vector<std::pair<double, double>> SpeedPredictor::seconds_line(SpeedMeasure measure, const Curve& c,
@@ -213,7 +234,13 @@ std::vector<std::pair<double, double>> SpeedPredictor::seconds_line(SpeedMeasure
 std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure measure, const Curve& c,
                                                                    std::int64_t context,
                                                                    const HeldOut& held_out) const {
-    Line line = seconds_line(measure, c, held_out);
+    Line own;
+    const Line* kept = &c.seconds[static_cast<std::size_t>(measure)];
+    if (holds_out_any(c, held_out)) {
+        own = seconds_line(measure, c, held_out);
+        kept = &own;
+    }
+    const Line& line = *kept;
     if (line.empty()) return std::nullopt;
     double x = static_cast<double>(context);
     if (auto inside = interpolate(line, x)) return CurveValue{*inside, true};
@@ -224,6 +251,7 @@ std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure 
 
 std::optional<std::pair<double, double>> SpeedPredictor::line_of(SpeedMeasure measure, const Curve& c,
                                                                  const HeldOut& held_out) const {
+    if (!holds_out_any(c, held_out)) return c.line[static_cast<std::size_t>(measure)];
     return least_squares(seconds_line(measure, c, held_out));
 }
 
@@ -233,9 +261,11 @@ SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, con
     std::map<std::string, std::pair<std::optional<std::pair<double, double>>, std::optional<std::pair<double, double>>>>
         both;
     const std::string own = setup.key();
-    for (const Curve& c : curves_) {
+    auto [first, last] = curves_of_engine_.equal_range(setup.engine);
+    for (auto it = first; it != last; ++it) {
+        const Curve& c = curves_[it->second];
         const SpeedSetup& s = *c.setup;
-        if (s.engine != setup.engine || c.key == own) continue;
+        if (c.key == own) continue;
         if (s.engine_version != from && s.engine_version != setup.engine_version) continue;
         auto line = line_of(measure, c, held_out);
         if (!line || !(line->first > 0) || !(line->second > 0)) continue;
@@ -321,14 +351,16 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
         if (c.key == key || s.speculative != setup.speculative ||
             (offloaded && (s.offload.empty() != setup.offload.empty() || !same_rig)))
             continue;
-        Line line;  // (context, seconds over the roofline's seconds)
-        for (const SpeedPoint* p : c.points) {
-            if (!p->decode_tps || (held_out && held_out(*p))) continue;
-            auto f = floor_of(p);
-            if (f) line.emplace_back(static_cast<double>(p->context), (1.0 / *p->decode_tps) / *f);
+        // (context, seconds over the roofline's seconds): worked out at the start unless a point of
+        // the curve is held out.
+        Line own;
+        const Line* kept = &c.shares;
+        if (holds_out_any(c, held_out)) {
+            own = share_line(c, held_out);
+            kept = &own;
         }
+        const Line& line = *kept;
         if (line.empty()) continue;
-        line = merged(std::move(line));
         double x = static_cast<double>(context);
         double share = interpolate(line, x).value_or(x < line.front().first ? line.front().second : line.back().second);
         Rank rank{same_rig ? 0 : 1, s.concurrency == setup.concurrency ? 0 : 1, s.engine == setup.engine ? 0 : 1,
@@ -364,9 +396,7 @@ std::optional<double> SpeedPredictor::median_share(const std::string& engine, co
         if (!engine.empty() && c.setup->engine != engine) continue;
         if (!vendor.empty() && c.vendor != vendor) continue;
         // The share worked out at the start stands unless a point of the curve is held out.
-        bool touched = held_out &&
-                       std::any_of(c.points.begin(), c.points.end(), [&](const SpeedPoint* p) { return held_out(*p); });
-        auto share = touched ? curve_share(c, held_out) : c.share;
+        auto share = holds_out_any(c, held_out) ? curve_share(c, held_out) : c.share;
         if (share) medians.push_back(*share);
     }
     if (medians.size() < 3) return std::nullopt;

@@ -19,6 +19,7 @@
 // catalog (holdout.h): it is as wide as the catalog has shown such an estimate to be wrong.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,13 +96,25 @@ class SpeedPredictor {
         std::string vendor;                     ///< its card's vendor; "" when unknown
         std::vector<const SpeedPoint*> points;  ///< in record order
         std::optional<double> share;            ///< the median share of its roofline, every point counted
+        /// Per measure (decode, prefill, ttft), every point counted, worked out once: its seconds
+        /// line (seconds_line) and that line's least squares (line_of). A prediction that holds
+        /// none of the curve's points out reads these; one that holds some out works its own.
+        std::array<std::vector<std::pair<double, double>>, 3> seconds;
+        std::array<std::optional<std::pair<double, double>>, 3> line;
+        /// Its decode points as (context, seconds over the roofline's), every point counted (share_line).
+        std::vector<std::pair<double, double>> shares;
     };
+    /// Whether `held_out` names any point of the curve.
+    static bool holds_out_any(const Curve& c, const HeldOut& held_out);
     /// A point's seconds per token at its roofline, worked out once per point.
     std::optional<double> floor_of(const SpeedPoint* p) const {
         return floors_[static_cast<std::size_t>(p - points_.data())];
     }
     /// The median share of a curve's points that are not held out.
     std::optional<double> curve_share(const Curve& c, const HeldOut& held_out) const;
+    /// A curve's decode points not held out as (context, seconds per token over the roofline's),
+    /// repeated contexts averaged, in order of context.
+    std::vector<std::pair<double, double>> share_line(const Curve& c, const HeldOut& held_out) const;
     struct CurveValue {
         double seconds = 0;  ///< per token
         bool inside = false;
@@ -135,6 +148,7 @@ class SpeedPredictor {
     std::vector<Curve> curves_;
     std::multimap<std::string, std::size_t> curves_of_model_;
     std::multimap<std::string, std::size_t> curves_of_key_;
+    std::multimap<std::string, std::size_t> curves_of_engine_;  ///< in curve order, for build_shift
 };
 
 /// Seconds per token of a measured figure, and back: decode and prefill are one over the speed,
