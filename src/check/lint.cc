@@ -431,22 +431,66 @@ bool past_deadline(const LintOptions& options) {
     return options.deadline && std::chrono::steady_clock::now() > *options.deadline;
 }
 
-/// Stage 1: models and accelerators, read and checked, kept for every row to refer to.
+/// The workers a stage runs on: --threads, else every core, and never more than its files.
+unsigned worker_count(const LintOptions& options, std::size_t files) {
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, files)));
+}
+
+/// work(w) for each worker w below `threads`, on threads of their own (on this one for one worker).
+template <class Work>
+void run_workers(unsigned threads, const Work& work) {
+    if (threads <= 1) {
+        work(0);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& t : pool) t.join();
+}
+
+/// body(i) for every i below n, on `threads` workers taking the next index as they finish; what a
+/// call throws stops the others at their next index and is thrown here once all have stopped.
+template <class Body>
+void for_each_index(std::size_t n, unsigned threads, const Body& body) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto work = [&](unsigned worker) {
+        try {
+            for (std::size_t i = next++; i < n; i = next++) body(i);
+        } catch (...) {
+            errors[worker] = std::current_exception();
+            next = n;
+        }
+    };
+    run_workers(threads, work);
+    for (auto& e : errors) {
+        if (e) std::rethrow_exception(e);
+    }
+}
+
+/// Stage 1: models, accelerators and the other records rows refer to, read and checked on every
+/// core, kept for every row to refer to. Each file's findings keep their place in file order.
 std::unique_ptr<RecordSet> check_references(const std::vector<Job>& jobs, const LintOptions& options,
                                             LintResult& result, std::vector<rules::IdEntry>& ids) {
-    std::vector<Record> references;
-    std::vector<std::vector<Diagnostic>> reference_findings;
-    for (const auto& job : jobs) {
+    const unsigned threads = worker_count(options, jobs.size());
+    std::vector<Record> references(jobs.size());
+    std::vector<std::vector<Diagnostic>> own(jobs.size());
+    for_each_index(jobs.size(), threads, [&](std::size_t i) {
         if (past_deadline(options)) throw LintStopped();
-        std::vector<Diagnostic> own;
-        references.push_back(load_inside_root(job.file, job.relative(), job.resolved, own));
-        reference_findings.push_back(std::move(own));
-    }
+        references[i] = load_inside_root(jobs[i].file, jobs[i].relative(), jobs[i].resolved, own[i]);
+    });
     auto refs = std::make_unique<RecordSet>(std::move(references));
-    for (std::size_t i = 0; i < refs->records().size(); ++i) {
-        const Record& r = refs->records()[i];
-        check_record(r, *refs, std::move(reference_findings[i]), result.diagnostics, result.ignored);
-        ids.push_back(id_entry(r));
+    // Checked once every reference is read: a record's checks read the others through refs.
+    std::vector<std::vector<Diagnostic>> findings(jobs.size());
+    std::vector<std::vector<Diagnostic>> ignored(jobs.size());
+    for_each_index(jobs.size(), threads, [&](std::size_t i) {
+        check_record(refs->records()[i], *refs, std::move(own[i]), findings[i], ignored[i]);
+    });
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        std::move(findings[i].begin(), findings[i].end(), std::back_inserter(result.diagnostics));
+        std::move(ignored[i].begin(), ignored[i].end(), std::back_inserter(result.ignored));
+        ids.push_back(id_entry(refs->records()[i]));
     }
     if (options.sink) options.sink->begin(*refs);
     return refs;
@@ -468,8 +512,7 @@ struct WorkerOutput {
 /// Stage 2: the rows, on every core (or as many as there are rows). Throws LintStopped when
 /// the deadline passed, or what a worker threw.
 std::vector<WorkerOutput> check_rows(const std::vector<Job>& jobs, const RecordSet& refs, const LintOptions& options) {
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, jobs.size())));
+    const unsigned threads = worker_count(options, jobs.size());
     std::vector<WorkerOutput> outputs(threads);
     std::atomic<std::size_t> next{0};
     std::atomic<std::size_t> done{0};
@@ -511,13 +554,7 @@ std::vector<WorkerOutput> check_rows(const std::vector<Job>& jobs, const RecordS
             next = jobs.size();  // stop the others early
         }
     };
-    if (threads <= 1) {
-        work(0);
-    } else {
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
-        for (auto& t : pool) t.join();
-    }
+    run_workers(threads, work);
     if (stopped) throw LintStopped();
     if (options.progress) options.progress(done.load(), jobs.size());
     for (auto& o : outputs) {
