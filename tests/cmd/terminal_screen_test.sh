@@ -35,16 +35,28 @@ fresh_folder() {
 # (Each call names its own tmux server and stops it, so no window of an earlier run is read.)
 run_in_window() {
     local dir=$1 line=$2 out=$3
-    local socket="kvcat-screen-$$-$(basename "$out")" done_file="$out.done"
+    local socket="kvcat-screen-$$-$(basename "$out")" done_file="$out.done" end="kvcat-screen-end-$$"
+    # The command's output, then an end line: tmux draws what the terminal receives in order, and
+    # on a loaded machine it may still be drawing when the command has exited, so the screen is
+    # read only once the end line is on it (a capture taken at the exit lost a table's last line).
     tmux -L "$socket" -f /dev/null new-session -d -x 80 -y 24 -s screen \
-        "cd '$dir' && env -u COLUMNS -u NO_COLOR TERM=xterm $line; touch '$done_file'; sleep 60"
+        "cd '$dir' && env -u COLUMNS -u NO_COLOR TERM=xterm $line; echo '$end'; touch '$done_file'; sleep 60"
     tmux -L "$socket" set-option -t screen history-limit 50000 >/dev/null
     for _ in $(seq 1 900); do [ -e "$done_file" ] && break; sleep 0.1; done
     [ -e "$done_file" ] || fail "'$line' did not finish"
+    for _ in $(seq 1 300); do
+        tmux -L "$socket" capture-pane -p -S - -t screen | grep -qx "$end" && break
+        sleep 0.1
+    done
     [ "$(tmux -L "$socket" display -p -t screen '#{window_width}x#{window_height}')" = 80x24 ] || fail "the window is not 80x24"
     tmux -L "$socket" capture-pane -p -S - -t screen >"$out.drawn"
     tmux -L "$socket" capture-pane -p -J -S - -t screen >"$out.joined"
     tmux -L "$socket" kill-server 2>/dev/null || true
+    grep -qx "$end" "$out.drawn" || fail "'$line': the terminal had not drawn its output 30 s after it finished"
+    # The end line and the blank rows under it are tmux's, not the command's.
+    for f in "$out.drawn" "$out.joined"; do
+        sed -i "/^$end\$/,\$d" "$f"
+    done
 }
 
 checked=0
