@@ -124,6 +124,33 @@
       ' (at least), and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
   }
 
+  // kvcat plan's max_context with llama.cpp (engine_max_context, src/engines/engine_verdict.cc): the
+  // largest context a sequence, up to the model's native one, at which llama.cpp's whole start (the
+  // weights on the card, its runtime, cache and state, and what --fit keeps free) is within the card;
+  // 0 when none is, null without a native context. The same halving as largest_holding
+  // (src/support/bisect.h).
+  function llamacppLargest(r, e, engine, batch, reserve) {
+    if (r.native <= 0n) return null;
+    if (!r.fitsAtAll) return 0n;  // the weights, state and reserve alone do not fit
+    const holds = (c) => {
+      const l = llamacppFigures(e, engine, c, batch);
+      const runtime = llamacppRuntime(e.compute, engine, r.card, l, batch, reserve);
+      const total = add(add(add(add(add(sub(r.weights, r.hostBytes), l.state), runtime.bytes), r.overhead), l.kv), r.fitTarget);
+      return !(cmp(total, r.memory) > 0);
+    };
+    let low = 1n, high = r.native, best = 0n;
+    while (low <= high) {
+      const mid = low + (high - low) / 2n;
+      if (holds(mid)) {
+        best = mid;
+        low = mid + 1n;
+      } else {
+        high = mid - 1n;
+      }
+    }
+    return best;
+  }
+
   // The held memory that would turn a llama.cpp verdict leaving `spare` bytes free, when the starts
   // the card's figure is fitted to reach it (llamacpp_held_edge, src/engines/llamacpp/llamacpp_card_held.cc):
   // the same sentence kvcat fit prints as "on the edge:", or null.
@@ -461,6 +488,7 @@
       r.llama = llamacppFigures(e, engine, context, batch);
       r.fitTarget = parseQ(engine.fit_target);
       const runtime = llamacppRuntime(e.compute, engine, r.card, r.llama, batch, r.reserve);
+      r.engineMax = llamacppLargest(r, e, engine, batch, r.reserve);
       r.reserve = runtime.bytes;
       r.reserveHow = runtime.how;
       r.held = runtime.held || null;
@@ -777,6 +805,13 @@
           (choice.gpus > 1 ? ', on each card' : ''),
       }[engine.id] || '';
       fact('KV cache at ' + ctxText + (batch > 1n ? ' × ' + choice.batch : ''), output('kv-bytes', exactText(r.kv), bytesText(r.kv)), ' (' + gib(r.kv) + ')' + kvHow);
+      if (engine.id === 'llama.cpp' && r.engineMax !== null) {
+        fact('Largest context llama.cpp starts with', output('engine-max-context', String(r.engineMax), grouped(r.engineMax)),
+          r.engineMax === 0n ? ' (not even one token: its start does not fit this card)'
+            : ' tokens a sequence, -c ' + grouped(r.engineMax * batch) + (batch > 1n ? ' -np ' + choice.batch : '') +
+              ' (kvcat plan --engine llama.cpp\'s max_context: its whole start within the card' +
+              (isZero(r.fitTarget) ? '' : ', with the ' + gib(r.fitTarget) + ' its --fit keeps free') + ')');
+      }
       if (engine.id === 'llama.cpp') {
         fact('Cells llama.cpp holds', output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
           batch > 1n ? ' (' + choice.batch + ' streams × ' + grouped(r.llama.cells) + '; no sequence holds more than ' + grouped(r.llama.cells) + ' tokens)'

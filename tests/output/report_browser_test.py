@@ -608,6 +608,16 @@ def expected_fit(args, work, choice):
             raise Failure("%s: kvcat fit says fits=%r, its figures sum to %r" % (choice, fit["fits"], fits))
         want["tokens"] = str(fit["engine_tokens"])
         want["edge"] = fit.get("engine_held_edge")
+        # The largest context llama.cpp starts with: kvcat plan's max_context for the same row.
+        done = subprocess.run([args.kvcat, "plan", "--model", choice["model"], "--accelerator", choice["accelerator"],
+                               "--engine", "llama.cpp", "--weights", choice["weights"], "--kv-dtypes", choice["kv"],
+                               "--slots", str(batch), "--format", "json"], cwd=work, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Failure("kvcat plan for %s failed (%d): %s" % (choice, done.returncode, done.stderr))
+        rows = json.loads(done.stdout)
+        if len(rows) != 1:
+            raise Failure("kvcat plan for %s gave %d rows, not one" % (choice, len(rows)))
+        want["engine_max"] = str(rows[0]["max_context"])
     elif engine == "vllm":
         kv = Fraction(fit["engine_kv_bytes"] * batch)
         concurrency = fit["engine"].get("max_concurrency")
@@ -632,7 +642,7 @@ READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[
   return { max: v('max-context'), kv: v('kv-bytes'), fits: v('fits'), ceiling: v('ceiling-tps'),
            predicted: { decode: v('predicted-decode'), low: v('predicted-decode-low'), high: v('predicted-decode-high'),
                         basis: v('predicted-decode-basis'), prefill: v('predicted-prefill') },
-           tokens: v('engine-tokens'), concurrency: v('engine-concurrency'), edge: v('held-edge'),
+           tokens: v('engine-tokens'), concurrency: v('engine-concurrency'), edge: v('held-edge'), engineMax: v('engine-max-context'),
            shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
            picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),
                     weights: p('weights'), bytes: p('weight-bytes'), kv: p('kv'), context: p('context'),
@@ -697,6 +707,9 @@ def compare_answer(label, got, want, failures):
     if "tokens" in want:
         check(got["tokens"] == want["tokens"], "%s: the page's engine tokens are %r, kvcat fit's %r" % (
             label, got["tokens"], want["tokens"]), failures)
+    if "engine_max" in want:
+        check(got["engineMax"] == want["engine_max"], "%s: the page's largest context llama.cpp starts with is %r, "
+              "kvcat plan's %r" % (label, got["engineMax"], want["engine_max"]), failures)
     if "edge" in want:
         check(got["edge"] == want["edge"], "%s: the page's edge is %r, kvcat fit's %r" % (label, got["edge"], want["edge"]),
               failures)
