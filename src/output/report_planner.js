@@ -124,6 +124,14 @@
       ' (at least), and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
   }
 
+  // A whole start on one card (engine_start_bytes, src/engines/engine_verdict.cc): the weights on
+  // the card, the state, the runtime, the cache, what the card's terms add, and what llama.cpp's
+  // --fit keeps free (none for the textbook, which keeps nothing on the host either). The verdict
+  // at a context and llama.cpp's largest context both sum it here.
+  function llamacppStart(r, state, runtime, kv) {
+    return add(add(add(add(add(sub(r.weights, r.hostBytes), state), runtime), r.overhead), kv), r.fitTarget);
+  }
+
   // kvcat plan's max_context with llama.cpp (engine_max_context, src/engines/engine_verdict.cc): the
   // largest context a sequence, up to the model's native one, at which llama.cpp's whole start (the
   // weights on the card, its runtime, cache and state, and what --fit keeps free) is within the card;
@@ -135,8 +143,7 @@
     const holds = (c) => {
       const l = llamacppFigures(e, engine, c, batch);
       const runtime = llamacppRuntime(e.compute, engine, r.card, l, batch, reserve);
-      const total = add(add(add(add(add(sub(r.weights, r.hostBytes), l.state), runtime.bytes), r.overhead), l.kv), r.fitTarget);
-      return !(cmp(total, r.memory) > 0);
+      return !(cmp(llamacppStart(r, l.state, runtime.bytes, l.kv), r.memory) > 0);
     };
     let low = 1n, high = r.native, best = 0n;
     while (low <= high) {
@@ -456,7 +463,7 @@
     if (error) return { error };
     if (r.pool === undefined) {
       // llama.cpp: the weights on the card, and the memory its --fit keeps free beside the start.
-      r.total = add(add(add(add(add(sub(r.weights, r.hostBytes), r.fixed), r.reserve), r.overhead), r.kv), r.fitTarget);
+      r.total = llamacppStart(r, r.fixed, r.reserve, r.kv);
       r.fits = !(cmp(r.total, r.memory) > 0);
       r.free = sub(r.memory, r.total);
       r.heldEdge = r.held ? llamacppHeldEdge(card, r.held, r.free) : null;
