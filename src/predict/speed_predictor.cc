@@ -25,6 +25,15 @@ double geometric_mean(const std::vector<double>& v) {
 /// Points of one curve as (context, seconds), contexts distinct (repeats averaged), sorted.
 using Line = std::vector<std::pair<double, double>>;
 
+/// `kept` (a curve's line with every point counted) when `held` is false; else the line `work`
+/// gives without the held-out points, kept in `own`.
+template <class Work>
+const Line& unless_held_out(const Line& kept, bool held, Line& own, Work&& work) {
+    if (!held) return kept;
+    own = work();
+    return own;
+}
+
 Line merged(Line line) {
     std::sort(line.begin(), line.end());
     Line out;
@@ -235,12 +244,8 @@ std::optional<SpeedPredictor::CurveValue> SpeedPredictor::on_curve(SpeedMeasure 
                                                                    std::int64_t context,
                                                                    const HeldOut& held_out) const {
     Line own;
-    const Line* kept = &c.seconds[static_cast<std::size_t>(measure)];
-    if (holds_out_any(c, held_out)) {
-        own = seconds_line(measure, c, held_out);
-        kept = &own;
-    }
-    const Line& line = *kept;
+    const Line& line = unless_held_out(c.seconds[static_cast<std::size_t>(measure)], holds_out_any(c, held_out), own,
+                                       [&] { return seconds_line(measure, c, held_out); });
     if (line.empty()) return std::nullopt;
     double x = static_cast<double>(context);
     if (auto inside = interpolate(line, x)) return CurveValue{*inside, true};
@@ -354,12 +359,8 @@ std::optional<RawEstimate> SpeedPredictor::scaled(const SpeedSetup& setup, std::
         // (context, seconds over the roofline's seconds): worked out at the start unless a point of
         // the curve is held out.
         Line own;
-        const Line* kept = &c.shares;
-        if (holds_out_any(c, held_out)) {
-            own = share_line(c, held_out);
-            kept = &own;
-        }
-        const Line& line = *kept;
+        const Line& line =
+            unless_held_out(c.shares, holds_out_any(c, held_out), own, [&] { return share_line(c, held_out); });
         if (line.empty()) continue;
         double x = static_cast<double>(context);
         double share = interpolate(line, x).value_or(x < line.front().first ? line.front().second : line.back().second);
