@@ -6,6 +6,7 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/curve_rules.cc
     src/check/rules/engine_allocation.cc
     src/check/rules/engine_kv_dtype.cc
+    src/check/rules/engine_profile.cc
     src/check/rules/figure_missing.cc
     src/check/rules/id_card_count.cc
     src/check/rules/id_dtype_tag.cc

@@ -49,6 +49,9 @@ struct AllocationPartCheck {
     std::vector<std::string> terms;                             ///< kvcat's arithmetic, term by term
     std::vector<AllocationFigure> figures;                      ///< the printed figures, in record order
     std::optional<Rational> bytes;  ///< what kvcat allocates for the part (llama.cpp's caches and state, SGLang's pool)
+    /// The lint rule that reports the part's figures: "" for engine-allocation (the engine's
+    /// allocator against the model), or another rule's id (engine-profile: a log line's own sums).
+    std::string rule;
 };
 
 /// A figure of the record that kvcat has no rule or no input to judge ("kv_cache": "the line

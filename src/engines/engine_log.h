@@ -56,6 +56,22 @@ struct LoggedBuffer {
     int line = 0;
 };
 
+/// vLLM V1's memory profile as its worker prints it once the CUDA graphs are captured (one line,
+/// "Free memory on device (F/T GiB) on startup. Desired GPU memory utilization is (U, R GiB).
+/// Actual usage is ..."), and the CUDA graphs' estimate line; every figure as printed, "" when
+/// the log has none.
+struct LoggedVllmProfile {
+    std::string free_gib, total_gib, requested_gib;  ///< CUDA's free and total at start, and total x U
+    std::string weights_gib;                         ///< "X GiB for weight"
+    std::string consumed_gib;                        ///< "X GiB for consumed memory (weights + non-torch)"
+    std::string activation_gib, non_torch_gib, cudagraph_gib;
+    std::optional<std::int64_t> fit_bytes;     ///< "--kv-cache-memory=N" ... "to fit into requested memory"
+    std::optional<std::int64_t> full_bytes;    ///< "--kv-cache-memory=N" ... "to fully utilize gpu memory"
+    std::string in_use_gib;                    ///< "Current kv cache memory in use is X GiB."
+    std::optional<std::int64_t> in_use_bytes;  ///< "... is N bytes." (the releases that print bytes)
+    std::string estimate_gib;                  ///< "CUDA graph pool memory: A GiB (actual), E GiB (estimated)"
+};
+
 struct ParsedLog {
     Engine engine = Engine::llamacpp;
     /// The engine as the record names it when it is not `engine` itself: a fork or an application
@@ -84,6 +100,7 @@ struct ParsedLog {
     std::string model_dtype;             ///< "bfloat16"
     std::string gpu_memory_utilization;  ///< "0.25", when the launch's arguments show it
     std::string model_loading_gib;       ///< "14.2488": "Model loading took X GiB", the weights as loaded
+    LoggedVllmProfile profile;
     // SGLang
     std::string k_gb, v_gb, kv_gb;
     std::optional<std::int64_t> page_size;

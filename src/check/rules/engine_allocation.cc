@@ -55,6 +55,7 @@ void engine_allocation(const Record& r, const RecordSet& refs, std::vector<Diagn
     AllocationCheck check = check_allocation(r, *model->model);
     // In the record's order: each part's problem, or the figures of it that do not hold.
     for (const auto& part : check.parts) {
+        if (!part.rule.empty()) continue;  // another rule's figures (engine-profile)
         for (const auto& p : check.problems) {
             if (p.key == part.key || p.key.starts_with(part.key + "."))
                 finding(r, p.key, p.stated, p.expected, p.why, out);

@@ -9,9 +9,12 @@ namespace kvcat {
 namespace {
 
 const std::regex kMarker(
-    R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|Model loading took [0-9.]+ GiB))");
+    R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|Model loading took [0-9.]+ GiB|)"
+    R"(Free memory on device \([0-9.]+/[0-9.]+ GiB\) on startup\. Desired|CUDA graph pool memory:))");
 const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
-const std::regex kTokens(R"(GPU KV cache size: ([0-9,]+) tokens\s*$)");
+// Later releases print the concurrency on the same line: "GPU KV cache size: 460,496 tokens,
+// Maximum concurrency for 131,072 tokens per request: 3.51x".
+const std::regex kTokens(R"(GPU KV cache size: ([0-9,]+) tokens(?:\s*$|(?=, Maximum concurrency)))");
 const std::regex kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x\s*$)");
 const std::regex kVllmVersion(R"(V1 LLM engine \(v([0-9][0-9.a-z+]*)\)|vLLM API server version ([0-9][0-9.a-z+]*))");
 const std::regex kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
@@ -25,6 +28,51 @@ const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
 const std::regex kUtilization(
     R"('gpu_memory_utilization': ([0-9.]+)|gpu_memory_utilization=([0-9.]+)|--gpu-memory-utilization[= ]([0-9.]+))");
 const std::regex kModelLoading(R"(Model loading took ([0-9.]+) GiB)");  // "... and 4.42 seconds" follows
+// The worker's profile, printed once the CUDA graphs are captured (vllm/v1/worker/gpu_worker.py,
+// compile_or_warm_up_model: "for weight ... for non-torch memory" from 0.10.2 at 01efc7ef to 0.20.x,
+// "for consumed memory (weights + non-torch)" in later ones, at 4f819f80), then the
+// --kv-cache-memory it suggests, in bytes, and the pool's memory (GiB, or bytes in 0.10.2).
+const std::regex kProfile(
+    R"(Free memory on device \(([0-9.]+)/([0-9.]+) GiB\) on startup\. Desired GPU memory utilization is )"
+    R"(\(([0-9.]+), ([0-9.]+) GiB\)\. Actual usage is ([0-9.]+) GiB for (weight|consumed memory \(weights \+ )"
+    R"(non-torch\)), ([0-9.]+) GiB for peak activation, (?:([0-9.]+) GiB for non-torch memory, )?and ([0-9.]+) GiB )"
+    R"(for CUDAGraph memory\.)");
+const std::regex kProfileAdvice(
+    R"(--kv-cache-memory=(-?\d+)`(?: \(-?[0-9.]+ GiB\))? to fit into requested memory, or `--kv-cache-memory=)"
+    R"((-?\d+)`(?: \(-?[0-9.]+ GiB\))? to fully utilize gpu memory\. Current kv cache memory in use is )"
+    R"(([0-9.]+) (GiB|bytes)\.)");
+const std::regex kGraphPool(R"(CUDA graph pool memory: ([0-9.]+) GiB \(actual\), ([0-9.]+) GiB \(estimated\))");
+
+void read_concurrency(LogCursor& cur, const std::smatch& m, ParsedLog& out) {
+    cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
+    if (!out.max_model_len) out.max_model_len = cur.count(m[1], "tokens per request");
+}
+
+/// Reads the profile line into `out` (its utilization into the settings' when they gave none).
+void read_profile(LogCursor& cur, const std::smatch& m, ParsedLog& out) {
+    LoggedVllmProfile& p = out.profile;
+    cur.once("profile free", p.free_gib, cur.decimal(m[1], "free memory on device"));
+    cur.once("profile total", p.total_gib, cur.decimal(m[2], "total memory on device"));
+    std::string utilization = cur.decimal(m[3], "desired GPU memory utilization");
+    if (out.gpu_memory_utilization.empty()) out.gpu_memory_utilization = utilization;
+    cur.once("profile requested", p.requested_gib, cur.decimal(m[4], "desired GPU memory"));
+    std::string& used = m[6] == "weight" ? p.weights_gib : p.consumed_gib;
+    cur.once("profile used", used, cur.decimal(m[5], m[6] == "weight" ? "weight" : "consumed memory"));
+    cur.once("profile activation", p.activation_gib, cur.decimal(m[7], "peak activation"));
+    if (m[8].matched) cur.once("profile non-torch", p.non_torch_gib, cur.decimal(m[8], "non-torch memory"));
+    cur.once("profile graphs", p.cudagraph_gib, cur.decimal(m[9], "CUDAGraph memory"));
+    std::smatch a;
+    std::string rest = m.suffix();
+    if (!std::regex_search(rest, a, kProfileAdvice)) return;
+    using Bytes = std::optional<std::int64_t>;
+    cur.once("profile fit", p.fit_bytes, Bytes(cur.whole(a[1], "--kv-cache-memory to fit into requested memory")));
+    cur.once("profile full", p.full_bytes, Bytes(cur.whole(a[2], "--kv-cache-memory to fully utilize gpu memory")));
+    if (a[4] == "bytes") {
+        cur.once("profile in use", p.in_use_bytes, Bytes(cur.whole(a[3], "kv cache memory in use")));
+    } else {
+        cur.once("profile in use", p.in_use_gib, cur.decimal(a[3], "kv cache memory in use"));
+    }
+}
 
 class VllmLogReader final : public LogReader {
   public:
@@ -53,7 +101,7 @@ class VllmLogReader final : public LogReader {
 
     std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
         return cur.position(kMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
-                                      "Model loading took"});
+                                      "Model loading took", "Free memory on device", "CUDA graph pool memory"});
     }
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
@@ -62,11 +110,16 @@ class VllmLogReader final : public LogReader {
             cur.once("available", out.available_gib, cur.decimal(m[1], "available KV cache memory"));
         } else if (std::regex_search(figure, m, kTokens)) {
             cur.once("tokens", out.tokens, cur.count(m[1], "GPU KV cache size"));
+            std::string rest = m.suffix();
+            if (std::regex_search(rest, m, kConcurrency)) read_concurrency(cur, m, out);
         } else if (std::regex_search(figure, m, kModelLoading)) {
             cur.once("model loading", out.model_loading_gib, cur.decimal(m[1], "model loading"));
+        } else if (std::regex_search(figure, m, kProfile)) {
+            read_profile(cur, m, out);
+        } else if (std::regex_search(figure, m, kGraphPool)) {
+            cur.once("graph pool", out.profile.estimate_gib, cur.decimal(m[2], "CUDA graph estimate"));
         } else if (std::regex_search(figure, m, kConcurrency)) {
-            cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
-            if (!out.max_model_len) out.max_model_len = cur.count(m[1], "tokens per request");
+            read_concurrency(cur, m, out);
         } else {
             return false;
         }
@@ -103,6 +156,20 @@ void vllm_record_block(const ParsedLog& log, std::string& t) {
     yaml_optional(t, "model_dtype", log.model_dtype);
     yaml_optional(t, "gpu_memory_utilization", log.gpu_memory_utilization);
     yaml_optional(t, "model_loading_gib", log.model_loading_gib);
+    const LoggedVllmProfile& p = log.profile;
+    yaml_optional(t, "free_on_start_gib", p.free_gib);
+    yaml_optional(t, "cuda_total_gib", p.total_gib);
+    yaml_optional(t, "requested_gib", p.requested_gib);
+    yaml_optional(t, "weights_gib", p.weights_gib);
+    yaml_optional(t, "consumed_gib", p.consumed_gib);
+    yaml_optional(t, "activation_peak_gib", p.activation_gib);
+    yaml_optional(t, "non_torch_gib", p.non_torch_gib);
+    yaml_optional(t, "cudagraph_gib", p.cudagraph_gib);
+    yaml_optional(t, "cudagraph_estimate_gib", p.estimate_gib);
+    yaml_optional(t, "kv_cache_memory_fit_bytes", p.fit_bytes);
+    yaml_optional(t, "kv_cache_memory_full_bytes", p.full_bytes);
+    yaml_optional(t, "kv_in_use_gib", p.in_use_gib);
+    yaml_optional(t, "kv_in_use_bytes", p.in_use_bytes);
 }
 
 }  // namespace kvcat

@@ -6,6 +6,7 @@
 
 #include "engines/allocation_fields.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_profile.h"
 #include "vocab/dtype_spelling.h"
 
 namespace kvcat {
@@ -62,7 +63,8 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     read_part(r, "vllm", {"available_kv_gib", "tokens", "concurrency"}, part);
     // The weights as loaded are a printed figure (its line stands under what the engine printed),
     // not a setting.
-    std::erase_if(part.settings, [](const auto& kv) { return kv.first == "model_loading_gib"; });
+    std::erase_if(part.settings,
+                  [](const auto& kv) { return kv.first == "model_loading_gib" || vllm_profile_key(kv.first); });
     auto finish = [&] { out.parts.push_back(std::move(part)); };
     if (!text(r, "vllm.model_loading_gib").empty()) {
         out.not_judged.push_back({"vllm.model_loading_gib",
@@ -160,6 +162,12 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
 
 void vllm_check_record(const Record& r, const Model& m, AllocationCheck& out) {
     vllm(r, m, out);
+    // The profile line's sums need no model; the engine-profile rule reports them.
+    VllmProfileCheck profile = vllm_profile_check(r);
+    if (!profile.any) return;
+    profile.part.rule = "engine-profile";
+    out.parts.push_back(std::move(profile.part));
+    out.not_judged.insert(out.not_judged.end(), profile.not_judged.begin(), profile.not_judged.end());
 }
 
 void vllm_summarise(const Record& r, const AllocationCheck& c, AllocationSummary& out, AllocationHeadline& headline) {
@@ -172,7 +180,8 @@ void vllm_summarise(const Record& r, const AllocationCheck& c, AllocationSummary
     out.context = integer(r, "vllm.max_model_len");
     out.tokens = integer(r, "vllm.tokens");
     out.tensor_parallel = integer(r, "vllm.tensor_parallel").value_or(1);
-    for (std::size_t i = 0; i < c.parts.size() && out.tokens; ++i) {
+    bool pool = std::any_of(c.parts.begin(), c.parts.end(), [](const auto& p) { return p.rule.empty(); });
+    if (pool && out.tokens) {
         headline.printed.push_back(group_thousands(*out.tokens));
         const AllocationFigure* f = find_figure(c, "vllm.tokens");
         headline.computed.push_back(f ? f->computed : "");
@@ -185,6 +194,20 @@ void vllm_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>& out) {
     add_logged(out, "vllm.tokens", log.tokens);
     add_logged(out, "vllm.concurrency", log.concurrency, true);
     add_logged(out, "vllm.model_loading_gib", log.model_loading_gib, true);
+    const LoggedVllmProfile& p = log.profile;
+    add_logged(out, "vllm.free_on_start_gib", p.free_gib, true);
+    add_logged(out, "vllm.cuda_total_gib", p.total_gib, true);
+    add_logged(out, "vllm.requested_gib", p.requested_gib, true);
+    add_logged(out, "vllm.weights_gib", p.weights_gib, true);
+    add_logged(out, "vllm.consumed_gib", p.consumed_gib, true);
+    add_logged(out, "vllm.activation_peak_gib", p.activation_gib, true);
+    add_logged(out, "vllm.non_torch_gib", p.non_torch_gib, true);
+    add_logged(out, "vllm.cudagraph_gib", p.cudagraph_gib, true);
+    add_logged(out, "vllm.cudagraph_estimate_gib", p.estimate_gib, true);
+    add_logged(out, "vllm.kv_cache_memory_fit_bytes", p.fit_bytes);
+    add_logged(out, "vllm.kv_cache_memory_full_bytes", p.full_bytes);
+    add_logged(out, "vllm.kv_in_use_gib", p.in_use_gib, true);
+    add_logged(out, "vllm.kv_in_use_bytes", p.in_use_bytes);
 }
 
 }  // namespace kvcat

@@ -59,7 +59,9 @@ const EngineRules vllm_rules{
     .logged_figures = vllm_logged_figures,
     .log_reader = vllm_log_reader,
     .record_block = vllm_record_block,
-    .log_formats = "Available KV cache memory, GPU KV cache size, Maximum concurrency, and its config line",
+    .log_formats =
+        "Available KV cache memory, GPU KV cache size, Maximum concurrency, its memory profile line and its config "
+        "line",
 };
 
 }  // namespace kvcat
