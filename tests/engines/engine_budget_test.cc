@@ -127,6 +127,63 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
     }
 }
 
+// A 0.27.1 start whose profile line splits what vLLM took off its share
+// (tests/fixtures/engine-logs/vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000): kvcat's pool is
+// over the printed one by the sum of three differences the line names, each stated in
+// docs/engines.md: vLLM's share is of CUDA's total (95.01 GiB), not nvidia-smi's; its weights as
+// loaded and the memory outside torch (NCCL over four cards without NVLink) are the "consumed"
+// 56.89 GiB, not the parameters' bytes; and its peak activation is 0.76 GiB, not the 1 GiB reserve.
+TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
+    std::string log =
+        test::read_file(std::string(KVCAT_SOURCE_DIR) +
+                        "/tests/fixtures/engine-logs/vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000.log");
+    ASSERT_TRUE(test::contains(log,
+                               "Free memory on device (94.05/95.01 GiB) on startup. Desired GPU memory "
+                               "utilization is (0.9, 85.51 GiB). Actual usage is 56.89 GiB for consumed memory "
+                               "(weights + non-torch), 0.76 GiB for peak activation"));
+    ASSERT_TRUE(test::contains(log, "Current kv cache memory in use is 27.85 GiB."));
+    ASSERT_TRUE(test::contains(log, "GPU KV cache size: 621,392 tokens"));
+    test::KvcatRunner k;
+    test::Outcome o = k.run({"fit",
+                             "--records",
+                             KVCAT_SOURCE_DIR "/records",
+                             "--model",
+                             "qwen3-235b-a22b",
+                             "--accelerator",
+                             "nvidia-rtx-pro-6000-blackwell-server",
+                             "--gpus",
+                             "4",
+                             "--weight-quant",
+                             "fp8",
+                             "--kv-dtype",
+                             "bf16",
+                             "--engine",
+                             "vllm",
+                             "--engine-version",
+                             "0.27.1",
+                             "--max-model-len",
+                             "32768",
+                             "--gpu-memory-utilization",
+                             "0.90",
+                             "--max-num-seqs",
+                             "32",
+                             "--format",
+                             "json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    nlohmann::json j = nlohmann::json::parse(o.out);
+    const double gib = static_cast<double>(std::int64_t{1} << 30);
+    double memory = j["memory_bytes"].get<double>() / gib, weights = j["weight_bytes"].get<double>() / gib;
+    double pool = j["engine"]["budget_bytes"].get<double>() / gib;
+    double share = 0.9 * memory - 85.51, loaded = 56.89 - weights, reserve = 0.76 - 1.0;
+    // Each printed figure is within 0.005 GiB of its bytes: four of them, so the sum within 0.02.
+    EXPECT_NEAR(pool - 27.85, share + loaded + reserve, 0.02);
+    EXPECT_NEAR(share, 0.52, 0.01);
+    EXPECT_NEAR(loaded, 2.18, 0.01);
+    // The error docs/engines.md states for this start: 2.47 GiB over, tokens 8.9% over.
+    EXPECT_NEAR(pool - 27.85, 2.47, 0.01);
+    EXPECT_NEAR(j["engine_tokens"].get<double>() / 621392.0, 1.089, 0.001);
+}
+
 TEST(VllmBudget, AShareOutsideZeroToOneIsRefusedInWords) {
     test::KvcatRunner k;
     for (const char* bad : {"0", "1.5", "-0.2", "most"}) {

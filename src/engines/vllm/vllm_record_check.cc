@@ -72,7 +72,12 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
                                   "vLLM loads beside them"});
     }
     auto tokens = integer(r, "vllm.tokens");
-    auto gib = Rational::parse(text(r, "vllm.available_kv_gib"));
+    // The profile line's "Current kv cache memory in use" prints the same figure as "Available KV
+    // cache memory" (available_kv_cache_memory_bytes, gpu_worker.py), for a log that shows only it.
+    std::string memory_key = text(r, "vllm.available_kv_gib").empty() && !text(r, "vllm.kv_in_use_gib").empty()
+                                 ? "vllm.kv_in_use_gib"
+                                 : "vllm.available_kv_gib";
+    auto gib = Rational::parse(text(r, memory_key));
     if (!tokens) return finish();
     if (!gib) {
         out.not_judged.push_back(
@@ -105,8 +110,9 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
         VllmPool hi = vllm_pool(m, *dtype, s, ((*gib + half) * unit).floor());
         std::int64_t block = lo.block_size;
         part.terms.push_back(fmt::format(
-            "memory: {} GiB as printed, so {:.3f} to {:.3f} GiB ({} to {} bytes){}", text(r, "vllm.available_kv_gib"),
-            gib->to_double() - 0.005, gib->to_double() + 0.005, group_thousands(((*gib - half) * unit).floor()),
+            "memory: {} GiB as printed{}, so {:.3f} to {:.3f} GiB ({} to {} bytes){}", text(r, memory_key),
+            memory_key == "vllm.kv_in_use_gib" ? " (the profile line's kv cache in use)" : "", gib->to_double() - 0.005,
+            gib->to_double() + 0.005, group_thousands(((*gib - half) * unit).floor()),
             group_thousands(((*gib + half) * unit).floor()), s.gpus > 1 ? " on each card" : ""));
         part.terms.push_back(fmt::format("pool: {} to {} blocks of {} tokens in {} group{} of {} layer{}",
                                          group_thousands(lo.num_blocks), group_thousands(hi.num_blocks), block,
