@@ -42,19 +42,14 @@ std::vector<std::string> split_commas(const std::string& text) {
     return out;
 }
 
-Rational ReserveOption::bytes() const {
-    std::optional<Rational> value = given() ? Rational::parse(gib) : std::optional<Rational>(Rational(1));
-    // add_reserve_option's check refused anything else when the command line was parsed.
-    if (!value || value->is_negative()) throw std::invalid_argument("--reserve-gib was not checked: " + gib);
-    return *value * Rational(1LL << 30);
-}
-
 CLI::Option* add_reserve_option(CLI::App& sub, ReserveOption& reserve) {
+    // Parsed once, by the check that refuses it: the option's value is the number itself, so no
+    // later reader can meet text the check never saw.
     return sub
-        .add_option("--reserve-gib", reserve.gib,
-                    "Memory held back on each card for the runtime, GiB (default 1; with --engine llama.cpp, what "
-                    "the card holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's "
-                    "driver)")
+        .add_option_function<std::string>(
+            "--reserve-gib", [&reserve](const std::string& text) { reserve.gib = Rational::parse(text); },
+            "Memory held back on each card for the runtime, GiB (default 1; with --engine llama.cpp, what the card "
+            "holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's driver)")
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
                 auto value = Rational::parse(text);

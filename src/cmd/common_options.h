@@ -3,6 +3,7 @@
 // command that takes it; a command says only what it does with the option.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,12 @@ std::vector<std::string> split_commas(const std::string& text);
 
 /// --reserve-gib, as fit and plan read it: the memory held back on each card for the runtime.
 struct ReserveOption {
-    std::string gib;  ///< as written, checked by add_reserve_option; "" = not given
+    /// The GiB given, as add_reserve_option read it once its check passed; none when not given.
+    std::optional<Rational> gib;
     /// Whether it was given: an engine that works out its runtime (llama.cpp) takes it only then.
-    [[nodiscard]] bool given() const { return !gib.empty(); }
+    [[nodiscard]] bool given() const { return gib.has_value(); }
     /// The bytes: what was given, or 1 GiB.
-    [[nodiscard]] Rational bytes() const;
+    [[nodiscard]] Rational bytes() const { return gib.value_or(Rational(1)) * Rational(1LL << 30); }
 };
 /// Adds --reserve-gib; a value that is not a non-negative number of GiB is refused when parsed.
 CLI::Option* add_reserve_option(CLI::App& sub, ReserveOption& reserve);
