@@ -158,6 +158,16 @@
     return best;
   }
 
+  // The largest context does not depend on the context field: it is kept per choice without it, so
+  // that typing a context does not halve over the native context again at every keystroke.
+  const largestCache = new Map();
+  function largestFor(choice, compute) {
+    const text = (v) => (v !== null && typeof v === 'object' ? v.n + '/' + v.d : String(v));  // a fraction, or as it is
+    const key = Object.keys(choice).filter((k) => k !== 'context').sort().map((k) => k + '=' + text(choice[k])).join('&');
+    if (!largestCache.has(key)) largestCache.set(key, compute());
+    return largestCache.get(key);
+  }
+
   // The held memory that would turn a llama.cpp verdict leaving `spare` bytes free, when the starts
   // the card's figure is fitted to reach it (llamacpp_held_edge, src/engines/llamacpp/llamacpp_card_held.cc):
   // the same sentence kvcat fit prints as "on the edge:", or null.
@@ -495,7 +505,7 @@
       r.llama = llamacppFigures(e, engine, context, batch);
       r.fitTarget = parseQ(engine.fit_target);
       const runtime = llamacppRuntime(e.compute, engine, r.card, r.llama, batch, r.reserve);
-      r.engineMax = llamacppLargest(r, e, engine, batch, r.reserve);
+      r.engineMax = largestFor(choice, () => llamacppLargest(r, e, engine, batch, r.reserve));
       r.reserve = runtime.bytes;
       r.reserveHow = runtime.how;
       r.held = runtime.held || null;
@@ -801,6 +811,13 @@
             : r.native > 0n && r.maxContext > r.native ? ' (above the native ' + grouped(r.native) + '; the model itself stops there)' : '') +
           (engine.id === 'textbook' ? '' : ' (kvcat fit\'s max_context: the design\'s figure; what ' + engine.name +
             ' holds and decides at this context is below)'));
+      if (engine.id === 'llama.cpp' && r.engineMax !== null) {
+        fact('Largest context llama.cpp starts with', output('engine-max-context', String(r.engineMax), grouped(r.engineMax)),
+          r.engineMax === 0n ? ' (not even one token: its start does not fit this card)'
+            : ' tokens a sequence, -c ' + grouped(r.engineMax * batch) + (batch > 1n ? ' -np ' + choice.batch : '') +
+              ' (kvcat plan --engine llama.cpp\'s max_context: its whole start within the card' +
+              (isZero(r.fitTarget) ? '' : ', with the ' + gib(r.fitTarget) + ' its --fit keeps free') + ')');
+      }
       const kvHow = {
         textbook: '',
         'llama.cpp': r.llama && ': what llama.cpp allocates for -c ' + grouped(context * batch) + ' -np ' + choice.batch + ', ' +
@@ -812,13 +829,6 @@
           (choice.gpus > 1 ? ', on each card' : ''),
       }[engine.id] || '';
       fact('KV cache at ' + ctxText + (batch > 1n ? ' × ' + choice.batch : ''), output('kv-bytes', exactText(r.kv), bytesText(r.kv)), ' (' + gib(r.kv) + ')' + kvHow);
-      if (engine.id === 'llama.cpp' && r.engineMax !== null) {
-        fact('Largest context llama.cpp starts with', output('engine-max-context', String(r.engineMax), grouped(r.engineMax)),
-          r.engineMax === 0n ? ' (not even one token: its start does not fit this card)'
-            : ' tokens a sequence, -c ' + grouped(r.engineMax * batch) + (batch > 1n ? ' -np ' + choice.batch : '') +
-              ' (kvcat plan --engine llama.cpp\'s max_context: its whole start within the card' +
-              (isZero(r.fitTarget) ? '' : ', with the ' + gib(r.fitTarget) + ' its --fit keeps free') + ')');
-      }
       if (engine.id === 'llama.cpp') {
         fact('Cells llama.cpp holds', output('engine-tokens', String(r.engineTokens), grouped(r.engineTokens)),
           batch > 1n ? ' (' + choice.batch + ' streams × ' + grouped(r.llama.cells) + '; no sequence holds more than ' + grouped(r.llama.cells) + ' tokens)'
