@@ -47,7 +47,7 @@ struct FitOptions {
 };
 
 /// "8k,32k,128k" as tokens; nullopt (and a logged error) on a bad entry.
-std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
+std::optional<std::vector<std::int64_t>> parse_fit_contexts(const std::string& text) {
     std::vector<std::int64_t> out;
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -456,7 +456,7 @@ int run_fit(const FitOptions& o) {
     setup.reserve_given = o.reserve.given();
     std::vector<std::int64_t> contexts;
     if (!o.contexts.empty()) {
-        auto parsed = parse_contexts(o.contexts);
+        auto parsed = parse_fit_contexts(o.contexts);
         if (!parsed) return ExitCode::failure;
         contexts = *parsed;
     }

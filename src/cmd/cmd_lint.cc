@@ -22,7 +22,7 @@ namespace kvcat::cmd {
 
 namespace {
 
-struct LintOptions {
+struct LintCommandOptions {
     std::vector<std::string> paths;
     Common common;  ///< its format empty: github under GitHub Actions, else text
     std::string color = "auto";
@@ -69,7 +69,7 @@ bool check_rule_names(const std::vector<std::string>& names) {
     return ok;
 }
 
-int run_lint(const LintOptions& options, bool quiet) {
+int run_lint(const LintCommandOptions& options, bool quiet) {
     if (options.list_rules) return list_rules(options.common.format);
     if (!check_rule_names(options.rules)) return ExitCode::failure;
     if (!options.common.format.empty() && !parse_diagnostic_format(options.common.format)) {
@@ -159,7 +159,7 @@ int run_lint(const LintOptions& options, bool quiet) {
 }  // namespace
 
 void setup_lint(CLI::App& app, int& exit_code) {
-    auto options = std::make_shared<LintOptions>();
+    auto options = std::make_shared<LintCommandOptions>();
     CLI::App* sub = app.add_subcommand("lint", "Check records: schema, references and every byte figure");
     sub->add_option("paths", options->paths, "Record files or folders (default: records/)");
     add_format_option(*sub, options->common, FormatFamily::diagnostics);

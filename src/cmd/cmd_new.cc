@@ -31,7 +31,7 @@ struct NewKvOptions {
 };
 
 /// "0,16k,32k" -> {0, 16384, 32768}; nullopt (after an error message) when a part is not a context.
-std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text) {
+std::optional<std::vector<std::int64_t>> parse_new_contexts(const std::string& text) {
     std::vector<std::int64_t> out;
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -57,7 +57,7 @@ std::optional<std::vector<std::int64_t>> parse_contexts(const std::string& text)
 }
 
 int run_new_kv(const NewKvOptions& o) {
-    auto contexts = parse_contexts(o.context);
+    auto contexts = parse_new_contexts(o.context);
     if (!contexts) return ExitCode::failure;
     auto catalog = load_records_for_skeleton(o.common.records);
     if (!catalog) return ExitCode::failure;

@@ -16,7 +16,7 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 4> kFormats = {"text", "github", "json", "sarif"};
+constexpr std::array<std::string_view, 4> kDiagnosticFormats = {"text", "github", "json", "sarif"};
 
 constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -62,14 +62,14 @@ std::string percent_encode_path(std::string_view path) {
 }  // namespace
 
 std::optional<DiagnosticFormat> parse_diagnostic_format(std::string_view name) {
-    for (std::size_t i = 0; i < kFormats.size(); ++i) {
-        if (kFormats[i] == name) return static_cast<DiagnosticFormat>(i);
+    for (std::size_t i = 0; i < kDiagnosticFormats.size(); ++i) {
+        if (kDiagnosticFormats[i] == name) return static_cast<DiagnosticFormat>(i);
     }
     return std::nullopt;
 }
 
 std::span<const std::string_view> diagnostic_format_names() {
-    return kFormats;
+    return kDiagnosticFormats;
 }
 
 LintSummary summarize(std::span<const Diagnostic> diagnostics, std::size_t files_checked) {

@@ -23,7 +23,7 @@ json pairs_json(const std::vector<std::pair<std::string, std::string>>& pairs) {
     return out;
 }
 
-std::string bytes_text(const Rational& r) {
+std::string bytes_display(const Rational& r) {
     return r.is_integer() ? group_thousands(r.num()) : r.to_display();
 }
 
@@ -41,7 +41,7 @@ json part_json(const AllocationPartCheck& p) {
                 {"settings", pairs_json(p.settings)},
                 {"terms", p.terms},
                 {"figures", figures}};
-    if (p.bytes) out["bytes"] = bytes_text(*p.bytes);
+    if (p.bytes) out["bytes"] = bytes_display(*p.bytes);
     return out;
 }
 
@@ -53,10 +53,10 @@ json textbook_json(const AllocationCheck& c, const Model& m) {
     json out = {{"rule", a.rule},
                 {"context", a.context},
                 {"sequences", a.sequences},
-                {"engine_bytes_per_token", bytes_text(a.engine_bytes_per_token)},
-                {"textbook_bytes_per_token", bytes_text(a.textbook_bytes_per_token)},
-                {"textbook_kv_bytes", bytes_text(a.textbook_kv_bytes)},
-                {"textbook_state_bytes", bytes_text(a.textbook_state_bytes)},
+                {"engine_bytes_per_token", bytes_display(a.engine_bytes_per_token)},
+                {"textbook_bytes_per_token", bytes_display(a.textbook_bytes_per_token)},
+                {"textbook_kv_bytes", bytes_display(a.textbook_kv_bytes)},
+                {"textbook_state_bytes", bytes_display(a.textbook_state_bytes)},
                 {"per_card", a.per_card},
                 {"differences", diffs}};
     if (rules_of(c.engine).sizing == EngineSizing::at_start) {
@@ -66,14 +66,15 @@ json textbook_json(const AllocationCheck& c, const Model& m) {
             if (!p.bytes) continue;
             (p.key == "recurrent" ? state : kv) += *p.bytes;
         }
-        out["engine_kv_bytes"] = bytes_text(kv);
-        out["engine_state_bytes"] = bytes_text(state);
+        out["engine_kv_bytes"] = bytes_display(kv);
+        out["engine_state_bytes"] = bytes_display(state);
     } else {
-        out["engine_kv_bytes"] = bytes_text(a.kv_bytes);
-        out["engine_state_bytes"] = bytes_text(a.state_bytes);
+        out["engine_kv_bytes"] = bytes_display(a.kv_bytes);
+        out["engine_state_bytes"] = bytes_display(a.state_bytes);
         json parts = json::array();
         for (const auto& p : a.parts) {
-            parts.push_back({{"part", std::string(name_of(p.kind))}, {"bytes", bytes_text(p.bytes())}, {"how", p.how}});
+            parts.push_back(
+                {{"part", std::string(name_of(p.kind))}, {"bytes", bytes_display(p.bytes())}, {"how", p.how}});
         }
         out["request_parts"] = parts;
         if (a.hybrid_manager) out["hybrid_manager"] = a.hybrid_manager_why;

@@ -16,7 +16,8 @@ namespace kvcat {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kFormats = {"table", "csv", "tsv", "json", "ndjson", "markdown", "vertical"};
+constexpr std::array<std::string_view, 7> kTableFormats = {"table",  "csv",      "tsv",     "json",
+                                                           "ndjson", "markdown", "vertical"};
 
 // U+2026: one display column, where "..." would take three from the value.
 constexpr const char* kEllipsis = "\u2026";
@@ -557,14 +558,14 @@ bool wants_vertical(const Table& t, const RenderOptions& options) {
 }  // namespace
 
 std::optional<TableFormat> parse_table_format(std::string_view name) {
-    for (std::size_t i = 0; i < kFormats.size(); ++i) {
-        if (kFormats[i] == name) return static_cast<TableFormat>(i);
+    for (std::size_t i = 0; i < kTableFormats.size(); ++i) {
+        if (kTableFormats[i] == name) return static_cast<TableFormat>(i);
     }
     return std::nullopt;
 }
 
 std::span<const std::string_view> table_format_names() {
-    return kFormats;
+    return kTableFormats;
 }
 
 std::string human_bytes(double bytes) {

@@ -24,7 +24,7 @@ using json = nlohmann::json;
 
 const Rational kGiB(1LL << 30);
 
-json cell_json(const Cell& c) {
+json page_cell_json(const Cell& c) {
     if (const auto* i = std::get_if<std::int64_t>(&c)) return *i;
     if (const auto* d = std::get_if<double>(&c)) return *d;
     if (const auto* s = std::get_if<std::string>(&c)) return *s;
@@ -385,7 +385,7 @@ json speed_row(const Context& c, const std::vector<Cell>& row, const char* value
             {"kv_cache_dtype", c.rows.text(row, "kv_cache_dtype")},
             {"context_length", c.rows.integer(row, "context_length").value_or(0)},
             {value_name, value},
-            {"roofline_tps", cell_json(c.rows.at(row, "roofline_tps"))},
+            {"roofline_tps", page_cell_json(c.rows.at(row, "roofline_tps"))},
             {"row", c.rows.text(row, "id")},
             {"record", record},
             {"file", c.rows.text(row, "file")},
@@ -822,7 +822,7 @@ json rows_table(const Context& c) {
     json links = json::array();
     for (const auto& row : t.rows) {
         json cells = json::array();
-        for (const auto& cell : row) cells.push_back(cell_json(cell));
+        for (const auto& cell : row) cells.push_back(page_cell_json(cell));
         rows.push_back(std::move(cells));
         std::string file = c.rows.text(row, "file");
         links.push_back(file.empty() || !c.input.link ? json(nullptr) : json(c.input.link(file)));

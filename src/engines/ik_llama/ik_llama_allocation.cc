@@ -12,10 +12,6 @@ namespace kvcat {
 
 namespace {
 
-std::int64_t pad(std::int64_t n, std::int64_t to) {
-    return (n + to - 1) / to * to;
-}
-
 bool is_f16_or_bf16(const CacheDtype& d) {
     std::string_view n(d.name);
     return n == "f16" || n == "bf16";
@@ -89,7 +85,7 @@ EngineAnswer ik_llama_allocation(const Model& model, const CacheDtype& dtype, co
         });
         if (context == 0) throw EngineError(fmt::format("not even {} cells fit in the memory given", unit));
     }
-    std::int64_t cells = pad(context, unit);
+    std::int64_t cells = llama_pad(context, unit);
     fill(model, dtype, v, s, cells, a);
     a.context = cells;
     a.tokens = cells;

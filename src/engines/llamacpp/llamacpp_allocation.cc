@@ -15,10 +15,6 @@ namespace {
 
 constexpr std::int64_t kCellPad = kLlamaCellPad;
 
-std::int64_t pad(std::int64_t n, std::int64_t to) {
-    return (n + to - 1) / to * to;
-}
-
 bool in_scope(LayerSet::Role role, LlamaCacheScope scope) {
     using Role = LayerSet::Role;
     switch (scope) {
@@ -73,16 +69,16 @@ LlamaStateBytes llamacpp_state_bytes(const Model& model, std::int64_t cells) {
 }
 
 std::int64_t llamacpp_cells(std::int64_t context, std::int64_t parallel, bool unified, std::int64_t cell_pad) {
-    std::int64_t n_ctx = pad(context, cell_pad);
+    std::int64_t n_ctx = llama_pad(context, cell_pad);
     if (unified || parallel <= 1) return n_ctx;
-    return pad(n_ctx / parallel, cell_pad);
+    return llama_pad(n_ctx / parallel, cell_pad);
 }
 
 std::int64_t llamacpp_swa_cells(std::int64_t size_base, std::int64_t window, std::int64_t parallel, bool unified,
                                 std::int64_t ubatch, bool swa_full, std::int64_t cell_pad) {
     if (swa_full) return size_base;
     std::int64_t want = checked_add(checked_mul(window, unified ? parallel : 1), ubatch);
-    return pad(std::min(size_base, want), cell_pad);
+    return llama_pad(std::min(size_base, want), cell_pad);
 }
 
 std::int64_t llamacpp_cell_pad(std::string_view version, bool flash_attn) {

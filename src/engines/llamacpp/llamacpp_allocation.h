@@ -29,6 +29,11 @@ namespace kvcat {
 /// (llama-context.cpp and llama-kv-cache-iswa.cpp).
 inline constexpr std::int64_t kLlamaCellPad = 256;
 
+/// `n` rounded up to a whole number of `to` (GGML_PAD): cells to the pad, rows to a block.
+inline constexpr std::int64_t llama_pad(std::int64_t n, std::int64_t to) {
+    return (n + to - 1) / to * to;
+}
+
 /// Which layers a llama.cpp cache holds.
 enum class LlamaCacheScope {
     base,  ///< the layers that keep every token (all of them without an SWA cache of their own)

@@ -9,7 +9,7 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kMarker(R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size))");
+const std::regex kLlamaMarker(R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size))");
 const std::regex kLlamaCache(
     R"(llama_kv_cache\w*: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)(?:/(\d+))? seqs\)(?:, K \((\w+)\): +([0-9][0-9.,]*) MiB, V \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
 const std::regex kLlamaRecurrent(
@@ -70,7 +70,7 @@ class LlamaLogReader final : public LogReader {
     }
 
     std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
-        return cur.position(kMarker, {"llama_kv_cache", "llama_memory_recurrent", "KV self size"});
+        return cur.position(kLlamaMarker, {"llama_kv_cache", "llama_memory_recurrent", "KV self size"});
     }
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {

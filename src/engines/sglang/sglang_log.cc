@@ -8,7 +8,7 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kMarker(R"((KV Cache is allocated\.|Mamba Cache is allocated\.|max_total_num_tokens=))");
+const std::regex kSglangMarker(R"((KV Cache is allocated\.|Mamba Cache is allocated\.|max_total_num_tokens=))");
 const std::regex kSglangKv(
     R"(KV Cache is allocated\. (?:dtype: torch\.\w+, )?#tokens: (\d+), (?:K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB)\s*$)");
 // SGLang's Mamba pool (a hybrid's conv and SSM state): "GB" with or without a space before it. The
@@ -46,7 +46,8 @@ class SglangLogReader final : public LogReader {
     }
 
     std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
-        return cur.position(kMarker, {"KV Cache is allocated.", "Mamba Cache is allocated.", "max_total_num_tokens="});
+        return cur.position(kSglangMarker,
+                            {"KV Cache is allocated.", "Mamba Cache is allocated.", "max_total_num_tokens="});
     }
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {

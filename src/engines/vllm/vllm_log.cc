@@ -8,7 +8,7 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kMarker(
+const std::regex kVllmMarker(
     R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|Model loading took [0-9.]+ GiB|)"
     R"(Free memory on device \([0-9.]+/[0-9.]+ GiB\) on startup\. Desired|CUDA graph pool memory:))");
 const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
@@ -100,8 +100,8 @@ class VllmLogReader final : public LogReader {
     }
 
     std::optional<std::size_t> figure_start(const LogCursor& cur) const override {
-        return cur.position(kMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
-                                      "Model loading took", "Free memory on device", "CUDA graph pool memory"});
+        return cur.position(kVllmMarker, {"GPU KV cache size:", "Available KV cache memory:", "Maximum concurrency for",
+                                          "Model loading took", "Free memory on device", "CUDA graph pool memory"});
     }
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
