@@ -3,7 +3,8 @@
 # header and whose output/ stage includes a header by its bare name, naming file and line of
 # each, and passes the same tree once both are mended. Then, with --objects and a C++ compiler,
 # it fails on a build whose support/ object calls a function a check/ object defines (through a
-# declaration, so every include is in order), naming both files, and passes once the call is gone.
+# declaration, so every include is in order), naming both files, and passes once the call is gone;
+# and names the call again when the objects are a unity build's runs of a folder each.
 set -euo pipefail
 source_dir=$1
 cxx=$2
@@ -57,6 +58,22 @@ compile support/diagnostic
 compile check/registry
 "$source_dir/tools/check-stages" "$tmp" --objects "$tmp/build" >/dev/null 2>&1 ||
     fail "the mended build does not pass"
+# The same call up the list, with the objects a unity build writes: one run of a folder's files
+# (CMakeLists.txt, kvcat_unity_by_folder), named for the folder and read as its stage.
+mkdir -p "$tmp/unity/CMakeFiles/lib.dir/Unity"
+printf 'namespace kvcat { int registered(int); int make(int x) { return registered(x) + 1; } }\n' \
+    >"$tmp/src/support/diagnostic.cc"
+printf 'namespace kvcat { int registered(int x) { return x * 2; } }\n' >"$tmp/src/check/registry.cc"
+"$cxx" -c "$tmp/src/support/diagnostic.cc" -o "$tmp/unity/CMakeFiles/lib.dir/Unity/unity_support_0_cxx.cxx.o"
+"$cxx" -c "$tmp/src/check/registry.cc" -o "$tmp/unity/CMakeFiles/lib.dir/Unity/unity_check_rules_1_cxx.cxx.o"
+set +e
+out=$("$source_dir/tools/check-stages" "$tmp" --objects "$tmp/unity" 2>/dev/null)
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "unity link check: exit $status, expected 1; output: $out"
+grep -q '^src/support/(the unity run unity_support_0_cxx.cxx.o): uses kvcat::registered(int), defined in src/check/(the unity run unity_check_rules_1_cxx.cxx.o): check/ comes after support/' <<<"$out" ||
+    fail "the unity run's call up the list was not named: $out"
+
 set +e
 "$source_dir/tools/check-stages" "$tmp" --objects "$tmp/nothing" >/dev/null 2>&1
 status=$?
