@@ -156,20 +156,7 @@ void vllm_record_block(const ParsedLog& log, std::string& t) {
     yaml_optional(t, "model_dtype", log.model_dtype);
     yaml_optional(t, "gpu_memory_utilization", log.gpu_memory_utilization);
     yaml_optional(t, "model_loading_gib", log.model_loading_gib);
-    const LoggedVllmProfile& p = log.profile;
-    yaml_optional(t, "free_on_start_gib", p.free_gib);
-    yaml_optional(t, "cuda_total_gib", p.total_gib);
-    yaml_optional(t, "requested_gib", p.requested_gib);
-    yaml_optional(t, "weights_gib", p.weights_gib);
-    yaml_optional(t, "consumed_gib", p.consumed_gib);
-    yaml_optional(t, "activation_peak_gib", p.activation_gib);
-    yaml_optional(t, "non_torch_gib", p.non_torch_gib);
-    yaml_optional(t, "cudagraph_gib", p.cudagraph_gib);
-    yaml_optional(t, "cudagraph_estimate_gib", p.estimate_gib);
-    yaml_optional(t, "kv_cache_memory_fit_bytes", p.fit_bytes);
-    yaml_optional(t, "kv_cache_memory_full_bytes", p.full_bytes);
-    yaml_optional(t, "kv_in_use_gib", p.in_use_gib);
-    yaml_optional(t, "kv_in_use_bytes", p.in_use_bytes);
+    for_each_profile_figure(log.profile, [&t](const char* key, const auto& value) { yaml_optional(t, key, value); });
 }
 
 }  // namespace kvcat

@@ -1,12 +1,10 @@
 #include "engines/vllm/vllm_profile.h"
 
-#include <algorithm>
-#include <array>
-
 #include <fmt/format.h>
 
 #include "engines/allocation_fields.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_log.h"
 
 namespace kvcat {
 
@@ -85,26 +83,12 @@ void bytes_figure(const Record& r, const std::string& key, const Span& computed,
     part.figures.push_back(std::move(f));
 }
 
-constexpr std::array<std::string_view, 13> kProfileKeys = {"free_on_start_gib",
-                                                           "cuda_total_gib",
-                                                           "requested_gib",
-                                                           "weights_gib",
-                                                           "consumed_gib",
-                                                           "activation_peak_gib",
-                                                           "non_torch_gib",
-                                                           "cudagraph_gib",
-                                                           "cudagraph_estimate_gib",
-                                                           "kv_cache_memory_fit_bytes",
-                                                           "kv_cache_memory_full_bytes",
-                                                           "kv_in_use_gib",
-                                                           "kv_in_use_bytes"};
-
 /// The printed figures of the profile, and the share it was printed for.
 void list_printed(const Record& r, AllocationPartCheck& part) {
-    for (std::string_view key : kProfileKeys) {
-        std::string v = text(r, "vllm." + std::string(key));
+    for_each_profile_figure(LoggedVllmProfile{}, [&](const char* key, const auto& /*none*/) {
+        std::string v = text(r, std::string("vllm.") + key);
         if (!v.empty()) part.printed.emplace_back(key, v);
-    }
+    });
     if (std::string u = text(r, "vllm.gpu_memory_utilization"); !u.empty())
         part.settings.emplace_back("gpu_memory_utilization", u);
 }
@@ -135,7 +119,10 @@ std::optional<Span> estimate_taken_off(const Record& r, bool consumed_shape, std
 }  // namespace
 
 bool vllm_profile_key(std::string_view key) {
-    return std::find(kProfileKeys.begin(), kProfileKeys.end(), key) != kProfileKeys.end();
+    bool found = false;
+    for_each_profile_figure(LoggedVllmProfile{},
+                            [&](const char* name, const auto& /*none*/) { found = found || key == name; });
+    return found;
 }
 
 VllmProfileCheck vllm_profile_check(const Record& r) {

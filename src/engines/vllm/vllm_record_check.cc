@@ -1,11 +1,13 @@
 #include "engines/vllm/vllm_record_check.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "engines/allocation_fields.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_log.h"
 #include "engines/vllm/vllm_profile.h"
 #include "vocab/dtype_spelling.h"
 
@@ -200,20 +202,13 @@ void vllm_logged_figures(const ParsedLog& log, std::vector<LoggedFigure>& out) {
     add_logged(out, "vllm.tokens", log.tokens);
     add_logged(out, "vllm.concurrency", log.concurrency, true);
     add_logged(out, "vllm.model_loading_gib", log.model_loading_gib, true);
-    const LoggedVllmProfile& p = log.profile;
-    add_logged(out, "vllm.free_on_start_gib", p.free_gib, true);
-    add_logged(out, "vllm.cuda_total_gib", p.total_gib, true);
-    add_logged(out, "vllm.requested_gib", p.requested_gib, true);
-    add_logged(out, "vllm.weights_gib", p.weights_gib, true);
-    add_logged(out, "vllm.consumed_gib", p.consumed_gib, true);
-    add_logged(out, "vllm.activation_peak_gib", p.activation_gib, true);
-    add_logged(out, "vllm.non_torch_gib", p.non_torch_gib, true);
-    add_logged(out, "vllm.cudagraph_gib", p.cudagraph_gib, true);
-    add_logged(out, "vllm.cudagraph_estimate_gib", p.estimate_gib, true);
-    add_logged(out, "vllm.kv_cache_memory_fit_bytes", p.fit_bytes);
-    add_logged(out, "vllm.kv_cache_memory_full_bytes", p.full_bytes);
-    add_logged(out, "vllm.kv_in_use_gib", p.in_use_gib, true);
-    add_logged(out, "vllm.kv_in_use_bytes", p.in_use_bytes);
+    for_each_profile_figure(log.profile, [&out](const char* key, const auto& value) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+            add_logged(out, std::string("vllm.") + key, value, true);  // a printed GiB, compared as a number
+        } else {
+            add_logged(out, std::string("vllm.") + key, value);
+        }
+    });
 }
 
 }  // namespace kvcat
