@@ -99,14 +99,14 @@ std::string LogCursor::decimal(const std::string& printed, const char* what) con
     return read;
 }
 
-bool LogCursor::search(std::smatch& found, const std::regex& re,
+bool LogCursor::search(std::smatch& found, const LogPattern& re,
                        std::initializer_list<std::string_view> needles) const {
     bool any = std::any_of(needles.begin(), needles.end(),
                            [&](std::string_view needle) { return line.find(needle) != std::string::npos; });
-    return any && std::regex_search(line, found, re);
+    return any && std::regex_search(line, found, re.get());
 }
 
-std::optional<std::size_t> LogCursor::position(const std::regex& re,
+std::optional<std::size_t> LogCursor::position(const LogPattern& re,
                                                std::initializer_list<std::string_view> needles) const {
     std::smatch m;
     if (!search(m, re, needles)) return std::nullopt;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "engines/engine_log.h"
+#include "engines/log_pattern.h"
 
 namespace kvcat {
 
@@ -54,10 +55,10 @@ struct LogCursor {
     /// Most lines of a log hold none of what is read: a regex is tried on a line only when the
     /// line holds a word it needs, which keeps a 16 MiB log to a second rather than to a quarter
     /// minute.
-    bool search(std::smatch& found, const std::regex& re, std::initializer_list<std::string_view> needles) const;
+    bool search(std::smatch& found, const LogPattern& re, std::initializer_list<std::string_view> needles) const;
 
     /// Where in the line `re` first matches (tried as search() tries it), if it does.
-    std::optional<std::size_t> position(const std::regex& re, std::initializer_list<std::string_view> needles) const;
+    std::optional<std::size_t> position(const LogPattern& re, std::initializer_list<std::string_view> needles) const;
 
   private:
     [[noreturn]] void fail_twice(const std::string& key, int first) const;

@@ -9,36 +9,36 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kLlamaMarker(R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size))");
-const std::regex kLlamaCache(
+const LogPattern kLlamaMarker(R"((llama_kv_cache\w*: +size =|llama_memory_recurrent: +size =|KV self size))");
+const LogPattern kLlamaCache(
     R"(llama_kv_cache\w*: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+)(?:/(\d+))? seqs\)(?:, K \((\w+)\): +([0-9][0-9.,]*) MiB, V \((\w+)\): +([0-9][0-9.,]*) MiB)?\s*$)");
-const std::regex kLlamaRecurrent(
+const LogPattern kLlamaRecurrent(
     R"(llama_memory_recurrent: +size = +([0-9][0-9.,]*) MiB \( *(\d+) cells, +(\d+) layers, +(\d+) seqs(?: +\d+ rs_seq)?\)(?:, R \((\w+)\): +([0-9][0-9.,]*) MiB, S \((\w+)\): +([0-9][0-9.,]*) MiB(?:, P \(\w+\): +0\.00 MiB)?)?\s*$)");
-const std::regex kSelfSize(
+const LogPattern kSelfSize(
     R"(KV self size += +([0-9][0-9.,]*) MiB, ([A-Za-z^]+) \((\w+)\): +([0-9][0-9.,]*) MiB, ([A-Za-z^]+)(?: \((\w+)\): +([0-9][0-9.,]*) MiB|: not used)\s*$)");
-const std::regex kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, size = (\d+) cells)");
+const LogPattern kIswa(R"(llama_kv_cache\w*: creating +(non-SWA|SWA) KV cache, size = (\d+) cells)");
 // ik_llama.cpp's context line "mla_attn   = 0" on a model whose metadata prints a latent
 // ("n_lora_kv = 512"): the cache holds every head's K and V.
-const std::regex kMlaAttn(R"(\bmla_attn += (\d+))");
-const std::regex kLoraKv(R"(\bn_lora_kv += (\d+))");
+const LogPattern kMlaAttn(R"(\bmla_attn += (\d+))");
+const LogPattern kLoraKv(R"(\bn_lora_kv += (\d+))");
 // The KV heads as print_info prints them: an MLA model's GGUF converted for the latent says 1; one
 // converted before b5137 says every head (128 for DeepSeek-V3), and every head's K and V is cached.
-const std::regex kHeadKv(R"((?:print_info|llm_load_print_meta): n_head_kv += (\d+)\s*$)");
-const std::regex kKvSize(R"(\bkv_size = (\d+))");
+const LogPattern kHeadKv(R"((?:print_info|llm_load_print_meta): n_head_kv += (\d+)\s*$)");
+const LogPattern kKvSize(R"(\bkv_size = (\d+))");
 // "<function>: <device> [model |compute |output ]buffer size = X MiB"; a device name may hold
 // spaces and brackets ("AMD Radeon RX 7900 XTX (RADV NAVI31)"), so it runs from the colon.
-const std::regex kBuffer(R"((?:^|:)\s*([^:\s][^:]*?)\s+(model |compute |output |)buffer size += *([0-9.,]+) MiB)");
-const std::regex kUbatch(R"(\bn_ubatch += (\d+))");
-const std::regex kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
+const LogPattern kBuffer(R"((?:^|:)\s*([^:\s][^:]*?)\s+(model |compute |output |)buffer size += *([0-9.,]+) MiB)");
+const LogPattern kUbatch(R"(\bn_ubatch += (\d+))");
+const LogPattern kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
 // "offloaded 18/33 layers to GPU": a start whose other layers run on the CPU.
-const std::regex kOffloaded(R"(\boffloaded (\d+)/(\d+) layers to GPU)");
-const std::regex kFileType(R"((?:print_info: file type|llm_load_print_meta: model ftype) += (.+)$)");
-const std::regex kNctx(R"((?:llama_new_context_with_model|llama_context|llama_init_from_model): n_ctx += (\d+))");
+const LogPattern kOffloaded(R"(\boffloaded (\d+)/(\d+) layers to GPU)");
+const LogPattern kFileType(R"((?:print_info: file type|llm_load_print_meta: model ftype) += (.+)$)");
+const LogPattern kNctx(R"((?:llama_new_context_with_model|llama_context|llama_init_from_model): n_ctx += (\d+))");
 // -c N on a llama.cpp command line pasted at the top of a log (llama-server, llama-cli, main).
-const std::regex kCliCtx(R"((?:llama|main|server)\S*\s.*(?:^|\s)(?:-c|--ctx-size|--ctx_size)[= ](\d+)(?:\s|$))");
+const LogPattern kCliCtx(R"((?:llama|main|server)\S*\s.*(?:^|\s)(?:-c|--ctx-size|--ctx_size)[= ](\d+)(?:\s|$))");
 // llama.cpp's build as it prints it: "build: 5192 (f2c9d2b4)", "build_info: b8999-b97ebdc98", and
 // llama-server's (and ik_llama.cpp's) "build info ... build=3748 commit="066ed4fd"".
-const std::regex kLlamaBuild(
+const LogPattern kLlamaBuild(
     R"re(\bbuild: (\d+) \(([0-9a-f]+)\)|\bbuild_info: (b\d+)-|\bbuild=(\d+) commit="([0-9a-f]+)")re");
 
 class LlamaLogReader final : public LogReader {
@@ -75,11 +75,11 @@ class LlamaLogReader final : public LogReader {
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
         std::smatch m;
-        if (std::regex_search(figure, m, kLlamaCache)) {
+        if (std::regex_search(figure, m, kLlamaCache.get())) {
             read_cache(cur, figure, m, out);
-        } else if (std::regex_search(figure, m, kLlamaRecurrent)) {
+        } else if (std::regex_search(figure, m, kLlamaRecurrent.get())) {
             read_recurrent(cur, figure, m, out);
-        } else if (std::regex_search(figure, m, kSelfSize)) {
+        } else if (std::regex_search(figure, m, kSelfSize.get())) {
             read_self_size(cur, figure, m, out);
         } else {
             return false;

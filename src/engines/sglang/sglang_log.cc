@@ -8,21 +8,21 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kSglangMarker(R"((KV Cache is allocated\.|Mamba Cache is allocated\.|max_total_num_tokens=))");
-const std::regex kSglangKv(
+const LogPattern kSglangMarker(R"((KV Cache is allocated\.|Mamba Cache is allocated\.|max_total_num_tokens=))");
+const LogPattern kSglangKv(
     R"(KV Cache is allocated\. (?:dtype: torch\.\w+, )?#tokens: (\d+), (?:K size: ([0-9.]+) GB, V size: ([0-9.]+) GB|KV size: ([0-9.]+) GB)\s*$)");
 // SGLang's Mamba pool (a hybrid's conv and SSM state): "GB" with or without a space before it. The
 // speculative pool's line adds two intermediate caches, which are matched so that the import can
 // refuse that line by name.
-const std::regex kSglangMamba(
+const LogPattern kSglangMamba(
     R"(Mamba Cache is allocated\. max_mamba_cache_size: (\d+), conv_state size: ([0-9.]+) ?GB, ssm_state size: ([0-9.]+) ?GB(?: intermediate_ssm_state_cache size: ([0-9.]+) ?GB intermediate_conv_window_cache size: ([0-9.]+) ?GB)?\s*$)");
 // SGLang names the KV cache's dtype in a line of its own, and newer releases in the pool's line.
-const std::regex kSglangKvDtype(R"((?:Using KV cache dtype: |KV Cache is allocated\. dtype: )torch\.(\w+))");
-const std::regex kSglangSsmDtype(R"(mamba_ssm_dtype='(\w+)')");
-const std::regex kSglangTotal(R"(max_total_num_tokens=(\d+))");
-const std::regex kSglangPage(R"(page_size=(\d+))");
-const std::regex kSglangTp(R"(tp_size=(\d+))");
-const std::regex kSglangDtype(R"(kv_cache_dtype='(\w+)')");
+const LogPattern kSglangKvDtype(R"((?:Using KV cache dtype: |KV Cache is allocated\. dtype: )torch\.(\w+))");
+const LogPattern kSglangSsmDtype(R"(mamba_ssm_dtype='(\w+)')");
+const LogPattern kSglangTotal(R"(max_total_num_tokens=(\d+))");
+const LogPattern kSglangPage(R"(page_size=(\d+))");
+const LogPattern kSglangTp(R"(tp_size=(\d+))");
+const LogPattern kSglangDtype(R"(kv_cache_dtype='(\w+)')");
 
 class SglangLogReader final : public LogReader {
   public:
@@ -52,12 +52,12 @@ class SglangLogReader final : public LogReader {
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
         std::smatch m;
-        if (std::regex_search(figure, m, kSglangKv)) {
+        if (std::regex_search(figure, m, kSglangKv.get())) {
             cur.once("tokens", out.tokens, cur.count(m[1], "#tokens"));
             if (m[2].matched) cur.once("k_gb", out.k_gb, cur.decimal(m[2], "K size"));
             if (m[3].matched) cur.once("v_gb", out.v_gb, cur.decimal(m[3], "V size"));
             if (m[4].matched) cur.once("kv_gb", out.kv_gb, cur.decimal(m[4], "KV size"));
-        } else if (std::regex_search(figure, m, kSglangMamba)) {
+        } else if (std::regex_search(figure, m, kSglangMamba.get())) {
             if (m[4].matched) {
                 cur.fail(figure,
                          "SGLang's Mamba pool with speculative decoding keeps intermediate caches that kvcat does not "
@@ -66,7 +66,7 @@ class SglangLogReader final : public LogReader {
             cur.once("mamba_slots", out.mamba_slots, cur.count(m[1], "max_mamba_cache_size"));
             cur.once("conv_state_gb", out.conv_state_gb, cur.decimal(m[2], "conv_state size"));
             cur.once("ssm_state_gb", out.ssm_state_gb, cur.decimal(m[3], "ssm_state size"));
-        } else if (std::regex_search(figure, m, kSglangTotal)) {
+        } else if (std::regex_search(figure, m, kSglangTotal.get())) {
             if (!out.tokens) out.tokens = cur.count(m[1], "max_total_num_tokens");
         } else {
             return false;

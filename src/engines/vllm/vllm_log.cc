@@ -8,40 +8,40 @@ namespace kvcat {
 
 namespace {
 
-const std::regex kVllmMarker(
+const LogPattern kVllmMarker(
     R"((GPU KV cache size:|Available KV cache memory:|Maximum concurrency for|Model loading took [0-9.]+ GiB|)"
     R"(Free memory on device \([0-9.]+/[0-9.]+ GiB\) on startup\. Desired|CUDA graph pool memory:))");
-const std::regex kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
+const LogPattern kAvailable(R"(Available KV cache memory: ([0-9.]+) GiB\s*$)");
 // Later releases print the concurrency on the same line: "GPU KV cache size: 460,496 tokens,
 // Maximum concurrency for 131,072 tokens per request: 3.51x".
-const std::regex kTokens(R"(GPU KV cache size: ([0-9,]+) tokens(?:\s*$|(?=, Maximum concurrency)))");
-const std::regex kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x\s*$)");
-const std::regex kVllmVersion(R"(V1 LLM engine \(v([0-9][0-9.a-z+]*)\)|vLLM API server version ([0-9][0-9.a-z+]*))");
-const std::regex kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
-const std::regex kTp(R"(tensor_parallel_size=(\d+)|'tensor_parallel_size': (\d+))");
+const LogPattern kTokens(R"(GPU KV cache size: ([0-9,]+) tokens(?:\s*$|(?=, Maximum concurrency)))");
+const LogPattern kConcurrency(R"(Maximum concurrency for ([0-9,]+) tokens per request: ([0-9.]+)x\s*$)");
+const LogPattern kVllmVersion(R"(V1 LLM engine \(v([0-9][0-9.a-z+]*)\)|vLLM API server version ([0-9][0-9.a-z+]*))");
+const LogPattern kMaxSeqLen(R"(max_seq_len=(\d+)|'max_model_len': (\d+))");
+const LogPattern kTp(R"(tensor_parallel_size=(\d+)|'tensor_parallel_size': (\d+))");
 // The launch command, where a log starts with it: vLLM's --tensor-parallel-size, SGLang's --tp/--tp-size.
-const std::regex kCliTp(R"((?:^|\s)--(?:tensor-parallel-size|tp-size|tp)[= ](\d+)\b)");
-const std::regex kKvDtype(R"(kv_cache_dtype=(\w+)|'kv_cache_dtype': '(\w+)')");
-const std::regex kBatched(R"(max_num_batched_tokens=(\d+)|'max_num_batched_tokens': (\d+))");
-const std::regex kBlockSize(R"('block_size': (\d+)|Setting attention block size to (\d+) tokens)");
-const std::regex kModelDtype(R"(dtype=torch\.(\w+))");
-const std::regex kUtilization(
+const LogPattern kCliTp(R"((?:^|\s)--(?:tensor-parallel-size|tp-size|tp)[= ](\d+)\b)");
+const LogPattern kKvDtype(R"(kv_cache_dtype=(\w+)|'kv_cache_dtype': '(\w+)')");
+const LogPattern kBatched(R"(max_num_batched_tokens=(\d+)|'max_num_batched_tokens': (\d+))");
+const LogPattern kBlockSize(R"('block_size': (\d+)|Setting attention block size to (\d+) tokens)");
+const LogPattern kModelDtype(R"(dtype=torch\.(\w+))");
+const LogPattern kUtilization(
     R"('gpu_memory_utilization': ([0-9.]+)|gpu_memory_utilization=([0-9.]+)|--gpu-memory-utilization[= ]([0-9.]+))");
-const std::regex kModelLoading(R"(Model loading took ([0-9.]+) GiB)");  // "... and 4.42 seconds" follows
+const LogPattern kModelLoading(R"(Model loading took ([0-9.]+) GiB)");  // "... and 4.42 seconds" follows
 // The worker's profile, printed once the CUDA graphs are captured (vllm/v1/worker/gpu_worker.py,
 // compile_or_warm_up_model: "for weight ... for non-torch memory" from 0.10.2 at 01efc7ef to 0.20.x,
 // "for consumed memory (weights + non-torch)" in later ones, at 4f819f80), then the
 // --kv-cache-memory it suggests, in bytes, and the pool's memory (GiB, or bytes in 0.10.2).
-const std::regex kProfile(
+const LogPattern kProfile(
     R"(Free memory on device \(([0-9.]+)/([0-9.]+) GiB\) on startup\. Desired GPU memory utilization is )"
     R"(\(([0-9.]+), ([0-9.]+) GiB\)\. Actual usage is ([0-9.]+) GiB for (weight|consumed memory \(weights \+ )"
     R"(non-torch\)), ([0-9.]+) GiB for peak activation, (?:([0-9.]+) GiB for non-torch memory, )?and ([0-9.]+) GiB )"
     R"(for CUDAGraph memory\.)");
-const std::regex kProfileAdvice(
+const LogPattern kProfileAdvice(
     R"(--kv-cache-memory=(-?\d+)`(?: \(-?[0-9.]+ GiB\))? to fit into requested memory, or `--kv-cache-memory=)"
     R"((-?\d+)`(?: \(-?[0-9.]+ GiB\))? to fully utilize gpu memory\. Current kv cache memory in use is )"
     R"(([0-9.]+) (GiB|bytes)\.)");
-const std::regex kGraphPool(R"(CUDA graph pool memory: ([0-9.]+) GiB \(actual\), ([0-9.]+) GiB \(estimated\))");
+const LogPattern kGraphPool(R"(CUDA graph pool memory: ([0-9.]+) GiB \(actual\), ([0-9.]+) GiB \(estimated\))");
 
 void read_concurrency(LogCursor& cur, const std::smatch& m, ParsedLog& out) {
     cur.once("concurrency", out.concurrency, cur.decimal(m[2], "maximum concurrency"));
@@ -63,7 +63,7 @@ void read_profile(LogCursor& cur, const std::smatch& m, ParsedLog& out) {
     cur.once("profile graphs", p.cudagraph_gib, cur.decimal(m[9], "CUDAGraph memory"));
     std::smatch a;
     std::string rest = m.suffix();
-    if (!std::regex_search(rest, a, kProfileAdvice)) return;
+    if (!std::regex_search(rest, a, kProfileAdvice.get())) return;
     using Bytes = std::optional<std::int64_t>;
     cur.once("profile fit", p.fit_bytes, Bytes(cur.whole(a[1], "--kv-cache-memory to fit into requested memory")));
     cur.once("profile full", p.full_bytes, Bytes(cur.whole(a[2], "--kv-cache-memory to fully utilize gpu memory")));
@@ -106,19 +106,19 @@ class VllmLogReader final : public LogReader {
 
     bool read_figure(LogCursor& cur, const std::string& figure, ParsedLog& out) override {
         std::smatch m;
-        if (std::regex_search(figure, m, kAvailable)) {
+        if (std::regex_search(figure, m, kAvailable.get())) {
             cur.once("available", out.available_gib, cur.decimal(m[1], "available KV cache memory"));
-        } else if (std::regex_search(figure, m, kTokens)) {
+        } else if (std::regex_search(figure, m, kTokens.get())) {
             cur.once("tokens", out.tokens, cur.count(m[1], "GPU KV cache size"));
             std::string rest = m.suffix();
-            if (std::regex_search(rest, m, kConcurrency)) read_concurrency(cur, m, out);
-        } else if (std::regex_search(figure, m, kModelLoading)) {
+            if (std::regex_search(rest, m, kConcurrency.get())) read_concurrency(cur, m, out);
+        } else if (std::regex_search(figure, m, kModelLoading.get())) {
             cur.once("model loading", out.model_loading_gib, cur.decimal(m[1], "model loading"));
-        } else if (std::regex_search(figure, m, kProfile)) {
+        } else if (std::regex_search(figure, m, kProfile.get())) {
             read_profile(cur, m, out);
-        } else if (std::regex_search(figure, m, kGraphPool)) {
+        } else if (std::regex_search(figure, m, kGraphPool.get())) {
             cur.once("graph pool", out.profile.estimate_gib, cur.decimal(m[2], "CUDA graph estimate"));
-        } else if (std::regex_search(figure, m, kConcurrency)) {
+        } else if (std::regex_search(figure, m, kConcurrency.get())) {
             read_concurrency(cur, m, out);
         } else {
             return false;
