@@ -21,7 +21,7 @@ fs::path fixture(const std::string& rel) {
     return fs::path(KVCAT_FIXTURES_DIR) / rel;
 }
 
-std::vector<Diagnostic> of_rule(const LintResult& r, std::string_view rule) {
+std::vector<Diagnostic> prose_findings(const LintResult& r, std::string_view rule) {
     std::vector<Diagnostic> out;
     for (const auto& d : r.diagnostics) {
         if (d.rule == rule) out.push_back(d);
@@ -74,14 +74,14 @@ TEST(ProseRules, StatementMatchingTheBasisPasses) {
 
 TEST(ProseRules, StatementWithOtherFactorsTrips) {
     LintResult r = lint_paths({fixture("kv-statement-mismatch/fail")});
-    auto found = of_rule(r, "kv-statement-mismatch");
+    auto found = prose_findings(r, "kv-statement-mismatch");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].pos.line, 15);
     EXPECT_EQ(found[0].pos.column, 15);
     EXPECT_EQ(found[0].stated, "32 x 4 x 128 x 2 x 2");
     EXPECT_EQ(found[0].computed, "32 x 8 x 128 x 2 x 2");
     // The statement's own arithmetic holds (65,536), so no prose finding piles on.
-    EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty());
+    EXPECT_TRUE(prose_findings(r, "prose-arithmetic").empty());
 }
 
 TEST(ProseRules, StatementWithAnotherResultTrips) {
@@ -99,7 +99,7 @@ TEST(ProseRules, StatementWithAnotherResultTrips) {
     s.replace(at, end - at + 1, "statement: \"the usual GQA formula\"");
     std::ofstream(row, std::ios::trunc) << s;
     LintResult r = lint_paths({dir});
-    auto found = of_rule(r, "kv-statement-mismatch");
+    auto found = prose_findings(r, "kv-statement-mismatch");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_NE(found[0].message.find("states no product"), std::string::npos) << found[0].message;
     EXPECT_EQ(found[0].computed, "32 x 8 x 128 x 2 x 2");
@@ -138,7 +138,7 @@ TEST(ProseRules, SeedZeroExplainsItsContextTag) {
 
 TEST(ProseRules, SeedFourAsStatedHasThreeWrongSums) {
     LintResult r = lint_paths({fixture("seed-004-as-stated")});
-    auto prose = of_rule(r, "prose-arithmetic");
+    auto prose = prose_findings(r, "prose-arithmetic");
     ASSERT_EQ(prose.size(), 3u);
     std::set<int> lines;
     std::vector<std::string> computed;
@@ -234,7 +234,7 @@ struct ProseRecord {
 TEST(ProseRules, HoldingOnlyWithBinaryUnitsIsANote) {
     ProseRecord rec("32 layers x 16,384 = 512 KB/token, as the thread put it.");
     LintResult r = rec.lint();
-    auto found = of_rule(r, "prose-arithmetic");
+    auto found = prose_findings(r, "prose-arithmetic");
     ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
     EXPECT_EQ(found[0].severity, Severity::note);
     EXPECT_EQ(found[0].message,
@@ -257,7 +257,7 @@ TEST(ProseRules, MessagesShowTheArithmeticAsItReads) {
         SCOPED_TRACE(notes);
         ProseRecord rec(notes);
         LintResult r = rec.lint();
-        auto found = of_rule(r, "prose-arithmetic");
+        auto found = prose_findings(r, "prose-arithmetic");
         ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
         EXPECT_EQ(found[0].severity, Severity::error);
         EXPECT_EQ(found[0].message, message);
@@ -270,7 +270,7 @@ TEST(ProseRules, ABareChainAUnitStepOffIsExplainedNotReported) {
         SCOPED_TRACE(notes);
         ProseRecord rec(notes);
         LintResult r = rec.lint();
-        EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
+        EXPECT_TRUE(prose_findings(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
         const Record* row = find_record(r, "kv-efficiency/row");
         ASSERT_NE(row, nullptr);
         nlohmann::json e = explain_record(r, *row);
@@ -287,7 +287,7 @@ TEST(ProseRules, ABareChainAUnitStepOffIsExplainedNotReported) {
 TEST(ProseRules, ExplainListsUnjudgedClaimsWithTheReason) {
     ProseRecord rec("From the thread: 8,000 tokens x 1 user -> 1 GB.");
     LintResult r = rec.lint();
-    EXPECT_TRUE(of_rule(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
+    EXPECT_TRUE(prose_findings(r, "prose-arithmetic").empty()) << test::describe(r.diagnostics);
     const Record* row = find_record(r, "kv-efficiency/row");
     ASSERT_NE(row, nullptr);
     nlohmann::json e = explain_record(r, *row);
@@ -305,7 +305,7 @@ TEST(ProseRules, ExplainListsUnjudgedClaimsWithTheReason) {
 TEST(ProseRules, AQuotedWrongClaimIsSilencedByItsText) {
     const std::string quote = "The paper says 16 x 128 x 2B = 8192B for one layer.";
     ProseRecord plain(quote);
-    ASSERT_EQ(of_rule(plain.lint(), "prose-arithmetic").size(), 1u);
+    ASSERT_EQ(prose_findings(plain.lint(), "prose-arithmetic").size(), 1u);
 
     ProseRecord quoted(quote,
                        "lint_ignore:\n  - rule: prose-arithmetic\n    claim: \"16 x 128 x 2B = 8192B\"\n"
@@ -330,7 +330,7 @@ TEST(ProseRules, AClaimIgnoreSilencesThatClaimOnly) {
     ProseRecord rec("First 16 x 128 x 2B = 8192B, then 2 x 3 = 7.",
                     "lint_ignore:\n  - rule: prose-arithmetic\n    claim: 16 x 128 x 2B = 8192B\n    reason: quoted\n");
     LintResult r = rec.lint();
-    auto found = of_rule(r, "prose-arithmetic");
+    auto found = prose_findings(r, "prose-arithmetic");
     ASSERT_EQ(found.size(), 1u) << test::describe(r.diagnostics);
     EXPECT_EQ(found[0].message, "2 x 3 = 6, not 7");
 }
@@ -338,20 +338,20 @@ TEST(ProseRules, AClaimIgnoreSilencesThatClaimOnly) {
 TEST(ProseRules, AClaimIgnoreThatMatchesNothingOrAnotherRuleIsReported) {
     ProseRecord stale("Nothing wrong: 2 x 3 = 6.",
                       "lint_ignore:\n  - rule: prose-arithmetic\n    claim: 2 x 3 = 7\n    reason: quoted\n");
-    auto stale_found = of_rule(stale.lint(), "lint-ignore");
+    auto stale_found = prose_findings(stale.lint(), "lint-ignore");
     ASSERT_EQ(stale_found.size(), 1u);
     EXPECT_NE(stale_found[0].message.find("silences nothing"), std::string::npos) << stale_found[0].message;
 
     ProseRecord other("2 x 3 = 6.", "lint_ignore:\n  - rule: id-context-tag\n    claim: 2 x 3 = 6\n    reason: x\n");
-    auto other_found = of_rule(other.lint(), "lint-ignore");
+    auto other_found = prose_findings(other.lint(), "lint-ignore");
     ASSERT_EQ(other_found.size(), 1u);
     EXPECT_NE(other_found[0].message.find("only for prose-arithmetic"), std::string::npos) << other_found[0].message;
 
     ProseRecord whole("16 x 128 x 2B = 8192B.",
                       "lint_ignore:\n  - rule: prose-arithmetic\n    reason: no claim named\n");
     LintResult r = whole.lint();
-    EXPECT_EQ(of_rule(r, "prose-arithmetic").size(), 1u);  // the rule as a whole stays an error
-    EXPECT_EQ(of_rule(r, "lint-ignore").size(), 1u);
+    EXPECT_EQ(prose_findings(r, "prose-arithmetic").size(), 1u);  // the rule as a whole stays an error
+    EXPECT_EQ(prose_findings(r, "lint-ignore").size(), 1u);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ class FirstUse : public ::testing::Test {
 };
 
 /// The lines of `text`, without the CR that CSV (RFC 4180) ends a line with.
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> output_lines(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -40,13 +40,13 @@ std::vector<std::string> lines_of(const std::string& text) {
 TEST_F(FirstUse, LimitKeepsTheFirstRowsAndSaysHowManyThereWere) {
     Outcome all = k_.run({"query", "--format", "csv", "--columns", "id"});
     ASSERT_EQ(all.status, 0) << all.err;
-    std::size_t total = lines_of(all.out).size() - 1;
+    std::size_t total = output_lines(all.out).size() - 1;
     ASSERT_GT(total, 10u);
     Outcome five = k_.run({"query", "--format", "csv", "--columns", "id", "--limit", "5"});
     ASSERT_EQ(five.status, 0) << five.err;
-    auto rows = lines_of(five.out);
+    auto rows = output_lines(five.out);
     ASSERT_EQ(rows.size(), 6u) << five.out;  // the header and five rows
-    auto first = lines_of(all.out);
+    auto first = output_lines(all.out);
     EXPECT_TRUE(std::equal(rows.begin(), rows.end(), first.begin())) << five.out;
     EXPECT_NE(five.err.find("the first 5 of " + std::to_string(total) + " rows (--limit 5)"), std::string::npos)
         << five.err;
@@ -57,7 +57,7 @@ TEST_F(FirstUse, IdsSortByTheirContextAsANumber) {
     Outcome r = k_.run({"query", "--format", "csv", "--columns", "id,context_length",
                         "record_id=ollama-qwen3.5-27b-rtx4090-q4_k_m-q8_0-tianchengwu"});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto rows = lines_of(r.out);
+    auto rows = output_lines(r.out);
     ASSERT_GE(rows.size(), 5u) << r.out;
     std::vector<long long> contexts;
     for (std::size_t i = 1; i < rows.size(); ++i) contexts.push_back(std::stoll(rows[i].substr(rows[i].find(',') + 1)));
@@ -71,7 +71,7 @@ TEST_F(FirstUse, SeveralSortKeysEachWithItsDirection) {
     Outcome r = k_.run({"query", "--format", "csv", "--columns", "context_length,measured_tps_at_ctx", "--sort",
                         "context_length,-measured_tps_at_ctx", "measured_tps_at_ctx!=null"});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto rows = lines_of(r.out);
+    auto rows = output_lines(r.out);
     ASSERT_GT(rows.size(), 10u);
     std::vector<std::pair<long long, double>> seen;
     for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -92,7 +92,7 @@ TEST_F(FirstUse, SeveralSortKeysEachWithItsDirection) {
 TEST_F(FirstUse, DistinctListsTheValuesInUseWithTheirCounts) {
     Outcome r = k_.run({"query", "--format", "csv", "--distinct", "engine"});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto rows = lines_of(r.out);
+    auto rows = output_lines(r.out);
     ASSERT_GE(rows.size(), 3u) << r.out;
     EXPECT_EQ(rows[0], "engine,rows");
     // The counts add up to the catalog's rows, the commonest first.
@@ -106,11 +106,11 @@ TEST_F(FirstUse, DistinctListsTheValuesInUseWithTheirCounts) {
         previous = n;
         sum += n;
     }
-    EXPECT_EQ(sum, static_cast<long long>(lines_of(all.out).size() - 1));
+    EXPECT_EQ(sum, static_cast<long long>(output_lines(all.out).size() - 1));
     // With a filter, among the rows it keeps.
     Outcome hybrid =
         k_.run({"query", "--format", "csv", "--distinct", "attention_variant", "attention_variant=hybrid"});
-    EXPECT_EQ(lines_of(hybrid.out).size(), 2u) << hybrid.out;
+    EXPECT_EQ(output_lines(hybrid.out).size(), 2u) << hybrid.out;
 }
 
 TEST_F(FirstUse, IdOfARecordWithPointsFindsItsPoints) {
@@ -118,7 +118,7 @@ TEST_F(FirstUse, IdOfARecordWithPointsFindsItsPoints) {
     Outcome by_id = k_.run({"query", "--format", "csv", "--columns", "id", "id=" + id});
     ASSERT_EQ(by_id.status, 0) << by_id.err;
     Outcome by_record = k_.run({"query", "--format", "csv", "--columns", "id", "record_id=" + id});
-    EXPECT_GE(lines_of(by_id.out).size(), 6u) << by_id.out;
+    EXPECT_GE(output_lines(by_id.out).size(), 6u) << by_id.out;
     EXPECT_EQ(by_id.out, by_record.out);
     // A point by its own id is that row alone, and != leaves out the record's points.
     Outcome one = k_.run({"query", "--format", "csv", "--columns", "id", "id=" + id + "@4k"});
@@ -130,7 +130,7 @@ TEST_F(FirstUse, IdOfARecordWithPointsFindsItsPoints) {
 TEST_F(FirstUse, DefaultColumnsNameTheModelAndTheWeights) {
     Outcome r = k_.run({"query", "--format", "csv", "--limit", "1"});
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string header = lines_of(r.out)[0];
+    std::string header = output_lines(r.out)[0];
     EXPECT_NE(header.find(",model,"), std::string::npos) << header;
     EXPECT_NE(header.find(",weight_quant,"), std::string::npos) << header;
 }
@@ -139,15 +139,15 @@ TEST_F(FirstUse, AtEightyColumnsTheHeadlineQueryKeepsTheBytesPerTokenAndSaysWhat
     Outcome r = k_.run_on_terminal({"query", "attention_variant=hybrid", "context_length>64k"}, {"COLUMNS=80"});
     ASSERT_EQ(r.status, 0) << r.err;
     std::string out = std::regex_replace(r.out, std::regex("\r"), "");
-    for (const auto& line : lines_of(out)) EXPECT_LE(line.size(), 80u + 8) << line;  // an ellipsis is 3 bytes
-    std::string header = lines_of(out)[0];
+    for (const auto& line : output_lines(out)) EXPECT_LE(line.size(), 80u + 8) << line;  // an ellipsis is 3 bytes
+    std::string header = output_lines(out)[0];
     // What the headline question asks stays: the row, its cache dtype and context, the bytes.
     EXPECT_NE(header.find("kv_bytes_per_token"), std::string::npos) << out;
     EXPECT_NE(header.find("context_length"), std::string::npos) << out;
     EXPECT_NE(header.find("kv_cache_dtype"), std::string::npos) << out;
     // At 110 columns the decode speed fits beside them.
     Outcome wider = k_.run_on_terminal({"query", "attention_variant=hybrid", "context_length>64k"}, {"COLUMNS=110"});
-    EXPECT_NE(lines_of(wider.out)[0].find("measured_tps_at_ctx"), std::string::npos) << wider.out;
+    EXPECT_NE(output_lines(wider.out)[0].find("measured_tps_at_ctx"), std::string::npos) << wider.out;
     // What went, in the order it went, under the table.
     EXPECT_NE(out.find("left out to fit the window, in this order: "), std::string::npos) << out;
     auto ttft = out.find("measured_ttft_ms_at_ctx,");
@@ -177,10 +177,10 @@ TEST_F(FirstUse, FitTakesALlamaCppMixAsALowerBoundAndSaysSo) {
     EXPECT_NE(mix.out.find("Q4_K_M is llama.cpp's mix of Q4_K"), std::string::npos) << mix.out;
     EXPECT_NE(mix.out.find("src/llama-quant.cpp"), std::string::npos) << mix.out;
     EXPECT_NE(mix.out.find("--weight-file FILE.gguf, or --weight-bytes N"), std::string::npos) << mix.out;
-    Outcome json = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
-                           "q5_k_s", "--kv-dtype", "bf16", "--format", "json"});
-    ASSERT_EQ(json.status, 0) << json.err;
-    auto j = nlohmann::json::parse(json.out);
+    Outcome as_json = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                              "q5_k_s", "--kv-dtype", "bf16", "--format", "json"});
+    ASSERT_EQ(as_json.status, 0) << as_json.err;
+    auto j = nlohmann::json::parse(as_json.out);
     EXPECT_EQ(j["weights_lower_bound"], true);
     Outcome unknown = k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
                               "Q4_X", "--kv-dtype", "bf16"});
@@ -205,7 +205,7 @@ TEST_F(FirstUse, FitOnSeveralCardsSaysWhichRunIt) {
         k_.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090,nvidia-rtx-4090,apple-m4-max",
                 "--weight-quant", "Q8_0", "--kv-dtype", "bf16"});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto rows = lines_of(r.out);
+    auto rows = output_lines(r.out);
     ASSERT_GE(rows.size(), 4u) << r.out;
     EXPECT_NE(rows[0].find("of 3 cards run it"), std::string::npos) << r.out;
     // 27B at 8.5 bits is 28.7 GB: not on a 24 GB card; the M4 Max has more memory.
@@ -300,7 +300,7 @@ TEST(FirstUseOutside, OutsideACheckoutTheMessageSaysWhereItLookedAndWhatToDo) {
         k.run({"query", "--format", "csv", "attention_variant=hybrid", "context_length>64k"},
               {"KVCAT_RECORDS=" + (records / "records").string(), "HOME=" + home.path().string(), "XDG_CACHE_HOME="});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_GT(lines_of(r.out).size(), 5u) << r.out;
+    EXPECT_GT(output_lines(r.out).size(), 5u) << r.out;
     EXPECT_FALSE(fs::exists(k.dir() / "kvcat.db"));
     EXPECT_TRUE(fs::exists(home / ".cache/kvcat/kvcat.db"));
 }
@@ -351,7 +351,7 @@ TEST_F(FirstUse, NoMatchingIdPointsToDistinctNotAListOfRepeats) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("`kvcat query --distinct accelerator` lists those in use"), std::string::npos) << r.err;
     Outcome listed = k_.run({"query", "--distinct", "accelerator", "--format", "csv"});
-    auto rows = lines_of(listed.out);
+    auto rows = output_lines(listed.out);
     std::vector<std::string> sorted(rows.begin(), rows.end());
     std::sort(sorted.begin(), sorted.end());
     EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << listed.out;
@@ -368,8 +368,8 @@ TEST(FirstUseLint, QuietNeverDropsFindingsFromSarifOrJson) {
     auto results = [](const std::string& sarif) { return nlohmann::json::parse(sarif)["runs"][0]["results"].size(); };
     EXPECT_EQ(results(quiet.out), results(loud.out));
     EXPECT_GE(results(quiet.out), 1u);
-    Outcome json = k.run({"lint", "-q", "--format", "json"});
-    EXPECT_EQ(nlohmann::json::parse(json.out)["findings"].size(),
+    Outcome as_json = k.run({"lint", "-q", "--format", "json"});
+    EXPECT_EQ(nlohmann::json::parse(as_json.out)["findings"].size(),
               nlohmann::json::parse(k.run({"lint", "--format", "json"}).out)["findings"].size());
     // Text is for a person: there -q still shows only errors.
     Outcome text = k.run({"-q", "lint"});

@@ -308,16 +308,16 @@ std::vector<Case> all_cases() {
 
 // --- Running a lint under the hang guard ------------------------------------------
 
-struct Outcome {
+struct LintOutcome {
     std::optional<LintResult> result;
     std::string failure;  ///< what went wrong instead: an exception, a hang
 };
 
 /// Lints `paths` in a std::async; `keep` holds whatever the lint reads (a temporary
 /// directory) alive for as long as the task runs, even past a hang.
-Outcome lint_guarded(const std::vector<fs::path>& paths, std::shared_ptr<void> keep) {
-    auto future = std::async(std::launch::async, [paths, keep]() -> Outcome {
-        Outcome o;
+LintOutcome lint_guarded(const std::vector<fs::path>& paths, std::shared_ptr<void> keep) {
+    auto future = std::async(std::launch::async, [paths, keep]() -> LintOutcome {
+        LintOutcome o;
         try {
             o.result = kvcat::lint_paths(paths);
         } catch (const std::exception& e) {
@@ -329,8 +329,8 @@ Outcome lint_guarded(const std::vector<fs::path>& paths, std::shared_ptr<void> k
     });
     if (future.wait_for(kHangGuard) != std::future_status::ready) {
         // The future of std::async waits for its task when destroyed; leave it to run.
-        new std::future<Outcome>(std::move(future));
-        Outcome o;
+        new std::future<LintOutcome>(std::move(future));
+        LintOutcome o;
         o.failure = "lint_paths did not finish within " + std::to_string(kHangGuard.count()) +
                     " s (a hang guard, not a speed test)";
         return o;
@@ -344,7 +344,7 @@ std::string relative_to(const std::string& shown, const fs::path& root) {
     return fs::path(shown).lexically_relative(root.lexically_normal()).generic_string();
 }
 
-int lines_of(const fs::path& file) {
+int line_count(const fs::path& file) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return 0;
     std::string text = kvcat::test::read_file(file);
@@ -363,7 +363,8 @@ void expect_well_formed(const Diagnostic& d, const fs::path& root) {
     } else {
         EXPECT_GE(d.pos.line, 1) << format_text(d);
         EXPECT_GE(d.pos.column, 1) << format_text(d);
-        EXPECT_LE(d.pos.line, lines_of(fs::path(d.pos.file))) << "a line past the end of the file: " << format_text(d);
+        EXPECT_LE(d.pos.line, line_count(fs::path(d.pos.file)))
+            << "a line past the end of the file: " << format_text(d);
     }
     EXPECT_TRUE(
         fs::path(d.pos.file).lexically_normal().generic_string().starts_with(root.lexically_normal().generic_string()))
@@ -435,7 +436,7 @@ TEST_P(HostileCase, ProducesExactlyItsExpectedFindings) {
     }
 
     auto dir = build_root({&c});
-    Outcome outcome = lint_guarded({dir->path()}, dir);
+    LintOutcome outcome = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(outcome.result) << c.name << ": " << outcome.failure;
     for (const auto& d : outcome.result->diagnostics) expect_well_formed(d, dir->path());
     expect_rows(c, *outcome.result, dir->path());
@@ -554,7 +555,7 @@ TEST(HostileCorpus, WholeCorpusInOneRunReportsEveryCase) {
     }
     ASSERT_GE(healthy.size(), 40u);
     auto dir = build_root(healthy);
-    Outcome outcome = lint_guarded({dir->path()}, dir);
+    LintOutcome outcome = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(outcome.result) << outcome.failure;
     const LintResult& result = *outcome.result;
     for (const auto& d : result.diagnostics) expect_well_formed(d, dir->path());
@@ -579,7 +580,7 @@ TEST(HostileCorpus, WholeCorpusInOneRunIncludingTheKnownBugs) {
         if (c.write) every.push_back(&c);
     }
     auto dir = build_root(every);
-    Outcome outcome = lint_guarded({dir->path()}, dir);
+    LintOutcome outcome = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(outcome.result) << outcome.failure;
     for (const auto& c : cases) {
         if (!c.write || !c.bug.empty()) continue;
@@ -631,7 +632,7 @@ TEST(HostileCorpus, ExplainHandlesEveryRecordOfTheCorpus) {
         if (c.write && c.bug.empty()) healthy.push_back(&c);
     }
     auto dir = build_root(healthy);
-    Outcome outcome = lint_guarded({dir->path()}, dir);
+    LintOutcome outcome = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(outcome.result) << outcome.failure;
     auto result = std::make_shared<LintResult>(std::move(*outcome.result));
     fs::path root = dir->path();
@@ -653,7 +654,7 @@ TEST(HostileCorpus, ExplainOfABasisThatOverflows) {
     }
     ASSERT_EQ(overflow.size(), 2u);
     auto dir = build_root(overflow);
-    Outcome outcome = lint_guarded({dir->path()}, dir);
+    LintOutcome outcome = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(outcome.result) << outcome.failure;
     EXPECT_EQ(explain_all(*outcome.result, dir->path(), true), "");
 }
@@ -908,7 +909,7 @@ TEST(HostileTree, SymlinkLoopIsUnreadableNotAHang) {
     fs::create_symlink("loop-a.yaml", kv / "loop-b.yaml");
     fs::create_symlink("..", kv / "parent");                 // a folder loop: not followed
     fs::create_symlink("../kv-efficiency", kv / "again.d");  // nor is this one
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     for (const char* name : {"loop-a.yaml", "loop-b.yaml"}) {
         const Diagnostic* d = only_finding_for(*o.result, kv / name, "file-unreadable");
@@ -924,7 +925,7 @@ TEST(HostileTree, DanglingSymlinkIsUnreadable) {
     auto dir = tree_with_a_good_record();
     fs::path kv = dir->path() / "kv-efficiency";
     fs::create_symlink("gone.yaml", kv / "dangling.yaml");
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, kv / "dangling.yaml", "file-unreadable");
     if (d) {
@@ -944,7 +945,7 @@ TEST(HostileTree, LinksOutOfTheRootAreNeverFollowedNorQuoted) {
     fs::create_symlink(outside->path() / "secret.yaml", kv / "secret.yaml");
     fs::create_directory_symlink(outside->path(), kv / "linked");
     std::shared_ptr<void> keep(nullptr, [dir, outside](void*) {});
-    Outcome o = lint_guarded({dir->path(), kv / "linked" / "secret.yaml"}, keep);
+    LintOutcome o = lint_guarded({dir->path(), kv / "linked" / "secret.yaml"}, keep);
     ASSERT_TRUE(o.result) << o.failure;
     for (const fs::path& entry : {kv / "secret.yaml", kv / "linked" / "secret.yaml"}) {
         const Diagnostic* d = only_finding_for(*o.result, entry, "file-outside-root");
@@ -983,7 +984,7 @@ TEST(HostileTree, ALinkToAFolderOutsideTheRootIsAFindingAndNothingUnderItIsRead)
     auto dir = tree_with_a_good_record();
     fs::create_directory_symlink(outside->path(), dir->path() / "models" / "sub");
     std::shared_ptr<void> keep(nullptr, [dir, outside](void*) {});
-    Outcome o = lint_guarded({dir->path()}, keep);
+    LintOutcome o = lint_guarded({dir->path()}, keep);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, dir->path() / "models" / "sub", "file-outside-root");
     if (d) {
@@ -999,7 +1000,7 @@ TEST(HostileTree, ALinkToAFolderOutsideTheRootIsAFindingAndNothingUnderItIsRead)
     EXPECT_TRUE(o.result->linked_folders.empty());
 
     // Named on the command line, the folder through the link is refused the same way.
-    Outcome named = lint_guarded({dir->path() / "models" / "sub"}, keep);
+    LintOutcome named = lint_guarded({dir->path() / "models" / "sub"}, keep);
     ASSERT_TRUE(named.result) << named.failure;
     EXPECT_NE(only_finding_for(*named.result, dir->path() / "models" / "sub", "file-outside-root"), nullptr);
     EXPECT_TRUE(named.result->files.size() <= 1u);
@@ -1010,7 +1011,7 @@ TEST(HostileTree, ALinkToAFolderInsideTheRootIsNotFollowedAndNotAFinding) {
     // own paths; the link is named in verbose output as a link, not as a file skipped.
     auto dir = tree_with_a_good_record();
     fs::create_directory_symlink(dir->path() / "kv-efficiency", dir->path() / "models" / "rows");
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
     expect_good_record_clean(*o.result, dir->path());
@@ -1027,7 +1028,7 @@ double seconds_to_lint(const std::string& name, const std::string& text) {
     kvcat::test::copy_tree(hostile_dir() / "_shared", dir->path());
     write_file(dir->path() / "kv-efficiency" / (name + ".yaml"), text);
     auto start = std::chrono::steady_clock::now();
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     EXPECT_TRUE(o.result) << o.failure;
     if (o.result) {
@@ -1090,7 +1091,7 @@ TEST(HostileTree, DirectoryNamedLikeARecordIsUnreadable) {
     fs::path kv = dir->path() / "kv-efficiency";
     fs::create_directories(kv / "folder.yaml" / "inner");
     write_file(kv / "folder.yaml" / "inner" / "note.txt", "not a record\n");
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, kv / "folder.yaml", "file-unreadable");
     if (d) {
@@ -1104,7 +1105,7 @@ TEST(HostileTree, FifoNamedLikeARecordIsUnreadableNotAHang) {
     fs::path fifo = dir->path() / "kv-efficiency" / "pipe.yaml";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0) << std::strerror(errno);
     // Opening a FIFO for reading blocks until a writer comes: the hang guard catches that.
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     const Diagnostic* d = only_finding_for(*o.result, fifo, "file-unreadable");
     if (d) {
@@ -1119,7 +1120,7 @@ TEST(HostileTree, FilesThatAreNotRecordsAreSkippedAndListed) {
     const std::vector<std::string> others = {"README.md",    "draft.yml", "upper.YAML",
                                              "backup.yaml~", ".hidden",   "data.json"};
     for (const auto& name : others) write_file(kv / name, "id: kv-efficiency/not-a-record\n");
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << o.failure;
     EXPECT_TRUE(o.result->diagnostics.empty()) << describe(o.result->diagnostics);
     for (const auto& name : others) {
@@ -1296,7 +1297,7 @@ TEST_P(FuzzReproducer, LintsWithoutCrashing) {
     auto dir = build_root({});
     fs::create_directories(dir->path() / "kv-efficiency");
     fs::copy_file(input, dir->path() / "kv-efficiency" / "reproducer.yaml");
-    Outcome o = lint_guarded({dir->path()}, dir);
+    LintOutcome o = lint_guarded({dir->path()}, dir);
     ASSERT_TRUE(o.result) << input << ": " << o.failure;
     for (const auto& d : o.result->diagnostics) expect_well_formed(d, dir->path());
     // fuzz_lint explains the record too.

@@ -13,11 +13,11 @@ using kvcat::test::KvcatRunner;
 using kvcat::test::Outcome;
 
 // The shipped records: a prediction stands on every measurement the catalog holds.
-const std::string kRecords = KVCAT_SOURCE_DIR "/records";
+const std::string kPredictRecords = KVCAT_SOURCE_DIR "/records";
 const std::vector<std::string> kQwenOn4090 = {
-    "predict",       "--records",       kRecords,   "--model",   "qwen3.5-27b",
-    "--accelerator", "nvidia-rtx-4090", "--engine", "llama.cpp", "--weight-quant",
-    "Q4_K",          "--kv-dtype",      "q4_0",     "--context", "64k"};
+    "predict",       "--records",       kPredictRecords, "--model",   "qwen3.5-27b",
+    "--accelerator", "nvidia-rtx-4090", "--engine",      "llama.cpp", "--weight-quant",
+    "Q4_K",          "--kv-dtype",      "q4_0",          "--context", "64k"};
 
 TEST(Predict, JsonGivesTheSpeedItsIntervalAndItsBasis) {
     KvcatRunner k;
@@ -48,17 +48,17 @@ TEST(Predict, TextNamesThePredictionAndTheCeilingApart) {
 
 TEST(Predict, TheHoldoutTableHasTheFieldsScriptsReadAndEveryModeAtOnce) {
     KvcatRunner k;
-    Outcome o = k.run({"predict", "--records", kRecords, "--holdout", "curve", "--format", "json"});
+    Outcome o = k.run({"predict", "--records", kPredictRecords, "--holdout", "curve", "--format", "json"});
     ASSERT_EQ(o.status, 0) << o.err;
     auto j = nlohmann::json::parse(o.out);
     for (const char* key : {"n", "median_abs_error", "p90_abs_error", "coverage_80"})
         EXPECT_TRUE(j["decode"].contains(key)) << key;
     EXPECT_GT(j["decode"]["n"].get<int>(), 100);
-    Outcome all = k.run({"predict", "--records", kRecords, "--holdout", "all", "--format", "json"});
+    Outcome all = k.run({"predict", "--records", kPredictRecords, "--holdout", "all", "--format", "json"});
     ASSERT_EQ(all.status, 0) << all.err;
     auto a = nlohmann::json::parse(all.out);
     for (const char* mode : {"point", "curve", "pair"}) EXPECT_TRUE(a.contains(mode)) << mode;
-    Outcome csv = k.run({"predict", "--records", kRecords, "--holdout", "point", "--format", "csv"});
+    Outcome csv = k.run({"predict", "--records", kPredictRecords, "--holdout", "point", "--format", "csv"});
     ASSERT_EQ(csv.status, 0) << csv.err;
     EXPECT_TRUE(csv.out.starts_with("held_out,measure,record_id,context_length")) << csv.out.substr(0, 200);
 }
@@ -81,7 +81,7 @@ TEST(Predict, RefusesWhatItCannotAnswerAndSaysWhy) {
 
 TEST(Predict, FitGivesThePredictedSpeedBesideTheCeilingAtEachContext) {
     KvcatRunner k;
-    std::vector<std::string> fit = {"fit",           "--records",       kRecords,         "--model",  "qwen3.5-27b",
+    std::vector<std::string> fit = {"fit",           "--records",       kPredictRecords,  "--model",  "qwen3.5-27b",
                                     "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K_M",   "--kv-dtype",
                                     "q4_0",          "--contexts",      "16k,64k",        "--format", "json"};
     Outcome bare = k.run(fit);
@@ -104,7 +104,7 @@ TEST(Predict, FitGivesThePredictedSpeedBesideTheCeilingAtEachContext) {
 
 TEST(Predict, CurveAddsEachCardsCeilingAndPredictionWithAnEngine) {
     KvcatRunner k;
-    std::vector<std::string> curve = {"curve",         "--records",       kRecords,         "--model",  "qwen3.5-27b",
+    std::vector<std::string> curve = {"curve",         "--records",       kPredictRecords,  "--model",  "qwen3.5-27b",
                                       "--accelerator", "nvidia-rtx-4090", "--weight-quant", "Q4_K_M",   "--kv-dtype",
                                       "q4_0",          "--contexts",      "16k,64k",        "--format", "json"};
     Outcome plain = k.run(curve);

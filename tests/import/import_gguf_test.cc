@@ -37,7 +37,7 @@ using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
 
-Rational bpe(std::string_view dtype) {
+Rational gguf_bpe(std::string_view dtype) {
     return kvcat::find_cache_dtype(dtype)->bytes_per_element();
 }
 
@@ -95,11 +95,11 @@ void expect_same_figures(const ImportResult& config, const ImportResult& gguf, c
     EXPECT_EQ(g.kv_layers.count, m.kv_layers.count);
     EXPECT_EQ(g.sliding.has_value(), m.sliding.has_value());
     for (const char* dtype : {"bf16", "q8_0"}) {
-        Rational per_token = kvcat::growing_bytes_per_token(*kvcat::model_basis(m), bpe(dtype));
-        EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g), bpe(dtype)), per_token) << dtype;
+        Rational per_token = kvcat::growing_bytes_per_token(*kvcat::model_basis(m), gguf_bpe(dtype));
+        EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g), gguf_bpe(dtype)), per_token) << dtype;
         for (std::int64_t ctx : {4096LL, 131072LL}) {
-            EXPECT_EQ(kvcat::rows_bytes_at_context(kvcat::layer_rows(g), ctx, bpe(dtype)),
-                      kvcat::kv_bytes_at_context(m, per_token, ctx, bpe(dtype)))
+            EXPECT_EQ(kvcat::rows_bytes_at_context(kvcat::layer_rows(g), ctx, gguf_bpe(dtype)),
+                      kvcat::kv_bytes_at_context(m, per_token, ctx, gguf_bpe(dtype)))
                 << dtype << " at " << ctx;
         }
     }
@@ -145,7 +145,7 @@ TEST(ImportGguf, Qwen35HybridGivesTheConfigsFigures) {
     EXPECT_TRUE(contains(flat(gguf.text), "counts 1 multi-token-prediction layer")) << gguf.text;
     // 16 full layers x 4 x 256 x 2 x 2 bytes.
     Linted g(gguf);
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")), Rational(65536));
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), gguf_bpe("bf16")), Rational(65536));
 }
 
 /// gpt-oss-20b's attention keys as llama.cpp's converter writes them, with `blocks` blocks.
@@ -172,8 +172,8 @@ TEST(ImportGguf, GptOssIswaGivesTheConfigsFigures) {
     // 12 full layers x 8 x 64 x 2 x 2 bytes grow; the 12 sliding ones hold 128 tokens.
     Linted g(gguf);
     ASSERT_TRUE(g.clean()) << g.why();
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")), Rational(24576));
-    EXPECT_EQ(kvcat::rows_bounded_bytes(kvcat::layer_rows(g.model()), 1 << 20, bpe("bf16")),
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), gguf_bpe("bf16")), Rational(24576));
+    EXPECT_EQ(kvcat::rows_bounded_bytes(kvcat::layer_rows(g.model()), 1 << 20, gguf_bpe("bf16")),
               Rational(12LL * 8 * 64 * 2 * 2 * 128));
 }
 
@@ -199,7 +199,7 @@ TEST(ImportGguf, DeepSeekV3MlaGivesTheConfigsFigures) {
     expect_same_figures(from_config("deepseek-v3.json"), gguf, "DeepSeek-V3-Q4_K_M.gguf");
     // 61 x (512 + 64) x 2 bytes.
     Linted g(gguf);
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")), Rational(70272));
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), gguf_bpe("bf16")), Rational(70272));
     // The heads the latent expands to, from key_length_mla (qk_nope + qk_rope) and value_length_mla.
     EXPECT_EQ(g.model().head_dim, 192);
     EXPECT_EQ(g.model().v_head_dim, 128);
@@ -260,7 +260,7 @@ TEST(ImportGguf, PerLayerKvHeadsOfANasModelAreReadPerLayer) {
     ASSERT_TRUE(g.clean()) << g.why();
     EXPECT_EQ(g.model().kv_layers.count, 64);
     EXPECT_EQ(g.model().kv_layers.stateless, 16);
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), bpe("bf16")),
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(g.model()), gguf_bpe("bf16")),
               Rational(64 * 8 * 128 * 2 * 2));
 }
 

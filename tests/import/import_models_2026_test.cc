@@ -44,18 +44,18 @@ using kvcat::test::read_file;
 using kvcat::test::TempDir;
 using kvcat::test::write_file;
 
-Rational bpe(std::string_view dtype) {
+Rational bytes_per_elem(std::string_view dtype) {
     return kvcat::find_cache_dtype(dtype)->bytes_per_element();
 }
 
 /// A config imported into a records tree of its own and linted.
-struct Imported {
+struct Imported2026 {
     TempDir tmp;
     fs::path records = tmp.path() / "records";
     ImportResult result;
     kvcat::LintResult lint;
 
-    Imported(const json& config, const std::string& file, double total, double active, bool count_mtp = false) {
+    Imported2026(const json& config, const std::string& file, double total, double active, bool count_mtp = false) {
         ImportOptions o;
         o.config_file = file;
         o.name = "M";
@@ -140,22 +140,24 @@ constexpr std::int64_t kLongContext = 1 << 20;
 TEST(Models2026, EachFixtureImportsToItsHandWorkedFigures) {
     for (const Figures& f : kFigures) {
         SCOPED_TRACE(f.file);
-        Imported m(config_fixture(f.file), f.file, f.total_b, f.active_b);
+        Imported2026 m(config_fixture(f.file), f.file, f.total_b, f.active_b);
         ASSERT_TRUE(m.clean()) << m.why();
         const Model& model = m.model();
         auto basis = kvcat::model_basis(model);
         ASSERT_TRUE(basis);
-        EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bpe("bf16")), Rational(f.growing_bf16)) << f.how;
-        EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bpe("fp8")), Rational(f.growing_fp8)) << f.how;
+        EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bytes_per_elem("bf16")), Rational(f.growing_bf16)) << f.how;
+        EXPECT_EQ(kvcat::growing_bytes_per_token(*basis, bytes_per_elem("fp8")), Rational(f.growing_fp8)) << f.how;
         auto rows = kvcat::layer_rows(model);
-        EXPECT_EQ(kvcat::rows_growing_bytes_per_token(rows, bpe("bf16")), Rational(f.growing_bf16)) << f.how;
-        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bpe("bf16")), Rational(f.bounded_bf16)) << f.how;
-        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bpe("fp8")), Rational(f.bounded_fp8)) << f.how;
+        EXPECT_EQ(kvcat::rows_growing_bytes_per_token(rows, bytes_per_elem("bf16")), Rational(f.growing_bf16)) << f.how;
+        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bytes_per_elem("bf16")), Rational(f.bounded_bf16))
+            << f.how;
+        EXPECT_EQ(kvcat::rows_bounded_bytes(rows, kLongContext, bytes_per_elem("fp8")), Rational(f.bounded_fp8))
+            << f.how;
         // The per-layer sums and the model-wide formula say the same at every context.
         for (std::int64_t ctx : {64LL, 4096LL, 131072LL}) {
-            EXPECT_EQ(kvcat::rows_bytes_at_context(rows, ctx, bpe("bf16")),
-                      kvcat::kv_bytes_at_context(model, kvcat::growing_bytes_per_token(*basis, bpe("bf16")), ctx,
-                                                 bpe("bf16")))
+            EXPECT_EQ(kvcat::rows_bytes_at_context(rows, ctx, bytes_per_elem("bf16")),
+                      kvcat::kv_bytes_at_context(model, kvcat::growing_bytes_per_token(*basis, bytes_per_elem("bf16")),
+                                                 ctx, bytes_per_elem("bf16")))
                 << ctx;
         }
         EXPECT_EQ(kvcat::fixed_state_bytes(model), Rational(f.state)) << f.how;
@@ -186,7 +188,7 @@ TEST(Models2026, AtMostTwoOfTheFixturesAreRefusedAndEachNamesItsDesign) {
 // ---- no needless refusals ---------------------------------------------------------------
 
 TEST(Models2026, NemotronNasNullKvHeadsIsReadPerLayerNeverDefaulted) {
-    Imported m(config_fixture("llama-3.3-nemotron-super-49b-v1.json"), "c.json", 49.9, 49.9);
+    Imported2026 m(config_fixture("llama-3.3-nemotron-super-49b-v1.json"), "c.json", 49.9, 49.9);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     EXPECT_EQ(model.kv_heads, 8);  // 64 / n_heads_in_group 8, not the 64 query heads
@@ -198,7 +200,7 @@ TEST(Models2026, NemotronNasNullKvHeadsIsReadPerLayerNeverDefaulted) {
                          "block_configs"))
         << m.result.text;
     // 2,621,440 B/token was the old reading (80 layers x 64 heads); the per-layer one is 13x less.
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(model), bpe("bf16")), Rational(200704));
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(model), bytes_per_elem("bf16")), Rational(200704));
 }
 
 TEST(Models2026, NasLayersOfDifferingHeadsBecomeKvGroupsTheLintRecomputes) {
@@ -211,7 +213,7 @@ TEST(Models2026, NasLayersOfDifferingHeadsBecomeKvGroupsTheLintRecomputes) {
             ++changed;
         }
     }
-    Imported m(config, "c.json", 49.9, 49.9);
+    Imported2026 m(config, "c.json", 49.9, 49.9);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     ASSERT_EQ(model.kv_groups.size(), 2u) << m.result.text;
@@ -219,14 +221,14 @@ TEST(Models2026, NasLayersOfDifferingHeadsBecomeKvGroupsTheLintRecomputes) {
     EXPECT_EQ(model.kv_groups[1], (kvcat::KvGroup{39, 8, 128}));
     EXPECT_FALSE(model.kv_heads);
     // (10 x 16 + 39 x 8) x 128 x 2 x 2 bytes.
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(model), bpe("bf16")),
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(model), bytes_per_elem("bf16")),
               Rational((10 * 16 + 39 * 8) * 128 * 2 * 2));
 }
 
 TEST(Models2026, NasLayerWithAWindowIsRefusedNamingTheLayer) {
     json config = config_fixture("llama-3.3-nemotron-super-49b-v1.json");
     config["block_configs"][3]["attention"]["window_length"] = 4096;
-    ImportResult r = Imported(config, "c.json", 1, 1).result;
+    ImportResult r = Imported2026(config, "c.json", 1, 1).result;
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "block_configs[3].attention.window_length is 4096")) << r.message();
 }
@@ -257,7 +259,7 @@ TEST(Models2026, KeysThatCannotTouchTheCacheAreListedAsIrrelevantWithTheirReason
 TEST(Models2026, AKeyThatMayChangeTheCacheStillRefusesByName) {
     json config = config_fixture("qwen3-coder-480b-a35b-instruct.json");
     config["kv_sparse_window_layers"] = 4;
-    ImportResult r = Imported(config, "c.json", 480, 35).result;
+    ImportResult r = Imported2026(config, "c.json", 480, 35).result;
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "kv_sparse_window_layers is a key kvcat does not know")) << r.message();
 }
@@ -265,7 +267,7 @@ TEST(Models2026, AKeyThatMayChangeTheCacheStillRefusesByName) {
 // ---- multi-token prediction -------------------------------------------------------------
 
 TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
-    Imported plain(config_fixture("minimax-m2.5.json"), "c.json", 229, 10);
+    Imported2026 plain(config_fixture("minimax-m2.5.json"), "c.json", 229, 10);
     ASSERT_TRUE(plain.clean()) << plain.why();
     EXPECT_EQ(plain.model().num_layers, 62);
     EXPECT_TRUE(contains(flat(plain.result.text),
@@ -274,15 +276,15 @@ TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
         << plain.result.text;
     EXPECT_TRUE(contains(flat(plain.result.text), "only while an engine runs MTP speculative decoding"));
 
-    Imported counted(config_fixture("minimax-m2.5.json"), "c.json", 229, 10, /*count_mtp=*/true);
+    Imported2026 counted(config_fixture("minimax-m2.5.json"), "c.json", 229, 10, /*count_mtp=*/true);
     ASSERT_TRUE(counted.clean()) << counted.why();
     EXPECT_EQ(counted.model().num_layers, 65);
     // 65 x 8 x 128 x 2 x 2 bytes: the three MTP layers cache like the others while they run.
-    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(counted.model()), bpe("bf16")),
+    EXPECT_EQ(kvcat::growing_bytes_per_token(*kvcat::model_basis(counted.model()), bytes_per_elem("bf16")),
               Rational(65 * 8 * 128 * 2 * 2));
 
     // Nemotron-3-Super's MTP layer is a block pattern "*E": one attention block and an MoE.
-    Imported s(config_fixture("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12, true);
+    Imported2026 s(config_fixture("nemotron-3-super-120b-a12b-fp8.json"), "c.json", 120, 12, true);
     ASSERT_TRUE(s.clean()) << s.why();
     EXPECT_EQ(s.model().num_layers, 89);
     EXPECT_EQ(s.model().kv_layers.count, 9);
@@ -291,7 +293,7 @@ TEST(Models2026, MtpLayersAreNamedAndCountedOnlyWhenAsked) {
 // ---- layer types with shapes of their own -----------------------------------------------
 
 TEST(Models2026, MimoV2FlashKAndVOfDifferentWidthsPerLayerType) {
-    Imported m(config_fixture("mimo-v2-flash.json"), "c.json", 309, 15);
+    Imported2026 m(config_fixture("mimo-v2-flash.json"), "c.json", 309, 15);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     EXPECT_EQ(model.kv_heads, 4);
@@ -309,11 +311,11 @@ TEST(Models2026, MimoV2FlashKAndVOfDifferentWidthsPerLayerType) {
     EXPECT_EQ(rows[1].role, kvcat::LayerRole::sliding);
     EXPECT_EQ(rows[1].elements_per_token(), 8 * (192 + 128));
     // Counting V as wide as K would have said 9 x 4 x 192 x 2 x 2 = 27,648.
-    EXPECT_NE(kvcat::rows_growing_bytes_per_token(rows, bpe("bf16")), Rational(27648));
+    EXPECT_NE(kvcat::rows_growing_bytes_per_token(rows, bytes_per_elem("bf16")), Rational(27648));
 }
 
 TEST(Models2026, Gemma4FullLayersHaveTheirOwnHeadsAndWidth) {
-    Imported m(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
+    Imported2026 m(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     EXPECT_EQ(model.kv_heads, 2);    // num_global_key_value_heads, as attention_k_eq_v is set
@@ -326,7 +328,7 @@ TEST(Models2026, Gemma4FullLayersHaveTheirOwnHeadsAndWidth) {
     // Without attention_k_eq_v the full layers keep num_key_value_heads.
     json config = config_fixture("gemma-4-26b-a4b.json");
     config["text_config"]["attention_k_eq_v"] = false;
-    Imported plain(config, "c.json", 25.2, 3.8);
+    Imported2026 plain(config, "c.json", 25.2, 3.8);
     ASSERT_TRUE(plain.clean()) << plain.why();
     EXPECT_EQ(plain.model().kv_heads, 8);
     EXPECT_EQ(plain.model().head_dim, 512);
@@ -342,7 +344,7 @@ TEST(Models2026, EnginesAndCardSplitsRefuseTheShapesTheyDoNotFollow) {
     for (Case c : {Case{"mimo-v2-flash.json", "K and V heads differ in width (v_head_dim)"},
                    Case{"gemma-4-26b-a4b.json", "bounded layers have heads or widths of their own"}}) {
         SCOPED_TRACE(c.file);
-        Imported m(config_fixture(c.file), "c.json", 25, 4);
+        Imported2026 m(config_fixture(c.file), "c.json", 25, 4);
         ASSERT_TRUE(m.clean()) << m.why();
         // (SGLang refuses both earlier: they have sliding layers, and its SWA pool is not modelled.)
         for (auto engine : {kvcat::Engine::llamacpp, kvcat::Engine::vllm}) {
@@ -358,7 +360,7 @@ TEST(Models2026, EnginesAndCardSplitsRefuseTheShapesTheyDoNotFollow) {
     }
     // Gemma 4's sliding layers have 8 KV heads, its full layers 2: one share per card cannot
     // split both, so two cards are refused; one card is answered.
-    Imported gemma(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
+    Imported2026 gemma(config_fixture("gemma-4-26b-a4b.json"), "c.json", 25.2, 3.8);
     ASSERT_TRUE(gemma.clean()) << gemma.why();
     kvcat::Accelerator card;
     card.memory_gb_exact = Rational(80);
@@ -379,7 +381,7 @@ TEST(Models2026, EnginesAndCardSplitsRefuseTheShapesTheyDoNotFollow) {
 // ---- Kimi Delta Attention ---------------------------------------------------------------
 
 TEST(Models2026, KimiK3KdaLayersKeepVllmsKdaStateBesideMla) {
-    Imported m(config_fixture("kimi-k3.json"), "c.json", 2000, 60);
+    Imported2026 m(config_fixture("kimi-k3.json"), "c.json", 2000, 60);
     ASSERT_TRUE(m.clean()) << m.why();
     const Model& model = m.model();
     EXPECT_EQ(model.attention_variant, "mla");
@@ -397,7 +399,7 @@ TEST(Models2026, KimiK3KdaLayersKeepVllmsKdaStateBesideMla) {
     // The lists count from 1: listing layer 0 is refused.
     json config = config_fixture("kimi-k3.json");
     config["text_config"]["linear_attn_config"]["kda_layers"][0] = 0;
-    ImportResult r = Imported(config, "c.json", 1, 1).result;
+    ImportResult r = Imported2026(config, "c.json", 1, 1).result;
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.message(), "kda_layers holds 0; expected layer numbers from 1 to 93")) << r.message();
 }

@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LintResult shipped() {
+LintResult shipped_lint() {
     return lint_paths({fs::path(KVCAT_SOURCE_DIR) / "records"});
 }
 
@@ -40,7 +40,7 @@ TEST(WeightQuant, BlockFormatsAreExact) {
 }
 
 TEST(Fit, Qwen35On3090TakesTheDriversMemory) {
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     const Accelerator& card = accelerator(r, "accelerators/nvidia-rtx-3090");
     FitTerms t = fit_context(model(r, "models/qwen3.5-27b"), card, *find_weight_quant("Q4_K"),
                              *find_cache_dtype("bf16"), 1, kDefaultReserveBytes);
@@ -79,7 +79,7 @@ TEST(Fit, ACardWithoutADriverFigureTakesTheNameplateAndSaysSo) {
 }
 
 TEST(Fit, EveryShippedAcceleratorGivesItsDriversFigure) {
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     std::vector<std::string> without;
     std::size_t cards = 0;
     for (const auto& rec : r.records.records()) {
@@ -95,7 +95,7 @@ TEST(Fit, EveryShippedAcceleratorGivesItsDriversFigure) {
 }
 
 TEST(Fit, BatchMultipliesCacheAndState) {
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     const Model& m = model(r, "models/qwen3.5-27b");
     const Accelerator& a = accelerator(r, "accelerators/nvidia-rtx-3090");
     FitTerms one = fit_context(m, a, *find_weight_quant("Q4_K"), *find_cache_dtype("bf16"), 1, kDefaultReserveBytes);
@@ -126,7 +126,7 @@ TEST(Fit, SlidingLayersCostAWindowOnly) {
 }
 
 TEST(Fit, WeightsThatDoNotFitGiveZero) {
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     Model big = model(r, "models/qwen3.5-27b");
     big.total_params_b_exact = Rational(70);
     FitTerms t = fit_context(big, accelerator(r, "accelerators/nvidia-rtx-3090"), *find_weight_quant("bf16"),
@@ -135,7 +135,7 @@ TEST(Fit, WeightsThatDoNotFitGiveZero) {
 }
 
 TEST(Roofline, SeedFourCeiling) {
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     Roofline roof = decode_roofline(model(r, "models/qwen3.5-27b"), accelerator(r, "accelerators/nvidia-rtx-3090"),
                                     *find_weight_quant("Q4_K"), Rational(65536LL * 65536));
     // 936e9 / (15,187,500,000 + 4,294,967,296 + 156,893,184)
@@ -148,7 +148,7 @@ TEST(Roofline, MixtureOfExpertsReadsItsActiveWeightsOnly) {
     // Qwen3.5-35B-A3B: 35B parameters in all, 3B active per token. Decoding reads the 3B;
     // the memory holds the 35B. fp8 weights are one byte each; at 64k the fp8 cache is
     // 10 layers x 2 kv heads x 256 x 2 x 1 byte = 10,240 B/token.
-    LintResult r = shipped();
+    LintResult r = shipped_lint();
     const Model& moe = model(r, "models/qwen3.5-35b-a3b");
     const Accelerator& h100 = accelerator(r, "accelerators/nvidia-h100-sxm");
     const WeightQuant fp8 = *find_weight_quant("fp8");  // a copy: the optional it comes from is a temporary
@@ -217,7 +217,7 @@ TEST(PhysicsRules, StatedOffloadSilencesExceedsMemory) {
 
 TEST(PhysicsCatalog, RowsCarryCeilingAndBaselines) {
     test::TempDir dir;
-    build_catalog(shipped().records, dir / "kvcat.db");
+    build_catalog(shipped_lint().records, dir / "kvcat.db");
     Table t = run_read_only(dir / "kvcat.db",
                             "SELECT roofline_tps, roofline_fraction, gqa_reduction, mha_reduction, weight_bytes, "
                             "gqa_baseline_bytes_per_token FROM kv_rows WHERE id = ?",

@@ -10,7 +10,7 @@
 namespace kvcat {
 namespace {
 
-Table sample() {
+Table sample_table() {
     Table t;
     t.columns = {"id", "context_length", "tps", "note"};
     t.rows.push_back({std::string("a"), std::int64_t{65536}, 28.8, std::string("has, comma and \"quotes\"")});
@@ -19,7 +19,7 @@ Table sample() {
 }
 
 TEST(Render, TableRightAlignsNumbersAndShowsNullAsDash) {
-    std::string out = render_table(sample(), TableFormat::table);
+    std::string out = render_table(sample_table(), TableFormat::table);
     EXPECT_EQ(out,
               "id  context_length   tps  note\n"
               "--  --------------  ----  -----------------------\n"
@@ -31,7 +31,7 @@ TEST(Render, TableRightAlignsNumbersAndShowsNullAsDash) {
 }
 
 TEST(Render, CsvQuotesPerRfc4180) {
-    std::string out = render_table(sample(), TableFormat::csv);
+    std::string out = render_table(sample_table(), TableFormat::csv);
     EXPECT_EQ(out,
               "id,context_length,tps,note\r\n"
               "a,65536,28.8,\"has, comma and \"\"quotes\"\"\"\r\n"
@@ -39,7 +39,7 @@ TEST(Render, CsvQuotesPerRfc4180) {
 }
 
 TEST(Render, JsonKeepsNumbersAndNulls) {
-    auto parsed = nlohmann::json::parse(render_table(sample(), TableFormat::json));
+    auto parsed = nlohmann::json::parse(render_table(sample_table(), TableFormat::json));
     ASSERT_TRUE(parsed.is_array());
     ASSERT_EQ(parsed.size(), 2u);
     EXPECT_EQ(parsed[0]["context_length"], 65536);
@@ -50,7 +50,7 @@ TEST(Render, JsonKeepsNumbersAndNulls) {
 }
 
 TEST(Render, MarkdownEscapesPipes) {
-    std::string out = render_table(sample(), TableFormat::markdown);
+    std::string out = render_table(sample_table(), TableFormat::markdown);
     EXPECT_NE(out.find("| id | context_length | tps | note |"), std::string::npos) << out;
     EXPECT_NE(out.find("x\\|y"), std::string::npos) << out;
     EXPECT_NE(out.find("---: |"), std::string::npos) << out;
@@ -180,7 +180,7 @@ TEST(Render, MultiLineCellShowsItsFirstLineAndStaysAligned) {
 TEST(Render, JsonIsWrittenAsNlohmannWouldDumpTheWholeArray) {
     // The array is written a row at a time (so that rendering can stop between rows); its
     // text is what dump(2) of the whole array gives, empty or not.
-    for (const Table& t : {sample(), wide(), Table{{"a"}, {}}}) {
+    for (const Table& t : {sample_table(), wide(), Table{{"a"}, {}}}) {
         nlohmann::ordered_json array = nlohmann::ordered_json::array();
         for (const auto& row : t.rows) {
             nlohmann::ordered_json object = nlohmann::ordered_json::object();
