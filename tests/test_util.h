@@ -4,16 +4,19 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "check/rule_registry.h"
@@ -126,6 +129,19 @@ inline std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path.string());
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Every entry under a folder with its size and modification time, but those named in `except`
+/// (wherever they are): two states differ when a file or folder was added, removed or written.
+using FolderState = std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>>;
+inline FolderState folder_state(const fs::path& root, const std::set<std::string>& except) {
+    FolderState state;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        if (except.count(e.path().filename().string())) continue;
+        std::uintmax_t size = e.is_regular_file() ? e.file_size() : 0;
+        state[fs::relative(e.path(), root).string()] = {size, e.last_write_time()};
+    }
+    return state;
 }
 
 /// Copies a folder tree (a fixture) into `to`, creating it.

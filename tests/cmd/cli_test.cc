@@ -1,6 +1,9 @@
 // The command line as a whole: help with examples for every subcommand, did-you-mean for a
 // mistyped one, --version, and -q / -v wherever they are written.
 #include <algorithm>
+#include <iostream>
+#include <optional>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -194,21 +197,32 @@ TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
         {"32k.json", fixtures / "import-bench/vllm-32k.json"},
         {"server.log", fixtures / "engine-logs/llamacpp-b9421-tp-qwen3.6-27b-ud-q4_k_xl-recurrent-2seq.log"},
         {"vllm.log", fixtures / "engine-logs/vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25.log"}};
+    // Every example runs on today's records, unchanged, and the files above. The examples share a
+    // folder while none changes it, so that the catalog the first one builds serves the next (a
+    // sanitized kvcat, CI's, takes over a second to build one, and there are sixty examples); the
+    // example after one that wrote, removed or changed a file gets a fresh folder.
+    GgufFile weights(1 << 20);
+    const std::set<std::string> own = {"kvcat.db", ".stdout", ".stderr"};
+    std::optional<TempDir> scratch;
+    FolderState pristine;
+    int folders = 0;
     for (const auto& command : commands) {
         SCOPED_TRACE(command);
-        // Each example in a folder of its own, with today's records and a catalog of its own,
-        // so that one that writes a file changes nothing for the next.
-        TempDir scratch;
-        fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", scratch / "records", fs::copy_options::recursive);
-        for (const auto& [name, from] : inputs) fs::copy_file(from, scratch / name);
-        GgufFile weights(1 << 20);
-        fs::copy_file(weights.path(), scratch / "DeepSeek-V3-Q4_K_M.gguf");
+        if (!scratch || folder_state(scratch->path(), own) != pristine) {
+            ++folders;
+            scratch.emplace();
+            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", *scratch / "records", fs::copy_options::recursive);
+            for (const auto& [name, from] : inputs) fs::copy_file(from, *scratch / name);
+            fs::copy_file(weights.path(), *scratch / "DeepSeek-V3-Q4_K_M.gguf");
+            pristine = folder_state(scratch->path(), own);
+        }
         std::string line = shell_quote(::kvcat::test::kvcat_binary()) + command.substr(std::string("kvcat").size());
-        int status = run_shell("cd " + shell_quote(scratch.path().string()) +
+        int status = run_shell("cd " + shell_quote(scratch->path().string()) +
                                " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
                                " >.stdout 2>.stderr </dev/null");
-        EXPECT_EQ(status, 0) << read_file(scratch / ".stderr");
+        EXPECT_EQ(status, 0) << read_file(*scratch / ".stderr");
     }
+    std::cout << commands.size() << " examples run in " << folders << " folders" << std::endl;
 }
 
 TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {
