@@ -1,7 +1,8 @@
 // Every command that README.md and docs/guide.md show with a `$ kvcat` prompt runs, as a
 // reader would type it, on the shipped records, and prints what the page shows under it. The commands of one indented
-// block run in order in one folder (an import then the lint of what it wrote); each block gets a folder of its own. A
-// command that is meant to fail says so at its end: `# exit 1: ...`.
+// block run in order in one folder (an import then the lint of what it wrote); each block starts on the shipped records
+// unchanged, in the folder of the block before only when that block changed nothing there. A command that is meant to
+// fail says so at its end: `# exit 1: ...`.
 #include <algorithm>
 #include <optional>
 #include <set>

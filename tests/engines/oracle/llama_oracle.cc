@@ -165,7 +165,8 @@ bool same_refusal(const Captured& engine, const Captured& ours) {
 
 /// A records folder of the model's file and the card's alone: all that `kvcat fit` reads for the
 /// engine's lines. fit lints the folder it is given, and the whole shipped one takes the sanitized
-/// binary (CI's) over a second a run, where these two files take a tenth of that.
+/// binary (CI's) over a second a run: llama_engine_oracle_state took 64 s with it and 16 s with
+/// these two files.
 fs::path fit_records(const std::string& id) {
     fs::path root = g_work / "fit-records";
     fs::remove_all(root);
