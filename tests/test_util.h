@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -131,18 +133,47 @@ inline std::string read_file(const fs::path& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-/// Every entry under a folder with its size and modification time, but those named in `except`
-/// (wherever they are): two states differ when a file or folder was added, removed or written.
-using FolderState = std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>>;
-inline FolderState folder_state(const fs::path& root, const std::set<std::string>& except) {
-    FolderState state;
-    for (const auto& e : fs::recursive_directory_iterator(root)) {
-        if (except.count(e.path().filename().string())) continue;
-        std::uintmax_t size = e.is_regular_file() ? e.file_size() : 0;
-        state[fs::relative(e.path(), root).string()] = {size, e.last_write_time()};
+/// A scratch folder that commands share while none of them changes it: `fill` sets up a fresh one,
+/// and get() hands back the same folder as long as every entry in it (but those named in `own`,
+/// wherever they are, such as the catalog kvcat builds there) has the size and modification time
+/// it had when filled; after a command added, removed or wrote anything, get() fills a fresh one.
+/// Each command so starts on what `fill` made, and a catalog built by one serves the next.
+class ReusedFolder {
+  public:
+    ReusedFolder(std::function<void(const fs::path&)> fill, std::set<std::string> own)
+        : fill_(std::move(fill)), own_(std::move(own)) {}
+
+    const TempDir& get() {
+        if (!folder_ || state() != pristine_) {
+            folder_.emplace();
+            fill_(folder_->path());
+            pristine_ = state();
+            ++made_;
+        }
+        return *folder_;
     }
-    return state;
-}
+
+    /// How many fresh folders get() has filled.
+    int made() const { return made_; }
+
+  private:
+    using State = std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>>;
+    State state() const {
+        State s;
+        for (const auto& e : fs::recursive_directory_iterator(folder_->path())) {
+            if (own_.count(e.path().filename().string())) continue;
+            std::uintmax_t size = e.is_regular_file() ? e.file_size() : 0;
+            s[fs::relative(e.path(), folder_->path()).string()] = {size, e.last_write_time()};
+        }
+        return s;
+    }
+
+    std::function<void(const fs::path&)> fill_;
+    std::set<std::string> own_;
+    std::optional<TempDir> folder_;
+    State pristine_;
+    int made_ = 0;
+};
 
 /// Copies a folder tree (a fixture) into `to`, creating it.
 inline void copy_tree(const fs::path& from, const fs::path& to) {

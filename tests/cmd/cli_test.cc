@@ -2,8 +2,6 @@
 // mistyped one, --version, and -q / -v wherever they are written.
 #include <algorithm>
 #include <iostream>
-#include <optional>
-#include <set>
 
 #include <gtest/gtest.h>
 
@@ -202,27 +200,23 @@ TEST(HelpExamples, EveryExampleRunsOnTheShippedRecords) {
     // sanitized kvcat, CI's, takes over a second to build one, and there are sixty examples); the
     // example after one that wrote, removed or changed a file gets a fresh folder.
     GgufFile weights(1 << 20);
-    const std::set<std::string> own = {"kvcat.db", ".stdout", ".stderr"};
-    std::optional<TempDir> scratch;
-    FolderState pristine;
-    int folders = 0;
+    ReusedFolder folder(
+        [&](const fs::path& dir) {
+            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir / "records", fs::copy_options::recursive);
+            for (const auto& [name, from] : inputs) fs::copy_file(from, dir / name);
+            fs::copy_file(weights.path(), dir / "DeepSeek-V3-Q4_K_M.gguf");
+        },
+        {"kvcat.db", ".stdout", ".stderr"});
     for (const auto& command : commands) {
         SCOPED_TRACE(command);
-        if (!scratch || folder_state(scratch->path(), own) != pristine) {
-            ++folders;
-            scratch.emplace();
-            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", *scratch / "records", fs::copy_options::recursive);
-            for (const auto& [name, from] : inputs) fs::copy_file(from, *scratch / name);
-            fs::copy_file(weights.path(), *scratch / "DeepSeek-V3-Q4_K_M.gguf");
-            pristine = folder_state(scratch->path(), own);
-        }
+        const TempDir& scratch = folder.get();
         std::string line = shell_quote(::kvcat::test::kvcat_binary()) + command.substr(std::string("kvcat").size());
-        int status = run_shell("cd " + shell_quote(scratch->path().string()) +
+        int status = run_shell("cd " + shell_quote(scratch.path().string()) +
                                " && env -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS sh -c " + shell_quote(line) +
                                " >.stdout 2>.stderr </dev/null");
-        EXPECT_EQ(status, 0) << read_file(*scratch / ".stderr");
+        EXPECT_EQ(status, 0) << read_file(scratch / ".stderr");
     }
-    std::cout << commands.size() << " examples run in " << folders << " folders" << std::endl;
+    std::cout << commands.size() << " examples run in " << folder.made() << " folders" << std::endl;
 }
 
 TEST(ShortIds, ExplainFitAndCurveTakeANameOrAUniqueStart) {

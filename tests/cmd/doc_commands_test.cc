@@ -4,8 +4,6 @@
 // unchanged, in the folder of the block before only when that block changed nothing there. A command that is meant to
 // fail says so at its end: `# exit 1: ...`.
 #include <algorithm>
-#include <optional>
-#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -158,18 +156,15 @@ TEST_P(DocFile, EveryCommandRunsOnTheShippedRecords) {
     // sanitized kvcat, CI's, takes over a second to build one); the block after one that wrote,
     // removed or changed a file gets a fresh folder.
     GgufFile weights(1 << 20);
-    const std::set<std::string> own = {"kvcat.db", ".stdout", ".stderr", ".terminal"};
-    std::optional<TempDir> fresh;
-    FolderState pristine;
+    ReusedFolder folder(
+        [&](const fs::path& dir) {
+            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", dir / "records", fs::copy_options::recursive);
+            for (const auto& [name, from] : inputs) fs::copy_file(from, dir / name);
+            fs::copy_file(weights.path(), dir / "weights.gguf");
+        },
+        {"kvcat.db", ".stdout", ".stderr", ".terminal"});
     for (const auto& block : blocks) {
-        if (!fresh || folder_state(fresh->path(), own) != pristine) {
-            fresh.emplace();
-            fs::copy(fs::path(KVCAT_SOURCE_DIR) / "records", *fresh / "records", fs::copy_options::recursive);
-            for (const auto& [name, from] : inputs) fs::copy_file(from, *fresh / name);
-            fs::copy_file(weights.path(), *fresh / "weights.gguf");
-            pristine = folder_state(fresh->path(), own);
-        }
-        const TempDir& scratch = *fresh;
+        const TempDir& scratch = folder.get();
         for (const auto& command : block) {
             SCOPED_TRACE(GetParam() + ":" + std::to_string(command.at) + ": " + command.line);
             std::string line =
