@@ -66,18 +66,24 @@ class Browser:
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self.next_id = 0
-        self.buffer = b""
+        self.buffer = bytearray()
         self.events = []
 
     def _read_message(self, deadline):
-        while b"\0" not in self.buffer:
+        # A message can be megabytes (the report's content): the buffer grows in place, and only
+        # what arrived since the last look is searched for the NUL that ends it.
+        end = self.buffer.find(b"\0")
+        while end < 0:
             if time.time() > deadline:
                 raise Failure("Chromium did not answer in time")
-            chunk = os.read(self.from_chrome, 1 << 16)
+            chunk = os.read(self.from_chrome, 1 << 20)
             if not chunk:
                 raise Failure("Chromium closed its pipe (see chromium.log in the profile)")
+            searched = len(self.buffer)
             self.buffer += chunk
-        message, _, self.buffer = self.buffer.partition(b"\0")
+            end = self.buffer.find(b"\0", searched)
+        message = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         return json.loads(message)
 
     def send(self, method, params=None, session=None, timeout=60):
