@@ -471,8 +471,10 @@ void for_each_index(std::size_t n, unsigned threads, const Body& body) {
 
 /// Stage 1: models, accelerators and the other records rows refer to, read and checked on every
 /// core, kept for every row to refer to. Each file's findings keep their place in file order.
+/// With options.judge_only, only the files it names are checked, and `judged` holds them.
 std::unique_ptr<RecordSet> check_references(const std::vector<Job>& jobs, const LintOptions& options,
-                                            LintResult& result, std::vector<rules::IdEntry>& ids) {
+                                            LintResult& result, std::vector<rules::IdEntry>& ids,
+                                            std::optional<std::set<std::string>>& judged) {
     const unsigned threads = worker_count(options, jobs.size());
     std::vector<Record> references(jobs.size());
     std::vector<std::vector<Diagnostic>> own(jobs.size());
@@ -481,11 +483,13 @@ std::unique_ptr<RecordSet> check_references(const std::vector<Job>& jobs, const 
         references[i] = load_inside_root(jobs[i].file, jobs[i].relative(), jobs[i].resolved, own[i]);
     });
     auto refs = std::make_unique<RecordSet>(std::move(references));
+    if (options.judge_only) judged = options.judge_only(*refs);
     // Checked once every reference is read: a record's checks read the others through refs.
     std::vector<std::vector<Diagnostic>> findings(jobs.size());
     std::vector<std::vector<Diagnostic>> ignored(jobs.size());
     for_each_index(jobs.size(), threads, [&](std::size_t i) {
-        check_record(refs->records()[i], *refs, std::move(own[i]), findings[i], ignored[i]);
+        const Record& r = refs->records()[i];
+        if (!judged || judged->contains(r.file)) check_record(r, *refs, std::move(own[i]), findings[i], ignored[i]);
     });
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         std::move(findings[i].begin(), findings[i].end(), std::back_inserter(result.diagnostics));
@@ -537,10 +541,11 @@ std::vector<WorkerOutput> check_rows(const std::vector<Job>& jobs, const RecordS
                 } else {
                     std::vector<Diagnostic> own;
                     Record r = load_inside_root(file, job.relative(), job.resolved, own);
-                    check_record(r, refs, std::move(own), o.findings, o.ignored);
+                    const bool judge = !options.judge_only;  // a row is never among the files it names
+                    if (judge) check_record(r, refs, std::move(own), o.findings, o.ignored);
                     o.ids.push_back(id_entry(r));
                     if (options.sink) options.sink->row(r, refs);
-                    if (!options.unchanged && r.kv) o.speeds.push_back(rules::row_speeds(r, refs));
+                    if (judge && !options.unchanged && r.kv) o.speeds.push_back(rules::row_speeds(r, refs));
                     if (options.keep_rows) o.kept.push_back(std::move(r));
                     ++o.read;
                 }
@@ -593,6 +598,12 @@ void merge_rows(std::vector<WorkerOutput>& outputs, std::unique_ptr<RecordSet> r
 
 }  // namespace
 
+LintOptions judging_none() {
+    LintOptions options;
+    options.judge_only = [](const RecordSet&) { return std::set<std::string>(); };
+    return options;
+}
+
 LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& options) {
     NamedPaths named = gather_named(paths, options);
     Jobs jobs = plan_jobs(named);
@@ -600,11 +611,14 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     LintResult result;
     std::vector<rules::IdEntry> ids;
     if (past_deadline(options)) throw LintStopped();
-    auto refs = check_references(jobs.references, options, result, ids);
+    std::optional<std::set<std::string>> judged;
+    auto refs = check_references(jobs.references, options, result, ids, judged);
     auto outputs = check_rows(jobs.rows, *refs, options);
     jobs.rows = {};
     merge_rows(outputs, std::move(refs), options.keep_rows, result, ids);
-    if (!options.unchanged) {  // an incremental build has not read the unchanged rows again
+    // Across rows: not when an incremental build has not read the unchanged rows again, nor
+    // when no row is judged.
+    if (!options.unchanged && !judged) {
         std::vector<rules::RowSpeeds> speeds;
         for (auto& o : outputs) {
             for (auto& row : o.speeds) speeds.push_back(std::move(row));
@@ -618,6 +632,11 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
     rules::id_duplicate(ids, result.diagnostics);
     std::erase_if(result.diagnostics, [&](const Diagnostic& d) { return !named.is_reported(d.pos.file); });
     std::erase_if(result.ignored, [&](const Diagnostic& d) { return !named.is_reported(d.pos.file); });
+    if (judged) {  // a file's duplicate id, or the walk's finding on it, is said only of a judged file
+        auto unjudged = [&](const Diagnostic& d) { return !judged->contains(d.pos.file); };
+        std::erase_if(result.diagnostics, unjudged);
+        std::erase_if(result.ignored, unjudged);
+    }
     sort_diagnostics(result.diagnostics);
     sort_diagnostics(result.ignored);
     set_notes_apart(result);

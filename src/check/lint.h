@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,6 +53,13 @@ struct LintOptions {
     RecordTree* walked = nullptr;
     RecordSink* sink = nullptr;
     bool keep_rows = true;  ///< keep every row in LintResult::records (explain, fit, tests)
+    /// When set, only the records whose files it returns are judged (their reading findings and
+    /// every rule's); every other record is read and kept, and nothing is said of it. Called once,
+    /// with the models, accelerators and other references as read, before any is judged; rows are
+    /// never judged. For a command that answers from a few named records and the rows' figures
+    /// (fit, plan, curve, predict): the rules over every row are most of a lint's time, and none
+    /// of their findings would be shown.
+    std::function<std::set<std::string>(const RecordSet& references)> judge_only;
     /// For an incremental build: the prior result of a row file that need not be read again.
     std::function<const UnchangedFile*(const std::string& file)> unchanged;
     /// Called now and then from one worker: rows done, rows in all.
@@ -85,6 +93,10 @@ struct LintResult {
 
 /// Lints files and folders. Throws std::runtime_error only when a named path does not exist.
 LintResult lint_paths(const std::vector<std::filesystem::path>& paths, const LintOptions& options = {});
+
+/// Options for a command that shows no finding (plan, predict, the predicted columns): every
+/// record read, none judged.
+LintOptions judging_none();
 
 /// A claim as lint_ignore names it and as it is compared: runs of white space as one space,
 /// ends trimmed.

@@ -79,4 +79,12 @@ RecordRef resolve_record(const RecordSet& set, std::string_view given, std::opti
                                  near.empty() ? "" : fmt::format("; did you mean {}?", one_of(near)))};
 }
 
+std::set<std::string> files_named(const RecordSet& set, const std::vector<RecordName>& names) {
+    std::set<std::string> files;
+    for (const RecordName& name : names) {
+        if (const Record* r = resolve_record(set, name.given, name.kind).record) files.insert(r->file);
+    }
+    return files;
+}
+
 }  // namespace kvcat

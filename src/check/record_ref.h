@@ -4,8 +4,10 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "check/lint.h"
 #include "load/schema.h"
@@ -21,5 +23,16 @@ struct RecordRef {
 /// its id without the kind's folder, or a start of its name that ends where a word does and
 /// only one record has ("vllm-qwen35", also written "vllm-qwen35-...").
 RecordRef resolve_record(const RecordSet& set, std::string_view given, std::optional<RecordKind> kind);
+
+/// A record a command names: what the user typed, and the kind it must be.
+struct RecordName {
+    std::string given;
+    RecordKind kind;
+};
+
+/// The files of the records `names` resolve to among `set`; a name that resolves to none adds
+/// nothing (the command resolves it again and says why). For LintOptions::judge_only: the
+/// records a command answers from are judged, and their findings shown beside its answer.
+std::set<std::string> files_named(const RecordSet& set, const std::vector<RecordName>& names);
 
 }  // namespace kvcat

@@ -204,6 +204,8 @@ int run_curve(const CurveOptions& o) {
     LintOptions options;
     // The measured rows only when a predicted speed is asked for (--engine and named cards).
     options.keep_rows = !o.engine.engine.empty() && !o.accelerators.empty();
+    // Judged: the model, whose findings are shown beside the curve.
+    options.judge_only = [&o](const RecordSet& refs) { return files_named(refs, {{o.model, RecordKind::model}}); };
     LintResult lint = lint_paths({o.common.records}, options);
     CurveRequest request;
     if (std::string problem = make_request(o, lint.records, request); !problem.empty()) {

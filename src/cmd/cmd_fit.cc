@@ -460,7 +460,14 @@ int run_fit(const FitOptions& o) {
         if (!parsed) return ExitCode::failure;
         contexts = *parsed;
     }
-    LintResult lint = lint_paths({o.common.records});
+    // Judged: the model and the cards, whose findings are shown beside the answer.
+    LintOptions judging;
+    judging.judge_only = [&o](const RecordSet& refs) {
+        std::vector<RecordName> names = {{o.model, RecordKind::model}};
+        for (const auto& name : split_commas(o.accelerator)) names.push_back({name, RecordKind::accelerator});
+        return files_named(refs, names);
+    };
+    LintResult lint = lint_paths({o.common.records}, judging);
     std::optional<QuantPlan> exact;
     if (!o.weight_quant.empty()) {
         RecordRef ref = resolve_record(lint.records, o.model, RecordKind::model);

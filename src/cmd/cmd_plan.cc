@@ -189,7 +189,7 @@ int run_plan(const PlanOptions& o) {
     }
     grid.reserve = o.reserve.bytes();
     grid.reserve_given = o.reserve.given();
-    LintResult lint = lint_paths({o.common.records});
+    LintResult lint = lint_paths({o.common.records}, judging_none());
     RecordRef model = resolve_record(lint.records, o.model, RecordKind::model);
     RecordRef card = resolve_record(lint.records, o.accelerator, RecordKind::accelerator);
     for (const RecordRef* ref : {&model, &card}) {

@@ -131,7 +131,7 @@ std::optional<SpeedSetup> setup_of(const PredictOptions& o, const RecordSet& rec
 }
 
 int run_predict(const PredictOptions& o) {
-    LintResult lint = lint_paths({o.common.records});
+    LintResult lint = lint_paths({o.common.records}, judging_none());
     SpeedPhysics physics(lint.records);
     SpeedPredictor predictor(speed_points(lint.records), physics);
     if (!o.holdout.empty()) return run_holdout(o, predictor);

@@ -66,7 +66,7 @@ Table with_predicted_columns(const Table& answer, const PredictedColumns& plan, 
             "--records DIR)",
             records));
     }
-    LintResult lint = lint_paths({records});
+    LintResult lint = lint_paths({records}, judging_none());
     CatalogSpeeds speeds(lint.records);
     std::map<std::string, RowPrediction> predicted =
         row_predictions(speeds.predictor(), speeds.intervals(), lint.records);
