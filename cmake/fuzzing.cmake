@@ -63,11 +63,8 @@ foreach(_name IN LISTS _kvcat_fuzz_targets)
     target_link_options(${_target} PRIVATE -fsanitize=fuzzer,${KVCAT_FUZZ_SANITIZERS})
     add_dependencies(kvcat_fuzzers ${_target})
     if(_name STREQUAL "cli")
-        # The whole command line: kvcat's main() renamed, over the commands' library.
-        get_target_property(_cli_sources kvcat SOURCES)
-        target_sources(${_target} PRIVATE ${_cli_sources})
+        # The whole command line: the commands' library, whose kvcat_main is kvcat's main().
         target_link_libraries(${_target} PRIVATE kvcat_cli)
-        target_compile_definitions(${_target} PRIVATE main=kvcat_main_for_fuzzing)
     endif()
 
     # A short run from the seed corpora (records/, tests/fixtures/, fuzz/seeds/<target>/), read

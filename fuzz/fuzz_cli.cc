@@ -1,11 +1,12 @@
-// libFuzzer target: bytes -> a command line and a small records tree -> kvcat's own main().
+// libFuzzer target: bytes -> a command line and a small records tree -> kvcat's own main()
+// (kvcat::cmd::kvcat_main, which src/main.cc calls).
 //
 // The input is lines. Up to the first line that is exactly "--", each line is one argument
 // (at most 24, each cut at 200 bytes). After it, a line "## PATH" starts a file of the tree
 // and the lines up to the next "## " are its text (at most 12 files). The tree is made
 // afresh in a scratch folder for every input, on top of one valid model and accelerator
-// (tests/hostile/_shared/), and kvcat runs there, in this process, with the same main() as
-// the binary (fuzzing.cmake compiles main.cc under another name).
+// (tests/hostile/_shared/), and kvcat runs there, in this process, through the same
+// kvcat_main as the binary.
 //
 // What must hold: every run ends with exit status 0, 1 or 2; nothing throws out of main, no
 // signal, no sanitizer report, no hang (libFuzzer's -timeout). Paths are kept inside the
@@ -25,13 +26,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cmd/kvcat_main.h"
 #include "fuzz_check.h"
 
 #ifndef KVCAT_SOURCE_DIR
 #error "KVCAT_SOURCE_DIR must name the source tree (for tests/hostile/_shared)"
 #endif
-
-int kvcat_main_for_fuzzing(int argc, char** argv);  // src/main.cc's main(), renamed
 
 namespace {
 
@@ -165,9 +165,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     int code = 0;
     {
         InFolder here(tree);
-        code = kvcat_main_for_fuzzing(static_cast<int>(args.size()), argv.data());
+        code = kvcat::cmd::kvcat_main(static_cast<int>(args.size()), argv.data());
     }
-    spdlog::drop("kvcat");  // main() registers its logger afresh each run
+    spdlog::drop("kvcat");  // kvcat_main registers its logger afresh each run
     kvcat::fuzz::check(code == 0 || code == 1 || code == 2, "kvcat exited " + std::to_string(code));
     return 0;
 }
