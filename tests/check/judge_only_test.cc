@@ -20,8 +20,8 @@ using test::TempDir;
 fs::path faulty_records(const TempDir& dir) {
     fs::path records = dir / "records";
     fs::copy(fs::path(KVCAT_FIXTURES_DIR) / "seed-catalog/records", records, fs::copy_options::recursive);
-    for (const char* file : {"models/qwen3.5-27b.yaml", "models/gemma-3-27b.yaml",
-                             "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml"}) {
+    for (const char* file :
+         {"models/qwen3.5-27b.yaml", "models/gemma-3-27b.yaml", "kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml"}) {
         std::string text = test::read_file(records / file) + "bogus_field: 1\n";
         test::write_file(records / file, text);
     }
