@@ -614,3 +614,35 @@ TEST(CurveNotes, AMixWeighsWhatFitWeighs) {
     curve_weights("qwen3.5-27b", "Q4_K_M", false, &err);
     EXPECT_TRUE(contains(err, "a lower bound")) << err;
 }
+
+TEST(FitFindings, TheModelsAndTheCardsFindingsAreShownAndNoOtherRecords) {
+    // fit judges only what it answers from: an error in the named model is a warning beside the
+    // answer, at its file, line and column; an error in another model or in a row is not fit's to say.
+    KvcatRunner k;
+    auto edit = [&](const char* file, const std::string& from, const std::string& to) {
+        fs::path path = k.dir() / "records" / file;
+        std::string text = kvcat::test::read_file(path);
+        auto at = text.find(from);
+        ASSERT_NE(at, std::string::npos) << file;
+        text.replace(at, from.size(), to);
+        kvcat::test::write_file(path, text);
+    };
+    edit("models/qwen3.5-27b.yaml", "  count: 16\n", "  count: 15\n");
+    edit("models/gemma-3-27b.yaml", "name: ", "bogus_field: 1\nname: ");
+    edit("kv-efficiency/llamacpp-qwen35-27b-rtx3090-64k.yaml", "kv_bytes_per_token: 65536",
+         "kv_bytes_per_token: 65537");
+    ASSERT_EQ(k.run({"lint"}).status, 1);
+
+    Outcome fit = k.run({"fit", "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
+                         "--kv-dtype", "f16"});
+    EXPECT_EQ(fit.status, 0) << fit.err;
+    EXPECT_TRUE(contains(fit.err, "records/models/qwen3.5-27b.yaml:17:3: error: [model-layers] kv_layers.count is 15"))
+        << fit.err;
+    EXPECT_FALSE(contains(fit.err, "gemma-3-27b")) << fit.err;
+    EXPECT_FALSE(contains(fit.err, "llamacpp-qwen35-27b-rtx3090-64k")) << fit.err;
+
+    Outcome other = k.run({"fit", "--model", "llama-3.1-8b", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                           "Q4_K", "--kv-dtype", "f16"});
+    EXPECT_EQ(other.status, 0) << other.err;
+    EXPECT_FALSE(contains(other.err, "error")) << other.err;
+}
