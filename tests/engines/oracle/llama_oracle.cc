@@ -163,9 +163,10 @@ bool same_refusal(const Captured& engine, const Captured& ours) {
     return false;
 }
 
-/// A records folder of the model's file and the card's alone: all that `kvcat fit` reads for the
-/// engine's lines. fit lints the folder it is given, and the whole shipped one takes the sanitized
-/// binary (CI's) over a second a run: llama_engine_oracle_state took 64 s with it and 16 s with
+/// A records folder of the model's file and the card's alone: all that `kvcat fit` needs for the
+/// engine's lines. fit reads every record of the folder it is given (and judges the model and the
+/// card), and with the whole shipped one the sanitized binary (CI's) took over a second a run,
+/// when fit still linted all of it: llama_engine_oracle_state took 64 s with it and 16 s with
 /// these two files.
 fs::path fit_records(const std::string& id) {
     fs::path root = g_work / "fit-records";
