@@ -51,11 +51,13 @@ python3 - "$source_dir/CMakePresets.json" >"$scratch/preset-args" <<'PY'
 import json, sys
 presets = {p["name"]: p for p in json.load(open(sys.argv[1]))["configurePresets"]}
 p = presets["package"]
-variables = {}
+variables, generator = {}, None
 while p:
     for k, v in p.get("cacheVariables", {}).items():
         variables.setdefault(k, v)
+    generator = generator or p.get("generator")
     p = presets.get(p.get("inherits"))
+print("-G%s" % generator)
 for k, v in variables.items():
     print("-D%s=%s" % (k, v))
 PY
@@ -63,9 +65,16 @@ grep -qx -- "-DKVCAT_BUILD_TESTS=OFF" "$scratch/preset-args" || fail "the packag
 mapfile -t args <"$scratch/preset-args"
 "$cmake" -S "$source_dir" -B "$scratch/package-build" "${args[@]}" >"$scratch/configure.log" 2>&1 ||
     { cat "$scratch/configure.log" >&2; fail "the package preset does not configure"; }
-"$cmake" --build "$scratch/package-build" --target help >"$scratch/targets"
+# Every output the build can make, one a line: Ninja's "kvcat: <its link rule>" (its help target
+# leaves out a program named as its target), or make's help, "... kvcat".
+if [ -f "$scratch/package-build/build.ninja" ]; then
+    ninja -C "$scratch/package-build" -t targets all >"$scratch/targets"
+else
+    "$cmake" --build "$scratch/package-build" --target help >"$scratch/targets"
+fi
 grep -q "kvcat_tests" "$scratch/targets" && fail "the package build has the test target"
-grep -q "^\.\.\. kvcat$" "$scratch/targets" || fail "the package build has no kvcat target: $(cat "$scratch/targets")"
+grep -qE "^(kvcat: .+|\.\.\. kvcat)$" "$scratch/targets" ||
+    fail "the package build has no kvcat target: $(head -40 "$scratch/targets")"
 grep -q -- "--preset package" "$source_dir/tools/package" || fail "tools/package does not build with the package preset"
 # What kvcat writes into a checkout by default is never committed by accident.
 if git -C "$source_dir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
