@@ -625,7 +625,7 @@ LintResult lint_paths(const std::vector<fs::path>& paths, const LintOptions& opt
         }
         // File order, whatever worker read each: the findings are the same on every run.
         std::sort(speeds.begin(), speeds.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
-        rules::decode_far_from_prediction(speeds, result.records, result.diagnostics, result.ignored);
+        rules::decode_far_from_prediction(std::move(speeds), result.records, result.diagnostics, result.ignored);
     }
 
     for (auto& d : named.findings) result.diagnostics.push_back(std::move(d));

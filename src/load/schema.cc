@@ -846,7 +846,8 @@ void check_mapping_list(const YamlNode& value, const FieldSpec& spec, const Sour
 
 void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& spec, const SourceText& source,
                  std::vector<Diagnostic>& out) {
-    Position pos = source.position(value.mark);
+    // Made only for a finding: a position copies the file's name, and most values are fine.
+    auto pos = [&] { return source.position(value.mark); };
     std::string name(spec.name);
     if (value.is_null()) {
         if (!spec.nullable) {
@@ -855,18 +856,18 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
         }
         return;
     }
-    auto mistyped = [&] { out.push_back(diag::wrong_type(pos, name, expected_phrase(spec), value.describe())); };
+    auto mistyped = [&] { out.push_back(diag::wrong_type(pos(), name, expected_phrase(spec), value.describe())); };
     switch (spec.type) {
         case F::string:
         case F::reference:
             if (!value.is_scalar()) {
                 mistyped();
             } else if (value.value.empty()) {
-                out.push_back(diag::bad_value(pos, name, "must not be empty"));
+                out.push_back(diag::bad_value(pos(), name, "must not be empty"));
             } else if (!value.quoted && (plain_number(value, nullptr) || yaml_boolean(value.value))) {
                 // YAML (and every editor) reads 0.6 or true as a number or a boolean, not as text.
                 out.push_back(diag::wrong_type(
-                    pos, name, fmt::format("a string (quote it: \"{}\")", value.value),
+                    pos(), name, fmt::format("a string (quote it: \"{}\")", value.value),
                     fmt::format("the {} {}", yaml_boolean(value.value) ? "boolean" : "number", value.value)));
             }
             return;
@@ -874,10 +875,10 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             std::int64_t v = 0;
             if (!plain_integer(value, &v)) {
                 if (looks_like_big_integer(value)) {
-                    out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
+                    out.push_back(diag::overflow(pos(), fmt::format("'{}' = {}", name, value.value)));
                 } else if (auto meant = suffixed_integer(value)) {
                     out.push_back(diag::wrong_type(
-                        pos, name, expected_phrase(spec),
+                        pos(), name, expected_phrase(spec),
                         fmt::format("{}; write {} (a record spells numbers out)", value.describe(), *meant)));
                 } else {
                     mistyped();
@@ -885,9 +886,9 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                 return;
             }
             if (spec.positive && v <= 0) {
-                out.push_back(diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", v)));
+                out.push_back(diag::bad_value(pos(), name, fmt::format("must be greater than zero, found {}", v)));
             } else if (v < 0) {
-                out.push_back(diag::bad_value(pos, name, fmt::format("must not be negative, found {}", v)));
+                out.push_back(diag::bad_value(pos(), name, fmt::format("must not be negative, found {}", v)));
             }
             return;
         }
@@ -899,7 +900,7 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             }
             if (spec.positive && !(v > 0)) {
                 out.push_back(
-                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                    diag::bad_value(pos(), name, fmt::format("must be greater than zero, found {}", value.value)));
             }
             return;
         }
@@ -915,12 +916,12 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
                                body.back() != '/';
             if (r && digits_only && negative) {
                 out.push_back(
-                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                    diag::bad_value(pos(), name, fmt::format("must be greater than zero, found {}", value.value)));
                 return;
             }
             if (!r || !digits_only || (value.quoted && value.value.find('/') == std::string::npos)) {
                 if (value.is_scalar() && looks_like_big_integer(value)) {
-                    out.push_back(diag::overflow(pos, fmt::format("'{}' = {}", name, value.value)));
+                    out.push_back(diag::overflow(pos(), fmt::format("'{}' = {}", name, value.value)));
                 } else {
                     mistyped();
                 }
@@ -928,7 +929,7 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             }
             if (spec.positive && !(*r > Rational(0))) {
                 out.push_back(
-                    diag::bad_value(pos, name, fmt::format("must be greater than zero, found {}", value.value)));
+                    diag::bad_value(pos(), name, fmt::format("must be greater than zero, found {}", value.value)));
             }
             return;
         }
@@ -945,13 +946,13 @@ void check_value(const YamlNode& key, const YamlNode& value, const FieldSpec& sp
             for (auto allowed : spec.allowed) {
                 if (allowed == value.value) return;
             }
-            out.push_back(
-                diag::bad_enum(pos, name, value.value, joined(spec.allowed), closest_match(value.value, spec.allowed)));
+            out.push_back(diag::bad_enum(pos(), name, value.value, joined(spec.allowed),
+                                         closest_match(value.value, spec.allowed)));
             return;
         }
         case F::mapping:
             if (!value.is_mapping()) {
-                out.push_back(diag::not_a_mapping(pos, fmt::format("'{}' (found {})", name, value.describe())));
+                out.push_back(diag::not_a_mapping(pos(), fmt::format("'{}' (found {})", name, value.describe())));
                 return;
             }
             validate_fields(value, spec.children, name, source, out);

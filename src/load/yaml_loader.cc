@@ -234,6 +234,13 @@ class TreeBuilder : public YAML::EventHandler {
     };
     static constexpr std::size_t kIndexFrom = 16;
 
+    /// The children of the open node at one depth, gathered here until it closes. Each depth
+    /// keeps its lists' capacity from one node to the next.
+    struct Scratch {
+        std::vector<std::pair<YamlNode, YamlNode>> entries;
+        std::vector<YamlNode> items;
+    };
+
     Mark to_mark(const YAML::Mark& mark) const {
         if (mark.is_null() || mark.pos < 0) {
             return source_.mark_at(0);
@@ -303,11 +310,21 @@ class TreeBuilder : public YAML::EventHandler {
         frame.node.kind = kind;
         frame.node.mark = to_mark(mark);
         stack_.push_back(std::move(frame));
+        if (scratch_.size() < stack_.size()) scratch_.resize(stack_.size());
     }
 
     void close() {
         YamlNode node = std::move(stack_.back().node);
+        Scratch& children = scratch_[stack_.size() - 1];
         stack_.pop_back();
+        // Moved into lists of their exact size: a record's tree is read once and kept, and the
+        // doublings of a list grown in place were an eighth of the bytes a lint allocates.
+        node.entries.reserve(children.entries.size());
+        std::move(children.entries.begin(), children.entries.end(), std::back_inserter(node.entries));
+        node.items.reserve(children.items.size());
+        std::move(children.items.begin(), children.items.end(), std::back_inserter(node.items));
+        children.entries.clear();
+        children.items.clear();
         attach(std::move(node));
     }
 
@@ -317,8 +334,9 @@ class TreeBuilder : public YAML::EventHandler {
             return;
         }
         Frame& parent = stack_.back();
+        Scratch& children = scratch_[stack_.size() - 1];
         if (parent.node.kind == YamlNode::Kind::sequence) {
-            parent.node.items.push_back(std::move(node));
+            children.items.push_back(std::move(node));
             return;
         }
         if (!parent.pending_key) {
@@ -335,7 +353,7 @@ class TreeBuilder : public YAML::EventHandler {
             // yaml-cpp marks an empty value at the start of the next line; point at the key.
             node.mark = key.mark;
         }
-        auto& entries = parent.node.entries;
+        auto& entries = children.entries;
         const YamlNode* existing = nullptr;
         if (entries.size() < kIndexFrom) {
             for (const auto& [k, _] : entries) {
@@ -375,6 +393,7 @@ class TreeBuilder : public YAML::EventHandler {
     LiftedText* lift_;
     std::size_t next_lifted_ = 0;
     std::vector<Frame> stack_;
+    std::vector<Scratch> scratch_;  ///< by depth, beside stack_
     std::optional<YamlNode> root_;
     std::size_t last_anchor_report_ = static_cast<std::size_t>(-1);
     static constexpr int kAnchorReports = 20;

@@ -79,6 +79,7 @@ std::string SpeedSetup::kv_text() const {
 std::vector<SpeedPoint> speed_points_of(const Record& r, const RecordSet& refs) {
     std::vector<SpeedPoint> out;
     if (r.kind != RecordKind::kv_efficiency || !r.kv || is_derived(*r.kv)) return out;
+    out.reserve(r.kv->points.size());
     for (const MeasurementPoint& p : r.kv->points) {
         PointSpeeds speeds = point_speeds(*r.kv, p);
         SpeedPoint s;

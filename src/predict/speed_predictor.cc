@@ -261,16 +261,18 @@ std::optional<std::pair<double, double>> SpeedPredictor::line_of(SpeedMeasure me
 }
 
 SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, const SpeedSetup& setup,
-                                                       const std::string& from, const HeldOut& held_out) const {
-    // Setups other than this one measured in both builds: their key, and each build's line.
-    std::map<std::string, std::pair<std::optional<std::pair<double, double>>, std::optional<std::pair<double, double>>>>
+                                                       std::string_view own_key, const std::string& from,
+                                                       const HeldOut& held_out) const {
+    // Setups other than this one measured in both builds: their key (a view of the curve's own,
+    // which lives as long as the predictor), and each build's line.
+    std::map<std::string_view,
+             std::pair<std::optional<std::pair<double, double>>, std::optional<std::pair<double, double>>>>
         both;
-    const std::string own = setup.key();
     auto [first, last] = curves_of_engine_.equal_range(setup.engine);
     for (auto it = first; it != last; ++it) {
         const Curve& c = curves_[it->second];
         const SpeedSetup& s = *c.setup;
-        if (c.key == own) continue;
+        if (c.key == own_key) continue;
         if (s.engine_version != from && s.engine_version != setup.engine_version) continue;
         auto line = line_of(measure, c, held_out);
         if (!line || !(line->first > 0) || !(line->second > 0)) continue;
@@ -294,7 +296,8 @@ SpeedPredictor::BuildShift SpeedPredictor::build_shift(SpeedMeasure measure, con
 std::optional<RawEstimate> SpeedPredictor::same_setup(SpeedMeasure measure, const SpeedSetup& setup,
                                                       std::int64_t context, const HeldOut& held_out) const {
     std::vector<std::pair<const Curve*, CurveValue>> found;
-    auto [from, to] = curves_of_key_.equal_range(setup.key());
+    const std::string key = setup.key();
+    auto [from, to] = curves_of_key_.equal_range(key);
     for (auto it = from; it != to; ++it) {
         const Curve& c = curves_[it->second];
         if (auto v = on_curve(measure, c, context, held_out)) found.emplace_back(&c, *v);
@@ -316,7 +319,7 @@ std::optional<RawEstimate> SpeedPredictor::same_setup(SpeedMeasure measure, cons
         if (v.inside != any_inside) continue;
         double at = v.seconds;
         if (other_build) {
-            BuildShift shift = build_shift(measure, setup, c->setup->engine_version, held_out);
+            BuildShift shift = build_shift(measure, setup, key, c->setup->engine_version, held_out);
             auto line = line_of(measure, *c, held_out);
             if (shift.setups > 0 && line) {
                 double moved = at + (shift.at_zero - 1) * line->first +

@@ -133,8 +133,9 @@ class SpeedPredictor {
         double per_token = 1;
         std::size_t setups = 0;
     };
-    BuildShift build_shift(SpeedMeasure measure, const SpeedSetup& setup, const std::string& from,
-                           const HeldOut& held_out) const;
+    /// `own_key`: the setup's key(), which the caller has made.
+    BuildShift build_shift(SpeedMeasure measure, const SpeedSetup& setup, std::string_view own_key,
+                           const std::string& from, const HeldOut& held_out) const;
     std::optional<CurveValue> on_curve(SpeedMeasure measure, const Curve& c, std::int64_t context,
                                        const HeldOut& held_out) const;
     std::optional<RawEstimate> same_setup(SpeedMeasure measure, const SpeedSetup& setup, std::int64_t context,

@@ -42,8 +42,9 @@ RowSpeeds row_speeds(const Record& r, const RecordSet& refs);
 
 /// decode-far-from-prediction: every measured decode point against what the other records of its
 /// setup predict; `refs` holds the models and cards. A finding a row acknowledges becomes a
-/// note in `ignored`; an acknowledgement that matches no finding is a finding itself.
-void decode_far_from_prediction(const std::vector<RowSpeeds>& rows, const RecordSet& refs, std::vector<Diagnostic>& out,
+/// note in `ignored`; an acknowledgement that matches no finding is a finding itself. The rows'
+/// points move into the predictor (a copy of each showed among a lint's allocations).
+void decode_far_from_prediction(std::vector<RowSpeeds> rows, const RecordSet& refs, std::vector<Diagnostic>& out,
                                 std::vector<Diagnostic>& ignored);
 
 /// The accelerator record a row names, when it resolves to one.

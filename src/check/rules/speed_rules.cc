@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -78,13 +79,17 @@ RowSpeeds row_speeds(const Record& r, const RecordSet& refs) {
     return row;
 }
 
-void decode_far_from_prediction(const std::vector<RowSpeeds>& rows, const RecordSet& refs, std::vector<Diagnostic>& out,
+void decode_far_from_prediction(std::vector<RowSpeeds> rows, const RecordSet& refs, std::vector<Diagnostic>& out,
                                 std::vector<Diagnostic>& ignored) {
     std::vector<SpeedPoint> points;
     std::vector<std::pair<std::size_t, std::size_t>> origin;  // (row, point of the row)
+    std::size_t count = 0;
+    for (const RowSpeeds& row : rows) count += row.points.size();
+    points.reserve(count);
+    origin.reserve(count);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         for (std::size_t j = 0; j < rows[i].points.size(); ++j) {
-            points.push_back(rows[i].points[j]);
+            points.push_back(std::move(rows[i].points[j]));
             origin.emplace_back(i, j);
         }
     }

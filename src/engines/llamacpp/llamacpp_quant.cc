@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -263,6 +265,7 @@ QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imat
     const WeightQuant base = type(mix.base);
     const bool block_type = base.block_weights > 1;
     const WeightQuant f32 = type("f32");
+    plan.types.reserve(plan.tensors.size());
     for (const auto& t : plan.tensors) {
         WeightQuant chosen = f32;
         if (!t.f32_in_file && quantised(t)) {
@@ -292,36 +295,61 @@ std::vector<NamedTensorBytes> named_bytes(const QuantPlan& plan) {
     return out;
 }
 
-bool has_output(const std::vector<NamedTensorBytes>& tensors) {
-    return std::any_of(tensors.begin(), tensors.end(),
-                       [](const NamedTensorBytes& t) { return t.name == "output.weight"; });
+/// A tensor's name and bytes without a copy of either: the byte sums run in every lint of a
+/// llama.cpp start, where copying each name showed among the allocations.
+struct TensorRef {
+    std::string_view name;
+    std::int64_t bytes = 0;
+};
+
+std::vector<TensorRef> refs_of(const QuantPlan& plan) {
+    std::vector<TensorRef> out;
+    out.reserve(plan.types.size());
+    for (const QuantTensor& t : plan.types) out.push_back({t.tensor->name, t.bytes});
+    return out;
 }
 
-std::int64_t input_layer_bytes(const std::vector<NamedTensorBytes>& tensors) {
+std::vector<TensorRef> refs_of(const std::vector<NamedTensorBytes>& tensors) {
+    std::vector<TensorRef> out;
+    out.reserve(tensors.size());
+    for (const NamedTensorBytes& t : tensors) out.push_back({t.name, t.bytes});
+    return out;
+}
+
+template <class Tensor>
+bool has_output(const std::vector<Tensor>& tensors) {
+    return std::any_of(tensors.begin(), tensors.end(), [](const Tensor& t) { return t.name == "output.weight"; });
+}
+
+std::int64_t input_layer_bytes(const std::vector<TensorRef>& tensors) {
     std::int64_t host = 0;
-    for (const NamedTensorBytes& t : tensors) {
+    for (const TensorRef& t : tensors) {
         if (input_layer_tensor(t.name)) host = checked_add(host, t.bytes);
     }
     return host;
 }
 
 /// The copy of token_embd a file without output.weight loads to the card as its output.
-std::int64_t tied_copy_bytes(const std::vector<NamedTensorBytes>& tensors) {
+std::int64_t tied_copy_bytes(const std::vector<TensorRef>& tensors) {
     if (has_output(tensors)) return 0;
-    for (const NamedTensorBytes& t : tensors) {
+    for (const TensorRef& t : tensors) {
         if (t.name == "token_embd.weight") return t.bytes;
     }
     return 0;
 }
 
+std::int64_t off_card_bytes(const std::vector<TensorRef>& tensors) {
+    return input_layer_bytes(tensors) - tied_copy_bytes(tensors);
+}
+
 }  // namespace
 
 std::int64_t llamacpp_host_bytes(const QuantPlan& plan) {
-    return input_layer_bytes(named_bytes(plan));
+    return input_layer_bytes(refs_of(plan));
 }
 
 std::int64_t llamacpp_card_bytes(const QuantPlan& plan) {
-    auto tensors = named_bytes(plan);
+    auto tensors = refs_of(plan);
     return checked_add(plan.bytes - input_layer_bytes(tensors), tied_copy_bytes(tensors));
 }
 
@@ -330,11 +358,11 @@ std::string llamacpp_host_bytes_how(const QuantPlan& plan) {
 }
 
 std::int64_t llamacpp_off_card_bytes(const std::vector<NamedTensorBytes>& tensors) {
-    return input_layer_bytes(tensors) - tied_copy_bytes(tensors);
+    return off_card_bytes(refs_of(tensors));
 }
 
 std::int64_t llamacpp_off_card_bytes(const QuantPlan& plan) {
-    return llamacpp_off_card_bytes(named_bytes(plan));
+    return off_card_bytes(refs_of(plan));
 }
 
 std::string llamacpp_off_card_how(const std::vector<NamedTensorBytes>& tensors) {

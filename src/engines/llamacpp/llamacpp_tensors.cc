@@ -18,6 +18,10 @@ namespace {
 
 class Inventory {
   public:
+    /// `expected`: about how many tensors the model has, so the list is allocated once rather
+    /// than doubled a dozen times (a lint builds one inventory for each llama.cpp record checked).
+    explicit Inventory(std::size_t expected) { tensors_.reserve(expected); }
+
     void add(std::string name, std::array<std::int64_t, 3> ne, int dims, bool f32) {
         tensors_.push_back(GgufTensorShape{std::move(name), ne, dims, f32});
     }
@@ -235,7 +239,8 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     const std::int64_t e = w.hidden_size, heads = *model.attention_heads, kv = *model.kv_heads;
     const std::int64_t hk = *model.head_dim, hv = model.v_head_dim.value_or(hk);
 
-    Inventory inv;
+    // At most about sixteen tensors a layer (an attention layer with biases, norms and experts).
+    Inventory inv(8 + static_cast<std::size_t>(*model.num_layers) * 16);
     inv.matrix("token_embd.weight", e, w.vocab_size);
     inv.vector("output_norm.weight", e);
     if (!w.tied_embeddings) inv.matrix("output.weight", e, w.vocab_size);
