@@ -124,7 +124,7 @@ TEST(Plan, TheTextNamesTheCardTheReserveAndTheMixesLowerBound) {
         << o.err;
     // A model whose record lists no tensors: its mixes are a lower bound, and the text says so.
     Outcome lower =
-        k.run({"plan", "--records", kRecords, "--model", "qwen3.5-27b", "--accelerator", "nvidia-rtx-3090"});
+        k.run({"plan", "--records", kRecords, "--model", "qwen3.5-35b-a3b", "--accelerator", "nvidia-rtx-3090"});
     ASSERT_EQ(lower.status, 0) << lower.err;
     EXPECT_TRUE(contains(lower.err, "Q5_K_M, Q4_K_M, Q3_K_M are llama.cpp's mixes")) << lower.err;
 }

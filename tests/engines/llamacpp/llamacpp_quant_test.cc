@@ -264,6 +264,42 @@ TEST(LlamaQuantShipped, TheTypesLlamaCppCountedInFilesOfTheNewerArchitectures) {
               (std::map<std::string, int>{{"f32", 177}, {"q8_0", 250}}));
 }
 
+// A file made with a recipe of its own still holds every tensor of its architecture, and the ones
+// llama-quantize never quantises stay f32: the inventory's count of tensors, its f32 ones and its
+// parameters, to the places llama.cpp printed them, for files whose mix is not a plain run.
+TEST(LlamaQuantShipped, TheInventoryIsWhatLlamaCppCountedInFilesOfCustomRecipes) {
+    struct Counted {
+        const char* model;
+        std::size_t tensors;
+        int f32;  ///< -1 where the log did not print the types
+        const char* params;
+        int decimals;
+    };
+    const Counted counted[] = {
+        // unsloth's Qwen3.5-27B-Q4_K_M, build 8248 (ROCm issue 6027): "851 tensors", "f32: 353
+        // tensors"; its Q2_K under llama-bench, build 8148 (llama.cpp issue 19910): "26.90 B".
+        {"models/qwen3.5-27b", 851, 353, "26.90", 2},
+        // unsloth's Qwen3.6-27B-Q4_K_M: "851 tensors" (b9026, praeclarum.github.io at c7b447fb),
+        // "model params = 26.90 B" (v8954, guardkit/guardkit at 4342e80f).
+        {"models/qwen3.6-27b", 851, -1, "26.90", 2},
+        // ubergarm's Qwen3-Coder-480B-A35B IQ2_KL under ik_llama.cpp build 3821 (its issue 649):
+        // "747 tensors", "f32: 311 tensors", "model params = 480.155 B".
+        {"models/qwen3-coder-480b-a35b", 747, 311, "480.155", 3},
+    };
+    for (const Counted& c : counted) {
+        SCOPED_TRACE(c.model);
+        std::vector<GgufTensorShape> tensors = llamacpp_tensors(*shipped_model(c.model));
+        EXPECT_EQ(tensors.size(), c.tensors);
+        std::int64_t params = 0;
+        for (const GgufTensorShape& t : tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+        EXPECT_EQ(fmt::format("{:.{}f}", static_cast<double>(params) / 1e9, c.decimals), c.params);
+        if (c.f32 >= 0) {
+            auto per_type = llamacpp_quant_plan(*shipped_model(c.model), *find_llama_mix("Q4_K_M")).tensors_per_type();
+            EXPECT_EQ(per_type["f32"], c.f32);
+        }
+    }
+}
+
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
     test::KvcatRunner k;
     std::set<std::string> seen;
