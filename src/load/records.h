@@ -111,6 +111,9 @@ struct TensorWidths {
     std::int64_t experts = 0;      ///< routed experts per layer; 0 for a dense model
     std::int64_t expert_ffn_size = 0;
     std::int64_t experts_used = 0;  ///< routed experts a token goes through; 0 when the record does not say
+    /// The width of a shared expert beside the routed ones, with a gate of its own (qwen35moe); 0
+    /// for none.
+    std::int64_t shared_expert_ffn_size = 0;
 };
 
 struct Model {

@@ -234,6 +234,15 @@ constexpr std::array kTensorFields = {
               {},
               {},
               true},
+    FieldSpec{"shared_expert_ffn_size",
+              F::integer,
+              false,
+              false,
+              "the shared expert's feed-forward width (shared_expert_intermediate_size), elements; "
+              "required for qwen35moe",
+              {},
+              {},
+              true},
 };
 
 constexpr std::array kModelFields = {

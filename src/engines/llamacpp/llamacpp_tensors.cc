@@ -88,27 +88,31 @@ struct Layout {
     bool ffn_norm = true;        ///< gpt-oss has its post-attention norm in its place
     bool fused_gate_up = false;  ///< glm4: gate and up as one tensor of twice the width
     bool shared_expert = false;  ///< llama4: one shared expert as wide as a routed one
-    bool biased_moe = false;     ///< gpt-oss: the attention output, router and experts carry biases; sinks
-    bool moe = false;            ///< experts in every layer
-    bool dense = false;          ///< never experts
+    /// qwen35moe: one shared expert of its own width (shared_expert_ffn_size) and its own gate
+    bool gated_shared_expert = false;
+    bool biased_moe = false;  ///< gpt-oss: the attention output, router and experts carry biases; sinks
+    bool moe = false;         ///< experts in every layer
+    bool dense = false;       ///< never experts
     bool output_required = false;
-    bool deltanet = false;  ///< qwen35: Gated DeltaNet layers between gated attention ones
+    bool deltanet = false;  ///< qwen35, qwen35moe: Gated DeltaNet layers between gated attention ones
     bool mamba2 = false;    ///< granitehybrid: Mamba-2 layers between attention ones
 };
 
 Layout layout_of(const std::string& arch) {
     Layout l;
     l.qkv_bias = arch == "qwen2" || arch == "gpt-oss";
-    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || arch == "qwen35";
+    const bool qwen35 = arch == "qwen35" || arch == "qwen35moe";
+    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || qwen35;
     l.post_norms = arch == "gemma3" || arch == "glm4";
-    l.ffn_norm = arch != "gpt-oss" && arch != "qwen35";
+    l.ffn_norm = arch != "gpt-oss" && !qwen35;
     l.fused_gate_up = arch == "glm4";
     l.shared_expert = arch == "llama4";
+    l.gated_shared_expert = arch == "qwen35moe";
     l.biased_moe = arch == "gpt-oss";
-    l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss";
+    l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss" || arch == "qwen35moe";
     l.dense = arch == "gemma3" || arch == "glm4" || arch == "qwen35" || arch == "granitehybrid";
     l.output_required = arch == "gpt-oss";
-    l.deltanet = arch == "qwen35";
+    l.deltanet = qwen35;
     l.mamba2 = arch == "granitehybrid";
     return l;
 }
@@ -122,6 +126,9 @@ void check_widths(const TensorWidths& w, const Layout& l) {
     if (l.moe && (!moe || w.expert_ffn_size <= 0)) {
         throw std::invalid_argument(
             fmt::format("a {} model needs experts and expert_ffn_size in every layer", w.llama_arch));
+    }
+    if (l.gated_shared_expert && w.shared_expert_ffn_size <= 0) {
+        throw std::invalid_argument(fmt::format("a {} model needs shared_expert_ffn_size", w.llama_arch));
     }
     if (l.output_required && w.tied_embeddings) {
         throw std::invalid_argument(fmt::format("a {} model has an output matrix of its own", w.llama_arch));
@@ -199,6 +206,14 @@ void add_experts(Inventory& inv, std::int64_t i, const TensorWidths& w, const La
         inv.matrix(blk(i, "ffn_down_shexp.weight"), ff, e);
         inv.matrix(blk(i, "ffn_up_shexp.weight"), e, ff);
     }
+    if (l.gated_shared_expert) {
+        // src/models/qwen35moe.cpp: the shared expert's gate is one f32 vector of the width.
+        const std::int64_t shared = w.shared_expert_ffn_size;
+        inv.vector(blk(i, "ffn_gate_inp_shexp.weight"), e);
+        inv.matrix(blk(i, "ffn_gate_shexp.weight"), e, shared);
+        inv.matrix(blk(i, "ffn_down_shexp.weight"), shared, e);
+        inv.matrix(blk(i, "ffn_up_shexp.weight"), e, shared);
+    }
 }
 
 void add_dense_ffn(Inventory& inv, std::int64_t i, const TensorWidths& w, const Layout& l) {
@@ -239,8 +254,8 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     const std::int64_t e = w.hidden_size, heads = *model.attention_heads, kv = *model.kv_heads;
     const std::int64_t hk = *model.head_dim, hv = model.v_head_dim.value_or(hk);
 
-    // At most about sixteen tensors a layer (an attention layer with biases, norms and experts).
-    Inventory inv(8 + static_cast<std::size_t>(*model.num_layers) * 16);
+    // At most twenty tensors a layer (a Gated DeltaNet layer with routed and shared experts).
+    Inventory inv(8 + static_cast<std::size_t>(*model.num_layers) * 20);
     inv.matrix("token_embd.weight", e, w.vocab_size);
     inv.vector("output_norm.weight", e);
     if (!w.tied_embeddings) inv.matrix("output.weight", e, w.vocab_size);
@@ -256,7 +271,11 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
                 add_mamba2(inv, i, e, *model.linear);
                 inv.vector(blk(i, "ffn_norm.weight"), e);
             }
-            add_dense_ffn(inv, i, w, l);
+            if (w.experts > 0) {
+                add_experts(inv, i, w, l);
+            } else {
+                add_dense_ffn(inv, i, w, l);
+            }
             continue;
         }
         // Qwen3.5's attention is gated: its q projection makes the queries and the gate.

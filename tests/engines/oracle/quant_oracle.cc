@@ -130,9 +130,10 @@ std::optional<llama_ftype> ftype_of(std::string_view mix) {
     return it->second;
 }
 
-/// The keys of a hybrid's state layers: Qwen3.5's Gated DeltaNet (src/models/qwen35.cpp) and
-/// Granite-4.0-H's Mamba-2 (src/models/granite-hybrid.cpp, which marks a state layer by a
-/// head_count_kv of 0 in a per-layer array), its attention layers placed as kvcat places them.
+/// The keys of a hybrid's state layers: Qwen3.5's Gated DeltaNet (src/models/qwen35.cpp and
+/// qwen35moe.cpp) and Granite-4.0-H's Mamba-2 (src/models/granite-hybrid.cpp, which marks a state
+/// layer by a head_count_kv of 0 in a per-layer array), its attention layers placed as kvcat
+/// places them.
 void write_hybrid_keys(const Model& m, ShapeGguf& g) {
     const std::string& a = m.tensors->llama_arch;
     const LinearShape& lin = *m.linear;
@@ -143,7 +144,7 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
         .u32(a + ".ssm.group_count", u32(lin.key_heads))
         .u32(a + ".ssm.time_step_rank", u32(lin.value_heads))
         .u32(a + ".ssm.inner_size", u32(inner));
-    if (a == "qwen35") {
+    if (a == "qwen35" || a == "qwen35moe") {
         g.u32(a + ".full_attention_interval", u32(*m.kv_layers.interval))
             .i32s(a + ".rope.dimension_sections", {11, 11, 10, 0});
         return;
@@ -180,12 +181,15 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     // full one.
     if (a != "granitehybrid") g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
     if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
-    if (a == "qwen35" || a == "granitehybrid") write_hybrid_keys(m, g);
+    if (a == "qwen35" || a == "qwen35moe" || a == "granitehybrid") write_hybrid_keys(m, g);
     if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
     if (w.experts > 0) {
         g.u32(a + ".expert_count", u32(w.experts))
             .u32(a + ".expert_used_count", u32(w.experts_used > 0 ? w.experts_used : 2));
         if (a != "llama") g.u32(a + ".expert_feed_forward_length", u32(w.expert_ffn_size));
+        if (w.shared_expert_ffn_size > 0) {
+            g.u32(a + ".expert_shared_feed_forward_length", u32(w.shared_expert_ffn_size));
+        }
     }
     for (const auto& t : tensors) {
         std::vector<std::uint64_t> dims;
