@@ -87,8 +87,8 @@ std::optional<TensorWidths> read_tensor_widths(const YamlNode& t) {
         w.experts = *experts;
         w.expert_ffn_size = *expert_ffn;
         w.experts_used = int_field(&t, "experts_used").value_or(0);
-        w.shared_expert_ffn_size = int_field(&t, "shared_expert_ffn_size").value_or(0);
     }
+    w.shared_expert_ffn_size = int_field(&t, "shared_expert_ffn_size").value_or(0);
     return w;
 }
 

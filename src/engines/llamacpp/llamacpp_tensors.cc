@@ -130,6 +130,10 @@ void check_widths(const TensorWidths& w, const Layout& l) {
     if (l.gated_shared_expert && w.shared_expert_ffn_size <= 0) {
         throw std::invalid_argument(fmt::format("a {} model needs shared_expert_ffn_size", w.llama_arch));
     }
+    if (!l.gated_shared_expert && w.shared_expert_ffn_size > 0) {
+        throw std::invalid_argument(
+            fmt::format("shared_expert_ffn_size is a qwen35moe width; a {} model has no such tensor", w.llama_arch));
+    }
     if (l.output_required && w.tied_embeddings) {
         throw std::invalid_argument(fmt::format("a {} model has an output matrix of its own", w.llama_arch));
     }
