@@ -25,6 +25,5 @@ set(KVCAT_RULE_SOURCES
     src/check/rules/speed_rules.cc
     src/check/rules/structure_rules.cc
     src/check/rules/tensors_mapping.cc
-    src/check/rules/total_params_tensors.cc
     src/check/rules/vocabulary_rules.cc
 )

@@ -61,12 +61,13 @@ std::optional<std::size_t> claim_acknowledgement(const std::vector<LintIgnore>& 
 
 namespace {
 
-/// The record rules' checks, in the registry's order.
+/// The record rules' checks, in the registry's order, each once: one check may serve several
+/// rules (tensors-mapping and total-params-tensors share the tensor inventory they judge).
 const std::vector<RecordCheck>& record_checks() {
     static const std::vector<RecordCheck> checks = [] {
         std::vector<RecordCheck> out;
         for (const RuleInfo& rule : all_rules()) {
-            if (rule.check) out.push_back(rule.check);
+            if (rule.check && std::find(out.begin(), out.end(), rule.check) == out.end()) out.push_back(rule.check);
         }
         return out;
     }();
