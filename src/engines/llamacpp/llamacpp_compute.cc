@@ -78,4 +78,9 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
     return peak;
 }
 
+bool llamacpp_compute_is_exact(std::string_view device, const LlamaComputeBuffer& bound, bool settings_known) {
+    bool cuda = device.starts_with("CUDA") && device != "CUDA_Host";
+    return cuda && settings_known && (bound.stage == "output" || bound.stage == "attention scores");
+}
+
 }  // namespace kvcat

@@ -25,7 +25,8 @@
 // oracle, tests/engines/oracle) it is never above the engine's figure; ggml-alloc's placement
 // adds some MiB kvcat does not model (docs/engines.md has the table). A GPU's figure comes from
 // the same graph and allocator: with every layer on one card, its "CUDA0 compute buffer" is the
-// same peak, equal to kvcat's in 16 of the 24 whole starts on one device in records/allocations;
+// same peak, equal to kvcat's in 16 of the 24 whole starts on one device in records/allocations,
+// and in every CUDA start at the output or attention-scores stage (llamacpp_compute_is_exact);
 // a CUDA_Host buffer for the inputs comes on top (llamacpp_host_compute.h). A sliding-window model
 // has a second mask, for its SWA cache (LlamaComputeSetting::swa_cells_per_stream).
 #pragma once
@@ -33,6 +34,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "load/records.h"
 
@@ -83,5 +85,20 @@ std::optional<LlamaComputeCoefficients> llamacpp_compute_coefficients(const Mode
 /// The compute buffer for a model whose record has a tensors mapping (its vocabulary and widths);
 /// nullopt for one without. Throws OverflowError (support/rational.h) past 2^63 bytes.
 std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& setting);
+
+/// Whether the bound is the buffer itself, to the printed 0.01 MiB: on a CUDA device (its
+/// buffer named "CUDA0", "CUDA1", ...), at the output or the attention-scores stage, with the
+/// start's flash attention known (settings_known: a flash_attn line, or n_ubatch printed by a
+/// build from before the line). Those are the stages where no other tensor of the graph is
+/// alive beside the ones kvcat counts, and every whole start of that kind in records/allocations
+/// prints the stage's figure: 12 on CUDA cards, from ollama 0.1.30 (March 2024) to llama.cpp b7772
+/// (docs/engines.md). Elsewhere the stage is a lower bound: the CPU keeps one hidden state more at
+/// the output (0.01 MiB and more), Metal's buffers are larger (gpt-oss-20b: 420.08 against 398.38
+/// MiB), and at the feed-forward and mask-cast stages tensors kvcat does not count are alive.
+bool llamacpp_compute_is_exact(std::string_view device, const LlamaComputeBuffer& bound, bool settings_known);
+
+/// What an answer says beside an exact compute buffer.
+inline constexpr std::string_view kLlamaExactComputeNote =
+    "; on a CUDA device this stage is the buffer itself, as every such start in the records prints it";
 
 }  // namespace kvcat

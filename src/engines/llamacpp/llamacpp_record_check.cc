@@ -212,6 +212,28 @@ ComputeBuffers compute_buffers(const std::vector<StartBuffer>& buffers) {
     return out;
 }
 
+/// The compute buffer's figure: equal to kvcat's stage where that stage is the allocator's peak
+/// to the printed 0.01 MiB (llamacpp_compute_is_exact), else at least it.
+AllocationFigure compute_figure(std::size_t index, const std::string& printed, const LlamaComputeBuffer& bound,
+                                bool exact) {
+    std::string mib = llamacpp_mib_text(Rational(bound.bytes));
+    AllocationFigure f;
+    f.key = fmt::format("start.buffers.{}.mib", index);
+    f.printed = printed;
+    f.computed = exact ? mib : "at least " + mib;
+    f.unit = "MiB";
+    f.why = exact ? fmt::format("llama.cpp's CUDA compute buffer is its {} stage, {} bytes ({})", bound.stage,
+                                group_thousands(bound.bytes), bound.how)
+                  : fmt::format("llama.cpp's compute buffer is at least its {} stage, {} bytes ({})", bound.stage,
+                                group_thousands(bound.bytes), bound.how);
+    // The printed figure is rounded to 0.01 MiB: exact, it is the stage's rounding; a bound holds
+    // when it is not below the bound's rounding.
+    auto value = Rational::parse(printed);
+    auto want = Rational::parse(mib).value_or(Rational(0));
+    f.holds = value && (exact ? *value == want : !(*value < want));
+    return f;
+}
+
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
 /// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
 /// above it, never below. Several GPUs split the graph, which kvcat does not model.
@@ -278,23 +300,14 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
         out.not_judged.push_back({"start", "the model record has no tensors mapping, so no compute buffer is given"});
         return;
     }
-    std::string least = llamacpp_mib_text(Rational(bound->bytes));
+    bool settings_known = !fa.empty() || printed_ubatch.has_value();
+    bool exact = llamacpp_compute_is_exact(device[0]->device, *bound, settings_known);
     part.terms.push_back(
-        fmt::format("compute buffer: at least {} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash "
-                    "attention {}{})",
-                    group_thousands(bound->bytes), least, bound->stage, bound->how, ubatch,
-                    printed_ubatch ? "" : " as llama.cpp's default", setting.flash_attn ? "on" : "off", fa_said));
-    AllocationFigure f;
-    f.key = fmt::format("start.buffers.{}.mib", device[0]->index);
-    f.printed = device[0]->mib;
-    f.computed = "at least " + least;
-    f.unit = "MiB";
-    f.why = fmt::format("llama.cpp's compute buffer is at least its {} stage, {} bytes ({})", bound->stage,
-                        group_thousands(bound->bytes), bound->how);
-    // The printed figure is rounded to 0.01 MiB: it holds when it is not below the bound's rounding.
-    auto value = Rational::parse(f.printed);
-    f.holds = value && !(*value < Rational::parse(least).value_or(Rational(0)));
-    part.figures.push_back(std::move(f));
+        fmt::format("compute buffer: {}{} bytes = {} MiB, the {} stage ({}; -ub {}{}, flash attention {}{}){}",
+                    exact ? "" : "at least ", group_thousands(bound->bytes), llamacpp_mib_text(Rational(bound->bytes)),
+                    bound->stage, bound->how, ubatch, printed_ubatch ? "" : " as llama.cpp's default",
+                    setting.flash_attn ? "on" : "off", fa_said, exact ? kLlamaExactComputeNote : ""));
+    part.figures.push_back(compute_figure(device[0]->index, device[0]->mib, *bound, exact));
 }
 
 /// The host's compute buffer of a start whose layers are all on one GPU: the graph's inputs, summed
