@@ -2,11 +2,15 @@
 // read back exactly as printed, and an incremental build writes them again in full; `kvcat
 // query --allocations` lists and filters them with kvcat's figure beside the printed one.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -142,9 +146,16 @@ TEST_F(CatalogAllocations, QueryFiltersAllocationsAsItFiltersRows) {
     Outcome limited = k_.run(
         {"query", "--allocations", "--format", "csv", "--columns", "id,tokens", "--sort", "-tokens", "--limit", "2"});
     ASSERT_EQ(limited.status, 0) << limited.err;
-    EXPECT_EQ(limited.out,
-              "id,tokens\r\nallocations/vllm-0.10.1.1-gpt-oss-120b-tp4-a100-80g-0.8,2640144\r\n"
-              "allocations/vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5,1192160\r\n");
+    // The two with the most tokens, found here in every row's JSON.
+    std::vector<std::pair<std::int64_t, std::string>> by_tokens;
+    for (const auto& row : allocation_rows(k_, {"--columns", "id,tokens"})) {
+        if (row["tokens"].is_number()) by_tokens.emplace_back(row["tokens"].get<std::int64_t>(), row["id"]);
+    }
+    ASSERT_GE(by_tokens.size(), 3u);
+    std::sort(by_tokens.begin(), by_tokens.end(), std::greater<>());
+    ASSERT_GT(by_tokens[1].first, by_tokens[2].first);  // no tie at the cut
+    EXPECT_EQ(limited.out, fmt::format("id,tokens\r\n{},{}\r\n{},{}\r\n", by_tokens[0].second, by_tokens[0].first,
+                                       by_tokens[1].second, by_tokens[1].first));
     EXPECT_TRUE(contains(limited.err, "the first 2 of " + std::to_string(files_) + " rows")) << limited.err;
     // A kv_rows column is not one of the allocations', and the error lists theirs.
     Outcome wrong = k_.run({"query", "--allocations", "accelerator=nvidia-h100"});

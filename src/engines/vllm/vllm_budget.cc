@@ -1,5 +1,7 @@
 #include "engines/vllm/vllm_budget.h"
 
+#include <string>
+
 #include <fmt/format.h>
 
 #include "engines/vllm/vllm_allocation.h"
@@ -23,12 +25,17 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     Rational utilization =
         given ? *settings.gpu_memory_utilization : vllm_default_gpu_memory_utilization(settings.version);
     bool graphs = !vllm_version_before(settings.version, kVllmGraphEstimate);
+    // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
+    // larger peak: the two such starts in the records (eight H100s, 0.10.0) took 8.4 GiB a rank.
+    bool large_defaults = settings.max_num_seqs_default && settings.max_num_seqs == 1024 && !terms.reserve_given;
+    std::string reserve_how =
+        "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
+    if (large_defaults) reserve_how += kVllmLargeDefaultsNote;
     return share_less_weights_and_reserve(
         {"the card x gpu_memory_utilization", terms.memory * utilization,
          fmt::format("{}{} of {}; vLLM takes CUDA's total, a little under the driver's on NVIDIA cards",
                      utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
-        graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory",
-        "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model", terms);
+        graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory", reserve_how, terms);
 }
 
 }  // namespace kvcat
