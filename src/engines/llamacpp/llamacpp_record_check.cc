@@ -235,8 +235,9 @@ AllocationFigure compute_figure(std::size_t index, const std::string& printed, c
 }
 
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
-/// start), held to kvcat's lower bound (engines/llamacpp/llamacpp_compute.h): llama.cpp's figure may be
-/// above it, never below. Several GPUs split the graph, which kvcat does not model.
+/// start), held to kvcat's stage (engines/llamacpp/llamacpp_compute.h): equal to it on a CUDA card
+/// at the output or attention-scores stage, elsewhere at least it (llama.cpp's figure may be above
+/// it, never below). Several GPUs split the graph, which kvcat does not model.
 void llama_start_compute(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
                          const std::vector<LlamaInputs>& host_eras, AllocationPartCheck& part, AllocationCheck& out) {
     auto split = compute_buffers(buffers);
