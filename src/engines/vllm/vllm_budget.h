@@ -31,12 +31,12 @@ namespace kvcat {
 Rational vllm_default_gpu_memory_utilization(std::string_view version);
 
 /// What the reserve's explanation adds when vLLM's defaults for a card of at least 70 GiB that is
-/// no A100 apply (1,024 sequences, 8,192 batched tokens) and --reserve-gib is not given: the three
-/// such starts in the records took far more than the allowance (docs/engines.md).
+/// no A100 apply (1,024 sequences, 8,192 batched tokens) and --reserve-gib is not given: in the
+/// seven such starts kvcat compares, the allowance was too small by 1.6 to 7.7 GiB (docs/engines.md).
 inline constexpr std::string_view kVllmLargeDefaultsNote =
-    "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the three such starts in "
-    "the records (two over eight H100s, one on an H200) took 5.4 to 8.4 GiB a card here, so this pool may be "
-    "4 to 8 GiB too large: give --reserve-gib what your start leaves";
+    "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the seven such starts kvcat "
+    "compares in the records (vLLM 0.10.0 to 0.19.0, on H100s and an H200) left this pool 1.6 to 7.7 GiB too "
+    "large: give --reserve-gib what your start leaves";
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
 
