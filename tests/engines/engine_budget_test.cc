@@ -260,11 +260,14 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsOverByTheStatedError) {
         const double gib = static_cast<double>(std::int64_t{1} << 30);
         EXPECT_NEAR(j["engine"]["budget_bytes"].get<double>() / gib - std::stod(r.available), r.over_gib, 0.01);
         EXPECT_NEAR(j["engine_tokens"].get<double>() / static_cast<double>(r.tokens), r.token_ratio, 0.001);
-        // The answer says so beside the allowance, and not once the reserve is given.
+        // The answer says so beside the allowance, and (asked once: each fit under CI's sanitizers
+        // takes a second or two) not once the reserve is given.
         EXPECT_TRUE(test::contains(o.out, kvcat::kVllmLargeDefaultsNote));
-        test::Outcome given = fit({"--reserve-gib", "8.4"});
-        ASSERT_EQ(given.status, 0) << given.err;
-        EXPECT_FALSE(test::contains(given.out, "such starts kvcat compares")) << given.out;
+        if (&r == &starts.front()) {
+            test::Outcome given = fit({"--reserve-gib", "8.4"});
+            ASSERT_EQ(given.status, 0) << given.err;
+            EXPECT_FALSE(test::contains(given.out, "such starts kvcat compares")) << given.out;
+        }
     }
 }
 
