@@ -89,9 +89,9 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
 /// Whether the bound is the buffer itself, to the printed 0.01 MiB: on a CUDA device (its
 /// buffer named "CUDA0", "CUDA1", ...), at the output or the attention-scores stage, with the
 /// start's flash attention known (settings_known: a flash_attn line, or n_ubatch printed by a
-/// build from before the line). Those are the stages where no other tensor of the graph is
-/// alive beside the ones kvcat counts, and every whole start of that kind in records/allocations
-/// prints the stage's figure: 12 on CUDA cards, from ollama 0.1.30 (March 2024) to llama.cpp b7772
+/// build from before the line). Every whole start of that kind in records/allocations prints the
+/// stage's figure, as if no other tensor of the graph were alive there beside the ones kvcat
+/// counts (the allocator's placement itself was not read for this): 12 on CUDA cards, from ollama 0.1.30 (March 2024) to llama.cpp b7772
 /// (docs/engines.md). Elsewhere the stage is a lower bound: the CPU keeps one hidden state more at
 /// the output (0.01 MiB and more), Metal's buffers are larger (gpt-oss-20b: 420.08 against 398.38
 /// MiB), and at the feed-forward and mask-cast stages tensors kvcat does not count are alive.
