@@ -91,8 +91,8 @@ std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, co
 /// start's flash attention known (settings_known: a flash_attn line, or n_ubatch printed by a
 /// build from before the line). Every whole start of that kind in records/allocations prints the
 /// stage's figure, as if no other tensor of the graph were alive there beside the ones kvcat
-/// counts (the allocator's placement itself was not read for this): 12 on CUDA cards, from ollama 0.1.30 (March 2024) to llama.cpp b7772
-/// (docs/engines.md). Elsewhere the stage is a lower bound: the CPU keeps one hidden state more at
+/// counts (the allocator's placement itself was not read for this): 12 on CUDA cards, from ollama 0.1.30 (March 2024)
+/// to llama.cpp b7772 (docs/engines.md). Elsewhere the stage is a lower bound: the CPU keeps one hidden state more at
 /// the output (0.01 MiB and more), Metal's buffers are larger (gpt-oss-20b: 420.08 against 398.38
 /// MiB), and at the feed-forward and mask-cast stages tensors kvcat does not count are alive.
 bool llamacpp_compute_is_exact(std::string_view device, const LlamaComputeBuffer& bound, bool settings_known);
