@@ -102,6 +102,9 @@ std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
 /// name does not say A100, 256 on any other, for `vllm serve` as for the LLM class.
 std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name);
 
+/// That default on a card of at least 70 GiB that is no A100.
+inline constexpr std::int64_t kVllmLargeCardMaxNumSeqs = 1024;
+
 /// Fills settings.max_num_seqs with the card's default when it is not set.
 void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
 

@@ -27,7 +27,8 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     bool graphs = !vllm_version_before(settings.version, kVllmGraphEstimate);
     // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
     // larger peak: in the seven such starts kvcat compares, 1.6 to 7.7 GiB more than the allowance.
-    bool large_defaults = settings.max_num_seqs_default && settings.max_num_seqs == 1024 && !terms.reserve_given;
+    bool large_defaults =
+        settings.max_num_seqs_default && settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
     std::string reserve_how =
         "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
     if (large_defaults) reserve_how += kVllmLargeDefaultsNote;
