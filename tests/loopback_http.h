@@ -57,7 +57,14 @@ class LoopbackHttp {
     LoopbackHttp& operator=(const LoopbackHttp&) = delete;
 
     std::string url(const std::string& name) const { return "http://127.0.0.1:" + std::to_string(port_) + "/" + name; }
-    std::uint64_t body_bytes_sent() const { return sent_; }
+    /// The body bytes sent, once every answer begun has been sent in full (or given up on): the
+    /// client can have read the last byte before this thread counts it. A stalled answer, which
+    /// only ends when the server stops, is waited for at most 5 s.
+    std::uint64_t body_bytes_sent() const {
+        for (int i = 0; i < 500 && answered_ < requests_; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return sent_;
+    }
     int requests() const { return requests_; }
 
   private:
@@ -67,8 +74,10 @@ class LoopbackHttp {
             if (::poll(&p, 1, 50) <= 0) continue;
             int c = ::accept(listener_, nullptr, nullptr);
             if (c < 0) continue;
+            int before = requests_;
             answer(c);
             ::close(c);
+            if (requests_ != before) ++answered_;
         }
     }
 
@@ -152,6 +161,7 @@ class LoopbackHttp {
     std::atomic<bool> stop_{false};
     std::atomic<std::uint64_t> sent_{0};
     std::atomic<int> requests_{0};
+    std::atomic<int> answered_{0};  ///< requests answered in full and their connection closed
 };
 
 }  // namespace kvcat::test
