@@ -49,7 +49,8 @@ CLI::Option* add_reserve_option(CLI::App& sub, ReserveOption& reserve) {
         .add_option_function<std::string>(
             "--reserve-gib", [&reserve](const std::string& text) { reserve.gib = Rational::parse(text); },
             "Memory held back on each card for the runtime, GiB (default 1; with --engine llama.cpp, what the card "
-            "holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's driver)")
+            "holds beside llama.cpp's own buffers, which kvcat otherwise takes from the card's driver; with --engine "
+            "vllm, all vLLM takes beside the weights, in place of the sampler's peak kvcat derives and the 1 GiB)")
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
                 auto value = Rational::parse(text);

@@ -101,6 +101,10 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.batch = setup.batch;
     t.gpus = setup.gpus;
     t.native_context = model.native_context.value_or(0);
+    if (model.tensors) {
+        t.vocab_size = model.tensors->vocab_size;
+        t.hidden_size = model.tensors->hidden_size;
+    }
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
     t.card_name = accelerator.name;

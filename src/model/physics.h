@@ -82,6 +82,10 @@ struct FitTerms {
     std::int64_t batch = 1;
     std::int64_t max_context = 0;  ///< 0 when even the weights do not fit (JSON: null; the text stops at the refusal)
     std::int64_t native_context = 0;
+    /// The model's vocabulary and hidden width (its tensors mapping; 0 when the record has none):
+    /// an engine whose start runs the output layer on a batch of its own (vLLM's sampler) needs them.
+    std::int64_t vocab_size = 0;
+    std::int64_t hidden_size = 0;
     bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
     bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
 };

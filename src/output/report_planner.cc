@@ -155,6 +155,24 @@ json engine_terms(const Model& m) {
     return {{"llama.cpp", llamacpp_terms(m)}, {"vllm", vllm}, {"sglang", sglang}};
 }
 
+/// vLLM's sampler peak with its defaults (newest rules, --max-num-batched-tokens 2048) as the page
+/// takes it, fixed + n x per_request for n = min(max_num_seqs, 2048) requests: vllm_sampler_peak at
+/// one and two requests, so that the page adds the same bytes; null without the model's widths.
+json vllm_sampler_terms(const Model& m) {
+    if (!m.tensors) return nullptr;
+    FitTerms t;
+    t.vocab_size = m.tensors->vocab_size;
+    t.hidden_size = m.tensors->hidden_size;
+    EngineSettings s;
+    s.max_num_seqs = 1;
+    auto one = vllm_sampler_peak(s, t);
+    s.max_num_seqs = 2;
+    auto two = vllm_sampler_peak(s, t);
+    if (!one || !two) return nullptr;
+    Rational per_request = *two - *one;
+    return {{"fixed", exact(*one - per_request)}, {"per_request", exact(per_request)}};
+}
+
 /// The weight formats the page offers: the exact ones, then llama.cpp's mixes, each a mix at its
 /// base type (its lower bound, as kvcat fit takes a mix of a model without a tensors mapping).
 std::vector<std::pair<std::string, WeightQuant>> planner_weight_formats() {
@@ -206,7 +224,8 @@ json model_entry(const Record& r) {
             {"active_weights", active},
             {"gguf_weights", gguf},
             {"terms", {{"textbook", by_dtype}}},
-            {"engines", engine_terms(m)}};
+            {"engines", engine_terms(m)},
+            {"vllm_sampler", vllm_sampler_terms(m)}};
 }
 
 json quality_entries(const ReportInput& input) {
@@ -333,7 +352,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                 "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives its pool the card x "
                 "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
                 "profiling run measures; "
-                "kvcat takes that last as the 1 GiB reserve, or the '" +
+                "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
+                "vocabulary) and the 1 GiB reserve, or the '" +
                     std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
                {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
                {"refusal_words", kVllmRefusalWords},

@@ -485,6 +485,13 @@
     return r;
   }
 
+  // vLLM's default --max-num-seqs for the card (vllm_default_max_num_seqs): 1024 on 70 GiB or
+  // more but an A100, else 256.
+  function vllmMaxNumSeqs(r) {
+    const large = cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
+    return large ? 1024n : 256n;
+  }
+
   // The chosen engine's figures in place of the textbook cache and state; an error text when the
   // engine cannot hold this choice. A pool engine (vLLM, SGLang) sets r.pool: the bytes it takes,
   // r.used: the part the batch's requests take, and decides r.fits by its own rule.
@@ -527,21 +534,29 @@
         ', less the weights and 1 GiB for the CUDA context and NCCL (kvcat fit\'s default)';
     } else if (engine.id === 'vllm') {
       // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
-      // weights and the reserve standing for what vLLM's profiling run measures.
+      // weights, the sampler's peak its profiling run reaches (vllm_sampler_peak, for n =
+      // min(max_num_seqs, max_num_batched_tokens) requests; model_entry gives its two parts) and
+      // the reserve standing for the rest of what that run measures.
       const share = parseQ(engine.gpu_memory_utilization);
       given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
+      const s = r.model.vllm_sampler;
+      if (s) {
+        const batched = BigInt(engine.max_num_batched_tokens);
+        const n = vllmMaxNumSeqs(r) < batched ? vllmMaxNumSeqs(r) : batched;
+        r.sampler = add(parseQ(s.fixed), mul(parseQ(s.per_request), Q(n)));
+        given = sub(given, r.sampler);
+      }
       r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
-        ' (vLLM\'s default), less the weights and 1 GiB for its activations (kvcat fit\'s default)';
+        ' (vLLM\'s default), less the weights, ' +
+        (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived) and 1 GiB for the rest'
+           : '1 GiB for its activations') + ' (kvcat fit\'s default)';
     } else {
       given = sub(sub(r.memory, r.weights), r.reserve);
       r.poolHow = 'the card less the weights and 1 GiB (kvcat fit\'s default)';
     }
     const positiveGiven = cmp(given, Q(0)) > 0 ? given : null;
     if (engine.id === 'vllm') {
-      // vLLM's default --max-num-seqs for the card (vllm_default_max_num_seqs): 1024 on 70 GiB or
-      // more but an A100, else 256.
-      const large = cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
-      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, large ? 1024n : 256n);
+      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, vllmMaxNumSeqs(r));
       r.vllm = v;
       r.kv = mul(v.kv, Q(batch));
       r.fixed = mul(v.state, Q(batch));
@@ -933,7 +948,9 @@
           ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
           : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
             : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, and the pool\'s rounding'
-              : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole ' + (engine.id === 'vllm' ? 'block' : 'token'));
+              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.sampler ? 'the sampler\'s peak, ' : '') +
+                'the 1 GiB reserve and the bytes short of a whole block'
+                : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole token');
         parts.push(['reserve', 'beside the pool', positive(r.outside), outsideHow]);
       }
       if (!r.fits) parts.push(['over', 'over by', sub(r.total, r.memory), 'past the card\'s ' + gib(r.memory) + ' (' + bytesText(r.memory) + ')']);

@@ -369,14 +369,22 @@ TEST(FitEngineVerdict, VllmRefusesAHybridMoreSequencesThanItsPoolHasBlocks) {
                           blocks));
     EXPECT_GT(j["engine"]["max_concurrency"].get<double>(), 1.0) << "the pool itself holds the request";
     EXPECT_TRUE(contains(j["engine"]["differences"].dump(), "default --max-num-seqs on this card is 256"));
-    // As many sequences as blocks start; one more does not.
+    // As many sequences as blocks start. Fewer sequences also make the sampler's peak in vLLM's
+    // profiling run smaller (vllm_sampler_peak), so the pool has at least as many blocks again;
+    // one sequence more than that pool's blocks does not start.
     Outcome at = run({"--max-num-seqs", std::to_string(blocks)});
     EXPECT_EQ(at.status, 0) << at.err;
-    EXPECT_EQ(nlohmann::json::parse(at.out)["fits"], true);
-    Outcome past = run({"--max-num-seqs", std::to_string(blocks + 1)});
-    EXPECT_EQ(past.status, 1);
-    EXPECT_TRUE(contains(nlohmann::json::parse(past.out)["engine_refusal"].get<std::string>(),
-                         fmt::format("max_num_seqs ({}) exceeds", blocks + 1)));
+    nlohmann::json at_json = nlohmann::json::parse(at.out);
+    EXPECT_EQ(at_json["fits"], true);
+    std::int64_t at_blocks = at_json["engine"]["engine_blocks"].get<std::int64_t>();
+    EXPECT_GE(at_blocks, blocks);
+    Outcome past = run({"--max-num-seqs", std::to_string(at_blocks + 1)});
+    EXPECT_EQ(past.status, 1) << past.out;
+    nlohmann::json past_json = nlohmann::json::parse(past.out);
+    EXPECT_TRUE(contains(past_json["engine_refusal"].get<std::string>(),
+                         fmt::format("max_num_seqs ({}) exceeds available Mamba cache blocks ({})", at_blocks + 1,
+                                     past_json["engine"]["engine_blocks"].get<std::int64_t>())))
+        << past.out;
     // Before the check came (pull 38270; kvcat takes 0.19.0 as its release) vLLM started.
     EXPECT_EQ(run({"--engine-version", "0.18.0"}).status, 0);
     // An H100 of 80 GB takes 1024 sequences by default: bf16 weights leave it fewer blocks.
@@ -388,9 +396,11 @@ TEST(FitEngineVerdict, VllmRefusesAHybridMoreSequencesThanItsPoolHasBlocks) {
     } else {
         ADD_FAILURE() << "the H100 case no longer reaches the check: " << big["engine"]["engine_blocks"];
     }
-    // A model without Mamba layers has no such check.
-    Outcome dense = fit_qwen3_32b_on_3090({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", "8192",
-                                           "--max-num-seqs", "100000", "--format", "json"});
+    // A model without Mamba layers has no such check. (Its profiling run samples min(max_num_seqs,
+    // max_num_batched_tokens) requests: 512 here, whose peak leaves the 3090 room for a pool.)
+    Outcome dense =
+        fit_qwen3_32b_on_3090({"--kv-dtype", "bf16", "--engine", "vllm", "--max-model-len", "8192", "--max-num-seqs",
+                               "100000", "--max-num-batched-tokens", "512", "--format", "json"});
     EXPECT_EQ(dense.status, 0) << dense.err;
 }
 

@@ -1,5 +1,6 @@
 #include "engines/vllm/vllm_budget.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +17,21 @@ constexpr std::string_view kVllmGraphEstimate = "0.20.0";
 
 }  // namespace
 
+std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms) {
+    if (vllm_version_before(settings.version, kVllmInPlaceSampler)) return std::nullopt;
+    if (terms.vocab_size < 1 || terms.hidden_size < 1) return std::nullopt;
+    std::int64_t tokens = settings.max_num_batched_tokens;
+    std::int64_t requests = std::min(settings.max_num_seqs.value_or(kVllmLargeCardMaxNumSeqs), tokens);
+    std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
+    std::int64_t padded = (terms.vocab_size + 63) / 64 * 64;
+    // Each product is of figures a model record and a command line bound well below 2^31; the
+    // sum is taken in Rational, which checks its own overflow.
+    Rational hidden = Rational(tokens + 2 * requests) * Rational(terms.hidden_size) * Rational(dtype);
+    Rational logits = Rational(requests) * Rational(padded) * Rational(dtype);
+    Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(12);
+    return hidden + logits + float32;
+}
+
 Rational vllm_default_gpu_memory_utilization(std::string_view version) {
     return vllm_version_before(version, kVllmGraphEstimate) ? Rational(9, 10) : Rational(92, 100);
 }
@@ -25,18 +41,40 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     Rational utilization =
         given ? *settings.gpu_memory_utilization : vllm_default_gpu_memory_utilization(settings.version);
     bool graphs = !vllm_version_before(settings.version, kVllmGraphEstimate);
+    // Given, the reserve is all vLLM takes beside the weights; else kvcat derives the sampler's
+    // peak where it can and holds the allowance back for the rest.
+    std::optional<Rational> sampler = terms.reserve_given ? std::nullopt : vllm_sampler_peak(settings, terms);
     // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
-    // larger peak: in the seven such starts kvcat compares, 1.6 to 7.7 GiB more than the allowance.
-    bool large_defaults =
-        settings.max_num_seqs_default && settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
+    // larger peak: in the three such starts kvcat compares without a derived sampler peak, 4.5 to
+    // 7.7 GiB more than the allowance.
+    bool large_defaults = !sampler && settings.max_num_seqs_default &&
+                          settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
     std::string reserve_how =
-        "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
+        sampler ? "--reserve-gib: kvcat's allowance for what vLLM measures at start beside the sampler, which kvcat "
+                  "does not model: the memory outside torch (NCCL over several cards), a forward pass that peaks "
+                  "above the sampler, CUDA's total under the driver's"
+                : "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
     if (large_defaults) reserve_how += kVllmLargeDefaultsNote;
-    return share_less_weights_and_reserve(
+    std::string reserve_name =
+        graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory";
+    if (sampler) reserve_name = graphs ? "non-torch, CUDA graphs and the rest" : "non-torch and the rest";
+    EngineBudget b = share_less_weights_and_reserve(
         {"the card x gpu_memory_utilization", terms.memory * utilization,
          fmt::format("{}{} of {}; vLLM takes CUDA's total, a little under the driver's on NVIDIA cards",
                      utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
-        graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory", reserve_how, terms);
+        reserve_name, reserve_how, terms);
+    if (sampler) {
+        std::int64_t tokens = settings.max_num_batched_tokens;
+        std::int64_t requests = std::min(settings.max_num_seqs.value_or(kVllmLargeCardMaxNumSeqs), tokens);
+        b.available = b.available - *sampler;
+        b.terms.insert(b.terms.begin() + 2,
+                       BudgetTerm{"the sampler's peak", Rational(0) - *sampler,
+                                  fmt::format("derived: the profiling run samples {} requests (min of max_num_seqs and "
+                                              "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
+                                              "the model's dtype, 12 bytes an entry in float32 and the hidden states",
+                                              requests, tokens, terms.vocab_size)});
+    }
+    return b;
 }
 
 }  // namespace kvcat

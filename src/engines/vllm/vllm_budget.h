@@ -13,13 +13,24 @@
 //   parameters, and buffers such as the one rotary cos/sin cache of max_position_embeddings x
 //   rotary_dim in the model's dtype (rotary_embedding.py, register_buffer, shared through
 //   get_rope's _ROPE_DICT). kvcat takes the fit's weights.
-// - The activation peak, the memory outside torch (NCCL, the CUDA context) and, from 0.20.0, the
+// - The torch peak increase is the profiling run's (gpu_model_runner.py, profile_run): a forward
+//   pass of max_num_batched_tokens tokens split into n = min(max_num_seqs, max_num_batched_tokens)
+//   requests, then one sampling step for each request with top-k and top-p on
+//   (_dummy_sampler_run). From 0.17.0, where top-k and top-p are applied in place
+//   (apply_top_k_top_p_triton, vllm/v1/sample/ops/topk_topp_triton.py, new in that release), kvcat
+//   derives the sampler's peak (vllm_sampler_peak). Before 0.17.0 the sampler sorts the logits
+//   (torch.sort, whose own workspace kvcat has not read), and the allowance stands for it too.
+// - The memory outside torch (the CUDA context's growth, NCCL over several cards), a forward pass
+//   that peaks above the sampler (a mixture of experts with few sequences) and, from 0.20.0, the
 //   CUDA graphs are measured by vLLM at start; kvcat does not model them and holds back
-//   --reserve-gib for them. docs/engines.md sets that allowance beside real starts.
+//   --reserve-gib for them. Given, --reserve-gib stands for all vLLM takes beside the weights
+//   (what a start's log leaves), the sampler included. docs/engines.md sets both beside real starts.
 // Read in the CentML/vllm mirror, whose tags carry upstream's commits: v0.10.0 6d8d0a24,
-// v0.11.0 b8b302cd, v0.19.1 b1388b1f, v0.20.0 88d34c64.
+// v0.11.0 b8b302cd, v0.16.0 89a77b10, v0.17.0 b31e9326, v0.19.0 2a69949b, v0.19.1 b1388b1f,
+// v0.20.0 88d34c64, v0.20.1 132765e3.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "engines/engine_budget.h"
@@ -30,12 +41,34 @@ namespace kvcat {
 /// rules (version ""), 0.9 before.
 Rational vllm_default_gpu_memory_utilization(std::string_view version);
 
+/// The first release whose profiling run samples with top-k and top-p in place, without a sort.
+inline constexpr std::string_view kVllmInPlaceSampler = "0.17.0";
+
+/// The bytes vLLM's profiling run holds on each card at its sampler's peak (inside random_sample),
+/// from 0.17.0 and for the newest rules held, with n = min(max_num_seqs, max_num_batched_tokens)
+/// requests, N = max_num_batched_tokens tokens and the model's dtype of d bytes:
+///
+///   (N + 2n) x hidden x d       the hidden states of the forward pass (profile_run keeps them),
+///                               the n last ones and their rand_like copy (_dummy_sampler_run)
+///   n x vocab64 x d             the logits as the output layer gives them, the vocabulary padded
+///                               to 64 (vocab_parallel_embedding.py, pad_vocab_size); gathered whole
+///                               on every rank (LogitsProcessor._gather_logits)
+///   n x vocab x 12              their float32 copy (Sampler.forward), its softmax and the
+///                               exponential draw q (topk_topp_sampler.py, random_sample)
+///
+/// Top-k and top-p rewrite the float32 logits in place, beside a cached float32 buffer of
+/// min(n, the card's SMs) rows that kvcat does not count (no card record gives its SMs: 0.06 to
+/// 0.10 GiB on an H100's 132). nullopt before 0.17.0, or when the model record gives no vocabulary
+/// or hidden width (no tensors mapping).
+std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms);
+
 /// What the reserve's explanation adds when vLLM's defaults for a card of at least 70 GiB that is
-/// no A100 apply (1,024 sequences, 8,192 batched tokens) and --reserve-gib is not given: in the
-/// seven such starts kvcat compares, the allowance was too small by 1.6 to 7.7 GiB (docs/engines.md).
+/// no A100 apply (1,024 sequences, 8,192 batched tokens), --reserve-gib is not given and kvcat
+/// derives no sampler peak (a release before 0.17.0): in the three such starts kvcat compares, the
+/// allowance was too small by 4.5 to 7.7 GiB (docs/engines.md).
 inline constexpr std::string_view kVllmLargeDefaultsNote =
-    "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the seven such starts kvcat "
-    "compares in the records (vLLM 0.10.0 to 0.19.0, on H100s and an H200) left this pool 1.6 to 7.7 GiB too "
+    "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the three such starts kvcat "
+    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.5 to 7.7 GiB too "
     "large: give --reserve-gib what your start leaves";
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
