@@ -60,9 +60,10 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
     sub.add_option("--block-size", o.block_size, "vLLM --block-size (16 when not set)")
         ->check(CLI::PositiveNumber)
         ->group(group);
-    sub.add_option("--max-num-batched-tokens", o.max_num_batched_tokens, "vLLM --max-num-batched-tokens")
+    sub.add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                   "vLLM --max-num-batched-tokens (vLLM's default for the card when not set: 8192 on a card of 70 GiB "
+                   "or more that is no A100, 2048 on any other)")
         ->transform(token_count())
-        ->capture_default_str()
         ->group(group);
     sub.add_option("--max-model-len", o.max_model_len, "vLLM --max-model-len (the model's native context when not set)")
         ->transform(token_count())
@@ -152,7 +153,10 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.swa_full = o.swa_full;
     if (!o.v_dtype.empty()) s.v_dtype = o.v_dtype;
     s.block_size = o.block_size;
-    s.max_num_batched_tokens = o.max_num_batched_tokens;
+    if (o.max_num_batched_tokens) {
+        s.max_num_batched_tokens = *o.max_num_batched_tokens;
+        s.max_num_batched_tokens_given = true;
+    }
     s.max_model_len = o.max_model_len;
     s.max_num_seqs = o.max_num_seqs;
     s.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;

@@ -24,7 +24,7 @@ struct EngineOptions {
     std::string flash_attn = "on";
     std::int64_t fit_target = 1024;  ///< llama.cpp --fit-target, MiB (0: -fit off)
     std::optional<std::int64_t> block_size;
-    std::int64_t max_num_batched_tokens = 2048;
+    std::optional<std::int64_t> max_num_batched_tokens;  ///< unset: vLLM's default for the card
     std::optional<std::int64_t> max_num_seqs;
     std::optional<std::int64_t> max_model_len;
     std::string mamba_ssm_cache_dtype = "auto";

@@ -68,7 +68,10 @@ struct EngineSettings {
     // vLLM V1
     std::optional<std::int64_t> block_size;      ///< --block-size; 16 when not set
     std::int64_t max_num_batched_tokens = 2048;  ///< --max-num-batched-tokens
-    std::optional<std::int64_t> max_model_len;   ///< --max-model-len; the model's native context when not set
+    /// Set when --max-num-batched-tokens was given; otherwise the caller that knows the card fills
+    /// in vLLM's default for it (vllm_card_defaults: 8192 on a large card).
+    bool max_num_batched_tokens_given = false;
+    std::optional<std::int64_t> max_model_len;  ///< --max-model-len; the model's native context when not set
     /// --max-num-seqs; when not set, vLLM's default for the card (vllm_default_max_num_seqs),
     /// which the caller that knows the card fills in, with max_num_seqs_default set.
     std::optional<std::int64_t> max_num_seqs;

@@ -48,6 +48,7 @@ EngineVerdict engine_verdict(const Model& model, const CacheDtype& dtype, Engine
         return v;
     }
     const EngineRules& rules = rules_of(engine);
+    rules.card_defaults(settings, terms);  // the budget reads them (vLLM's sequences and batched tokens)
     if (rules.sizing == EngineSizing::from_memory) {
         Rational left = rules.budget(settings, terms).available;
         if (!(left > Rational(0))) {

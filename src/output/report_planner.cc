@@ -95,8 +95,8 @@ std::string_view rule_kind_name(VllmPoolRule::Kind k) {
 }
 
 /// vLLM's pool per KV dtype and card count, with its defaults (newest rules, block size 16 or as
-/// raised, --max-num-batched-tokens 2048, the hybrid manager as vLLM decides): vllm_pool_rule,
-/// which vllm_pool evaluates, and one request's state (vllm_allocation's state_bytes).
+/// raised, the hybrid manager as vLLM decides): vllm_pool_rule, which the page evaluates with the
+/// card's --max-num-batched-tokens, and one request's state (vllm_allocation's state_bytes).
 json vllm_terms(const Model& m, const CacheDtype& d, std::int64_t cards) {
     EngineSettings s;
     s.gpus = cards;
@@ -155,9 +155,10 @@ json engine_terms(const Model& m) {
     return {{"llama.cpp", llamacpp_terms(m)}, {"vllm", vllm}, {"sglang", sglang}};
 }
 
-/// vLLM's sampler peak with its defaults (newest rules, --max-num-batched-tokens 2048) as the page
-/// takes it, fixed + n x per_request for n = min(max_num_seqs, 2048) requests: vllm_sampler_peak at
-/// one and two requests, so that the page adds the same bytes; null without the model's widths.
+/// vLLM's sampler peak (newest rules) as the page takes it: N x per_token + n x per_request for N
+/// batched tokens and n = min(max_num_seqs, N) requests, both the card's defaults.
+/// vllm_sampler_peak at one token and request and at two tokens and one request gives the two
+/// parts, so that the page adds the same bytes; null without the model's widths.
 json vllm_sampler_terms(const Model& m) {
     if (!m.tensors) return nullptr;
     FitTerms t;
@@ -165,12 +166,13 @@ json vllm_sampler_terms(const Model& m) {
     t.hidden_size = m.tensors->hidden_size;
     EngineSettings s;
     s.max_num_seqs = 1;
+    s.max_num_batched_tokens = 1;
     auto one = vllm_sampler_peak(s, t);
-    s.max_num_seqs = 2;
+    s.max_num_batched_tokens = 2;
     auto two = vllm_sampler_peak(s, t);
     if (!one || !two) return nullptr;
-    Rational per_request = *two - *one;
-    return {{"fixed", exact(*one - per_request)}, {"per_request", exact(per_request)}};
+    Rational per_token = *two - *one;
+    return {{"per_token", exact(per_token)}, {"per_request", exact(*one - per_token)}};
 }
 
 /// The weight formats the page offers: the exact ones, then llama.cpp's mixes, each a mix at its
@@ -320,62 +322,65 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
         SpeedPredictor predictor(speed_points(*input.records), physics);
         speeds = speed_model_json(predictor, SpeedIntervals(predictor), *input.records);
     }
-    return {{"reserve", exact(kDefaultReserveBytes)},
-            {"speeds", speeds},
-            {"card_counts", card_counts},
-            {"engines",
-             {{{"id", "textbook"},
-               {"name", "textbook"},
-               {"how",
-                "what the model's design needs, as kvcat fit works it out: KV of the growing layers per "
-                "token, the sliding layers up to their window, the linear layers' fixed state, and a "
-                "1 GiB runtime reserve"}},
-              {{"id", "llama.cpp"},
-               {"name", "llama.cpp"},
-               {"how", fmt::format(
-                           "what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np "
-                           "batch, its cells padded to 256, one stream per sequence, the sliding layers' window plus a "
-                           "ubatch of 512, the recurrent state in f32, beside its compute buffer (at least) and what "
-                           "the card holds before it starts ({} MiB on an NVIDIA card, the median of {} public "
-                           "starts; none on an Apple one); one card (llama.cpp spreads layers, not heads, over cards, "
-                           "which kvcat does not model)",
-                           kNvidiaSmiHeldMiB, kNvidiaSmiHeldStarts)},
-               {"cell_pad", kLlamaCellPad},
-               {"ubatch", EngineSettings().ubatch},
-               {"fit_target", exact(llamacpp_fit_target_bytes(EngineSettings()))},
-               {"cards", json::array({1})}},
-              {{"id", "vllm"},
-               {"name", "vLLM"},
-               {"how",
-                "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
-                "blocks of 16 tokens (raised for a Mamba hybrid), --max-num-batched-tokens 2048, the hybrid "
-                "manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives its pool the card x "
-                "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
-                "profiling run measures; "
-                "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
-                "vocabulary) and the 1 GiB reserve, or the '" +
-                    std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
-               {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
-               {"refusal_words", kVllmRefusalWords},
-               {"mamba_words", kVllmMambaBlocksWords},
-               {"estimate_words", kVllmEstimateWords},
-               {"max_num_batched_tokens", EngineSettings().max_num_batched_tokens},
-               {"cards", card_counts}},
-              {{"id", "sglang"},
-               {"name", "SGLang"},
-               {"how",
-                "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
-                "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
-                "figure one card's. The memory is the card x --mem-fraction-static less the weights and the 1 GiB "
-                "reserve when you give it, otherwise the card less the weights and the reserve"},
-               {"page_size", EngineSettings().page_size},
-               {"cards", card_counts}}}},
-            {"weight_formats", formats},
-            {"dtypes", dtypes},
-            {"models", model_list},
-            {"accelerators", accelerator_list},
-            {"sources", sources},
-            {"quality", quality_entries(input)}};
+    return {
+        {"reserve", exact(kDefaultReserveBytes)},
+        {"speeds", speeds},
+        {"card_counts", card_counts},
+        {"engines",
+         {{{"id", "textbook"},
+           {"name", "textbook"},
+           {"how",
+            "what the model's design needs, as kvcat fit works it out: KV of the growing layers per "
+            "token, the sliding layers up to their window, the linear layers' fixed state, and a "
+            "1 GiB runtime reserve"}},
+          {{"id", "llama.cpp"},
+           {"name", "llama.cpp"},
+           {"how",
+            fmt::format("what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np "
+                        "batch, its cells padded to 256, one stream per sequence, the sliding layers' window plus a "
+                        "ubatch of 512, the recurrent state in f32, beside its compute buffer (at least) and what "
+                        "the card holds before it starts ({} MiB on an NVIDIA card, the median of {} public "
+                        "starts; none on an Apple one); one card (llama.cpp spreads layers, not heads, over cards, "
+                        "which kvcat does not model)",
+                        kNvidiaSmiHeldMiB, kNvidiaSmiHeldStarts)},
+           {"cell_pad", kLlamaCellPad},
+           {"ubatch", EngineSettings().ubatch},
+           {"fit_target", exact(llamacpp_fit_target_bytes(EngineSettings()))},
+           {"cards", json::array({1})}},
+          {{"id", "vllm"},
+           {"name", "vLLM"},
+           {"how",
+            "vLLM V1's pool (kvcat fit --engine vllm, the newest rules held): --max-model-len the context, "
+            "blocks of 16 tokens (raised for a Mamba hybrid), vLLM's defaults for the card (--max-num-seqs "
+            "1024 and --max-num-batched-tokens 8192 on 70 GiB or more but an A100, else 256 and 2048), the "
+            "hybrid manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives its pool the card x "
+            "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
+            "profiling run measures; "
+            "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
+            "vocabulary) and the 1 GiB reserve, or the '" +
+                std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
+           {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
+           {"refusal_words", kVllmRefusalWords},
+           {"mamba_words", kVllmMambaBlocksWords},
+           {"estimate_words", kVllmEstimateWords},
+           {"max_num_batched_tokens", kVllmMaxNumBatchedTokens},
+           {"max_num_batched_tokens_large", kVllmLargeCardMaxNumBatchedTokens},
+           {"cards", card_counts}},
+          {{"id", "sglang"},
+           {"name", "SGLang"},
+           {"how",
+            "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
+            "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
+            "figure one card's. The memory is the card x --mem-fraction-static less the weights and the 1 GiB "
+            "reserve when you give it, otherwise the card less the weights and the reserve"},
+           {"page_size", EngineSettings().page_size},
+           {"cards", card_counts}}}},
+        {"weight_formats", formats},
+        {"dtypes", dtypes},
+        {"models", model_list},
+        {"accelerators", accelerator_list},
+        {"sources", sources},
+        {"quality", quality_entries(input)}};
 }
 
 }  // namespace kvcat

@@ -195,8 +195,8 @@
   // A request of max_model_len that does not fit the memory left is refused before any pool is
   // made (check_enough_kv_cache_memory, src/engines/vllm/vllm_allocation.cc): every layer's pages for one
   // request, summed, against the memory; the estimate is the longest length that fits.
-  function vllmFigures(e, engine, available, context, maxNumSeqs) {
-    const block = BigInt(e.block_size), divisor = BigInt(e.divisor), batched = BigInt(engine.max_num_batched_tokens);
+  function vllmFigures(e, engine, available, context, maxNumSeqs, batched) {
+    const block = BigInt(e.block_size), divisor = BigInt(e.divisor);
     const blocksOf = (kind, w, len) => (kind === 'full' ? cdiv(len, block)
       : kind === 'sliding' ? cdiv(minB(w - 1n + batched, len), block) + 1n
         : kind === 'chunked' ? cdiv(minB(w + batched, len), block) : 1n);
@@ -485,12 +485,12 @@
     return r;
   }
 
-  // vLLM's default --max-num-seqs for the card (vllm_default_max_num_seqs): 1024 on 70 GiB or
-  // more but an A100, else 256.
-  function vllmMaxNumSeqs(r) {
-    const large = cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
-    return large ? 1024n : 256n;
-  }
+  // vLLM's defaults for the card (vllm_card_defaults): --max-num-seqs 1024 and
+  // --max-num-batched-tokens 8192 on 70 GiB or more but an A100, else 256 and 2048.
+  const vllmLargeCard = (r) => cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
+  const vllmMaxNumSeqs = (r) => (vllmLargeCard(r) ? 1024n : 256n);
+  const vllmBatchedTokens = (r, engine) =>
+    BigInt(vllmLargeCard(r) ? engine.max_num_batched_tokens_large : engine.max_num_batched_tokens);
 
   // The chosen engine's figures in place of the textbook cache and state; an error text when the
   // engine cannot hold this choice. A pool engine (vLLM, SGLang) sets r.pool: the bytes it takes,
@@ -541,9 +541,9 @@
       given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
       const s = r.model.vllm_sampler;
       if (s) {
-        const batched = BigInt(engine.max_num_batched_tokens);
+        const batched = vllmBatchedTokens(r, engine);
         const n = vllmMaxNumSeqs(r) < batched ? vllmMaxNumSeqs(r) : batched;
-        r.sampler = add(parseQ(s.fixed), mul(parseQ(s.per_request), Q(n)));
+        r.sampler = add(mul(parseQ(s.per_token), Q(batched)), mul(parseQ(s.per_request), Q(n)));
         given = sub(given, r.sampler);
       }
       r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
@@ -556,7 +556,8 @@
     }
     const positiveGiven = cmp(given, Q(0)) > 0 ? given : null;
     if (engine.id === 'vllm') {
-      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, vllmMaxNumSeqs(r));
+      const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, vllmMaxNumSeqs(r),
+        vllmBatchedTokens(r, engine));
       r.vllm = v;
       r.kv = mul(v.kv, Q(batch));
       r.fixed = mul(v.state, Q(batch));

@@ -84,6 +84,38 @@ TEST(EngineRules, TheCardChangesOnlyTheDefaultsOfTheEngineWhoseRulesSaySo) {
     terms.card_name = "NVIDIA H100 80GB HBM3";
     rules_of(Engine::vllm).card_defaults(via, terms);
     EXPECT_EQ(via.max_num_seqs, direct.max_num_seqs);
+    EXPECT_EQ(via.max_num_batched_tokens, direct.max_num_batched_tokens);
+}
+
+// `vllm serve`'s defaults by card (EngineArgs.get_batch_defaults): 1,024 sequences and 8,192
+// batched tokens on a card of 70 GiB or more that is no A100, 256 and 2,048 on any other; a value
+// given is kept.
+TEST(EngineRules, VllmTakesTheCardsSequencesAndBatchedTokensUnlessGiven) {
+    struct Case {
+        std::int64_t gib;
+        const char* name;
+        std::int64_t seqs, tokens;
+    };
+    const Case cases[] = {{80, "NVIDIA H100 80GB HBM3", 1024, 8192},
+                          {141, "NVIDIA H200", 1024, 8192},
+                          {80, "NVIDIA A100-SXM4-80GB", 256, 2048},
+                          {24, "NVIDIA GeForce RTX 3090", 256, 2048}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        EngineSettings s;
+        vllm_card_defaults(s, Rational(c.gib << 30), c.name);
+        EXPECT_EQ(s.max_num_seqs, c.seqs);
+        EXPECT_TRUE(s.max_num_seqs_default);
+        EXPECT_EQ(s.max_num_batched_tokens, c.tokens);
+        EngineSettings given;
+        given.max_num_seqs = 7;
+        given.max_num_batched_tokens = 512;
+        given.max_num_batched_tokens_given = true;
+        vllm_card_defaults(given, Rational(c.gib << 30), c.name);
+        EXPECT_EQ(given.max_num_seqs, 7);
+        EXPECT_FALSE(given.max_num_seqs_default);
+        EXPECT_EQ(given.max_num_batched_tokens, 512);
+    }
 }
 
 TEST(EngineRules, EachFamilysReaderFilesALogOfItsLinesUnderItsEngine) {

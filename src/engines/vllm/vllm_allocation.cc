@@ -511,10 +511,14 @@ std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_v
     std::string name(card_name);
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     bool large = !(card_bytes < Rational(70LL << 30));
-    return large && name.find("a100") == std::string::npos ? kVllmLargeCardMaxNumSeqs : 256;
+    return large && name.find("a100") == std::string::npos ? kVllmLargeCardMaxNumSeqs : kVllmSmallCardMaxNumSeqs;
 }
 
 void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name) {
+    bool large = vllm_default_max_num_seqs(card_bytes, card_name) == kVllmLargeCardMaxNumSeqs;
+    if (!settings.max_num_batched_tokens_given) {
+        settings.max_num_batched_tokens = large ? kVllmLargeCardMaxNumBatchedTokens : kVllmMaxNumBatchedTokens;
+    }
     if (settings.max_num_seqs) return;
     settings.max_num_seqs = vllm_default_max_num_seqs(card_bytes, card_name);
     settings.max_num_seqs_default = true;

@@ -98,14 +98,22 @@ std::string vllm_cache_size_line(std::int64_t tokens);
 std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
 
 /// vLLM's default --max-num-seqs for a card (EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py,
-/// read through the code index, which names no commit): 1024 on a card of at least 70 GiB whose
-/// name does not say A100, 256 on any other, for `vllm serve` as for the LLM class.
+/// the same rule at v0.10.0 6d8d0a24, v0.11.0 b8b302cd and v0.19.0 2a69949b): 1024 on a card of at
+/// least 70 GiB whose name does not say A100, 256 on any other, for `vllm serve` as for the LLM class.
 std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name);
 
-/// That default on a card of at least 70 GiB that is no A100.
+/// That default on a card of at least 70 GiB that is no A100, and on any other.
 inline constexpr std::int64_t kVllmLargeCardMaxNumSeqs = 1024;
+inline constexpr std::int64_t kVllmSmallCardMaxNumSeqs = 256;
 
-/// Fills settings.max_num_seqs with the card's default when it is not set.
+/// `vllm serve`'s default --max-num-batched-tokens by the same rule: 8192 on such a card, 2048 on
+/// any other. (From 0.11.2 a default is also held to max_num_seqs x max_model_len, which only a
+/// start of a few short requests reaches; kvcat does not apply it.)
+inline constexpr std::int64_t kVllmLargeCardMaxNumBatchedTokens = 8192;
+inline constexpr std::int64_t kVllmMaxNumBatchedTokens = 2048;
+
+/// Fills settings.max_num_seqs and settings.max_num_batched_tokens with the card's defaults when
+/// they are not set.
 void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name);
 
 /// vLLM's refusal when a model with Mamba (fixed-state) layers is started with more sequences than

@@ -15,13 +15,19 @@ namespace {
 /// pool by default (commit 96a85c57).
 constexpr std::string_view kVllmGraphEstimate = "0.20.0";
 
+/// The requests the profiling run samples: min(max_num_seqs, max_num_batched_tokens)
+/// (gpu_model_runner.py, _dummy_run); max_num_seqs unset (no card) is vLLM's smaller default.
+std::int64_t sampler_requests(const EngineSettings& settings) {
+    return std::min(settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs), settings.max_num_batched_tokens);
+}
+
 }  // namespace
 
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms) {
     if (vllm_version_before(settings.version, kVllmInPlaceSampler)) return std::nullopt;
     if (terms.vocab_size < 1 || terms.hidden_size < 1) return std::nullopt;
     std::int64_t tokens = settings.max_num_batched_tokens;
-    std::int64_t requests = std::min(settings.max_num_seqs.value_or(kVllmLargeCardMaxNumSeqs), tokens);
+    std::int64_t requests = sampler_requests(settings);
     std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
     std::int64_t padded = (terms.vocab_size + 63) / 64 * 64;
     // Each product is of figures a model record and a command line bound well below 2^31; the
@@ -64,15 +70,14 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                      utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
         reserve_name, reserve_how, terms);
     if (sampler) {
-        std::int64_t tokens = settings.max_num_batched_tokens;
-        std::int64_t requests = std::min(settings.max_num_seqs.value_or(kVllmLargeCardMaxNumSeqs), tokens);
         b.available = b.available - *sampler;
-        b.terms.insert(b.terms.begin() + 2,
-                       BudgetTerm{"the sampler's peak", Rational(0) - *sampler,
-                                  fmt::format("derived: the profiling run samples {} requests (min of max_num_seqs and "
-                                              "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
-                                              "the model's dtype, 12 bytes an entry in float32 and the hidden states",
-                                              requests, tokens, terms.vocab_size)});
+        b.terms.insert(
+            b.terms.begin() + 2,
+            BudgetTerm{"the sampler's peak", Rational(0) - *sampler,
+                       fmt::format("derived: the profiling run samples {} requests (min of max_num_seqs and "
+                                   "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
+                                   "the model's dtype, 12 bytes an entry in float32 and the hidden states",
+                                   sampler_requests(settings), settings.max_num_batched_tokens, terms.vocab_size)});
     }
     return b;
 }
