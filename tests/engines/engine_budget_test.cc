@@ -348,6 +348,18 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
     EXPECT_EQ(vllm_sampler_peak(s, t), Rational((512 + 2 * 512) * 64 * 2 + 512 * 1024 * 2 + 512 * 1000 * 12));
     s.model_dtype = "float32";
     EXPECT_EQ(vllm_sampler_peak(s, t), Rational((512 + 2 * 512) * 64 * 4 + 512 * 1024 * 4 + 512 * 1000 * 12));
+    // Batched tokens beyond 2^31 - 1 are refused in words, not left to overflow.
+    EngineSettings huge = s;
+    huge.max_num_batched_tokens = std::int64_t{3} << 40;
+    try {
+        (void)vllm_sampler_peak(huge, t);
+        ADD_FAILURE() << "no refusal";
+    } catch (const EngineError& e) {
+        EXPECT_TRUE(test::contains(e.what(),
+                                   "max_num_batched_tokens of 3298534883328: kvcat works vLLM's profiling "
+                                   "run out for at most 2147483647 tokens"))
+            << e.what();
+    }
     // In the budget: a term of its own between the weights and the allowance, and none once
     // --reserve-gib is given (it then stands for all vLLM takes beside the weights).
     t.memory = Rational(std::int64_t{80} << 30);

@@ -15,6 +15,9 @@ namespace {
 /// pool by default (commit 96a85c57).
 constexpr std::string_view kVllmGraphEstimate = "0.20.0";
 
+/// The most batched tokens kvcat works the sampler's peak out for: 2^31 - 1.
+constexpr std::int64_t kVllmMostBatchedTokens = 2147483647;
+
 /// The requests the profiling run samples: min(max_num_seqs, max_num_batched_tokens)
 /// (gpu_model_runner.py, _dummy_run); max_num_seqs unset (no card) is vLLM's smaller default.
 std::int64_t sampler_requests(const EngineSettings& settings) {
@@ -27,11 +30,17 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
     if (vllm_version_before(settings.version, kVllmInPlaceSampler)) return std::nullopt;
     if (terms.vocab_size < 1 || terms.hidden_size < 1) return std::nullopt;
     std::int64_t tokens = settings.max_num_batched_tokens;
+    if (tokens > kVllmMostBatchedTokens) {
+        throw EngineError(
+            fmt::format("max_num_batched_tokens of {}: kvcat works vLLM's profiling run out for at "
+                        "most {} tokens",
+                        tokens, kVllmMostBatchedTokens));
+    }
     std::int64_t requests = sampler_requests(settings);
     std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
     std::int64_t padded = (terms.vocab_size + 63) / 64 * 64;
-    // Each product is of figures a model record and a command line bound well below 2^31; the
-    // sum is taken in Rational, which checks its own overflow.
+    // The tokens are bounded above; the products are taken in Rational, which refuses a product
+    // beyond 64 bits (a model record's widths are not bounded).
     Rational hidden = Rational(tokens + 2 * requests) * Rational(terms.hidden_size) * Rational(dtype);
     Rational logits = Rational(requests) * Rational(padded) * Rational(dtype);
     Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(12);
