@@ -675,10 +675,12 @@
       kv: field('kv', 'KV cache dtype', select(data.dtypes.map((d) => [d.name, d.name + ' (' + decimalText(d.bytes_per_element) + ' B)']))),
       context: field('context', 'Context (tokens)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric', list: 'planner-contexts' })),
       batch: field('batch', 'Batch (sequences)', el('input', { type: 'number', min: '1', step: '1', inputmode: 'numeric' })),
-      // Blank, the pool is vllm_budget's: the card x vLLM's default share, less the weights and the reserve.
+      // Blank, the pool is vllm_budget's: the card x vLLM's default share, less the weights, the
+      // sampler's peak where kvcat derives it, and the reserve; the answer names each term (the
+      // whole sum does not fit the field).
       kvGib: field('kv-gib', 'vLLM\'s Available KV cache memory, GiB', el('input', { type: 'text', inputmode: 'decimal',
         placeholder: 'blank: card × ' + decimalText(data.engines.find((x) => x.id === 'vllm').gpu_memory_utilization) +
-          ' − weights − 1 GiB' }), true),
+          ' less the rest' }), true),
       memFraction: field('mem-fraction', 'SGLang --mem-fraction-static', el('input', { type: 'text', inputmode: 'decimal',
         placeholder: 'blank: card − weights − 1 GiB' }), true),
     };
