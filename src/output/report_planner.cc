@@ -295,6 +295,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
         const Accelerator& acc = *a->accelerator;
         if (!acc.memory_gb_exact) continue;
         auto held = llamacpp_card_held(acc.memory_reported ? acc.memory_reported->by : "");
+        EngineSettings vllm;  // vLLM's batch defaults on this card, as fit takes them
+        vllm_card_defaults(vllm, memory_bytes(acc), acc.name);
         accelerator_list.push_back({{"id", a->id},
                                     {"name", acc.name},
                                     {"memory", exact(memory_bytes(acc))},
@@ -303,6 +305,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                                     {"llama_held_how", held ? held->how : std::string()},
                                     {"llama_held_least", held && held->least ? exact(*held->least) : json(nullptr)},
                                     {"llama_held_most", held && held->most ? exact(*held->most) : json(nullptr)},
+                                    {"vllm_max_num_seqs", vllm.max_num_seqs.value_or(0)},
+                                    {"vllm_max_num_batched_tokens", vllm.max_num_batched_tokens},
                                     {"bandwidth", acc.memory_bandwidth_gb_s_exact
                                                       ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
                                                       : json(nullptr)}});
@@ -363,8 +367,6 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
            {"refusal_words", kVllmRefusalWords},
            {"mamba_words", kVllmMambaBlocksWords},
            {"estimate_words", kVllmEstimateWords},
-           {"max_num_batched_tokens", kVllmMaxNumBatchedTokens},
-           {"max_num_batched_tokens_large", kVllmLargeCardMaxNumBatchedTokens},
            {"cards", card_counts}},
           {{"id", "sglang"},
            {"name", "SGLang"},

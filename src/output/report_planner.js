@@ -485,12 +485,9 @@
     return r;
   }
 
-  // vLLM's defaults for the card (vllm_card_defaults): --max-num-seqs 1024 and
-  // --max-num-batched-tokens 8192 on 70 GiB or more but an A100, else 256 and 2048.
-  const vllmLargeCard = (r) => cmp(r.memory, mul(Q(70n), GIB)) >= 0 && !r.card.name.toLowerCase().includes('a100');
-  const vllmMaxNumSeqs = (r) => (vllmLargeCard(r) ? 1024n : 256n);
-  const vllmBatchedTokens = (r, engine) =>
-    BigInt(vllmLargeCard(r) ? engine.max_num_batched_tokens_large : engine.max_num_batched_tokens);
+  // vLLM's defaults for the card, as vllm_card_defaults gives them (planner_content's card entries).
+  const vllmMaxNumSeqs = (r) => BigInt(r.card.vllm_max_num_seqs);
+  const vllmBatchedTokens = (r) => BigInt(r.card.vllm_max_num_batched_tokens);
 
   // The chosen engine's figures in place of the textbook cache and state; an error text when the
   // engine cannot hold this choice. A pool engine (vLLM, SGLang) sets r.pool: the bytes it takes,
@@ -541,8 +538,8 @@
       given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
       const s = r.model.vllm_sampler;
       if (s) {
-        const batched = vllmBatchedTokens(r, engine);
-        const n = vllmMaxNumSeqs(r) < batched ? vllmMaxNumSeqs(r) : batched;
+        const batched = vllmBatchedTokens(r);
+        const n = minB(vllmMaxNumSeqs(r), batched);
         r.sampler = add(mul(parseQ(s.per_token), Q(batched)), mul(parseQ(s.per_request), Q(n)));
         given = sub(given, r.sampler);
       }
@@ -557,7 +554,7 @@
     const positiveGiven = cmp(given, Q(0)) > 0 ? given : null;
     if (engine.id === 'vllm') {
       const v = vllmFigures(e, engine, positiveGiven && floorQ(positiveGiven), context, vllmMaxNumSeqs(r),
-        vllmBatchedTokens(r, engine));
+        vllmBatchedTokens(r));
       r.vllm = v;
       r.kv = mul(v.kv, Q(batch));
       r.fixed = mul(v.state, Q(batch));

@@ -507,15 +507,18 @@ void check_mamba_blocks(const Model& m, const EngineSettings& s, std::int64_t bl
 
 }  // namespace
 
-std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name) {
+bool vllm_large_card(const Rational& card_bytes, std::string_view card_name) {
     std::string name(card_name);
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool large = !(card_bytes < Rational(70LL << 30));
-    return large && name.find("a100") == std::string::npos ? kVllmLargeCardMaxNumSeqs : kVllmSmallCardMaxNumSeqs;
+    return !(card_bytes < Rational(70LL << 30)) && name.find("a100") == std::string::npos;
+}
+
+std::int64_t vllm_default_max_num_seqs(const Rational& card_bytes, std::string_view card_name) {
+    return vllm_large_card(card_bytes, card_name) ? kVllmLargeCardMaxNumSeqs : kVllmSmallCardMaxNumSeqs;
 }
 
 void vllm_card_defaults(EngineSettings& settings, const Rational& card_bytes, std::string_view card_name) {
-    bool large = vllm_default_max_num_seqs(card_bytes, card_name) == kVllmLargeCardMaxNumSeqs;
+    bool large = vllm_large_card(card_bytes, card_name);
     if (!settings.max_num_batched_tokens_given) {
         settings.max_num_batched_tokens = large ? kVllmLargeCardMaxNumBatchedTokens : kVllmMaxNumBatchedTokens;
     }

@@ -97,6 +97,10 @@ std::string vllm_cache_size_line(std::int64_t tokens);
 /// for N tokens per request: X.XXx"; none without a pool.
 std::vector<std::string> vllm_log_lines(const EngineAnswer& answer);
 
+/// Whether vLLM takes its larger batch defaults on a card (EngineArgs.get_batch_defaults): at least
+/// 70 GiB and a name that does not say A100.
+bool vllm_large_card(const Rational& card_bytes, std::string_view card_name);
+
 /// vLLM's default --max-num-seqs for a card (EngineArgs.get_batch_defaults, vllm/engine/arg_utils.py,
 /// the same rule at v0.10.0 6d8d0a24, v0.11.0 b8b302cd and v0.19.0 2a69949b): 1024 on a card of at
 /// least 70 GiB whose name does not say A100, 256 on any other, for `vllm serve` as for the LLM class.
