@@ -361,9 +361,11 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
             "profiling run measures; "
             "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
-            "vocabulary) and the 1 GiB reserve, or the '" +
+            "vocabulary), on several cards with 1.82 GiB a card for NCCL (fitted to real starts), and the 1 GiB "
+            "reserve, or the '" +
                 std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
            {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
+           {"tensor_parallel_non_torch", exact(Rational(kVllmTensorParallelNonTorchBytes))},
            {"refusal_words", kVllmRefusalWords},
            {"mamba_words", kVllmMambaBlocksWords},
            {"estimate_words", kVllmEstimateWords},

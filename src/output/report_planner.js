@@ -542,10 +542,16 @@
         const n = minB(vllmMaxNumSeqs(r), batched);
         r.sampler = add(mul(parseQ(s.per_token), Q(batched)), mul(parseQ(s.per_request), Q(n)));
         given = sub(given, r.sampler);
+        // Over several cards, NCCL's memory outside torch (kVllmTensorParallelNonTorchBytes, fitted).
+        if (choice.gpus > 1) {
+          r.nccl = parseQ(engine.tensor_parallel_non_torch);
+          given = sub(given, r.nccl);
+        }
       }
       r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
         ' (vLLM\'s default), less the weights, ' +
-        (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived) and 1 GiB for the rest'
+        (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived), ' +
+             (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + '1 GiB for the rest'
            : '1 GiB for its activations') + ' (kvcat fit\'s default)';
     } else {
       given = sub(sub(r.memory, r.weights), r.reserve);
@@ -948,7 +954,7 @@
           ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
           : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
             : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, and the pool\'s rounding'
-              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.sampler ? 'the sampler\'s peak, ' : '') +
+              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.sampler ? 'the sampler\'s peak, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') +
                 'the 1 GiB reserve and the bytes short of a whole block'
                 : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole token');
         parts.push(['reserve', 'beside the pool', positive(r.outside), outsideHow]);

@@ -869,8 +869,9 @@ TEST(EngineFit, SglangHasNoPoolWhenTheWeightsFillTheCard) {
         kvcat.run({"fit", "--records", records, "--model", "llama-3.1-8b", "--accelerator", "nvidia-rtx-4090",
                    "--weight-quant", "bf16", "--kv-dtype", "bf16", "--engine", "sglang", "--format", "json"});
     ASSERT_EQ(roomy.status, 0) << roomy.err;
-    // (nvidia-smi's 24564 MiB - 16e9 weights - 1 GiB) / 131,072 bytes a token = 66,249.6
-    EXPECT_EQ(nlohmann::json::parse(roomy.out)["engine_tokens"], 66249);
+    // (nvidia-smi's 24564 MiB - 16,060,522,496 bytes of weights (8,030,261,248 parameters in bf16)
+    // - 1 GiB) / 131,072 bytes a token = 65,787.9
+    EXPECT_EQ(nlohmann::json::parse(roomy.out)["engine_tokens"], 65787);
 }
 
 }  // namespace

@@ -60,13 +60,13 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     // peak where it can and holds the allowance back for the rest.
     std::optional<Rational> sampler = terms.reserve_given ? std::nullopt : vllm_sampler_peak(settings, terms);
     // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
-    // larger peak: in the three such starts kvcat compares without a derived sampler peak, 4.5 to
+    // larger peak: in the three such starts kvcat compares without a derived sampler peak, 4.4 to
     // 7.7 GiB more than the allowance.
     bool large_defaults = !sampler && settings.max_num_seqs_default &&
                           settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
     std::string reserve_how =
         sampler ? "--reserve-gib: kvcat's allowance for what vLLM measures at start beside the sampler, which kvcat "
-                  "does not model: the memory outside torch (NCCL over several cards), a forward pass that peaks "
+                  "does not model: the memory outside torch on one card, a forward pass that peaks "
                   "above the sampler, CUDA's total under the driver's"
                 : "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
     if (large_defaults) reserve_how += kVllmLargeDefaultsNote;
@@ -78,6 +78,16 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
          fmt::format("{}{} of {}; vLLM takes CUDA's total, a little under the driver's on NVIDIA cards",
                      utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
         reserve_name, reserve_how, terms);
+    if (sampler && settings.gpus > 1) {
+        Rational nccl(kVllmTensorParallelNonTorchBytes);
+        b.available = b.available - nccl;
+        b.terms.insert(b.terms.begin() + 2,
+                       BudgetTerm{"memory outside torch over several cards", Rational(0) - nccl,
+                                  fmt::format("fitted: NCCL and the all-reduce buffers on each of the {} cards, 1.82 "
+                                              "GiB beside what one card holds (vLLM 0.19.0 on H100s: 2.07 GiB a "
+                                              "rank over two, 0.25 on one; 0.27.1 over four: 0.37 GiB less)",
+                                              settings.gpus)});
+    }
     if (sampler) {
         b.available = b.available - *sampler;
         b.terms.insert(

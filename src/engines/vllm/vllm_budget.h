@@ -20,7 +20,9 @@
 //   (apply_top_k_top_p_triton, vllm/v1/sample/ops/topk_topp_triton.py, new in that release), kvcat
 //   derives the sampler's peak (vllm_sampler_peak). Before 0.17.0 the sampler sorts the logits
 //   (torch.sort, whose own workspace kvcat has not read), and the allowance stands for it too.
-// - The memory outside torch (the CUDA context's growth, NCCL over several cards), a forward pass
+// - The memory outside torch over several cards (NCCL) grows by a figure fitted to real starts
+//   from 0.17.0 (kVllmTensorParallelNonTorchBytes).
+// - The memory outside torch (the CUDA context's growth, NCCL before 0.17.0), a forward pass
 //   that peaks above the sampler (a mixture of experts with few sequences) and, from 0.20.0, the
 //   CUDA graphs are measured by vLLM at start; kvcat does not model them and holds back
 //   --reserve-gib for them. Given, --reserve-gib stands for all vLLM takes beside the weights
@@ -30,6 +32,7 @@
 // v0.20.0 88d34c64, v0.20.1 132765e3.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -62,13 +65,22 @@ inline constexpr std::string_view kVllmInPlaceSampler = "0.17.0";
 /// or hidden width (no tensors mapping).
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms);
 
+/// What vLLM's memory outside torch grows by on each card when the model is split over several
+/// (NCCL's communicators and buffers, the custom all-reduce's), held back from 0.17.0 beside the
+/// sampler's peak: fitted, not derived. The four vLLM 0.19.0 starts kvcat compares on H100s print
+/// their non-torch memory: 0.24 and 0.25 GiB on one card, 2.07 GiB a rank on two (both starts,
+/// Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance holds the first; this holds the 1.82 GiB
+/// more, as 1,864 MiB. One vLLM 0.27.1 start over four RTX PRO 6000 prints 1.70 GiB (its consumed
+/// memory less its weights as loaded), 0.37 GiB under what the two give together.
+inline constexpr std::int64_t kVllmTensorParallelNonTorchBytes = std::int64_t{1864} << 20;
+
 /// What the reserve's explanation adds when vLLM's defaults for a card of at least 70 GiB that is
 /// no A100 apply (1,024 sequences, 8,192 batched tokens), --reserve-gib is not given and kvcat
 /// derives no sampler peak (a release before 0.17.0): in the three such starts kvcat compares, the
-/// allowance was too small by 4.5 to 7.7 GiB (docs/engines.md).
+/// allowance was too small by 4.4 to 7.7 GiB (docs/engines.md).
 inline constexpr std::string_view kVllmLargeDefaultsNote =
     "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the three such starts kvcat "
-    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.5 to 7.7 GiB too "
+    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.4 to 7.7 GiB too "
     "large: give --reserve-gib what your start leaves";
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
