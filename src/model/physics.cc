@@ -104,7 +104,9 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     if (model.tensors) {
         t.vocab_size = model.tensors->vocab_size;
         t.hidden_size = model.tensors->hidden_size;
+        t.arch = model.tensors->llama_arch;
     }
+    t.head_dim = model.head_dim.value_or(0);
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
     t.card_name = accelerator.name;

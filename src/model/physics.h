@@ -86,6 +86,11 @@ struct FitTerms {
     /// an engine whose start runs the output layer on a batch of its own (vLLM's sampler) needs them.
     std::int64_t vocab_size = 0;
     std::int64_t hidden_size = 0;
+    /// The architecture its tensors mapping names ("" without one) and the attention heads' width
+    /// (0 when the record gives none): an engine that loads a rotary table of its own beside the
+    /// weights (vLLM) sizes it from them and native_context.
+    std::string arch;
+    std::int64_t head_dim = 0;
     bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
     bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
 };

@@ -175,6 +175,17 @@ json vllm_sampler_terms(const Model& m) {
     return {{"per_token", exact(per_token)}, {"per_request", exact(*one - per_token)}};
 }
 
+/// vLLM's rotary table (vllm_rotary_table) on each card, in bytes; null where kvcat does not size it.
+json vllm_rotary_bytes(const Model& m) {
+    FitTerms t;
+    if (m.tensors) t.arch = m.tensors->llama_arch;
+    t.native_context = m.native_context.value_or(0);
+    t.head_dim = m.head_dim.value_or(0);
+    auto rotary = vllm_rotary_table(EngineSettings(), t);
+    if (!rotary) return nullptr;
+    return exact(*rotary);
+}
+
 /// The weight formats the page offers: the exact ones, then llama.cpp's mixes, each a mix at its
 /// base type (its lower bound, as kvcat fit takes a mix of a model without a tensors mapping).
 std::vector<std::pair<std::string, WeightQuant>> planner_weight_formats() {
@@ -227,7 +238,8 @@ json model_entry(const Record& r) {
             {"gguf_weights", gguf},
             {"terms", {{"textbook", by_dtype}}},
             {"engines", engine_terms(m)},
-            {"vllm_sampler", vllm_sampler_terms(m)}};
+            {"vllm_sampler", vllm_sampler_terms(m)},
+            {"vllm_rotary", vllm_rotary_bytes(m)}};
 }
 
 json quality_entries(const ReportInput& input) {

@@ -536,6 +536,11 @@
       // the reserve standing for the rest of what that run measures.
       const share = parseQ(engine.gpu_memory_utilization);
       given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
+      // The rotary table vLLM loads beside the weights (vllm_rotary_table), where kvcat sizes it.
+      if (r.model.vllm_rotary) {
+        r.rotary = parseQ(r.model.vllm_rotary);
+        given = sub(given, r.rotary);
+      }
       const s = r.model.vllm_sampler;
       if (s) {
         const batched = vllmBatchedTokens(r);
@@ -549,7 +554,7 @@
         }
       }
       r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
-        ' (vLLM\'s default), less the weights, ' +
+        ' (vLLM\'s default), less the weights' + (r.rotary ? ' with the ' + gib(r.rotary) + ' rotary table vLLM loads beside them' : '') + ', ' +
         (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived), ' +
              (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + '1 GiB for the rest'
            : '1 GiB for its activations') + ' (kvcat fit\'s default)';

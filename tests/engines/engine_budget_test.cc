@@ -114,16 +114,18 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
         ASSERT_EQ(o.status, 0) << o.err;
         EXPECT_FALSE(test::contains(o.out, "such starts kvcat compares")) << o.out;  // an A100: 256 sequences
         nlohmann::json j = nlohmann::json::parse(o.out);
-        // The budget is the card's share less this card's weights and the 1 GiB allowance, exactly.
+        // The budget is the card's share less this card's weights, the rotary table (32,768
+        // positions x 128 in bf16) and the 1 GiB allowance, exactly.
         std::int64_t memory = j["memory_bytes"].get<std::int64_t>();
         std::int64_t weights = j["weight_bytes"].get<std::int64_t>();  // one card's
         std::int64_t share = r.utilization == "0.25" ? memory / 4 : memory / 2;
-        EXPECT_EQ(j["engine"]["budget_bytes"].get<std::int64_t>(), share - weights - (std::int64_t{1} << 30));
-        // Beside what vLLM printed: within the error docs/engines.md states (0.2 GiB under to 0.9
-        // over, tokens 4% under to 8% over). The card less the weights and the reserve, as kvcat
+        EXPECT_EQ(j["engine"]["budget_bytes"].get<std::int64_t>(),
+                  share - weights - 32768 * 128 * 2 - (std::int64_t{1} << 30));
+        // Beside what vLLM printed: within the error docs/engines.md states (0.21 GiB under to 0.9
+        // over, tokens 5% under to 8% over). The card less the weights and the reserve, as kvcat
         // took it before the share, was 13 times the first start's pool.
         double gib = j["engine"]["budget_bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
-        EXPECT_GE(gib - r.available_gib, -0.2);
+        EXPECT_GE(gib - r.available_gib, -0.21);
         EXPECT_LE(gib - r.available_gib, 0.9);
         double tokens = j["engine_tokens"].get<double>();
         EXPECT_GE(tokens / static_cast<double>(r.tokens), 0.95);
@@ -191,18 +193,24 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
         if (term["term"] == "memory outside torch over several cards") nccl = -term["bytes"].get<double>() / gib;
     }
     EXPECT_DOUBLE_EQ(nccl, 1864.0 / 1024.0);
+    // The rotary table kvcat counts beside the weights: 40,960 positions x 128 in bf16.
+    double rotary = 0;
+    for (const auto& term : j["engine"]["budget"]) {
+        if (term["term"] == "the rotary table") rotary = -term["bytes"].get<double>() / gib;
+    }
+    EXPECT_DOUBLE_EQ(rotary, 40960.0 * 128 * 2 / gib);
     // The start's consumed memory less its weights as loaded is its memory outside torch.
-    double share = 0.9 * memory - 85.51, loaded = 56.89 - weights - (56.89 - 55.19),
+    double share = 0.9 * memory - 85.51, loaded = 56.89 - weights - rotary - (56.89 - 55.19),
            outside = (56.89 - 55.19) - nccl - 1.0, reserve = 0.76 - sampler;
     // Each printed figure is within 0.005 GiB of its bytes: five of them, so the sum within 0.025.
     EXPECT_NEAR(pool - 27.85, share + loaded + outside + reserve, 0.025);
     EXPECT_NEAR(share, 0.52, 0.01);
-    EXPECT_NEAR(loaded, 0.48, 0.01);    // the weights as loaded, over kvcat's parameters in fp8
+    EXPECT_NEAR(loaded, 0.44, 0.01);    // the weights as loaded, over kvcat's parameters in fp8
     EXPECT_NEAR(outside, -1.12, 0.01);  // 1.70 printed against 1.82 + 1 GiB held back
     EXPECT_NEAR(reserve, 0.63, 0.01);   // the forward pass's peak above the sampler's
-    // The error docs/engines.md states for this start: 0.52 GiB over, tokens 1.9% over.
-    EXPECT_NEAR(pool - 27.85, 0.52, 0.01);
-    EXPECT_NEAR(j["engine_tokens"].get<double>() / 621392.0, 1.019, 0.001);
+    // The error docs/engines.md states for this start: 0.49 GiB over, tokens 1.7% over.
+    EXPECT_NEAR(pool - 27.85, 0.49, 0.01);
+    EXPECT_NEAR(j["engine_tokens"].get<double>() / 621392.0, 1.017, 0.001);
 }
 
 // Seven starts with vLLM's defaults for a card of at least 70 GiB that is no A100 (8,192 batched
@@ -211,8 +219,8 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
 // Before 0.17.0 kvcat holds the 1 GiB allowance alone, and the three older starts took 4.4 to 7.7
 // GiB more (tokens 4% to 22% over), which the answer says; from 0.17.0 it derives the sampler's
 // peak beside the allowance, holds back NCCL's fitted 1.82 GiB a rank over two cards, and the pool
-// is 0.15 to 0.20 GiB under on one card and on two (tokens 0.3% under). The errors docs/engines.md
-// states for this term, held here so that they are restated when the rule changes.
+// is 0.16 to 0.22 GiB under on one card and on two (tokens 0.3% to 0.4% under). The errors
+// docs/engines.md states for this term, held here so that they are restated when the rule changes.
 TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     struct LargeStart {
         std::string log, model, quant, kv, card, gpus, version, context, utilization;
@@ -222,19 +230,19 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     };
     const std::vector<LargeStart> starts = {
         {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "qwen3-32b", "bf16", "fp8", "nvidia-h100-sxm", "8", "0.10.0", "32768",
-         "", "55.62", 3644816, 7.43, 1.134},
+         "", "55.62", 3644816, 7.42, 1.134},
         {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "qwen3-235b-a22b", "fp8", "fp8", "nvidia-h100-sxm", "8",
-         "0.10.0", "32768", "", "35.65", 1590736, 7.68, 1.215},
+         "0.10.0", "32768", "", "35.65", 1590736, 7.65, 1.215},
         {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "llama-3.1-8b", "bf16", "bf16", "nvidia-h200", "1", "0.11.2",
-         "1024", "", "105.97", 868080, 4.43, 1.042},
+         "1024", "", "105.97", 868080, 4.40, 1.042},
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "llama-3.1-8b", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0",
-         "8192", "0.95", "58.11", 476016, -0.19, 0.997},
+         "8192", "0.95", "58.11", 476016, -0.22, 0.996},
         {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "llama-3.1-8b", "bf16", "bf16", "nvidia-h100-sxm", "2", "0.19.0",
-         "8192", "0.95", "63.76", 1044688, -0.19, 0.997},
+         "8192", "0.95", "63.76", 1044688, -0.22, 0.997},
         {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "qwen3-8b", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0", "8192",
-         "0.95", "57.5", 418688, -0.20, 0.997},
+         "0.95", "57.5", 418688, -0.21, 0.996},
         {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "qwen2-7b-instruct", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0",
-         "8192", "0.95", "58.53", 1096000, -0.15, 0.997},
+         "8192", "0.95", "58.53", 1096000, -0.16, 0.997},
     };
     test::KvcatRunner k;
     for (const LargeStart& r : starts) {
@@ -383,6 +391,126 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
     b = vllm_budget(s, t);
     EXPECT_EQ(b.terms.size(), 3U);
     EXPECT_EQ(b.available, Rational(std::int64_t{80} << 30) * Rational(92, 100) - Rational(std::int64_t{1} << 30));
+}
+
+// NCCL's memory outside torch over several cards (kVllmTensorParallelNonTorchBytes, fitted): a
+// term of its own beside the sampler's peak when the model is split, from 0.17.0; none on one
+// card, before 0.17.0 (the allowance stands for the whole there) or once --reserve-gib is given.
+TEST(VllmBudget, NcclsMemoryIsHeldBackOnEachCardOnlyWhenTheModelIsSplitBesideTheSampler) {
+    FitTerms t;
+    t.vocab_size = 1000;
+    t.hidden_size = 64;
+    t.memory = Rational(std::int64_t{80} << 30);
+    t.reserve = Rational(std::int64_t{1} << 30);
+    EngineSettings s;
+    s.max_num_batched_tokens = 512;
+    s.max_num_seqs = 16;
+    auto names = [](const EngineBudget& b) {
+        std::vector<std::string> out;
+        for (const auto& term : b.terms) out.push_back(term.name);
+        return out;
+    };
+    EngineBudget one = vllm_budget(s, t);
+    s.gpus = 2;
+    EngineBudget two = vllm_budget(s, t);
+    EXPECT_EQ(names(two), (std::vector<std::string>{"the card x gpu_memory_utilization", "weights",
+                                                    "the sampler's peak", "memory outside torch over several cards",
+                                                    "non-torch, CUDA graphs and the rest"}));
+    EXPECT_EQ(two.terms[3].bytes, Rational(-(std::int64_t{1864} << 20)));
+    EXPECT_EQ(one.available - two.available, Rational(std::int64_t{1864} << 20));
+    EXPECT_TRUE(test::contains(two.terms[3].how, "fitted: NCCL and the all-reduce buffers on each of the 2 cards"));
+    s.version = "0.16.0";  // no sampler term: the allowance stands for the whole
+    EXPECT_EQ(vllm_budget(s, t).terms.size(), 3U);
+    s.version = "";
+    t.reserve_given = true;  // --reserve-gib: all vLLM takes beside the weights
+    EXPECT_EQ(vllm_budget(s, t).terms.size(), 3U);
+}
+
+// vLLM's rotary table (vllm_rotary_table): max_position_embeddings x head_dim in the model's dtype
+// for the architectures whose model file rotates the whole head, right after the weights and
+// whether or not --reserve-gib is given (it is part of what loading took); none for another
+// architecture or without the figures.
+TEST(VllmBudget, TheRotaryTableIsThePositionsTimesTheHeadWidthInTheModelsDtype) {
+    FitTerms t;
+    t.arch = "llama";
+    t.native_context = 131072;
+    t.head_dim = 128;
+    EngineSettings s;
+    EXPECT_EQ(vllm_rotary_table(s, t), Rational(131072 * 128 * 2));
+    s.model_dtype = "float32";
+    EXPECT_EQ(vllm_rotary_table(s, t), Rational(131072 * 128 * 4));
+    s.model_dtype = "";
+    for (const char* arch : {"qwen2", "qwen3", "qwen3moe"}) {
+        t.arch = arch;
+        EXPECT_EQ(vllm_rotary_table(s, t), Rational(131072 * 128 * 2)) << arch;
+    }
+    for (const char* arch : {"gemma3", "glm4", "gpt-oss", "qwen35", "llama4", ""}) {
+        t.arch = arch;
+        EXPECT_EQ(vllm_rotary_table(s, t), std::nullopt) << arch;
+    }
+    t.arch = "qwen3";
+    t.head_dim = 0;
+    EXPECT_EQ(vllm_rotary_table(s, t), std::nullopt);
+    t.head_dim = 128;
+    t.memory = Rational(std::int64_t{80} << 30);
+    t.reserve = Rational(std::int64_t{1} << 30);
+    t.reserve_given = true;
+    EngineBudget b = vllm_budget(s, t);
+    ASSERT_EQ(b.terms.size(), 4U);
+    EXPECT_EQ(b.terms[2].name, "the rotary table");
+    EXPECT_EQ(b.terms[2].bytes, Rational(-131072 * 128 * 2));
+    EXPECT_EQ(b.available, b.terms[0].bytes + b.terms[1].bytes + b.terms[2].bytes + b.terms[3].bytes);
+}
+
+// "Model loading took" at vLLM 0.19.0 (tests/fixtures/engine-logs) against kvcat fit's weights
+// and rotary table, both one card's: Llama 3.1 8B's 8,030,261,248 parameters in bf16 and a table of
+// 131,072 x 128, Qwen3-8B's 8,190,735,360 and 40,960 x 128, each to the printed hundredth of a
+// GiB, on one card and a rank of two. Qwen2's loads are 0.06 GiB above what kvcat counts, not
+// explained (docs/engines.md).
+TEST(VllmBudget, TheWeightsAndTheRotaryTableAreWhatLoadingTookToThePrintedHundredth) {
+    struct Load {
+        std::string log, model, gpus, printed;
+    };
+    const std::vector<Load> loads = {
+        {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "llama-3.1-8b", "1", "14.99"},
+        {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "llama-3.1-8b", "2", "7.51"},
+        {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "qwen3-8b", "1", "15.27"},
+    };
+    test::KvcatRunner k;
+    for (const Load& l : loads) {
+        SCOPED_TRACE(l.log);
+        std::string log =
+            test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + l.log + ".log");
+        ASSERT_TRUE(test::contains(log, "Model loading took " + l.printed + " GiB memory"));
+        test::Outcome o = k.run({"fit",
+                                 "--records",
+                                 KVCAT_SOURCE_DIR "/records",
+                                 "--model",
+                                 l.model,
+                                 "--accelerator",
+                                 "nvidia-h100-sxm",
+                                 "--gpus",
+                                 l.gpus,
+                                 "--weight-quant",
+                                 "bf16",
+                                 "--kv-dtype",
+                                 "bf16",
+                                 "--engine",
+                                 "vllm",
+                                 "--engine-version",
+                                 "0.19.0",
+                                 "--max-model-len",
+                                 "8192",
+                                 "--format",
+                                 "json"});
+        ASSERT_EQ(o.status, 0) << o.err;
+        nlohmann::json j = nlohmann::json::parse(o.out);
+        double loaded = 0;
+        for (const auto& term : j["engine"]["budget"]) {
+            if (term["term"] == "weights" || term["term"] == "the rotary table") loaded -= term["bytes"].get<double>();
+        }
+        EXPECT_EQ(fmt::format("{:.2f}", loaded / static_cast<double>(std::int64_t{1} << 30)), l.printed);
+    }
 }
 
 TEST(VllmBudget, AShareOutsideZeroToOneIsRefusedInWords) {

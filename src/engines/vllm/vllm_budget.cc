@@ -1,6 +1,7 @@
 #include "engines/vllm/vllm_budget.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include <fmt/format.h>
@@ -45,6 +46,15 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
     Rational logits = Rational(requests) * Rational(padded) * Rational(dtype);
     Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(12);
     return hidden + logits + float32;
+}
+
+std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const FitTerms& terms) {
+    static constexpr std::array<std::string_view, 4> kWholeHeadRotary = {"llama", "qwen2", "qwen3", "qwen3moe"};
+    if (std::find(kWholeHeadRotary.begin(), kWholeHeadRotary.end(), terms.arch) == kWholeHeadRotary.end())
+        return std::nullopt;
+    if (terms.native_context < 1 || terms.head_dim < 1) return std::nullopt;
+    std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
+    return Rational(terms.native_context) * Rational(terms.head_dim) * Rational(dtype);
 }
 
 Rational vllm_default_gpu_memory_utilization(std::string_view version) {
@@ -97,6 +107,15 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                                    "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
                                    "the model's dtype, 12 bytes an entry in float32 and the hidden states",
                                    sampler_requests(settings), settings.max_num_batched_tokens, terms.vocab_size)});
+    }
+    if (auto rotary = vllm_rotary_table(settings, terms)) {
+        b.available = b.available - *rotary;
+        b.terms.insert(b.terms.begin() + 2,
+                       BudgetTerm{"the rotary table", Rational(0) - *rotary,
+                                  fmt::format("derived: the cos/sin table vLLM loads beside the weights on each card, "
+                                              "{} positions x {} x {} bytes in the model's dtype",
+                                              terms.native_context, terms.head_dim,
+                                              torch_dtype_bytes(settings.model_dtype).value_or(2))});
     }
     return b;
 }

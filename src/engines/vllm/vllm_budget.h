@@ -12,7 +12,8 @@
 // - The weights are what loading added to torch's allocations ("Model loading took"): the
 //   parameters, and buffers such as the one rotary cos/sin cache of max_position_embeddings x
 //   rotary_dim in the model's dtype (rotary_embedding.py, register_buffer, shared through
-//   get_rope's _ROPE_DICT). kvcat takes the fit's weights.
+//   get_rope's _ROPE_DICT). kvcat takes the fit's weights and, where it can size it, the rotary
+//   table (vllm_rotary_table).
 // - The torch peak increase is the profiling run's (gpu_model_runner.py, profile_run): a forward
 //   pass of max_num_batched_tokens tokens split into n = min(max_num_seqs, max_num_batched_tokens)
 //   requests, then one sampling step for each request with top-k and top-p on
@@ -64,6 +65,18 @@ inline constexpr std::string_view kVllmInPlaceSampler = "0.17.0";
 /// 0.10 GiB on an H100's 132). nullopt before 0.17.0, or when the model record gives no vocabulary
 /// or hidden width (no tensors mapping).
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms);
+
+/// The rotary cos/sin table vLLM loads beside the weights on each card, which "Model loading took"
+/// counts: one buffer of max_position_embeddings x rotary_dim in the model's dtype
+/// (rotary_embedding/base.py, RotaryEmbedding.__init__ registers cos_sin_cache, cast to the dtype
+/// get_rope takes, the default one while the model is built), shared by every layer through
+/// get_rope's _ROPE_DICT (rotary_embedding/__init__.py). kvcat sizes it where the model's file
+/// passes max_position_embeddings and rotates the whole head (llama.py, qwen2.py, qwen3.py,
+/// qwen3_moe.py, read at v0.19.0: the llama, qwen2, qwen3 and qwen3moe architectures; the
+/// record's native context as max_position_embeddings, its head_dim as rotary_dim); nullopt for
+/// any other (a partial rotary, YaRN's longer table, Gemma's two tables) or without a tensors
+/// mapping. Llama 3.1 8B: 131,072 x 128 x 2 bytes, 32 MiB.
+std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const FitTerms& terms);
 
 /// What vLLM's memory outside torch grows by on each card when the model is split over several
 /// (NCCL's communicators and buffers, the custom all-reduce's), held back from 0.17.0 beside the
