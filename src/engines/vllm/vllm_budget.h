@@ -80,9 +80,9 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
 
 /// What vLLM's memory outside torch grows by on each card when the model is split over several
 /// (NCCL's communicators and buffers, the custom all-reduce's), held back from 0.17.0 beside the
-/// sampler's peak: fitted, not derived. The four vLLM 0.19.0 starts kvcat compares on H100s print
-/// their non-torch memory: 0.24 and 0.25 GiB on one card, 2.07 GiB a rank on two (both starts,
-/// Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance holds the first; this holds the 1.82 GiB
+/// sampler's peak: fitted, not derived. The five vLLM 0.19.0 starts on H100s in the records print
+/// their non-torch memory: 0.24 and 0.25 GiB on the three on one card, 2.07 GiB a rank on the two
+/// over two (Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance holds the first; this holds the 1.82 GiB
 /// more, as 1,864 MiB. One vLLM 0.27.1 start over four RTX PRO 6000 prints 1.70 GiB (its consumed
 /// memory less its weights as loaded), 0.37 GiB under what the two give together.
 inline constexpr std::int64_t kVllmTensorParallelNonTorchBytes = std::int64_t{1864} << 20;
