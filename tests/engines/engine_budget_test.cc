@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +31,45 @@ FitTerms card(std::int64_t memory, std::int64_t weights, std::int64_t reserve) {
     t.weights = Rational(weights);
     t.reserve = Rational(reserve);
     return t;
+}
+
+/// `kvcat fit --engine vllm --format json` on the shipped records for a start's settings; more
+/// options (a share, a reserve) follow them.
+std::vector<std::string> vllm_fit(const std::string& model, const std::string& card, const std::string& gpus,
+                                  const std::string& quant, const std::string& kv, const std::string& version,
+                                  const std::string& context, const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = {"fit",
+                                     "--records",
+                                     KVCAT_SOURCE_DIR "/records",
+                                     "--model",
+                                     model,
+                                     "--accelerator",
+                                     card,
+                                     "--gpus",
+                                     gpus,
+                                     "--weight-quant",
+                                     quant,
+                                     "--kv-dtype",
+                                     kv,
+                                     "--engine",
+                                     "vllm",
+                                     "--engine-version",
+                                     version,
+                                     "--max-model-len",
+                                     context,
+                                     "--format",
+                                     "json"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+/// The bytes a named term of fit's vLLM budget takes, in GiB (a term subtracts: its bytes are
+/// negative); 0 when the budget has no such term.
+double budget_term_gib(const nlohmann::json& fit, std::string_view name) {
+    for (const auto& term : fit["engine"]["budget"]) {
+        if (term["term"] == name) return -term["bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
+    }
+    return 0;
 }
 
 TEST(VllmBudget, TheDefaultShareIsNinetyPercentUntil0200AndNinetyTwoFromIt) {
@@ -88,29 +128,8 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
         ASSERT_TRUE(test::contains(log, fmt::format("'gpu_memory_utilization': {}", r.utilization)));
         ASSERT_TRUE(test::contains(log, fmt::format("Available KV cache memory: {:.2f} GiB", r.available_gib)));
         ASSERT_TRUE(test::contains(log, fmt::format("GPU KV cache size: {} tokens", group_thousands(r.tokens))));
-        test::Outcome o = k.run({"fit",
-                                 "--records",
-                                 KVCAT_SOURCE_DIR "/records",
-                                 "--model",
-                                 "qwen2-7b-instruct",
-                                 "--accelerator",
-                                 r.card,
-                                 "--gpus",
-                                 std::to_string(r.gpus),
-                                 "--weight-quant",
-                                 "bf16",
-                                 "--kv-dtype",
-                                 "bf16",
-                                 "--engine",
-                                 "vllm",
-                                 "--engine-version",
-                                 "0.10.1.1",
-                                 "--max-model-len",
-                                 "16384",
-                                 "--gpu-memory-utilization",
-                                 r.utilization,
-                                 "--format",
-                                 "json"});
+        test::Outcome o = k.run(vllm_fit("qwen2-7b-instruct", r.card, std::to_string(r.gpus), "bf16", "bf16",
+                                         "0.10.1.1", "16384", {"--gpu-memory-utilization", r.utilization}));
         ASSERT_EQ(o.status, 0) << o.err;
         EXPECT_FALSE(test::contains(o.out, "such starts kvcat compares")) << o.out;  // an A100: 256 sequences
         nlohmann::json j = nlohmann::json::parse(o.out);
@@ -151,53 +170,21 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
     ASSERT_TRUE(test::contains(log, "Current kv cache memory in use is 27.85 GiB."));
     ASSERT_TRUE(test::contains(log, "GPU KV cache size: 621,392 tokens"));
     test::KvcatRunner k;
-    test::Outcome o = k.run({"fit",
-                             "--records",
-                             KVCAT_SOURCE_DIR "/records",
-                             "--model",
-                             "qwen3-235b-a22b",
-                             "--accelerator",
-                             "nvidia-rtx-pro-6000-blackwell-server",
-                             "--gpus",
-                             "4",
-                             "--weight-quant",
-                             "fp8",
-                             "--kv-dtype",
-                             "bf16",
-                             "--engine",
-                             "vllm",
-                             "--engine-version",
-                             "0.27.1",
-                             "--max-model-len",
-                             "32768",
-                             "--gpu-memory-utilization",
-                             "0.90",
-                             "--max-num-seqs",
-                             "32",
-                             "--format",
-                             "json"});
+    test::Outcome o = k.run(vllm_fit("qwen3-235b-a22b", "nvidia-rtx-pro-6000-blackwell-server", "4", "fp8", "bf16",
+                                     "0.27.1", "32768", {"--gpu-memory-utilization", "0.90", "--max-num-seqs", "32"}));
     ASSERT_EQ(o.status, 0) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
     const double gib = static_cast<double>(std::int64_t{1} << 30);
     double memory = j["memory_bytes"].get<double>() / gib, weights = j["weight_bytes"].get<double>() / gib;
     double pool = j["engine"]["budget_bytes"].get<double>() / gib;
     // The sampler's peak kvcat derives: 32 requests (--max-num-seqs 32) over the 151,936-token vocabulary.
-    double sampler = 0;
-    for (const auto& term : j["engine"]["budget"]) {
-        if (term["term"] == "the sampler's peak") sampler = -term["bytes"].get<double>() / gib;
-    }
+    double sampler = budget_term_gib(j, "the sampler's peak");
     EXPECT_NEAR(sampler, 0.13, 0.005);
     // Over four cards, the memory outside torch kvcat holds back a rank (fitted, 1,864 MiB).
-    double nccl = 0;
-    for (const auto& term : j["engine"]["budget"]) {
-        if (term["term"] == "memory outside torch over several cards") nccl = -term["bytes"].get<double>() / gib;
-    }
+    double nccl = budget_term_gib(j, "memory outside torch over several cards");
     EXPECT_DOUBLE_EQ(nccl, 1864.0 / 1024.0);
     // The rotary table kvcat counts beside the weights: 40,960 positions x 128 in bf16.
-    double rotary = 0;
-    for (const auto& term : j["engine"]["budget"]) {
-        if (term["term"] == "the rotary table") rotary = -term["bytes"].get<double>() / gib;
-    }
+    double rotary = budget_term_gib(j, "the rotary table");
     EXPECT_DOUBLE_EQ(rotary, 40960.0 * 128 * 2 / gib);
     // The start's consumed memory less its weights as loaded is its memory outside torch.
     double share = 0.9 * memory - 85.51, loaded = 56.89 - weights - rotary - (56.89 - 55.19),
@@ -259,30 +246,8 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
         ASSERT_TRUE(test::contains(log, fmt::format("GPU KV cache size: {} tokens", group_thousands(r.tokens))));
         // The start's settings; vLLM's defaults for the rest (share, sequences, batch).
         auto fit = [&](std::vector<std::string> more) {
-            std::vector<std::string> args = {"fit",
-                                             "--records",
-                                             KVCAT_SOURCE_DIR "/records",
-                                             "--model",
-                                             r.model,
-                                             "--accelerator",
-                                             r.card,
-                                             "--gpus",
-                                             r.gpus,
-                                             "--weight-quant",
-                                             r.quant,
-                                             "--kv-dtype",
-                                             r.kv,
-                                             "--engine",
-                                             "vllm",
-                                             "--engine-version",
-                                             r.version,
-                                             "--max-model-len",
-                                             r.context,
-                                             "--format",
-                                             "json"};
             if (!r.utilization.empty()) more.insert(more.end(), {"--gpu-memory-utilization", r.utilization});
-            args.insert(args.end(), more.begin(), more.end());
-            return k.run(args);
+            return k.run(vllm_fit(r.model, r.card, r.gpus, r.quant, r.kv, r.version, r.context, more));
         };
         test::Outcome o = fit({});
         ASSERT_EQ(o.status, 0) << o.err;
@@ -482,34 +447,11 @@ TEST(VllmBudget, TheWeightsAndTheRotaryTableAreWhatLoadingTookToThePrintedHundre
         std::string log =
             test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + l.log + ".log");
         ASSERT_TRUE(test::contains(log, "Model loading took " + l.printed + " GiB memory"));
-        test::Outcome o = k.run({"fit",
-                                 "--records",
-                                 KVCAT_SOURCE_DIR "/records",
-                                 "--model",
-                                 l.model,
-                                 "--accelerator",
-                                 "nvidia-h100-sxm",
-                                 "--gpus",
-                                 l.gpus,
-                                 "--weight-quant",
-                                 "bf16",
-                                 "--kv-dtype",
-                                 "bf16",
-                                 "--engine",
-                                 "vllm",
-                                 "--engine-version",
-                                 "0.19.0",
-                                 "--max-model-len",
-                                 "8192",
-                                 "--format",
-                                 "json"});
+        test::Outcome o = k.run(vllm_fit(l.model, "nvidia-h100-sxm", l.gpus, "bf16", "bf16", "0.19.0", "8192"));
         ASSERT_EQ(o.status, 0) << o.err;
         nlohmann::json j = nlohmann::json::parse(o.out);
-        double loaded = 0;
-        for (const auto& term : j["engine"]["budget"]) {
-            if (term["term"] == "weights" || term["term"] == "the rotary table") loaded -= term["bytes"].get<double>();
-        }
-        EXPECT_EQ(fmt::format("{:.2f}", loaded / static_cast<double>(std::int64_t{1} << 30)), l.printed);
+        double loaded = budget_term_gib(j, "weights") + budget_term_gib(j, "the rotary table");
+        EXPECT_EQ(fmt::format("{:.2f}", loaded), l.printed);
     }
 }
 
