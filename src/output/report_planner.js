@@ -959,7 +959,7 @@
           ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
           : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
             : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, and the pool\'s rounding'
-              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.sampler ? 'the sampler\'s peak, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') +
+              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.rotary ? 'the rotary table, ' : '') + (r.sampler ? 'the sampler\'s peak, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') +
                 'the 1 GiB reserve and the bytes short of a whole block'
                 : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole token');
         parts.push(['reserve', 'beside the pool', positive(r.outside), outsideHow]);
