@@ -395,6 +395,36 @@ void add_engine_json(nlohmann::json& j, const EngineAnswer& engine, const Model&
     }
 }
 
+/// The weights the engine loads for a named format where it holds a rule for them
+/// (EngineRules::loaded_weights: vLLM's layers), in place of all parameters x bits; its refusal,
+/// in its own words, when it would not load them.
+std::optional<std::string> set_loaded_weights(const FitOptions& o, const Model& model, FitSetup& setup) {
+    std::string error;  // a wrong engine option is fit_engine's to report
+    auto chosen = engine_settings(o.engine, &error);
+    if (!chosen) return std::nullopt;
+    auto& [engine, settings] = *chosen;
+    settings.gpus = o.gpus;
+    try {
+        if (auto w = rules_of(engine).loaded_weights(model, o.weight_quant, settings)) {
+            setup.weight_bytes = w->bytes * Rational(o.gpus);
+            setup.weight_how = w->how;
+        }
+    } catch (const EngineRefusal& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+/// The engine's answer when it would not load the weights: its refusal, the budget kept.
+EngineAnswer refused_at_load(const EngineAnswer& answer, const std::string& refusal) {
+    EngineAnswer refused;
+    refused.engine = answer.engine;
+    refused.rule = std::string(name_of(answer.engine)) + ", as it loads the weights";
+    refused.refusal = refusal;
+    refused.budget = answer.budget;
+    return refused;
+}
+
 int run_fit(const FitOptions& o) {
     int weight_sources = !o.weight_quant.empty() + o.weight_bytes.has_value() + !o.weight_file.empty();
     if (weight_sources != 1) {
@@ -492,6 +522,11 @@ int run_fit(const FitOptions& o) {
         setup.weight_bytes = Rational(exact->bytes);
         setup.weight_how = quant_plan_how(*exact);
     }
+    std::optional<std::string> load_refusal;
+    if (!exact && quant && !o.engine.engine.empty()) {
+        RecordRef ref = resolve_record(lint.records, o.model, RecordKind::model);
+        if (ref.record && ref.record->model) load_refusal = set_loaded_weights(o, *ref.record->model, setup);
+    }
     if (o.accelerator.find(',') != std::string::npos) {
         if (!o.engine.engine.empty()) {
             spdlog::error("--engine answers for one card: give one --accelerator with it");
@@ -524,6 +559,7 @@ int run_fit(const FitOptions& o) {
     bool engine_failed = false;
     std::optional<EngineAnswer> engine = fit_engine(o, *model->model, *dtype, terms, &engine_failed);
     if (engine_failed) return ExitCode::failure;
+    if (engine && load_refusal) engine = refused_at_load(*engine, *load_refusal);
     std::optional<std::string> overflow =
         engine ? engine_overflow(o, *model->model, *dtype, terms, *engine) : std::nullopt;
     std::optional<std::string> edge = engine ? start_edge(o, terms, *engine) : std::nullopt;

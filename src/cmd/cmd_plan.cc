@@ -69,6 +69,12 @@ std::string_view plan_column_unit(std::string_view column) {
 
 /// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
 /// lower bound, and the rows the physics could not answer.
+/// Whether exact bytes came from llama-quantize's plan (quant_plan_how), not a file or the engine's
+/// own layers.
+bool from_quant_plan(const std::string& how) {
+    return how.starts_with("llama-quantize's ");
+}
+
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
                 const std::string& accelerator, const std::string& engine, bool imatrix) {
     // The card's terms from a row the physics answered (a refused row's are empty).
@@ -91,7 +97,8 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         auto sized = grid.exact_weights.find(r.weights);
         if (sized != grid.exact_weights.end() && std::find(exact.begin(), exact.end(), r.weights) == exact.end()) {
             exact.push_back(r.weights);
-            if (!find_weights(r.weights)) spdlog::info("{}: {}", r.weights, sized->second.second);
+            if (!find_weights(r.weights) || !from_quant_plan(sized->second.second))
+                spdlog::info("{}: {}", r.weights, sized->second.second);
         }
         if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
         if (!r.why_not.empty() && r.max_context == 0 && r.terms.fits) {
@@ -99,7 +106,10 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
                          r.why_not);
         }
     }
-    std::erase_if(exact, [](const std::string& w) { return !find_weights(w); });  // files, said above
+    // Files and the engine's own loaded weights, said above.
+    std::erase_if(exact, [&grid](const std::string& w) {
+        return !find_weights(w) || !from_quant_plan(grid.exact_weights.at(w).second);
+    });
     if (!exact.empty()) {
         spdlog::info("{} {} sized as llama-quantize writes {}, tensor by tensor from the model record{}",
                      fmt::join(exact, ", "), exact.size() == 1 ? "is" : "are", exact.size() == 1 ? "it" : "them",
@@ -139,6 +149,24 @@ void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& en
             }
         } catch (const std::invalid_argument& e) {
             throw PlanError(e.what());
+        }
+    }
+}
+
+/// The weights the engine loads for each named format where it holds a rule for them
+/// (EngineRules::loaded_weights: vLLM's layers), or its refusal to load them on these cards.
+void engine_loaded_weights(PlanGrid& grid, const Model& model, Engine engine, EngineSettings settings) {
+    settings.gpus = grid.gpus;
+    for (const auto& w : grid.weights) {
+        auto named = find_weights(w);
+        if (!named || grid.exact_weights.count(std::string(named->name()))) continue;
+        std::string name(named->name());
+        try {
+            if (auto loaded = rules_of(engine).loaded_weights(model, w, settings)) {
+                grid.exact_weights[name] = {loaded->bytes * Rational(grid.gpus), loaded->how};
+            }
+        } catch (const EngineRefusal& e) {
+            grid.refused_weights[name] = e.what();
         }
     }
 }
@@ -202,6 +230,7 @@ int run_plan(const PlanOptions& o) {
     std::vector<PlanRow> rows;
     try {
         exact_mix_weights(grid, *model.record->model, engine ? o.engine.engine : std::string(), o.imatrix);
+        if (engine) engine_loaded_weights(grid, *model.record->model, engine->first, engine->second);
         rows = plan_fits(*model.record->model, *card.record->accelerator, grid);
         if (engine) engine_plan(rows, grid, *model.record->model, engine->first, engine->second);
     } catch (const PlanError& e) {
@@ -224,10 +253,15 @@ int run_plan(const PlanOptions& o) {
     bool any = std::any_of(rows.begin(), rows.end(), [](const PlanRow& r) { return r.max_context > 0; });
     if (!any) {
         auto unanswered = std::count_if(rows.begin(), rows.end(), [](const PlanRow& r) { return !r.error.empty(); });
-        spdlog::error("no row fits{}", unanswered == 0
-                                           ? ": even the smallest weights, cache and slots asked for leave "
-                                             "no room"
-                                           : fmt::format(" of those worked out; {} could not be (above)", unanswered));
+        bool refused = std::all_of(grid.weights.begin(), grid.weights.end(), [&grid](const std::string& w) {
+            auto named = find_weights(w);
+            return grid.refused_weights.count(named ? std::string(named->name()) : w) > 0;
+        });
+        spdlog::error("no row fits{}", unanswered > 0
+                                           ? fmt::format(" of those worked out; {} could not be (above)", unanswered)
+                                       : refused ? ": the engine would not load any of these weights (above)"
+                                                 : ": even the smallest weights, cache and slots asked for leave "
+                                                   "no room");
     }
     return any ? ExitCode::ok : ExitCode::findings;
 }

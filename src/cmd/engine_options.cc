@@ -90,6 +90,10 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::IsMember({"auto", "on", "off"}))
         ->capture_default_str()
         ->group(group);
+    sub.add_flag("--enable-expert-parallel", o.expert_parallel,
+                 "vLLM --enable-expert-parallel: a mixture of experts' experts divided among the cards, each whole, "
+                 "rather than every expert's width divided")
+        ->group(group);
     add_gpu_memory_utilization_option(sub, o);
     sub.add_option("--mem-fraction-static", o.mem_fraction_static,
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
@@ -163,6 +167,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.mamba_cache_dtype = o.mamba_cache_dtype;
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
     s.prefix_caching = parse_engine_switch(o.prefix_caching).value_or(EngineSwitch::automatic);
+    s.expert_parallel = o.expert_parallel;
     s.page_size = o.page_size;
     auto ratio = Rational::parse(o.swa_full_tokens_ratio);
     // SGLang reads the ratio as a float; a decimal of up to 15 digits is the float's own.

@@ -31,6 +31,7 @@ struct EngineOptions {
     std::string mamba_cache_dtype = "auto";
     std::string hybrid_manager = "auto";
     std::string prefix_caching = "auto";
+    bool expert_parallel = false;
     std::string gpu_memory_utilization;
     std::string mem_fraction_static;
     std::string available_kv_gib;

@@ -81,6 +81,7 @@ struct EngineSettings {
     std::string model_dtype = "bfloat16";                   ///< --dtype
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
     EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
+    bool expert_parallel = false;  ///< --enable-expert-parallel: the experts divided among the cards, each whole
     /// --gpu-memory-utilization: the share of the card's total memory vLLM takes for the weights,
     /// its activations and the pool; when unset, its default for the version (vllm_budget.h).
     std::optional<Rational> gpu_memory_utilization;
@@ -207,6 +208,12 @@ struct EngineAnswer {
     /// vLLM and SGLang: the memory its pool was sized from, term by term, when kvcat worked it out
     /// from the card (fit and plan); empty when the memory was given (--available-kv-gib).
     std::vector<BudgetTerm> budget;
+};
+
+/// The weights an engine loads on each card, where it holds a rule for the model and format.
+struct EngineWeights {
+    Rational bytes;   ///< on each card
+    std::string how;  ///< what they are, in one clause
 };
 
 /// Thrown when the engine cannot hold the model as asked (a setting it refuses, a shape its

@@ -66,6 +66,11 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Mode
 
 void no_card_defaults(EngineSettings& /*settings*/, const FitTerms& /*terms*/) {}
 
+std::optional<EngineWeights> no_loaded_weights(const Model& /*model*/, std::string_view /*format*/,
+                                               const EngineSettings& /*settings*/) {
+    return std::nullopt;
+}
+
 std::optional<std::string> no_held_edge(const EngineAnswer& /*answer*/, const Rational& /*spare*/) {
     return std::nullopt;
 }

@@ -58,6 +58,13 @@ struct EngineRules {
     EngineAnswer (*allocate)(const Model& model, const CacheDtype& dtype, const EngineSettings& settings);
     /// The start-up lines it prints for an allocation, as it prints them.
     std::vector<std::string> (*log_lines)(const EngineAnswer& answer, const Model& model);
+    /// The weights it loads on each of the settings' cards for a format named by --weight-quant, where it
+    /// holds a rule for the model and the format (vLLM's layers as its model files build them);
+    /// nullopt elsewhere, and for the llama.cpp family, whose files' bytes are llama-quantize's plan
+    /// (engines/llamacpp/llamacpp_quant.h). Throws EngineRefusal, in its words, for a split it
+    /// refuses to load.
+    std::optional<EngineWeights> (*loaded_weights)(const Model& model, std::string_view format,
+                                                   const EngineSettings& settings);
     /// Its defaults that depend on the fit's card (vLLM's max_num_seqs, what the card holds beside
     /// llama.cpp's buffers); nothing for most.
     void (*card_defaults)(EngineSettings& settings, const FitTerms& terms);
@@ -117,6 +124,9 @@ std::vector<std::string> engine_log_lines(const EngineAnswer& answer, const Mode
 
 /// Fills what nothing asks of an engine (an unused hook): the card changes none of its defaults.
 void no_card_defaults(EngineSettings& settings, const FitTerms& terms);
+/// For an engine with no rule of its own for the weights it loads: nullopt.
+std::optional<EngineWeights> no_loaded_weights(const Model& model, std::string_view format,
+                                               const EngineSettings& settings);
 /// For an engine whose answer counts no fitted held memory: no edge.
 std::optional<std::string> no_held_edge(const EngineAnswer& answer, const Rational& spare);
 

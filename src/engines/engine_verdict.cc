@@ -82,6 +82,12 @@ void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& 
     base.gpus = grid.gpus;
     for (PlanRow& row : rows) {
         if (!row.error.empty()) continue;
+        if (auto refused = grid.refused_weights.find(row.weights); refused != grid.refused_weights.end()) {
+            row.fits_at.assign(grid.contexts.size(), false);
+            row.max_context = 0;
+            row.why_not = refused->second;
+            continue;
+        }
         auto dtype = find_cache_dtype(row.kv_dtype);
         if (!dtype) continue;  // plan_fits has refused such a name already
         std::int64_t limit = row.terms.native_context > 0 ? row.terms.native_context

@@ -35,6 +35,9 @@ struct PlanGrid {
     std::map<std::string, std::pair<Rational, std::string>> exact_weights;
     /// Of those bytes, what the engine keeps in host memory, by the same name (FitTerms::weights_off_card).
     std::map<std::string, std::pair<Rational, std::string>> weights_off_card;
+    /// The engine's refusal to load a format on these cards, in its own words, by the same name
+    /// (EngineRules::loaded_weights): every context of such a row does not fit.
+    std::map<std::string, std::string> refused_weights;
 };
 
 /// A weight format or cache dtype the plan does not know (the message lists the known ones).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engines/engine_memory.h"
+#include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/llamacpp/llamacpp_card_held.h"
 #include "engines/llamacpp/llamacpp_compute.h"
@@ -186,6 +187,34 @@ json vllm_rotary_bytes(const Model& m) {
     return exact(*rotary);
 }
 
+/// The weights each engine loads for a format where it holds a rule for them
+/// (EngineRules::loaded_weights: vLLM's layers), by engine, format and card count: the bytes on
+/// each card and how, or the engine's refusal in its words; only the engines and formats that
+/// have one.
+json loaded_weights_entry(const Model& m, const std::vector<std::pair<std::string, WeightQuant>>& formats) {
+    json out = json::object();
+    for (const EngineRules* rules : all_engine_rules()) {
+        json by_format = json::object();
+        for (const auto& [name, q] : formats) {
+            json by_cards = json::object();
+            for (std::int64_t cards : kPlannerCardCounts) {
+                EngineSettings s;
+                s.gpus = cards;
+                try {
+                    if (auto w = rules->loaded_weights(m, name, s)) {
+                        by_cards[std::to_string(cards)] = {{"bytes", exact(w->bytes)}, {"how", w->how}};
+                    }
+                } catch (const EngineRefusal& e) {
+                    by_cards[std::to_string(cards)] = {{"refused", e.what()}};
+                }
+            }
+            if (!by_cards.empty()) by_format[name] = std::move(by_cards);
+        }
+        if (!by_format.empty()) out[std::string(rules->name)] = std::move(by_format);
+    }
+    return out;
+}
+
 /// The weight formats the page offers: the exact ones, then llama.cpp's mixes, each a mix at its
 /// base type (its lower bound, as kvcat fit takes a mix of a model without a tensors mapping).
 std::vector<std::pair<std::string, WeightQuant>> planner_weight_formats() {
@@ -239,7 +268,8 @@ json model_entry(const Record& r) {
             {"terms", {{"textbook", by_dtype}}},
             {"engines", engine_terms(m)},
             {"vllm_sampler", vllm_sampler_terms(m)},
-            {"vllm_rotary", vllm_rotary_bytes(m)}};
+            {"vllm_rotary", vllm_rotary_bytes(m)},
+            {"loaded_weights", loaded_weights_entry(m, planner_weight_formats())}};
 }
 
 json quality_entries(const ReportInput& input) {

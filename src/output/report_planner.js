@@ -403,6 +403,8 @@
       // fit takes them (without an engine or with llama.cpp; F16 and BF16 with llama.cpp only).
       const gguf = model.gguf_weights[choice.weights];
       const format = data.weight_formats.find((f) => f.name === choice.weights);
+      const byEngine = (model.loaded_weights[choice.engine] || {})[choice.weights];
+      const loaded = byEngine ? byEngine[String(choice.gpus)] : undefined;
       if (gguf && (choice.engine === 'llama.cpp' || (choice.engine === 'textbook' && !gguf.float))) {
         weightsTotal = parseQ(gguf.bytes);
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
@@ -413,6 +415,12 @@
           hostBytes = parseQ(gguf.off_card_bytes);
           hostHow = gguf.host_how;
         }
+      } else if (loaded) {
+        // The engine's own layers for this format (EngineRules::loaded_weights), each card's, as kvcat fit takes them.
+        if (loaded.refused) return { error: choice.engine + ' would not load ' + choice.weights + ' on ' + choice.gpus + (choice.gpus === 1 ? ' card' : ' cards') + ': ' + loaded.refused };
+        weightsTotal = mul(parseQ(loaded.bytes), cards);
+        activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
+        weightsHow = loaded.how;
       } else {
         if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
         weightsTotal = parseQ(model.weights[choice.weights]);

@@ -21,6 +21,7 @@ const EngineRules ik_llama_rules{
     .verdict_rule = "its whole allocation at -c context x slots and -np slots, beside the weights and the reserve",
     .allocate = ik_llama_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return ik_llama_log_lines(a); },
+    .loaded_weights = no_loaded_weights,
     .card_defaults = no_card_defaults,
     .budget = card_less_weights_and_reserve,
     .ask = whole_start_ask,

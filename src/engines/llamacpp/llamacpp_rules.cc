@@ -25,6 +25,7 @@ const EngineRules llamacpp_rules{
         "free",
     .allocate = llamacpp_allocation,
     .log_lines = llamacpp_log_lines,
+    .loaded_weights = no_loaded_weights,
     .card_defaults = llamacpp_card_defaults,
     .budget = llamacpp_budget,
     .ask =

@@ -53,6 +53,7 @@ const EngineRules sglang_rules{
     .verdict_rule = "its token pool in the card less the weights and the reserve, against context x slots",
     .allocate = sglang_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return sglang_log_lines(a); },
+    .loaded_weights = no_loaded_weights,
     .card_defaults = no_card_defaults,
     .budget = sglang_budget,
     .ask = sglang_ask,

@@ -71,7 +71,7 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     std::optional<Rational> sampler = terms.reserve_given ? std::nullopt : vllm_sampler_peak(settings, terms);
     // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
     // larger peak: in the three such starts kvcat compares without a derived sampler peak, 4.4 to
-    // 7.7 GiB more than the allowance.
+    // 7.4 GiB more than the allowance.
     bool large_defaults = !sampler && settings.max_num_seqs_default &&
                           settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
     std::string reserve_how =

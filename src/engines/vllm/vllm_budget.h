@@ -90,10 +90,10 @@ inline constexpr std::int64_t kVllmTensorParallelNonTorchBytes = std::int64_t{18
 /// What the reserve's explanation adds when vLLM's defaults for a card of at least 70 GiB that is
 /// no A100 apply (1,024 sequences, 8,192 batched tokens), --reserve-gib is not given and kvcat
 /// derives no sampler peak (a release before 0.17.0): in the three such starts kvcat compares, the
-/// allowance was too small by 4.4 to 7.7 GiB (docs/engines.md).
+/// allowance was too small by 4.4 to 7.4 GiB (docs/engines.md).
 inline constexpr std::string_view kVllmLargeDefaultsNote =
     "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the three such starts kvcat "
-    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.4 to 7.7 GiB too "
+    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.4 to 7.4 GiB too "
     "large: give --reserve-gib what your start leaves";
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);

@@ -1,0 +1,166 @@
+#include "engines/vllm/vllm_weights.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "support/suggest.h"
+
+namespace kvcat {
+
+namespace {
+
+/// fp8 checkpoints' block, weight_block_size [128, 128] in Qwen's and DeepSeek's configs.
+constexpr std::int64_t kBlock = 128;
+
+/// One linear layer's weight on a rank, `copies` of them (layers, times the experts a rank holds),
+/// with what vLLM checks an fp8 block against (validate_fp8_block_shape): the output partitions
+/// that must be whole blocks and, for a row-parallel layer split over ranks, the input's width.
+struct Linear {
+    std::int64_t out = 0;
+    std::int64_t in = 0;
+    Rational copies = 1;
+    std::vector<std::int64_t> whole_out;  ///< partitions that must divide by the block
+    std::int64_t whole_in = 0;            ///< 0: not checked
+    bool experts = false;                 ///< FusedMoE's w13 or w2, checked in vLLM's words for them
+};
+
+struct RankShape {
+    std::vector<Linear> linears;  ///< quantized in an fp8 checkpoint
+    Rational plain = 0;           ///< elements kept in the model's dtype: embeddings, head, norms, biases, router
+};
+
+std::int64_t blocks(std::int64_t n) {
+    return (n + kBlock - 1) / kBlock;
+}
+
+/// vLLM's divide(): an AssertionError when the ranks do not divide a width.
+std::int64_t divide(std::int64_t n, std::int64_t by) {
+    if (n % by != 0) throw EngineRefusal(fmt::format("AssertionError: {} is not divisible by {}", n, by));
+    return n / by;
+}
+
+/// The ValueErrors vLLM raises loading an fp8 checkpoint whose split the block does not divide
+/// (validate_fp8_block_shape for a linear layer, Fp8MoEMethod.create_weights for the experts).
+void check_fp8_split(const RankShape& s) {
+    auto refuse = [](std::string_view what, std::int64_t size, char side) {
+        throw EngineRefusal(fmt::format("ValueError: {} = {} is not divisible by weight quantization block_{} = {}.",
+                                        what, size, side, kBlock));
+    };
+    for (const auto& l : s.linears) {
+        for (std::int64_t part : l.whole_out) {
+            if (part % kBlock != 0) {
+                refuse(l.experts ? "The output_size of gate's and up's weight" : "Weight output_partition_size", part,
+                       'n');
+            }
+        }
+        if (l.whole_in % kBlock != 0) {
+            refuse(l.experts ? "The input_size of down's weight" : "Weight input_size_per_partition", l.whole_in, 'k');
+        }
+    }
+}
+
+/// The elements one rank holds, by kind.
+RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) {
+    const TensorWidths& w = *model.tensors;
+    const std::int64_t layers = *model.num_layers, hidden = w.hidden_size, head = *model.head_dim;
+    const std::int64_t kv = *model.kv_heads;
+    if (*model.attention_heads % tp != 0) {
+        throw EngineRefusal(fmt::format(
+            "ValueError: Total number of attention heads ({}) must be divisible by tensor parallel size ({}).",
+            *model.attention_heads, tp));
+    }
+    const std::int64_t q_heads = *model.attention_heads / tp;
+    // QKVParallelLinear: with as many ranks as K and V heads or more, each rank keeps one (a replica).
+    std::int64_t kv_heads = 1;
+    if (tp >= kv) {
+        divide(tp, kv);
+    } else {
+        kv_heads = divide(kv, tp);
+    }
+    const bool split = tp > 1;
+    RankShape s;
+    const Rational l(layers);
+    std::int64_t vocab = divide((w.vocab_size + 63) / 64 * 64, tp);
+    s.plain = Rational(vocab) * Rational(hidden) * Rational(w.tied_embeddings ? 1 : 2);
+    s.plain += (Rational(2) * l + Rational(1)) * Rational(hidden);  // the two norms a layer, the last one
+    if (w.llama_arch == "qwen3" || w.llama_arch == "qwen3moe") s.plain += Rational(2) * l * Rational(head);
+    const std::int64_t q = q_heads * head, k = kv_heads * head;
+    if (w.llama_arch == "qwen2") s.plain += l * Rational(q + 2 * k);
+    // Merged, q, k and v are checked but the last; split over ranks (no K and V replicas), all three.
+    std::vector<std::int64_t> qkv_parts = {q, k};
+    if (split && kv_heads * tp == kv) qkv_parts.push_back(k);
+    s.linears.push_back({q + 2 * k, hidden, l, qkv_parts, 0});
+    s.linears.push_back({hidden, q, l, {}, split ? q : 0});
+    if (w.experts > 0) {
+        s.plain += l * Rational(w.experts) * Rational(hidden);  // the router, on every rank
+        std::int64_t local = expert_parallel ? divide(w.experts, tp) : w.experts;
+        std::int64_t width = expert_parallel ? w.expert_ffn_size : divide(w.expert_ffn_size, tp);
+        // Fp8MoEMethod's checks: w13's width always, w2's input over several ranks.
+        s.linears.push_back({2 * width, hidden, l * Rational(local), {width}, 0, true});
+        s.linears.push_back({hidden, width, l * Rational(local), {}, split ? width : 0, true});
+    } else {
+        std::int64_t ffn = divide(w.ffn_size, tp);
+        s.linears.push_back({2 * ffn, hidden, l, {ffn}, 0});
+        s.linears.push_back({hidden, ffn, l, {}, split ? ffn : 0});
+    }
+    return s;
+}
+
+bool read_architecture(const Model& model) {
+    static constexpr std::array<std::string_view, 4> kRead = {"llama", "qwen2", "qwen3", "qwen3moe"};
+    if (!model.tensors || !model.num_layers || !model.attention_heads || !model.kv_heads || !model.head_dim)
+        return false;
+    const TensorWidths& w = *model.tensors;
+    if (std::find(kRead.begin(), kRead.end(), w.llama_arch) == kRead.end()) return false;
+    if (*model.num_layers < 1 || *model.attention_heads < 1 || *model.kv_heads < 1 || *model.head_dim < 1)
+        return false;
+    // A shared expert (qwen35moe) or a dense width beside the experts is no layer kvcat read.
+    if (w.shared_expert_ffn_size > 0 || (w.experts > 0) == (w.ffn_size > 0)) return false;
+    return w.hidden_size > 0 && w.vocab_size > 0;
+}
+
+}  // namespace
+
+std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
+                                        bool expert_parallel) {
+    static constexpr std::array<std::pair<std::string_view, std::int64_t>, 6> kFloats = {
+        {{"bf16", 2}, {"fp16", 2}, {"f16", 2}, {"f32", 4}, {"fp32", 4}, {"fp8", 0}}};
+    std::string_view name = equal_ignoring_case(format, "fp8_e4m3") ? std::string_view("fp8") : format;
+    auto known = std::find_if(kFloats.begin(), kFloats.end(),
+                              [&](const auto& f) { return equal_ignoring_case(f.first, name); });
+    if (known == kFloats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
+    const bool fp8 = known->second == 0;
+    RankShape s = rank_shape(model, gpus, expert_parallel);
+    if (fp8) check_fp8_split(s);
+    Rational linear = 0, scales = 0;
+    for (const auto& l : s.linears) {
+        linear += l.copies * Rational(l.out) * Rational(l.in);
+        scales += l.copies * Rational(blocks(l.out)) * Rational(blocks(l.in));
+    }
+    EngineWeights out;
+    // What a card keeps whole beside its share: the norms, the router, and a K and V head of its
+    // own when there are fewer of them than cards.
+    std::string whole;
+    if (gpus > 1) {
+        whole = fmt::format(", with what each card keeps whole (the norms{}{})",
+                            model.tensors->experts > 0 ? ", the router" : "",
+                            gpus > *model.kv_heads ? ", a K and a V head" : "");
+    }
+    if (!fp8) {
+        out.bytes = (linear + s.plain) * Rational(known->second);
+        out.how = fmt::format("derived: vLLM's layers as its model files build them, {} bytes a parameter{}",
+                              known->second, whole);
+        return out;
+    }
+    out.bytes = linear + scales * Rational(4) + s.plain * Rational(2);
+    out.how = fmt::format(
+        "derived: vLLM's layers for an fp8 checkpoint, the linear ones in fp8 with a float32 scale a 128 x 128 "
+        "block, the embeddings, head, norms and router in bf16{}",
+        whole);
+    return out;
+}
+
+}  // namespace kvcat

@@ -1,0 +1,50 @@
+// The weights vLLM holds on each card once it has loaded a model: every parameter as its model
+// file builds it, in the checkpoint's format, split over tensor-parallel ranks as its layers split
+// them. "Model loading took" prints this, with the rotary table beside it (vllm_budget.h).
+//
+// Engine rules, read in the CentML/vllm mirror (tags carry upstream's commits) at v0.10.0
+// (6d8d0a24) and v0.20.1 (132765e3), the same in both unless said:
+// - the layers: model_executor/models/llama.py, qwen2.py (q, k and v with biases), qwen3.py and
+//   qwen3_moe.py (q and k norms of head_dim), mixtral.py; the expert router is a ReplicatedLinear
+//   built with quant_config=None (qwen3_moe.py at v0.10.0, mixtral.py at both); qwen3_moe.py at
+//   v0.20.1 passes the checkpoint's quant_config, whose list of modules not to convert keeps it
+//   in the model's dtype in Qwen's FP8 checkpoints (a fp8 router puts the 0.27.1 start below
+//   0.05 GiB further under what it printed);
+// - the split: layers/vocab_parallel_embedding.py (the vocabulary padded to 64, then divided by
+//   the ranks: pad_vocab_size, divide), layers/linear.py (QKVParallelLinear: the query heads
+//   divided, the K and V heads divided or, with more ranks than heads, one head a rank;
+//   MergedColumnParallelLinear and RowParallelLinear divide the feed-forward width), norms and
+//   the router replicated; layers/fused_moe/layer.py (FusedMoE: every expert on every rank with
+//   its width divided, or with --enable-expert-parallel the experts divided and their width whole);
+// - fp8: layers/quantization/fp8.py (Fp8LinearMethod and Fp8MoEMethod.create_weights: the weights
+//   in float8_e4m3fn, one float32 weight_scale_inv per 128 x 128 block of a linear layer's
+//   partition and of each expert's w13 and w2) and quantization/utils/fp8_utils.py
+//   (create_fp8_scale_parameter, validate_fp8_block_shape: the ValueErrors it raises for a
+//   partition the block does not divide); embeddings and the output head are no linear layer
+//   and stay in the model's dtype (UnquantizedEmbeddingMethod);
+// - the heads: config/model.py (verify_with_parallel_config: the query heads must divide by the
+//   ranks).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engines/engine_memory.h"
+#include "load/records.h"
+
+namespace kvcat {
+
+/// The bytes of the weights vLLM loads on each of `gpus` tensor-parallel cards for a checkpoint in
+/// `format`: "bf16", "fp16", "f16" or "f32", "fp32" (every parameter in that dtype), or "fp8",
+/// "fp8_e4m3" (a checkpoint quantized by 128 x 128 blocks, as Qwen's and DeepSeek's FP8 ones; one
+/// quantized per tensor or per channel differs by its scales alone, well under 0.1% of the weights;
+/// the embeddings, output head, norms, biases and expert router in bf16). nullopt where kvcat has
+/// not read the model's file (architectures other than llama, qwen2, qwen3 and qwen3moe), for any
+/// other format, or for a model record without a tensors mapping. Throws EngineRefusal with vLLM's
+/// own words for a split it refuses to load.
+std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
+                                        bool expert_parallel = false);
+
+}  // namespace kvcat

@@ -1,0 +1,162 @@
+// vLLM's weights on each card (engines/vllm/vllm_weights.h): its layers as its model files build
+// them, against the model records' exact parameter counts and against what real starts printed as
+// "Model loading took" (tests/fixtures/engine-logs; the records keep the figure as
+// vllm.model_loading_gib).
+#include "engines/vllm/vllm_weights.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engines/llamacpp/llamacpp_tensors.h"
+#include "engines/vllm/vllm_budget.h"
+#include "shipped_records.h"
+#include "test_util.h"
+
+namespace kvcat {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double gib(const Rational& bytes) {
+    return static_cast<double>(bytes.floor()) / kGiB;
+}
+
+/// The rotary table vLLM loads beside the weights, as the budget counts it.
+Rational rotary(const Model& m) {
+    FitTerms t;
+    t.arch = m.tensors->llama_arch;
+    t.native_context = *m.native_context;
+    t.head_dim = *m.head_dim;
+    return vllm_rotary_table(EngineSettings(), t).value();
+}
+
+// On one card in bf16 the layers hold every parameter of the model once, two bytes each: for
+// every shipped model record whose architecture kvcat read in vLLM, the bytes are twice the
+// record's exact parameter count (the checkpoint's: a Llama 3.1 GGUF's rope_freqs, which vLLM
+// computes instead, is not among them).
+TEST(VllmWeights, OnOneCardInBf16TheyAreEveryParameterOfEveryModelRecordTwice) {
+    int checked = 0;
+    for (const Record& r : test::shipped_records().records.records()) {
+        if (!r.model || !r.model->total_params_b_exact) continue;
+        auto w = vllm_weights(*r.model, "bf16", 1);
+        if (!w) continue;
+        SCOPED_TRACE(r.id);
+        Rational params = *r.model->total_params_b_exact * Rational(1000000000);
+        EXPECT_EQ(w->bytes.floor(), (params * Rational(2)).floor());
+        EXPECT_EQ(vllm_weights(*r.model, "fp32", 1)->bytes.floor(), (params * Rational(4)).floor());
+        ++checked;
+    }
+    // llama-2-7b, llama-3.1-8b, mistral-7b-instruct-v0.2, mixtral-8x7b and 8x22b, qwen2-7b-instruct,
+    // the dense Qwen3 and the Qwen3 mixtures of experts: every record with an exact count.
+    EXPECT_GE(checked, 12);
+}
+
+struct Loaded {
+    std::string log, model, format;
+    std::int64_t gpus;
+    bool expert_parallel;
+    std::string printed;  ///< "Model loading took", GiB as printed
+    double under;    ///< how far kvcat's weights and rotary table are under it, GiB
+};
+
+// Each start's "Model loading took" beside kvcat's weights and rotary table: equal to the printed
+// hundredth for Llama 3.1 8B (0.19.0, one card and two) and Qwen3-8B (0.19.0); 0.002 GiB under
+// for Qwen3-235B-A22B FP8 over eight H100s with expert parallel (0.10.0: 27.6656 GiB printed,
+// 27.6632 derived); 0.03 over for Llama 3 8B (0.11.2), whose record is Llama 3.1's with a rotary
+// table of 131,072 positions where Llama 3's has 8,192; 0.05 to 0.06 GiB under for Qwen2-7B
+// (0.10.1.1 on one card, 0.19.0), Qwen3-32B over eight (0.10.0) and Qwen3-235B-A22B FP8 over four
+// (0.27.1), and 0.02 for Qwen2-7B a rank over two: loading left something more in torch's
+// allocations, not read. docs/engines.md states this error.
+TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedError) {
+    const std::vector<Loaded> starts = {
+        {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "models/llama-3.1-8b", "bf16", 1, false, "14.9596", -0.029},
+        {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 1, false, "14.99", 0.0},
+        {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 2, false, "7.51", 0.0},
+        {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "models/qwen3-8b", "bf16", 1, false, "15.27", 0.0},
+        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8", 8, true, "27.6656", 0.002},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "models/qwen2-7b-instruct", "bf16", 1, false, "14.2488",
+         0.056},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "models/qwen2-7b-instruct", "bf16", 2, false, "7.1217",
+         0.021},
+        {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "models/qwen2-7b-instruct", "bf16", 1, false, "14.25", 0.057},
+        {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "models/qwen3-32b", "bf16", 8, false, "7.6871", 0.048},
+        {"vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000", "models/qwen3-235b-a22b", "fp8", 4, false, "55.19", 0.058},
+    };
+    for (const Loaded& s : starts) {
+        SCOPED_TRACE(s.log);
+        std::string log = test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" /
+                                          (s.log + ".log"));
+        ASSERT_TRUE(test::contains(log, "Model loading took " + s.printed + " GiB"));
+        const Model& m = test::shipped_model(s.model);
+        auto w = vllm_weights(m, s.format, s.gpus, s.expert_parallel);
+        ASSERT_TRUE(w.has_value());
+        double kvcat = gib(w->bytes + rotary(m));
+        // A figure printed to four places is within 0.00005 of its bytes, to two within 0.005.
+        double rounding = s.printed.size() - s.printed.find('.') > 3 ? 0.00005 : 0.005;
+        EXPECT_NEAR(std::stod(s.printed) - kvcat, s.under, rounding + 0.001) << kvcat;
+    }
+}
+
+// Before the layers, kvcat counted every parameter at the format's bytes: an fp8 checkpoint's
+// embeddings, output head and router are bf16 in vLLM, so Qwen3-235B-A22B FP8 over four cards
+// was 0.38 GiB under its layers (54.74 against 55.12 GiB), and the router a card holds whole is
+// 94 layers x 128 experts x 4,096 in bf16. Over more cards than K and V heads each keeps one.
+TEST(VllmWeights, AnFp8CheckpointKeepsItsEmbeddingsHeadAndRouterInBf16AndEachCardItsOwnHeads) {
+    const Model& m = test::shipped_model("models/qwen3-235b-a22b");
+    Rational params = *m.total_params_b_exact * Rational(1000000000);
+    auto four = vllm_weights(m, "fp8", 4);
+    ASSERT_TRUE(four);
+    EXPECT_NEAR(gib(params / Rational(4)), 54.74, 0.005);
+    EXPECT_NEAR(gib(four->bytes), 55.12, 0.005);
+    // fp8_e4m3 is the same format.
+    EXPECT_EQ(vllm_weights(m, "fp8_e4m3", 4)->bytes, four->bytes);
+    // In bf16 the router is the only part a card holds whole beside the norms: one card's bf16
+    // bytes less a quarter of them is three quarters of the router and the norms.
+    Rational one = vllm_weights(m, "bf16", 1)->bytes, split = vllm_weights(m, "bf16", 4)->bytes;
+    Rational router = Rational(94 * 128 * 4096 * 2), norms = Rational((94 * (2 * 4096 + 2 * 128) + 4096) * 2);
+    EXPECT_EQ(split - one / Rational(4), (router + norms) * Rational(3, 4));
+    // Eight cards for 4 K and V heads: each card keeps one whole head of K and of V, so the split
+    // over eight holds more than an eighth of the one card's K and V projections.
+    Rational eight = vllm_weights(m, "bf16", 8)->bytes;
+    Rational kv_one = Rational(94 * 2 * 4096 * 4 * 128 * 2);
+    EXPECT_EQ(eight - one / Rational(8), (router + norms) * Rational(7, 8) + kv_one / Rational(4) - kv_one / Rational(8));
+}
+
+// vLLM refuses to load an fp8 checkpoint whose split the 128 x 128 block does not divide, in its own
+// words: Qwen3-235B-A22B's experts of 1,536 over eight ranks are 192 wide. Expert parallel keeps
+// each expert whole and loads. Query heads the ranks do not divide are refused by its config check.
+TEST(VllmWeights, ASplitVllmRefusesIsRefusedInItsWords) {
+    const Model& m = test::shipped_model("models/qwen3-235b-a22b");
+    try {
+        vllm_weights(m, "fp8", 8);
+        ADD_FAILURE() << "no refusal";
+    } catch (const EngineRefusal& e) {
+        EXPECT_STREQ(e.what(),
+                     "ValueError: The output_size of gate's and up's weight = 192 is not divisible by weight "
+                     "quantization block_n = 128.");
+    }
+    EXPECT_TRUE(vllm_weights(m, "fp8", 8, true));
+    EXPECT_TRUE(vllm_weights(m, "bf16", 8));  // no block to divide
+    try {
+        vllm_weights(m, "bf16", 3);
+        ADD_FAILURE() << "no refusal";
+    } catch (const EngineRefusal& e) {
+        EXPECT_STREQ(e.what(),
+                     "ValueError: Total number of attention heads (64) must be divisible by tensor parallel size (3).");
+    }
+}
+
+// Where kvcat has not read the model's file, or the format is not a float one, it derives nothing
+// and fit keeps all parameters x bits / 8.
+TEST(VllmWeights, AnArchitectureOrFormatNotReadGivesNothing) {
+    EXPECT_FALSE(vllm_weights(test::shipped_model("models/gpt-oss-20b"), "bf16", 1));  // openai-moe
+    EXPECT_FALSE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "Q4_K", 1));
+    EXPECT_FALSE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "int8", 1));
+    EXPECT_TRUE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "BF16", 1));
+}
+
+}  // namespace
+}  // namespace kvcat
