@@ -400,8 +400,9 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "blocks of 16 tokens (raised for a Mamba hybrid), vLLM's defaults for the card (--max-num-seqs "
             "1024 and --max-num-batched-tokens 8192 on 70 GiB or more but an A100, else 256 and 2048), the "
             "hybrid manager as vLLM decides; tensor parallel, every figure one card's. vLLM gives its pool the card x "
-            "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights and what its "
-            "profiling run measures; "
+            "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights (its layers as "
+            "its model files build them, for 16-bit, f32 and fp8 checkpoints of the Llama and Qwen models whose "
+            "files kvcat read), the rotary table it loads beside them and what its profiling run measures; "
             "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
             "vocabulary), on several cards with 1.82 GiB a card for NCCL (fitted to real starts), and the 1 GiB "
             "reserve, or the '" +

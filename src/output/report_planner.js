@@ -417,7 +417,11 @@
         }
       } else if (loaded) {
         // The engine's own layers for this format (EngineRules::loaded_weights), each card's, as kvcat fit takes them.
-        if (loaded.refused) return { error: choice.engine + ' would not load ' + choice.weights + ' on ' + choice.gpus + (choice.gpus === 1 ? ' card' : ' cards') + ': ' + loaded.refused };
+        if (loaded.refused) {
+          const name = (data.engines.find((e) => e.id === choice.engine) || { name: choice.engine }).name;
+          return { error: name + ' refuses to load ' + choice.weights + ' weights on ' + choice.gpus + (choice.gpus === 1 ? ' card' : ' cards') +
+            ', in its words: ' + loaded.refused, engineRefusal: true };
+        }
         weightsTotal = mul(parseQ(loaded.bytes), cards);
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
         weightsHow = loaded.how;
@@ -808,7 +812,9 @@
     function renderAnswer(r, choice) {
       answer.replaceChildren();
       if (r.error) {
-        answer.append(el('p', { class: 'verdict no' }, 'kvcat cannot work this choice out: ' + r.error + '.'));
+        // The engine's own refusal is a verdict (kvcat fit exits 1 with it); anything else is kvcat's.
+        answer.append(el('p', { class: 'verdict no' }, r.engineRefusal ? 'Does not fit: ' + r.error
+          : 'kvcat cannot work this choice out: ' + r.error + '.'));
         // Each figure in a line of its own, as a reader reads it ("none", then "no"), not run together.
         const line = (label, node) => {
           const p = el('p', {}, label);

@@ -59,7 +59,7 @@ struct Loaded {
     std::int64_t gpus;
     bool expert_parallel;
     std::string printed;  ///< "Model loading took", GiB as printed
-    double under;    ///< how far kvcat's weights and rotary table are under it, GiB
+    double under;         ///< how far kvcat's weights and rotary table are under it, GiB
 };
 
 // Each start's "Model loading took" beside kvcat's weights and rotary table: equal to the printed
@@ -76,7 +76,8 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 1, false, "14.99", 0.0},
         {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 2, false, "7.51", 0.0},
         {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "models/qwen3-8b", "bf16", 1, false, "15.27", 0.0},
-        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8", 8, true, "27.6656", 0.002},
+        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8", 8, true, "27.6656",
+         0.002},
         {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "models/qwen2-7b-instruct", "bf16", 1, false, "14.2488",
          0.056},
         {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "models/qwen2-7b-instruct", "bf16", 2, false, "7.1217",
@@ -87,8 +88,8 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
     };
     for (const Loaded& s : starts) {
         SCOPED_TRACE(s.log);
-        std::string log = test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" /
-                                          (s.log + ".log"));
+        std::string log =
+            test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" / (s.log + ".log"));
         ASSERT_TRUE(test::contains(log, "Model loading took " + s.printed + " GiB"));
         const Model& m = test::shipped_model(s.model);
         auto w = vllm_weights(m, s.format, s.gpus, s.expert_parallel);
@@ -122,7 +123,8 @@ TEST(VllmWeights, AnFp8CheckpointKeepsItsEmbeddingsHeadAndRouterInBf16AndEachCar
     // over eight holds more than an eighth of the one card's K and V projections.
     Rational eight = vllm_weights(m, "bf16", 8)->bytes;
     Rational kv_one = Rational(94 * 2 * 4096 * 4 * 128 * 2);
-    EXPECT_EQ(eight - one / Rational(8), (router + norms) * Rational(7, 8) + kv_one / Rational(4) - kv_one / Rational(8));
+    EXPECT_EQ(eight - one / Rational(8),
+              (router + norms) * Rational(7, 8) + kv_one / Rational(4) - kv_one / Rational(8));
 }
 
 // vLLM refuses to load an fp8 checkpoint whose split the 128 x 128 block does not divide, in its own

@@ -115,8 +115,7 @@ bool read_architecture(const Model& model) {
         return false;
     const TensorWidths& w = *model.tensors;
     if (std::find(kRead.begin(), kRead.end(), w.llama_arch) == kRead.end()) return false;
-    if (*model.num_layers < 1 || *model.attention_heads < 1 || *model.kv_heads < 1 || *model.head_dim < 1)
-        return false;
+    if (*model.num_layers < 1 || *model.attention_heads < 1 || *model.kv_heads < 1 || *model.head_dim < 1) return false;
     // A shared expert (qwen35moe) or a dense width beside the experts is no layer kvcat read.
     if (w.shared_expert_ffn_size > 0 || (w.experts > 0) == (w.ffn_size > 0)) return false;
     return w.hidden_size > 0 && w.vocab_size > 0;
@@ -125,12 +124,12 @@ bool read_architecture(const Model& model) {
 }  // namespace
 
 std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
-                                        bool expert_parallel) {
+                                          bool expert_parallel) {
     static constexpr std::array<std::pair<std::string_view, std::int64_t>, 6> kFloats = {
         {{"bf16", 2}, {"fp16", 2}, {"f16", 2}, {"f32", 4}, {"fp32", 4}, {"fp8", 0}}};
     std::string_view name = equal_ignoring_case(format, "fp8_e4m3") ? std::string_view("fp8") : format;
-    auto known = std::find_if(kFloats.begin(), kFloats.end(),
-                              [&](const auto& f) { return equal_ignoring_case(f.first, name); });
+    auto known =
+        std::find_if(kFloats.begin(), kFloats.end(), [&](const auto& f) { return equal_ignoring_case(f.first, name); });
     if (known == kFloats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
     const bool fp8 = known->second == 0;
     RankShape s = rank_shape(model, gpus, expert_parallel);

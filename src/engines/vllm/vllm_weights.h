@@ -45,6 +45,6 @@ namespace kvcat {
 /// other format, or for a model record without a tensors mapping. Throws EngineRefusal with vLLM's
 /// own words for a split it refuses to load.
 std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
-                                        bool expert_parallel = false);
+                                          bool expert_parallel = false);
 
 }  // namespace kvcat
