@@ -41,6 +41,7 @@ constexpr std::array kWeightFormats = {
     WeightFormatName{"fp16", "16-bit float"},
     WeightFormatName{"bf16", "bfloat16"},
     WeightFormatName{"fp8", "8-bit float (e4m3 unless said)"},
+    WeightFormatName{"fp8_block", "8-bit float scaled per 128 x 128 block (Qwen's and DeepSeek's FP8 releases)"},
     WeightFormatName{"fp8_e4m3", "8-bit float, e4m3"},
     WeightFormatName{"int8", "8-bit integer"},
     WeightFormatName{"Q8_0", "ggml: 32 weights in 34 bytes"},

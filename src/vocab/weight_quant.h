@@ -4,7 +4,10 @@
 // formats store a block of weights with its scales: llama.cpp's Q4_K packs 256
 // weights into 144 bytes, 4.5 bits each (ggml/src/ggml-common.h block layouts).
 // Mixed recipes such as Q4_K_M vary per tensor and are not in the table: a record
-// that names one gets no weight figure rather than a guess.
+// that names one gets no weight figure rather than a guess. fp8 and fp8_e4m3 are a
+// checkpoint scaled per tensor or per channel; fp8_block one scaled per 128 x 128 block
+// (Qwen's and DeepSeek's FP8 releases), whose split over cards an engine checks against
+// the block (engines/vllm/vllm_weights.h).
 #pragma once
 
 #include <optional>

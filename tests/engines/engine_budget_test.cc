@@ -172,8 +172,9 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
     ASSERT_TRUE(test::contains(log, "Current kv cache memory in use is 27.85 GiB."));
     ASSERT_TRUE(test::contains(log, "GPU KV cache size: 621,392 tokens"));
     test::KvcatRunner k;
-    test::Outcome o = k.run(vllm_fit("qwen3-235b-a22b", "nvidia-rtx-pro-6000-blackwell-server", "4", "fp8", "bf16",
-                                     "0.27.1", "32768", {"--gpu-memory-utilization", "0.90", "--max-num-seqs", "32"}));
+    test::Outcome o =
+        k.run(vllm_fit("qwen3-235b-a22b", "nvidia-rtx-pro-6000-blackwell-server", "4", "fp8_block", "bf16", "0.27.1",
+                       "32768", {"--gpu-memory-utilization", "0.90", "--max-num-seqs", "32"}));
     ASSERT_EQ(o.status, 0) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
     const double gib = static_cast<double>(std::int64_t{1} << 30);
@@ -202,7 +203,7 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
     EXPECT_NEAR(j["engine_tokens"].get<double>() / 621392.0, 1.004, 0.001);
 }
 
-// vLLM refuses to load Qwen3-235B-A22B's fp8 checkpoint over eight cards: each expert's width,
+// vLLM refuses to load Qwen3-235B-A22B's block-scaled fp8 checkpoint over eight cards: each expert's width,
 // 1,536 / 8 = 192, is no whole number of its 128 x 128 blocks. fit says so in vLLM's words and
 // exits 1, plan answers no for each such row and says why; with --enable-expert-parallel (as the
 // 0.10.0 start in the records ran) the experts are divided whole and fit gives vLLM's layers.
@@ -211,24 +212,25 @@ TEST(VllmBudget, AnFp8SplitVllmRefusesIsRefusedInItsWordsAndExpertParallelLoadsI
         "ValueError: The output_size of gate's and up's weight = 192 is not divisible by weight quantization "
         "block_n = 128.";
     test::KvcatRunner k;
-    test::Outcome refused = k.run(vllm_fit("qwen3-235b-a22b", "nvidia-h100-sxm", "8", "fp8", "fp8", "0.10.0", "32768"));
+    test::Outcome refused =
+        k.run(vllm_fit("qwen3-235b-a22b", "nvidia-h100-sxm", "8", "fp8_block", "fp8", "0.10.0", "32768"));
     EXPECT_EQ(refused.status, 1) << refused.err;
     EXPECT_TRUE(test::contains(refused.err, "would not start with these settings: " + words)) << refused.err;
     nlohmann::json no = nlohmann::json::parse(refused.out);
     EXPECT_EQ(no["engine_refusal"], words);
-    test::Outcome loads = k.run(vllm_fit("qwen3-235b-a22b", "nvidia-h100-sxm", "8", "fp8", "fp8", "0.10.0", "32768",
-                                         {"--enable-expert-parallel"}));
+    test::Outcome loads = k.run(vllm_fit("qwen3-235b-a22b", "nvidia-h100-sxm", "8", "fp8_block", "fp8", "0.10.0",
+                                         "32768", {"--enable-expert-parallel"}));
     ASSERT_EQ(loads.status, 0) << loads.err;
     nlohmann::json yes = nlohmann::json::parse(loads.out);
     // vLLM's layers a card: 27.6532 GiB, where every parameter at one byte over eight is 27.3685.
     EXPECT_EQ(yes["weight_bytes"].get<std::int64_t>(), 29692619264);
     EXPECT_TRUE(test::contains(yes["weights_how"].get<std::string>(), "derived: vLLM's layers for an fp8 checkpoint"));
     test::Outcome plan = k.run({"plan", "--records", KVCAT_SOURCE_DIR "/records", "--model", "qwen3-235b-a22b",
-                                "--accelerator", "nvidia-h100-sxm", "--gpus", "8", "--weights", "fp8,bf16", "--engine",
-                                "vllm", "--kv-dtypes", "fp8", "--format", "csv"});
+                                "--accelerator", "nvidia-h100-sxm", "--gpus", "8", "--weights", "fp8_block,bf16",
+                                "--engine", "vllm", "--kv-dtypes", "fp8", "--format", "csv"});
     EXPECT_EQ(plan.status, 0) << plan.err;  // bf16 loads and fits
-    EXPECT_TRUE(test::contains(plan.out, "\nfp8,no,fp8,1,235093634560,,no,no,no,no,no\r\n")) << plan.out;
-    EXPECT_TRUE(test::contains(plan.err, "fp8 with fp8 and 1 slot: " + words)) << plan.err;
+    EXPECT_TRUE(test::contains(plan.out, "\nfp8_block,no,fp8,1,235093634560,,no,no,no,no,no\r\n")) << plan.out;
+    EXPECT_TRUE(test::contains(plan.err, "fp8_block with fp8 and 1 slot: " + words)) << plan.err;
     EXPECT_TRUE(test::contains(plan.err, "bf16: derived: vLLM's layers as its model files build them")) << plan.err;
 }
 
@@ -251,8 +253,8 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     const std::vector<LargeStart> starts = {
         {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "qwen3-32b", "bf16", "fp8", "nvidia-h100-sxm", "8", "0.10.0", "32768",
          "", "55.62", 3644816, 7.42, 1.134},
-        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "qwen3-235b-a22b", "fp8", "fp8", "nvidia-h100-sxm", "8",
-         "0.10.0", "32768", "", "35.65", 1590736, 7.37, 1.207, true},
+        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "qwen3-235b-a22b", "fp8_block", "fp8", "nvidia-h100-sxm",
+         "8", "0.10.0", "32768", "", "35.65", 1590736, 7.37, 1.207, true},
         {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "llama-3.1-8b", "bf16", "bf16", "nvidia-h200", "1", "0.11.2",
          "1024", "", "105.97", 868080, 4.40, 1.042},
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "llama-3.1-8b", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0",

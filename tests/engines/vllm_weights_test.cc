@@ -76,7 +76,7 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 1, false, "14.99", 0.0},
         {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 2, false, "7.51", 0.0},
         {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "models/qwen3-8b", "bf16", 1, false, "15.27", 0.0},
-        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8", 8, true, "27.6656",
+        {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8_block", 8, true, "27.6656",
          0.002},
         {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "models/qwen2-7b-instruct", "bf16", 1, false, "14.2488",
          0.056},
@@ -84,7 +84,8 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
          0.021},
         {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "models/qwen2-7b-instruct", "bf16", 1, false, "14.25", 0.057},
         {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "models/qwen3-32b", "bf16", 8, false, "7.6871", 0.048},
-        {"vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000", "models/qwen3-235b-a22b", "fp8", 4, false, "55.19", 0.058},
+        {"vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000", "models/qwen3-235b-a22b", "fp8_block", 4, false, "55.19",
+         0.058},
     };
     for (const Loaded& s : starts) {
         SCOPED_TRACE(s.log);
@@ -108,12 +109,16 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
 TEST(VllmWeights, AnFp8CheckpointKeepsItsEmbeddingsHeadAndRouterInBf16AndEachCardItsOwnHeads) {
     const Model& m = test::shipped_model("models/qwen3-235b-a22b");
     Rational params = *m.total_params_b_exact * Rational(1000000000);
-    auto four = vllm_weights(m, "fp8", 4);
+    auto four = vllm_weights(m, "fp8_block", 4);
     ASSERT_TRUE(four);
     EXPECT_NEAR(gib(params / Rational(4)), 54.74, 0.005);
     EXPECT_NEAR(gib(four->bytes), 55.12, 0.005);
-    // fp8_e4m3 is the same format.
-    EXPECT_EQ(vllm_weights(m, "fp8_e4m3", 4)->bytes, four->bytes);
+    // Scaled per tensor or channel, the scales are not counted: the per-block ones are a float32 for
+    // each of a card's 3,567,488 blocks (attention's and the experts'), 13.6 MiB. fp8_e4m3 is the
+    // same as fp8.
+    Rational unscaled = vllm_weights(m, "fp8", 4)->bytes;
+    EXPECT_EQ(vllm_weights(m, "fp8_e4m3", 4)->bytes, unscaled);
+    EXPECT_EQ(four->bytes - unscaled, Rational(3567488 * 4));
     // In bf16 the router is the only part a card holds whole beside the norms: one card's bf16
     // bytes less a quarter of them is three quarters of the router and the norms.
     Rational one = vllm_weights(m, "bf16", 1)->bytes, split = vllm_weights(m, "bf16", 4)->bytes;
@@ -127,21 +132,22 @@ TEST(VllmWeights, AnFp8CheckpointKeepsItsEmbeddingsHeadAndRouterInBf16AndEachCar
               (router + norms) * Rational(7, 8) + kv_one / Rational(4) - kv_one / Rational(8));
 }
 
-// vLLM refuses to load an fp8 checkpoint whose split the 128 x 128 block does not divide, in its own
+// vLLM refuses to load a block-scaled fp8 checkpoint whose split the 128 x 128 block does not divide, in its own
 // words: Qwen3-235B-A22B's experts of 1,536 over eight ranks are 192 wide. Expert parallel keeps
 // each expert whole and loads. Query heads the ranks do not divide are refused by its config check.
 TEST(VllmWeights, ASplitVllmRefusesIsRefusedInItsWords) {
     const Model& m = test::shipped_model("models/qwen3-235b-a22b");
     try {
-        vllm_weights(m, "fp8", 8);
+        vllm_weights(m, "fp8_block", 8);
         ADD_FAILURE() << "no refusal";
     } catch (const EngineRefusal& e) {
         EXPECT_STREQ(e.what(),
                      "ValueError: The output_size of gate's and up's weight = 192 is not divisible by weight "
                      "quantization block_n = 128.");
     }
-    EXPECT_TRUE(vllm_weights(m, "fp8", 8, true));
+    EXPECT_TRUE(vllm_weights(m, "fp8_block", 8, true));
     EXPECT_TRUE(vllm_weights(m, "bf16", 8));  // no block to divide
+    EXPECT_TRUE(vllm_weights(m, "fp8", 8));   // scaled per tensor or channel: no block either
     try {
         vllm_weights(m, "bf16", 3);
         ADD_FAILURE() << "no refusal";

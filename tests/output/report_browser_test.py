@@ -775,13 +775,13 @@ def planner_checks(page, args, work, page_url):
     # verdict, not a choice kvcat cannot work out: the page says it does not fit, in the words kvcat
     # fit exits 1 with.
     unloadable = dict(CHOICES[0], model="models/qwen3-235b-a22b", accelerator="accelerators/nvidia-h100-sxm", gpus=8,
-                      engine="vllm", weights="fp8", kv="fp8", context=32768, batch=1)
+                      engine="vllm", weights="fp8_block", kv="fp8", context=32768, batch=1)
     drive(page, unloadable)
     lines = page.evaluate("Array.from(document.querySelectorAll('.answer p')).map((p) => p.textContent)")
     words = run_fit(args, work, ["--model", unloadable["model"], "--accelerator", unloadable["accelerator"], "--gpus",
-                                 "8", "--weight-quant", "fp8", "--kv-dtype", "fp8", "--engine", "vllm",
+                                 "8", "--weight-quant", "fp8_block", "--kv-dtype", "fp8", "--engine", "vllm",
                                  "--max-model-len", "32768"]).get("engine_refusal")
-    check(bool(words) and any(l.startswith("Does not fit: vLLM refuses to load fp8") and l.endswith(words)
+    check(bool(words) and any(l.startswith("Does not fit: vLLM refuses to load fp8_block") and l.endswith(words)
                               for l in lines),
           "the fp8 split vLLM refuses does not read as fit's refusal %r: %r" % (words, lines), failures)
     # The quality table says what each result is compared with: Llama-3.1-8B's perplexities from

@@ -109,6 +109,23 @@ RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) 
     return s;
 }
 
+/// The checkpoint formats kvcat builds vLLM's layers for: a float one (every parameter in it) or
+/// fp8 (the linear layers), scaled per tensor or channel or per 128 x 128 block.
+struct Format {
+    std::string_view name;
+    std::int64_t bytes;  ///< a parameter of the float formats
+    bool fp8 = false;
+    bool block = false;
+};
+constexpr std::array<Format, 8> kFormats = {{{"bf16", 2},
+                                             {"fp16", 2},
+                                             {"f16", 2},
+                                             {"f32", 4},
+                                             {"fp32", 4},
+                                             {"fp8", 1, true},
+                                             {"fp8_e4m3", 1, true},
+                                             {"fp8_block", 1, true, true}}};
+
 bool read_architecture(const Model& model) {
     static constexpr std::array<std::string_view, 4> kRead = {"llama", "qwen2", "qwen3", "qwen3moe"};
     if (!model.tensors || !model.num_layers || !model.attention_heads || !model.kv_heads || !model.head_dim)
@@ -125,15 +142,12 @@ bool read_architecture(const Model& model) {
 
 std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
                                           bool expert_parallel) {
-    static constexpr std::array<std::pair<std::string_view, std::int64_t>, 6> kFloats = {
-        {{"bf16", 2}, {"fp16", 2}, {"f16", 2}, {"f32", 4}, {"fp32", 4}, {"fp8", 0}}};
-    std::string_view name = equal_ignoring_case(format, "fp8_e4m3") ? std::string_view("fp8") : format;
-    auto known =
-        std::find_if(kFloats.begin(), kFloats.end(), [&](const auto& f) { return equal_ignoring_case(f.first, name); });
-    if (known == kFloats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
-    const bool fp8 = known->second == 0;
+    auto known = std::find_if(kFormats.begin(), kFormats.end(),
+                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
+    if (known == kFormats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
+    const bool fp8 = known->fp8, block = known->block;
     RankShape s = rank_shape(model, gpus, expert_parallel);
-    if (fp8) check_fp8_split(s);
+    if (block) check_fp8_split(s);
     Rational linear = 0, scales = 0;
     for (const auto& l : s.linears) {
         linear += l.copies * Rational(l.out) * Rational(l.in);
@@ -149,15 +163,16 @@ std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view f
                             gpus > *model.kv_heads ? ", a K and a V head" : "");
     }
     if (!fp8) {
-        out.bytes = (linear + s.plain) * Rational(known->second);
+        out.bytes = (linear + s.plain) * Rational(known->bytes);
         out.how = fmt::format("derived: vLLM's layers as its model files build them, {} bytes a parameter{}",
-                              known->second, whole);
+                              known->bytes, whole);
         return out;
     }
-    out.bytes = linear + scales * Rational(4) + s.plain * Rational(2);
+    out.bytes = linear + (block ? scales * Rational(4) : Rational(0)) + s.plain * Rational(2);
     out.how = fmt::format(
-        "derived: vLLM's layers for an fp8 checkpoint, the linear ones in fp8 with a float32 scale a 128 x 128 "
-        "block, the embeddings, head, norms and router in bf16{}",
+        "derived: vLLM's layers for an fp8 checkpoint, the linear ones in fp8{}, the embeddings, head, norms and "
+        "router in bf16{}",
+        block ? " with a float32 scale a 128 x 128 block" : " (their scales, a tensor's or a channel's, not counted)",
         whole);
     return out;
 }

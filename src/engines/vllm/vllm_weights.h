@@ -20,7 +20,9 @@
 //   in float8_e4m3fn, one float32 weight_scale_inv per 128 x 128 block of a linear layer's
 //   partition and of each expert's w13 and w2) and quantization/utils/fp8_utils.py
 //   (create_fp8_scale_parameter, validate_fp8_block_shape: the ValueErrors it raises for a
-//   partition the block does not divide); embeddings and the output head are no linear layer
+//   partition the block does not divide; later releases moved the experts' check to
+//   validate_fp8_block_shape_moe, vllm-project/vllm pull 58152, and may word it otherwise);
+//   embeddings and the output head are no linear layer
 //   and stay in the model's dtype (UnquantizedEmbeddingMethod);
 // - the heads: config/model.py (verify_with_parallel_config: the query heads must divide by the
 //   ranks).
@@ -37,13 +39,15 @@
 namespace kvcat {
 
 /// The bytes of the weights vLLM loads on each of `gpus` tensor-parallel cards for a checkpoint in
-/// `format`: "bf16", "fp16", "f16" or "f32", "fp32" (every parameter in that dtype), or "fp8",
-/// "fp8_e4m3" (a checkpoint quantized by 128 x 128 blocks, as Qwen's and DeepSeek's FP8 ones; one
-/// quantized per tensor or per channel differs by its scales alone, well under 0.1% of the weights;
-/// the embeddings, output head, norms, biases and expert router in bf16). nullopt where kvcat has
+/// `format`: "bf16", "fp16", "f16" or "f32", "fp32" (every parameter in that dtype), "fp8_block" (a
+/// checkpoint quantized by 128 x 128 blocks, as Qwen's and DeepSeek's FP8 ones, with a float32
+/// scale a block), or "fp8", "fp8_e4m3" (one scaled per tensor or per channel, whose scales, well
+/// under 0.1% of the weights, are not counted, and which no block constrains); in each fp8 kind the
+/// embeddings, output head, norms, biases and expert router in bf16. nullopt where kvcat has
 /// not read the model's file (architectures other than llama, qwen2, qwen3 and qwen3moe), for any
 /// other format, or for a model record without a tensors mapping. Throws EngineRefusal with vLLM's
-/// own words for a split it refuses to load.
+/// own words for a split it refuses to load (a block checkpoint's partition the block does not divide,
+/// query heads the cards do not divide).
 std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
                                           bool expert_parallel = false);
 
