@@ -7,7 +7,7 @@
 // that names one gets no weight figure rather than a guess. fp8 and fp8_e4m3 are a
 // checkpoint scaled per tensor or per channel; fp8_block one scaled per 128 x 128 block
 // (Qwen's and DeepSeek's FP8 releases), whose split over cards an engine checks against
-// the block (engines/vllm/vllm_weights.h).
+// the block (engines/checkpoint_layers.h).
 #pragma once
 
 #include <optional>

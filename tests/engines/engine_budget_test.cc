@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,11 @@ FitTerms card(std::int64_t memory, std::int64_t weights, std::int64_t reserve) {
     t.weights = Rational(weights);
     t.reserve = Rational(reserve);
     return t;
+}
+
+/// A start-up log of tests/fixtures/engine-logs, by its name without ".log".
+std::string engine_log(const std::string& name) {
+    return test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" / (name + ".log"));
 }
 
 /// `kvcat fit --engine vllm --format json` on the shipped records for a start's settings; more
@@ -123,8 +129,7 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
     for (const RealStart& r : starts) {
         SCOPED_TRACE(r.log);
         // The log's own lines: the settings and the figures this test compares with.
-        std::string log =
-            test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + r.log + ".log");
+        std::string log = engine_log(r.log);
         ASSERT_TRUE(test::contains(log, fmt::format("'gpu_memory_utilization': {}", r.utilization)));
         ASSERT_TRUE(test::contains(log, fmt::format("Available KV cache memory: {:.2f} GiB", r.available_gib)));
         ASSERT_TRUE(test::contains(log, fmt::format("GPU KV cache size: {} tokens", group_thousands(r.tokens))));
@@ -156,15 +161,13 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
 // (tests/fixtures/engine-logs/vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000): kvcat's pool is
 // over the printed one by the sum of the differences the line names, each stated in
 // docs/engines.md: vLLM's share is of CUDA's total (95.01 GiB), not nvidia-smi's; its weights as
-// loaded (55.19 GiB) are 0.06 GiB over kvcat's fp8 layers (vllm_weights) and the rotary table;
+// loaded (55.19 GiB) are 0.06 GiB over kvcat's fp8 layers (checkpoint_layers) and the rotary table;
 // the memory outside torch (NCCL over four cards without NVLink) is the rest of the "consumed"
 // 56.89 GiB, not kvcat's fitted 1.82 GiB and the 1 GiB allowance; and its peak activation is 0.76
 // GiB, not kvcat's derived sampler peak (32 requests and 8,192 batched tokens, the card's
 // default: 0.13 GiB).
 TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
-    std::string log =
-        test::read_file(std::string(KVCAT_SOURCE_DIR) +
-                        "/tests/fixtures/engine-logs/vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000.log");
+    std::string log = engine_log("vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000");
     ASSERT_TRUE(test::contains(log,
                                "Free memory on device (94.05/95.01 GiB) on startup. Desired GPU memory "
                                "utilization is (0.9, 85.51 GiB). Actual usage is 56.89 GiB for consumed memory "
@@ -269,8 +272,7 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     test::KvcatRunner k;
     for (const LargeStart& r : starts) {
         SCOPED_TRACE(r.log);
-        std::string log =
-            test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + r.log + ".log");
+        std::string log = engine_log(r.log);
         ASSERT_TRUE(test::contains(log, "Initializing a V1 LLM engine (v" + r.version + ")"));
         ASSERT_TRUE(test::contains(log, "tensor_parallel_size=" + r.gpus + ","));
         // The share: the default (0.9) where the arguments give none.
@@ -326,8 +328,7 @@ TEST(VllmBudget, TheSamplersPeakIsUnderEachPrintedTorchPeakByTheStatedError) {
     const double gib = static_cast<double>(std::int64_t{1} << 30);
     for (const Start& r : starts) {
         SCOPED_TRACE(r.log);
-        std::string log =
-            test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + r.log + ".log");
+        std::string log = engine_log(r.log);
         ASSERT_TRUE(test::contains(log, "Initializing a V1 LLM engine (v0.19.0)"));
         ASSERT_TRUE(test::contains(log, "max_num_batched_tokens=8192"));
         ASSERT_FALSE(test::contains(log, "max_num_seqs':"));  // the card's default, 1,024
@@ -481,8 +482,7 @@ TEST(VllmBudget, TheWeightsAndTheRotaryTableAreWhatLoadingTookToThePrintedHundre
     test::KvcatRunner k;
     for (const Load& l : loads) {
         SCOPED_TRACE(l.log);
-        std::string log =
-            test::read_file(std::string(KVCAT_SOURCE_DIR) + "/tests/fixtures/engine-logs/" + l.log + ".log");
+        std::string log = engine_log(l.log);
         ASSERT_TRUE(test::contains(log, "Model loading took " + l.printed + " GiB memory"));
         test::Outcome o = k.run(vllm_fit(l.model, "nvidia-h100-sxm", l.gpus, "bf16", "bf16", "0.19.0", "8192"));
         ASSERT_EQ(o.status, 0) << o.err;
@@ -520,24 +520,27 @@ TEST(SglangBudget, WithAShareItIsTheShareLessTheWeightsAndTheReserveAndWithoutTh
 TEST(SglangBudget, FitsPoolStandsBesideARealStartWithinTheStatedError) {
     // tests/fixtures/engine-logs/sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93: four H100 80GB,
     // --tp 4 --mem-fraction-static 0.93, "KV Cache is allocated. #tokens: 367404".
-    std::string log = test::read_file(std::string(KVCAT_SOURCE_DIR) +
-                                      "/tests/fixtures/engine-logs/sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93.log");
+    std::string log = engine_log("sglang-qwen3-235b-a22b-fp8-tp4-h100-0.93");
     ASSERT_TRUE(test::contains(log, "#tokens: 367404"));
     test::KvcatRunner k;
-    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "qwen3-235b-a22b",
-                             "--accelerator", "nvidia-h100-sxm", "--gpus", "4", "--weight-quant", "fp8", "--kv-dtype",
-                             "bf16", "--engine", "sglang", "--mem-fraction-static", "0.93", "--format", "json"});
+    test::Outcome o =
+        k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "qwen3-235b-a22b", "--accelerator",
+               "nvidia-h100-sxm", "--gpus", "4", "--weight-quant", "fp8_block", "--kv-dtype", "bf16", "--engine",
+               "sglang", "--mem-fraction-static", "0.93", "--format", "json"});
     ASSERT_EQ(o.status, 0) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
     std::int64_t memory = j["memory_bytes"].get<std::int64_t>();
     std::int64_t weights = j["weight_bytes"].get<std::int64_t>();  // one card's
     EXPECT_EQ(j["engine"]["budget_bytes"].get<std::int64_t>(),
               (Rational(memory) * Rational(93, 100)).floor() - weights - (std::int64_t{1} << 30));
-    // docs/engines.md: 11.5% over what SGLang printed (fp8 weights taken at one byte throughout,
-    // the driver's total for CUDA's, and NCCL's buffers on four cards above the 1 GiB).
-    double ratio = j["engine_tokens"].get<double>() / 367404.0;
-    EXPECT_GE(ratio, 1.0);
-    EXPECT_LE(ratio, 1.12);
+    // The weights are SGLang's layers for the block-scaled checkpoint, 55.12 GiB a card.
+    EXPECT_TRUE(test::contains(j["weights_how"].get<std::string>(), "derived: SGLang's layers for an fp8 checkpoint"));
+    EXPECT_NEAR(static_cast<double>(weights) / static_cast<double>(std::int64_t{1} << 30), 55.12, 0.005);
+    // docs/engines.md: the pool 1.49 GiB over the 16.46 GiB of K and V SGLang printed, tokens 9.0%
+    // over (the driver's total for CUDA's, and NCCL's buffers on four cards above the 1 GiB).
+    double pool = j["engine"]["budget_bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
+    EXPECT_NEAR(pool - 2 * 8.23, 1.49, 0.01);
+    EXPECT_NEAR(j["engine_tokens"].get<double>() / 367404.0, 1.090, 0.001);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ TEST(EngineRules, EveryListedEngineAnswersEveryQuestion) {
         // A designated initialiser that leaves a question out leaves a null function here.
         EXPECT_NE(r->allocate, nullptr);
         EXPECT_NE(r->log_lines, nullptr);
+        EXPECT_NE(r->loaded_weights, nullptr);
         EXPECT_NE(r->card_defaults, nullptr);
         EXPECT_NE(r->ask, nullptr);
         EXPECT_NE(r->budget, nullptr);

@@ -1,6 +1,7 @@
 // SGLang's answers to every question kvcat asks an engine (engines/engine_rules.h).
 #include <fmt/format.h>
 
+#include "engines/checkpoint_layers.h"
 #include "engines/engine_rules.h"
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/sglang/sglang_log.h"
@@ -53,7 +54,8 @@ const EngineRules sglang_rules{
     .verdict_rule = "its token pool in the card less the weights and the reserve, against context x slots",
     .allocate = sglang_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return sglang_log_lines(a); },
-    .loaded_weights = no_loaded_weights,
+    .loaded_weights = [](const Model& m, std::string_view format,
+                         const EngineSettings& s) { return checkpoint_layers(m, format, s.gpus, false, "SGLang"); },
     .card_defaults = no_card_defaults,
     .budget = sglang_budget,
     .ask = sglang_ask,

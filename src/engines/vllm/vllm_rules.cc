@@ -1,12 +1,12 @@
 // vLLM's answers to every question kvcat asks an engine (engines/engine_rules.h).
 #include <fmt/format.h>
 
+#include "engines/checkpoint_layers.h"
 #include "engines/engine_rules.h"
 #include "engines/vllm/vllm_allocation.h"
 #include "engines/vllm/vllm_budget.h"
 #include "engines/vllm/vllm_log.h"
 #include "engines/vllm/vllm_record_check.h"
-#include "engines/vllm/vllm_weights.h"
 
 namespace kvcat {
 
@@ -49,8 +49,10 @@ const EngineRules vllm_rules{
         "--max-model-len context fits and holds the slots when its maximum concurrency reaches them",
     .allocate = vllm_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return vllm_log_lines(a); },
-    .loaded_weights = [](const Model& m, std::string_view format,
-                         const EngineSettings& s) { return vllm_weights(m, format, s.gpus, s.expert_parallel); },
+    .loaded_weights =
+        [](const Model& m, std::string_view format, const EngineSettings& s) {
+            return checkpoint_layers(m, format, s.gpus, s.expert_parallel, "vLLM");
+        },
     .card_defaults = [](EngineSettings& settings,
                         const FitTerms& terms) { vllm_card_defaults(settings, terms.memory, terms.card_name); },
     .budget = vllm_budget,

@@ -1,4 +1,4 @@
-#include "engines/vllm/vllm_weights.h"
+#include "engines/checkpoint_layers.h"
 
 #include <algorithm>
 #include <array>
@@ -140,8 +140,8 @@ bool read_architecture(const Model& model) {
 
 }  // namespace
 
-std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
-                                          bool expert_parallel) {
+std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_view format, std::int64_t gpus,
+                                               bool expert_parallel, std::string_view engine) {
     auto known = std::find_if(kFormats.begin(), kFormats.end(),
                               [&](const Format& f) { return equal_ignoring_case(f.name, format); });
     if (known == kFormats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
@@ -164,14 +164,15 @@ std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view f
     }
     if (!fp8) {
         out.bytes = (linear + s.plain) * Rational(known->bytes);
-        out.how = fmt::format("derived: vLLM's layers as its model files build them, {} bytes a parameter{}",
+        out.how = fmt::format("derived: {}'s layers as its model files build them, {} bytes a parameter{}", engine,
                               known->bytes, whole);
         return out;
     }
     out.bytes = linear + (block ? scales * Rational(4) : Rational(0)) + s.plain * Rational(2);
     out.how = fmt::format(
-        "derived: vLLM's layers for an fp8 checkpoint, the linear ones in fp8{}, the embeddings, head, norms and "
+        "derived: {}'s layers for an fp8 checkpoint, the linear ones in fp8{}, the embeddings, head, norms and "
         "router in bf16{}",
+        engine,
         block ? " with a float32 scale a 128 x 128 block" : " (their scales, a tensor's or a channel's, not counted)",
         whole);
     return out;

@@ -1,6 +1,8 @@
-// The weights vLLM holds on each card once it has loaded a model: every parameter as its model
-// file builds it, in the checkpoint's format, split over tensor-parallel ranks as its layers split
-// them. "Model loading took" prints this, with the rotary table beside it (vllm_budget.h).
+// The weights vLLM and SGLang hold on each card once they have loaded a Hugging Face checkpoint:
+// every parameter as the engine's model file builds it, in the checkpoint's format, split over
+// tensor-parallel ranks as its layers split them. SGLang's layers are ported from vLLM's (its
+// vocab_parallel_embedding.py says "Adapted from" vLLM v0.6.3.post1) and size the same. vLLM's
+// "Model loading took" prints this, with the rotary table beside it (vllm/vllm_budget.h).
 //
 // Engine rules, read in the CentML/vllm mirror (tags carry upstream's commits) at v0.10.0
 // (6d8d0a24) and v0.20.1 (132765e3), the same in both unless said:
@@ -26,6 +28,12 @@
 //   and stay in the model's dtype (UnquantizedEmbeddingMethod);
 // - the heads: config/model.py (verify_with_parallel_config: the query heads must divide by the
 //   ranks).
+// SGLang, read through the code index (sgl-project/sglang, one stored version of each file):
+// layers/vocab_parallel_embedding.py at 04d5e392 (DEFAULT_VOCAB_PADDING_SIZE 64, divide),
+// layers/linear.py at 0079fcc1 (QKVParallelLinear's K and V replicas as vLLM's),
+// layers/quantization/fp8.py at 00563d36 (validate_block_quant_shapes: the same ValueErrors; every
+// partition of a merged layer checked), models/qwen3_moe.py at 008af3a6 (the router in bf16 on the
+// fp8 path). SGLang's expert parallelism is not modelled.
 #pragma once
 
 #include <cstdint>
@@ -38,17 +46,18 @@
 
 namespace kvcat {
 
-/// The bytes of the weights vLLM loads on each of `gpus` tensor-parallel cards for a checkpoint in
+/// The bytes of the weights `engine` ("vLLM", "SGLang", for the words of `how`) loads on each of
+/// `gpus` tensor-parallel cards for a checkpoint in
 /// `format`: "bf16", "fp16", "f16" or "f32", "fp32" (every parameter in that dtype), "fp8_block" (a
 /// checkpoint quantized by 128 x 128 blocks, as Qwen's and DeepSeek's FP8 ones, with a float32
 /// scale a block), or "fp8", "fp8_e4m3" (one scaled per tensor or per channel, whose scales, well
 /// under 0.1% of the weights, are not counted, and which no block constrains); in each fp8 kind the
 /// embeddings, output head, norms, biases and expert router in bf16. nullopt where kvcat has
 /// not read the model's file (architectures other than llama, qwen2, qwen3 and qwen3moe), for any
-/// other format, or for a model record without a tensors mapping. Throws EngineRefusal with vLLM's
-/// own words for a split it refuses to load (a block checkpoint's partition the block does not divide,
-/// query heads the cards do not divide).
-std::optional<EngineWeights> vllm_weights(const Model& model, std::string_view format, std::int64_t gpus,
-                                          bool expert_parallel = false);
+/// other format, or for a model record without a tensors mapping. Throws EngineRefusal with the
+/// engine's own words for a split it refuses to load (a block checkpoint's partition the block does
+/// not divide, query heads the cards do not divide).
+std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_view format, std::int64_t gpus,
+                                               bool expert_parallel, std::string_view engine);
 
 }  // namespace kvcat

@@ -1,16 +1,17 @@
-// vLLM's weights on each card (engines/vllm/vllm_weights.h): its layers as its model files build
-// them, against the model records' exact parameter counts and against what real starts printed as
+// vLLM's and SGLang's weights on each card (engines/checkpoint_layers.h): their layers as their
+// model files build them, against the model records' exact parameter counts and against what real starts printed as
 // "Model loading took" (tests/fixtures/engine-logs; the records keep the figure as
 // vllm.model_loading_gib).
-#include "engines/vllm/vllm_weights.h"
+#include "engines/checkpoint_layers.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "engines/llamacpp/llamacpp_tensors.h"
+#include "engines/engine_rules.h"
 #include "engines/vllm/vllm_budget.h"
 #include "shipped_records.h"
 #include "test_util.h"
@@ -22,6 +23,12 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double gib(const Rational& bytes) {
     return static_cast<double>(bytes.floor()) / kGiB;
+}
+
+/// vLLM's layers for a checkpoint (checkpoint_layers, as vLLM's rules ask it).
+std::optional<EngineWeights> vllm_weights(const Model& m, std::string_view format, std::int64_t gpus,
+                                          bool expert_parallel = false) {
+    return checkpoint_layers(m, format, gpus, expert_parallel, "vLLM");
 }
 
 /// The rotary table vLLM loads beside the weights, as the budget counts it.
@@ -164,6 +171,30 @@ TEST(VllmWeights, AnArchitectureOrFormatNotReadGivesNothing) {
     EXPECT_FALSE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "Q4_K", 1));
     EXPECT_FALSE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "int8", 1));
     EXPECT_TRUE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "BF16", 1));
+}
+
+}  // namespace
+}  // namespace kvcat
+
+namespace kvcat {
+namespace {
+
+// SGLang's layers are vLLM's (ported), and its rules ask for the same bytes: its own words in the
+// weights' description, the same refusal of a block its split does not divide.
+TEST(CheckpointLayers, SglangAsksForTheSameLayersInItsOwnName) {
+    const Model& m = test::shipped_model("models/qwen3-235b-a22b");
+    EngineSettings four;
+    four.gpus = 4;
+    auto sglang = rules_of(Engine::sglang).loaded_weights(m, "fp8_block", four);
+    auto vllm = rules_of(Engine::vllm).loaded_weights(m, "fp8_block", four);
+    ASSERT_TRUE(sglang && vllm);
+    EXPECT_EQ(sglang->bytes, vllm->bytes);
+    EXPECT_TRUE(sglang->how.starts_with("derived: SGLang's layers for an fp8 checkpoint")) << sglang->how;
+    EngineSettings eight;
+    eight.gpus = 8;
+    EXPECT_THROW(rules_of(Engine::sglang).loaded_weights(m, "fp8_block", eight), EngineRefusal);
+    // llama.cpp's weights are its files' (llama-quantize's plan): no layers asked of it.
+    EXPECT_FALSE(rules_of(Engine::llamacpp).loaded_weights(m, "bf16", four));
 }
 
 }  // namespace
