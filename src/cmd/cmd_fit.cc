@@ -411,6 +411,9 @@ std::optional<std::string> set_loaded_weights(const FitOptions& o, const Model& 
         }
     } catch (const EngineRefusal& e) {
         return std::string(e.what());
+    } catch (const OverflowError&) {
+        // Widths whose layers pass 64 bits: the parameters x bits stand, and fit_context says
+        // what it makes of them.
     }
     return std::nullopt;
 }

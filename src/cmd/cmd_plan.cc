@@ -167,6 +167,8 @@ void engine_loaded_weights(PlanGrid& grid, const Model& model, Engine engine, En
             }
         } catch (const EngineRefusal& e) {
             grid.refused_weights[name] = e.what();
+        } catch (const OverflowError&) {
+            // Widths whose layers pass 64 bits: the row keeps all parameters x bits.
         }
     }
 }

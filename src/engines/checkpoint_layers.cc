@@ -132,10 +132,19 @@ bool read_architecture(const Model& model) {
         return false;
     const TensorWidths& w = *model.tensors;
     if (std::find(kRead.begin(), kRead.end(), w.llama_arch) == kRead.end()) return false;
-    if (*model.num_layers < 1 || *model.attention_heads < 1 || *model.kv_heads < 1 || *model.head_dim < 1) return false;
+    // Counts and widths past any real model's are no model's file kvcat read, and keep every product
+    // of two of them (a rank's q width, a merged layer's rows) inside 64 bits; the products taken
+    // with the layer count are Rational's, which refuses an overflow.
+    constexpr std::int64_t kMostHeads = std::int64_t{1} << 20, kMostWidth = std::int64_t{1} << 40;
+    auto within = [](std::int64_t v, std::int64_t most) { return v >= 1 && v <= most; };
+    if (!within(*model.num_layers, kMostHeads) || !within(*model.attention_heads, kMostHeads) ||
+        !within(*model.kv_heads, kMostHeads) || !within(*model.head_dim, kMostHeads))
+        return false;
+    if (!within(w.hidden_size, kMostWidth) || !within(w.vocab_size, kMostWidth)) return false;
     // A shared expert (qwen35moe) or a dense width beside the experts is no layer kvcat read.
     if (w.shared_expert_ffn_size > 0 || (w.experts > 0) == (w.ffn_size > 0)) return false;
-    return w.hidden_size > 0 && w.vocab_size > 0;
+    if (w.experts > 0) return w.experts <= kMostHeads && within(w.expert_ffn_size, kMostWidth);
+    return within(w.ffn_size, kMostWidth);
 }
 
 }  // namespace

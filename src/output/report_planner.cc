@@ -206,6 +206,8 @@ json loaded_weights_entry(const Model& m, const std::vector<std::pair<std::strin
                     }
                 } catch (const EngineRefusal& e) {
                     by_cards[std::to_string(cards)] = {{"refused", e.what()}};
+                } catch (const OverflowError&) {
+                    // Widths whose layers pass 64 bits: the page keeps all parameters x bits.
                 }
             }
             if (!by_cards.empty()) by_format[name] = std::move(by_cards);

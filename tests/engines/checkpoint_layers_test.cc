@@ -173,6 +173,20 @@ TEST(VllmWeights, AnArchitectureOrFormatNotReadGivesNothing) {
     EXPECT_TRUE(vllm_weights(test::shipped_model("models/llama-3.1-8b"), "BF16", 1));
 }
 
+// A record's widths are not bounded by its schema: past any real model's they give nothing, and
+// where their products pass 64 bits the exact arithmetic refuses them, never wraps.
+TEST(VllmWeights, WidthsPastAnyModelsGiveNothingAndProductsPast64BitsAreRefused) {
+    Model wide = test::shipped_model("models/llama-3.1-8b");
+    wide.tensors->hidden_size = std::int64_t{1} << 50;
+    EXPECT_FALSE(vllm_weights(wide, "bf16", 1));
+    wide.tensors->hidden_size = std::int64_t{1} << 39;
+    wide.tensors->vocab_size = std::int64_t{1} << 39;
+    EXPECT_THROW(vllm_weights(wide, "bf16", 1), OverflowError);
+    Model heads = test::shipped_model("models/llama-3.1-8b");
+    heads.attention_heads = std::int64_t{1} << 40;
+    EXPECT_FALSE(vllm_weights(heads, "bf16", 1));
+}
+
 }  // namespace
 }  // namespace kvcat
 
