@@ -70,8 +70,9 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     auto finish = [&] { out.parts.push_back(std::move(part)); };
     if (!text(r, "vllm.model_loading_gib").empty()) {
         out.not_judged.push_back({"vllm.model_loading_gib",
-                                  "kvcat has no rule for the weights as loaded: the parameters and the buffers "
-                                  "vLLM loads beside them"});
+                                  "the record does not say the checkpoint's format (bf16, or fp8 scaled per "
+                                  "block or per channel), on which vLLM's layers depend; docs/engines.md sets "
+                                  "kvcat's layers beside each start's figure"});
     }
     auto tokens = integer(r, "vllm.tokens");
     // The profile line's "Current kv cache memory in use" prints the same figure as "Available KV
