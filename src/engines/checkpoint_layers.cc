@@ -89,9 +89,11 @@ RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) 
     if (w.llama_arch == "qwen3" || w.llama_arch == "qwen3moe") s.plain += Rational(2) * l * Rational(head);
     const std::int64_t q = q_heads * head, k = kv_heads * head;
     if (w.llama_arch == "qwen2") s.plain += l * Rational(q + 2 * k);
-    // Merged, q, k and v are checked but the last; split over ranks (no K and V replicas), all three.
+    // On one card the merged q, k and v are checked but the last; split over cards, all three
+    // (QKVParallelLinear's output_size is a rank's widths x the cards, K and V replicas included,
+    // so validate_fp8_block_shape always finds it split by the cards).
     std::vector<std::int64_t> qkv_parts = {q, k};
-    if (split && kv_heads * tp == kv) qkv_parts.push_back(k);
+    if (split) qkv_parts.push_back(k);
     s.linears.push_back({q + 2 * k, hidden, l, qkv_parts, 0});
     s.linears.push_back({hidden, q, l, {}, split ? q : 0});
     if (w.experts > 0) {
