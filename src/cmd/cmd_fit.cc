@@ -502,11 +502,12 @@ int run_fit(const FitOptions& o) {
     };
     LintResult lint = lint_paths({o.common.records}, judging);
     std::optional<QuantPlan> exact;
+    const Model* sized_model = nullptr;  // the model record a named format is sized against
     if (!o.weight_quant.empty()) {
         RecordRef ref = resolve_record(lint.records, o.model, RecordKind::model);
+        if (ref.record && ref.record->model) sized_model = &*ref.record->model;
         try {
-            if (ref.record && ref.record->model)
-                exact = named_quant_plan(*ref.record->model, o.weight_quant, o.engine.engine, o.imatrix);
+            if (sized_model) exact = named_quant_plan(*sized_model, o.weight_quant, o.engine.engine, o.imatrix);
         } catch (const std::exception& e) {
             spdlog::error("{}: {}", ref.record->id, e.what());
             return ExitCode::failure;
@@ -526,10 +527,8 @@ int run_fit(const FitOptions& o) {
         setup.weight_how = quant_plan_how(*exact);
     }
     std::optional<std::string> load_refusal;
-    if (!exact && quant && !o.engine.engine.empty()) {
-        RecordRef ref = resolve_record(lint.records, o.model, RecordKind::model);
-        if (ref.record && ref.record->model) load_refusal = set_loaded_weights(o, *ref.record->model, setup);
-    }
+    if (!exact && quant && sized_model && !o.engine.engine.empty())
+        load_refusal = set_loaded_weights(o, *sized_model, setup);
     if (o.accelerator.find(',') != std::string::npos) {
         if (!o.engine.engine.empty()) {
             spdlog::error("--engine answers for one card: give one --accelerator with it");
