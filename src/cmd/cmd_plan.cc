@@ -69,12 +69,6 @@ std::string_view plan_column_unit(std::string_view column) {
 
 /// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
 /// lower bound, and the rows the physics could not answer.
-/// Whether exact bytes came from llama-quantize's plan (quant_plan_how), not a file or the engine's
-/// own layers.
-bool from_quant_plan(const std::string& how) {
-    return how.starts_with("llama-quantize's ");
-}
-
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
                 const std::string& accelerator, const std::string& engine, bool imatrix) {
     // The card's terms from a row the physics answered (a refused row's are empty).
@@ -97,7 +91,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         auto sized = grid.exact_weights.find(r.weights);
         if (sized != grid.exact_weights.end() && std::find(exact.begin(), exact.end(), r.weights) == exact.end()) {
             exact.push_back(r.weights);
-            if (!find_weights(r.weights) || !from_quant_plan(sized->second.second))
+            if (!find_weights(r.weights) || grid.engine_layers.count(r.weights))
                 spdlog::info("{}: {}", r.weights, sized->second.second);
         }
         if (!r.error.empty()) spdlog::warn("{} with {}: {}", r.weights, r.kv_dtype, r.error);
@@ -106,10 +100,10 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
                          r.why_not);
         }
     }
-    // Files and the engine's own loaded weights, said above.
-    std::erase_if(exact, [&grid](const std::string& w) {
-        return !find_weights(w) || !from_quant_plan(grid.exact_weights.at(w).second);
-    });
+    // Files and the engine's own layers, said above: what is left is llama-quantize's.
+    std::erase_if(exact, [&grid](const std::string& w) { return !find_weights(w) || grid.engine_layers.count(w); });
+    bool files = std::any_of(grid.exact_weights.begin(), grid.exact_weights.end(),
+                             [](const auto& e) { return !find_weights(e.first); });
     if (!exact.empty()) {
         spdlog::info("{} {} sized as llama-quantize writes {}, tensor by tensor from the model record{}",
                      fmt::join(exact, ", "), exact.size() == 1 ? "is" : "are", exact.size() == 1 ? "it" : "them",
@@ -126,7 +120,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
     spdlog::info(
         "every term of one row: kvcat fit --model {} --accelerator {} --weight-quant W{} --kv-dtype D "
         "--batch SLOTS{}{}",
-        model, accelerator, grid.exact_weights.size() > exact.size() ? " (or --weight-file F)" : "",
+        model, accelerator, files ? " (or --weight-file F)" : "",
         grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
         engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
 }
@@ -164,6 +158,7 @@ void engine_loaded_weights(PlanGrid& grid, const Model& model, Engine engine, En
         try {
             if (auto loaded = rules_of(engine).loaded_weights(model, w, settings)) {
                 grid.exact_weights[name] = {loaded->bytes * Rational(grid.gpus), loaded->how};
+                grid.engine_layers.insert(name);
             }
         } catch (const EngineRefusal& e) {
             grid.refused_weights[name] = e.what();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "model/physics.h"
@@ -35,6 +36,9 @@ struct PlanGrid {
     std::map<std::string, std::pair<Rational, std::string>> exact_weights;
     /// Of those bytes, what the engine keeps in host memory, by the same name (FitTerms::weights_off_card).
     std::map<std::string, std::pair<Rational, std::string>> weights_off_card;
+    /// Of exact_weights, the names whose bytes are the engine's own layers (EngineRules::loaded_weights),
+    /// not llama-quantize's plan or a file's.
+    std::set<std::string> engine_layers;
     /// The engine's refusal to load a format on these cards, in its own words, by the same name
     /// (EngineRules::loaded_weights): every context of such a row does not fit.
     std::map<std::string, std::string> refused_weights;

@@ -235,6 +235,9 @@ TEST(VllmBudget, AnFp8SplitVllmRefusesIsRefusedInItsWordsAndExpertParallelLoadsI
     EXPECT_TRUE(test::contains(plan.out, "\nfp8_block,no,fp8,1,235093634560,,no,no,no,no,no\r\n")) << plan.out;
     EXPECT_TRUE(test::contains(plan.err, "fp8_block with fp8 and 1 slot: " + words)) << plan.err;
     EXPECT_TRUE(test::contains(plan.err, "bf16: derived: vLLM's layers as its model files build them")) << plan.err;
+    // No file was given, so the last line offers none; the engine's layers are not llama-quantize's.
+    EXPECT_FALSE(test::contains(plan.err, "--weight-file F")) << plan.err;
+    EXPECT_FALSE(test::contains(plan.err, "sized as llama-quantize writes")) << plan.err;
 }
 
 // Seven starts with vLLM's defaults for a card of at least 70 GiB that is no A100 (8,192 batched
