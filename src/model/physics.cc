@@ -81,6 +81,18 @@ std::int64_t kv_heads_per_card(std::int64_t kv_heads, std::int64_t gpus) {
 
 }  // namespace
 
+FitTerms model_terms(const Model& model) {
+    FitTerms t;
+    t.native_context = model.native_context.value_or(0);
+    if (model.tensors) {
+        t.vocab_size = model.tensors->vocab_size;
+        t.hidden_size = model.tensors->hidden_size;
+        t.arch = model.tensors->llama_arch;
+    }
+    t.head_dim = model.head_dim.value_or(0);
+    return t;
+}
+
 FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,
                      const CacheDtype& dtype, std::int64_t batch, const Rational& reserve) {
     FitSetup setup;
@@ -95,18 +107,11 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     if (setup.gpus < 1) throw PhysicsError("the number of cards must be at least 1");
     auto basis = model_basis(model);
     if (!basis) throw PhysicsError("the model record lacks the figures for its KV cache");
-    FitTerms t;
+    FitTerms t = model_terms(model);
     Rational batch(setup.batch);
     Rational cards(setup.gpus);
     t.batch = setup.batch;
     t.gpus = setup.gpus;
-    t.native_context = model.native_context.value_or(0);
-    if (model.tensors) {
-        t.vocab_size = model.tensors->vocab_size;
-        t.hidden_size = model.tensors->hidden_size;
-        t.arch = model.tensors->llama_arch;
-    }
-    t.head_dim = model.head_dim.value_or(0);
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
     t.card_name = accelerator.name;

@@ -95,6 +95,11 @@ struct FitTerms {
     bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
 };
 
+/// The model's own figures an engine sizes its buffers from (native_context, vocab_size,
+/// hidden_size, arch, head_dim), as fit_context sets them: zero or empty where the record gives
+/// none. For an engine's term asked without a card (the report's planner, a test).
+FitTerms model_terms(const Model& model);
+
 /// The largest context that fits. Throws PhysicsError when a figure is missing, or when the
 /// KV heads cannot be spread over the cards as engines spread them.
 FitTerms fit_context(const Model& model, const Accelerator& accelerator, const WeightQuant& quant,

@@ -162,9 +162,7 @@ json engine_terms(const Model& m) {
 /// parts, so that the page adds the same bytes; null without the model's widths.
 json vllm_sampler_terms(const Model& m) {
     if (!m.tensors) return nullptr;
-    FitTerms t;
-    t.vocab_size = m.tensors->vocab_size;
-    t.hidden_size = m.tensors->hidden_size;
+    FitTerms t = model_terms(m);
     EngineSettings s;
     s.max_num_seqs = 1;
     s.max_num_batched_tokens = 1;
@@ -178,11 +176,7 @@ json vllm_sampler_terms(const Model& m) {
 
 /// vLLM's rotary table (vllm_rotary_table) on each card, in bytes; null where kvcat does not size it.
 json vllm_rotary_bytes(const Model& m) {
-    FitTerms t;
-    if (m.tensors) t.arch = m.tensors->llama_arch;
-    t.native_context = m.native_context.value_or(0);
-    t.head_dim = m.head_dim.value_or(0);
-    auto rotary = vllm_rotary_table(EngineSettings(), t);
+    auto rotary = vllm_rotary_table(EngineSettings(), model_terms(m));
     if (!rotary) return nullptr;
     return exact(*rotary);
 }

@@ -33,11 +33,7 @@ std::optional<EngineWeights> vllm_weights(const Model& m, std::string_view forma
 
 /// The rotary table vLLM loads beside the weights, as the budget counts it.
 Rational rotary(const Model& m) {
-    FitTerms t;
-    t.arch = m.tensors->llama_arch;
-    t.native_context = *m.native_context;
-    t.head_dim = *m.head_dim;
-    return vllm_rotary_table(EngineSettings(), t).value();
+    return vllm_rotary_table(EngineSettings(), model_terms(m)).value();
 }
 
 // On one card in bf16 the layers hold every parameter of the model once, two bytes each: for

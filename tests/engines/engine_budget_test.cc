@@ -338,9 +338,7 @@ TEST(VllmBudget, TheSamplersPeakIsUnderEachPrintedTorchPeakByTheStatedError) {
         ASSERT_TRUE(test::contains(log, "torch peak memory increase: " + r.peak + "GiB"));
         const Model& m = test::shipped_model(r.model);
         ASSERT_TRUE(m.tensors.has_value());
-        FitTerms t;
-        t.vocab_size = m.tensors->vocab_size;
-        t.hidden_size = m.tensors->hidden_size;
+        FitTerms t = model_terms(m);
         EngineSettings s;
         s.version = "0.19.0";
         s.max_num_batched_tokens = 8192;
