@@ -183,12 +183,6 @@ TEST(VllmWeights, WidthsPastAnyModelsGiveNothingAndProductsPast64BitsAreRefused)
     EXPECT_FALSE(vllm_weights(heads, "bf16", 1));
 }
 
-}  // namespace
-}  // namespace kvcat
-
-namespace kvcat {
-namespace {
-
 // SGLang's layers are vLLM's (ported), and its rules ask for the same bytes: its own words in the
 // weights' description, the same refusal of a block its split does not divide.
 TEST(CheckpointLayers, SglangAsksForTheSameLayersInItsOwnName) {
@@ -206,12 +200,6 @@ TEST(CheckpointLayers, SglangAsksForTheSameLayersInItsOwnName) {
     // llama.cpp's weights are its files' (llama-quantize's plan): no layers asked of it.
     EXPECT_FALSE(rules_of(Engine::llamacpp).loaded_weights(m, "bf16", four));
 }
-
-}  // namespace
-}  // namespace kvcat
-
-namespace kvcat {
-namespace {
 
 // SGLang prints its weights as the free memory loading took ("Load weight end ... mem usage", in
 // GB of 2^30 bytes, one a rank): QwQ-32B in bf16 over four L4s
