@@ -96,6 +96,9 @@ class TempDir {
 };
 
 /// Whether `needle` occurs in `haystack`.
+/// Bytes in a GiB, the unit the engines print their memory in.
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 inline bool contains(std::string_view haystack, std::string_view needle) {
     return haystack.find(needle) != std::string_view::npos;
 }

@@ -19,7 +19,7 @@
 namespace kvcat {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using test::kGiB;
 
 double gib(const Rational& bytes) {
     return static_cast<double>(bytes.floor()) / kGiB;

@@ -34,6 +34,8 @@ FitTerms card(std::int64_t memory, std::int64_t weights, std::int64_t reserve) {
     return t;
 }
 
+using test::kGiB;
+
 /// A start-up log of tests/fixtures/engine-logs, by its name without ".log".
 std::string engine_log(const std::string& name) {
     return test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" / (name + ".log"));
@@ -73,7 +75,7 @@ std::vector<std::string> vllm_fit(const std::string& model, const std::string& c
 /// negative); 0 when the budget has no such term.
 double budget_term_gib(const nlohmann::json& fit, std::string_view name) {
     for (const auto& term : fit["engine"]["budget"]) {
-        if (term["term"] == name) return -term["bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
+        if (term["term"] == name) return -term["bytes"].get<double>() / kGiB;
     }
     return 0;
 }
@@ -148,7 +150,7 @@ TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
         // Beside what vLLM printed: within the error docs/engines.md states (0.21 GiB under to 0.9
         // over, tokens 5% under to 8% over). The card less the weights and the reserve, as kvcat
         // took it before the share, was 13 times the first start's pool.
-        double gib = j["engine"]["budget_bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
+        double gib = j["engine"]["budget_bytes"].get<double>() / kGiB;
         EXPECT_GE(gib - r.available_gib, -0.21);
         EXPECT_LE(gib - r.available_gib, 0.9);
         double tokens = j["engine_tokens"].get<double>();
@@ -180,9 +182,8 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
                        "32768", {"--gpu-memory-utilization", "0.90", "--max-num-seqs", "32"}));
     ASSERT_EQ(o.status, 0) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
-    const double gib = static_cast<double>(std::int64_t{1} << 30);
-    double memory = j["memory_bytes"].get<double>() / gib, weights = j["weight_bytes"].get<double>() / gib;
-    double pool = j["engine"]["budget_bytes"].get<double>() / gib;
+    double memory = j["memory_bytes"].get<double>() / kGiB, weights = j["weight_bytes"].get<double>() / kGiB;
+    double pool = j["engine"]["budget_bytes"].get<double>() / kGiB;
     // The sampler's peak kvcat derives: 32 requests (--max-num-seqs 32) over the 151,936-token vocabulary.
     double sampler = budget_term_gib(j, "the sampler's peak");
     EXPECT_NEAR(sampler, 0.13, 0.005);
@@ -191,7 +192,7 @@ TEST(VllmBudget, AProfileLineNamesWhereTheFitsPoolDiffersFromARealStart) {
     EXPECT_DOUBLE_EQ(nccl, 1864.0 / 1024.0);
     // The rotary table kvcat counts beside the weights: 40,960 positions x 128 in bf16.
     double rotary = budget_term_gib(j, "the rotary table");
-    EXPECT_DOUBLE_EQ(rotary, 40960.0 * 128 * 2 / gib);
+    EXPECT_DOUBLE_EQ(rotary, 40960.0 * 128 * 2 / kGiB);
     // The start's consumed memory less its weights as loaded is its memory outside torch.
     double share = 0.9 * memory - 85.51, loaded = 56.89 - weights - rotary - (56.89 - 55.19),
            outside = (56.89 - 55.19) - nccl - 1.0, reserve = 0.76 - sampler;
@@ -294,8 +295,7 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
         test::Outcome o = fit({});
         ASSERT_EQ(o.status, 0) << o.err;
         nlohmann::json j = nlohmann::json::parse(o.out);
-        const double gib = static_cast<double>(std::int64_t{1} << 30);
-        EXPECT_NEAR(j["engine"]["budget_bytes"].get<double>() / gib - std::stod(r.available), r.over_gib, 0.01);
+        EXPECT_NEAR(j["engine"]["budget_bytes"].get<double>() / kGiB - std::stod(r.available), r.over_gib, 0.01);
         EXPECT_NEAR(j["engine_tokens"].get<double>() / static_cast<double>(r.tokens), r.token_ratio, 0.001);
         // Before 0.17.0 the answer says so beside the allowance, and (asked once: each fit under
         // CI's sanitizers takes a second or two) not once the reserve is given. From 0.17.0 it
@@ -328,7 +328,6 @@ TEST(VllmBudget, TheSamplersPeakIsUnderEachPrintedTorchPeakByTheStatedError) {
         {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "models/qwen2-7b-instruct", "2.21"},
         {"vllm-0.19.0-gpt-oss-20b-tp2-h100-8k", "models/gpt-oss-20b", "2.87"},
     };
-    const double gib = static_cast<double>(std::int64_t{1} << 30);
     for (const Start& r : starts) {
         SCOPED_TRACE(r.log);
         std::string log = engine_log(r.log);
@@ -345,7 +344,7 @@ TEST(VllmBudget, TheSamplersPeakIsUnderEachPrintedTorchPeakByTheStatedError) {
         s.max_num_seqs = kVllmLargeCardMaxNumSeqs;
         std::optional<Rational> peak = vllm_sampler_peak(s, t);
         ASSERT_TRUE(peak.has_value());
-        double under = std::stod(r.peak) - peak->to_double() / gib;
+        double under = std::stod(r.peak) - peak->to_double() / kGiB;
         EXPECT_GE(under, 0.09);
         EXPECT_LE(under, 0.14);
         // Before 0.17.0 the sampler sorts, and kvcat derives nothing; nor without the model's widths.
@@ -536,10 +535,10 @@ TEST(SglangBudget, FitsPoolStandsBesideARealStartWithinTheStatedError) {
               (Rational(memory) * Rational(93, 100)).floor() - weights - (std::int64_t{1} << 30));
     // The weights are SGLang's layers for the block-scaled checkpoint, 55.12 GiB a card.
     EXPECT_TRUE(test::contains(j["weights_how"].get<std::string>(), "derived: SGLang's layers for an fp8 checkpoint"));
-    EXPECT_NEAR(static_cast<double>(weights) / static_cast<double>(std::int64_t{1} << 30), 55.12, 0.005);
+    EXPECT_NEAR(static_cast<double>(weights) / kGiB, 55.12, 0.005);
     // docs/engines.md: the pool 1.49 GiB over the 16.46 GiB of K and V SGLang printed, tokens 9.0%
     // over (the driver's total for CUDA's, and NCCL's buffers on four cards above the 1 GiB).
-    double pool = j["engine"]["budget_bytes"].get<double>() / static_cast<double>(std::int64_t{1} << 30);
+    double pool = j["engine"]["budget_bytes"].get<double>() / kGiB;
     EXPECT_NEAR(pool - 2 * 8.23, 1.49, 0.01);
     EXPECT_NEAR(j["engine_tokens"].get<double>() / 367404.0, 1.090, 0.001);
 }
