@@ -94,6 +94,11 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
                  "vLLM --enable-expert-parallel: a mixture of experts' experts divided among the cards, each whole, "
                  "rather than every expert's width divided")
         ->group(group);
+    sub.add_option("--flashinfer-sampler", o.flashinfer_sampler,
+                   "vLLM's VLLM_USE_FLASHINFER_SAMPLER, on or off (before 0.11.1 on whenever FlashInfer is "
+                   "installed, as in vLLM's image); unset, off before 0.20.2 and on from it, vLLM's defaults")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->group(group);
     add_gpu_memory_utilization_option(sub, o);
     sub.add_option("--mem-fraction-static", o.mem_fraction_static,
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
@@ -168,6 +173,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
     s.prefix_caching = parse_engine_switch(o.prefix_caching).value_or(EngineSwitch::automatic);
     s.expert_parallel = o.expert_parallel;
+    if (!o.flashinfer_sampler.empty()) s.flashinfer_sampler = o.flashinfer_sampler == "on";
     s.page_size = o.page_size;
     auto ratio = Rational::parse(o.swa_full_tokens_ratio);
     // SGLang reads the ratio as a float; a decimal of up to 15 digits is the float's own.

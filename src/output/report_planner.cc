@@ -399,8 +399,9 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "--gpu-memory-utilization (0.92, the default of its newest releases) less the weights (its layers as "
             "its model files build them, for 16-bit, f32 and fp8 checkpoints of the Llama and Qwen models whose "
             "files kvcat read), the rotary table it loads beside them and what its profiling run measures; "
-            "kvcat takes that last as the sampler's peak it derives (when the model record gives its "
-            "vocabulary), on several cards with 1.82 GiB a card for NCCL (fitted to real starts), and the 1 GiB "
+            "kvcat takes that last as the sampler's peak it derives (FlashInfer's sampler, vLLM's default from "
+            "0.20.2, when the model record gives its vocabulary), on several cards with 1.82 GiB a card for NCCL "
+            "(fitted to real starts), and the 1 GiB "
             "reserve, or the '" +
                 std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
            {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},

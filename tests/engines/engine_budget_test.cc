@@ -71,6 +71,15 @@ std::vector<std::string> vllm_fit(const std::string& model, const std::string& c
     return args;
 }
 
+/// The bytes a named term of fit's vLLM budget takes off the memory (a term subtracts: its bytes
+/// are negative); 0 when the budget has no such term.
+std::int64_t budget_term_bytes(const nlohmann::json& fit, std::string_view name) {
+    for (const auto& term : fit["engine"]["budget"]) {
+        if (term["term"] == name) return -term["bytes"].get<std::int64_t>();
+    }
+    return 0;
+}
+
 /// The bytes a named term of fit's vLLM budget takes, in GiB (a term subtracts: its bytes are
 /// negative); 0 when the budget has no such term.
 double budget_term_gib(const nlohmann::json& fit, std::string_view name) {
@@ -111,7 +120,7 @@ TEST(VllmBudget, ItIsTheCardsShareLessTheWeightsAndTheAllowance) {
 }
 
 /// One vLLM 0.10.1.1 start from tests/fixtures/engine-logs whose card and settings the log and
-/// its .source.txt give, with what it printed.
+/// its .source.txt give, with what it printed and kvcat's error beside it.
 struct RealStart {
     std::string log;
     std::string card;
@@ -119,43 +128,58 @@ struct RealStart {
     std::string utilization;
     double available_gib;  ///< "Available KV cache memory", as printed
     std::int64_t tokens;   ///< "GPU KV cache size", as printed
+    bool flashinfer;       ///< the log prints "Using FlashInfer for top-p & top-k sampling."
+    double over_gib;       ///< kvcat's pool less the printed one, as docs/engines.md states it
+    double token_ratio;    ///< kvcat's tokens over the printed ones
 };
 
+// Three vLLM 0.10.1.1 starts on A100s at a share of 0.25 or 0.5, 256 sequences and 2,048 batched
+// tokens. Two sample with FlashInfer, as their logs say (--flashinfer-sampler on: 12 bytes an entry
+// of the logits in float32, 0.52 GiB); the third, over two nodes, has no FlashInfer and samples
+// with PyTorch's sort (36 bytes an entry, 1.40 GiB). The pool is the share less the weights, the
+// rotary table, the sampler's peak, NCCL's fitted 1.82 GiB a card when split and the 1 GiB
+// allowance, exactly. These starts took less than the allowance for all else, and no NCCL term's
+// worth over two A100s: 0.73, 2.28 and 2.35 GiB under (tokens 15%, 7% and 21% under), the safe side.
 TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
     const std::vector<RealStart> starts = {
-        {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "nvidia-a100-80gb-sxm", 1, "0.25", 5.01, 93872},
-        {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "nvidia-a100-80gb-sxm", 2, "0.5", 31.83, 1192160},
-        {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5", "nvidia-a100-40gb-sxm", 2, "0.5", 11.03, 412944},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "nvidia-a100-80gb-sxm", 1, "0.25", 5.01, 93872, true, -0.73,
+         0.854},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "nvidia-a100-80gb-sxm", 2, "0.5", 31.83, 1192160, true,
+         -2.28, 0.928},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5", "nvidia-a100-40gb-sxm", 2, "0.5", 11.03, 412944, false,
+         -2.35, 0.788},
     };
     test::KvcatRunner k;
     for (const RealStart& r : starts) {
         SCOPED_TRACE(r.log);
-        // The log's own lines: the settings and the figures this test compares with.
+        // The log's own lines: the settings, the sampler and the figures this test compares with.
         std::string log = engine_log(r.log);
         ASSERT_TRUE(test::contains(log, fmt::format("'gpu_memory_utilization': {}", r.utilization)));
         ASSERT_TRUE(test::contains(log, fmt::format("Available KV cache memory: {:.2f} GiB", r.available_gib)));
         ASSERT_TRUE(test::contains(log, fmt::format("GPU KV cache size: {} tokens", group_thousands(r.tokens))));
-        test::Outcome o = k.run(vllm_fit("qwen2-7b-instruct", r.card, std::to_string(r.gpus), "bf16", "bf16",
-                                         "0.10.1.1", "16384", {"--gpu-memory-utilization", r.utilization}));
+        ASSERT_EQ(test::contains(log, "Using FlashInfer for top-p & top-k sampling."), r.flashinfer);
+        ASSERT_EQ(test::contains(log, "FlashInfer is not available."), !r.flashinfer);
+        std::vector<std::string> more = {"--gpu-memory-utilization", r.utilization, "--flashinfer-sampler",
+                                         r.flashinfer ? "on" : "off"};
+        test::Outcome o = k.run(
+            vllm_fit("qwen2-7b-instruct", r.card, std::to_string(r.gpus), "bf16", "bf16", "0.10.1.1", "16384", more));
         ASSERT_EQ(o.status, 0) << o.err;
-        EXPECT_FALSE(test::contains(o.out, "such starts kvcat compares")) << o.out;  // an A100: 256 sequences
         nlohmann::json j = nlohmann::json::parse(o.out);
-        // The budget is the card's share less this card's weights, the rotary table (32,768
-        // positions x 128 in bf16) and the 1 GiB allowance, exactly.
+        // The sampler's peak: 256 requests over the 152,064-entry vocabulary, the logits in bf16,
+        // the hidden states (2,048 + 512 rows of 3,584) and 12 or 36 bytes an entry.
+        std::int64_t entry = r.flashinfer ? 12 : 36;
+        std::int64_t sampler = budget_term_bytes(j, "the sampler's peak");
+        EXPECT_EQ(sampler, static_cast<std::int64_t>(256 * 152064 * (entry + 2) + (2048 + 512) * 3584 * 2));
         std::int64_t memory = j["memory_bytes"].get<std::int64_t>();
         std::int64_t weights = j["weight_bytes"].get<std::int64_t>();  // one card's
         std::int64_t share = r.utilization == "0.25" ? memory / 4 : memory / 2;
+        std::int64_t nccl = r.gpus > 1 ? std::int64_t{1864} << 20 : 0;
         EXPECT_EQ(j["engine"]["budget_bytes"].get<std::int64_t>(),
-                  share - weights - 32768 * 128 * 2 - (std::int64_t{1} << 30));
-        // Beside what vLLM printed: within the error docs/engines.md states (0.21 GiB under to 0.9
-        // over, tokens 5% under to 8% over). The card less the weights and the reserve, as kvcat
-        // took it before the share, was 13 times the first start's pool.
+                  share - weights - 32768 * 128 * 2 - sampler - nccl - (std::int64_t{1} << 30));
+        // Beside what vLLM printed: the error docs/engines.md states for each start.
         double gib = j["engine"]["budget_bytes"].get<double>() / kGiB;
-        EXPECT_GE(gib - r.available_gib, -0.21);
-        EXPECT_LE(gib - r.available_gib, 0.9);
-        double tokens = j["engine_tokens"].get<double>();
-        EXPECT_GE(tokens / static_cast<double>(r.tokens), 0.95);
-        EXPECT_LE(tokens / static_cast<double>(r.tokens), 1.09);
+        EXPECT_NEAR(gib - r.available_gib, r.over_gib, 0.01);
+        EXPECT_NEAR(j["engine_tokens"].get<double>() / static_cast<double>(r.tokens), r.token_ratio, 0.001);
     }
 }
 
@@ -244,10 +268,11 @@ TEST(VllmBudget, AnFp8SplitVllmRefusesIsRefusedInItsWordsAndExpertParallelLoadsI
 // Seven starts with vLLM's defaults for a card of at least 70 GiB that is no A100 (8,192 batched
 // tokens, 1,024 sequences; tests/fixtures/engine-logs): two 0.10.0 starts over eight H100 80GB
 // HBM3, one 0.11.2 start on one H200, and four 0.19.0 starts on one or two H100s at a 0.95 share.
-// Before 0.17.0 kvcat holds the 1 GiB allowance alone, and the three older starts took 4.4 to 7.4
-// GiB more (tokens 4% to 21% over), which the answer says; from 0.17.0 it derives the sampler's
-// peak beside the allowance, holds back NCCL's fitted 1.82 GiB a rank over two cards, and the pool
-// is 0.16 to 0.22 GiB under on one card and on two (tokens 0.3% to 0.4% under). The errors
+// kvcat derives the sampler's peak beside the allowance (PyTorch's sort before 0.17.0, 5.6 GiB a
+// rank for Qwen3's vocabulary; in place from it) and holds back NCCL's fitted 1.82 GiB a rank when
+// the model is split. The pool is 0.32 GiB under to equal before 0.17.0 (tokens 0.3% under to
+// equal) and 0.16 to 0.22 GiB under from it (tokens 0.3% to 0.4% under). Before kvcat derived the
+// sort, the allowance alone left the three older pools 4.4 to 7.4 GiB too large. The errors
 // docs/engines.md states for this term, held here so that they are restated when the rule changes.
 TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     struct LargeStart {
@@ -259,11 +284,11 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     };
     const std::vector<LargeStart> starts = {
         {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "qwen3-32b", "bf16", "fp8", "nvidia-h100-sxm", "8", "0.10.0", "32768",
-         "", "55.62", 3644816, 7.42, 1.134},
+         "", "55.62", 3644816, 0.00, 1.000},
         {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "qwen3-235b-a22b", "fp8_block", "fp8", "nvidia-h100-sxm",
-         "8", "0.10.0", "32768", "", "35.65", 1590736, 7.37, 1.207, true},
+         "8", "0.10.0", "32768", "", "35.65", 1590736, -0.035, 0.999, true},
         {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "llama-3.1-8b", "bf16", "bf16", "nvidia-h200", "1", "0.11.2",
-         "1024", "", "105.97", 868080, 4.40, 1.042},
+         "1024", "", "105.97", 868080, -0.32, 0.997},
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "llama-3.1-8b", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0",
          "8192", "0.95", "58.11", 476016, -0.22, 0.996},
         {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "llama-3.1-8b", "bf16", "bf16", "nvidia-h100-sxm", "2", "0.19.0",
@@ -297,16 +322,26 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
         nlohmann::json j = nlohmann::json::parse(o.out);
         EXPECT_NEAR(j["engine"]["budget_bytes"].get<double>() / kGiB - std::stod(r.available), r.over_gib, 0.01);
         EXPECT_NEAR(j["engine_tokens"].get<double>() / static_cast<double>(r.tokens), r.token_ratio, 0.001);
-        // Before 0.17.0 the answer says so beside the allowance, and (asked once: each fit under
-        // CI's sanitizers takes a second or two) not once the reserve is given. From 0.17.0 it
-        // names the sampler's peak instead.
-        bool derived = r.version == "0.19.0";
-        EXPECT_EQ(test::contains(o.out, kvcat::kVllmLargeDefaultsNote), !derived);
-        EXPECT_EQ(test::contains(o.out, "the sampler's peak"), derived);
+        // The sampler's peak is a term of its own, in the words of the sampler the release runs: none
+        // of these starts samples with FlashInfer (the two 0.10.0 logs say it is not installed; from
+        // 0.11.1 vLLM leaves it off unless told).
+        EXPECT_FALSE(test::contains(log, "Using FlashInfer"));
+        if (r.version == "0.10.0") {
+            EXPECT_TRUE(test::contains(log, "FlashInfer is not available."));
+        }
+        bool sorts = r.version != "0.19.0";
+        EXPECT_EQ(test::contains(o.out, "36 bytes an entry while PyTorch sorts them"), sorts);
+        EXPECT_EQ(test::contains(o.out, "12 bytes an entry in float32"), !sorts);
         if (&r == &starts.front()) {
-            test::Outcome given = fit({"--reserve-gib", "8.4"});
-            ASSERT_EQ(given.status, 0) << given.err;
-            EXPECT_FALSE(test::contains(given.out, "such starts kvcat compares")) << given.out;
+            // Told that vLLM samples with FlashInfer (as it would have with FlashInfer installed),
+            // kvcat counts 12 bytes an entry, not the sort's 36 (asked once: each fit under CI's
+            // sanitizers takes a second or two).
+            test::Outcome fi = fit({"--flashinfer-sampler", "on"});
+            ASSERT_EQ(fi.status, 0) << fi.err;
+            nlohmann::json f = nlohmann::json::parse(fi.out);
+            EXPECT_NEAR((budget_term_gib(j, "the sampler's peak") - budget_term_gib(f, "the sampler's peak")) * kGiB,
+                        1024.0 * 151936 * 24, 1);
+            EXPECT_TRUE(test::contains(fi.out, "FlashInfer's sampler: the copy, the masked logits")) << fi.out;
         }
     }
 }
@@ -347,9 +382,15 @@ TEST(VllmBudget, TheSamplersPeakIsUnderEachPrintedTorchPeakByTheStatedError) {
         double under = std::stod(r.peak) - peak->to_double() / kGiB;
         EXPECT_GE(under, 0.09);
         EXPECT_LE(under, 0.14);
-        // Before 0.17.0 the sampler sorts, and kvcat derives nothing; nor without the model's widths.
+        // Before 0.17.0 PyTorch's sampler sorts: 24 bytes more an entry of the n x vocab logits.
+        // FlashInfer's holds what the in-place one does; without the model's widths, nothing.
         s.version = "0.16.0";
-        EXPECT_FALSE(vllm_sampler_peak(s, t).has_value());
+        std::optional<Rational> sorting = vllm_sampler_peak(s, t);
+        ASSERT_TRUE(sorting.has_value());
+        EXPECT_EQ(*sorting - *peak, Rational(1024) * Rational(t.vocab_size) * Rational(24));
+        s.flashinfer_sampler = true;
+        EXPECT_EQ(vllm_sampler_peak(s, t), peak);
+        s.flashinfer_sampler.reset();
         s.version = "0.19.0";
         EXPECT_FALSE(vllm_sampler_peak(s, FitTerms{}).has_value());
     }
@@ -369,6 +410,29 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
     EXPECT_EQ(vllm_sampler_peak(s, t), Rational((512 + 2 * 512) * 64 * 2 + 512 * 1024 * 2 + 512 * 1000 * 12));
     s.model_dtype = "float32";
     EXPECT_EQ(vllm_sampler_peak(s, t), Rational((512 + 2 * 512) * 64 * 4 + 512 * 1024 * 4 + 512 * 1000 * 12));
+    // Before 0.17.0, 36 bytes an entry while PyTorch sorts the logits.
+    EngineSettings sorting = s;
+    sorting.version = "0.16.0";
+    EXPECT_EQ(vllm_sampler_peak(sorting, t), Rational((512 + 2 * 512) * 64 * 4 + 512 * 1024 * 4 + 512 * 1000 * 36));
+    sorting.version = "0.17.0";
+    EXPECT_EQ(vllm_sampler_peak(sorting, t), vllm_sampler_peak(s, t));
+    // Which sampler: PyTorch's (sorting, then in place) until 0.20.2, FlashInfer's from it and for
+    // the newest rules; --flashinfer-sampler overrides vLLM's default either way.
+    EngineSettings which;
+    which.version = "0.16.0";
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::sorting);
+    which.version = "0.20.1";
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::in_place);
+    which.version = "0.20.2";
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::flashinfer);
+    which.version = "";
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::flashinfer);
+    which.flashinfer_sampler = false;
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::in_place);
+    which.version = "0.10.0";
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::sorting);
+    which.flashinfer_sampler = true;
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::flashinfer);
     // Batched tokens beyond 2^31 - 1 are refused in words, not left to overflow.
     EngineSettings huge = s;
     huge.max_num_batched_tokens = std::int64_t{3} << 40;
@@ -397,8 +461,9 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
 }
 
 // NCCL's memory outside torch over several cards (kVllmTensorParallelNonTorchBytes, fitted): a
-// term of its own beside the sampler's peak when the model is split, from 0.17.0; none on one
-// card, before 0.17.0 (the allowance stands for the whole there) or once --reserve-gib is given.
+// term of its own beside the sampler's peak when the model is split, in every release; none on
+// one card, without a sampler peak (a model record without its widths: the allowance stands for
+// the whole there) or once --reserve-gib is given.
 TEST(VllmBudget, NcclsMemoryIsHeldBackOnEachCardOnlyWhenTheModelIsSplitBesideTheSampler) {
     FitTerms t;
     t.vocab_size = 1000;
@@ -422,8 +487,13 @@ TEST(VllmBudget, NcclsMemoryIsHeldBackOnEachCardOnlyWhenTheModelIsSplitBesideThe
     EXPECT_EQ(two.terms[3].bytes, Rational(-(std::int64_t{1864} << 20)));
     EXPECT_EQ(one.available - two.available, Rational(std::int64_t{1864} << 20));
     EXPECT_TRUE(test::contains(two.terms[3].how, "fitted: NCCL and the all-reduce buffers on each of the 2 cards"));
-    s.version = "0.16.0";  // no sampler term: the allowance stands for the whole
-    EXPECT_EQ(vllm_budget(s, t).terms.size(), 3U);
+    s.version = "0.16.0";  // PyTorch's sort: both terms (and no CUDA graphs before 0.20.0)
+    EXPECT_EQ(names(vllm_budget(s, t)),
+              (std::vector<std::string>{"the card x gpu_memory_utilization", "weights", "the sampler's peak",
+                                        "memory outside torch over several cards", "non-torch and the rest"}));
+    FitTerms bare = t;  // no widths, no sampler term: the allowance stands for the whole
+    bare.vocab_size = 0;
+    EXPECT_EQ(vllm_budget(s, bare).terms.size(), 3U);
     s.version = "";
     t.reserve_given = true;  // --reserve-gib: all vLLM takes beside the weights
     EXPECT_EQ(vllm_budget(s, t).terms.size(), 3U);

@@ -25,10 +25,30 @@ std::int64_t sampler_requests(const EngineSettings& settings) {
     return std::min(settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs), settings.max_num_batched_tokens);
 }
 
+/// What the sampler holds beside the logits in the model's dtype, in words.
+std::string_view sampler_words(VllmSampler sampler) {
+    switch (sampler) {
+        case VllmSampler::sorting:
+            return "36 bytes an entry while PyTorch sorts them for top-k and top-p (the float32 copy, the sorted "
+                   "values and their int64 indices, the sort's indices and cub's second buffers)";
+        case VllmSampler::in_place:
+            return "12 bytes an entry in float32 (PyTorch's sampler: the copy, its softmax, the exponential draw)";
+        case VllmSampler::flashinfer:
+            return "12 bytes an entry in float32 (FlashInfer's sampler: the copy, the masked logits, their softmax)";
+    }
+    return "";
+}
+
 }  // namespace
 
+VllmSampler vllm_sampler(const EngineSettings& settings) {
+    bool flashinfer =
+        settings.flashinfer_sampler.value_or(!vllm_version_before(settings.version, kVllmFlashInferSamplerDefault));
+    if (flashinfer) return VllmSampler::flashinfer;
+    return vllm_version_before(settings.version, kVllmInPlaceSampler) ? VllmSampler::sorting : VllmSampler::in_place;
+}
+
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms) {
-    if (vllm_version_before(settings.version, kVllmInPlaceSampler)) return std::nullopt;
     if (terms.vocab_size < 1 || terms.hidden_size < 1) return std::nullopt;
     std::int64_t tokens = settings.max_num_batched_tokens;
     if (tokens > kVllmMostBatchedTokens) {
@@ -44,7 +64,8 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
     // beyond 64 bits (a model record's widths are not bounded).
     Rational hidden = Rational(tokens + 2 * requests) * Rational(terms.hidden_size) * Rational(dtype);
     Rational logits = Rational(requests) * Rational(padded) * Rational(dtype);
-    Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(12);
+    std::int64_t entry = vllm_sampler(settings) == VllmSampler::sorting ? kVllmSortingSamplerBytes : kVllmSamplerBytes;
+    Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(entry);
     return hidden + logits + float32;
 }
 
@@ -69,17 +90,11 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     // Given, the reserve is all vLLM takes beside the weights; else kvcat derives the sampler's
     // peak where it can and holds the allowance back for the rest.
     std::optional<Rational> sampler = terms.reserve_given ? std::nullopt : vllm_sampler_peak(settings, terms);
-    // vLLM's larger defaults on a large card (1,024 sequences, 8,192 batched tokens) profile a
-    // larger peak: in the three such starts kvcat compares without a derived sampler peak, 4.4 to
-    // 7.4 GiB more than the allowance.
-    bool large_defaults = !sampler && settings.max_num_seqs_default &&
-                          settings.max_num_seqs == kVllmLargeCardMaxNumSeqs && !terms.reserve_given;
-    std::string reserve_how =
+    const std::string reserve_how =
         sampler ? "--reserve-gib: kvcat's allowance for what vLLM measures at start beside the sampler, which kvcat "
                   "does not model: the memory outside torch on one card, a forward pass that peaks "
                   "above the sampler, CUDA's total under the driver's"
                 : "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
-    if (large_defaults) reserve_how += kVllmLargeDefaultsNote;
     std::string reserve_name =
         graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory";
     if (sampler) reserve_name = graphs ? "non-torch, CUDA graphs and the rest" : "non-torch and the rest";
@@ -95,18 +110,20 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                        BudgetTerm{"memory outside torch over several cards", Rational(0) - nccl,
                                   fmt::format("fitted: NCCL and the all-reduce buffers on each of the {} cards, 1.82 "
                                               "GiB beside what one card holds (vLLM 0.19.0 on H100s: 2.07 GiB a "
-                                              "rank over two, 0.25 on one; 0.27.1 over four: 0.37 GiB less)",
+                                              "rank over two, 0.25 on one; 0.10.0 over eight H100s alike; 0.27.1 "
+                                              "over four RTX PRO 6000: 0.37 GiB less; 0.10.1.1 over two A100s on "
+                                              "two nodes: next to none)",
                                               settings.gpus)});
     }
     if (sampler) {
         b.available = b.available - *sampler;
-        b.terms.insert(
-            b.terms.begin() + 2,
-            BudgetTerm{"the sampler's peak", Rational(0) - *sampler,
-                       fmt::format("derived: the profiling run samples {} requests (min of max_num_seqs and "
-                                   "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
-                                   "the model's dtype, 12 bytes an entry in float32 and the hidden states",
-                                   sampler_requests(settings), settings.max_num_batched_tokens, terms.vocab_size)});
+        b.terms.insert(b.terms.begin() + 2,
+                       BudgetTerm{"the sampler's peak", Rational(0) - *sampler,
+                                  fmt::format("derived: the profiling run samples {} requests (min of max_num_seqs and "
+                                              "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
+                                              "the model's dtype, {} and the hidden states",
+                                              sampler_requests(settings), settings.max_num_batched_tokens,
+                                              terms.vocab_size, sampler_words(vllm_sampler(settings)))});
     }
     if (auto rotary = vllm_rotary_table(settings, terms)) {
         b.available = b.available - *rotary;

@@ -17,17 +17,17 @@
 // - The torch peak increase is the profiling run's (gpu_model_runner.py, profile_run): a forward
 //   pass of max_num_batched_tokens tokens split into n = min(max_num_seqs, max_num_batched_tokens)
 //   requests, then one sampling step for each request with top-k and top-p on
-//   (_dummy_sampler_run). From 0.17.0, where top-k and top-p are applied in place
-//   (apply_top_k_top_p_triton, vllm/v1/sample/ops/topk_topp_triton.py, new in that release), kvcat
-//   derives the sampler's peak (vllm_sampler_peak). Before 0.17.0 the sampler sorts the logits
-//   (torch.sort, whose own workspace kvcat has not read), and the allowance stands for it too.
+//   (_dummy_sampler_run). kvcat derives the sampler's peak (vllm_sampler_peak) for the sampler the
+//   release runs (vllm_sampler): PyTorch's, which sorts the logits for top-k and top-p before 0.17.0
+//   (apply_top_k_top_p, torch.sort) and applies them in place from it (apply_top_k_top_p_triton,
+//   vllm/v1/sample/ops/topk_topp_triton.py), or FlashInfer's (flashinfer_sample).
 // - The memory outside torch over several cards (NCCL) grows by a figure fitted to real starts
-//   from 0.17.0 (kVllmTensorParallelNonTorchBytes).
-// - The memory outside torch (the CUDA context's growth, NCCL before 0.17.0), a forward pass
-//   that peaks above the sampler (a mixture of experts with few sequences) and, from 0.20.0, the
-//   CUDA graphs are measured by vLLM at start; kvcat does not model them and holds back
-//   --reserve-gib for them. Given, --reserve-gib stands for all vLLM takes beside the weights
-//   (what a start's log leaves), the sampler included. docs/engines.md sets both beside real starts.
+//   (kVllmTensorParallelNonTorchBytes), held back beside a derived sampler peak.
+// - The memory outside torch on one card (the CUDA context's growth), a forward pass that peaks
+//   above the sampler (a mixture of experts with few sequences) and, from 0.20.0, the CUDA graphs
+//   are measured by vLLM at start; kvcat does not model them and holds back --reserve-gib for
+//   them. Given, --reserve-gib stands for all vLLM takes beside the weights (what a start's log
+//   leaves), the sampler included. docs/engines.md sets both beside real starts.
 // Read in the CentML/vllm mirror, whose tags carry upstream's commits: v0.10.0 6d8d0a24,
 // v0.11.0 b8b302cd, v0.16.0 89a77b10, v0.17.0 b31e9326, v0.19.0 2a69949b, v0.19.1 b1388b1f,
 // v0.20.0 88d34c64, v0.20.1 132765e3.
@@ -48,22 +48,59 @@ Rational vllm_default_gpu_memory_utilization(std::string_view version);
 /// The first release whose profiling run samples with top-k and top-p in place, without a sort.
 inline constexpr std::string_view kVllmInPlaceSampler = "0.17.0";
 
-/// The bytes vLLM's profiling run holds on each card at its sampler's peak (inside random_sample),
-/// from 0.17.0 and for the newest rules held, with n = min(max_num_seqs, max_num_batched_tokens)
-/// requests, N = max_num_batched_tokens tokens and the model's dtype of d bytes:
+/// The first release that samples with FlashInfer unless told otherwise, on the cards FlashInfer
+/// supports (compute capability 7.5 to 12.1: every NVIDIA card in the records): commit b92ef9ec
+/// (#40376), first in v0.20.2rc0. From 0.11.1 (e66d87bc, #26859) to it, FlashInfer's sampler is
+/// off unless VLLM_USE_FLASHINFER_SAMPLER=1; before 0.11.1 it is on whenever FlashInfer is installed,
+/// which vLLM's image does and its pip package does not require (kvcat takes it off there).
+inline constexpr std::string_view kVllmFlashInferSamplerDefault = "0.20.2";
+
+/// The sampler vLLM's profiling run samples with.
+enum class VllmSampler {
+    sorting,     ///< PyTorch's before 0.17.0: top-k and top-p sort the logits
+    in_place,    ///< PyTorch's from 0.17.0: top-k and top-p in place
+    flashinfer,  ///< FlashInfer's top_k_top_p_sampling_from_logits
+};
+
+/// The sampler for the settings: --flashinfer-sampler where given, else vLLM's default for the
+/// version as kvcat takes it (kVllmFlashInferSamplerDefault).
+VllmSampler vllm_sampler(const EngineSettings& settings);
+
+/// The bytes an entry of the n x vocab logits the sampler holds at its peak beside their copy in
+/// the model's dtype: 36 while PyTorch sorts them, 12 otherwise.
+inline constexpr std::int64_t kVllmSortingSamplerBytes = 36;
+inline constexpr std::int64_t kVllmSamplerBytes = 12;
+
+/// The bytes vLLM's profiling run holds on each card at its sampler's peak, with n =
+/// min(max_num_seqs, max_num_batched_tokens) requests, N = max_num_batched_tokens tokens and the
+/// model's dtype of d bytes:
 ///
 ///   (N + 2n) x hidden x d       the hidden states of the forward pass (profile_run keeps them),
 ///                               the n last ones and their rand_like copy (_dummy_sampler_run)
 ///   n x vocab64 x d             the logits as the output layer gives them, the vocabulary padded
 ///                               to 64 (vocab_parallel_embedding.py, pad_vocab_size); gathered whole
 ///                               on every rank (LogitsProcessor._gather_logits)
-///   n x vocab x 12              their float32 copy (Sampler.forward), its softmax and the
-///                               exponential draw q (topk_topp_sampler.py, random_sample)
+///   n x vocab x b               what the sampler holds beside them, b bytes an entry:
 ///
-/// Top-k and top-p rewrite the float32 logits in place, beside a cached float32 buffer of
-/// min(n, the card's SMs) rows that kvcat does not count (no card record gives its SMs: 0.06 to
-/// 0.10 GiB on an H100's 132). nullopt before 0.17.0, or when the model record gives no vocabulary
-/// or hidden width (no tensors mapping).
+/// - PyTorch's sampler from 0.17.0, b = 12 at random_sample: the float32 copy (Sampler.forward), its
+///   softmax and the exponential draw q (topk_topp_sampler.py). Top-k and top-p rewrite the
+///   float32 logits in place, beside a cached float32 buffer of min(n, the card's SMs) rows that
+///   kvcat does not count (no card record gives its SMs: 0.06 to 0.10 GiB on an H100's 132).
+/// - FlashInfer's, b = 12: the float32 copy, the masked logits top_k_mask_logits returns and their
+///   softmax (flashinfer/sampling.py, top_k_top_p_sampling_from_logits with "top_k_first", the
+///   same from v0.2.8rc1 to v0.6.8.post1, the versions vLLM 0.10.0 and 0.20.2rc0 pin); from
+///   FlashInfer 0.6.3 (vLLM 0.16.0's pin) also a cached 1 MiB of row states kvcat does not count.
+/// - PyTorch's sampler before 0.17.0, b = 36 while apply_top_k_top_p sorts (logits.sort, read at
+///   v0.10.0, v0.11.2 and v0.16.0): the float32 copy (4), the sorted values (4) and their int64 indices (8), and what
+///   the sort takes while it runs. More than 4,096 an entry in 128 rows or more, PyTorch sorts by segmented_sort_pairs
+///   (aten/src/ATen/native/cuda/SortStable.cu, pytorch/pytorch at 061531e8): int64 indices to sort beside the keys (8),
+///   and cub's DeviceSegmentedRadixSort::SortPairs, which, not told it may overwrite its input, takes a third buffer
+///   for the keys (4) and one for the values (8) from the caching allocator (ATen/cuda/cub.cuh's CUB_WRAPPER,
+///   pytorch/pytorch at 0d9e42a3; DispatchSegmentedRadixSort::InvokePasses in
+///   cub/device/dispatch/dispatch_radix_sort.cuh, NVIDIA/cccl at 002af086). What the sort leaves after it (its two
+///   masks, the softmax and the scattered logits: 26 bytes an entry at most) is less.
+///
+/// nullopt when the model record gives no vocabulary or hidden width (no tensors mapping).
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms);
 
 /// The rotary cos/sin table vLLM loads beside the weights on each card, which "Model loading took"
@@ -79,22 +116,16 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
 std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const FitTerms& terms);
 
 /// What vLLM's memory outside torch grows by on each card when the model is split over several
-/// (NCCL's communicators and buffers, the custom all-reduce's), held back from 0.17.0 beside the
-/// sampler's peak: fitted, not derived. The five vLLM 0.19.0 starts on H100s in the records print
+/// (NCCL's communicators and buffers, the custom all-reduce's), held back beside a derived sampler
+/// peak: fitted, not derived. The five vLLM 0.19.0 starts on H100s in the records print
 /// their non-torch memory: 0.24 and 0.25 GiB on the three on one card, 2.07 GiB a rank on the two
 /// over two (Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance holds the first; this holds the 1.82 GiB
 /// more, as 1,864 MiB. One vLLM 0.27.1 start over four RTX PRO 6000 prints 1.70 GiB (its consumed
-/// memory less its weights as loaded), 0.37 GiB under what the two give together.
+/// memory less its weights as loaded), 0.37 GiB under what the two give together. Two vLLM 0.10.0
+/// starts over eight H100s leave 1.8 GiB a rank beside their sorting sampler and the allowance,
+/// alike; the two 0.10.1.1 starts over two A100s took next to none of it, and kvcat's pool for them
+/// is 2.3 GiB under (docs/engines.md).
 inline constexpr std::int64_t kVllmTensorParallelNonTorchBytes = std::int64_t{1864} << 20;
-
-/// What the reserve's explanation adds when vLLM's defaults for a card of at least 70 GiB that is
-/// no A100 apply (1,024 sequences, 8,192 batched tokens), --reserve-gib is not given and kvcat
-/// derives no sampler peak (a release before 0.17.0): in the three such starts kvcat compares, the
-/// allowance was too small by 4.4 to 7.4 GiB (docs/engines.md).
-inline constexpr std::string_view kVllmLargeDefaultsNote =
-    "; with vLLM's defaults for this card (1,024 sequences, 8,192 batched tokens) the three such starts kvcat "
-    "compares in the records (vLLM 0.10.0 and 0.11.2, on H100s and an H200) left this pool 4.4 to 7.4 GiB too "
-    "large: give --reserve-gib what your start leaves";
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
 
