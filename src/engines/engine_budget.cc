@@ -1,5 +1,7 @@
 #include "engines/engine_budget.h"
 
+#include <fmt/format.h>
+
 namespace kvcat {
 
 EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
@@ -12,6 +14,17 @@ EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view r
         {std::string(reserve_name), Rational(0) - terms.reserve, std::string(reserve_how)},
     };
     return b;
+}
+
+void hold_back_tensor_parallel_non_torch(EngineBudget& budget, std::int64_t gpus, std::string_view evidence) {
+    if (gpus < 2) return;
+    Rational held(kTensorParallelNonTorchBytes);
+    budget.available = budget.available - held;
+    budget.terms.insert(budget.terms.begin() + 2,
+                        BudgetTerm{"memory outside torch over several cards", Rational(0) - held,
+                                   fmt::format("fitted: NCCL and the all-reduce buffers on each of the {} cards, "
+                                               "1.82 GiB beside what one card holds ({})",
+                                               gpus, evidence)});
 }
 
 EngineBudget card_less_weights_and_reserve(const EngineSettings& /*settings*/, const FitTerms& terms) {

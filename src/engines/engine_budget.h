@@ -4,6 +4,7 @@
 // the report's planner take this one figure, so they agree with each other and with the engine.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,23 @@ struct EngineBudget {
 /// each a term; `reserve_name` and `reserve_how` say what the reserve stands for in this engine.
 EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
                                             std::string_view reserve_how, const FitTerms& terms);
+
+/// What the memory outside torch grows by on each card when the model is split over several: NCCL's
+/// communicators and buffers, and an engine's own all-reduce buffers. Fitted, not derived, and the
+/// same for every engine that splits a model with NCCL (vLLM, SGLang). The five vLLM 0.19.0 starts
+/// on H100s in the records print their non-torch memory: 0.24 and 0.25 GiB on the three on one
+/// card, 2.07 GiB a rank on the two over two (Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance
+/// holds the first; this holds the 1.82 GiB more, as 1,864 MiB. One vLLM 0.27.1 start over four RTX
+/// PRO 6000 prints 1.70 GiB (its consumed memory less its weights as loaded), 0.37 GiB under what
+/// the two give together; two vLLM 0.10.0 starts over eight H100s leave 1.8 GiB a rank beside their
+/// sampler and the allowance, alike, and SGLang's one start over four H100s holds 2.06 GiB a card
+/// beside its weights. The 0.10.1.1 starts over two A100s took next to none of it, and kvcat's pool
+/// for them is 2.3 GiB under (docs/engines.md).
+inline constexpr std::int64_t kTensorParallelNonTorchBytes = std::int64_t{1864} << 20;
+
+/// Takes kTensorParallelNonTorchBytes off `budget` as a term of its own after the weights when the
+/// model is split over `gpus` cards (none on one), with `evidence` ending its explanation.
+void hold_back_tensor_parallel_non_torch(EngineBudget& budget, std::int64_t gpus, std::string_view evidence);
 
 /// The card less the weights and the reserve: what kvcat assumes of an engine that does not say
 /// how it keeps memory back.

@@ -405,7 +405,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "reserve, or the '" +
                 std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
            {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
-           {"tensor_parallel_non_torch", exact(Rational(kVllmTensorParallelNonTorchBytes))},
+           {"tensor_parallel_non_torch", exact(Rational(kTensorParallelNonTorchBytes))},
            {"refusal_words", kVllmRefusalWords},
            {"mamba_words", kVllmMambaBlocksWords},
            {"estimate_words", kVllmEstimateWords},
@@ -416,8 +416,10 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
             "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
             "figure one card's. The memory is the card x --mem-fraction-static less the weights and the 1 GiB "
-            "reserve when you give it, otherwise the card less the weights and the reserve"},
+            "reserve (and 1.82 GiB a card for NCCL over several, fitted to real starts) when you give it, "
+            "otherwise the card less the weights and the reserve"},
            {"page_size", EngineSettings().page_size},
+           {"tensor_parallel_non_torch", exact(Rational(kTensorParallelNonTorchBytes))},
            {"cards", card_counts}}}},
         {"weight_formats", formats},
         {"dtypes", dtypes},

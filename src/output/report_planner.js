@@ -537,10 +537,16 @@
       given = mul(choice.kvGib, GIB);
       r.poolHow = 'the Available KV cache memory given, ' + twoDecimals(choice.kvGib) + ' GiB';
     } else if (engine.id === 'sglang' && choice.memFraction !== null) {
-      // sglang_budget (src/engines/sglang/sglang_rules.cc): the share less the weights and the reserve.
+      // sglang_budget (src/engines/sglang/sglang_rules.cc): the share less the weights, the reserve
+      // and, over several cards, NCCL's memory (kTensorParallelNonTorchBytes, fitted).
       given = sub(sub(mul(r.memory, choice.memFraction), r.weights), r.reserve);
-      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText +
-        ', less the weights and 1 GiB for the CUDA context and NCCL (kvcat fit\'s default)';
+      if (choice.gpus > 1) {
+        r.nccl = parseQ(engine.tensor_parallel_non_torch);
+        given = sub(given, r.nccl);
+      }
+      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText + ', less the weights, ' +
+        (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts) ' : '') +
+        'and 1 GiB for the CUDA context' + (r.nccl ? '' : ' and NCCL') + ' (kvcat fit\'s default)';
     } else if (engine.id === 'vllm') {
       // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
       // weights, the sampler's peak its profiling run reaches (vllm_sampler_peak, for n =
@@ -559,7 +565,7 @@
         const n = minB(vllmMaxNumSeqs(r), batched);
         r.sampler = add(mul(parseQ(s.per_token), Q(batched)), mul(parseQ(s.per_request), Q(n)));
         given = sub(given, r.sampler);
-        // Over several cards, NCCL's memory outside torch (kVllmTensorParallelNonTorchBytes, fitted).
+        // Over several cards, NCCL's memory outside torch (kTensorParallelNonTorchBytes, fitted).
         if (choice.gpus > 1) {
           r.nccl = parseQ(engine.tensor_parallel_non_torch);
           given = sub(given, r.nccl);
@@ -972,7 +978,7 @@
         const outsideHow = cmp(r.outside, zero) < 0
           ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
           : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
-            : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, and the pool\'s rounding'
+            : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, ' + (r.nccl ? 'NCCL\'s memory, ' : '') + 'and the pool\'s rounding'
               : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.rotary ? 'the rotary table, ' : '') + (r.sampler ? 'the sampler\'s peak, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') +
                 'the 1 GiB reserve and the bytes short of a whole block'
                 : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole token');

@@ -15,19 +15,28 @@ namespace {
 void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::int64_t /*context*/,
                 std::int64_t /*slots*/) {}
 
-/// With --mem-fraction-static, that share of the card less the weights and the reserve.
-/// SGLang's profile_max_num_token (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
-/// at 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less
-/// the card x (1 - mem_fraction_static); the free memory is the card less the weights and what
-/// else the process holds (the CUDA context, NCCL's buffers), for which kvcat holds back
-/// --reserve-gib. Without it, the card less the weights and the reserve.
+/// With --mem-fraction-static, that share of the card less the weights, the reserve and, over
+/// several cards, NCCL's buffers. SGLang's profile_max_num_token
+/// (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
+/// 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less the
+/// card x (1 - mem_fraction_static); the free memory is the card less the weights and what else the
+/// process holds: the CUDA context, for which kvcat holds back --reserve-gib, and over several
+/// cards NCCL's buffers, for which it holds back the fitted kTensorParallelNonTorchBytes beside it
+/// (none once --reserve-gib is given: it then stands for all). Without a share, the card less the
+/// weights and the reserve.
 EngineBudget sglang_budget(const EngineSettings& settings, const FitTerms& terms) {
     if (!settings.mem_fraction_static) return card_less_weights_and_reserve(settings, terms);
-    return share_less_weights_and_reserve(
+    EngineBudget b = share_less_weights_and_reserve(
         {"the card x mem_fraction_static", terms.memory * *settings.mem_fraction_static,
          fmt::format("{} of {}", settings.mem_fraction_static->to_display(), terms.memory_how)},
-        "CUDA context and NCCL", "--reserve-gib: kvcat's allowance for what the process holds beside the weights",
-        terms);
+        settings.gpus > 1 && !terms.reserve_given ? "CUDA context and the rest" : "CUDA context and NCCL",
+        "--reserve-gib: kvcat's allowance for what the process holds beside the weights", terms);
+    if (!terms.reserve_given) {
+        hold_back_tensor_parallel_non_torch(b, settings.gpus,
+                                            "vLLM's starts over several H100s; SGLang's one start over four H100s "
+                                            "holds 2.06 GiB a card beside its weights");
+    }
+    return b;
 }
 
 /// The slots fit when their tokens do.

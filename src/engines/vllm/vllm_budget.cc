@@ -103,17 +103,11 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
          fmt::format("{}{} of {}; vLLM takes CUDA's total, a little under the driver's on NVIDIA cards",
                      utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
         reserve_name, reserve_how, terms);
-    if (sampler && settings.gpus > 1) {
-        Rational nccl(kVllmTensorParallelNonTorchBytes);
-        b.available = b.available - nccl;
-        b.terms.insert(b.terms.begin() + 2,
-                       BudgetTerm{"memory outside torch over several cards", Rational(0) - nccl,
-                                  fmt::format("fitted: NCCL and the all-reduce buffers on each of the {} cards, 1.82 "
-                                              "GiB beside what one card holds (vLLM 0.19.0 on H100s: 2.07 GiB a "
-                                              "rank over two, 0.25 on one; 0.10.0 over eight H100s alike; 0.27.1 "
-                                              "over four RTX PRO 6000: 0.37 GiB less; 0.10.1.1 over two A100s on "
-                                              "two nodes: next to none)",
-                                              settings.gpus)});
+    if (sampler) {
+        hold_back_tensor_parallel_non_torch(b, settings.gpus,
+                                            "vLLM 0.19.0 on H100s: 2.07 GiB a rank over two, 0.25 on one; 0.10.0 "
+                                            "over eight H100s alike; 0.27.1 over four RTX PRO 6000: 0.37 GiB less; "
+                                            "0.10.1.1 over two A100s: next to none");
     }
     if (sampler) {
         b.available = b.available - *sampler;

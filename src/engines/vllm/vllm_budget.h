@@ -22,7 +22,7 @@
 //   (apply_top_k_top_p, torch.sort) and applies them in place from it (apply_top_k_top_p_triton,
 //   vllm/v1/sample/ops/topk_topp_triton.py), or FlashInfer's (flashinfer_sample).
 // - The memory outside torch over several cards (NCCL) grows by a figure fitted to real starts
-//   (kVllmTensorParallelNonTorchBytes), held back beside a derived sampler peak.
+//   (kTensorParallelNonTorchBytes, engines/engine_budget.h), held back beside a derived sampler peak.
 // - The memory outside torch on one card (the CUDA context's growth), a forward pass that peaks
 //   above the sampler (a mixture of experts with few sequences) and, from 0.20.0, the CUDA graphs
 //   are measured by vLLM at start; kvcat does not model them and holds back --reserve-gib for
@@ -114,18 +114,6 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
 /// any other (a partial rotary, YaRN's longer table, Gemma's two tables) or without a tensors
 /// mapping. Llama 3.1 8B: 131,072 x 128 x 2 bytes, 32 MiB.
 std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const FitTerms& terms);
-
-/// What vLLM's memory outside torch grows by on each card when the model is split over several
-/// (NCCL's communicators and buffers, the custom all-reduce's), held back beside a derived sampler
-/// peak: fitted, not derived. The five vLLM 0.19.0 starts on H100s in the records print
-/// their non-torch memory: 0.24 and 0.25 GiB on the three on one card, 2.07 GiB a rank on the two
-/// over two (Llama 3.1 8B and gpt-oss-20b). The 1 GiB allowance holds the first; this holds the 1.82 GiB
-/// more, as 1,864 MiB. One vLLM 0.27.1 start over four RTX PRO 6000 prints 1.70 GiB (its consumed
-/// memory less its weights as loaded), 0.37 GiB under what the two give together. Two vLLM 0.10.0
-/// starts over eight H100s leave 1.8 GiB a rank beside their sorting sampler and the allowance,
-/// alike; the two 0.10.1.1 starts over two A100s took next to none of it, and kvcat's pool for them
-/// is 2.3 GiB under (docs/engines.md).
-inline constexpr std::int64_t kVllmTensorParallelNonTorchBytes = std::int64_t{1864} << 20;
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
 
