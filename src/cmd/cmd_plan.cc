@@ -70,7 +70,8 @@ std::string_view plan_column_unit(std::string_view column) {
 /// What the table rests on, on stderr under it: the card's memory and reserve, the mixes'
 /// lower bound, and the rows the physics could not answer.
 void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const std::string& model,
-                const std::string& accelerator, const std::string& engine, bool imatrix) {
+                const std::string& accelerator, const EngineOptions& engine_options, bool imatrix) {
+    const std::string& engine = engine_options.engine;
     // The card's terms from a row the physics answered (a refused row's are empty).
     auto answered =
         std::find_if(rows.begin(), rows.end(), [](const PlanRow& r) { return r.terms.memory > Rational(0); });
@@ -122,7 +123,7 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         "--batch SLOTS{}{}",
         model, accelerator, files ? " (or --weight-file F)" : "",
         grid.gpus > 1 ? fmt::format(" --gpus {}", grid.gpus) : "",
-        engine.empty() ? "" : fmt::format(" --engine {} and its context option", engine));
+        engine.empty() ? "" : engine_fit_flags(engine_options) + " and its context option");
 }
 
 /// The mixes whose exact bytes llama-quantize's plan gives for this model (engines/llamacpp/llamacpp_quant).
@@ -241,7 +242,7 @@ int run_plan(const PlanOptions& o) {
     shown.summarize_when_dropped = {"slots"};
     std::cout << render_table(plan_table(rows, grid), *format, shown);
     std::cout.flush();
-    plan_notes(rows, grid, model.record->id, card.record->id, o.engine.engine, o.imatrix);
+    plan_notes(rows, grid, model.record->id, card.record->id, o.engine, o.imatrix);
     if (std::all_of(rows.begin(), rows.end(), [](const PlanRow& r) { return !r.error.empty(); })) {
         // Not a verdict: nothing was answered (the warnings above say why for each row).
         spdlog::error("no row of the plan could be worked out: {}", rows.empty() ? "it has no row" : rows[0].error);
@@ -296,7 +297,7 @@ void setup_plan(CLI::App& app, int& exit_code) {
     sub->add_option("--max-num-seqs", o->engine.max_num_seqs,
                     "vLLM --max-num-seqs (its default by card when not set); a hybrid needs a pool block for each")
         ->check(CLI::PositiveNumber);
-    add_gpu_memory_utilization_option(*sub, o->engine);
+    add_vllm_memory_options(*sub, o->engine);
     sub->add_option("--slots", o->slots, "Sequences held at once, comma-separated: 1,4,8")->capture_default_str();
     sub->add_option("--contexts", o->contexts,
                     "Context steps, comma-separated: 8k,32k,128k (default: 4k, 8k, ... doubling up to the model's "

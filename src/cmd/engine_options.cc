@@ -8,11 +8,32 @@
 
 namespace kvcat::cmd {
 
-void add_gpu_memory_utilization_option(CLI::App& sub, EngineOptions& o) {
+void add_vllm_memory_options(CLI::App& sub, EngineOptions& o) {
+    const char* group = "Engine (with --engine)";
     sub.add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
                    "vLLM --gpu-memory-utilization: its share of the card for the weights, activations and pool "
                    "(its default when not set: 0.92 from 0.20.0, 0.9 before)")
-        ->group("Engine (with --engine)");
+        ->group(group);
+    sub.add_flag("--enable-expert-parallel", o.expert_parallel,
+                 "vLLM --enable-expert-parallel: a mixture of experts' experts divided among the cards, each whole, "
+                 "rather than every expert's width divided")
+        ->group(group);
+    sub.add_option("--flashinfer-sampler", o.flashinfer_sampler,
+                   "vLLM's VLLM_USE_FLASHINFER_SAMPLER, on or off (before 0.11.1 on whenever FlashInfer is "
+                   "installed, as in vLLM's image); unset, off before 0.20.2 and on from it, vLLM's defaults")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->group(group);
+}
+
+std::string engine_fit_flags(const EngineOptions& o) {
+    if (o.engine.empty()) return "";
+    std::string flags = " --engine " + o.engine;
+    if (!o.engine_version.empty()) flags += " --engine-version " + o.engine_version;
+    if (o.max_num_seqs) flags += fmt::format(" --max-num-seqs {}", *o.max_num_seqs);
+    if (!o.gpu_memory_utilization.empty()) flags += " --gpu-memory-utilization " + o.gpu_memory_utilization;
+    if (o.expert_parallel) flags += " --enable-expert-parallel";
+    if (!o.flashinfer_sampler.empty()) flags += " --flashinfer-sampler " + o.flashinfer_sampler;
+    return flags;
 }
 
 void add_engine_options(CLI::App& sub, EngineOptions& o) {
@@ -90,16 +111,7 @@ void add_engine_options(CLI::App& sub, EngineOptions& o) {
         ->check(CLI::IsMember({"auto", "on", "off"}))
         ->capture_default_str()
         ->group(group);
-    sub.add_flag("--enable-expert-parallel", o.expert_parallel,
-                 "vLLM --enable-expert-parallel: a mixture of experts' experts divided among the cards, each whole, "
-                 "rather than every expert's width divided")
-        ->group(group);
-    sub.add_option("--flashinfer-sampler", o.flashinfer_sampler,
-                   "vLLM's VLLM_USE_FLASHINFER_SAMPLER, on or off (before 0.11.1 on whenever FlashInfer is "
-                   "installed, as in vLLM's image); unset, off before 0.20.2 and on from it, vLLM's defaults")
-        ->check(CLI::IsMember({"on", "off"}))
-        ->group(group);
-    add_gpu_memory_utilization_option(sub, o);
+    add_vllm_memory_options(sub, o);
     sub.add_option("--mem-fraction-static", o.mem_fraction_static,
                    "SGLang --mem-fraction-static: the card's share for weights and the pool")
         ->group(group);

@@ -43,8 +43,15 @@ struct EngineOptions {
 };
 
 void add_engine_options(CLI::App& sub, EngineOptions& o);
-/// vLLM's --gpu-memory-utilization alone (plan takes it beside its few engine options).
-void add_gpu_memory_utilization_option(CLI::App& sub, EngineOptions& o);
+/// vLLM's settings that change the memory its pool is sized from and the weights it loads:
+/// --gpu-memory-utilization, --enable-expert-parallel and --flashinfer-sampler (plan takes them
+/// beside its few engine options).
+void add_vllm_memory_options(CLI::App& sub, EngineOptions& o);
+
+/// The kvcat fit options that ask for what `o` holds, each one given: " --engine vllm
+/// --engine-version 0.10.0 --enable-expert-parallel", "" without --engine. A command that answers
+/// many settings at once (plan) names them in the fit command that gives one row's every term.
+std::string engine_fit_flags(const EngineOptions& o);
 
 /// The engine and its settings; nullopt with `error` set when an option is wrong, and nullopt
 /// with `error` empty when no --engine was given.

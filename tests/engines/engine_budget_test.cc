@@ -263,6 +263,15 @@ TEST(VllmBudget, AnFp8SplitVllmRefusesIsRefusedInItsWordsAndExpertParallelLoadsI
     // No file was given, so the last line offers none; the engine's layers are not llama-quantize's.
     EXPECT_FALSE(test::contains(plan.err, "--weight-file F")) << plan.err;
     EXPECT_FALSE(test::contains(plan.err, "sized as llama-quantize writes")) << plan.err;
+    // plan takes --enable-expert-parallel as fit does: the same layers, eight cards' worth, and the
+    // fit command it names for one row's every term carries the flag.
+    test::Outcome ep = k.run({"plan", "--records", KVCAT_SOURCE_DIR "/records", "--model", "qwen3-235b-a22b",
+                              "--accelerator", "nvidia-h100-sxm", "--gpus", "8", "--weights", "fp8_block", "--engine",
+                              "vllm", "--kv-dtypes", "fp8", "--enable-expert-parallel", "--format", "csv"});
+    EXPECT_EQ(ep.status, 0) << ep.err;
+    EXPECT_TRUE(test::contains(ep.out, fmt::format("\nfp8_block,no,fp8,1,{},40960,", 8 * 29692619264LL))) << ep.out;
+    EXPECT_TRUE(test::contains(ep.err, "--gpus 8 --engine vllm --enable-expert-parallel and its context option"))
+        << ep.err;
 }
 
 // Seven starts with vLLM's defaults for a card of at least 70 GiB that is no A100 (8,192 batched
