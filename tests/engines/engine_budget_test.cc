@@ -425,6 +425,24 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
     EXPECT_EQ(vllm_sampler_peak(sorting, t), Rational((512 + 2 * 512) * 64 * 4 + 512 * 1024 * 4 + 512 * 1000 * 36));
     sorting.version = "0.17.0";
     EXPECT_EQ(vllm_sampler_peak(sorting, t), vllm_sampler_peak(s, t));
+    // PyTorch sorts fewer than 128 rows (but more than one) all at once and then by row: 48 bytes
+    // an entry. From 0.17.0 it still sorts fewer than 8 rows, which the in-place kernel does not take.
+    EngineSettings few = s;
+    few.model_dtype = "bfloat16";
+    few.version = "0.16.0";
+    auto peak_at = [&](std::int64_t seqs) {
+        few.max_num_seqs = seqs;
+        return vllm_sampler_peak(few, t);
+    };
+    EXPECT_EQ(peak_at(127), Rational((512 + 2 * 127) * 64 * 2 + 127 * 1024 * 2 + 127 * 1000 * 48));
+    EXPECT_EQ(peak_at(128), Rational((512 + 2 * 128) * 64 * 2 + 128 * 1024 * 2 + 128 * 1000 * 36));
+    EXPECT_EQ(peak_at(2), Rational((512 + 2 * 2) * 64 * 2 + 2 * 1024 * 2 + 2 * 1000 * 48));
+    EXPECT_EQ(peak_at(1), Rational((512 + 2) * 64 * 2 + 1024 * 2 + 1000 * 36));
+    few.version = "0.19.0";
+    EXPECT_EQ(peak_at(7), Rational((512 + 2 * 7) * 64 * 2 + 7 * 1024 * 2 + 7 * 1000 * 48));
+    EXPECT_EQ(peak_at(8), Rational((512 + 2 * 8) * 64 * 2 + 8 * 1024 * 2 + 8 * 1000 * 12));
+    few.flashinfer_sampler = true;  // FlashInfer's takes any batch as it is
+    EXPECT_EQ(peak_at(7), Rational((512 + 2 * 7) * 64 * 2 + 7 * 1024 * 2 + 7 * 1000 * 12));
     // Which sampler: PyTorch's (sorting, then in place) until 0.20.2, FlashInfer's from it and for
     // the newest rules; --flashinfer-sampler overrides vLLM's default either way.
     EngineSettings which;
@@ -432,6 +450,9 @@ TEST(VllmBudget, TheSamplersPeakIsItsThreeTermsToTheByte) {
     EXPECT_EQ(vllm_sampler(which), VllmSampler::sorting);
     which.version = "0.20.1";
     EXPECT_EQ(vllm_sampler(which), VllmSampler::in_place);
+    which.max_num_seqs = 7;  // too few rows for the in-place kernel
+    EXPECT_EQ(vllm_sampler(which), VllmSampler::sorting);
+    which.max_num_seqs.reset();
     which.version = "0.20.2";
     EXPECT_EQ(vllm_sampler(which), VllmSampler::flashinfer);
     which.version = "";

@@ -26,11 +26,16 @@ std::int64_t sampler_requests(const EngineSettings& settings) {
 }
 
 /// What the sampler holds beside the logits in the model's dtype, in words.
-std::string_view sampler_words(VllmSampler sampler) {
-    switch (sampler) {
+std::string sampler_words(const EngineSettings& settings) {
+    switch (vllm_sampler(settings)) {
         case VllmSampler::sorting:
-            return "36 bytes an entry while PyTorch sorts them for top-k and top-p (the float32 copy, the sorted "
-                   "values and their int64 indices, the sort's indices and cub's second buffers)";
+            return fmt::format(
+                "{} bytes an entry while PyTorch sorts them for top-k and top-p (the float32 copy, the sorted values "
+                "and their int64 indices, and the sort's own buffers{})",
+                vllm_sampler_entry_bytes(settings),
+                vllm_sampler_entry_bytes(settings) == kVllmFullSortSamplerBytes
+                    ? ": fewer than 128 rows are sorted all at once, then by row"
+                    : "");
         case VllmSampler::in_place:
             return "12 bytes an entry in float32 (PyTorch's sampler: the copy, its softmax, the exponential draw)";
         case VllmSampler::flashinfer:
@@ -39,13 +44,24 @@ std::string_view sampler_words(VllmSampler sampler) {
     return "";
 }
 
+/// The rows PyTorch sorts by cub's segmented sort from; fewer (but more than one) are sorted all
+/// at once and then by row (SortStable.cu, launch_stable_sort_kernel).
+constexpr std::int64_t kSegmentedSortRows = 128;
+
 }  // namespace
 
 VllmSampler vllm_sampler(const EngineSettings& settings) {
     bool flashinfer =
         settings.flashinfer_sampler.value_or(!vllm_version_before(settings.version, kVllmFlashInferSamplerDefault));
     if (flashinfer) return VllmSampler::flashinfer;
-    return vllm_version_before(settings.version, kVllmInPlaceSampler) ? VllmSampler::sorting : VllmSampler::in_place;
+    if (vllm_version_before(settings.version, kVllmInPlaceSampler)) return VllmSampler::sorting;
+    return sampler_requests(settings) < kVllmInPlaceSamplerRows ? VllmSampler::sorting : VllmSampler::in_place;
+}
+
+std::int64_t vllm_sampler_entry_bytes(const EngineSettings& settings) {
+    if (vllm_sampler(settings) != VllmSampler::sorting) return kVllmSamplerBytes;
+    std::int64_t rows = sampler_requests(settings);
+    return rows > 1 && rows < kSegmentedSortRows ? kVllmFullSortSamplerBytes : kVllmSortingSamplerBytes;
 }
 
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms) {
@@ -64,8 +80,7 @@ std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const 
     // beyond 64 bits (a model record's widths are not bounded).
     Rational hidden = Rational(tokens + 2 * requests) * Rational(terms.hidden_size) * Rational(dtype);
     Rational logits = Rational(requests) * Rational(padded) * Rational(dtype);
-    std::int64_t entry = vllm_sampler(settings) == VllmSampler::sorting ? kVllmSortingSamplerBytes : kVllmSamplerBytes;
-    Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(entry);
+    Rational float32 = Rational(requests) * Rational(terms.vocab_size) * Rational(vllm_sampler_entry_bytes(settings));
     return hidden + logits + float32;
 }
 
@@ -117,7 +132,7 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                                               "max_num_batched_tokens {}) over the {}-token vocabulary: the logits in "
                                               "the model's dtype, {} and the hidden states",
                                               sampler_requests(settings), settings.max_num_batched_tokens,
-                                              terms.vocab_size, sampler_words(vllm_sampler(settings)))});
+                                              terms.vocab_size, sampler_words(settings))});
     }
     if (auto rotary = vllm_rotary_table(settings, terms)) {
         b.available = b.available - *rotary;

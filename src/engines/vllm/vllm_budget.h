@@ -55,21 +55,32 @@ inline constexpr std::string_view kVllmInPlaceSampler = "0.17.0";
 /// which vLLM's image does and its pip package does not require (kvcat takes it off there).
 inline constexpr std::string_view kVllmFlashInferSamplerDefault = "0.20.2";
 
+/// The fewest requests PyTorch's sampler applies top-k and top-p to in place from 0.17.0
+/// (apply_top_k_top_p: HAS_TRITON and logits.shape[0] >= 8, at v0.17.0 to v0.20.2rc0); fewer
+/// are sorted (apply_top_k_top_p_pytorch), as every batch was before.
+inline constexpr std::int64_t kVllmInPlaceSamplerRows = 8;
+
 /// The sampler vLLM's profiling run samples with.
 enum class VllmSampler {
-    sorting,     ///< PyTorch's before 0.17.0: top-k and top-p sort the logits
-    in_place,    ///< PyTorch's from 0.17.0: top-k and top-p in place
+    sorting,     ///< PyTorch's, sorting the logits for top-k and top-p: before 0.17.0, or fewer than 8 requests
+    in_place,    ///< PyTorch's from 0.17.0 for 8 requests or more: top-k and top-p in place
     flashinfer,  ///< FlashInfer's top_k_top_p_sampling_from_logits
 };
 
 /// The sampler for the settings: --flashinfer-sampler where given, else vLLM's default for the
-/// version as kvcat takes it (kVllmFlashInferSamplerDefault).
+/// version as kvcat takes it (kVllmFlashInferSamplerDefault); PyTorch's sorts or works in place by
+/// the version and the requests (kVllmInPlaceSampler, kVllmInPlaceSamplerRows).
 VllmSampler vllm_sampler(const EngineSettings& settings);
 
 /// The bytes an entry of the n x vocab logits the sampler holds at its peak beside their copy in
-/// the model's dtype: 36 while PyTorch sorts them, 12 otherwise.
-inline constexpr std::int64_t kVllmSortingSamplerBytes = 36;
+/// the model's dtype: 12 in place and with FlashInfer; while PyTorch sorts them, 36 in one row or
+/// in 128 rows or more and 48 in 2 to 127 (vllm_sampler_peak says why).
 inline constexpr std::int64_t kVllmSamplerBytes = 12;
+inline constexpr std::int64_t kVllmSortingSamplerBytes = 36;
+inline constexpr std::int64_t kVllmFullSortSamplerBytes = 48;
+
+/// The bytes an entry for the settings' sampler and requests.
+std::int64_t vllm_sampler_entry_bytes(const EngineSettings& settings);
 
 /// The bytes vLLM's profiling run holds on each card at its sampler's peak, with n =
 /// min(max_num_seqs, max_num_batched_tokens) requests, N = max_num_batched_tokens tokens and the
@@ -90,15 +101,21 @@ inline constexpr std::int64_t kVllmSamplerBytes = 12;
 ///   softmax (flashinfer/sampling.py, top_k_top_p_sampling_from_logits with "top_k_first", the
 ///   same from v0.2.8rc1 to v0.6.8.post1, the versions vLLM 0.10.0 and 0.20.2rc0 pin); from
 ///   FlashInfer 0.6.3 (vLLM 0.16.0's pin) also a cached 1 MiB of row states kvcat does not count.
-/// - PyTorch's sampler before 0.17.0, b = 36 while apply_top_k_top_p sorts (logits.sort, read at
-///   v0.10.0, v0.11.2 and v0.16.0): the float32 copy (4), the sorted values (4) and their int64 indices (8), and what
-///   the sort takes while it runs. More than 4,096 an entry in 128 rows or more, PyTorch sorts by segmented_sort_pairs
-///   (aten/src/ATen/native/cuda/SortStable.cu, pytorch/pytorch at 061531e8): int64 indices to sort beside the keys (8),
-///   and cub's DeviceSegmentedRadixSort::SortPairs, which, not told it may overwrite its input, takes a third buffer
-///   for the keys (4) and one for the values (8) from the caching allocator (ATen/cuda/cub.cuh's CUB_WRAPPER,
-///   pytorch/pytorch at 0d9e42a3; DispatchSegmentedRadixSort::InvokePasses in
-///   cub/device/dispatch/dispatch_radix_sort.cuh, NVIDIA/cccl at 002af086). What the sort leaves after it (its two
-///   masks, the softmax and the scattered logits: 26 bytes an entry at most) is less.
+/// - PyTorch's sampler while apply_top_k_top_p sorts (logits.sort; before 0.17.0, read at v0.10.0,
+///   v0.11.2 and v0.16.0, and from it for fewer than 8 requests): the float32 copy (4), the sorted
+///   values (4) and their int64 indices (8), and what the sort takes while it runs, which depends on
+///   the rows (aten/src/ATen/native/cuda/SortStable.cu, pytorch/pytorch at 061531e8, for rows over
+///   4,096 wide). In 128 rows or more, segmented_sort_pairs: int64 indices to sort beside the keys
+///   (8), and cub's DeviceSegmentedRadixSort::SortPairs, which, not told it may overwrite its input,
+///   takes a third buffer for the keys (4) and one for the values (8) from the caching allocator
+///   (ATen/cuda/cub.cuh's CUB_WRAPPER, pytorch/pytorch at 0d9e42a3;
+///   DispatchSegmentedRadixSort::InvokePasses in cub/device/dispatch/dispatch_radix_sort.cuh,
+///   NVIDIA/cccl at 002af086): b = 36. In one row, segmented_sort_large_segments: the same 20 (its
+///   indices, and DeviceRadixSort::SortPairs's third buffers): b = 36. In 2 to 127 rows,
+///   segmented_sort_pairs_by_full_sort: an int2 of index and row for every entry, twice (16), the
+///   sorted keys radix_sort_pairs allocates (4) and cub's third buffers for the keys (4) and the
+///   int2 values (8): b = 48. What the sort leaves after it (its two masks, the softmax and the
+///   scattered logits: 26 bytes an entry at most) is less.
 ///
 /// nullopt when the model record gives no vocabulary or hidden width (no tensors mapping).
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms);
