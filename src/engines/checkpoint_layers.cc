@@ -169,9 +169,13 @@ std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_v
     // own when there are fewer of them than cards.
     std::string whole;
     if (gpus > 1) {
-        whole = fmt::format(", with what each card keeps whole (the norms{}{})",
+        whole = fmt::format(", with what each card keeps whole (the norms{}{}{})",
                             model.tensors->experts > 0 ? ", the router" : "",
-                            gpus > *model.kv_heads ? ", a K and a V head" : "");
+                            gpus > *model.kv_heads ? ", a K and a V head" : "",
+                            expert_parallel && model.tensors->experts > 0
+                                ? fmt::format("; {} of the {} experts a card, each whole: --enable-expert-parallel",
+                                              model.tensors->experts / gpus, model.tensors->experts)
+                                : "");
     }
     if (!fp8) {
         out.bytes = (linear + s.plain) * Rational(known->bytes);

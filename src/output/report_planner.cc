@@ -181,10 +181,32 @@ json vllm_rotary_bytes(const Model& m) {
     return exact(*rotary);
 }
 
+/// Whether a model's experts may be divided whole among the cards (--enable-expert-parallel): a
+/// mixture of experts whose record lists its tensors.
+bool expert_parallel_choice(const Model& m) {
+    return m.tensors && m.tensors->experts > 0;
+}
+
+/// One engine's layers for a format on `cards` cards into `out` under `key`: the bytes on each card
+/// and how, or the engine's refusal in its words; nothing where it holds no rule.
+void add_loaded_weights(json& out, const std::string& key, const EngineRules& rules, const Model& m,
+                        const std::string& format, std::int64_t cards, bool expert_parallel) {
+    EngineSettings s;
+    s.gpus = cards;
+    s.expert_parallel = expert_parallel;
+    try {
+        if (auto w = rules.loaded_weights(m, format, s)) out[key] = {{"bytes", exact(w->bytes)}, {"how", w->how}};
+    } catch (const EngineRefusal& e) {
+        out[key] = {{"refused", e.what()}};
+    } catch (const OverflowError&) {
+        // Widths whose layers pass 64 bits: the page keeps all parameters x bits.
+    }
+}
+
 /// The weights each engine loads for a format where it holds a rule for them
-/// (EngineRules::loaded_weights: vLLM's layers), by engine, format and card count: the bytes on
-/// each card and how, or the engine's refusal in its words; only the engines and formats that
-/// have one.
+/// (EngineRules::loaded_weights: vLLM's layers), by engine, format and card count ("8"; "8+ep"
+/// with --enable-expert-parallel, for a mixture of experts over several cards): the bytes on each
+/// card and how, or the engine's refusal in its words; only the engines and formats that have one.
 json loaded_weights_entry(const Model& m, const std::vector<std::pair<std::string, WeightQuant>>& formats) {
     json out = json::object();
     for (const EngineRules* rules : all_engine_rules()) {
@@ -192,17 +214,14 @@ json loaded_weights_entry(const Model& m, const std::vector<std::pair<std::strin
         for (const auto& [name, q] : formats) {
             json by_cards = json::object();
             for (std::int64_t cards : kPlannerCardCounts) {
-                EngineSettings s;
-                s.gpus = cards;
-                try {
-                    if (auto w = rules->loaded_weights(m, name, s)) {
-                        by_cards[std::to_string(cards)] = {{"bytes", exact(w->bytes)}, {"how", w->how}};
-                    }
-                } catch (const EngineRefusal& e) {
-                    by_cards[std::to_string(cards)] = {{"refused", e.what()}};
-                } catch (const OverflowError&) {
-                    // Widths whose layers pass 64 bits: the page keeps all parameters x bits.
-                }
+                const std::string key = std::to_string(cards);
+                add_loaded_weights(by_cards, key, *rules, m, name, cards, false);
+                if (cards < 2 || !expert_parallel_choice(m)) continue;
+                // Only where the engine's layers differ with it (SGLang's take no such setting).
+                json ep = json::object();
+                add_loaded_weights(ep, key, *rules, m, name, cards, true);
+                if (ep.contains(key) && (!by_cards.contains(key) || ep[key] != by_cards[key]))
+                    by_cards[key + "+ep"] = std::move(ep[key]);
             }
             if (!by_cards.empty()) by_format[name] = std::move(by_cards);
         }
@@ -265,7 +284,8 @@ json model_entry(const Record& r) {
             {"engines", engine_terms(m)},
             {"vllm_sampler", vllm_sampler_terms(m)},
             {"vllm_rotary", vllm_rotary_bytes(m)},
-            {"loaded_weights", loaded_weights_entry(m, planner_weight_formats())}};
+            {"loaded_weights", loaded_weights_entry(m, planner_weight_formats())},
+            {"expert_parallel", expert_parallel_choice(m)}};
 }
 
 json quality_entries(const ReportInput& input) {

@@ -404,7 +404,8 @@
       const gguf = model.gguf_weights[choice.weights];
       const format = data.weight_formats.find((f) => f.name === choice.weights);
       const byEngine = (model.loaded_weights[choice.engine] || {})[choice.weights];
-      const loaded = byEngine ? byEngine[String(choice.gpus)] : undefined;
+      // With --enable-expert-parallel the experts are divided whole: their own entry ("8+ep").
+      const loaded = byEngine ? byEngine[String(choice.gpus) + (choice.expertParallel ? '+ep' : '')] : undefined;
       if (gguf && (choice.engine === 'llama.cpp' || (choice.engine === 'textbook' && !gguf.float))) {
         weightsTotal = parseQ(gguf.bytes);
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
@@ -610,7 +611,7 @@
   }
   // ---- the choice and the address's fragment ----
   // The last two are written only with their engine, and only when given.
-  const KEYS = ['model', 'accelerator', 'gpus', 'engine', 'weights', 'kv', 'context', 'batch', 'kvgib', 'memfrac'];
+  const KEYS = ['model', 'accelerator', 'gpus', 'engine', 'weights', 'kv', 'context', 'batch', 'kvgib', 'memfrac', 'ep'];
 
   function readFragment() {
     const out = {};
@@ -637,6 +638,7 @@
       kv: choice.kv, context: choice.context, batch: choice.batch,
       kvgib: choice.engine === 'vllm' && choice.kvGib !== null ? choice.kvGibText : undefined,
       memfrac: choice.engine === 'sglang' && choice.memFraction !== null ? choice.memFractionText : undefined,
+      ep: choice.expertParallel ? 'on' : undefined,
     };
     return KEYS.filter((k) => values[k] !== undefined)
       .map((k) => k + '=' + encodeURIComponent(values[k]).replace(/%2F/g, '/')).join('&');
@@ -709,6 +711,9 @@
           ' less the rest' }), true),
       memFraction: field('mem-fraction', 'SGLang --mem-fraction-static', el('input', { type: 'text', inputmode: 'decimal',
         placeholder: 'blank: card − weights − 1 GiB' }), true),
+      // A mixture of experts over several cards in vLLM: every expert's width split (vLLM's default),
+      // or the experts divided whole among the cards.
+      expertParallel: field('expert-parallel', 'vLLM --enable-expert-parallel', select([['off', 'off'], ['on', 'on']])),
     };
     const cardHint = el('span', { class: 'hint' });
     pick.accelerator.parentNode.append(cardHint);
@@ -745,6 +750,7 @@
       pick.weightBytes.value = '';
       pick.kvGib.value = '';
       pick.memFraction.value = '';
+      pick.expertParallel.value = 'off';
     }
 
     // The fragment's values where the pickers offer them; what it names that the page lacks is said.
@@ -761,6 +767,7 @@
       choose(pick.gpus, f.gpus, 'card count');
       choose(pick.engine, f.engine, 'engine');
       choose(pick.kv, f.kv, 'KV dtype');
+      choose(pick.expertParallel, f.ep, 'expert parallel');
       if (f.weights !== undefined) {
         if (positive(f.weights) !== null) {
           pick.weights.value = 'bytes';
@@ -787,6 +794,12 @@
       return unknown;
     }
 
+    // vLLM's --enable-expert-parallel, for a mixture of experts whose record lists its tensors, over several cards.
+    function expertParallelOffered() {
+      const m = data.models.find((x) => x.id === pick.model.value);
+      return pick.engine.value === 'vllm' && Number(pick.gpus.value) > 1 && Boolean(m && m.expert_parallel);
+    }
+
     function readChoice() {
       const bytes = pick.weights.value === 'bytes' ? positive(pick.weightBytes.value) : null;
       const kvGibText = pick.kvGib.value.trim(), memFractionText = pick.memFraction.value.trim();
@@ -796,6 +809,7 @@
         kvGibText, memFractionText,
         kvGib: pick.engine.value === 'vllm' ? kvGib : null,
         memFraction: pick.engine.value === 'sglang' ? memFraction : null,
+        expertParallel: expertParallelOffered() && pick.expertParallel.value === 'on',
         kvGibBad: pick.engine.value === 'vllm' && kvGibText !== '' && !(kvGib && kvGib.n > 0n),
         memFractionBad: pick.engine.value === 'sglang' && memFractionText !== '' && !(memFraction && memFraction.n > 0n && memFraction.n <= memFraction.d),
         model: pick.model.value, accelerator: pick.accelerator.value, gpus: Number(pick.gpus.value),
@@ -1119,6 +1133,7 @@
       pick.kvGib.parentNode.hidden = pick.engine.value !== 'vllm';
       describeCard();
       pick.memFraction.parentNode.hidden = pick.engine.value !== 'sglang';
+      pick.expertParallel.parentNode.hidden = !expertParallelOffered();
       const choice = readChoice();
       if (choice.context === null || choice.batch === null || (choice.weights === 'bytes' && choice.weightBytes === null)) {
         notice.dataset.kind = 'input';

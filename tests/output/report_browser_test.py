@@ -498,13 +498,17 @@ CHOICES = [
     # On the edge: the held memory the 13 starts span would turn this verdict, and both say so.
     {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K_M", "kv": "f16", "context": 15616, "batch": 1},
+    # vLLM refuses this fp8 checkpoint over eight cards with every expert's width split (the refusal
+    # choice below); with --enable-expert-parallel the experts are divided whole and it loads.
+    {"model": "models/qwen3-235b-a22b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 8, "engine": "vllm",
+     "weights": "fp8_block", "kv": "fp8", "context": 32768, "batch": 4, "ep": "on"},
 ]
-KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac"]
+KEYS = ["model", "accelerator", "gpus", "engine", "weights", "kv", "context", "batch", "kvgib", "memfrac", "ep"]
 # The fragments a fresh page is opened at, one for each field a fragment alone restores: weights
 # as bytes, vLLM in a given memory and SGLang by its memory fraction (over eight cards). Every
 # other choice is restored by the same reading of the address; the narrow run opens five more
 # fragments in a page already drawn. Each fresh page is a full draw, about 5 s of a core here.
-OPENED = [4, 11, 14]
+OPENED = [4, 11, 14, -1]
 
 
 # Five choices whose predicted speed the page must give as `kvcat predict` does, one per basis it
@@ -607,7 +611,8 @@ def expected_fit_once(args, work, choice):
         "textbook": [],
         "llama.cpp": ["--engine", "llama.cpp", "--ctx-size", str(context * batch), "--parallel", str(batch)],
         "vllm": ["--engine", "vllm", "--max-model-len", str(context)] +
-                (["--available-kv-gib", choice["kvgib"]] if "kvgib" in choice else []),
+                (["--available-kv-gib", choice["kvgib"]] if "kvgib" in choice else []) +
+                (["--enable-expert-parallel"] if choice.get("ep") == "on" else []),
         "sglang": ["--engine", "sglang", "--ctx-size", str(context * batch)],
     }[engine]
     fit = run_fit(args, work, command + engine_args)
@@ -670,7 +675,7 @@ READ_ANSWER = """(() => { const v = (n) => { const e = document.querySelector('[
            shown: document.querySelector('[data-kvcat="max-context"]').textContent, hash: location.hash,
            picks: { model: p('model'), accelerator: p('accelerator'), gpus: p('gpus'), engine: p('engine'),
                     weights: p('weights'), bytes: p('weight-bytes'), kv: p('kv'), context: p('context'),
-                    batch: p('batch'), kvgib: p('kv-gib'), memfrac: p('mem-fraction') } }; })()"""
+                    batch: p('batch'), kvgib: p('kv-gib'), memfrac: p('mem-fraction'), ep: p('expert-parallel') } }; })()"""
 
 
 def choose_option(page, picker, value):
@@ -699,6 +704,8 @@ def clear_field(page, picker):
 def drive(page, choice):
     for picker in ("model", "accelerator", "gpus", "engine", "kv"):
         choose_option(page, picker, str(choice[picker]))
+    # Read only where it is offered (vLLM, a mixture of experts, several cards); off unless the choice says on.
+    choose_option(page, "expert-parallel", choice.get("ep", "off"))
     # The engine's memory, shown with its engine: typed when the choice gives it, else left blank.
     for key, picker, engine in (("kvgib", "kv-gib", "vllm"), ("memfrac", "mem-fraction", "sglang")):
         if choice["engine"] != engine:
@@ -839,6 +846,8 @@ def planner_checks(page, args, work, page_url):
                 picks.pop("kvgib")  # so do the engines' memory fields: each is read with its engine only
             if picks["engine"] != "sglang":
                 picks.pop("memfrac")
+            if "ep" not in choice:
+                picks.pop("ep")  # offered with vLLM, a mixture of experts and several cards only
         check(opened["picks"] == got["picks"], "the fragment %s opens pickers %r, not %r" % (
             fragment_of(choice), opened["picks"], got["picks"]), failures)
         compare_answer("opened from " + fragment_of(choice), opened, expected_fit(args, work, choice), failures)
@@ -882,6 +891,7 @@ CUT_TEXT = r"""
   const out = [];
   const measure = document.createElement('canvas').getContext('2d');
   for (const s of document.querySelectorAll('#planner select')) {
+    if (s.offsetParent === null) continue;  // hidden: offered with its engine and model only
     const style = getComputedStyle(s);
     measure.font = style.font;
     const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
