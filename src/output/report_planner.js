@@ -610,7 +610,7 @@
     return null;
   }
   // ---- the choice and the address's fragment ----
-  // The last two are written only with their engine, and only when given.
+  // The last three are written only with their engine (ep also only where it is offered), and only when given.
   const KEYS = ['model', 'accelerator', 'gpus', 'engine', 'weights', 'kv', 'context', 'batch', 'kvgib', 'memfrac', 'ep'];
 
   function readFragment() {
