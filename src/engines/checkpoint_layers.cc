@@ -62,17 +62,23 @@ void check_fp8_split(const RankShape& s) {
     }
 }
 
-/// The elements one rank holds, by kind.
-RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) {
+/// One rank's widths as vLLM's layers split them.
+struct RankWidths {
+    std::int64_t q = 0, k = 0;  ///< the rank's query and key (or value) widths
+    std::int64_t vocab = 0;     ///< the padded vocabulary's rows on the rank
+    std::int64_t ffn = 0;       ///< a dense layer's feed-forward width on the rank
+    std::int64_t experts = 0;   ///< the experts on the rank
+    std::int64_t expert_width = 0;
+};
+
+RankWidths rank_widths(const Model& model, std::int64_t tp, bool expert_parallel) {
     const TensorWidths& w = *model.tensors;
-    const std::int64_t layers = *model.num_layers, hidden = w.hidden_size, head = *model.head_dim;
-    const std::int64_t kv = *model.kv_heads;
+    const std::int64_t head = *model.head_dim, kv = *model.kv_heads;
     if (*model.attention_heads % tp != 0) {
         throw EngineRefusal(fmt::format(
             "ValueError: Total number of attention heads ({}) must be divisible by tensor parallel size ({}).",
             *model.attention_heads, tp));
     }
-    const std::int64_t q_heads = *model.attention_heads / tp;
     // QKVParallelLinear: with as many ranks as K and V heads or more, each rank keeps one (a replica).
     std::int64_t kv_heads = 1;
     if (tp >= kv) {
@@ -80,14 +86,31 @@ RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) 
     } else {
         kv_heads = divide(kv, tp);
     }
+    RankWidths r;
+    r.q = *model.attention_heads / tp * head;
+    r.k = kv_heads * head;
+    r.vocab = divide((w.vocab_size + 63) / 64 * 64, tp);
+    if (w.experts > 0) {
+        r.experts = expert_parallel ? divide(w.experts, tp) : w.experts;
+        r.expert_width = expert_parallel ? w.expert_ffn_size : divide(w.expert_ffn_size, tp);
+    } else {
+        r.ffn = divide(w.ffn_size, tp);
+    }
+    return r;
+}
+
+/// The elements one rank holds, by kind.
+RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) {
+    const TensorWidths& w = *model.tensors;
+    const std::int64_t layers = *model.num_layers, hidden = w.hidden_size, head = *model.head_dim;
+    const RankWidths r = rank_widths(model, tp, expert_parallel);
     const bool split = tp > 1;
     RankShape s;
     const Rational l(layers);
-    std::int64_t vocab = divide((w.vocab_size + 63) / 64 * 64, tp);
-    s.plain = Rational(vocab) * Rational(hidden) * Rational(w.tied_embeddings ? 1 : 2);
+    s.plain = Rational(r.vocab) * Rational(hidden) * Rational(w.tied_embeddings ? 1 : 2);
     s.plain += (Rational(2) * l + Rational(1)) * Rational(hidden);  // the two norms a layer, the last one
     if (w.llama_arch == "qwen3" || w.llama_arch == "qwen3moe") s.plain += Rational(2) * l * Rational(head);
-    const std::int64_t q = q_heads * head, k = kv_heads * head;
+    const std::int64_t q = r.q, k = r.k;
     if (w.llama_arch == "qwen2") s.plain += l * Rational(q + 2 * k);
     // On one card the merged q, k and v are checked but the last; split over cards, all three
     // (QKVParallelLinear's output_size is a rank's widths x the cards, K and V replicas included,
@@ -98,15 +121,12 @@ RankShape rank_shape(const Model& model, std::int64_t tp, bool expert_parallel) 
     s.linears.push_back({hidden, q, l, {}, split ? q : 0});
     if (w.experts > 0) {
         s.plain += l * Rational(w.experts) * Rational(hidden);  // the router, on every rank
-        std::int64_t local = expert_parallel ? divide(w.experts, tp) : w.experts;
-        std::int64_t width = expert_parallel ? w.expert_ffn_size : divide(w.expert_ffn_size, tp);
         // Fp8MoEMethod's checks: w13's width always, w2's input over several ranks.
-        s.linears.push_back({2 * width, hidden, l * Rational(local), {width}, 0, true});
-        s.linears.push_back({hidden, width, l * Rational(local), {}, split ? width : 0, true});
+        s.linears.push_back({2 * r.expert_width, hidden, l * Rational(r.experts), {r.expert_width}, 0, true});
+        s.linears.push_back({hidden, r.expert_width, l * Rational(r.experts), {}, split ? r.expert_width : 0, true});
     } else {
-        std::int64_t ffn = divide(w.ffn_size, tp);
-        s.linears.push_back({2 * ffn, hidden, l, {ffn}, 0});
-        s.linears.push_back({hidden, ffn, l, {}, split ? ffn : 0});
+        s.linears.push_back({2 * r.ffn, hidden, l, {r.ffn}, 0});
+        s.linears.push_back({hidden, r.ffn, l, {}, split ? r.ffn : 0});
     }
     return s;
 }
@@ -190,6 +210,49 @@ std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_v
         engine,
         block ? " with a float32 scale a 128 x 128 block" : " (their scales, a tensor's or a channel's, not counted)",
         whole);
+    return out;
+}
+
+std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& model, std::string_view format,
+                                                                std::int64_t gpus, bool expert_parallel,
+                                                                std::int64_t rotary_bytes) {
+    auto known = std::find_if(kFormats.begin(), kFormats.end(),
+                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
+    if (known == kFormats.end() || known->fp8 || gpus < 1 || !read_architecture(model)) return std::nullopt;
+    const TensorWidths& w = *model.tensors;
+    const RankWidths r = rank_widths(model, gpus, expert_parallel);
+    const std::int64_t hidden = w.hidden_size, head = *model.head_dim;
+    const bool qwen3 = w.llama_arch == "qwen3" || w.llama_arch == "qwen3moe";
+    std::vector<std::int64_t> out;
+    // Rational refuses a product past 64 bits (OverflowError); every width here is bounded above.
+    auto add = [&](std::int64_t rows, std::int64_t columns) {
+        out.push_back((Rational(rows) * Rational(columns) * Rational(known->bytes)).floor());
+    };
+    add(r.vocab, hidden);  // embed_tokens
+    for (std::int64_t layer = 0; layer < *model.num_layers; ++layer) {
+        add(r.q + 2 * r.k, hidden);                          // qkv_proj
+        if (w.llama_arch == "qwen2") add(r.q + 2 * r.k, 1);  // its bias
+        add(hidden, r.q);                                    // o_proj
+        if (layer == 0 && rotary_bytes > 0) out.push_back(rotary_bytes);
+        if (qwen3) {
+            add(head, 1);  // q_norm
+            add(head, 1);  // k_norm
+        }
+        if (w.experts > 0) {
+            // Mixtral's block makes its router before the experts, Qwen3's after them.
+            if (!qwen3) add(w.experts, hidden);
+            add(r.experts * 2 * r.expert_width, hidden);  // w13
+            add(r.experts * hidden, r.expert_width);      // w2
+            if (qwen3) add(w.experts, hidden);
+        } else {
+            add(2 * r.ffn, hidden);  // gate_up_proj
+            add(hidden, r.ffn);      // down_proj
+        }
+        add(hidden, 1);  // input_layernorm
+        add(hidden, 1);  // post_attention_layernorm
+    }
+    add(hidden, 1);                                // the last norm
+    if (!w.tied_embeddings) add(r.vocab, hidden);  // lm_head
     return out;
 }
 

@@ -31,6 +31,16 @@ std::optional<EngineWeights> vllm_weights(const Model& m, std::string_view forma
     return checkpoint_layers(m, format, gpus, expert_parallel, "vLLM");
 }
 
+/// vLLM's weights as its rules give them: the layers, and for a float checkpoint what PyTorch's
+/// caching allocator counts beside them (vllm_loaded_weights).
+std::optional<EngineWeights> vllm_loaded(const Model& m, std::string_view format, std::int64_t gpus,
+                                         bool expert_parallel) {
+    EngineSettings s;
+    s.gpus = gpus;
+    s.expert_parallel = expert_parallel;
+    return vllm_loaded_weights(m, format, s);
+}
+
 /// The rotary table vLLM loads beside the weights, as the budget counts it.
 Rational rotary(const Model& m) {
     return vllm_rotary_table(EngineSettings(), model_terms(m)).value();
@@ -65,28 +75,32 @@ struct Loaded {
     double under;         ///< how far kvcat's weights and rotary table are under it, GiB
 };
 
-// Each start's "Model loading took" beside kvcat's weights and rotary table: equal to the printed
-// hundredth for Llama 3.1 8B (0.19.0, one card and two) and Qwen3-8B (0.19.0); 0.002 GiB under
-// for Qwen3-235B-A22B FP8 over eight H100s with expert parallel (0.10.0: 27.6656 GiB printed,
-// 27.6632 derived); 0.03 over for Llama 3 8B (0.11.2), whose record is Llama 3.1's with a rotary
-// table of 131,072 positions where Llama 3's has 8,192; 0.05 to 0.06 GiB under for Qwen2-7B
-// (0.10.1.1 on one card, 0.19.0), Qwen3-32B over eight (0.10.0) and Qwen3-235B-A22B FP8 over four
-// (0.27.1), and 0.02 for Qwen2-7B a rank over two: loading left something more in torch's
-// allocations, not read. docs/engines.md states this error.
+// Each start's "Model loading took" beside kvcat's weights and rotary table, with what PyTorch's
+// caching allocator counts beside a float checkpoint's tensors (torch_allocator.h): a tensor that
+// leaves 1 MiB or less of its 2 MiB-rounded segment takes it whole. Equal to the printed hundredth
+// for Llama 3.1 8B (0.19.0, one card and two; every width a whole number of segments) and Qwen3-8B
+// and Qwen2.5-7B (0.19.0); 0.0001 GiB under for Qwen2-7B on one card and a rank of two (0.10.1.1)
+// and 0.0003 for Qwen3-32B over eight (0.10.0), the attention layers' seven float32 scalars
+// (3,584 bytes a layer once rounded) that kvcat does not count; before kvcat counted the
+// allocator they were 0.02 to 0.06 GiB under. Llama 3 8B (0.11.2) is 0.03 over: its record is
+// Llama 3.1's, with a rotary table of 131,072 positions where Llama 3's has 8,192. The fp8
+// checkpoints get no allocator term (vLLM replaces their layers once loaded): 0.002 GiB under for
+// Qwen3-235B-A22B FP8 over eight H100s with expert parallel (0.10.0), 0.06 over four (0.27.1), not
+// explained. docs/engines.md states this error.
 TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedError) {
     const std::vector<Loaded> starts = {
-        {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "models/llama-3.1-8b", "bf16", 1, false, "14.9596", -0.029},
+        {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "models/llama-3.1-8b", "bf16", 1, false, "14.9596", -0.0292},
         {"vllm-0.19.0-llama-3.1-8b-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 1, false, "14.99", 0.0},
         {"vllm-0.19.0-llama-3.1-8b-tp2-h100-0.95-8k", "models/llama-3.1-8b", "bf16", 2, false, "7.51", 0.0},
         {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "models/qwen3-8b", "bf16", 1, false, "15.27", 0.0},
         {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "models/qwen3-235b-a22b", "fp8_block", 8, true, "27.6656",
-         0.002},
+         0.0024},
         {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "models/qwen2-7b-instruct", "bf16", 1, false, "14.2488",
-         0.056},
+         0.0001},
         {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "models/qwen2-7b-instruct", "bf16", 2, false, "7.1217",
-         0.021},
-        {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "models/qwen2-7b-instruct", "bf16", 1, false, "14.25", 0.057},
-        {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "models/qwen3-32b", "bf16", 8, false, "7.6871", 0.048},
+         0.0001},
+        {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "models/qwen2-7b-instruct", "bf16", 1, false, "14.25", 0.0},
+        {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "models/qwen3-32b", "bf16", 8, false, "7.6871", 0.0003},
         {"vllm-0.27.1-qwen3-235b-a22b-fp8-tp4-rtx-pro-6000", "models/qwen3-235b-a22b", "fp8_block", 4, false, "55.19",
          0.058},
     };
@@ -96,12 +110,13 @@ TEST(VllmWeights, WithTheRotaryTableTheyAreWhatRealStartsPrintedWithinTheStatedE
             test::read_file(std::filesystem::path(KVCAT_SOURCE_DIR) / "tests/fixtures/engine-logs" / (s.log + ".log"));
         ASSERT_TRUE(test::contains(log, "Model loading took " + s.printed + " GiB"));
         const Model& m = test::shipped_model(s.model);
-        auto w = vllm_weights(m, s.format, s.gpus, s.expert_parallel);
+        auto w = vllm_loaded(m, s.format, s.gpus, s.expert_parallel);
         ASSERT_TRUE(w.has_value());
         double kvcat = gib(w->bytes + rotary(m));
         // A figure printed to four places is within 0.00005 of its bytes, to two within 0.005.
-        double rounding = s.printed.size() - s.printed.find('.') > 3 ? 0.00005 : 0.005;
-        EXPECT_NEAR(std::stod(s.printed) - kvcat, s.under, rounding + 0.001) << kvcat;
+        bool four = s.printed.size() - s.printed.find('.') > 3;
+        double rounding = four ? 0.00005 : 0.005;
+        EXPECT_NEAR(std::stod(s.printed) - kvcat, s.under, rounding + (four ? 0.0001 : 0.001)) << kvcat;
     }
 }
 

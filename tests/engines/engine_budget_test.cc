@@ -139,15 +139,15 @@ struct RealStart {
 // with PyTorch's sort (36 bytes an entry, 1.40 GiB). The pool is the share less the weights, the
 // rotary table, the sampler's peak, NCCL's fitted 1.82 GiB a card when split and the 1 GiB
 // allowance, exactly. These starts took less than the allowance for all else, and no NCCL term's
-// worth over two A100s: 0.73, 2.28 and 2.35 GiB under (tokens 15%, 7% and 21% under), the safe side.
+// worth over two A100s: 0.78, 2.30 and 2.37 GiB under (tokens 16%, 7% and 21% under), the safe side.
 TEST(VllmBudget, FitsAnswerStandsBesideRealStartsWithinTheStatedError) {
     const std::vector<RealStart> starts = {
-        {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "nvidia-a100-80gb-sxm", 1, "0.25", 5.01, 93872, true, -0.73,
-         0.854},
+        {"vllm-0.10.1.1-qwen2-7b-instruct-a100-80g-0.25", "nvidia-a100-80gb-sxm", 1, "0.25", 5.01, 93872, true, -0.78,
+         0.843},
         {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-80g-0.5", "nvidia-a100-80gb-sxm", 2, "0.5", 31.83, 1192160, true,
-         -2.28, 0.928},
+         -2.30, 0.928},
         {"vllm-0.10.1.1-qwen2-7b-instruct-tp2-a100-40g-0.5", "nvidia-a100-40gb-sxm", 2, "0.5", 11.03, 412944, false,
-         -2.35, 0.788},
+         -2.37, 0.786},
     };
     test::KvcatRunner k;
     for (const RealStart& r : starts) {
@@ -279,8 +279,8 @@ TEST(VllmBudget, AnFp8SplitVllmRefusesIsRefusedInItsWordsAndExpertParallelLoadsI
 // HBM3, one 0.11.2 start on one H200, and four 0.19.0 starts on one or two H100s at a 0.95 share.
 // kvcat derives the sampler's peak beside the allowance (PyTorch's sort before 0.17.0, 5.6 GiB a
 // rank for Qwen3's vocabulary; in place from it) and holds back NCCL's fitted 1.82 GiB a rank when
-// the model is split. The pool is 0.32 GiB under to equal before 0.17.0 (tokens 0.3% under to
-// equal) and 0.16 to 0.22 GiB under from it (tokens 0.3% to 0.4% under). Before kvcat derived the
+// the model is split. The pool is 0.03 to 0.32 GiB under before 0.17.0 (tokens 0.1% to 0.3%
+// under) and 0.21 to 0.22 GiB under from it (tokens 0.4% under). Before kvcat derived the
 // sort, the allowance alone left the three older pools 4.4 to 7.4 GiB too large. The errors
 // docs/engines.md states for this term, held here so that they are restated when the rule changes.
 TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
@@ -293,7 +293,7 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
     };
     const std::vector<LargeStart> starts = {
         {"vllm-0.10.0-qwen3-32b-tp8-h100-fp8kv", "qwen3-32b", "bf16", "fp8", "nvidia-h100-sxm", "8", "0.10.0", "32768",
-         "", "55.62", 3644816, 0.00, 1.000},
+         "", "55.62", 3644816, -0.05, 0.999},
         {"vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv", "qwen3-235b-a22b", "fp8_block", "fp8", "nvidia-h100-sxm",
          "8", "0.10.0", "32768", "", "35.65", 1590736, -0.035, 0.999, true},
         {"vllm-0.11.2-llama-3-8b-instruct-h200-1024", "llama-3.1-8b", "bf16", "bf16", "nvidia-h200", "1", "0.11.2",
@@ -305,7 +305,7 @@ TEST(VllmBudget, WithVllmsDefaultsForALargeCardThePoolIsWithinTheStatedError) {
         {"vllm-0.19.0-qwen3-8b-h100-0.95-8k", "qwen3-8b", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0", "8192",
          "0.95", "57.5", 418688, -0.21, 0.996},
         {"vllm-0.19.0-qwen2.5-7b-h100-0.95-8k", "qwen2-7b-instruct", "bf16", "bf16", "nvidia-h100-sxm", "1", "0.19.0",
-         "8192", "0.95", "58.53", 1096000, -0.16, 0.997},
+         "8192", "0.95", "58.53", 1096000, -0.21, 0.996},
     };
     test::KvcatRunner k;
     for (const LargeStart& r : starts) {

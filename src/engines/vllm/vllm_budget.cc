@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/checkpoint_layers.h"
+#include "engines/torch_allocator.h"
 #include "engines/vllm/vllm_allocation.h"
 
 namespace kvcat {
@@ -91,6 +93,25 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
     if (terms.native_context < 1 || terms.head_dim < 1) return std::nullopt;
     std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
     return Rational(terms.native_context) * Rational(terms.head_dim) * Rational(dtype);
+}
+
+std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
+                                                 const EngineSettings& settings) {
+    auto weights = checkpoint_layers(model, format, settings.gpus, settings.expert_parallel, "vLLM");
+    if (!weights) return weights;
+    auto rotary = vllm_rotary_table(settings, model_terms(model));
+    std::int64_t rotary_bytes = rotary ? rotary->floor() : 0;
+    auto sizes = checkpoint_allocations(model, format, settings.gpus, settings.expert_parallel, rotary_bytes);
+    if (!sizes) return weights;
+    Rational made = 0;
+    for (std::int64_t size : *sizes) made += Rational(size);
+    Rational rounding = Rational(torch_allocated_bytes(*sizes)) - made;
+    weights->bytes += rounding;
+    weights->how += fmt::format(
+        ", and {} bytes more that PyTorch's caching allocator counts with them, made one after another: a tensor "
+        "that would leave 1 MiB or less of its segment takes it whole",
+        group_thousands(rounding.floor()));
+    return weights;
 }
 
 Rational vllm_default_gpu_memory_utilization(std::string_view version) {

@@ -49,10 +49,7 @@ const EngineRules vllm_rules{
         "--max-model-len context fits and holds the slots when its maximum concurrency reaches them",
     .allocate = vllm_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return vllm_log_lines(a); },
-    .loaded_weights =
-        [](const Model& m, std::string_view format, const EngineSettings& s) {
-            return checkpoint_layers(m, format, s.gpus, s.expert_parallel, "vLLM");
-        },
+    .loaded_weights = vllm_loaded_weights,
     .card_defaults = [](EngineSettings& settings,
                         const FitTerms& terms) { vllm_card_defaults(settings, terms.memory, terms.card_name); },
     .budget = vllm_budget,
