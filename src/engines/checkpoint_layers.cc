@@ -215,7 +215,7 @@ std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_v
 
 std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& model, std::string_view format,
                                                                 std::int64_t gpus, bool expert_parallel,
-                                                                std::int64_t rotary_bytes) {
+                                                                std::int64_t rotary_bytes, std::int64_t layer_scalars) {
     auto known = std::find_if(kFormats.begin(), kFormats.end(),
                               [&](const Format& f) { return equal_ignoring_case(f.name, format); });
     if (known == kFormats.end() || known->fp8 || gpus < 1 || !read_architecture(model)) return std::nullopt;
@@ -234,6 +234,7 @@ std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& mod
         if (w.llama_arch == "qwen2") add(r.q + 2 * r.k, 1);  // its bias
         add(hidden, r.q);                                    // o_proj
         if (layer == 0 && rotary_bytes > 0) out.push_back(rotary_bytes);
+        for (std::int64_t i = 0; i < layer_scalars; ++i) out.push_back(4);  // the attention layer's float32s
         if (qwen3) {
             add(head, 1);  // q_norm
             add(head, 1);  // k_norm

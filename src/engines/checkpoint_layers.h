@@ -63,15 +63,15 @@ std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_v
 
 /// The tensors one of `gpus` ranks allocates for a checkpoint in a float `format` (bf16, fp16,
 /// f32), in the order the model's file makes them, bytes each: the embeddings; for each layer q, k
-/// and v (with qwen2's biases), o, the rotary table of `rotary_bytes` in the first (none at 0),
-/// qwen3's q and k norms, the experts' w13 and w2 and the router (Mixtral's before them, Qwen3's
-/// after) or gate_up and down, and the layer's two norms; the last norm and the output head. The
-/// same files and commits as checkpoint_layers (llama.py, qwen2.py, qwen3.py, qwen3_moe.py,
+/// and v (with qwen2's biases), o, the rotary table of `rotary_bytes` in the first (none at 0), the
+/// `layer_scalars` float32 scalars the engine's attention layer makes, qwen3's q and k norms, the experts' w13 and w2
+/// and the router (Mixtral's before them, Qwen3's after) or gate_up and down, and the layer's two norms; the last norm
+/// and the output head. The same files and commits as checkpoint_layers (llama.py, qwen2.py, qwen3.py, qwen3_moe.py,
 /// mixtral.py; the experts as fused_moe/layer.py makes w13_weight and w2_weight). nullopt for an
 /// fp8 format (vLLM makes new tensors for those once they are loaded) and wherever
 /// checkpoint_layers gives nothing; throws as it does.
 std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& model, std::string_view format,
                                                                 std::int64_t gpus, bool expert_parallel,
-                                                                std::int64_t rotary_bytes);
+                                                                std::int64_t rotary_bytes, std::int64_t layer_scalars);
 
 }  // namespace kvcat

@@ -95,13 +95,23 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
     return Rational(terms.native_context) * Rational(terms.head_dim) * Rational(dtype);
 }
 
+namespace {
+
+/// The float32 scalars vLLM's Attention layer makes on the card: _k_scale, _v_scale, _q_scale and
+/// _prob_scale, and q_range, k_range and v_range (vllm/attention/layer.py at v0.10.0 and v0.11.2,
+/// model_executor/layers/attention/attention.py at v0.17.0 to v0.20.1, set_default_quant_scales).
+constexpr std::int64_t kVllmAttentionScalars = 7;
+
+}  // namespace
+
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings) {
     auto weights = checkpoint_layers(model, format, settings.gpus, settings.expert_parallel, "vLLM");
     if (!weights) return weights;
     auto rotary = vllm_rotary_table(settings, model_terms(model));
     std::int64_t rotary_bytes = rotary ? rotary->floor() : 0;
-    auto sizes = checkpoint_allocations(model, format, settings.gpus, settings.expert_parallel, rotary_bytes);
+    auto sizes = checkpoint_allocations(model, format, settings.gpus, settings.expert_parallel, rotary_bytes,
+                                        kVllmAttentionScalars);
     if (!sizes) return weights;
     Rational made = 0;
     for (std::int64_t size : *sizes) made += Rational(size);

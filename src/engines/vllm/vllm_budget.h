@@ -135,10 +135,10 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
 /// The weights vLLM loads on each card for a checkpoint in `format` (EngineRules::loaded_weights):
 /// its layers (checkpoint_layers), and for a float checkpoint what PyTorch's caching allocator
 /// counts beside their bytes as the model's file makes them one after another, the rotary table
-/// among them (checkpoint_allocations, torch_allocated_bytes): a tensor that leaves 1 MiB or less
-/// of its segment takes it whole. "Model loading took" is torch's allocated bytes, so it counts
-/// them: 57 MiB for Qwen2-7B on one card, 49 MiB a rank for Qwen3-32B over eight, none for Llama
-/// 3.1 8B, whose every width is a whole number of 2 MiB segments. An fp8 checkpoint's layers are
+/// and the attention layers' float32 scalars among them (checkpoint_allocations,
+/// torch_allocated_bytes): a tensor that leaves 1 MiB or less of its segment takes it whole. "Model loading took" is
+/// torch's allocated bytes, so it counts them: 57 MiB for Qwen2-7B on one card, 49 MiB a rank for Qwen3-32B over eight,
+/// none for Llama 3.1 8B, whose every width is a whole number of 2 MiB segments. An fp8 checkpoint's layers are
 /// replaced once loaded (process_weights_after_loading) and get no such term.
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings);
