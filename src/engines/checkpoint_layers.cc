@@ -169,13 +169,21 @@ bool read_architecture(const Model& model) {
     return within(w.ffn_size, kMostWidth);
 }
 
+/// The format's entry when kvcat builds the engine's layers for it, on `gpus` cards, for this
+/// model's architecture; nullptr otherwise.
+const Format* known_format(const Model& model, std::string_view format, std::int64_t gpus) {
+    auto known = std::find_if(kFormats.begin(), kFormats.end(),
+                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
+    if (known == kFormats.end() || gpus < 1 || !read_architecture(model)) return nullptr;
+    return &*known;
+}
+
 }  // namespace
 
 std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_view format, std::int64_t gpus,
                                                bool expert_parallel, std::string_view engine) {
-    auto known = std::find_if(kFormats.begin(), kFormats.end(),
-                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
-    if (known == kFormats.end() || gpus < 1 || !read_architecture(model)) return std::nullopt;
+    const Format* known = known_format(model, format, gpus);
+    if (!known) return std::nullopt;
     const bool fp8 = known->fp8, block = known->block;
     RankShape s = rank_shape(model, gpus, expert_parallel);
     if (block) check_fp8_split(s);
@@ -216,9 +224,8 @@ std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_v
 std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& model, std::string_view format,
                                                                 std::int64_t gpus, bool expert_parallel,
                                                                 std::int64_t rotary_bytes, std::int64_t layer_scalars) {
-    auto known = std::find_if(kFormats.begin(), kFormats.end(),
-                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
-    if (known == kFormats.end() || known->fp8 || gpus < 1 || !read_architecture(model)) return std::nullopt;
+    const Format* known = known_format(model, format, gpus);
+    if (!known || known->fp8) return std::nullopt;
     const TensorWidths& w = *model.tensors;
     const RankWidths r = rank_widths(model, gpus, expert_parallel);
     const std::int64_t hidden = w.hidden_size, head = *model.head_dim;
