@@ -50,6 +50,11 @@ std::string sampler_words(const EngineSettings& settings) {
 /// at once and then by row (SortStable.cu, launch_stable_sort_kernel).
 constexpr std::int64_t kSegmentedSortRows = 128;
 
+/// The float32 scalars vLLM's Attention layer makes on the card: _k_scale, _v_scale, _q_scale and
+/// _prob_scale, and q_range, k_range and v_range (vllm/attention/layer.py at v0.10.0 and v0.11.2,
+/// model_executor/layers/attention/attention.py at v0.17.0 to v0.20.1, set_default_quant_scales).
+constexpr std::int64_t kVllmAttentionScalars = 7;
+
 }  // namespace
 
 VllmSampler vllm_sampler(const EngineSettings& settings) {
@@ -94,15 +99,6 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
     std::int64_t dtype = torch_dtype_bytes(settings.model_dtype).value_or(2);
     return Rational(terms.native_context) * Rational(terms.head_dim) * Rational(dtype);
 }
-
-namespace {
-
-/// The float32 scalars vLLM's Attention layer makes on the card: _k_scale, _v_scale, _q_scale and
-/// _prob_scale, and q_range, k_range and v_range (vllm/attention/layer.py at v0.10.0 and v0.11.2,
-/// model_executor/layers/attention/attention.py at v0.17.0 to v0.20.1, set_default_quant_scales).
-constexpr std::int64_t kVllmAttentionScalars = 7;
-
-}  // namespace
 
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings) {
