@@ -195,6 +195,18 @@ Model read_model(const YamlNode& root) {
     return m;
 }
 
+/// A total as a tool printed it (memory_reported, memory_runtime_total); nullopt when the mapping
+/// is absent or lacks a figure (the schema says which).
+std::optional<ReportedMemory> reported_memory(const YamlNode& root, std::string_view key) {
+    const YamlNode* m = mapping_field(&root, key);
+    if (!m) return std::nullopt;
+    auto value = decimal_field(m, "value");
+    auto bytes = int_field(m, "bytes");
+    std::string unit = str(m, "unit");
+    if (!value || !bytes || *bytes <= 0 || unit.empty()) return std::nullopt;
+    return ReportedMemory{*value, unit, *bytes, str(m, "by"), str(m, "line")};
+}
+
 Accelerator read_accelerator(const YamlNode& root) {
     Accelerator a;
     a.vendor = str(&root, "vendor");
@@ -205,14 +217,8 @@ Accelerator read_accelerator(const YamlNode& root) {
     a.memory_bandwidth_gb_s = num_field(&root, "memory_bandwidth_gb_s");
     a.memory_gb_exact = decimal_field(&root, "memory_gb");
     a.memory_bandwidth_gb_s_exact = decimal_field(&root, "memory_bandwidth_gb_s");
-    if (const YamlNode* m = mapping_field(&root, "memory_reported")) {
-        auto value = decimal_field(m, "value");
-        auto bytes = int_field(m, "bytes");
-        std::string unit = str(m, "unit");
-        if (value && bytes && *bytes > 0 && !unit.empty()) {
-            a.memory_reported = ReportedMemory{*value, unit, *bytes, str(m, "by"), str(m, "line")};
-        }
-    }
+    a.memory_reported = reported_memory(root, "memory_reported");
+    a.memory_runtime_total = reported_memory(root, "memory_runtime_total");
     return a;
 }
 

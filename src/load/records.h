@@ -160,6 +160,8 @@ struct Accelerator {
     std::optional<Rational> memory_gb_exact;
     std::optional<Rational> memory_bandwidth_gb_s_exact;
     std::optional<ReportedMemory> memory_reported;
+    /// The total CUDA or HIP gives a program (memory_runtime_total; `by` is cuda or hip).
+    std::optional<ReportedMemory> memory_runtime_total;
 };
 
 struct KvBasis {

@@ -313,6 +313,21 @@ constexpr std::array kReportedMemoryFields = {
     FieldSpec{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields},
 };
 
+constexpr std::array<std::string_view, 2> kRuntimeMemoryReporters = {"cuda", "hip"};
+
+/// The card's total as CUDA or HIP gives it to a program (physics.h's runtime_memory_bytes reads it).
+constexpr std::array kRuntimeMemoryFields = {
+    FieldSpec{"value", F::number, true, false, "the total as the program printed it, in `unit`", {}, {}, true},
+    FieldSpec{"unit", F::enumeration, true, false,
+              "the printed unit: B, MiB (2^20 bytes), GiB (2^30 bytes) or MB (10^6 bytes)", kMemoryUnits},
+    FieldSpec{"bytes", F::integer, true, false, "value x unit, rounded down to a whole byte", {}, {}, true},
+    FieldSpec{"by", F::enumeration, true, false,
+              "whose total: CUDA's (cudaMemGetInfo, torch.cuda.mem_get_info) or HIP's (hipMemGetInfo)",
+              kRuntimeMemoryReporters},
+    FieldSpec{"line", F::string, true, false, "the line the figure was read from, as printed"},
+    FieldSpec{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields},
+};
+
 constexpr std::array kAcceleratorFields = {
     FieldSpec{"id", F::string, true, false, "accelerators/NAME: the file's path under records/ without .yaml"},
     FieldSpec{"vendor", F::string, true, false, "who makes it"},
@@ -326,6 +341,14 @@ constexpr std::array kAcceleratorFields = {
               "the total memory as the card's driver or runtime reports it: what fit and the memory rules use",
               {},
               kReportedMemoryFields},
+    FieldSpec{"memory_runtime_total",
+              F::mapping,
+              false,
+              false,
+              "the total CUDA or HIP gives a program, a little under the driver's: what vLLM and SGLang take their "
+              "share of",
+              {},
+              kRuntimeMemoryFields},
     FieldSpec{"memory_type", F::string, true, false, "GDDR6X, HBM3, ..."},
     FieldSpec{"memory_bus_bits", F::integer, false, false, "memory interface width, bits", {}, {}, true},
     FieldSpec{
