@@ -4,16 +4,28 @@
 
 namespace kvcat {
 
-EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
-                                            std::string_view reserve_how, const FitTerms& terms) {
+EngineBudget share_less_weights_and_reserve(BudgetTerm share, BudgetTerm reserve, const FitTerms& terms) {
     EngineBudget b;
-    b.available = share.bytes - terms.weights - terms.reserve;
+    b.available = share.bytes - terms.weights - reserve.bytes;
+    reserve.bytes = Rational(0) - reserve.bytes;
     b.terms = {
         std::move(share),
         {"weights", Rational(0) - terms.weights, terms.weights_how},
-        {std::string(reserve_name), Rational(0) - terms.reserve, std::string(reserve_how)},
+        std::move(reserve),
     };
     return b;
+}
+
+RuntimeTotal runtime_total(const FitTerms& terms) {
+    if (terms.runtime_memory) return {*terms.runtime_memory, terms.runtime_memory_how};
+    Rational gap(kRuntimeTotalGapBytes);
+    if (terms.memory_by != "nvidia-smi" || terms.memory <= gap) {
+        return {terms.memory, fmt::format("{}; the card's record gives no runtime total", terms.memory_how)};
+    }
+    return {terms.memory - gap,
+            fmt::format("{} less {} MiB: the card's record gives no CUDA total, the one the engine takes, and on the "
+                        "cards whose records give both it is up to that much under nvidia-smi's",
+                        terms.memory_how, kRuntimeTotalGapBytes >> 20)};
 }
 
 void hold_back_tensor_parallel_non_torch(EngineBudget& budget, std::int64_t gpus, std::string_view evidence) {
@@ -28,8 +40,9 @@ void hold_back_tensor_parallel_non_torch(EngineBudget& budget, std::int64_t gpus
 }
 
 EngineBudget card_less_weights_and_reserve(const EngineSettings& /*settings*/, const FitTerms& terms) {
-    return share_less_weights_and_reserve({"the card's memory", terms.memory, terms.memory_how}, "runtime reserve",
-                                          "--reserve-gib, kvcat's assumption for the runtime", terms);
+    return share_less_weights_and_reserve(
+        {"the card's memory", terms.memory, terms.memory_how},
+        {"runtime reserve", terms.reserve, "--reserve-gib, kvcat's assumption for the runtime"}, terms);
 }
 
 }  // namespace kvcat

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,10 +19,30 @@ struct EngineBudget {
     std::vector<BudgetTerm> terms;  ///< the share it starts from, then each term taken off it
 };
 
-/// `share` (the card, or the engine's share of it) less the weights and the reserve (--reserve-gib),
-/// each a term; `reserve_name` and `reserve_how` say what the reserve stands for in this engine.
-EngineBudget share_less_weights_and_reserve(BudgetTerm share, std::string_view reserve_name,
-                                            std::string_view reserve_how, const FitTerms& terms);
+/// `share` (the card, or the engine's share of it) less the weights and `reserve` (what the engine
+/// holds back beside them: --reserve-gib, or the engine's own allowance), each a term; `reserve.bytes`
+/// is the amount held back, positive.
+EngineBudget share_less_weights_and_reserve(BudgetTerm share, BudgetTerm reserve, const FitTerms& terms);
+
+/// The total an engine built on PyTorch (vLLM, SGLang) takes its share of: what CUDA or HIP gives
+/// the process (torch.cuda.mem_get_info), which the card's record gives as memory_runtime_total.
+/// Without one, the driver's total less kRuntimeTotalGapBytes.
+struct RuntimeTotal {
+    Rational bytes;
+    std::string how;  ///< "CUDA's total, 79.19 GiB", or how it was taken without one
+};
+RuntimeTotal runtime_total(const FitTerms& terms);
+
+/// What kvcat takes off nvidia-smi's total for a card whose record gives no runtime total: the
+/// largest difference between the two on the cards whose records give both, in whole MiB (the A100
+/// 80GB's, 869.4 MiB; the nine records give 350 to 869.4 MiB). A test holds it to the records.
+inline constexpr std::int64_t kRuntimeTotalGapBytes = std::int64_t{870} << 20;
+
+/// What a process built on PyTorch holds on a card before it loads anything: the CUDA context
+/// and the libraries' workspaces. vLLM 0.19.0's worker prints it at its start ("worker init memory
+/// snapshot: ... cuda_memory=0.51GiB, torch_memory=0.0GiB") on one H100 in three records; SGLang's
+/// free memory after loading counts it. 512 MiB.
+inline constexpr std::int64_t kTorchContextBytes = std::int64_t{512} << 20;
 
 /// What the memory outside torch grows by on each card when the model is split over several: NCCL's
 /// communicators and buffers, and an engine's own all-reduce buffers. Fitted, not derived, and the

@@ -57,6 +57,17 @@ std::string memory_how(const Accelerator& accelerator) {
     return fmt::format("{}, {} {}", who, m.value.to_display(), m.unit);
 }
 
+std::optional<Rational> runtime_memory_bytes(const Accelerator& accelerator) {
+    if (!accelerator.memory_runtime_total) return std::nullopt;
+    return Rational(accelerator.memory_runtime_total->bytes);
+}
+
+std::string runtime_memory_how(const Accelerator& accelerator) {
+    if (!accelerator.memory_runtime_total) return "";
+    const ReportedMemory& m = *accelerator.memory_runtime_total;
+    return fmt::format("{}'s total, {} {}", m.by == "hip" ? "HIP" : "CUDA", m.value.to_display(), m.unit);
+}
+
 std::optional<Rational> memory_unit_bytes(std::string_view unit) {
     if (unit == "B") return Rational(1);
     if (unit == "MiB") return Rational(1LL << 20);
@@ -114,6 +125,8 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.gpus = setup.gpus;
     t.memory = memory_bytes(accelerator);
     t.memory_how = memory_how(accelerator);
+    t.runtime_memory = runtime_memory_bytes(accelerator);
+    t.runtime_memory_how = runtime_memory_how(accelerator);
     t.card_name = accelerator.name;
     if (accelerator.memory_reported) t.memory_by = accelerator.memory_reported->by;
     if (setup.weight_bytes) {
@@ -241,6 +254,7 @@ nlohmann::json fit_json(const FitTerms& t, const std::string& model_id, const st
         {"batch", t.batch},
         {"memory_bytes", exact(t.memory)},
         {"memory_how", t.memory_how},
+        {"runtime_memory_bytes", t.runtime_memory ? exact(*t.runtime_memory) : nlohmann::json(nullptr)},
         {"weight_bytes", exact(t.weights)},
         {"fixed_state_bytes", exact(t.fixed_state)},
         {"reserve_bytes", exact(t.reserve)},

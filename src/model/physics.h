@@ -38,6 +38,11 @@ Rational active_weight_bytes(const Model& model, const WeightQuant& quant);
 Rational memory_bytes(const Accelerator& accelerator);
 /// Where memory_bytes comes from, for the printout: "nvidia-smi's total, 24576 MiB".
 std::string memory_how(const Accelerator& accelerator);
+/// The total CUDA or HIP gives a program on this card (memory_runtime_total), bytes; nullopt when the
+/// record gives none.
+std::optional<Rational> runtime_memory_bytes(const Accelerator& accelerator);
+/// Where runtime_memory_bytes comes from: "CUDA's total, 79.19 GiB"; "" without one.
+std::string runtime_memory_how(const Accelerator& accelerator);
 /// Bytes in one printed unit of memory_reported (B, MiB, GiB, MB); nullopt for another.
 std::optional<Rational> memory_unit_bytes(std::string_view unit);
 
@@ -67,6 +72,10 @@ struct FitTerms {
     /// vendor's GB. An engine's rule for what the card holds before it starts depends on it.
     std::string memory_by;
     Rational memory;
+    /// The total CUDA or HIP gives a program (runtime_memory_bytes), which vLLM and SGLang take their
+    /// share of; nullopt when the card's record gives none.
+    std::optional<Rational> runtime_memory;
+    std::string runtime_memory_how;
     Rational weights;
     /// Of `weights`, the bytes an engine keeps in host memory rather than on the card (llama.cpp's
     /// input layer: engines/llamacpp/llamacpp_quant.h); set by whoever knows the engine and file.

@@ -355,10 +355,19 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
         auto held = llamacpp_card_held(acc.memory_reported ? acc.memory_reported->by : "");
         EngineSettings vllm;  // vLLM's batch defaults on this card, as fit takes them
         vllm_card_defaults(vllm, memory_bytes(acc), acc.name);
+        FitTerms card;  // the total vLLM and SGLang take their share of, as fit takes it
+        card.memory = memory_bytes(acc);
+        card.memory_how = memory_how(acc);
+        card.memory_by = acc.memory_reported ? acc.memory_reported->by : "";
+        card.runtime_memory = runtime_memory_bytes(acc);
+        card.runtime_memory_how = runtime_memory_how(acc);
+        RuntimeTotal runtime = runtime_total(card);
         accelerator_list.push_back({{"id", a->id},
                                     {"name", acc.name},
                                     {"memory", exact(memory_bytes(acc))},
                                     {"memory_how", memory_how(acc)},
+                                    {"runtime_total", exact(runtime.bytes)},
+                                    {"runtime_total_how", runtime.how},
                                     {"llama_held", held ? exact(held->bytes) : json(nullptr)},
                                     {"llama_held_how", held ? held->how : std::string()},
                                     {"llama_held_least", held && held->least ? exact(*held->least) : json(nullptr)},
@@ -421,11 +430,14 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "files kvcat read), the rotary table it loads beside them and what its profiling run measures; "
             "kvcat takes that last as the sampler's peak it derives (FlashInfer's sampler, vLLM's default from "
             "0.20.2, when the model record gives its vocabulary), on several cards with 1.82 GiB a card for NCCL "
-            "(fitted to real starts), and the 1 GiB "
-            "reserve, or the '" +
-                std::string(kVllmAvailableMemoryWords) + "' vLLM printed when you give it"},
+            "(fitted to real starts), and an allowance for the rest (fitted), or the 1 GiB "
+            "reserve for all of it without a vocabulary, or the '" +
+                std::string(kVllmAvailableMemoryWords) +
+                "' vLLM printed when you give it. The card's total is CUDA's, as vLLM reads it, where the card's "
+                "record gives it"},
            {"gpu_memory_utilization", exact(vllm_default_gpu_memory_utilization(""))},
            {"tensor_parallel_non_torch", exact(Rational(kTensorParallelNonTorchBytes))},
+           {"allowance", exact(Rational(kVllmAllowanceBytes))},
            {"refusal_words", kVllmRefusalWords},
            {"mamba_words", kVllmMambaBlocksWords},
            {"estimate_words", kVllmEstimateWords},
@@ -435,11 +447,12 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
            {"how",
             "SGLang's token pool (kvcat fit --engine sglang): the memory left for the pool divided by the "
             "bytes a token costs in every layer, plus one padding slot; page size 1; tensor parallel, every "
-            "figure one card's. The memory is the card x --mem-fraction-static less the weights and the 1 GiB "
-            "reserve (and 1.82 GiB a card for NCCL over several, fitted to real starts) when you give it, "
-            "otherwise the card less the weights and the reserve"},
+            "figure one card's. The memory is CUDA's total x --mem-fraction-static less the weights, the CUDA "
+            "context (fitted) and 1.82 GiB a card for NCCL over several (fitted to real starts) when you give it, "
+            "otherwise the card less the weights and the 1 GiB reserve"},
            {"page_size", EngineSettings().page_size},
            {"tensor_parallel_non_torch", exact(Rational(kTensorParallelNonTorchBytes))},
+           {"context", exact(Rational(kTorchContextBytes))},
            {"cards", card_counts}}}},
         {"weight_formats", formats},
         {"dtypes", dtypes},

@@ -540,27 +540,32 @@
     } else if (engine.id === 'sglang' && choice.memFraction !== null) {
       // sglang_budget (src/engines/sglang/sglang_rules.cc): the share less the weights, the reserve
       // and, over several cards, NCCL's memory (kTensorParallelNonTorchBytes, fitted).
-      given = sub(sub(mul(r.memory, choice.memFraction), r.weights), r.reserve);
+      // The share is of CUDA's total (runtime_total), and the CUDA context is fitted (kTorchContextBytes).
+      r.context = parseQ(engine.context);
+      given = sub(sub(mul(parseQ(r.card.runtime_total), choice.memFraction), r.weights), r.context);
       if (choice.gpus > 1) {
         r.nccl = parseQ(engine.tensor_parallel_non_torch);
         given = sub(given, r.nccl);
       }
-      r.poolHow = 'the card x --mem-fraction-static ' + choice.memFractionText + ', less the weights, ' +
+      r.poolHow = r.card.runtime_total_how + ' x --mem-fraction-static ' + choice.memFractionText + ', less the weights, ' +
         (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts) ' : '') +
-        'and 1 GiB for the CUDA context' + (r.nccl ? '' : ' and NCCL') + ' (kvcat fit\'s default)';
+        'and ' + gib(r.context) + ' for the CUDA context (fitted)';
     } else if (engine.id === 'vllm') {
       // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
       // weights, the sampler's peak its profiling run reaches (vllm_sampler_peak, for n =
       // min(max_num_seqs, max_num_batched_tokens) requests; model_entry gives its two parts) and
       // the reserve standing for the rest of what that run measures.
       const share = parseQ(engine.gpu_memory_utilization);
-      given = sub(sub(mul(r.memory, share), r.weights), r.reserve);
+      const s = r.model.vllm_sampler;
+      // The share is of CUDA's total (runtime_total); beside a derived sampler peak the rest is
+      // kvcat's fitted allowance (kVllmAllowanceBytes), else the reserve stands for all of it.
+      r.allowance = s ? parseQ(engine.allowance) : r.reserve;
+      given = sub(sub(mul(parseQ(r.card.runtime_total), share), r.weights), r.allowance);
       // The rotary table vLLM loads beside the weights (vllm_rotary_table), where kvcat sizes it.
       if (r.model.vllm_rotary) {
         r.rotary = parseQ(r.model.vllm_rotary);
         given = sub(given, r.rotary);
       }
-      const s = r.model.vllm_sampler;
       if (s) {
         const batched = vllmBatchedTokens(r);
         const n = minB(vllmMaxNumSeqs(r), batched);
@@ -572,11 +577,11 @@
           given = sub(given, r.nccl);
         }
       }
-      r.poolHow = 'the card x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
+      r.poolHow = r.card.runtime_total_how + ' x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
         ' (vLLM\'s default), less the weights' + (r.rotary ? ' with the ' + gib(r.rotary) + ' rotary table vLLM loads beside them' : '') + ', ' +
         (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived), ' +
-             (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + '1 GiB for the rest'
-           : '1 GiB for its activations') + ' (kvcat fit\'s default)';
+             (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + gib(r.allowance) + ' for the rest (fitted)'
+           : gib(r.allowance) + ' for its activations (kvcat fit\'s default)');
     } else {
       given = sub(sub(r.memory, r.weights), r.reserve);
       r.poolHow = 'the card less the weights and 1 GiB (kvcat fit\'s default)';

@@ -44,10 +44,9 @@ void llamacpp_card_defaults(EngineSettings& settings, const FitTerms& terms) {
 EngineBudget llamacpp_budget(const EngineSettings& settings, const FitTerms& terms) {
     EngineBudget b;
     if (settings.card_held) {
-        FitTerms held = terms;
-        held.reserve = settings.card_held->bytes;
-        b = share_less_weights_and_reserve({"the card's memory", terms.memory, terms.memory_how},
-                                           "held by the card before llama.cpp starts", settings.card_held->how, held);
+        b = share_less_weights_and_reserve(
+            {"the card's memory", terms.memory, terms.memory_how},
+            {"held by the card before llama.cpp starts", settings.card_held->bytes, settings.card_held->how}, terms);
     } else {
         b = card_less_weights_and_reserve(settings, terms);
     }

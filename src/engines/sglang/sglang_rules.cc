@@ -19,18 +19,26 @@ void sglang_ask(EngineSettings& /*settings*/, const FitTerms& /*terms*/, std::in
 /// several cards, NCCL's buffers. SGLang's profile_max_num_token
 /// (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
 /// 226149ac457bd1a1b5d450f55c01f72f604320d6) gives the pool the free memory after loading less the
-/// card x (1 - mem_fraction_static); the free memory is the card less the weights and what else the
-/// process holds: the CUDA context, for which kvcat holds back --reserve-gib, and over several
-/// cards NCCL's buffers, for which it holds back the fitted kTensorParallelNonTorchBytes beside it
-/// (none once --reserve-gib is given: it then stands for all). Without a share, the card less the
-/// weights and the reserve.
+/// card x (1 - mem_fraction_static), the card's total being CUDA's (runtime_total); the free memory
+/// is that total less the weights and what else the process holds: the CUDA context, for which kvcat
+/// holds back kTorchContextBytes, and over several cards NCCL's buffers, for which it holds back the
+/// fitted kTensorParallelNonTorchBytes beside it (--reserve-gib, given, stands for both). Without a
+/// share, the card less the weights and the reserve.
 EngineBudget sglang_budget(const EngineSettings& settings, const FitTerms& terms) {
     if (!settings.mem_fraction_static) return card_less_weights_and_reserve(settings, terms);
-    EngineBudget b = share_less_weights_and_reserve(
-        {"the card x mem_fraction_static", terms.memory * *settings.mem_fraction_static,
-         fmt::format("{} of {}", settings.mem_fraction_static->to_display(), terms.memory_how)},
-        settings.gpus > 1 && !terms.reserve_given ? "CUDA context and the rest" : "CUDA context and NCCL",
-        "--reserve-gib: kvcat's allowance for what the process holds beside the weights", terms);
+    RuntimeTotal total = runtime_total(terms);
+    BudgetTerm reserve{"CUDA context and NCCL", terms.reserve,
+                       "--reserve-gib: kvcat's allowance for what the process holds beside the weights"};
+    if (!terms.reserve_given) {
+        reserve = {"CUDA context", Rational(kTorchContextBytes),
+                   fmt::format("fitted, {} MiB: what a PyTorch process holds before it loads anything (vLLM 0.19.0's "
+                               "worker prints 0.51 GiB on one H100 at its start)",
+                               kTorchContextBytes >> 20)};
+    }
+    EngineBudget b =
+        share_less_weights_and_reserve({"the card x mem_fraction_static", total.bytes * *settings.mem_fraction_static,
+                                        fmt::format("{} of {}", settings.mem_fraction_static->to_display(), total.how)},
+                                       std::move(reserve), terms);
     if (!terms.reserve_given) {
         hold_back_tensor_parallel_non_torch(b, settings.gpus,
                                             "vLLM's starts over several H100s; SGLang's one start over four H100s "

@@ -132,19 +132,24 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     // Given, the reserve is all vLLM takes beside the weights; else kvcat derives the sampler's
     // peak where it can and holds the allowance back for the rest.
     std::optional<Rational> sampler = terms.reserve_given ? std::nullopt : vllm_sampler_peak(settings, terms);
-    const std::string reserve_how =
-        sampler ? "--reserve-gib: kvcat's allowance for what vLLM measures at start beside the sampler, which kvcat "
-                  "does not model: the memory outside torch on one card, a forward pass that peaks "
-                  "above the sampler, CUDA's total under the driver's"
-                : "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model";
     std::string reserve_name =
         graphs ? "activations, non-torch and CUDA graphs" : "activation peak and non-torch memory";
-    if (sampler) reserve_name = graphs ? "non-torch, CUDA graphs and the rest" : "non-torch and the rest";
+    BudgetTerm reserve{reserve_name, terms.reserve,
+                       "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model"};
+    if (sampler) {
+        reserve.name = graphs ? "non-torch, CUDA graphs and the rest" : "non-torch and the rest";
+        reserve.bytes = Rational(kVllmAllowanceBytes);
+        reserve.how = fmt::format(
+            "fitted, {} MiB: what vLLM measures at start beside the sampler, which kvcat does not model: the memory "
+            "outside torch on one card (0.07 GiB printed by 0.10.2, 0.24 to 0.25 by 0.19.0 on an H100), a forward pass "
+            "that peaks above the sampler{}",
+            kVllmAllowanceBytes >> 20, graphs ? ", the CUDA graphs' estimate" : "");
+    }
+    RuntimeTotal total = runtime_total(terms);
     EngineBudget b = share_less_weights_and_reserve(
-        {"the card x gpu_memory_utilization", terms.memory * utilization,
-         fmt::format("{}{} of {}; vLLM takes CUDA's total, a little under the driver's on NVIDIA cards",
-                     utilization.to_display(), given ? "" : " (vLLM's default)", terms.memory_how)},
-        reserve_name, reserve_how, terms);
+        {"the card x gpu_memory_utilization", total.bytes * utilization,
+         fmt::format("{}{} of {}", utilization.to_display(), given ? "" : " (vLLM's default)", total.how)},
+        std::move(reserve), terms);
     if (sampler) {
         hold_back_tensor_parallel_non_torch(b, settings.gpus,
                                             "vLLM 0.19.0 on H100s: 2.07 GiB a rank over two, 0.25 on one; 0.10.0 "

@@ -5,7 +5,7 @@
 //                                               - the CUDA graphs' estimate (from 0.20.0)
 //
 // - The total is CUDA's (torch.cuda.mem_get_info at the worker's start), which on NVIDIA cards
-//   is a little under the driver's figure kvcat's card records hold.
+//   is a little under the driver's; kvcat takes it from the card's record (runtime_total).
 // - gpu_memory_utilization defaults to 0.9 up to 0.19.1 and 0.92 from 0.20.0 (vllm/config/
 //   cache.py; commit 96a85c57, #38284, which also turned on the CUDA graph estimate:
 //   VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, vllm/envs.py).
@@ -142,6 +142,11 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
 /// replaced once loaded (process_weights_after_loading) and get no such term.
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings);
+
+/// What kvcat holds back beside a derived sampler peak, the weights and NCCL when --reserve-gib is
+/// not given: the memory outside torch on one card and a forward pass above the sampler, fitted to
+/// the starts in docs/engines.md with the card's runtime total taken.
+inline constexpr std::int64_t kVllmAllowanceBytes = std::int64_t{600} << 20;
 
 EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms);
 
