@@ -180,6 +180,14 @@ const Format* known_format(const Model& model, std::string_view format, std::int
 
 }  // namespace
 
+std::optional<std::string_view> checkpoint_float_dtype(std::string_view format) {
+    auto known = std::find_if(kFormats.begin(), kFormats.end(),
+                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
+    if (known == kFormats.end() || known->fp8) return std::nullopt;
+    if (known->bytes == 4) return "float32";
+    return equal_ignoring_case(known->name, "bf16") ? "bfloat16" : "float16";
+}
+
 std::optional<EngineWeights> checkpoint_layers(const Model& model, std::string_view format, std::int64_t gpus,
                                                bool expert_parallel, std::string_view engine) {
     const Format* known = known_format(model, format, gpus);

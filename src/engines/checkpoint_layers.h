@@ -74,4 +74,10 @@ std::optional<std::vector<std::int64_t>> checkpoint_allocations(const Model& mod
                                                                 std::int64_t gpus, bool expert_parallel,
                                                                 std::int64_t rotary_bytes, std::int64_t layer_scalars);
 
+/// The torch dtype a float checkpoint `format` is run in when the engine is given no --dtype: vLLM's
+/// and SGLang's dtype "auto" keeps a float checkpoint's own ("float32" for f32 and fp32, "float16"
+/// for fp16 and f16, "bfloat16" for bf16). nullopt for a quantized format, whose activations are in
+/// the checkpoint's original dtype, which the format does not say.
+std::optional<std::string_view> checkpoint_float_dtype(std::string_view format);
+
 }  // namespace kvcat

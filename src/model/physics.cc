@@ -99,6 +99,9 @@ FitTerms model_terms(const Model& model) {
         t.vocab_size = model.tensors->vocab_size;
         t.hidden_size = model.tensors->hidden_size;
         t.arch = model.tensors->llama_arch;
+        t.experts = model.tensors->experts;
+        t.experts_used = model.tensors->experts_used;
+        t.expert_ffn_size = model.tensors->expert_ffn_size;
     }
     t.head_dim = model.head_dim.value_or(0);
     return t;
@@ -129,6 +132,7 @@ FitTerms fit_context(const Model& model, const Accelerator& accelerator, const W
     t.runtime_memory_how = runtime_memory_how(accelerator);
     t.card_name = accelerator.name;
     if (accelerator.memory_reported) t.memory_by = accelerator.memory_reported->by;
+    if (quant) t.weight_format = quant->name;
     if (setup.weight_bytes) {
         t.weights = *setup.weight_bytes / cards;
         t.weights_how = setup.weight_how;

@@ -100,6 +100,15 @@ struct FitTerms {
     /// weights (vLLM) sizes it from them and native_context.
     std::string arch;
     std::int64_t head_dim = 0;
+    /// A mixture of experts' routed experts, the experts a token goes through and one expert's
+    /// feed-forward width (its tensors mapping; 0 for a dense model or a record that does not say):
+    /// vLLM's fused experts keep a workspace of them.
+    std::int64_t experts = 0;
+    std::int64_t experts_used = 0;
+    std::int64_t expert_ffn_size = 0;
+    /// The weight format the fit was asked for ("bf16", "fp8_block", "Q4_K_M"); "" when the weights
+    /// were given as bytes or a file.
+    std::string weight_format;
     bool bounded = false;  ///< no layer grows and the window fits: max_context is the native context
     bool fits = true;      ///< false when the weights, state and reserve alone exceed the card
 };

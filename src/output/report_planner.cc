@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/checkpoint_layers.h"
 #include "engines/engine_memory.h"
 #include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
@@ -160,10 +161,11 @@ json engine_terms(const Model& m) {
 /// batched tokens and n = min(max_num_seqs, N) requests, both the card's defaults.
 /// vllm_sampler_peak at one token and request and at two tokens and one request gives the two
 /// parts, so that the page adds the same bytes; null without the model's widths.
-json vllm_sampler_terms(const Model& m) {
+json vllm_sampler_terms(const Model& m, std::string_view model_dtype) {
     if (!m.tensors) return nullptr;
     FitTerms t = model_terms(m);
     EngineSettings s;
+    s.model_dtype = model_dtype;
     s.max_num_seqs = 1;
     s.max_num_batched_tokens = 1;
     auto one = vllm_sampler_peak(s, t);
@@ -175,8 +177,10 @@ json vllm_sampler_terms(const Model& m) {
 }
 
 /// vLLM's rotary table (vllm_rotary_table) on each card, in bytes; null where kvcat does not size it.
-json vllm_rotary_bytes(const Model& m) {
-    auto rotary = vllm_rotary_table(EngineSettings(), model_terms(m));
+json vllm_rotary_bytes(const Model& m, std::string_view model_dtype) {
+    EngineSettings s;
+    s.model_dtype = model_dtype;
+    auto rotary = vllm_rotary_table(s, model_terms(m));
     if (!rotary) return nullptr;
     return exact(*rotary);
 }
@@ -194,6 +198,7 @@ void add_loaded_weights(json& out, const std::string& key, const EngineRules& ru
     EngineSettings s;
     s.gpus = cards;
     s.expert_parallel = expert_parallel;
+    if (auto dtype = checkpoint_float_dtype(format)) s.model_dtype = *dtype;
     try {
         if (auto w = rules.loaded_weights(m, format, s)) out[key] = {{"bytes", exact(w->bytes)}, {"how", w->how}};
     } catch (const EngineRefusal& e) {
@@ -226,6 +231,37 @@ json loaded_weights_entry(const Model& m, const std::vector<std::pair<std::strin
             if (!by_cards.empty()) by_format[name] = std::move(by_cards);
         }
         if (!by_format.empty()) out[std::string(rules->name)] = std::move(by_format);
+    }
+    return out;
+}
+
+/// The workspace vLLM's fused experts keep (vllm_moe_workspace, newest rules), by format, card count
+/// ("8", "8+ep") and batched tokens (the cards' defaults, 2,048 and 8,192): only where kvcat derives
+/// it (a float checkpoint of a mixture of experts).
+json vllm_moe_workspace_entry(const Model& m, const std::vector<std::pair<std::string, WeightQuant>>& formats) {
+    json out = json::object();
+    FitTerms t = model_terms(m);
+    for (const auto& [name, q] : formats) {
+        auto dtype = checkpoint_float_dtype(name);
+        if (!dtype) continue;
+        t.weight_format = name;
+        json by_cards = json::object();
+        for (std::int64_t cards : kPlannerCardCounts) {
+            for (bool ep : {false, true}) {
+                if (ep && (cards < 2 || !expert_parallel_choice(m))) continue;
+                EngineSettings s;
+                s.gpus = cards;
+                s.expert_parallel = ep;
+                s.model_dtype = *dtype;
+                json by_tokens = json::object();
+                for (std::int64_t tokens : {kVllmMaxNumBatchedTokens, kVllmLargeCardMaxNumBatchedTokens}) {
+                    s.max_num_batched_tokens = tokens;
+                    if (auto w = vllm_moe_workspace(s, t)) by_tokens[std::to_string(tokens)] = exact(*w);
+                }
+                if (!by_tokens.empty()) by_cards[std::to_string(cards) + (ep ? "+ep" : "")] = std::move(by_tokens);
+            }
+        }
+        if (!by_cards.empty()) out[name] = std::move(by_cards);
     }
     return out;
 }
@@ -282,9 +318,13 @@ json model_entry(const Record& r) {
             {"gguf_weights", gguf},
             {"terms", {{"textbook", by_dtype}}},
             {"engines", engine_terms(m)},
-            {"vllm_sampler", vllm_sampler_terms(m)},
-            {"vllm_rotary", vllm_rotary_bytes(m)},
+            // vLLM runs an f32 checkpoint in float32 (checkpoint_float_dtype), every other in 2 bytes.
+            {"vllm_sampler", vllm_sampler_terms(m, "bfloat16")},
+            {"vllm_rotary", vllm_rotary_bytes(m, "bfloat16")},
+            {"vllm_sampler_f32", vllm_sampler_terms(m, "float32")},
+            {"vllm_rotary_f32", vllm_rotary_bytes(m, "float32")},
             {"loaded_weights", loaded_weights_entry(m, planner_weight_formats())},
+            {"vllm_moe_workspace", vllm_moe_workspace_entry(m, planner_weight_formats())},
             {"expert_parallel", expert_parallel_choice(m)}};
 }
 
@@ -338,10 +378,12 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
     json formats = json::array();
     for (const auto& [name, q] : planner_weight_formats()) {
         auto mix = find_weight_mix(name);
+        auto model_dtype = checkpoint_float_dtype(name);
         formats.push_back({{"name", name},
                            {"bits_per_weight", exact(q.bits_per_weight())},
                            {"mix", mix.has_value()},
-                           {"base", std::string(q.name)}});
+                           {"base", std::string(q.name)},
+                           {"model_dtype", model_dtype ? json(std::string(*model_dtype)) : json(nullptr)}});
     }
     json dtypes = json::array();
     for (const auto& d : cache_dtypes())

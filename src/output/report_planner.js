@@ -556,14 +556,18 @@
       // min(max_num_seqs, max_num_batched_tokens) requests; model_entry gives its two parts) and
       // the reserve standing for the rest of what that run measures.
       const share = parseQ(engine.gpu_memory_utilization);
-      const s = r.model.vllm_sampler;
+      const format = choice.weightBytes === null ? data.weight_formats.find((f) => f.name === choice.weights) : null;
+      const wide = Boolean(format && format.model_dtype === 'float32');
+      const s = wide ? r.model.vllm_sampler_f32 : r.model.vllm_sampler;
       // The share is of CUDA's total (runtime_total); beside a derived sampler peak the rest is
       // kvcat's fitted allowance (kVllmAllowanceBytes), else the reserve stands for all of it.
       r.allowance = s ? parseQ(engine.allowance) : r.reserve;
       given = sub(sub(mul(parseQ(r.card.runtime_total), share), r.weights), r.allowance);
-      // The rotary table vLLM loads beside the weights (vllm_rotary_table), where kvcat sizes it.
-      if (r.model.vllm_rotary) {
-        r.rotary = parseQ(r.model.vllm_rotary);
+      // The rotary table vLLM loads beside the weights (vllm_rotary_table), where kvcat sizes it,
+      // and the sampler, in the model's dtype: float32 for an f32 checkpoint (checkpoint_float_dtype).
+      const rotary = wide ? r.model.vllm_rotary_f32 : r.model.vllm_rotary;
+      if (rotary) {
+        r.rotary = parseQ(rotary);
         given = sub(given, r.rotary);
       }
       if (s) {
@@ -571,6 +575,12 @@
         const n = minB(vllmMaxNumSeqs(r), batched);
         r.sampler = add(mul(parseQ(s.per_token), Q(batched)), mul(parseQ(s.per_request), Q(n)));
         given = sub(given, r.sampler);
+        // A mixture of experts' fused-experts workspace, held beside the sampler (vllm_moe_workspace).
+        const byCards = format ? (r.model.vllm_moe_workspace[format.name] || {})[String(choice.gpus) + (choice.expertParallel ? '+ep' : '')] : null;
+        if (byCards && byCards[String(batched)]) {
+          r.workspace = parseQ(byCards[String(batched)]);
+          given = sub(given, r.workspace);
+        }
         // Over several cards, NCCL's memory outside torch (kTensorParallelNonTorchBytes, fitted).
         if (choice.gpus > 1) {
           r.nccl = parseQ(engine.tensor_parallel_non_torch);
@@ -580,6 +590,7 @@
       r.poolHow = r.card.runtime_total_how + ' x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
         ' (vLLM\'s default), less the weights' + (r.rotary ? ' with the ' + gib(r.rotary) + ' rotary table vLLM loads beside them' : '') + ', ' +
         (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived), ' +
+             (r.workspace ? gib(r.workspace) + ' for the experts\' workspace held beside it (derived), ' : '') +
              (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + gib(r.allowance) + ' for the rest (fitted)'
            : gib(r.allowance) + ' for its activations (kvcat fit\'s default)');
     } else {

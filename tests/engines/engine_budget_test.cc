@@ -137,6 +137,49 @@ TEST(RuntimeTotal, TheGapIsTheLargestOfTheShippedRecordsInWholeMib) {
     EXPECT_GT(largest, Rational(kRuntimeTotalGapBytes - (std::int64_t{1} << 20)));
 }
 
+// The fused experts' workspace (vllm_moe_workspace): M tokens x k experts x the larger of each
+// workspace's width and the hidden width, twice, in the model's dtype; from 0.18.0, for a float
+// checkpoint of a mixture of experts.
+TEST(VllmBudget, TheExpertsWorkspaceIsTheTritonExpertsTwoBuffersFromTheRelease018) {
+    FitTerms qwen = model_terms(test::shipped_model("models/qwen3-30b-a3b"));  // hidden 2,048, 8 of 128 of 768
+    qwen.weight_format = "bf16";
+    EngineSettings s;
+    s.version = "0.19.0";
+    s.max_num_batched_tokens = 8192;
+    // K = 2,048 is wider than N = 1,536 and N / 2: both buffers are 8,192 x 8 x 2,048 x 2 bytes.
+    EXPECT_EQ(vllm_moe_workspace(s, qwen), Rational(2 * 8192LL * 8 * 2048 * 2));
+    s.version = "0.17.1";  // before the persistent workspace: none
+    EXPECT_FALSE(vllm_moe_workspace(s, qwen).has_value());
+    s.version = "";  // the newest rules: the code read up to v0.20.2rc0
+    EXPECT_TRUE(vllm_moe_workspace(s, qwen).has_value());
+    qwen.weight_format = "fp8_block";  // another experts kernel, not read
+    EXPECT_FALSE(vllm_moe_workspace(s, qwen).has_value());
+    qwen.weight_format = "f32";
+    EXPECT_EQ(vllm_moe_workspace(s, qwen), Rational(2 * 8192LL * 8 * 2048 * 4));
+    // Mixtral's experts are wider than its hidden width: N = 2 x 14,336 sets both buffers, and over
+    // two cards each rank's half of it; divided whole (expert parallel) they stay whole.
+    FitTerms mixtral = model_terms(test::shipped_model("models/mixtral-8x7b"));
+    mixtral.weight_format = "bf16";
+    EXPECT_EQ(vllm_moe_workspace(s, mixtral), Rational(8192LL * 2 * (14336 + 28672) * 2));
+    s.gpus = 2;
+    EXPECT_EQ(vllm_moe_workspace(s, mixtral), Rational(8192LL * 2 * (7168 + 14336) * 2));
+    s.expert_parallel = true;
+    EXPECT_EQ(vllm_moe_workspace(s, mixtral), Rational(8192LL * 2 * (14336 + 28672) * 2));
+    // At 2,048 tokens with 2 experts and a small model the pair is under 10 MiB: PyTorch's
+    // allocator hands out the block as asked, rounded to 512 bytes.
+    FitTerms small = mixtral;
+    small.hidden_size = 1000;
+    small.expert_ffn_size = 100;
+    s.gpus = 1;
+    s.expert_parallel = false;
+    s.max_num_batched_tokens = 3;
+    // 3 x 2 x 1,000 x 2 = 12,000 bytes each, 12,032 once aligned to 256: 24,064, rounded to 24,064.
+    EXPECT_EQ(vllm_moe_workspace(s, small), Rational(24064));
+    FitTerms dense = model_terms(test::shipped_model("models/llama-3.1-8b"));
+    dense.weight_format = "bf16";
+    EXPECT_FALSE(vllm_moe_workspace(s, dense).has_value());
+}
+
 TEST(VllmBudget, ItIsTheCardsShareLessTheWeightsAndTheAllowance) {
     FitTerms t = card(1000, 300, 50);
     EngineSettings s;

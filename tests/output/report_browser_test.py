@@ -498,6 +498,12 @@ CHOICES = [
     # On the edge: the held memory the 13 starts span would turn this verdict, and both say so.
     {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K_M", "kv": "f16", "context": 15616, "batch": 1},
+    # A mixture of experts in bf16: the fused experts' workspace beside the sampler; and a
+    # float32 checkpoint, whose sampler and rotary table are in float32.
+    {"model": "models/qwen3-30b-a3b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "vllm",
+     "weights": "bf16", "kv": "bf16", "context": 32768, "batch": 4},
+    {"model": "models/llama-3.1-8b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "vllm",
+     "weights": "f32", "kv": "bf16", "context": 16384, "batch": 8},
     # vLLM refuses this fp8 checkpoint over eight cards with every expert's width split (the refusal
     # choice below); with --enable-expert-parallel the experts are divided whole and it loads.
     {"model": "models/qwen3-235b-a22b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 8, "engine": "vllm",

@@ -71,6 +71,27 @@ std::int64_t vllm_sampler_entry_bytes(const EngineSettings& settings) {
     return rows > 1 && rows < kSegmentedSortRows ? kVllmFullSortSamplerBytes : kVllmSortingSamplerBytes;
 }
 
+std::optional<Rational> vllm_moe_workspace(const EngineSettings& settings, const FitTerms& terms) {
+    if (terms.experts < 1 || terms.experts_used < 1 || terms.expert_ffn_size < 1 || terms.hidden_size < 1) {
+        return std::nullopt;
+    }
+    if (vllm_version_before(settings.version, kVllmPersistentMoeWorkspace)) return std::nullopt;
+    auto float_dtype = checkpoint_float_dtype(terms.weight_format);
+    if (!float_dtype) return std::nullopt;
+    std::int64_t tokens = settings.max_num_batched_tokens;
+    if (tokens < 1 || tokens > kVllmMostBatchedTokens) return std::nullopt;
+    std::int64_t cards = settings.expert_parallel ? 1 : std::max<std::int64_t>(1, settings.gpus);
+    std::int64_t n = 2 * terms.expert_ffn_size / cards;
+    std::int64_t k = terms.hidden_size;
+    Rational rows = Rational(tokens) * Rational(terms.experts_used) * Rational(*torch_dtype_bytes(*float_dtype));
+    Rational ws13 = rows * Rational(std::max(n / 2, k));
+    Rational ws2 = rows * Rational(std::max(n, k));
+    // get_simultaneous rounds each view up to 256 bytes (vllm/v1/worker/workspace.py).
+    auto aligned = [](const Rational& bytes) { return (bytes.floor() + 255) / 256 * 256; };
+    std::int64_t together = aligned(ws13) + aligned(ws2);
+    return Rational(torch_allocated_bytes(std::array{together}));
+}
+
 std::optional<Rational> vllm_sampler_peak(const EngineSettings& settings, const FitTerms& terms) {
     if (terms.vocab_size < 1 || terms.hidden_size < 1) return std::nullopt;
     std::int64_t tokens = settings.max_num_batched_tokens;
@@ -165,6 +186,17 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                                               "the model's dtype, {} and the hidden states",
                                               sampler_requests(settings), settings.max_num_batched_tokens,
                                               terms.vocab_size, sampler_words(settings))});
+    }
+    if (auto workspace = sampler ? vllm_moe_workspace(settings, terms) : std::nullopt) {
+        b.available = b.available - *workspace;
+        b.terms.insert(
+            b.terms.begin() + 3,
+            BudgetTerm{"the experts' workspace", Rational(0) - *workspace,
+                       fmt::format("derived: the workspace vLLM's fused experts keep from the profiling run's "
+                                   "forward pass, still held while the sampler runs: {} tokens x {} experts "
+                                   "x the larger of the hidden width and the experts' width, twice, in the "
+                                   "model's dtype",
+                                   settings.max_num_batched_tokens, terms.experts_used)});
     }
     if (auto rotary = vllm_rotary_table(settings, terms)) {
         b.available = b.available - *rotary;

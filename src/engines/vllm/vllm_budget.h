@@ -143,6 +143,28 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings);
 
+/// The first release whose fused experts keep their workspace between forward passes
+/// (vllm/v1/worker/workspace.py's WorkspaceManager, which fused_moe/modular_kernel.py draws from,
+/// without chunking from commit 2cdf9222, #34086): read at v0.18.0, v0.19.0, v0.20.1 and
+/// v0.20.2rc0, the same each time.
+inline constexpr std::string_view kVllmPersistentMoeWorkspace = "0.18.0";
+
+/// The workspace vLLM's fused experts keep on each card from the profiling run's forward pass, still
+/// allocated while the sampler runs, so torch's peak counts it beside the sampler's: for a mixture of
+/// experts in a float checkpoint (the Triton experts' shapes, fused_moe.py's
+/// TritonExperts.workspace_shapes) from kVllmPersistentMoeWorkspace and for the newest rules, with
+/// M = max_num_batched_tokens tokens, k = experts_used, K = hidden, N = 2 x the expert's width
+/// (divided by the cards without --enable-expert-parallel) and d the model's dtype bytes:
+///
+///   M x k x max(N / 2, K) x d      workspace13, which the output reuses
+///   M x k x max(N, K) x d          workspace2
+///
+/// each rounded up to 256 bytes and allocated as one tensor (WorkspaceManager.get_simultaneous),
+/// which PyTorch's caching allocator rounds as torch_allocated_bytes does. Qwen3-30B-A3B on one card
+/// at 8,192 tokens: 512 MiB. nullopt for a dense model, a quantized or unnamed checkpoint (another
+/// experts kernel, not read), an earlier release, or a record without the experts' widths.
+std::optional<Rational> vllm_moe_workspace(const EngineSettings& settings, const FitTerms& terms);
+
 /// What kvcat holds back beside a derived sampler peak, the weights and NCCL when --reserve-gib is
 /// not given: the memory outside torch on one card and a forward pass above the sampler, fitted to
 /// the starts in docs/engines.md with the card's runtime total taken.
