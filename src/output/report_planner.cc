@@ -415,6 +415,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                                     {"llama_held_least", held && held->least ? exact(*held->least) : json(nullptr)},
                                     {"llama_held_most", held && held->most ? exact(*held->most) : json(nullptr)},
                                     {"vllm_max_num_seqs", vllm.max_num_seqs.value_or(0)},
+                                    {"vllm_cuda_graphs", exact(vllm_cuda_graph_estimate(vllm).value_or(Rational(0)))},
                                     {"vllm_max_num_batched_tokens", vllm.max_num_batched_tokens},
                                     {"bandwidth", acc.memory_bandwidth_gb_s_exact
                                                       ? exact(*acc.memory_bandwidth_gb_s_exact * Rational(1000000000))
@@ -472,7 +473,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
             "files kvcat read), the rotary table it loads beside them and what its profiling run measures; "
             "kvcat takes that last as the sampler's peak it derives (FlashInfer's sampler, vLLM's default from "
             "0.20.2, when the model record gives its vocabulary), on several cards with 1.82 GiB a card for NCCL "
-            "(fitted to real starts), and an allowance for the rest (fitted), or the 1 GiB "
+            "(fitted to real starts), the CUDA graphs' estimate its newest releases take off (fitted) and an "
+            "allowance for the rest (fitted), or the 1 GiB "
             "reserve for all of it without a vocabulary, or the '" +
                 std::string(kVllmAvailableMemoryWords) +
                 "' vLLM printed when you give it. The card's total is CUDA's, as vLLM reads it, where the card's "

@@ -586,12 +586,16 @@
           r.nccl = parseQ(engine.tensor_parallel_non_torch);
           given = sub(given, r.nccl);
         }
+        // The CUDA graphs' estimate the newest rules take off (vllm_cuda_graph_estimate, fitted).
+        r.graphs = parseQ(r.card.vllm_cuda_graphs);
+        given = sub(given, r.graphs);
       }
       r.poolHow = r.card.runtime_total_how + ' x --gpu-memory-utilization ' + decimalText(engine.gpu_memory_utilization) +
         ' (vLLM\'s default), less the weights' + (r.rotary ? ' with the ' + gib(r.rotary) + ' rotary table vLLM loads beside them' : '') + ', ' +
         (s ? gib(r.sampler) + ' for the sampler\'s peak in its profiling run (derived), ' +
              (r.workspace ? gib(r.workspace) + ' for the experts\' workspace held beside it (derived), ' : '') +
-             (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') + gib(r.allowance) + ' for the rest (fitted)'
+             (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts), ' : '') +
+             gib(r.graphs) + ' for the CUDA graphs\' estimate (fitted), ' + gib(r.allowance) + ' for the rest (fitted)'
            : gib(r.allowance) + ' for its activations (kvcat fit\'s default)');
     } else {
       given = sub(sub(r.memory, r.weights), r.reserve);

@@ -14,10 +14,6 @@ namespace kvcat {
 
 namespace {
 
-/// The release that raised the default share to 0.92 and took the CUDA graphs' estimate off the
-/// pool by default (commit 96a85c57).
-constexpr std::string_view kVllmGraphEstimate = "0.20.0";
-
 /// The most batched tokens kvcat works the sampler's peak out for: 2^31 - 1.
 constexpr std::int64_t kVllmMostBatchedTokens = 2147483647;
 
@@ -69,6 +65,26 @@ std::int64_t vllm_sampler_entry_bytes(const EngineSettings& settings) {
     if (vllm_sampler(settings) != VllmSampler::sorting) return kVllmSamplerBytes;
     std::int64_t rows = sampler_requests(settings);
     return rows > 1 && rows < kSegmentedSortRows ? kVllmFullSortSamplerBytes : kVllmSortingSamplerBytes;
+}
+
+std::int64_t vllm_cuda_graph_sizes(const EngineSettings& settings, bool full) {
+    std::int64_t seqs = settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs);
+    std::int64_t largest = std::min({seqs * 2, std::int64_t{512}, settings.max_num_batched_tokens});
+    if (full) largest = std::min(largest, seqs);  // uniform decode batches of one token a request
+    if (largest < 1) return 0;
+    std::int64_t sizes = largest >= 4 ? 3 : largest >= 2 ? 2 : 1;                   // 1, 2, 4
+    if (largest >= 8) sizes += (std::min(largest, std::int64_t{255}) - 8) / 8 + 1;  // 8, 16, ..., under 256
+    if (largest >= 256) sizes += (largest - 256) / 16 + 1;                          // 256, 272, ...
+    return sizes;
+}
+
+std::optional<Rational> vllm_cuda_graph_estimate(const EngineSettings& settings) {
+    if (vllm_version_before(settings.version, kVllmGraphEstimate)) return std::nullopt;
+    std::int64_t piecewise = vllm_cuda_graph_sizes(settings, false);
+    std::int64_t full = vllm_cuda_graph_sizes(settings, true);
+    if (piecewise < 1) return std::nullopt;
+    std::int64_t further = (piecewise - 1) + std::max<std::int64_t>(full - 1, 0);
+    return Rational(kVllmGraphFirstBytes) + Rational(further) * Rational(kVllmGraphEachBytes);
 }
 
 std::optional<Rational> vllm_moe_workspace(const EngineSettings& settings, const FitTerms& terms) {
@@ -158,13 +174,13 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
     BudgetTerm reserve{reserve_name, terms.reserve,
                        "--reserve-gib: kvcat's allowance for what vLLM measures at start, which kvcat does not model"};
     if (sampler) {
-        reserve.name = graphs ? "non-torch, CUDA graphs and the rest" : "non-torch and the rest";
+        reserve.name = "non-torch and the rest";
         reserve.bytes = Rational(kVllmAllowanceBytes);
         reserve.how = fmt::format(
             "fitted, {} MiB: what vLLM measures at start beside the sampler, which kvcat does not model: the memory "
-            "outside torch on one card (0.07 GiB printed by 0.10.2, 0.24 to 0.25 by 0.19.0 on an H100), a forward pass "
-            "that peaks above the sampler{}",
-            kVllmAllowanceBytes >> 20, graphs ? ", the CUDA graphs' estimate" : "");
+            "outside torch on one card (0.07 GiB printed by 0.10.2, 0.24 to 0.27 by 0.19.0 on an H100), a forward pass "
+            "that peaks above the sampler",
+            kVllmAllowanceBytes >> 20);
     }
     RuntimeTotal total = runtime_total(terms);
     EngineBudget b = share_less_weights_and_reserve(
@@ -197,6 +213,20 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                                    "x the larger of the hidden width and the experts' width, twice, in the "
                                    "model's dtype",
                                    settings.max_num_batched_tokens, terms.experts_used)});
+    }
+    if (auto estimate = sampler ? vllm_cuda_graph_estimate(settings) : std::nullopt) {
+        b.available = b.available - *estimate;
+        b.terms.insert(
+            b.terms.end() - 1,
+            BudgetTerm{"the CUDA graphs' estimate", Rational(0) - *estimate,
+                       fmt::format("fitted: vLLM measures the first capture and one more of each mode "
+                                   "and takes the rest alike; kvcat takes {} MiB for the first and {} MiB for "
+                                   "each of the other {} piecewise and {} full graphs (sizes up to {})",
+                                   kVllmGraphFirstBytes >> 20, kVllmGraphEachBytes >> 20,
+                                   vllm_cuda_graph_sizes(settings, false) - 1,
+                                   std::max<std::int64_t>(vllm_cuda_graph_sizes(settings, true) - 1, 0),
+                                   std::min({settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs) * 2,
+                                             std::int64_t{512}, settings.max_num_batched_tokens}))});
     }
     if (auto rotary = vllm_rotary_table(settings, terms)) {
         b.available = b.available - *rotary;

@@ -143,6 +143,30 @@ std::optional<Rational> vllm_rotary_table(const EngineSettings& settings, const 
 std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string_view format,
                                                  const EngineSettings& settings);
 
+/// The release that raised the default share to 0.92 and took the CUDA graphs' estimate off the
+/// pool by default (commit 96a85c57, #38284: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on).
+inline constexpr std::string_view kVllmGraphEstimate = "0.20.0";
+
+/// The CUDA graphs vLLM captures for each mode of its default FULL_AND_PIECEWISE (vllm/config/
+/// vllm.py, _set_cudagraph_sizes; vllm/v1/cudagraph_dispatcher.py, initialize_cudagraph_keys, read
+/// at v0.20.0): the sizes 1, 2, 4, every 8 under 256 and every 16 from 256, up to min(2 x
+/// max_num_seqs, 512, max_num_batched_tokens) for the piecewise graphs, and of those the sizes up
+/// to max_num_seqs for the full ones (`full`). 51 and 51 at vLLM's defaults for a large card.
+std::int64_t vllm_cuda_graph_sizes(const EngineSettings& settings, bool full);
+
+/// vLLM's estimate of its CUDA graphs' memory (gpu_model_runner.py, profile_cudagraph_memory, the
+/// same code at v0.19.0 and v0.20.0): for each mode it captures the two largest sizes and takes the
+/// first capture's memory once and the second's for every further size, the larger first capture
+/// for both modes. It measures what a capture takes, which kvcat cannot, so the two figures are
+/// fitted: the first capture 260 MiB and each further graph 6 MiB, the medians of the study's
+/// 0.19.0 starts on one H100 (their DEBUG lines give first captures of 224 to 266 MiB and further
+/// graphs of 4 to 10 MiB for the dense models and Qwen3-30B-A3B), which print the estimate
+/// though 0.19.0 does not take it off the pool. docs/engines.md sets it beside every printed
+/// estimate in the records. From kVllmGraphEstimate; nullopt before it.
+inline constexpr std::int64_t kVllmGraphFirstBytes = std::int64_t{260} << 20;
+inline constexpr std::int64_t kVllmGraphEachBytes = std::int64_t{6} << 20;
+std::optional<Rational> vllm_cuda_graph_estimate(const EngineSettings& settings);
+
 /// The first release whose fused experts keep their workspace between forward passes
 /// (vllm/v1/worker/workspace.py's WorkspaceManager, which fused_moe/modular_kernel.py draws from,
 /// without chunking from commit 2cdf9222, #34086): read at v0.18.0, v0.19.0, v0.20.1 and
