@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -473,6 +474,9 @@ TEST(VllmBudget, TheCudaGraphsEstimateIsVllmsSizesAndTwoFittedFiguresWithinTheSt
     EXPECT_EQ(vllm_cuda_graph_sizes(s, true), 1);
     s.max_num_batched_tokens = 1;
     EXPECT_EQ(vllm_cuda_graph_sizes(s, false), 1);
+    s.max_num_seqs = std::numeric_limits<std::int64_t>::max();  // no overflow: twice the sequences caps at 512
+    s.max_num_batched_tokens = 8192;
+    EXPECT_EQ(vllm_cuda_graph_sizes(s, false), 51);
     s.version = "0.19.1";
     EXPECT_FALSE(vllm_cuda_graph_estimate(s).has_value());
     s.version = "";

@@ -23,6 +23,14 @@ std::int64_t sampler_requests(const EngineSettings& settings) {
     return std::min(settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs), settings.max_num_batched_tokens);
 }
 
+/// The largest batch vLLM captures a CUDA graph for: min(2 x max_num_seqs, 512,
+/// max_num_batched_tokens) (vllm/config/vllm.py, _set_cudagraph_sizes), the sequences capped
+/// before they are doubled so that no count overflows.
+std::int64_t largest_capture(const EngineSettings& settings) {
+    std::int64_t seqs = settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs);
+    return std::min(std::min(seqs, std::int64_t{256}) * 2, settings.max_num_batched_tokens);
+}
+
 /// What the sampler holds beside the logits in the model's dtype, in words.
 std::string sampler_words(const EngineSettings& settings) {
     switch (vllm_sampler(settings)) {
@@ -68,9 +76,9 @@ std::int64_t vllm_sampler_entry_bytes(const EngineSettings& settings) {
 }
 
 std::int64_t vllm_cuda_graph_sizes(const EngineSettings& settings, bool full) {
-    std::int64_t seqs = settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs);
-    std::int64_t largest = std::min({seqs * 2, std::int64_t{512}, settings.max_num_batched_tokens});
-    if (full) largest = std::min(largest, seqs);  // uniform decode batches of one token a request
+    std::int64_t largest = largest_capture(settings);
+    // The full graphs: uniform decode batches of one token a request.
+    if (full) largest = std::min(largest, settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs));
     if (largest < 1) return 0;
     std::int64_t sizes = largest >= 4 ? 3 : largest >= 2 ? 2 : 1;                   // 1, 2, 4
     if (largest >= 8) sizes += (std::min(largest, std::int64_t{255}) - 8) / 8 + 1;  // 8, 16, ..., under 256
@@ -225,8 +233,7 @@ EngineBudget vllm_budget(const EngineSettings& settings, const FitTerms& terms) 
                                    kVllmGraphFirstBytes >> 20, kVllmGraphEachBytes >> 20,
                                    vllm_cuda_graph_sizes(settings, false) - 1,
                                    std::max<std::int64_t>(vllm_cuda_graph_sizes(settings, true) - 1, 0),
-                                   std::min({settings.max_num_seqs.value_or(kVllmSmallCardMaxNumSeqs) * 2,
-                                             std::int64_t{512}, settings.max_num_batched_tokens}))});
+                                   largest_capture(settings))});
     }
     if (auto rotary = vllm_rotary_table(settings, terms)) {
         b.available = b.available - *rotary;
