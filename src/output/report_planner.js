@@ -1012,9 +1012,10 @@
         const outsideHow = cmp(r.outside, zero) < 0
           ? 'none: the pool is ' + bytesText(Q(-r.outside.n, r.outside.d)) + ' larger than the card less the weights'
           : bytesText(r.outside) + (engine.id === 'vllm' && choice.kvGib !== null ? ': vLLM\'s activations, CUDA graphs and what it leaves free'
-            : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static, ' + (r.nccl ? 'NCCL\'s memory, ' : '') + 'and the pool\'s rounding'
-              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization, ' + (r.rotary ? 'the rotary table, ' : '') + (r.sampler ? 'the sampler\'s peak, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') +
-                'the 1 GiB reserve and the bytes short of a whole block'
+            : engine.id === 'sglang' && choice.memFraction !== null ? ': outside --mem-fraction-static of CUDA\'s total, the CUDA context, ' + (r.nccl ? 'NCCL\'s memory, ' : '') + 'and the pool\'s rounding'
+              : engine.id === 'vllm' ? ': the card beyond --gpu-memory-utilization of CUDA\'s total, ' + (r.rotary ? 'the rotary table, ' : '') + (r.sampler ? 'the sampler\'s peak, ' : '') +
+                (r.workspace ? 'the experts\' workspace, ' : '') + (r.nccl ? 'NCCL\'s memory, ' : '') + (r.graphs ? 'the CUDA graphs\' estimate, ' : '') +
+                'the ' + gib(r.allowance) + ' for the rest and the bytes short of a whole block'
                 : ': the 1 GiB reserve less what the pool takes of it, or with the bytes short of a whole token');
         parts.push(['reserve', 'beside the pool', positive(r.outside), outsideHow]);
       }
