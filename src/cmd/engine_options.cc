@@ -18,6 +18,9 @@ void add_vllm_memory_options(CLI::App& sub, EngineOptions& o) {
                  "vLLM --enable-expert-parallel: a mixture of experts' experts divided among the cards, each whole, "
                  "rather than every expert's width divided")
         ->group(group);
+    sub.add_flag("--enforce-eager", o.enforce_eager,
+                 "vLLM --enforce-eager: no CUDA graphs, so from 0.20.0 no estimate of them is taken off the pool")
+        ->group(group);
     sub.add_option("--flashinfer-sampler", o.flashinfer_sampler,
                    "vLLM's VLLM_USE_FLASHINFER_SAMPLER, on or off (before 0.11.1 on whenever FlashInfer is "
                    "installed, as in vLLM's image); unset, off before 0.20.2 and on from it, vLLM's defaults")
@@ -32,6 +35,7 @@ std::string engine_fit_flags(const EngineOptions& o) {
     if (o.max_num_seqs) flags += fmt::format(" --max-num-seqs {}", *o.max_num_seqs);
     if (!o.gpu_memory_utilization.empty()) flags += " --gpu-memory-utilization " + o.gpu_memory_utilization;
     if (o.expert_parallel) flags += " --enable-expert-parallel";
+    if (o.enforce_eager) flags += " --enforce-eager";
     if (!o.flashinfer_sampler.empty()) flags += " --flashinfer-sampler " + o.flashinfer_sampler;
     return flags;
 }
@@ -185,6 +189,7 @@ std::optional<std::pair<Engine, EngineSettings>> engine_settings(const EngineOpt
     s.hybrid_manager = parse_engine_switch(o.hybrid_manager).value_or(EngineSwitch::automatic);
     s.prefix_caching = parse_engine_switch(o.prefix_caching).value_or(EngineSwitch::automatic);
     s.expert_parallel = o.expert_parallel;
+    s.enforce_eager = o.enforce_eager;
     if (!o.flashinfer_sampler.empty()) s.flashinfer_sampler = o.flashinfer_sampler == "on";
     s.page_size = o.page_size;
     auto ratio = Rational::parse(o.swa_full_tokens_ratio);

@@ -32,6 +32,7 @@ struct EngineOptions {
     std::string hybrid_manager = "auto";
     std::string prefix_caching = "auto";
     bool expert_parallel = false;
+    bool enforce_eager = false;
     std::string flashinfer_sampler;  ///< on, off or "" (vLLM's default for the version)
     std::string gpu_memory_utilization;
     std::string mem_fraction_static;

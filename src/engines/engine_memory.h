@@ -82,6 +82,7 @@ struct EngineSettings {
     EngineSwitch hybrid_manager = EngineSwitch::automatic;  ///< on unless vLLM switches it off
     EngineSwitch prefix_caching = EngineSwitch::automatic;  ///< --enable-prefix-caching; on unless told (V1's default)
     bool expert_parallel = false;  ///< --enable-expert-parallel: the experts divided among the cards, each whole
+    bool enforce_eager = false;    ///< --enforce-eager: vLLM captures no CUDA graphs
     /// --flashinfer-sampler: whether vLLM samples with FlashInfer (VLLM_USE_FLASHINFER_SAMPLER; before
     /// 0.11.1 it does whenever FlashInfer is installed, as in vLLM's image). Unset, vLLM's default for
     /// the version as kvcat takes it (vllm_sampler): PyTorch's before 0.20.2, FlashInfer's from it.

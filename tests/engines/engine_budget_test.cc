@@ -479,6 +479,10 @@ TEST(VllmBudget, TheCudaGraphsEstimateIsVllmsSizesAndTwoFittedFiguresWithinTheSt
     EXPECT_EQ(vllm_cuda_graph_sizes(s, false), 51);
     s.version = "0.19.1";
     EXPECT_FALSE(vllm_cuda_graph_estimate(s).has_value());
+    s.version = "0.20.0";
+    s.enforce_eager = true;  // --enforce-eager: no graphs, no estimate
+    EXPECT_FALSE(vllm_cuda_graph_estimate(s).has_value());
+    s.enforce_eager = false;
     s.version = "";
     EXPECT_TRUE(vllm_cuda_graph_estimate(s).has_value());
     // The printed estimates, every study start in tests/fixtures/engine-logs at vLLM's defaults for
@@ -507,6 +511,18 @@ TEST(VllmBudget, TheCudaGraphsEstimateIsVllmsSizesAndTwoFittedFiguresWithinTheSt
     EXPECT_NEAR(*one_high, 0.40, 0.005);
     EXPECT_NEAR(*several_low, -0.27, 0.005);
     EXPECT_NEAR(*several_high, 0.98, 0.005);
+    // fit takes the estimate off for the newest rules, and --enforce-eager takes it away again.
+    test::KvcatRunner k;
+    test::Outcome graphs = k.run(vllm_fit("llama-3.1-8b", "nvidia-h100-sxm", "1", "bf16", "bf16", "", "8192"));
+    test::Outcome eager =
+        k.run(vllm_fit("llama-3.1-8b", "nvidia-h100-sxm", "1", "bf16", "bf16", "", "8192", {"--enforce-eager"}));
+    ASSERT_EQ(graphs.status, 0) << graphs.err;
+    ASSERT_EQ(eager.status, 0) << eager.err;
+    nlohmann::json with = nlohmann::json::parse(graphs.out), without = nlohmann::json::parse(eager.out);
+    EXPECT_NEAR(budget_term_gib(with, "the CUDA graphs' estimate"), 860.0 / 1024, 1e-9);
+    EXPECT_EQ(
+        without["engine"]["budget_bytes"].get<std::int64_t>() - with["engine"]["budget_bytes"].get<std::int64_t>(),
+        std::int64_t{860} << 20);
 }
 
 // Fourteen more vLLM 0.19.0 starts of the same memory study (llm-d-planner, tests/fixtures/

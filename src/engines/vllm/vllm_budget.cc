@@ -87,7 +87,7 @@ std::int64_t vllm_cuda_graph_sizes(const EngineSettings& settings, bool full) {
 }
 
 std::optional<Rational> vllm_cuda_graph_estimate(const EngineSettings& settings) {
-    if (vllm_version_before(settings.version, kVllmGraphEstimate)) return std::nullopt;
+    if (settings.enforce_eager || vllm_version_before(settings.version, kVllmGraphEstimate)) return std::nullopt;
     std::int64_t piecewise = vllm_cuda_graph_sizes(settings, false);
     std::int64_t full = vllm_cuda_graph_sizes(settings, true);
     if (piecewise < 1) return std::nullopt;

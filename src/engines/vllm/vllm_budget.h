@@ -162,7 +162,8 @@ std::int64_t vllm_cuda_graph_sizes(const EngineSettings& settings, bool full);
 /// 0.19.0 starts on one H100 (their DEBUG lines give first captures of 224 to 266 MiB and further
 /// graphs of 4 to 10 MiB for the dense models and Qwen3-30B-A3B), which print the estimate
 /// though 0.19.0 does not take it off the pool. docs/engines.md sets it beside every printed
-/// estimate in the records. From kVllmGraphEstimate; nullopt before it.
+/// estimate in the records. From kVllmGraphEstimate; nullopt before it and with --enforce-eager
+/// (cudagraph_mode NONE: gpu_worker.py skips the estimate).
 inline constexpr std::int64_t kVllmGraphFirstBytes = std::int64_t{260} << 20;
 inline constexpr std::int64_t kVllmGraphEachBytes = std::int64_t{6} << 20;
 std::optional<Rational> vllm_cuda_graph_estimate(const EngineSettings& settings);
