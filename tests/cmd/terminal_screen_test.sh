@@ -142,6 +142,14 @@ printf '%s\n' "$explain" | grep -q 'Structured basis' || fail "explain: no 'Stru
 $explain"
 for help in "query --help" "--help" "fit --help" "curve --help" "lint --help"; do
     shown=$(check "help-${help%% *}" "$scratch/plain" "'$kvcat' $help")
-    printf '%s\n' "$shown" | grep -q 'Examples:' || fail "kvcat $help: no examples on the screen"
+    # One clean-clone run read a help screen without its examples although the end line was drawn;
+    # the screen is read once more in a new window before the test says so, with what it read.
+    if ! printf '%s\n' "$shown" | grep -q 'Examples:'; then
+        echo "terminal_screen_test: kvcat $help: no examples on the first screen read (below); reading it again" >&2
+        printf '%s\n' "$shown" >&2
+        again=$(check "help-again-${help%% *}" "$scratch/plain" "'$kvcat' $help")
+        printf '%s\n' "$again" | grep -q 'Examples:' || fail "kvcat $help: no examples on the screen, twice; the second:
+$again"
+    fi
 done
 echo "terminal_screen_test: $readme_count README commands, the headline query, explain and five --help screens fit 80x24"
