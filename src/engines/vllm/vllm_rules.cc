@@ -45,8 +45,9 @@ const EngineRules vllm_rules{
     .one_card_only = false,
     .plan_kv_dtypes = "bf16,fp8",
     .verdict_rule =
-        "given the card x gpu_memory_utilization less the weights and the reserve, it starts when one request of "
-        "--max-model-len context fits and holds the slots when its maximum concurrency reaches them",
+        "given CUDA's total x gpu_memory_utilization less the weights and what its profiling run takes (kvcat fit "
+        "lists each term), it starts when one request of --max-model-len context fits and holds the slots when its "
+        "maximum concurrency reaches them",
     .allocate = vllm_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return vllm_log_lines(a); },
     .loaded_weights = vllm_loaded_weights,
