@@ -410,6 +410,7 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                                     {"memory_how", memory_how(acc)},
                                     {"runtime_total", exact(runtime.bytes)},
                                     {"runtime_total_how", runtime.how},
+                                    {"runtime_total_recorded", acc.memory_runtime_total.has_value()},
                                     {"llama_held", held ? exact(held->bytes) : json(nullptr)},
                                     {"llama_held_how", held ? held->how : std::string()},
                                     {"llama_held_least", held && held->least ? exact(*held->least) : json(nullptr)},

@@ -740,7 +740,9 @@
     const decimalGB = (bytes) => twoDecimals(div(bytes, Q(1000000000n))).replace(/\.00$/, '');
     function describeCard() {
       const a = data.accelerators.find((x) => x.id === pick.accelerator.value);
+      // The total vLLM and SGLang take their share of, where the card's record gives it.
       cardHint.textContent = a ? decimalGB(parseQ(a.memory)) + ' GB (' + a.memory_how + ')' +
+        (a.runtime_total_recorded ? '; ' + a.runtime_total_how + ' for vLLM and SGLang' : '') +
         (a.bandwidth ? ', ' + decimalGB(parseQ(a.bandwidth)) + ' GB/s' : '') : '';
     }
     const presets = el('datalist', { id: 'planner-contexts' });
