@@ -299,33 +299,45 @@ constexpr std::array kModelFields = {
 constexpr std::array<std::string_view, 4> kMemoryUnits = {"B", "MiB", "GiB", "MB"};
 constexpr std::array<std::string_view, 5> kMemoryReporters = {"nvidia-smi", "rocm-smi", "cuda", "hip", "metal"};
 
+/// A printed total's fields beside its `by` (memory_reported, memory_runtime_total).
+constexpr FieldSpec kMemoryValue{"value", F::number, true, false, "the total as it was printed, in `unit`",
+                                 {},      {},        true};
+constexpr FieldSpec kMemoryUnit{"unit",
+                                F::enumeration,
+                                true,
+                                false,
+                                "the printed unit: B, MiB (2^20 bytes), GiB (2^30 bytes) or MB (10^6 bytes)",
+                                kMemoryUnits};
+constexpr FieldSpec kMemoryBytes{"bytes", F::integer, true, false, "value x unit, rounded down to a whole byte",
+                                 {},      {},         true};
+constexpr FieldSpec kMemoryLine{"line", F::string, true, false, "the line the figure was read from, as printed"};
+constexpr FieldSpec kMemorySource{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields};
+
 /// The card's memory as its driver or runtime reports it (physics.h's memory_bytes reads it).
 constexpr std::array kReportedMemoryFields = {
-    FieldSpec{"value", F::number, true, false, "the total as the tool printed it, in `unit`", {}, {}, true},
-    FieldSpec{"unit", F::enumeration, true, false,
-              "the printed unit: B, MiB (2^20 bytes), GiB (2^30 bytes) or MB (10^6 bytes)", kMemoryUnits},
-    FieldSpec{"bytes", F::integer, true, false, "value x unit, rounded down to a whole byte", {}, {}, true},
+    kMemoryValue,
+    kMemoryUnit,
+    kMemoryBytes,
     FieldSpec{"by", F::enumeration, true, false,
               "what printed it: nvidia-smi's total, rocm-smi's VRAM total, CUDA's or HIP's total (cudaMemGetInfo, "
               "hipMemGetInfo, as llama.cpp, vLLM or PyTorch print it) or Metal's recommendedMaxWorkingSetSize",
               kMemoryReporters},
-    FieldSpec{"line", F::string, true, false, "the line the figure was read from, as printed"},
-    FieldSpec{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields},
+    kMemoryLine,
+    kMemorySource,
 };
 
 constexpr std::array<std::string_view, 2> kRuntimeMemoryReporters = {"cuda", "hip"};
 
 /// The card's total as CUDA or HIP gives it to a program (physics.h's runtime_memory_bytes reads it).
 constexpr std::array kRuntimeMemoryFields = {
-    FieldSpec{"value", F::number, true, false, "the total as the program printed it, in `unit`", {}, {}, true},
-    FieldSpec{"unit", F::enumeration, true, false,
-              "the printed unit: B, MiB (2^20 bytes), GiB (2^30 bytes) or MB (10^6 bytes)", kMemoryUnits},
-    FieldSpec{"bytes", F::integer, true, false, "value x unit, rounded down to a whole byte", {}, {}, true},
+    kMemoryValue,
+    kMemoryUnit,
+    kMemoryBytes,
     FieldSpec{"by", F::enumeration, true, false,
               "whose total: CUDA's (cudaMemGetInfo, torch.cuda.mem_get_info) or HIP's (hipMemGetInfo)",
               kRuntimeMemoryReporters},
-    FieldSpec{"line", F::string, true, false, "the line the figure was read from, as printed"},
-    FieldSpec{"source", F::mapping, true, false, "where the line was printed", {}, kSourceFields},
+    kMemoryLine,
+    kMemorySource,
 };
 
 constexpr std::array kAcceleratorFields = {
