@@ -10,7 +10,6 @@
 #include "cmd/commands.h"
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
-#include "engines/checkpoint_layers.h"
 #include "engines/engine_rules.h"
 #include "engines/engine_verdict.h"
 #include "engines/llamacpp/llamacpp_quant.h"
@@ -110,8 +109,6 @@ std::optional<EngineAnswer> fit_engine(const FitOptions& o, const Model& model, 
     auto [engine, settings] = *chosen;
     const EngineRules& rules = rules_of(engine);
     settings.gpus = o.gpus;
-    // A float checkpoint runs in its own dtype (vLLM's and SGLang's dtype "auto").
-    if (auto model_dtype = checkpoint_float_dtype(o.weight_quant)) settings.model_dtype = *model_dtype;
     rules.card_defaults(settings, terms);
     bool sized = o.engine.ctx_size && rules.ctx_size_sizes;
     std::vector<BudgetTerm> budget_terms;
@@ -407,7 +404,6 @@ std::optional<std::string> set_loaded_weights(const FitOptions& o, const Model& 
     if (!chosen) return std::nullopt;
     auto& [engine, settings] = *chosen;
     settings.gpus = o.gpus;
-    if (auto dtype = checkpoint_float_dtype(o.weight_quant)) settings.model_dtype = *dtype;
     try {
         if (auto w = rules_of(engine).loaded_weights(model, o.weight_quant, settings)) {
             setup.weight_bytes = w->bytes * Rational(o.gpus);

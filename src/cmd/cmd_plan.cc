@@ -13,7 +13,6 @@
 #include "cmd/common_options.h"
 #include "cmd/engine_options.h"
 #include "cmd/table_output.h"
-#include "engines/checkpoint_layers.h"
 #include "engines/engine_rules.h"
 #include "engines/engine_verdict.h"
 #include "engines/llamacpp/llamacpp_quant.h"
@@ -157,10 +156,8 @@ void engine_loaded_weights(PlanGrid& grid, const Model& model, Engine engine, En
         auto named = find_weights(w);
         if (!named || grid.exact_weights.count(std::string(named->name()))) continue;
         std::string name(named->name());
-        EngineSettings format_settings = settings;
-        if (auto dtype = checkpoint_float_dtype(w)) format_settings.model_dtype = *dtype;
         try {
-            if (auto loaded = rules_of(engine).loaded_weights(model, w, format_settings)) {
+            if (auto loaded = rules_of(engine).loaded_weights(model, w, settings)) {
                 grid.exact_weights[name] = {loaded->bytes * Rational(grid.gpus), loaded->how};
                 grid.engine_layers.insert(name);
             }

@@ -169,21 +169,25 @@ bool read_architecture(const Model& model) {
     return within(w.ffn_size, kMostWidth);
 }
 
+/// The format's entry by its name, in any case; nullptr for a format kvcat builds no layers for.
+const Format* find_format(std::string_view format) {
+    auto known = std::find_if(kFormats.begin(), kFormats.end(),
+                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
+    return known == kFormats.end() ? nullptr : &*known;
+}
+
 /// The format's entry when kvcat builds the engine's layers for it, on `gpus` cards, for this
 /// model's architecture; nullptr otherwise.
 const Format* known_format(const Model& model, std::string_view format, std::int64_t gpus) {
-    auto known = std::find_if(kFormats.begin(), kFormats.end(),
-                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
-    if (known == kFormats.end() || gpus < 1 || !read_architecture(model)) return nullptr;
-    return &*known;
+    if (gpus < 1 || !read_architecture(model)) return nullptr;
+    return find_format(format);
 }
 
 }  // namespace
 
 std::optional<std::string_view> checkpoint_float_dtype(std::string_view format) {
-    auto known = std::find_if(kFormats.begin(), kFormats.end(),
-                              [&](const Format& f) { return equal_ignoring_case(f.name, format); });
-    if (known == kFormats.end() || known->fp8) return std::nullopt;
+    const Format* known = find_format(format);
+    if (!known || known->fp8) return std::nullopt;
     if (known->bytes == 4) return "float32";
     return equal_ignoring_case(known->name, "bf16") ? "bfloat16" : "float16";
 }

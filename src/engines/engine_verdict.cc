@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "engines/checkpoint_layers.h"
 #include "engines/engine_rules.h"
 #include "support/bisect.h"
 
@@ -94,16 +93,13 @@ void engine_plan(std::vector<PlanRow>& rows, const PlanGrid& grid, const Model& 
         std::int64_t limit = row.terms.native_context > 0 ? row.terms.native_context
                              : grid.contexts.empty()      ? 0
                                                           : grid.contexts.back();
-        EngineSettings settings_of_row = base;  // a float checkpoint runs in its own dtype
-        if (auto model_dtype = checkpoint_float_dtype(row.weights)) settings_of_row.model_dtype = *model_dtype;
         try {
             for (std::size_t i = 0; i < grid.contexts.size(); ++i) {
-                EngineVerdict v =
-                    engine_verdict(model, *dtype, engine, settings_of_row, row.terms, grid.contexts[i], row.slots);
+                EngineVerdict v = engine_verdict(model, *dtype, engine, base, row.terms, grid.contexts[i], row.slots);
                 row.fits_at[i] = v.fits;
                 if (i == 0 && !v.fits) row.why_not = v.why;
             }
-            row.max_context = engine_max_context(model, *dtype, engine, settings_of_row, row.terms, row.slots, limit);
+            row.max_context = engine_max_context(model, *dtype, engine, base, row.terms, row.slots, limit);
         } catch (const std::exception& e) {  // a setting or shape the engine does not take
             row.error = e.what();
             row.max_context = 0;

@@ -198,7 +198,6 @@ void add_loaded_weights(json& out, const std::string& key, const EngineRules& ru
     EngineSettings s;
     s.gpus = cards;
     s.expert_parallel = expert_parallel;
-    if (auto dtype = checkpoint_float_dtype(format)) s.model_dtype = *dtype;
     try {
         if (auto w = rules.loaded_weights(m, format, s)) out[key] = {{"bytes", exact(w->bytes)}, {"how", w->how}};
     } catch (const EngineRefusal& e) {
@@ -242,8 +241,7 @@ json vllm_moe_workspace_entry(const Model& m, const std::vector<std::pair<std::s
     json out = json::object();
     FitTerms t = model_terms(m);
     for (const auto& [name, q] : formats) {
-        auto dtype = checkpoint_float_dtype(name);
-        if (!dtype) continue;
+        if (!checkpoint_float_dtype(name)) continue;
         t.weight_format = name;
         json by_cards = json::object();
         for (std::int64_t cards : kPlannerCardCounts) {
@@ -252,7 +250,6 @@ json vllm_moe_workspace_entry(const Model& m, const std::vector<std::pair<std::s
                 EngineSettings s;
                 s.gpus = cards;
                 s.expert_parallel = ep;
-                s.model_dtype = *dtype;
                 json by_tokens = json::object();
                 for (std::int64_t tokens : {kVllmMaxNumBatchedTokens, kVllmLargeCardMaxNumBatchedTokens}) {
                     s.max_num_batched_tokens = tokens;

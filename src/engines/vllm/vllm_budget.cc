@@ -149,7 +149,9 @@ std::optional<EngineWeights> vllm_loaded_weights(const Model& model, std::string
                                                  const EngineSettings& settings) {
     auto weights = checkpoint_layers(model, format, settings.gpus, settings.expert_parallel, "vLLM");
     if (!weights) return weights;
-    auto rotary = vllm_rotary_table(settings, model_terms(model));
+    EngineSettings in_format = settings;  // the rotary table is in the checkpoint's dtype
+    if (auto dtype = checkpoint_float_dtype(format)) in_format.model_dtype = *dtype;
+    auto rotary = vllm_rotary_table(in_format, model_terms(model));
     std::int64_t rotary_bytes = rotary ? rotary->floor() : 0;
     auto sizes = checkpoint_allocations(model, format, settings.gpus, settings.expert_parallel, rotary_bytes,
                                         kVllmAttentionScalars);

@@ -51,8 +51,12 @@ const EngineRules vllm_rules{
     .allocate = vllm_allocation,
     .log_lines = [](const EngineAnswer& a, const Model& /*m*/) { return vllm_log_lines(a); },
     .loaded_weights = vllm_loaded_weights,
-    .card_defaults = [](EngineSettings& settings,
-                        const FitTerms& terms) { vllm_card_defaults(settings, terms.memory, terms.card_name); },
+    .card_defaults =
+        [](EngineSettings& settings, const FitTerms& terms) {
+            vllm_card_defaults(settings, terms.memory, terms.card_name);
+            // A float checkpoint runs in its own dtype (vLLM's dtype "auto"; checkpoint_float_dtype).
+            if (auto dtype = checkpoint_float_dtype(terms.weight_format)) settings.model_dtype = *dtype;
+        },
     .budget = vllm_budget,
     .ask = vllm_ask,
     .judge = vllm_judge,
