@@ -538,9 +538,9 @@
       given = mul(choice.kvGib, GIB);
       r.poolHow = 'the Available KV cache memory given, ' + twoDecimals(choice.kvGib) + ' GiB';
     } else if (engine.id === 'sglang' && choice.memFraction !== null) {
-      // sglang_budget (src/engines/sglang/sglang_rules.cc): the share less the weights, the reserve
-      // and, over several cards, NCCL's memory (kTensorParallelNonTorchBytes, fitted).
-      // The share is of CUDA's total (runtime_total), and the CUDA context is fitted (kTorchContextBytes).
+      // sglang_budget (src/engines/sglang/sglang_rules.cc): the share of CUDA's total (runtime_total)
+      // less the weights, the CUDA context (kTorchContextBytes, fitted) and, over several cards,
+      // NCCL's memory (kTensorParallelNonTorchBytes, fitted).
       r.context = parseQ(engine.context);
       given = sub(sub(mul(parseQ(r.card.runtime_total), choice.memFraction), r.weights), r.context);
       if (choice.gpus > 1) {
@@ -551,10 +551,10 @@
         (r.nccl ? gib(r.nccl) + ' for NCCL on each card (fitted to real starts) ' : '') +
         'and ' + gib(r.context) + ' for the CUDA context (fitted)';
     } else if (engine.id === 'vllm') {
-      // vllm_budget (src/engines/vllm/vllm_budget.cc): the card x gpu_memory_utilization, less the
-      // weights, the sampler's peak its profiling run reaches (vllm_sampler_peak, for n =
-      // min(max_num_seqs, max_num_batched_tokens) requests; model_entry gives its two parts) and
-      // the reserve standing for the rest of what that run measures.
+      // vllm_budget (src/engines/vllm/vllm_budget.cc): CUDA's total x gpu_memory_utilization, less
+      // the weights, the rotary table, the sampler's peak its profiling run reaches (vllm_sampler_peak,
+      // for n = min(max_num_seqs, max_num_batched_tokens) requests; model_entry gives its two parts),
+      // a mixture of experts' workspace, NCCL's memory, the CUDA graphs' estimate and the allowance.
       const share = parseQ(engine.gpu_memory_utilization);
       const format = choice.weightBytes === null ? data.weight_formats.find((f) => f.name === choice.weights) : null;
       const wide = Boolean(format && format.model_dtype === 'float32');
