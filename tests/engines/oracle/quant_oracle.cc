@@ -14,8 +14,11 @@
 // many are equal to the printed 0.01 MiB and, by stage, how far below the rest are.
 //
 // usage: kvcat_llama_quant_oracle RECORDS_ROOT WORK_DIR LIB_DIR [--only MODEL_ID] [--plant]
-//   --plant  changes kvcat's type of one tensor of every plan, and puts its first compute buffer
-//            1 MiB above llama.cpp's, so both comparisons must fail.
+//   --plant  changes kvcat's type of one tensor of every plan, puts its first compute buffer
+//            1 MiB above llama.cpp's and makes one tensor of the first graph it reserves 1 MiB
+//            larger, so all three comparisons must fail.
+// KVCAT_ORACLE_ECHO=1 copies libllama's log to stderr (with GGML_SCHED_DEBUG=2, every node of
+// every graph it reserves); KVCAT_ORACLE_EVERY_BUFFER=1 prints each setting's compute buffers.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +37,7 @@
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/llamacpp/llamacpp_tensors.h"
+#include "engines/oracle/graph_capture.h"
 #include "engines/oracle/oracle_load.h"
 #include "engines/oracle/shape_gguf.h"
 #include "ggml-backend.h"
@@ -93,6 +97,7 @@ void take_line(const std::string& line, ggml_log_level level) {
 }
 
 void on_log(ggml_log_level level, const char* text, void*) {
+    if (std::getenv("KVCAT_ORACLE_ECHO")) std::fputs(text, stderr);
     if (!g_printed) return;
     g_printed->pending += text;
     std::string::size_type nl;
@@ -203,11 +208,49 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
 /// stage the most it falls short of llama.cpp's figure (a share of that figure).
 struct ComputeTally {
     int settings = 0, exact = 0, above = 0;
-    int server = 0;  ///< of the settings, those with llama-server's outputs (one a slot)
+    int server = 0;                    ///< of the settings, those with llama-server's outputs (one a slot)
+    int graphs = 0, graphs_equal = 0;  ///< kvcat's allocator over libllama's own graph
+    int graphs_not_reserved = 0;       ///< libllama gave no graph the second time
     std::map<std::string, double> most_under;
     std::map<std::string, int> by_stage;
     std::map<std::string, int> exact_by_stage;
 };
+
+/// kvcat's model of ggml-alloc (engines/llamacpp/ggml_alloc.h) over the graph libllama reserves
+/// first (sched_reserve: the prompt's, n_outputs = min(n_tokens, n_outputs_max)) must give the
+/// buffer it printed, to the byte's printed 0.01 MiB.
+/// With plant, the first graph's largest tensor is made 1 MiB larger, so that comparison must fail.
+void check_allocator(const std::string& id, const std::string& setting, llama_context* ctx, std::int64_t tokens,
+                     std::int64_t seqs, bool server, bool plant, const Printed& printed, ComputeTally& t) {
+    if (!printed.compute_mib) return;
+    auto outputs = static_cast<std::uint32_t>(server ? std::min(tokens, seqs) : tokens);
+    Printed ignored;
+    g_printed = &ignored;
+    GgmlGraph g = reserve_graph(ctx, static_cast<std::uint32_t>(tokens), static_cast<std::uint32_t>(seqs), outputs);
+    g_printed = nullptr;
+    if (g.nodes.empty()) {
+        // libllama allocates the buffer again to reserve a graph; one larger than this machine
+        // can give (25 GiB) fails there, and that setting is left uncompared.
+        ++t.graphs_not_reserved;
+        return;
+    }
+    ++t.graphs;
+    if (plant && t.graphs == 1) {
+        auto largest = std::max_element(g.tensors.begin(), g.tensors.end(), [](const auto& a, const auto& b) {
+            return (a.external ? 0 : a.bytes) < (b.external ? 0 : b.bytes);
+        });
+        largest->bytes += 1 << 20;
+    }
+    GgmlAllocResult r = ggml_alloc_graph_size(g);
+    std::string ours = fmt::format("{:.2f}", static_cast<double>(r.bytes) / 1024.0 / 1024.0);
+    if (r.error.empty() && ours == *printed.compute_mib) {
+        ++t.graphs_equal;
+        return;
+    }
+    std::cout << fmt::format(
+        "DISAGREE {} allocator {}: llama.cpp {} MiB, kvcat's ggml-alloc over its {} nodes {} MiB{}\n", id, setting,
+        *printed.compute_mib, g.nodes.size(), ours, r.error.empty() ? "" : " (" + r.error + ")");
+}
 
 /// llama.cpp's CPU compute buffer for a grid of settings (flash attention on and off, two contexts,
 /// -ub 512 and 2048, one and four sequences, unified or not), held to kvcat's
@@ -238,10 +281,13 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         g_printed = &printed;
                         llama_context* ctx_made = llama_init_from_model(loaded, p);
                         g_printed = nullptr;
-                        if (ctx_made) llama_free(ctx_made);
                         std::string setting =
                             fmt::format("-c {} -ub {} -np {}{} -fa {}{}", ctx, ub, np, unified ? " -kvu" : "",
                                         fa ? "on" : "off", server ? " (llama-server's outputs)" : "");
+                        if (ctx_made) {
+                            check_allocator(id, setting, ctx_made, std::min(ctx, ub), np, server, plant, printed, t);
+                            llama_free(ctx_made);
+                        }
                         ++t.settings;
                         if (server) ++t.server;
                         EngineSettings e;
@@ -434,6 +480,10 @@ int main(int argc, char** argv) {
         "0.01 MiB in {}{}\n",
         t.compute.settings, t.compute.server, t.compute.above, t.compute.exact, stages);
     std::cout << fmt::format(
+        "kvcat's ggml-alloc over libllama's own graphs: {} of {} buffers equal to the printed 0.01 MiB ({} not "
+        "reserved a second time: libllama could not allocate them again)\n",
+        t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
+    std::cout << fmt::format(
         "{} of {} tensor types agree, {} of {} plans agree ({} model records in {} architectures x {} mixes, 4 of "
         "them also with an importance matrix; llama.cpp {})\n",
         t.agree, t.tensors, t.plans_agree, t.plans, t.models, t.architectures.size(), llama_mixes().size(),
@@ -444,5 +494,6 @@ int main(int argc, char** argv) {
     for (const auto& a : t.architectures) arches += fmt::format("{}{}", arches.empty() ? "" : " ", a);
     std::cout << fmt::format("mixes: {}\narchitectures: {}\n", mixes, arches);
     llama_backend_free();
-    return t.plans_agree == t.plans && t.plans > 0 && t.compute.above == 0 ? 0 : 1;
+    bool allocator = t.compute.graphs_equal == t.compute.graphs;
+    return t.plans_agree == t.plans && t.plans > 0 && t.compute.above == 0 && allocator ? 0 : 1;
 }
