@@ -33,6 +33,7 @@ inline constexpr std::int64_t kGgmlCpuAlignment = 32;
 /// One tensor of a graph, as the allocator sees it.
 struct GgmlTensor {
     std::string name;          ///< for messages only
+    std::string op = "NONE";   ///< ggml_op_name: "MUL_MAT", "VIEW", ...
     std::int64_t bytes = 0;    ///< ggml_nbytes: what the buffer type allocates for it
     bool external = false;     ///< its memory is not the graph's: weights, the cache
     bool input = false;        ///< GGML_TENSOR_FLAG_INPUT: placed before any node runs

@@ -35,6 +35,7 @@
 #include "engines/engine_memory.h"
 #include "engines/engine_rules.h"
 #include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/llamacpp/llamacpp_tensors.h"
 #include "engines/oracle/graph_capture.h"
@@ -211,6 +212,7 @@ struct ComputeTally {
     int server = 0;                    ///< of the settings, those with llama-server's outputs (one a slot)
     int graphs = 0, graphs_equal = 0;  ///< kvcat's allocator over libllama's own graph
     int graphs_not_reserved = 0;       ///< libllama gave no graph the second time
+    int built = 0, built_equal = 0;    ///< kvcat's own graph of the model: node for node, and its buffer
     std::map<std::string, double> most_under;
     std::map<std::string, int> by_stage;
     std::map<std::string, int> exact_by_stage;
@@ -218,15 +220,18 @@ struct ComputeTally {
 
 /// kvcat's model of ggml-alloc (engines/llamacpp/ggml_alloc.h) over the graph libllama reserves
 /// first (sched_reserve: the prompt's, n_outputs = min(n_tokens, n_outputs_max)) must give the
-/// buffer it printed, to the byte's printed 0.01 MiB.
-/// With plant, the first graph's largest tensor is made 1 MiB larger, so that comparison must fail.
-void check_allocator(const std::string& id, const std::string& setting, llama_context* ctx, std::int64_t tokens,
-                     std::int64_t seqs, bool server, bool plant, const Printed& printed, ComputeTally& t) {
+/// buffer it printed, to the byte's printed 0.01 MiB. Where kvcat builds the model's graph itself
+/// (engines/llamacpp/llamacpp_graph.h), it must be libllama's node for node, and its buffer the
+/// printed one. With plant, the first graph's largest tensor is made 1 MiB larger, so that
+/// comparison must fail.
+void check_allocator(const std::string& id, const Model& m, const std::string& setting, llama_context* ctx,
+                     const LlamaGraphSetting& gs, bool plant, const Printed& printed, ComputeTally& t) {
     if (!printed.compute_mib) return;
-    auto outputs = static_cast<std::uint32_t>(server ? std::min(tokens, seqs) : tokens);
+    auto outputs = static_cast<std::uint32_t>(gs.outputs > 0 ? std::min(gs.tokens, gs.outputs) : gs.tokens);
     Printed ignored;
     g_printed = &ignored;
-    GgmlGraph g = reserve_graph(ctx, static_cast<std::uint32_t>(tokens), static_cast<std::uint32_t>(seqs), outputs);
+    GgmlGraph g = reserve_graph(ctx, static_cast<std::uint32_t>(gs.tokens), static_cast<std::uint32_t>(gs.seqs),
+                                outputs);
     g_printed = nullptr;
     if (g.nodes.empty()) {
         // libllama allocates the buffer again to reserve a graph; one larger than this machine
@@ -241,15 +246,26 @@ void check_allocator(const std::string& id, const std::string& setting, llama_co
         });
         largest->bytes += 1 << 20;
     }
+    auto mib = [](std::int64_t bytes) { return fmt::format("{:.2f}", static_cast<double>(bytes) / 1024.0 / 1024.0); };
     GgmlAllocResult r = ggml_alloc_graph_size(g);
-    std::string ours = fmt::format("{:.2f}", static_cast<double>(r.bytes) / 1024.0 / 1024.0);
-    if (r.error.empty() && ours == *printed.compute_mib) {
+    if (r.error.empty() && mib(r.bytes) == *printed.compute_mib) {
         ++t.graphs_equal;
+    } else {
+        std::cout << fmt::format(
+            "DISAGREE {} allocator {}: llama.cpp {} MiB, kvcat's ggml-alloc over its {} nodes {} MiB{}\n", id, setting,
+            *printed.compute_mib, g.nodes.size(), mib(r.bytes), r.error.empty() ? "" : " (" + r.error + ")");
+    }
+    auto ours = llamacpp_graph(m, gs);
+    if (!ours) return;
+    ++t.built;
+    std::string difference = graph_difference(*ours, g);
+    std::int64_t bytes = ggml_alloc_graph_size(*ours).bytes;
+    if (difference.empty() && mib(bytes) == *printed.compute_mib) {
+        ++t.built_equal;
         return;
     }
-    std::cout << fmt::format(
-        "DISAGREE {} allocator {}: llama.cpp {} MiB, kvcat's ggml-alloc over its {} nodes {} MiB{}\n", id, setting,
-        *printed.compute_mib, g.nodes.size(), ours, r.error.empty() ? "" : " (" + r.error + ")");
+    std::cout << fmt::format("DISAGREE {} graph {}: llama.cpp {} MiB, kvcat's graph {} MiB{}\n", id, setting,
+                             *printed.compute_mib, mib(bytes), difference.empty() ? "" : "; " + difference);
 }
 
 /// llama.cpp's CPU compute buffer for a grid of settings (flash attention on and off, two contexts,
@@ -284,10 +300,6 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         std::string setting =
                             fmt::format("-c {} -ub {} -np {}{} -fa {}{}", ctx, ub, np, unified ? " -kvu" : "",
                                         fa ? "on" : "off", server ? " (llama-server's outputs)" : "");
-                        if (ctx_made) {
-                            check_allocator(id, setting, ctx_made, std::min(ctx, ub), np, server, plant, printed, t);
-                            llama_free(ctx_made);
-                        }
                         ++t.settings;
                         if (server) ++t.server;
                         EngineSettings e;
@@ -301,6 +313,17 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         std::int64_t swa = 0;
                         for (const auto& part : a.parts) {
                             if (part.kind == EnginePartKind::swa_cache) swa = part.cells;
+                        }
+                        if (ctx_made) {
+                            LlamaGraphSetting gs;
+                            gs.tokens = std::min(ctx, ub);
+                            gs.seqs = np;
+                            gs.unified = unified;
+                            gs.cells_per_stream = a.tokens.value_or(ctx) / streams;
+                            gs.outputs = server ? np : 0;
+                            gs.flash_attn = fa;
+                            check_allocator(id, m, setting, ctx_made, gs, plant, printed, t);
+                            llama_free(ctx_made);
                         }
                         LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams,
                                                fa, server ? np : 0,        swa};
@@ -484,6 +507,10 @@ int main(int argc, char** argv) {
         "reserved a second time: libllama could not allocate them again)\n",
         t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
     std::cout << fmt::format(
+        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe): {} of {} equal to libllama's node for node, with its "
+        "buffer to the printed 0.01 MiB\n",
+        t.compute.built_equal, t.compute.built);
+    std::cout << fmt::format(
         "{} of {} tensor types agree, {} of {} plans agree ({} model records in {} architectures x {} mixes, 4 of "
         "them also with an importance matrix; llama.cpp {})\n",
         t.agree, t.tensors, t.plans_agree, t.plans, t.models, t.architectures.size(), llama_mixes().size(),
@@ -494,6 +521,6 @@ int main(int argc, char** argv) {
     for (const auto& a : t.architectures) arches += fmt::format("{}{}", arches.empty() ? "" : " ", a);
     std::cout << fmt::format("mixes: {}\narchitectures: {}\n", mixes, arches);
     llama_backend_free();
-    bool allocator = t.compute.graphs_equal == t.compute.graphs;
+    bool allocator = t.compute.graphs_equal == t.compute.graphs && t.compute.built_equal == t.compute.built;
     return t.plans_agree == t.plans && t.plans > 0 && t.compute.above == 0 && allocator ? 0 : 1;
 }

@@ -1,0 +1,77 @@
+// A graph as ggml builds one, for ggml's allocator (engines/llamacpp/ggml_alloc.h) to size.
+//
+// The operations llama.cpp's graphs use, each with the shape, strides, type, sources and view
+// that ggml gives its result (ggml/src/ggml.c at llama.cpp 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
+// ggml_new_tensor_impl, ggml_view_impl, ggml_permute, ggml_mul_mat, ggml_get_rows, ...), and
+// ggml_build_forward_expand's depth-first walk, which decides the order of the nodes and of the
+// leafs (ggml_visit_parents_graph: sources first, in order; an operation-less tensor is a leaf).
+// Only what the allocator reads is kept: sizes, layouts, sources, views and flags; no data.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engines/llamacpp/ggml_alloc.h"
+
+namespace kvcat {
+
+/// ggml_type's values for the types a compute graph holds.
+enum class GgmlType : int { f32 = 0, f16 = 1, i32 = 26, i64 = 27, bf16 = 30 };
+
+std::int64_t ggml_type_bytes(GgmlType t);
+
+/// ggml_op_can_inplace (ggml/src/ggml-alloc.c): the operations whose result may take a source's memory.
+bool ggml_op_can_inplace(const std::string& op);
+
+class GgmlBuilder {
+public:
+    using Ne = std::array<std::int64_t, 4>;
+
+    /// A tensor whose memory is not the graph's: a weight or the cache.
+    int external(const std::string& name, GgmlType type, Ne ne);
+    /// ggml_new_tensor + ggml_set_input.
+    int input(const std::string& name, GgmlType type, Ne ne);
+
+    int get_rows(int a, int b);
+    int rms_norm(int a);
+    int mul(int a, int b);
+    int add(int a, int b);
+    int div(int a, int b);
+    int mul_mat(int a, int b);
+    int mul_mat_id(int as, int b, int ids);
+    int reshape(int a, Ne ne);
+    int view(int a, Ne ne, std::array<std::int64_t, 3> nb123, std::int64_t offset);
+    int permute(int a, int axis0, int axis1, int axis2, int axis3);
+    int transpose(int a);
+    int cont(int a, Ne ne);
+    int rope(int a, int pos, int freq);
+    int set_rows(int a, int b, int c);
+    int flash_attn_ext(int q, int k, int v, int mask);
+    int soft_max(int a, int mask);
+    int glu(int a, int b);
+    int argsort(int a);
+    int sum_rows(int a);
+    int clamp(int a);
+
+    void set_output(int t) { g_.tensors[static_cast<std::size_t>(t)].output = true; }
+    void name(int t, const std::string& n) { g_.tensors[static_cast<std::size_t>(t)].name = n; }
+    /// ggml_build_forward_expand.
+    void expand(int t);
+
+    const GgmlTensor& at(int t) const { return g_.tensors[static_cast<std::size_t>(t)]; }
+    const Ne& ne(int t) const { return at(t).ne; }
+    const Ne& nb(int t) const { return at(t).nb; }
+    GgmlGraph take() { return std::move(g_); }
+
+private:
+    int make(const std::string& op, GgmlType type, Ne ne, std::initializer_list<int> src, int view_of = -1);
+    int same_as(const std::string& op, int a, std::initializer_list<int> src);
+    void visit(int t);
+
+    GgmlGraph g_;
+    std::vector<bool> visited_;
+};
+
+}  // namespace kvcat

@@ -1,0 +1,284 @@
+#include "engines/llamacpp/llamacpp_graph.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engines/llamacpp/ggml_graph_builder.h"
+#include "support/rational.h"
+
+namespace kvcat {
+
+namespace {
+
+/// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
+const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe"};
+
+struct Dims {
+    std::string arch;
+    std::int64_t n_embd = 0, n_vocab = 0, n_layer = 0, n_head = 0, n_head_kv = 0, hd_k = 0, hd_v = 0;
+    std::int64_t n_ff = 0, n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
+    bool qk_norm = false;     ///< qwen3, qwen3moe: an RMS norm on Q and K before RoPE
+    bool qkv_bias = false;    ///< qwen2: biases on Q, K and V
+    bool rope_freqs = false;  ///< llama: the rope_freqs factors as RoPE's third source
+};
+
+std::optional<GgmlType> cache_type(const std::string& name) {
+    if (name == "f16") return GgmlType::f16;
+    if (name == "bf16") return GgmlType::bf16;
+    return std::nullopt;
+}
+
+class LlamaGraph {
+public:
+    LlamaGraph(const Dims& d, const LlamaGraphSetting& s) : d_(d) {
+        streams_ = s.unified ? 1 : std::max<std::int64_t>(1, s.seqs);
+        std::int64_t seqs = std::max<std::int64_t>(1, s.seqs);
+        std::int64_t tokens = std::max<std::int64_t>(1, s.tokens);
+        // graph_reserve: n_tokens rounded up to a multiple of n_seqs.
+        tokens_ = (tokens + seqs - 1) / seqs * seqs;
+        outputs_ = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
+        cells_ = s.cells_per_stream;
+        flash_ = s.flash_attn;
+        tk_ = *cache_type(s.cache_k);
+        tv_ = *cache_type(s.cache_v);
+    }
+
+    GgmlGraph build() {
+        int inp = embeddings();
+        pos_ = b_.input("inp_pos", GgmlType::i32, {tokens_, 1, 1, 1});
+        k_idxs_ = b_.input("k_idxs", GgmlType::i64, {tokens_, 1, 1, 1});
+        v_idxs_ = b_.input("v_idxs", GgmlType::i64, {flash_ ? tokens_ : checked_mul(tokens_, gqa_v()), 1, 1, 1});
+        mask_ = b_.input("attn_inp_kq_mask", flash_ ? GgmlType::f16 : GgmlType::f32,
+                         {cells_, tokens_ / streams_, 1, streams_});
+        out_ids_ = b_.input("inp_out_ids", GgmlType::i32, {outputs_, 1, 1, 1});
+        if (d_.rope_freqs) rope_freqs_ = weight("rope_freqs.weight", {d_.hd_k / 2});
+        for (std::int64_t il = 0; il < d_.n_layer; ++il) inp = layer(il, inp);
+        int cur = norm(inp, weight("output_norm.weight", {d_.n_embd}));
+        b_.name(cur, "result_norm");
+        int logits = b_.mul_mat(weight("output.weight", {d_.n_embd, d_.n_vocab}), cur);
+        b_.name(logits, "result_output");
+        b_.expand(logits);
+        b_.set_output(logits);
+        b_.set_output(cur);
+        return b_.take();
+    }
+
+private:
+    std::int64_t gqa_k() const { return d_.hd_k * d_.n_head_kv; }
+    std::int64_t gqa_v() const { return d_.hd_v * d_.n_head_kv; }
+    int weight(const std::string& name, GgmlBuilder::Ne ne) {
+        for (auto& n : ne) n = n == 0 ? 1 : n;
+        return b_.external(name, GgmlType::f32, ne);
+    }
+    int view2d(int a, std::int64_t ne0, std::int64_t ne1, std::int64_t nb1, std::int64_t offset) {
+        return b_.view(a, {ne0, ne1, 1, 1}, {nb1, checked_mul(nb1, ne1), checked_mul(nb1, ne1)}, offset);
+    }
+    int view4d(int a, GgmlBuilder::Ne ne, std::array<std::int64_t, 3> nb) { return b_.view(a, ne, nb, 0); }
+    int norm(int x, int w) { return b_.mul(b_.rms_norm(x), w); }
+
+    /// build_inp_embd: the token path and the embeddings path are both in the graph (the
+    /// second through ggml_build_forward_select), so both inputs are leafs.
+    int embeddings() {
+        int tok_embd = weight("token_embd.weight", {d_.n_embd, d_.n_vocab});
+        int tokens = b_.input("inp_tokens", GgmlType::i32, {tokens_, 1, 1, 1});
+        int embd = b_.input("inp_embd", GgmlType::f32, {d_.n_embd, tokens_, 1, 1});
+        int rows = b_.get_rows(tok_embd, tokens);
+        b_.expand(rows);
+        b_.expand(embd);
+        return rows;
+    }
+
+    int layer(std::int64_t il, int inp) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        int inp_sa = inp;
+        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
+        int q = b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur);
+        if (d_.qkv_bias) q = b_.add(q, w("attn_q.bias", {d_.n_head * d_.hd_k}));
+        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
+        if (d_.qkv_bias) k = b_.add(k, w("attn_k.bias", {gqa_k()}));
+        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
+        if (d_.qkv_bias) v = b_.add(v, w("attn_v.bias", {gqa_v()}));
+        q = b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1});
+        k = b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1});
+        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        if (d_.qk_norm) q = norm(q, w("attn_q_norm.weight", {d_.hd_k}));
+        q = b_.rope(q, pos_, rope_freqs_);
+        if (d_.qk_norm) k = norm(k, w("attn_k_norm.weight", {d_.hd_k}));
+        k = b_.rope(k, pos_, rope_freqs_);
+        cur = attention(il, q, k, v);
+        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+        if (il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp_sa = b_.get_rows(inp_sa, out_ids_);
+        }
+        int ffn_inp = b_.add(cur, inp_sa);
+        cur = norm(ffn_inp, w("ffn_norm.weight", {d_.n_embd}));
+        if (d_.n_expert > 0) {
+            cur = moe(il, cur);
+        } else {
+            int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, d_.n_ff}), cur);
+            int gate = b_.mul_mat(w("ffn_gate.weight", {d_.n_embd, d_.n_ff}), cur);
+            cur = b_.mul_mat(w("ffn_down.weight", {d_.n_ff, d_.n_embd}), b_.glu(gate, up));
+        }
+        return b_.add(cur, ffn_inp);
+    }
+
+    /// build_attn with a cache: store K and V in it (cpy_k, cpy_v), then attend over its views.
+    int attention(std::int64_t il, int q, int k, int v) {
+        b_.expand(q);
+        b_.expand(v);
+        b_.expand(k);
+        int kc = b_.external(fmt::format("cache_k_l{}", il), tk_, {gqa_k(), cells_, streams_, 1});
+        int vc = b_.external(fmt::format("cache_v_l{}", il), tv_, {gqa_v(), cells_, streams_, 1});
+        const std::int64_t ek = ggml_type_bytes(tk_), ev = ggml_type_bytes(tv_);
+        {
+            int src = view2d(k, gqa_k(), tokens_, b_.nb(k)[2], 0);
+            int dst = streams_ > 1 ? b_.reshape(kc, {gqa_k(), checked_mul(cells_, streams_), 1, 1}) : kc;
+            b_.expand(b_.set_rows(dst, src, k_idxs_));
+        }
+        if (flash_) {
+            int src = view2d(v, gqa_v(), tokens_, b_.nb(v)[2], 0);
+            int dst = streams_ > 1 ? b_.reshape(vc, {gqa_v(), checked_mul(cells_, streams_), 1, 1}) : vc;
+            b_.expand(b_.set_rows(dst, src, v_idxs_));
+        } else {
+            // V is kept transposed: each element is a row of its own.
+            int src = b_.reshape(v, {gqa_v(), tokens_, 1, 1});
+            std::int64_t cells = checked_mul(checked_mul(gqa_v(), cells_), streams_);
+            int dst = b_.reshape(vc, {1, cells, 1, 1});
+            src = b_.reshape(src, {1, checked_mul(gqa_v(), tokens_), 1, 1});
+            b_.expand(b_.set_rows(dst, src, v_idxs_));
+        }
+        int kv = view4d(kc, {d_.hd_k, d_.n_head_kv, cells_, streams_},
+                        {d_.hd_k * ek, gqa_k() * ek, checked_mul(checked_mul(gqa_k(), cells_), ek)});
+        int vv = flash_ ? view4d(vc, {d_.hd_v, d_.n_head_kv, cells_, streams_},
+                                 {d_.hd_v * ev, gqa_v() * ev, checked_mul(checked_mul(gqa_v(), cells_), ev)})
+                        : view4d(vc, {cells_, d_.n_head_kv, d_.hd_v, streams_},
+                                 {checked_mul(checked_mul(cells_, d_.hd_v), ev), checked_mul(cells_, ev),
+                                  checked_mul(checked_mul(cells_, gqa_v()), ev)});
+        return mha(q, kv, vv);
+    }
+
+    /// build_attn_mha.
+    int mha(int q, int k, int v) {
+        const std::int64_t ns = b_.ne(k)[3];
+        auto qne = b_.ne(q);
+        auto qnb = b_.nb(q);
+        q = view4d(q, {qne[0], qne[1], qne[2] / ns, ns}, {qnb[1], qnb[2], qnb[3] / ns});
+        q = b_.permute(q, 0, 2, 1, 3);
+        k = b_.permute(k, 0, 2, 1, 3);
+        v = b_.permute(v, 0, 2, 1, 3);
+        int cur;
+        if (flash_) {
+            cur = b_.flash_attn_ext(q, k, v, mask_);
+            auto n = b_.ne(cur);
+            cur = b_.reshape(cur, {n[0] * n[1], n[2] * n[3], 1, 1});
+        } else {
+            int kq = b_.soft_max(b_.mul_mat(k, q), mask_);
+            int kqv = b_.mul_mat(v, kq);
+            cur = b_.permute(kqv, 0, 2, 1, 3);
+            auto n = b_.ne(cur);
+            cur = b_.cont(cur, {n[0] * n[1], n[2] * n[3], 1, 1});
+        }
+        b_.expand(cur);
+        return cur;
+    }
+
+    /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
+    int moe(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        const std::int64_t e = d_.n_expert, k = d_.n_expert_used;
+        const std::int64_t rows = b_.ne(cur)[1];  // the last layer's are the outputs' only
+        int probs = b_.soft_max(b_.mul_mat(w("ffn_gate_inp.weight", {d_.n_embd, e}), cur), -1);
+        int sorted = b_.argsort(probs);
+        auto snb = b_.nb(sorted);
+        auto sne = b_.ne(sorted);
+        int selected = view4d(sorted, {k, sne[1], sne[2], sne[3]}, {snb[1], snb[2], snb[3]});
+        int weights = b_.get_rows(b_.reshape(probs, {1, e, rows, 1}), selected);
+        weights = b_.reshape(weights, {k, rows, 1, 1});
+        int sum = b_.clamp(b_.sum_rows(weights));
+        weights = b_.reshape(b_.div(weights, sum), {1, k, rows, 1});
+        b_.expand(weights);
+        int x = b_.reshape(cur, {d_.n_embd, 1, rows, 1});
+        int up = b_.mul_mat_id(w("ffn_up_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
+        int gate = b_.mul_mat_id(w("ffn_gate_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
+        int experts = b_.mul_mat_id(w("ffn_down_exps.weight", {d_.n_ff_exp, d_.n_embd, e}), b_.glu(gate, up), selected);
+        experts = b_.mul(experts, weights);
+        b_.expand(experts);
+        std::vector<int> views;
+        for (std::int64_t i = 0; i < k; ++i) {
+            views.push_back(view2d(experts, d_.n_embd, rows, b_.nb(experts)[2], i * b_.nb(experts)[1]));
+            b_.expand(views.back());
+        }
+        int out = views[0];
+        for (std::size_t i = 1; i < views.size(); ++i) {
+            out = b_.add(out, views[i]);
+            b_.expand(out);
+        }
+        if (views.size() == 1) out = b_.cont(out, b_.ne(out));
+        return out;
+    }
+
+    Dims d_;
+    GgmlBuilder b_;
+    std::int64_t tokens_ = 0, streams_ = 1, outputs_ = 0, cells_ = 0;
+    bool flash_ = true;
+    GgmlType tk_ = GgmlType::f16, tv_ = GgmlType::f16;
+    int pos_ = -1, k_idxs_ = -1, v_idxs_ = -1, mask_ = -1, out_ids_ = -1, rope_freqs_ = -1;
+};
+
+std::optional<Dims> dims_of(const Model& m) {
+    if (!m.tensors || !m.num_layers || !m.attention_heads || !m.kv_heads || !m.head_dim) return std::nullopt;
+    const TensorWidths& w = *m.tensors;
+    Dims d;
+    d.arch = w.llama_arch;
+    d.n_embd = w.hidden_size;
+    d.n_vocab = w.vocab_size;
+    d.n_layer = *m.num_layers;
+    d.n_head = *m.attention_heads;
+    d.n_head_kv = *m.kv_heads;
+    d.hd_k = *m.head_dim;
+    d.hd_v = m.v_head_dim.value_or(*m.head_dim);
+    d.n_ff = w.ffn_size;
+    d.n_expert = w.experts;
+    d.n_expert_used = w.experts_used;
+    d.n_ff_exp = w.expert_ffn_size;
+    d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe";
+    d.qkv_bias = d.arch == "qwen2";
+    d.rope_freqs = d.arch == "llama" && w.rope_freqs;
+    return d;
+}
+
+}  // namespace
+
+std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& s) {
+    if (!m.tensors) return "the model record has no tensors mapping";
+    if (std::find(kArchitectures.begin(), kArchitectures.end(), m.tensors->llama_arch) == kArchitectures.end()) {
+        return fmt::format("llama.cpp's {} graph is not built here", m.tensors->llama_arch);
+    }
+    if (!dims_of(m)) return "the model record lacks its layers, heads or head width";
+    if (m.sliding || m.linear || m.mla || !m.kv_groups.empty()) return "its attention is not one full cache";
+    if (m.tensors->experts > 0 && m.tensors->experts_used <= 0) return "the record does not say how many experts a token uses";
+    if (!cache_type(s.cache_k) || !cache_type(s.cache_v)) {
+        return "a cache other than f16 or bf16 adds nodes not built here (a quantized cache's rotation, an f32 "
+               "cache's casts)";
+    }
+    if (s.cells_per_stream <= 0 || s.tokens <= 0) return "no cells or no tokens";
+    return "";
+}
+
+std::optional<GgmlGraph> llamacpp_graph(const Model& m, const LlamaGraphSetting& s) {
+    if (!llamacpp_graph_unsupported(m, s).empty()) return std::nullopt;
+    return LlamaGraph(*dims_of(m), s).build();
+}
+
+std::optional<std::int64_t> llamacpp_graph_buffer(const Model& m, const LlamaGraphSetting& s) {
+    auto g = llamacpp_graph(m, s);
+    if (!g) return std::nullopt;
+    GgmlAllocResult r = ggml_alloc_graph_size(*g);
+    if (!r.error.empty()) return std::nullopt;
+    return r.bytes;
+}
+
+}  // namespace kvcat

@@ -1,0 +1,48 @@
+// llama.cpp's compute graph for a model, as the pinned release builds the one it sizes its compute
+// buffer by: the prompt's micro-batch in the worst case (src/llama-context.cpp, sched_reserve and
+// graph_reserve). With ggml's allocator over it (engines/llamacpp/ggml_alloc.h) it gives the
+// buffer llama.cpp prints on a device that runs every layer, not a bound.
+//
+// The graph is built call for call as llama.cpp builds it, at
+// 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
+//   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp: the layers;
+//   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
+//     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
+//     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
+//     build_qkv, build_attn and build_attn_mha (flash attention, or K x Q, soft_max and V x KQ),
+//     build_ffn and build_moe_ffn;
+//   - src/llama-kv-cache.cpp: cpy_k, cpy_v (V transposed without flash attention), get_k, get_v.
+// The oracle (tests/engines/oracle) compares it node by node with the graph libllama reserves for
+// the same model and settings, and its size with the buffer libllama prints.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engines/llamacpp/ggml_alloc.h"
+#include "load/records.h"
+
+namespace kvcat {
+
+struct LlamaGraphSetting {
+    std::int64_t tokens = 512;            ///< the micro-batch: min(n_ctx, n_ubatch)
+    std::int64_t seqs = 1;                ///< n_seq_max: -np
+    bool unified = false;                 ///< --kv-unified: one stream for every sequence
+    std::int64_t cells_per_stream = 0;    ///< the cache's cells in one stream (n_kv in the reserve)
+    std::int64_t outputs = 0;             ///< the outputs the reserve gives; 0 = every token
+    bool flash_attn = true;
+    std::string cache_k = "f16";
+    std::string cache_v = "f16";
+};
+
+/// Why a model's graph is not built, or empty when it is.
+std::string llamacpp_graph_unsupported(const Model& model, const LlamaGraphSetting& s);
+
+/// The graph, or nullopt where llamacpp_graph_unsupported says why.
+std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaGraphSetting& s);
+
+/// The buffer ggml-alloc reserves for that graph on the CPU (32-byte alignment).
+std::optional<std::int64_t> llamacpp_graph_buffer(const Model& model, const LlamaGraphSetting& s);
+
+}  // namespace kvcat
