@@ -69,8 +69,14 @@ std::string engine_text(const EngineAnswer& a, const Model& m) {
     if (!a.context_how.empty()) out += fmt::format("  context: {}\n", a.context_how);
     if (a.tokens) out += fmt::format("  tokens held: {}\n", group_thousands(*a.tokens));
     if (a.compute_buffer) {
-        out += fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
-                           group_thousands(a.compute_buffer->bytes), a.compute_buffer->stage, a.compute_buffer->how);
+        if (a.compute_buffer->exact) {
+            out += fmt::format("  compute buffer: {} bytes, the whole graph ({})\n",
+                               group_thousands(a.compute_buffer->bytes), a.compute_buffer->how);
+        } else {
+            out +=
+                fmt::format("  compute buffer: at least {} bytes, the {} stage ({})\n",
+                            group_thousands(a.compute_buffer->bytes), a.compute_buffer->stage, a.compute_buffer->how);
+        }
     }
     if (a.host_compute) {
         out += fmt::format("  host compute buffer: {} bytes in the host's memory, the graph's inputs ({})\n",
@@ -145,7 +151,7 @@ nlohmann::json engine_json(const EngineAnswer& a, const Model& m) {
     if (a.compute_buffer) {
         j["compute_buffer_bytes"] = a.compute_buffer->bytes;
         j["compute_buffer_stage"] = a.compute_buffer->stage;
-        j["compute_buffer_how"] = "at least: " + a.compute_buffer->how;
+        j["compute_buffer_how"] = (a.compute_buffer->exact ? "" : "at least: ") + a.compute_buffer->how;
     }
     if (a.host_compute) {
         j["host_compute_buffer_bytes"] = a.host_compute->bytes;

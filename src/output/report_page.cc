@@ -131,6 +131,8 @@ std::string report_html(const nlohmann::json& content) {
     }
     // The planner's script defines what the page's own script calls: one element holds both.
     page += "<script>\n";
+    page += inline_script(assets::kReportGraphJs);
+    page += "\n";
     page += inline_script(assets::kReportPlannerJs);
     page += "\n";
     page += inline_script(assets::kReportPageJs);

@@ -9,6 +9,7 @@
 #include "engines/llamacpp/llamacpp_card_held.h"
 #include "engines/llamacpp/llamacpp_compute.h"
 #include "engines/llamacpp/llamacpp_fit.h"
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "engines/llamacpp/llamacpp_quant.h"
 #include "engines/sglang/sglang_allocation.h"
 #include "engines/vllm/vllm_allocation.h"
@@ -66,15 +67,40 @@ json llamacpp_terms(const Model& m) {
         compute = {{"output_per_output", c->output_per_output},
                    {"ff_per_token", c->ff_per_token ? json(*c->ff_per_token) : json(nullptr)}};
     }
+    // Where llama.cpp's own graph is built (engines/llamacpp/llamacpp_graph.h), the page builds it
+    // too, from these widths, and places it as ggml-alloc does (report_graph.js): the buffer itself.
+    json graph = nullptr;
+    if (auto g = llamacpp_graph_dims(m)) {
+        graph = {{"arch", g->arch},
+                 {"n_embd", g->n_embd},
+                 {"n_vocab", g->n_vocab},
+                 {"n_layer", g->n_layer},
+                 {"n_head", g->n_head},
+                 {"n_head_kv", g->n_head_kv},
+                 {"hd_k", g->hd_k},
+                 {"hd_v", g->hd_v},
+                 {"n_ff", g->n_ff},
+                 {"n_expert", g->n_expert},
+                 {"n_expert_used", g->n_expert_used},
+                 {"n_ff_exp", g->n_ff_exp},
+                 {"qk_norm", g->qk_norm},
+                 {"qkv_bias", g->qkv_bias},
+                 {"rope_freqs", g->rope_freqs}};
+    }
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {
         try {
             LlamaCoefficients c = llamacpp_coefficients(m, d);
+            json with_graph = compute;
+            if (!compute.is_null()) {
+                with_graph["graph"] = (d.name == "f16" || d.name == "bf16") && !graph.is_null() ? graph : json(nullptr);
+                if (!with_graph["graph"].is_null()) with_graph["graph"]["cache"] = std::string(d.name);
+            }
             by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},
                                              {"swa_per_cell", exact(c.swa_per_cell)},
                                              {"swa_window", c.swa_window},
                                              {"state_per_sequence", exact(c.state_per_sequence)},
-                                             {"compute", compute}};
+                                             {"compute", with_graph}};
         } catch (const std::exception& e) {
             by_dtype[std::string(d.name)] = {{"error", e.what()}};
         }

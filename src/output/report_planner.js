@@ -99,8 +99,9 @@
     };
   }
   // What llama.cpp's start takes on the card beside its weights, cache and state (llamacpp_runtime,
-  // src/engines/llamacpp/llamacpp_fit.cc): the compute buffer's bound (llamacpp_compute_coefficients:
-  // the larger of the output stage, one output a slot, and the feed-forward stage with its f16 mask,
+  // src/engines/llamacpp/llamacpp_fit.cc): the compute buffer (llamacpp_compute_buffer: the pinned
+  // release's graph where kvcat builds it, else the bound of llamacpp_compute_coefficients: the
+  // larger of the output stage, one output a slot, and the feed-forward stage with its f16 mask,
   // plus the tokens' positions) and what the card holds before llama.cpp starts (llamacpp_card_held);
   // the reserve where either is not known, or the compute buffer where it is above the reserve.
   function llamacppRuntime(compute, engine, card, llama, batch, reserve) {
@@ -108,20 +109,28 @@
       return { bytes: reserve, how: gib(reserve) + ' runtime reserve (kvcat fit\'s default: the model record gives no compute buffer)' };
     }
     const tokens = maxB(1n, minB(BigInt(engine.ubatch), llama.tokens));
+    // llama.cpp's own graph where kvcat builds it (report_graph.js), placed as ggml-alloc does: the
+    // buffer itself; elsewhere the larger stage, a bound.
+    const graph = compute.graph ? kvcatLlamaGraph(compute.graph, {
+      tokens: Number(tokens), seqs: Number(maxB(1n, batch)), unified: llama.tokens === llama.cells,
+      cells: Number(llama.cells), outputs: Number(maxB(1n, batch)), flashAttn: true,
+      cacheK: compute.graph.cache, cacheV: compute.graph.cache,
+    }) : null;
     let stage = BigInt(compute.output_per_output) * minB(maxB(1n, batch), tokens);
     if (compute.ff_per_token !== null) {
       const ff = BigInt(compute.ff_per_token) * tokens + 2n * (llama.cells + llama.swaCells) * tokens;
       if (ff > stage) stage = ff;
     }
-    const buffer = Q(stage + 4n * tokens);
+    const buffer = graph ? Q(graph.bytes) : Q(stage + 4n * tokens);
+    const least = graph ? ' (llama.cpp\'s own graph of ' + graph.nodes + ' nodes, placed as ggml-alloc places it)' : ' (at least)';
     if (card.llama_held === null) {
       return cmp(buffer, reserve) > 0
-        ? { bytes: buffer, how: bytesText(buffer) + ': llama.cpp\'s compute buffer (at least), above the 1 GiB reserve' }
+        ? { bytes: buffer, how: bytesText(buffer) + ': llama.cpp\'s compute buffer' + least + ', above the 1 GiB reserve' }
         : { bytes: reserve, how: gib(reserve) + ' runtime reserve (kvcat fit\'s default, with the compute buffer in it)' };
     }
     const held = parseQ(card.llama_held);
     return { bytes: add(buffer, held), held, how: bytesText(add(buffer, held)) + ': llama.cpp\'s compute buffer, ' + bytesText(buffer) +
-      ' (at least), and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
+      least + ', and ' + bytesText(held) + ' the card holds before it starts (' + card.llama_held_how + ')' };
   }
 
   // A whole start on one card (engine_start_bytes, src/engines/engine_verdict.cc): the weights on

@@ -22,9 +22,14 @@ std::int64_t ggml_type_bytes(GgmlType t) {
 }
 
 bool ggml_op_can_inplace(const std::string& op) {
-    static const std::vector<std::string> kInplace = {
-        "FILL", "SCALE", "DIAG_MASK_ZERO", "DIAG_MASK_INF", "ADD", "ADD_ID", "ADD1", "SUB", "MUL", "DIV", "SQR", "SQRT",
-        "LOG", "UNARY", "ROPE", "ROPE_BACK", "SILU_BACK", "RMS_NORM", "RMS_NORM_BACK", "CLAMP", "SOFT_MAX", "SOFT_MAX_BACK"};
+    static const std::vector<std::string> kInplace = {"FILL",          "SCALE",     "DIAG_MASK_ZERO",
+                                                      "DIAG_MASK_INF", "ADD",       "ADD_ID",
+                                                      "ADD1",          "SUB",       "MUL",
+                                                      "DIV",           "SQR",       "SQRT",
+                                                      "LOG",           "UNARY",     "ROPE",
+                                                      "ROPE_BACK",     "SILU_BACK", "RMS_NORM",
+                                                      "RMS_NORM_BACK", "CLAMP",     "SOFT_MAX",
+                                                      "SOFT_MAX_BACK"};
     return std::find(kInplace.begin(), kInplace.end(), op) != kInplace.end();
 }
 
@@ -95,14 +100,30 @@ int GgmlBuilder::get_rows(int a, int b) {
     return make("GET_ROWS", type, {ne(a)[0], ne(b)[0], ne(b)[1], ne(b)[2]}, {a, b});
 }
 
-int GgmlBuilder::rms_norm(int a) { return same_as("RMS_NORM", a, {a}); }
-int GgmlBuilder::mul(int a, int b) { return same_as("MUL", a, {a, b}); }
-int GgmlBuilder::add(int a, int b) { return same_as("ADD", a, {a, b}); }
-int GgmlBuilder::div(int a, int b) { return same_as("DIV", a, {a, b}); }
-int GgmlBuilder::rope(int a, int pos, int freq) { return same_as("ROPE", a, {a, pos, freq}); }
-int GgmlBuilder::soft_max(int a, int mask) { return same_as("SOFT_MAX", a, {a, mask}); }
-int GgmlBuilder::clamp(int a) { return same_as("CLAMP", a, {a}); }
-int GgmlBuilder::glu(int a, int b) { return same_as("GLU", a, {a, b}); }
+int GgmlBuilder::rms_norm(int a) {
+    return same_as("RMS_NORM", a, {a});
+}
+int GgmlBuilder::mul(int a, int b) {
+    return same_as("MUL", a, {a, b});
+}
+int GgmlBuilder::add(int a, int b) {
+    return same_as("ADD", a, {a, b});
+}
+int GgmlBuilder::div(int a, int b) {
+    return same_as("DIV", a, {a, b});
+}
+int GgmlBuilder::rope(int a, int pos, int freq) {
+    return same_as("ROPE", a, {a, pos, freq});
+}
+int GgmlBuilder::soft_max(int a, int mask) {
+    return same_as("SOFT_MAX", a, {a, mask});
+}
+int GgmlBuilder::clamp(int a) {
+    return same_as("CLAMP", a, {a});
+}
+int GgmlBuilder::glu(int a, int b) {
+    return same_as("GLU", a, {a, b});
+}
 
 int GgmlBuilder::mul_mat(int a, int b) {
     return make("MUL_MAT", GgmlType::f32, {ne(a)[1], ne(b)[1], ne(b)[2], ne(b)[3]}, {a, b});
@@ -112,7 +133,9 @@ int GgmlBuilder::mul_mat_id(int as, int b, int ids) {
     return make("MUL_MAT_ID", GgmlType::f32, {ne(as)[1], ne(ids)[0], ne(b)[2], 1}, {as, b, ids});
 }
 
-int GgmlBuilder::reshape(int a, Ne n) { return make("RESHAPE", static_cast<GgmlType>(at(a).type), n, {a}, a); }
+int GgmlBuilder::reshape(int a, Ne n) {
+    return make("RESHAPE", static_cast<GgmlType>(at(a).type), n, {a}, a);
+}
 
 int GgmlBuilder::view(int a, Ne n, std::array<std::int64_t, 3> nb123, std::int64_t /*offset*/) {
     int t = make("VIEW", static_cast<GgmlType>(at(a).type), n, {a}, a);
@@ -146,7 +169,9 @@ int GgmlBuilder::transpose(int a) {
     return t;
 }
 
-int GgmlBuilder::cont(int a, Ne n) { return make("CONT", static_cast<GgmlType>(at(a).type), n, {a}); }
+int GgmlBuilder::cont(int a, Ne n) {
+    return make("CONT", static_cast<GgmlType>(at(a).type), n, {a});
+}
 
 int GgmlBuilder::set_rows(int a, int b, int c) {
     // ggml_set_rows: a view of the destination, with the sources in ggml's (legacy) order.
@@ -160,13 +185,17 @@ int GgmlBuilder::flash_attn_ext(int q, int k, int v, int mask) {
     return make("FLASH_ATTN_EXT", GgmlType::f32, {ne(v)[0], ne(q)[2], ne(q)[1], ne(q)[3]}, {q, k, v, mask});
 }
 
-int GgmlBuilder::argsort(int a) { return make("ARGSORT", GgmlType::i32, ne(a), {a}); }
+int GgmlBuilder::argsort(int a) {
+    return make("ARGSORT", GgmlType::i32, ne(a), {a});
+}
 
 int GgmlBuilder::sum_rows(int a) {
     return make("SUM_ROWS", static_cast<GgmlType>(at(a).type), {1, ne(a)[1], ne(a)[2], ne(a)[3]}, {a});
 }
 
-void GgmlBuilder::expand(int t) { visit(t); }
+void GgmlBuilder::expand(int t) {
+    visit(t);
+}
 
 void GgmlBuilder::visit(int t) {
     if (visited_[static_cast<std::size_t>(t)]) return;

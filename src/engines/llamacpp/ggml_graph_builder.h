@@ -26,7 +26,7 @@ std::int64_t ggml_type_bytes(GgmlType t);
 bool ggml_op_can_inplace(const std::string& op);
 
 class GgmlBuilder {
-public:
+  public:
     using Ne = std::array<std::int64_t, 4>;
 
     /// A tensor whose memory is not the graph's: a weight or the cache.
@@ -65,7 +65,7 @@ public:
     const Ne& nb(int t) const { return at(t).nb; }
     GgmlGraph take() { return std::move(g_); }
 
-private:
+  private:
     int make(const std::string& op, GgmlType type, Ne ne, std::initializer_list<int> src, int view_of = -1);
     int same_as(const std::string& op, int a, std::initializer_list<int> src);
     void visit(int t);

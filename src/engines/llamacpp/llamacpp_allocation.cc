@@ -357,8 +357,15 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     a.sequences = parallel;
     a.llama_state_line = llamacpp_state_line_for(s.version);
     auto compute_at = [&](const LlamaLayout& l) {
-        return llamacpp_compute_buffer(model, {s.ubatch, checked_mul(l.cells, l.streams), l.cells, s.flash_attn,
-                                               llamacpp_reserve_outputs(s), l.swa_cells, llamacpp_casts_mask(s)});
+        LlamaComputeSetting c{
+            s.ubatch,    checked_mul(l.cells, l.streams), l.cells, s.flash_attn, llamacpp_reserve_outputs(s),
+            l.swa_cells, llamacpp_casts_mask(s)};
+        // The pinned release's graph where no other build is named.
+        c.graph = s.version.empty();
+        c.seqs = parallel;
+        c.cache_k = std::string(dtype.name);
+        c.cache_v = std::string(v.name);
+        return llamacpp_compute_buffer(model, c);
     };
     if (s.available_bytes) {
         // The budget took off what the card holds (or the reserve); the rest of the runtime, the

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engines/llamacpp/ggml_alloc.h"
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "support/rational.h"
 
 namespace kvcat {
@@ -19,8 +21,44 @@ std::optional<LlamaComputeCoefficients> llamacpp_compute_coefficients(const Mode
     return c;
 }
 
+namespace {
+
+/// The pinned release's graph through ggml-alloc, where it is built; nullopt elsewhere.
+std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaComputeSetting& s) {
+    if (!s.graph || s.mask_cast || s.swa_cells_per_stream > 0) return std::nullopt;
+    LlamaGraphSetting g;
+    std::int64_t streams = s.cells_per_stream > 0 ? std::max<std::int64_t>(1, s.context / s.cells_per_stream) : 1;
+    g.seqs = s.seqs > 0 ? s.seqs : streams;
+    g.unified = streams == 1;
+    g.tokens = std::max<std::int64_t>(1, std::min(s.ubatch, s.context));
+    g.cells_per_stream = s.cells_per_stream;
+    g.outputs = s.outputs;
+    g.flash_attn = s.flash_attn;
+    g.cache_k = s.cache_k;
+    g.cache_v = s.cache_v;
+    g.device = s.device;
+    auto graph = llamacpp_graph(model, g);
+    if (!graph) return std::nullopt;
+    GgmlAllocResult r = ggml_alloc_graph_size(*graph, g.device ? kGgmlCudaAlignment : kGgmlCpuAlignment);
+    if (!r.error.empty()) return std::nullopt;
+    std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, g.tokens) : g.tokens;
+    return LlamaComputeBuffer{
+        r.bytes, "graph",
+        fmt::format("llama.cpp's own graph at {} ({} nodes: {} tokens, {} cells a stream, {} outputs, flash "
+                    "attention {}), placed tensor by tensor as ggml-alloc places it{}",
+                    std::string(kLlamaGraphCommit).substr(0, 8),
+                    group_thousands(static_cast<std::int64_t>(graph->nodes.size())), group_thousands(g.tokens),
+                    group_thousands(s.cells_per_stream), group_thousands(outputs), s.flash_attn ? "on" : "off",
+                    g.device ? " on a GPU that runs every layer (the inputs copied from the host, 128-byte alignment)"
+                             : " on the CPU"),
+        true};
+}
+
+}  // namespace
+
 std::optional<LlamaComputeBuffer> llamacpp_compute_buffer(const Model& model, const LlamaComputeSetting& s) {
     if (!model.tensors || !model.attention_heads || !model.head_dim) return std::nullopt;
+    if (auto exact = graph_buffer(model, s)) return exact;
     const TensorWidths& w = *model.tensors;
     // sched_reserve: n_tokens = min(n_ctx, n_ubatch), and n_ubatch is at most n_batch (2048 by
     // default, itself at most n_ctx).

@@ -29,6 +29,10 @@
 // and in every CUDA start at the output or attention-scores stage (llamacpp_compute_is_exact);
 // a CUDA_Host buffer for the inputs comes on top (llamacpp_host_compute.h). A sliding-window model
 // has a second mask, for its SWA cache (LlamaComputeSetting::swa_cells_per_stream).
+//
+// Where kvcat builds the model's graph itself (engines/llamacpp/llamacpp_graph.h: llama, qwen2,
+// qwen3 and qwen3moe, an f16 or bf16 cache, the pinned release), LlamaComputeSetting::graph asks
+// for it: the graph placed as ggml-alloc places it, the buffer itself (stage "graph", exact).
 #pragma once
 
 #include <cstdint>
@@ -42,8 +46,10 @@ namespace kvcat {
 
 struct LlamaComputeBuffer {
     std::int64_t bytes = 0;  ///< the largest stage: a lower bound of the buffer llama.cpp prints
-    std::string stage;       ///< "output", "feed-forward" or "attention scores"
+    std::string stage;       ///< "output", "feed-forward", "attention scores", or "graph"
     std::string how;         ///< the arithmetic of that stage, for an answer
+    /// The whole graph placed by ggml-alloc (LlamaComputeSetting::graph): the buffer itself.
+    bool exact = false;
 };
 
 struct LlamaComputeSetting {
@@ -66,6 +72,14 @@ struct LlamaComputeSetting {
     /// alive beside the embeddings (on a GPU, the copies of the host's inputs). The pinned
     /// release makes it f16.
     bool mask_cast = false;
+    /// Build the pinned release's own graph and place it as ggml-alloc does
+    /// (engines/llamacpp/llamacpp_graph.h) where its architecture and cache types are built: the
+    /// buffer, not a bound. A log of another build is held to the stages (its graph differs).
+    bool graph = false;
+    std::int64_t seqs = 0;  ///< -np, for the graph (0: the streams, context / cells_per_stream)
+    std::string cache_k = "f16";
+    std::string cache_v = "f16";
+    bool device = true;  ///< the graph's part on a GPU that runs every layer, not a CPU-only start
 };
 
 /// The last build a log shows casting its mask (b8198: its host buffer holds the f32 mask,

@@ -15,17 +15,18 @@ Rational llamacpp_fit_target_bytes(const EngineSettings& settings) {
 }
 
 LlamaRuntime llamacpp_runtime(const std::optional<LlamaComputeBuffer>& compute, const EngineSettings& settings) {
+    const char* least = compute && compute->exact ? "" : " (at least)";
     if (compute && settings.card_held) {
         return {Rational(compute->bytes) + settings.card_held->bytes,
-                fmt::format("the compute buffer, {} bytes (at least), and what the card holds before llama.cpp "
+                fmt::format("the compute buffer, {} bytes{}, and what the card holds before llama.cpp "
                             "starts, {} bytes ({})",
-                            group_thousands(compute->bytes), group_thousands(settings.card_held->bytes.ceil()),
+                            group_thousands(compute->bytes), least, group_thousands(settings.card_held->bytes.ceil()),
                             settings.card_held->how),
                 true};
     }
     if (compute && Rational(compute->bytes) > settings.reserve) {
-        return {Rational(compute->bytes), fmt::format("the compute buffer, {} bytes (at least), above the reserve",
-                                                      group_thousands(compute->bytes))};
+        return {Rational(compute->bytes), fmt::format("the compute buffer, {} bytes{}, above the reserve",
+                                                      group_thousands(compute->bytes), least)};
     }
     return {settings.reserve,
             fmt::format("the reserve, {} bytes (--reserve-gib){}", group_thousands(settings.reserve.ceil()),

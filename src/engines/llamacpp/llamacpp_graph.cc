@@ -15,14 +15,7 @@ namespace {
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
 const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe"};
 
-struct Dims {
-    std::string arch;
-    std::int64_t n_embd = 0, n_vocab = 0, n_layer = 0, n_head = 0, n_head_kv = 0, hd_k = 0, hd_v = 0;
-    std::int64_t n_ff = 0, n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
-    bool qk_norm = false;     ///< qwen3, qwen3moe: an RMS norm on Q and K before RoPE
-    bool qkv_bias = false;    ///< qwen2: biases on Q, K and V
-    bool rope_freqs = false;  ///< llama: the rope_freqs factors as RoPE's third source
-};
+using Dims = LlamaGraphDims;
 
 std::optional<GgmlType> cache_type(const std::string& name) {
     if (name == "f16") return GgmlType::f16;
@@ -31,7 +24,7 @@ std::optional<GgmlType> cache_type(const std::string& name) {
 }
 
 class LlamaGraph {
-public:
+  public:
     LlamaGraph(const Dims& d, const LlamaGraphSetting& s) : d_(d) {
         streams_ = s.unified ? 1 : std::max<std::int64_t>(1, s.seqs);
         std::int64_t seqs = std::max<std::int64_t>(1, s.seqs);
@@ -65,7 +58,7 @@ public:
         return b_.take();
     }
 
-private:
+  private:
     std::int64_t gqa_k() const { return d_.hd_k * d_.n_head_kv; }
     std::int64_t gqa_v() const { return d_.hd_v * d_.n_head_kv; }
     int weight(const std::string& name, GgmlBuilder::Ne ne) {
@@ -228,7 +221,7 @@ private:
     int pos_ = -1, k_idxs_ = -1, v_idxs_ = -1, mask_ = -1, out_ids_ = -1, rope_freqs_ = -1;
 };
 
-std::optional<Dims> dims_of(const Model& m) {
+std::optional<Dims> read_dims(const Model& m) {
     if (!m.tensors || !m.num_layers || !m.attention_heads || !m.kv_heads || !m.head_dim) return std::nullopt;
     const TensorWidths& w = *m.tensors;
     Dims d;
@@ -257,9 +250,10 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     if (std::find(kArchitectures.begin(), kArchitectures.end(), m.tensors->llama_arch) == kArchitectures.end()) {
         return fmt::format("llama.cpp's {} graph is not built here", m.tensors->llama_arch);
     }
-    if (!dims_of(m)) return "the model record lacks its layers, heads or head width";
+    if (!read_dims(m)) return "the model record lacks its layers, heads or head width";
     if (m.sliding || m.linear || m.mla || !m.kv_groups.empty()) return "its attention is not one full cache";
-    if (m.tensors->experts > 0 && m.tensors->experts_used <= 0) return "the record does not say how many experts a token uses";
+    if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)
+        return "the record does not say how many experts a token uses";
     if (!cache_type(s.cache_k) || !cache_type(s.cache_v)) {
         return "a cache other than f16 or bf16 adds nodes not built here (a quantized cache's rotation, an f32 "
                "cache's casts)";
@@ -268,15 +262,63 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     return "";
 }
 
+/// The GPU's part of a start with every layer on it: the host's inputs and the token lookup leave
+/// the graph, and the tensors the GPU's nodes read from them become copies at the head of its
+/// nodes, in the order the scheduler meets them.
+GgmlGraph on_device(GgmlGraph g) {
+    auto& t = g.tensors;
+    std::vector<int> host;  // the host's tensors the device reads: its inputs and the token lookup
+    auto is_host = [&](int i) {
+        return i >= 0 && (t[static_cast<std::size_t>(i)].input || t[static_cast<std::size_t>(i)].op == "GET_ROWS");
+    };
+    int lookup = g.nodes.empty() ? -1 : g.nodes.front();
+    std::vector<int> nodes;
+    for (int n : g.nodes) {
+        if (n == lookup) continue;
+        for (int s : t[static_cast<std::size_t>(n)].src) {
+            if (is_host(s) && (s == lookup || t[static_cast<std::size_t>(s)].input) &&
+                std::find(host.begin(), host.end(), s) == host.end()) {
+                host.push_back(s);
+            }
+        }
+        nodes.push_back(n);
+    }
+    for (int h : host) {
+        GgmlTensor& copy = t[static_cast<std::size_t>(h)];
+        copy.input = false;
+        copy.op = "NONE";
+        copy.op_none = true;
+        copy.can_inplace = false;
+        copy.src.fill(-1);
+    }
+    for (int l : g.leafs) {
+        if (t[static_cast<std::size_t>(l)].input && std::find(host.begin(), host.end(), l) == host.end()) {
+            t[static_cast<std::size_t>(l)].external = true;  // on the host, read by no device node
+        }
+    }
+    g.leafs.clear();
+    g.nodes = host;
+    g.nodes.insert(g.nodes.end(), nodes.begin(), nodes.end());
+    return g;
+}
+
 std::optional<GgmlGraph> llamacpp_graph(const Model& m, const LlamaGraphSetting& s) {
     if (!llamacpp_graph_unsupported(m, s).empty()) return std::nullopt;
-    return LlamaGraph(*dims_of(m), s).build();
+    GgmlGraph g = LlamaGraph(*read_dims(m), s).build();
+    return s.device ? on_device(std::move(g)) : g;
+}
+
+std::optional<LlamaGraphDims> llamacpp_graph_dims(const Model& m) {
+    LlamaGraphSetting s;
+    s.cells_per_stream = 256;
+    if (!llamacpp_graph_unsupported(m, s).empty()) return std::nullopt;
+    return read_dims(m);
 }
 
 std::optional<std::int64_t> llamacpp_graph_buffer(const Model& m, const LlamaGraphSetting& s) {
     auto g = llamacpp_graph(m, s);
     if (!g) return std::nullopt;
-    GgmlAllocResult r = ggml_alloc_graph_size(*g);
+    GgmlAllocResult r = ggml_alloc_graph_size(*g, s.device ? kGgmlCudaAlignment : kGgmlCpuAlignment);
     if (!r.error.empty()) return std::nullopt;
     return r.bytes;
 }

@@ -26,15 +26,42 @@
 namespace kvcat {
 
 struct LlamaGraphSetting {
-    std::int64_t tokens = 512;            ///< the micro-batch: min(n_ctx, n_ubatch)
-    std::int64_t seqs = 1;                ///< n_seq_max: -np
-    bool unified = false;                 ///< --kv-unified: one stream for every sequence
-    std::int64_t cells_per_stream = 0;    ///< the cache's cells in one stream (n_kv in the reserve)
-    std::int64_t outputs = 0;             ///< the outputs the reserve gives; 0 = every token
+    std::int64_t tokens = 512;          ///< the micro-batch: min(n_ctx, n_ubatch)
+    std::int64_t seqs = 1;              ///< n_seq_max: -np
+    bool unified = false;               ///< --kv-unified: one stream for every sequence
+    std::int64_t cells_per_stream = 0;  ///< the cache's cells in one stream (n_kv in the reserve)
+    std::int64_t outputs = 0;           ///< the outputs the reserve gives; 0 = every token
     bool flash_attn = true;
     std::string cache_k = "f16";
     std::string cache_v = "f16";
+    /// The graph a GPU that runs every layer allocates: the scheduler leaves the token lookup
+    /// (token_embd is in host memory) and the inputs on the CPU and copies what the GPU's nodes
+    /// read to the card at the start of its split, where each copy is freed after its last reader
+    /// like any tensor (ggml/src/ggml-backend.cpp, ggml_backend_sched_split_graph: with one copy
+    /// the copies carry no input or output flag). The GPU's buffer type aligns to 128 bytes
+    /// (ggml-cuda.cu, ggml_backend_cuda_buffer_type_get_alignment).
+    bool device = false;
 };
+
+/// The llama.cpp commit whose graphs are built here.
+inline constexpr const char* kLlamaGraphCommit = "80fb11ac73e66d89eae2c6a91d8a77428fa733ed";
+
+/// CUDA's buffer alignment.
+inline constexpr std::int64_t kGgmlCudaAlignment = 128;
+
+/// The widths and switches a graph is built from (the page's planner builds the same graph from
+/// them, src/output/report_graph.js).
+struct LlamaGraphDims {
+    std::string arch;
+    std::int64_t n_embd = 0, n_vocab = 0, n_layer = 0, n_head = 0, n_head_kv = 0, hd_k = 0, hd_v = 0;
+    std::int64_t n_ff = 0, n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
+    bool qk_norm = false;     ///< qwen3, qwen3moe: an RMS norm on Q and K before RoPE
+    bool qkv_bias = false;    ///< qwen2: biases on Q, K and V
+    bool rope_freqs = false;  ///< llama: the rope_freqs factors as RoPE's third source
+};
+
+/// The model's widths where its graph is built (any f16 or bf16 cache), nullopt otherwise.
+std::optional<LlamaGraphDims> llamacpp_graph_dims(const Model& model);
 
 /// Why a model's graph is not built, or empty when it is.
 std::string llamacpp_graph_unsupported(const Model& model, const LlamaGraphSetting& s);

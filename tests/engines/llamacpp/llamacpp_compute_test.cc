@@ -135,7 +135,7 @@ TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAn
 // llama.cpp's runtime on the card is its compute buffer and what the card holds before it starts
 // (engines/llamacpp/llamacpp_fit.h, llamacpp_runtime), not a flat reserve: without flash
 // attention the 16,384-cell scores alone are 2 GiB and Qwen3-32B no longer fits a 3090; with it,
-// 12,288 cells fit beside the feed-forward stage. --reserve-gib stands for what the card holds; a
+// 12,288 cells fit beside its graph. --reserve-gib stands for what the card holds; a
 // model without a tensors mapping keeps the reserve; an Apple card holds nothing beyond its
 // working set.
 TEST(FitEngineVerdict, LlamaCppsRuntimeIsItsComputeBufferAndWhatTheCardHolds) {
@@ -150,32 +150,37 @@ TEST(FitEngineVerdict, LlamaCppsRuntimeIsItsComputeBufferAndWhatTheCardHolds) {
     EXPECT_EQ(off.status, 1) << off.err;
     auto j = nlohmann::json::parse(off.out);
     EXPECT_EQ(j["fits"], false);
-    EXPECT_EQ(j["compute_buffer_bytes"], 2241857536);
+    // The pinned release's own graph on a GPU, placed as ggml-alloc places it
+    // (engines/llamacpp/llamacpp_graph.h): the scores' 2 GiB with the rest of a layer around them.
+    EXPECT_EQ(j["compute_buffer_bytes"], 2239764608);
+    EXPECT_EQ(j["engine"]["compute_buffer_stage"], "graph");
     EXPECT_EQ(j["card_held_bytes"], held);
-    EXPECT_EQ(j["runtime_bytes"], 2241857536 + held);
-    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "the runtime on the card (3,275,753,472 bytes)"))
+    EXPECT_EQ(j["runtime_bytes"], 2239764608 + held);
+    EXPECT_TRUE(contains(j["engine_overflow"].get<std::string>(), "the runtime on the card (3,273,660,544 bytes)"))
         << j["engine_overflow"];
     auto on = fit("12288", "on");
     EXPECT_EQ(on.status, 0) << on.err;
     auto k = nlohmann::json::parse(on.out);
     EXPECT_EQ(k["fits"], true);
-    // The pinned llama-server reserves one output a slot, so the feed-forward stage is the peak:
-    // 512 x (3 x 25,600 + 3 x 5,120) x 4 + the f16 mask 12,288 x 512 x 2 + 512 positions x 4.
-    EXPECT_EQ(k["compute_buffer_bytes"], 201328640);
-    EXPECT_EQ(k["engine"]["compute_buffer_stage"], "feed-forward");
-    EXPECT_EQ(k["runtime_bytes"], 201328640 + held);
-    // 12,288 cells leave 878 MiB beside the start and --fit's target: a card holding more than
-    // 986 + 878 MiB before llama.cpp starts, as one of the counted starts did, would not fit it.
-    EXPECT_TRUE(contains(k["engine_held_edge"].get<std::string>(), "more than 1864 MiB")) << k["engine_held_edge"];
+    // The pinned llama-server reserves one output a slot, so a layer's feed-forward is the peak;
+    // the whole graph on the GPU is 6 MiB above that stage's 201,328,640 bytes (512 x (3 x 25,600 +
+    // 3 x 5,120) x 4 + the f16 mask 12,288 x 512 x 2 + 512 positions x 4).
+    EXPECT_EQ(k["compute_buffer_bytes"], 207628416);
+    EXPECT_EQ(k["engine"]["compute_buffer_stage"], "graph");
+    EXPECT_EQ(k["runtime_bytes"], 207628416 + held);
+    // 12,288 cells leave 872 MiB beside the start and --fit's target: a card holding more than
+    // 986 + 872 MiB before llama.cpp starts, as one of the counted starts did, would not fit it.
+    EXPECT_TRUE(contains(k["engine_held_edge"].get<std::string>(), "more than 1858 MiB")) << k["engine_held_edge"];
     EXPECT_FALSE(j.contains("engine_held_edge")) << "2 GiB over: no start in the spread held so little";
     auto given = fit("12288", "on", {"--reserve-gib", "0.5"});
     ASSERT_EQ(given.status, 0) << given.err;
     auto g = nlohmann::json::parse(given.out);
     EXPECT_EQ(g["card_held_bytes"], 536870912);
-    EXPECT_EQ(g["runtime_bytes"], 201328640 + 536870912);
+    EXPECT_EQ(g["runtime_bytes"], 207628416 + 536870912);
     EXPECT_EQ(g["engine"]["card_held_how"], "--reserve-gib");
     EXPECT_FALSE(g.contains("engine_held_edge")) << "a figure given is not fitted: it has no spread";
-    // A build up to b8198 reserves every token's output: 512 x (151,936 + 5,120) x 4 + 512 x 4.
+    // A build up to b8198 reserves every token's output: 512 x (151,936 + 5,120) x 4 + 512 x 4; its
+    // graph is not the pinned release's, so it is held to the stage.
     auto older = fit("16384", "on", {"--engine-version", "b8198"});
     auto o = nlohmann::json::parse(older.out);
     EXPECT_EQ(o["compute_buffer_bytes"], 321652736);

@@ -98,8 +98,8 @@ std::string place(const GgmlGraph& g, const std::map<int, std::string>& at, int 
 }
 
 std::string describe(const GgmlTensor& t) {
-    return fmt::format("{} {} type {} ne [{}, {}, {}, {}] nb [{}, {}, {}, {}]{}{}", t.op, t.name, t.type, t.ne[0], t.ne[1],
-                       t.ne[2], t.ne[3], t.nb[0], t.nb[1], t.nb[2], t.nb[3], t.input ? " input" : "",
+    return fmt::format("{} {} type {} ne [{}, {}, {}, {}] nb [{}, {}, {}, {}]{}{}", t.op, t.name, t.type, t.ne[0],
+                       t.ne[1], t.ne[2], t.ne[3], t.nb[0], t.nb[1], t.nb[2], t.nb[3], t.input ? " input" : "",
                        t.output ? " output" : "");
 }
 

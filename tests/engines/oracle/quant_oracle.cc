@@ -230,8 +230,8 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
     auto outputs = static_cast<std::uint32_t>(gs.outputs > 0 ? std::min(gs.tokens, gs.outputs) : gs.tokens);
     Printed ignored;
     g_printed = &ignored;
-    GgmlGraph g = reserve_graph(ctx, static_cast<std::uint32_t>(gs.tokens), static_cast<std::uint32_t>(gs.seqs),
-                                outputs);
+    GgmlGraph g =
+        reserve_graph(ctx, static_cast<std::uint32_t>(gs.tokens), static_cast<std::uint32_t>(gs.seqs), outputs);
     g_printed = nullptr;
     if (g.nodes.empty()) {
         // libllama allocates the buffer again to reserve a graph; one larger than this machine

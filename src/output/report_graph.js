@@ -1,0 +1,404 @@
+// kvcat report: llama.cpp's compute buffer, as kvcat fit gives it, for the planner.
+//
+// The same three steps as the C++ it mirrors, step for step, so the page and `kvcat fit` agree
+// to the byte (the browser test holds them to it):
+//   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
+//     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
+//   - llama.cpp's layers for llama, qwen2, qwen3 and qwen3moe at the pinned commit, and the part a
+//     GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
+// Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
+var kvcatLlamaGraph = (function () {
+  'use strict';
+
+  const F32 = 0, F16 = 1, I32 = 26, I64 = 27, BF16 = 30;
+  const typeBytes = (t) => (t === F16 || t === BF16 ? 2 : t === I64 ? 8 : 4);
+  const INPLACE = new Set(['FILL', 'SCALE', 'DIAG_MASK_ZERO', 'DIAG_MASK_INF', 'ADD', 'ADD_ID', 'ADD1', 'SUB', 'MUL',
+    'DIV', 'SQR', 'SQRT', 'LOG', 'UNARY', 'ROPE', 'ROPE_BACK', 'SILU_BACK', 'RMS_NORM', 'RMS_NORM_BACK', 'CLAMP',
+    'SOFT_MAX', 'SOFT_MAX_BACK']);
+
+  function contiguous(type, ne) {
+    const nb = [typeBytes(type), 0, 0, 0];
+    for (let i = 1; i < 4; i++) nb[i] = nb[i - 1] * ne[i - 1];
+    return nb;
+  }
+  function nbytes(t) {
+    if (t.ne.some((n) => n <= 0)) return 0;
+    let b = typeBytes(t.type);
+    for (let i = 0; i < 4; i++) b += (t.ne[i] - 1) * t.nb[i];
+    return b;
+  }
+
+  // ---- ggml_graph_builder ----
+  function Builder() {
+    this.t = [];
+    this.leafs = [];
+    this.nodes = [];
+    this.visited = [];
+  }
+  Builder.prototype.make = function (op, type, ne, src, viewOf) {
+    const t = { op, type, ne: ne.slice(), nb: contiguous(type, ne), src: src.filter((s) => s !== undefined),
+      viewSrc: -1, external: false, input: false, output: false };
+    if (viewOf !== undefined && viewOf >= 0) t.viewSrc = this.t[viewOf].viewSrc >= 0 ? this.t[viewOf].viewSrc : viewOf;
+    t.bytes = nbytes(t);
+    this.t.push(t);
+    this.visited.push(false);
+    return this.t.length - 1;
+  };
+  Builder.prototype.fix = function (id) { this.t[id].bytes = nbytes(this.t[id]); return id; };
+  Builder.prototype.external = function (type, ne) { const id = this.make('NONE', type, ne, []); this.t[id].external = true; return id; };
+  Builder.prototype.input = function (type, ne) { const id = this.make('NONE', type, ne, []); this.t[id].input = true; return id; };
+  Builder.prototype.same = function (op, a, src) { return this.make(op, this.t[a].type, this.t[a].ne, src); };
+  Builder.prototype.getRows = function (a, b) {
+    const A = this.t[a], B = this.t[b];
+    return this.make('GET_ROWS', A.type === I32 ? I32 : F32, [A.ne[0], B.ne[0], B.ne[1], B.ne[2]], [a, b]);
+  };
+  Builder.prototype.mulMat = function (a, b) {
+    const A = this.t[a], B = this.t[b];
+    return this.make('MUL_MAT', F32, [A.ne[1], B.ne[1], B.ne[2], B.ne[3]], [a, b]);
+  };
+  Builder.prototype.mulMatId = function (as, b, ids) {
+    return this.make('MUL_MAT_ID', F32, [this.t[as].ne[1], this.t[ids].ne[0], this.t[b].ne[2], 1], [as, b, ids]);
+  };
+  Builder.prototype.reshape = function (a, ne) { return this.make('RESHAPE', this.t[a].type, ne, [a], a); };
+  Builder.prototype.view = function (a, ne, nb123) {
+    const id = this.make('VIEW', this.t[a].type, ne, [a], a);
+    this.t[id].nb = [typeBytes(this.t[a].type), nb123[0], nb123[1], nb123[2]];
+    return this.fix(id);
+  };
+  Builder.prototype.permute = function (a, axes) {
+    const id = this.make('PERMUTE', this.t[a].type, this.t[a].ne, [a], a);
+    const s = this.t[a], p = this.t[id];
+    for (let i = 0; i < 4; i++) { p.ne[axes[i]] = s.ne[i]; p.nb[axes[i]] = s.nb[i]; }
+    return this.fix(id);
+  };
+  Builder.prototype.cont = function (a, ne) { return this.make('CONT', this.t[a].type, ne, [a]); };
+  Builder.prototype.setRows = function (a, b, c) {
+    const id = this.make('SET_ROWS', this.t[a].type, this.t[a].ne, [b, c, a], a);
+    this.t[id].nb = this.t[a].nb.slice();
+    return this.fix(id);
+  };
+  Builder.prototype.flashAttn = function (q, k, v, mask) {
+    const Q = this.t[q];
+    return this.make('FLASH_ATTN_EXT', F32, [this.t[v].ne[0], Q.ne[2], Q.ne[1], Q.ne[3]], [q, k, v, mask]);
+  };
+  Builder.prototype.argsort = function (a) { return this.make('ARGSORT', I32, this.t[a].ne, [a]); };
+  Builder.prototype.sumRows = function (a) {
+    const A = this.t[a];
+    return this.make('SUM_ROWS', A.type, [1, A.ne[1], A.ne[2], A.ne[3]], [a]);
+  };
+  Builder.prototype.expand = function (id) {
+    // ggml_visit_parents_graph, without recursion's depth limits
+    const stack = [[id, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [t, i] = top;
+      if (i === 0) {
+        if (this.visited[t]) { stack.pop(); continue; }
+        this.visited[t] = true;
+      }
+      const src = this.t[t].src;
+      if (i < src.length) {
+        top[1] = i + 1;
+        if (src[i] >= 0 && !this.visited[src[i]]) stack.push([src[i], 0]);
+        continue;
+      }
+      stack.pop();
+      (this.t[t].op === 'NONE' ? this.leafs : this.nodes).push(t);
+    }
+  };
+
+  // ---- llamacpp_graph ----
+  function build(d, s) {
+    const b = new Builder();
+    const streams = s.unified ? 1 : Math.max(1, s.seqs);
+    const seqs = Math.max(1, s.seqs);
+    const tokens0 = Math.max(1, s.tokens);
+    const T = Math.ceil(tokens0 / seqs) * seqs;
+    const outputs = s.outputs > 0 ? Math.min(s.outputs, tokens0) : tokens0;
+    const cells = s.cells, flash = s.flashAttn, tk = s.cacheK, tv = s.cacheV;
+    const gqaK = d.hd_k * d.n_head_kv, gqaV = d.hd_v * d.n_head_kv;
+    const w = (ne) => b.external(F32, ne.map((n) => (n === 0 ? 1 : n)).concat([1, 1, 1, 1]).slice(0, 4));
+    const norm = (x, wt) => { const r = b.same('RMS_NORM', x, [x]); return b.same('MUL', r, [r, wt]); };
+    const view2d = (a, ne0, ne1, nb1) => b.view(a, [ne0, ne1, 1, 1], [nb1, nb1 * ne1, nb1 * ne1]);
+
+    // build_inp_embd
+    const tokEmbd = w([d.n_embd, d.n_vocab]);
+    const inpTokens = b.input(I32, [T, 1, 1, 1]);
+    const inpEmbd = b.input(F32, [d.n_embd, T, 1, 1]);
+    let inp = b.getRows(tokEmbd, inpTokens);
+    b.expand(inp);
+    b.expand(inpEmbd);
+    const pos = b.input(I32, [T, 1, 1, 1]);
+    const kIdxs = b.input(I64, [T, 1, 1, 1]);
+    const vIdxs = b.input(I64, [flash ? T : T * gqaV, 1, 1, 1]);
+    const mask = b.input(flash ? F16 : F32, [cells, T / streams, 1, streams]);
+    const outIds = b.input(I32, [outputs, 1, 1, 1]);
+    const ropeFreqs = d.rope_freqs ? w([d.hd_k / 2]) : -1;
+
+    function mha(q, k, v) {
+      const ns = b.t[k].ne[3];
+      const Qt = b.t[q];
+      q = b.view(q, [Qt.ne[0], Qt.ne[1], Qt.ne[2] / ns, ns], [Qt.nb[1], Qt.nb[2], Qt.nb[3] / ns]);
+      q = b.permute(q, [0, 2, 1, 3]);
+      k = b.permute(k, [0, 2, 1, 3]);
+      v = b.permute(v, [0, 2, 1, 3]);
+      let cur;
+      if (flash) {
+        cur = b.flashAttn(q, k, v, mask);
+        const n = b.t[cur].ne;
+        cur = b.reshape(cur, [n[0] * n[1], n[2] * n[3], 1, 1]);
+      } else {
+        const kq0 = b.mulMat(k, q);
+        const kq = b.same('SOFT_MAX', kq0, [kq0, mask]);
+        const kqv = b.mulMat(v, kq);
+        cur = b.permute(kqv, [0, 2, 1, 3]);
+        const n = b.t[cur].ne;
+        cur = b.cont(cur, [n[0] * n[1], n[2] * n[3], 1, 1]);
+      }
+      b.expand(cur);
+      return cur;
+    }
+
+    function attention(q, k, v) {
+      b.expand(q); b.expand(v); b.expand(k);
+      const kc = b.external(tk, [gqaK, cells, streams, 1]);
+      const vc = b.external(tv, [gqaV, cells, streams, 1]);
+      const ek = typeBytes(tk), ev = typeBytes(tv);
+      {
+        const src = view2d(k, gqaK, T, b.t[k].nb[2]);
+        const dst = streams > 1 ? b.reshape(kc, [gqaK, cells * streams, 1, 1]) : kc;
+        b.expand(b.setRows(dst, src, kIdxs));
+      }
+      if (flash) {
+        const src = view2d(v, gqaV, T, b.t[v].nb[2]);
+        const dst = streams > 1 ? b.reshape(vc, [gqaV, cells * streams, 1, 1]) : vc;
+        b.expand(b.setRows(dst, src, vIdxs));
+      } else {
+        let src = b.reshape(v, [gqaV, T, 1, 1]);
+        const dst = b.reshape(vc, [1, gqaV * cells * streams, 1, 1]);
+        src = b.reshape(src, [1, gqaV * T, 1, 1]);
+        b.expand(b.setRows(dst, src, vIdxs));
+      }
+      const kv = b.view(kc, [d.hd_k, d.n_head_kv, cells, streams], [d.hd_k * ek, gqaK * ek, gqaK * cells * ek]);
+      const vv = flash
+        ? b.view(vc, [d.hd_v, d.n_head_kv, cells, streams], [d.hd_v * ev, gqaV * ev, gqaV * cells * ev])
+        : b.view(vc, [cells, d.n_head_kv, d.hd_v, streams], [cells * d.hd_v * ev, cells * ev, cells * gqaV * ev]);
+      return mha(q, kv, vv);
+    }
+
+    function moe(cur) {
+      const e = d.n_expert, k = d.n_expert_used, rows = b.t[cur].ne[1];
+      const logits = b.mulMat(w([d.n_embd, e]), cur);
+      const probs = b.same('SOFT_MAX', logits, [logits, -1]);
+      const sorted = b.argsort(probs);
+      const S = b.t[sorted];
+      const selected = b.view(sorted, [k, S.ne[1], S.ne[2], S.ne[3]], [S.nb[1], S.nb[2], S.nb[3]]);
+      let weights = b.getRows(b.reshape(probs, [1, e, rows, 1]), selected);
+      weights = b.reshape(weights, [k, rows, 1, 1]);
+      const sr = b.sumRows(weights);
+      const sum = b.same('CLAMP', sr, [sr]);
+      weights = b.reshape(b.same('DIV', weights, [weights, sum]), [1, k, rows, 1]);
+      b.expand(weights);
+      const x = b.reshape(cur, [d.n_embd, 1, rows, 1]);
+      const up = b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected);
+      const gate = b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected);
+      const act = b.same('GLU', gate, [gate, up]);
+      let experts = b.mulMatId(w([d.n_ff_exp, d.n_embd, e]), act, selected);
+      experts = b.same('MUL', experts, [experts, weights]);
+      b.expand(experts);
+      const views = [];
+      for (let i = 0; i < k; i++) {
+        const E = b.t[experts];
+        views.push(b.view(experts, [d.n_embd, rows, 1, 1], [E.nb[2], E.nb[2] * rows, E.nb[2] * rows]));
+        b.expand(views[views.length - 1]);
+      }
+      let out = views[0];
+      for (let i = 1; i < views.length; i++) { out = b.same('ADD', out, [out, views[i]]); b.expand(out); }
+      if (views.length === 1) out = b.cont(out, b.t[out].ne);
+      return out;
+    }
+
+    for (let il = 0; il < d.n_layer; il++) {
+      let inpSA = inp;
+      let cur = norm(inp, w([d.n_embd]));
+      let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
+      if (d.qkv_bias) q = b.same('ADD', q, [q, w([d.n_head * d.hd_k])]);
+      let k = b.mulMat(w([d.n_embd, gqaK]), cur);
+      if (d.qkv_bias) k = b.same('ADD', k, [k, w([gqaK])]);
+      let v = b.mulMat(w([d.n_embd, gqaV]), cur);
+      if (d.qkv_bias) v = b.same('ADD', v, [v, w([gqaV])]);
+      q = b.reshape(q, [d.hd_k, d.n_head, T, 1]);
+      k = b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]);
+      v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
+      if (d.qk_norm) q = norm(q, w([d.hd_k]));
+      q = b.same('ROPE', q, [q, pos, ropeFreqs]);
+      if (d.qk_norm) k = norm(k, w([d.hd_k]));
+      k = b.same('ROPE', k, [k, pos, ropeFreqs]);
+      cur = attention(q, k, v);
+      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
+      if (il === d.n_layer - 1) {
+        cur = b.getRows(cur, outIds);
+        inpSA = b.getRows(inpSA, outIds);
+      }
+      const ffnInp = b.same('ADD', cur, [cur, inpSA]);
+      cur = norm(ffnInp, w([d.n_embd]));
+      if (d.n_expert > 0) {
+        cur = moe(cur);
+      } else {
+        const up = b.mulMat(w([d.n_embd, d.n_ff]), cur);
+        const gate = b.mulMat(w([d.n_embd, d.n_ff]), cur);
+        cur = b.mulMat(w([d.n_ff, d.n_embd]), b.same('GLU', gate, [gate, up]));
+      }
+      inp = b.same('ADD', cur, [cur, ffnInp]);
+    }
+    const result = norm(inp, w([d.n_embd]));
+    const logits = b.mulMat(w([d.n_embd, d.n_vocab]), result);
+    b.expand(logits);
+    b.t[logits].output = true;
+    b.t[result].output = true;
+    return b;
+  }
+
+  // llamacpp_graph.cc's on_device: the host keeps the inputs and the token lookup.
+  function onDevice(b) {
+    const lookup = b.nodes.length ? b.nodes[0] : -1;
+    const host = [], nodes = [];
+    for (const n of b.nodes) {
+      if (n === lookup) continue;
+      for (const s of b.t[n].src) {
+        if (s >= 0 && (s === lookup || b.t[s].input) && !host.includes(s)) host.push(s);
+      }
+      nodes.push(n);
+    }
+    for (const h of host) Object.assign(b.t[h], { input: false, op: 'NONE', src: [] });
+    for (const l of b.leafs) if (b.t[l].input && !host.includes(l)) b.t[l].external = true;
+    b.leafs = [];
+    b.nodes = host.concat(nodes);
+    return b;
+  }
+
+  // ---- ggml_alloc ----
+  function allocate(g, alignment) {
+    const t = g.t;
+    const aligned = (n) => Math.ceil(n / alignment) * alignment;
+    const OPEN = Number.MAX_SAFE_INTEGER;
+    let blocks = [];
+    let maxSize = 0;
+    function dynAlloc(size) {
+      size = aligned(size);
+      if (!blocks.length) blocks.push({ offset: 0, size: OPEN });
+      let best = -1, bestSize = Infinity;
+      for (let i = 0; i + 1 < blocks.length; i++) {
+        if (blocks[i].size >= size && blocks[i].size <= bestSize) { best = i; bestSize = blocks[i].size; }
+      }
+      if (best === -1) best = blocks.length - 1;
+      const blk = blocks[best];
+      const at = blk.offset;
+      blk.offset += size;
+      blk.size -= size;
+      if (blk.size === 0) blocks.splice(best, 1);
+      maxSize = Math.max(maxSize, at + size);
+      return at;
+    }
+    function freeBytes(offset, size) {
+      size = aligned(size);
+      for (let i = 0; i < blocks.length; i++) {
+        const blk = blocks[i];
+        if (blk.offset + blk.size === offset) {
+          blk.size += size;
+          if (i + 1 < blocks.length && blk.offset + blk.size === blocks[i + 1].offset) {
+            blk.size += blocks[i + 1].size;
+            blocks.splice(i + 1, 1);
+          }
+          return;
+        }
+        if (offset + size === blk.offset) {
+          blk.offset = offset;
+          blk.size += size;
+          if (i > 0 && blocks[i - 1].offset + blocks[i - 1].size === blk.offset) {
+            blocks[i - 1].size += blk.size;
+            blocks.splice(i, 1);
+          }
+          return;
+        }
+      }
+      let at = 0;
+      while (at < blocks.length && blocks[at].offset < offset) at++;
+      blocks.splice(at, 0, { offset, size });
+    }
+    const slot = t.map(() => ({ children: 0, views: 0, allocated: false, offset: 0 }));
+    const sameLayout = (a, b) => a.type === b.type && a.ne.every((n, i) => n === b.ne[i]) && a.nb.every((n, i) => n === b.nb[i]);
+    function alloc(i) {
+      const node = t[i];
+      if (node.external || slot[i].allocated || node.viewSrc >= 0) return;
+      slot[i].allocated = true;
+      if (INPLACE.has(node.op)) {
+        for (const p of node.src) {
+          if (p < 0 || !slot[p].allocated) continue;
+          const parent = t[p];
+          if (parent.output || (parent.viewSrc >= 0 && t[parent.viewSrc].output)) continue;
+          if (!sameLayout(node, parent)) continue;
+          if (slot[p].children !== 1 || slot[p].views !== 0) continue;
+          slot[i].offset = slot[p].offset;
+          slot[p].allocated = false;
+          const ps = aligned(parent.bytes), ns = aligned(node.bytes);
+          if (ps > ns) freeBytes(slot[p].offset + ns, ps - ns);
+          return;
+        }
+      }
+      slot[i].offset = dynAlloc(node.bytes);
+    }
+    function free(i) {
+      if (t[i].output) return;
+      freeBytes(slot[i].offset, t[i].bytes);
+      slot[i].allocated = false;
+    }
+    for (const l of g.leafs) alloc(l);
+    for (const n of g.nodes) {
+      const node = t[n];
+      if (node.viewSrc >= 0 && node.op !== 'NONE') slot[node.viewSrc].views++;
+      if (node.input) alloc(n);
+      for (const s of node.src) {
+        if (s < 0) continue;
+        slot[s].children++;
+        if (t[s].input) alloc(s);
+      }
+    }
+    for (const n of g.nodes) {
+      const node = t[n];
+      for (const s of node.src) if (s >= 0) alloc(s);
+      alloc(n);
+      for (const p of node.src) {
+        if (p < 0) continue;
+        const ph = slot[p];
+        ph.children--;
+        if (ph.children !== 0 || ph.views !== 0) continue;
+        const parent = t[p];
+        if (parent.viewSrc >= 0) {
+          const vh = slot[parent.viewSrc];
+          vh.views--;
+          if (vh.views === 0 && vh.children === 0 && vh.allocated) free(parent.viewSrc);
+        } else if (ph.allocated) {
+          free(p);
+        }
+      }
+    }
+    return maxSize;
+  }
+
+  const cacheTypes = { f16: F16, bf16: BF16 };
+  const memo = new Map();
+  // The buffer a GPU that runs every layer allocates (llamacpp_compute_buffer with the graph), or
+  // null where the model's graph or the cache type is not built.
+  return function gpuBuffer(spec, setting) {
+    const tk = cacheTypes[setting.cacheK], tv = cacheTypes[setting.cacheV];
+    if (!spec || tk === undefined || tv === undefined || setting.cells <= 0) return null;
+    const key = JSON.stringify([spec, setting]);
+    if (memo.has(key)) return memo.get(key);
+    const g = onDevice(build(spec, Object.assign({}, setting, { cacheK: tk, cacheV: tv })));
+    const bytes = { bytes: BigInt(allocate(g, 128)), nodes: g.nodes.length };
+    memo.set(key, bytes);
+    return bytes;
+  };
+})();

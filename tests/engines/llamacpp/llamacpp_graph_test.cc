@@ -1,0 +1,117 @@
+// llama.cpp's own graph, built as the pinned release builds it and placed by kvcat's model of
+// ggml-alloc (engines/llamacpp/llamacpp_graph), against buffers llama.cpp printed: the pinned
+// libllama on the CPU (the compute oracle's run, tests/engines/oracle/quant_oracle.cc, which also
+// compares the graphs node for node over every setting of its grid), and GPU starts shipped in
+// records/allocations.
+#include "engines/llamacpp/llamacpp_graph.h"
+
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "shipped_records.h"
+
+namespace {
+
+using kvcat::llamacpp_graph_buffer;
+using kvcat::llamacpp_graph_unsupported;
+using kvcat::LlamaGraphSetting;
+using kvcat::test::shipped_model;
+
+std::string mib(std::int64_t bytes) {
+    return fmt::format("{:.2f}", static_cast<double>(bytes) / 1024.0 / 1024.0);
+}
+
+struct Printed {
+    const char* model;
+    std::int64_t ctx, ub, np;
+    bool unified, fa, server;
+    const char* mib;  ///< "CPU compute buffer size" as the pinned libllama printed it
+};
+
+TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
+    // The oracle's lines ("compute models/... llama.cpp X MiB"), the model loaded with its real
+    // widths and vocabulary. Where kvcat's stages were a bound, they were up to 43.5% under
+    // (Qwen3-30B-A3B's experts with llama-server's outputs: 52.00 of 92.01 MiB).
+    const Printed cases[] = {
+        {"models/qwen3-0.6b", 4096, 512, 1, false, true, false, "312.76"},
+        {"models/qwen3-0.6b", 4096, 512, 1, false, true, true, "30.01"},
+        {"models/llama-3.1-8b", 4096, 512, 1, false, true, false, "266.50"},
+        {"models/llama-3.1-8b", 4096, 512, 1, false, true, true, "120.01"},
+        {"models/llama-3.1-8b", 32768, 512, 4, false, false, true, "572.01"},
+        {"models/qwen3-30b-a3b", 4096, 512, 1, false, true, false, "304.75"},
+        {"models/qwen3-30b-a3b", 4096, 512, 1, false, true, true, "92.01"},
+        {"models/qwen3-30b-a3b", 32768, 512, 4, false, false, true, "558.01"},
+        {"models/mixtral-8x7b", 4096, 512, 1, false, true, true, "204.01"},
+        {"models/mixtral-8x7b", 32768, 2048, 4, false, false, false, "2288.04"},
+    };
+    for (const Printed& c : cases) {
+        LlamaGraphSetting s;
+        s.tokens = std::min(c.ctx, c.ub);
+        s.seqs = c.np;
+        s.unified = c.unified;
+        s.cells_per_stream = c.unified ? c.ctx : c.ctx / c.np;
+        s.outputs = c.server ? c.np : 0;
+        s.flash_attn = c.fa;
+        s.device = false;
+        auto bytes = llamacpp_graph_buffer(shipped_model(c.model), s);
+        ASSERT_TRUE(bytes) << c.model;
+        EXPECT_EQ(mib(*bytes), c.mib) << c.model << " -c " << c.ctx << " -ub " << c.ub << " -np " << c.np
+                                      << (c.fa ? " -fa on" : " -fa off") << (c.server ? " (server)" : "");
+    }
+}
+
+TEST(LlamaGraph, OnAGpuItIsTheBufferThatGpusStartsPrinted) {
+    // records/allocations: each start's device compute buffer as printed, every layer on the card,
+    // at the output stage (the graphs of these builds and the pinned one agree there). The host
+    // keeps the inputs and the token lookup, so the card holds one hidden state less than the CPU
+    // (the embeddings input): 258.50 where the pinned CPU prints 266.50.
+    struct Start {
+        const char* record;
+        const char* model;
+        std::int64_t cells, seqs;
+        bool fa;
+        const char* mib;
+    };
+    const Start starts[] = {
+        {"llamacpp-python-llama-3-8b-q4_k_m-f16-512-3070 (CUDA0)", "models/llama-3.1-8b", 512, 1, false, "258.50"},
+        {"ollama-0.13.5-llama-3.1-70b-instruct-q4_k_m-f16-4096-l40s (CUDA0)", "models/llama-3.1-70b", 4096, 1, true,
+         "266.50"},
+        {"ollama-0.15.5-llama-3-70b-instruct-q4_0-f16-8192-m3-max (Metal)", "models/llama-3.1-70b", 8192, 1, true,
+         "266.50"},
+        {"llamacpp-b7342-qwen3-coder-30b-a3b-q8_0-f16-64k-4seq-a100 (CUDA0, 4 slots, unified)",
+         "models/qwen3-coder-30b-a3b", 65536, 4, true, "300.75"},
+        {"llamacpp-b5398-vulkan-qwen3-0.6b-q8_0-f16-4096-gfx1151 (Vulkan0)", "models/qwen3-0.6b", 4096, 1, false,
+         "298.75"},
+    };
+    for (const Start& st : starts) {
+        LlamaGraphSetting s;
+        s.tokens = std::min<std::int64_t>(512, st.cells);
+        s.seqs = st.seqs;
+        s.unified = true;
+        s.cells_per_stream = st.cells;
+        s.outputs = 0;  // builds before pull 23861 reserve every token's output
+        s.flash_attn = st.fa;
+        s.device = true;
+        auto bytes = llamacpp_graph_buffer(shipped_model(st.model), s);
+        ASSERT_TRUE(bytes) << st.record;
+        EXPECT_EQ(mib(*bytes), st.mib) << st.record;
+    }
+}
+
+TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
+    LlamaGraphSetting s;
+    s.cells_per_stream = 4096;
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/gemma-3-27b"), s),
+              "llama.cpp's gemma3 graph is not built here");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/lfm2-700m"), s),
+              "the model record has no tensors mapping");
+    s.cache_k = "q8_0";
+    EXPECT_NE(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s).find("quantized cache's rotation"),
+              std::string::npos);
+    EXPECT_FALSE(llamacpp_graph_buffer(shipped_model("models/qwen3-32b"), s));
+}
+
+}  // namespace
