@@ -4,7 +4,7 @@
 // to the byte (the browser test holds them to it):
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
-//   - llama.cpp's layers for llama, qwen2, qwen3 and qwen3moe at the pinned commit, and the part a
+//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe and gpt-oss at the pinned commit, and the part a
 //     GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
@@ -78,9 +78,9 @@ var kvcatLlamaGraph = (function () {
     this.t[id].nb = this.t[a].nb.slice();
     return this.fix(id);
   };
-  Builder.prototype.flashAttn = function (q, k, v, mask) {
+  Builder.prototype.flashAttn = function (q, k, v, mask, sinks) {
     const Q = this.t[q];
-    return this.make('FLASH_ATTN_EXT', F32, [this.t[v].ne[0], Q.ne[2], Q.ne[1], Q.ne[3]], [q, k, v, mask]);
+    return this.make('FLASH_ATTN_EXT', F32, [this.t[v].ne[0], Q.ne[2], Q.ne[1], Q.ne[3]], [q, k, v, mask, sinks]);
   };
   Builder.prototype.argsort = function (a) { return this.make('ARGSORT', I32, this.t[a].ne, [a]); };
   Builder.prototype.sumRows = function (a) {
@@ -130,11 +130,17 @@ var kvcatLlamaGraph = (function () {
     b.expand(inp);
     b.expand(inpEmbd);
     const pos = b.input(I32, [T, 1, 1, 1]);
-    const kIdxs = b.input(I64, [T, 1, 1, 1]);
-    const vIdxs = b.input(I64, [flash ? T : T * gqaV, 1, 1, 1]);
-    const mask = b.input(flash ? F16 : F32, [cells, T / streams, 1, streams]);
+    // build_attn_inp_kv, or build_attn_inp_kv_iswa: the full cache's, then the window's (gpt-oss)
+    const kIdxs = [], vIdxs = [], masks = [];
+    for (let c = 0; c < (d.gpt_oss ? 2 : 1); c++) {
+      kIdxs.push(b.input(I64, [T, 1, 1, 1]));
+      vIdxs.push(b.input(I64, [flash ? T : T * gqaV, 1, 1, 1]));
+      masks.push(b.input(flash ? F16 : F32, [c === 0 ? cells : s.swaCells, T / streams, 1, streams]));
+    }
+    let mask = masks[0];
     const outIds = b.input(I32, [outputs, 1, 1, 1]);
     const ropeFreqs = d.rope_freqs ? w([d.hd_k / 2]) : -1;
+    const sinks = () => (d.gpt_oss ? w([d.n_head]) : -1);
 
     function mha(q, k, v) {
       const ns = b.t[k].ne[3];
@@ -145,12 +151,12 @@ var kvcatLlamaGraph = (function () {
       v = b.permute(v, [0, 2, 1, 3]);
       let cur;
       if (flash) {
-        cur = b.flashAttn(q, k, v, mask);
+        cur = b.flashAttn(q, k, v, mask, sinks());
         const n = b.t[cur].ne;
         cur = b.reshape(cur, [n[0] * n[1], n[2] * n[3], 1, 1]);
       } else {
         const kq0 = b.mulMat(k, q);
-        const kq = b.same('SOFT_MAX', kq0, [kq0, mask]);
+        const kq = b.same('SOFT_MAX', kq0, [kq0, mask, sinks()]);
         const kqv = b.mulMat(v, kq);
         cur = b.permute(kqv, [0, 2, 1, 3]);
         const n = b.t[cur].ne;
@@ -160,25 +166,29 @@ var kvcatLlamaGraph = (function () {
       return cur;
     }
 
-    function attention(q, k, v) {
-      b.expand(q); b.expand(v); b.expand(k);
+    function attention(q, k, v, swa) {
+      b.expand(q);
+      if (d.gpt_oss) { b.expand(k); b.expand(v); } else { b.expand(v); b.expand(k); }
+      const c = swa ? 1 : 0;
+      const cells = swa ? s.swaCells : s.cells;
+      mask = masks[c];
       const kc = b.external(tk, [gqaK, cells, streams, 1]);
       const vc = b.external(tv, [gqaV, cells, streams, 1]);
       const ek = typeBytes(tk), ev = typeBytes(tv);
       {
         const src = view2d(k, gqaK, T, b.t[k].nb[2]);
         const dst = streams > 1 ? b.reshape(kc, [gqaK, cells * streams, 1, 1]) : kc;
-        b.expand(b.setRows(dst, src, kIdxs));
+        b.expand(b.setRows(dst, src, kIdxs[c]));
       }
       if (flash) {
         const src = view2d(v, gqaV, T, b.t[v].nb[2]);
         const dst = streams > 1 ? b.reshape(vc, [gqaV, cells * streams, 1, 1]) : vc;
-        b.expand(b.setRows(dst, src, vIdxs));
+        b.expand(b.setRows(dst, src, vIdxs[c]));
       } else {
         let src = b.reshape(v, [gqaV, T, 1, 1]);
         const dst = b.reshape(vc, [1, gqaV * cells * streams, 1, 1]);
         src = b.reshape(src, [1, gqaV * T, 1, 1]);
-        b.expand(b.setRows(dst, src, vIdxs));
+        b.expand(b.setRows(dst, src, vIdxs[c]));
       }
       const kv = b.view(kc, [d.hd_k, d.n_head_kv, cells, streams], [d.hd_k * ek, gqaK * ek, gqaK * cells * ek]);
       const vv = flash
@@ -189,22 +199,30 @@ var kvcatLlamaGraph = (function () {
 
     function moe(cur) {
       const e = d.n_expert, k = d.n_expert_used, rows = b.t[cur].ne[1];
-      const logits = b.mulMat(w([d.n_embd, e]), cur);
-      const probs = b.same('SOFT_MAX', logits, [logits, -1]);
+      let logits = b.mulMat(w([d.n_embd, e]), cur);
+      if (d.gpt_oss) logits = b.same('ADD', logits, [logits, w([e])]);
+      // gpt-oss's gating (SOFTMAX_WEIGHT) chooses on the logits themselves
+      const probs = d.gpt_oss ? logits : b.same('SOFT_MAX', logits, [logits, -1]);
       const sorted = b.argsort(probs);
       const S = b.t[sorted];
       const selected = b.view(sorted, [k, S.ne[1], S.ne[2], S.ne[3]], [S.nb[1], S.nb[2], S.nb[3]]);
       let weights = b.getRows(b.reshape(probs, [1, e, rows, 1]), selected);
-      weights = b.reshape(weights, [k, rows, 1, 1]);
-      const sr = b.sumRows(weights);
-      const sum = b.same('CLAMP', sr, [sr]);
-      weights = b.reshape(b.same('DIV', weights, [weights, sum]), [1, k, rows, 1]);
+      if (d.gpt_oss) {
+        const w2 = b.reshape(weights, [k, rows, 1, 1]);
+        weights = b.reshape(b.same('SOFT_MAX', w2, [w2, -1]), [1, k, rows, 1]);
+      } else {
+        weights = b.reshape(weights, [k, rows, 1, 1]);
+        const sr = b.sumRows(weights);
+        const sum = b.same('CLAMP', sr, [sr]);
+        weights = b.reshape(b.same('DIV', weights, [weights, sum]), [1, k, rows, 1]);
+      }
       b.expand(weights);
       const x = b.reshape(cur, [d.n_embd, 1, rows, 1]);
-      const up = b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected);
-      const gate = b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected);
+      const addId = (a, bias) => (d.gpt_oss ? b.same('ADD_ID', a, [a, bias, selected]) : a);
+      const up = addId(b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected), w([d.n_ff_exp, e]));
+      const gate = addId(b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected), w([d.n_ff_exp, e]));
       const act = b.same('GLU', gate, [gate, up]);
-      let experts = b.mulMatId(w([d.n_ff_exp, d.n_embd, e]), act, selected);
+      let experts = addId(b.mulMatId(w([d.n_ff_exp, d.n_embd, e]), act, selected), w([d.n_embd, e]));
       experts = b.same('MUL', experts, [experts, weights]);
       b.expand(experts);
       const views = [];
@@ -219,7 +237,30 @@ var kvcatLlamaGraph = (function () {
       return out;
     }
 
+    // src/models/openai-moe.cpp: a layer of gpt-oss (llamacpp_graph.cc's gpt_oss_layer)
+    function gptOssLayer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
+      q = b.same('ADD', q, [q, w([d.n_head * d.hd_k])]);
+      let k = b.mulMat(w([d.n_embd, gqaK]), cur);
+      k = b.same('ADD', k, [k, w([gqaK])]);
+      let v = b.mulMat(w([d.n_embd, gqaV]), cur);
+      v = b.same('ADD', v, [v, w([gqaV])]);
+      q = b.reshape(q, [d.hd_k, d.n_head, T, 1]);
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]);
+      k = b.same('ROPE', k, [k, pos, -1]);
+      v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
+      cur = attention(q, k, v, il % 2 === 0);
+      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
+      cur = b.same('ADD', cur, [cur, w([d.n_embd])]);
+      const ffnInp = b.same('ADD', cur, [cur, inp]);
+      cur = moe(norm(ffnInp, w([d.n_embd])));
+      return b.same('ADD', cur, [cur, ffnInp]);
+    }
+
     for (let il = 0; il < d.n_layer; il++) {
+      if (d.gpt_oss) { inp = gptOssLayer(il); continue; }
       let inpSA = inp;
       let cur = norm(inp, w([d.n_embd]));
       let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
@@ -251,6 +292,11 @@ var kvcatLlamaGraph = (function () {
         cur = b.mulMat(w([d.n_ff, d.n_embd]), b.same('GLU', gate, [gate, up]));
       }
       inp = b.same('ADD', cur, [cur, ffnInp]);
+    }
+    if (d.gpt_oss) {
+      // t_h_nextn: the last hidden state is an output; the rows kept are taken after it
+      b.t[inp].output = true;
+      inp = b.getRows(inp, outIds);
     }
     const result = norm(inp, w([d.n_embd]));
     const logits = b.mulMat(w([d.n_embd, d.n_vocab]), result);

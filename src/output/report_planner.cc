@@ -85,7 +85,8 @@ json llamacpp_terms(const Model& m) {
                  {"n_ff_exp", g->n_ff_exp},
                  {"qk_norm", g->qk_norm},
                  {"qkv_bias", g->qkv_bias},
-                 {"rope_freqs", g->rope_freqs}};
+                 {"rope_freqs", g->rope_freqs},
+                 {"gpt_oss", g->gpt_oss}};
     }
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {

@@ -113,7 +113,7 @@
     // buffer itself; elsewhere the larger stage, a bound.
     const graph = compute.graph ? kvcatLlamaGraph(compute.graph, {
       tokens: Number(tokens), seqs: Number(maxB(1n, batch)), unified: llama.tokens === llama.cells,
-      cells: Number(llama.cells), outputs: Number(maxB(1n, batch)), flashAttn: true,
+      cells: Number(llama.cells), swaCells: Number(llama.swaCells), outputs: Number(maxB(1n, batch)), flashAttn: true,
       cacheK: compute.graph.cache, cacheV: compute.graph.cache,
     }) : null;
     let stage = BigInt(compute.output_per_output) * minB(maxB(1n, batch), tokens);

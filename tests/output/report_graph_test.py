@@ -63,9 +63,12 @@ def main():
                     capture_output=True, text=True)
                 fit = json.loads(run.stdout)
                 tokens = fit["engine_tokens"]
-                cells = tokens // batch
+                parts = fit.get("engine", {}).get("parts", [])
+                cells = next((p["cells"] for p in parts if p["part"] == "base cache"), tokens // batch)
+                swa_cells = next((p["cells"] for p in parts if p["part"] == "SWA cache"), 0)
                 cases.append({"spec": spec, "setting": {
                     "tokens": min(512, tokens), "seqs": batch, "unified": batch == 1, "cells": cells,
+                    "swaCells": swa_cells,
                     "outputs": batch, "flashAttn": True, "cacheK": "f16", "cacheV": "f16"}})
                 expected.append(fit.get("compute_buffer_bytes"))
                 labels.append(f"{model['id']} -c {ctx * batch} -np {batch}")

@@ -115,8 +115,11 @@ int GgmlBuilder::div(int a, int b) {
 int GgmlBuilder::rope(int a, int pos, int freq) {
     return same_as("ROPE", a, {a, pos, freq});
 }
-int GgmlBuilder::soft_max(int a, int mask) {
-    return same_as("SOFT_MAX", a, {a, mask});
+int GgmlBuilder::soft_max(int a, int mask, int sinks) {
+    return same_as("SOFT_MAX", a, {a, mask, sinks});
+}
+int GgmlBuilder::add_id(int a, int b, int ids) {
+    return same_as("ADD_ID", a, {a, b, ids});
 }
 int GgmlBuilder::clamp(int a) {
     return same_as("CLAMP", a, {a});
@@ -181,8 +184,8 @@ int GgmlBuilder::set_rows(int a, int b, int c) {
     return t;
 }
 
-int GgmlBuilder::flash_attn_ext(int q, int k, int v, int mask) {
-    return make("FLASH_ATTN_EXT", GgmlType::f32, {ne(v)[0], ne(q)[2], ne(q)[1], ne(q)[3]}, {q, k, v, mask});
+int GgmlBuilder::flash_attn_ext(int q, int k, int v, int mask, int sinks) {
+    return make("FLASH_ATTN_EXT", GgmlType::f32, {ne(v)[0], ne(q)[2], ne(q)[1], ne(q)[3]}, {q, k, v, mask, sinks});
 }
 
 int GgmlBuilder::argsort(int a) {

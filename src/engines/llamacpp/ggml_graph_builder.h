@@ -48,8 +48,9 @@ class GgmlBuilder {
     int cont(int a, Ne ne);
     int rope(int a, int pos, int freq);
     int set_rows(int a, int b, int c);
-    int flash_attn_ext(int q, int k, int v, int mask);
-    int soft_max(int a, int mask);
+    int flash_attn_ext(int q, int k, int v, int mask, int sinks = -1);
+    int soft_max(int a, int mask, int sinks = -1);
+    int add_id(int a, int b, int ids);
     int glu(int a, int b);
     int argsort(int a);
     int sum_rows(int a);

@@ -25,13 +25,14 @@ namespace {
 
 /// The pinned release's graph through ggml-alloc, where it is built; nullopt elsewhere.
 std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaComputeSetting& s) {
-    if (!s.graph || s.mask_cast || s.swa_cells_per_stream > 0) return std::nullopt;
+    if (!s.graph || s.mask_cast) return std::nullopt;
     LlamaGraphSetting g;
     std::int64_t streams = s.cells_per_stream > 0 ? std::max<std::int64_t>(1, s.context / s.cells_per_stream) : 1;
     g.seqs = s.seqs > 0 ? s.seqs : streams;
     g.unified = streams == 1;
     g.tokens = std::max<std::int64_t>(1, std::min(s.ubatch, s.context));
     g.cells_per_stream = s.cells_per_stream;
+    g.swa_cells_per_stream = s.swa_cells_per_stream;
     g.outputs = s.outputs;
     g.flash_attn = s.flash_attn;
     g.cache_k = s.cache_k;

@@ -13,7 +13,7 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe"};
+const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss"};
 
 using Dims = LlamaGraphDims;
 
@@ -33,6 +33,8 @@ class LlamaGraph {
         tokens_ = (tokens + seqs - 1) / seqs * seqs;
         outputs_ = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
         cells_ = s.cells_per_stream;
+        swa_cells_ = s.swa_cells_per_stream;
+        rows_in_layer_ = s.gpt_oss_rows_in_layer;
         flash_ = s.flash_attn;
         tk_ = *cache_type(s.cache_k);
         tv_ = *cache_type(s.cache_v);
@@ -41,13 +43,21 @@ class LlamaGraph {
     GgmlGraph build() {
         int inp = embeddings();
         pos_ = b_.input("inp_pos", GgmlType::i32, {tokens_, 1, 1, 1});
-        k_idxs_ = b_.input("k_idxs", GgmlType::i64, {tokens_, 1, 1, 1});
-        v_idxs_ = b_.input("v_idxs", GgmlType::i64, {flash_ ? tokens_ : checked_mul(tokens_, gqa_v()), 1, 1, 1});
-        mask_ = b_.input("attn_inp_kq_mask", flash_ ? GgmlType::f16 : GgmlType::f32,
-                         {cells_, tokens_ / streams_, 1, streams_});
+        // build_attn_inp_kv (build_attn_inp_kv_iswa: the full cache's, then the window's)
+        for (int c = 0; c < (d_.gpt_oss ? 2 : 1); ++c) {
+            k_idxs_[c] = b_.input("k_idxs", GgmlType::i64, {tokens_, 1, 1, 1});
+            v_idxs_[c] = b_.input("v_idxs", GgmlType::i64, {flash_ ? tokens_ : checked_mul(tokens_, gqa_v()), 1, 1, 1});
+            mask_[c] = b_.input("attn_inp_kq_mask", flash_ ? GgmlType::f16 : GgmlType::f32,
+                                {c == 0 ? cells_ : swa_cells_, tokens_ / streams_, 1, streams_});
+        }
         out_ids_ = b_.input("inp_out_ids", GgmlType::i32, {outputs_, 1, 1, 1});
         if (d_.rope_freqs) rope_freqs_ = weight("rope_freqs.weight", {d_.hd_k / 2});
-        for (std::int64_t il = 0; il < d_.n_layer; ++il) inp = layer(il, inp);
+        for (std::int64_t il = 0; il < d_.n_layer; ++il) inp = d_.gpt_oss ? gpt_oss_layer(il, inp) : layer(il, inp);
+        if (d_.gpt_oss && !rows_in_layer_) {
+            // t_h_nextn: the last hidden state is an output; the rows kept are taken after it.
+            b_.set_output(inp);
+            inp = b_.get_rows(inp, out_ids_);
+        }
         int cur = norm(inp, weight("output_norm.weight", {d_.n_embd}));
         b_.name(cur, "result_norm");
         int logits = b_.mul_mat(weight("output.weight", {d_.n_embd, d_.n_vocab}), cur);
@@ -119,42 +129,52 @@ class LlamaGraph {
     }
 
     /// build_attn with a cache: store K and V in it (cpy_k, cpy_v), then attend over its views.
-    int attention(std::int64_t il, int q, int k, int v) {
+    int attention(std::int64_t il, int q, int k, int v, bool swa = false) {
         b_.expand(q);
-        b_.expand(v);
-        b_.expand(k);
-        int kc = b_.external(fmt::format("cache_k_l{}", il), tk_, {gqa_k(), cells_, streams_, 1});
-        int vc = b_.external(fmt::format("cache_v_l{}", il), tv_, {gqa_v(), cells_, streams_, 1});
+        if (d_.gpt_oss) {
+            // build_attn over llm_graph_input_attn_kv_iswa expands K before V.
+            b_.expand(k);
+            b_.expand(v);
+        } else {
+            b_.expand(v);
+            b_.expand(k);
+        }
+        const int c = swa ? 1 : 0;
+        const std::int64_t cells = swa ? swa_cells_ : cells_;
+        const int k_idxs = k_idxs_[c], v_idxs = v_idxs_[c];
+        mask_now_ = mask_[c];
+        int kc = b_.external(fmt::format("cache_k_l{}", il), tk_, {gqa_k(), cells, streams_, 1});
+        int vc = b_.external(fmt::format("cache_v_l{}", il), tv_, {gqa_v(), cells, streams_, 1});
         const std::int64_t ek = ggml_type_bytes(tk_), ev = ggml_type_bytes(tv_);
         {
             int src = view2d(k, gqa_k(), tokens_, b_.nb(k)[2], 0);
-            int dst = streams_ > 1 ? b_.reshape(kc, {gqa_k(), checked_mul(cells_, streams_), 1, 1}) : kc;
-            b_.expand(b_.set_rows(dst, src, k_idxs_));
+            int dst = streams_ > 1 ? b_.reshape(kc, {gqa_k(), checked_mul(cells, streams_), 1, 1}) : kc;
+            b_.expand(b_.set_rows(dst, src, k_idxs));
         }
         if (flash_) {
             int src = view2d(v, gqa_v(), tokens_, b_.nb(v)[2], 0);
-            int dst = streams_ > 1 ? b_.reshape(vc, {gqa_v(), checked_mul(cells_, streams_), 1, 1}) : vc;
-            b_.expand(b_.set_rows(dst, src, v_idxs_));
+            int dst = streams_ > 1 ? b_.reshape(vc, {gqa_v(), checked_mul(cells, streams_), 1, 1}) : vc;
+            b_.expand(b_.set_rows(dst, src, v_idxs));
         } else {
             // V is kept transposed: each element is a row of its own.
             int src = b_.reshape(v, {gqa_v(), tokens_, 1, 1});
-            std::int64_t cells = checked_mul(checked_mul(gqa_v(), cells_), streams_);
-            int dst = b_.reshape(vc, {1, cells, 1, 1});
+            std::int64_t elements = checked_mul(checked_mul(gqa_v(), cells), streams_);
+            int dst = b_.reshape(vc, {1, elements, 1, 1});
             src = b_.reshape(src, {1, checked_mul(gqa_v(), tokens_), 1, 1});
-            b_.expand(b_.set_rows(dst, src, v_idxs_));
+            b_.expand(b_.set_rows(dst, src, v_idxs));
         }
-        int kv = view4d(kc, {d_.hd_k, d_.n_head_kv, cells_, streams_},
-                        {d_.hd_k * ek, gqa_k() * ek, checked_mul(checked_mul(gqa_k(), cells_), ek)});
-        int vv = flash_ ? view4d(vc, {d_.hd_v, d_.n_head_kv, cells_, streams_},
-                                 {d_.hd_v * ev, gqa_v() * ev, checked_mul(checked_mul(gqa_v(), cells_), ev)})
-                        : view4d(vc, {cells_, d_.n_head_kv, d_.hd_v, streams_},
-                                 {checked_mul(checked_mul(cells_, d_.hd_v), ev), checked_mul(cells_, ev),
-                                  checked_mul(checked_mul(cells_, gqa_v()), ev)});
-        return mha(q, kv, vv);
+        int kv = view4d(kc, {d_.hd_k, d_.n_head_kv, cells, streams_},
+                        {d_.hd_k * ek, gqa_k() * ek, checked_mul(checked_mul(gqa_k(), cells), ek)});
+        int vv = flash_ ? view4d(vc, {d_.hd_v, d_.n_head_kv, cells, streams_},
+                                 {d_.hd_v * ev, gqa_v() * ev, checked_mul(checked_mul(gqa_v(), cells), ev)})
+                        : view4d(vc, {cells, d_.n_head_kv, d_.hd_v, streams_},
+                                 {checked_mul(checked_mul(cells, d_.hd_v), ev), checked_mul(cells, ev),
+                                  checked_mul(checked_mul(cells, gqa_v()), ev)});
+        return mha(q, kv, vv, il);
     }
 
     /// build_attn_mha.
-    int mha(int q, int k, int v) {
+    int mha(int q, int k, int v, std::int64_t il) {
         const std::int64_t ns = b_.ne(k)[3];
         auto qne = b_.ne(q);
         auto qnb = b_.nb(q);
@@ -164,11 +184,11 @@ class LlamaGraph {
         v = b_.permute(v, 0, 2, 1, 3);
         int cur;
         if (flash_) {
-            cur = b_.flash_attn_ext(q, k, v, mask_);
+            cur = b_.flash_attn_ext(q, k, v, mask_now_, sinks(il));
             auto n = b_.ne(cur);
             cur = b_.reshape(cur, {n[0] * n[1], n[2] * n[3], 1, 1});
         } else {
-            int kq = b_.soft_max(b_.mul_mat(k, q), mask_);
+            int kq = b_.soft_max(b_.mul_mat(k, q), mask_now_, sinks(il));
             int kqv = b_.mul_mat(v, kq);
             cur = b_.permute(kqv, 0, 2, 1, 3);
             auto n = b_.ne(cur);
@@ -178,25 +198,65 @@ class LlamaGraph {
         return cur;
     }
 
+    /// gpt-oss's attention sinks (ggml_flash_attn_ext_add_sinks, ggml_soft_max_add_sinks).
+    int sinks(std::int64_t il) {
+        return d_.gpt_oss ? weight(fmt::format("blk.{}.attn_sinks.weight", il), {d_.n_head}) : -1;
+    }
+
+    /// src/models/openai-moe.cpp: a layer of gpt-oss.
+    int gpt_oss_layer(std::int64_t il, int inp) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        const bool swa = il % 2 == 0;  // set_swa_pattern(2): every other layer, the first among them
+        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
+        int q = b_.add(b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur),
+                       w("attn_q.bias", {d_.n_head * d_.hd_k}));
+        int k = b_.add(b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur), w("attn_k.bias", {gqa_k()}));
+        int v = b_.add(b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur), w("attn_v.bias", {gqa_v()}));
+        q = b_.rope(b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1}), pos_, -1);
+        k = b_.rope(b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1}), pos_, -1);
+        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        cur = attention(il, q, k, v, swa);
+        cur = b_.add(b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur),
+                     w("attn_output.bias", {d_.n_embd}));
+        if (rows_in_layer_ && il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp = b_.get_rows(inp, out_ids_);
+        }
+        int ffn_inp = b_.add(cur, inp);
+        cur = norm(ffn_inp, w("post_attention_norm.weight", {d_.n_embd}));
+        cur = moe(il, cur);
+        return b_.add(cur, ffn_inp);
+    }
+
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
         const std::int64_t e = d_.n_expert, k = d_.n_expert_used;
         const std::int64_t rows = b_.ne(cur)[1];  // the last layer's are the outputs' only
-        int probs = b_.soft_max(b_.mul_mat(w("ffn_gate_inp.weight", {d_.n_embd, e}), cur), -1);
+        int logits = b_.mul_mat(w("ffn_gate_inp.weight", {d_.n_embd, e}), cur);
+        if (d_.gpt_oss) logits = b_.add(logits, w("ffn_gate_inp.bias", {e}));
+        // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT (gpt-oss) chooses on the logits themselves.
+        int probs = d_.gpt_oss ? logits : b_.soft_max(logits, -1);
         int sorted = b_.argsort(probs);
         auto snb = b_.nb(sorted);
         auto sne = b_.ne(sorted);
         int selected = view4d(sorted, {k, sne[1], sne[2], sne[3]}, {snb[1], snb[2], snb[3]});
         int weights = b_.get_rows(b_.reshape(probs, {1, e, rows, 1}), selected);
-        weights = b_.reshape(weights, {k, rows, 1, 1});
-        int sum = b_.clamp(b_.sum_rows(weights));
-        weights = b_.reshape(b_.div(weights, sum), {1, k, rows, 1});
+        if (d_.gpt_oss) {
+            weights = b_.reshape(b_.soft_max(b_.reshape(weights, {k, rows, 1, 1}), -1), {1, k, rows, 1});
+        } else {
+            weights = b_.reshape(weights, {k, rows, 1, 1});
+            int sum = b_.clamp(b_.sum_rows(weights));
+            weights = b_.reshape(b_.div(weights, sum), {1, k, rows, 1});
+        }
         b_.expand(weights);
         int x = b_.reshape(cur, {d_.n_embd, 1, rows, 1});
         int up = b_.mul_mat_id(w("ffn_up_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
+        if (d_.gpt_oss) up = b_.add_id(up, w("ffn_up_exps.bias", {d_.n_ff_exp, e}), selected);
         int gate = b_.mul_mat_id(w("ffn_gate_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
+        if (d_.gpt_oss) gate = b_.add_id(gate, w("ffn_gate_exps.bias", {d_.n_ff_exp, e}), selected);
         int experts = b_.mul_mat_id(w("ffn_down_exps.weight", {d_.n_ff_exp, d_.n_embd, e}), b_.glu(gate, up), selected);
+        if (d_.gpt_oss) experts = b_.add_id(experts, w("ffn_down_exps.bias", {d_.n_embd, e}), selected);
         experts = b_.mul(experts, weights);
         b_.expand(experts);
         std::vector<int> views;
@@ -215,10 +275,14 @@ class LlamaGraph {
 
     Dims d_;
     GgmlBuilder b_;
-    std::int64_t tokens_ = 0, streams_ = 1, outputs_ = 0, cells_ = 0;
+    std::int64_t tokens_ = 0, streams_ = 1, outputs_ = 0, cells_ = 0, swa_cells_ = 0;
     bool flash_ = true;
+    bool rows_in_layer_ = false;
     GgmlType tk_ = GgmlType::f16, tv_ = GgmlType::f16;
-    int pos_ = -1, k_idxs_ = -1, v_idxs_ = -1, mask_ = -1, out_ids_ = -1, rope_freqs_ = -1;
+    int pos_ = -1, out_ids_ = -1, rope_freqs_ = -1;
+    /// The cache's inputs: [0] the full cache's, [1] the sliding window's (gpt-oss).
+    int k_idxs_[2] = {-1, -1}, v_idxs_[2] = {-1, -1}, mask_[2] = {-1, -1};
+    int mask_now_ = -1;  ///< the mask of the layer being built
 };
 
 std::optional<Dims> read_dims(const Model& m) {
@@ -240,6 +304,7 @@ std::optional<Dims> read_dims(const Model& m) {
     d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe";
     d.qkv_bias = d.arch == "qwen2";
     d.rope_freqs = d.arch == "llama" && w.rope_freqs;
+    d.gpt_oss = d.arch == "gpt-oss";
     return d;
 }
 
@@ -251,7 +316,12 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
         return fmt::format("llama.cpp's {} graph is not built here", m.tensors->llama_arch);
     }
     if (!read_dims(m)) return "the model record lacks its layers, heads or head width";
-    if (m.sliding || m.linear || m.mla || !m.kv_groups.empty()) return "its attention is not one full cache";
+    bool pairs = m.tensors->llama_arch == "gpt-oss" && m.sliding && m.sliding->kind == WindowKind::sliding &&
+                 !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim;
+    if ((m.sliding && !pairs) || m.linear || m.mla || !m.kv_groups.empty()) {
+        return "its attention is not one full cache (nor gpt-oss's pairs of full and sliding layers)";
+    }
+    if (pairs && s.swa_cells_per_stream <= 0) return "no cells for the sliding window's cache";
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)
         return "the record does not say how many experts a token uses";
     if (!cache_type(s.cache_k) || !cache_type(s.cache_v)) {
@@ -311,6 +381,7 @@ std::optional<GgmlGraph> llamacpp_graph(const Model& m, const LlamaGraphSetting&
 std::optional<LlamaGraphDims> llamacpp_graph_dims(const Model& m) {
     LlamaGraphSetting s;
     s.cells_per_stream = 256;
+    s.swa_cells_per_stream = 256;
     if (!llamacpp_graph_unsupported(m, s).empty()) return std::nullopt;
     return read_dims(m);
 }

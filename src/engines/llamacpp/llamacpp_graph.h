@@ -5,7 +5,7 @@
 //
 // The graph is built call for call as llama.cpp builds it, at
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
-//   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp: the layers;
+//   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss): the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
@@ -26,11 +26,12 @@
 namespace kvcat {
 
 struct LlamaGraphSetting {
-    std::int64_t tokens = 512;          ///< the micro-batch: min(n_ctx, n_ubatch)
-    std::int64_t seqs = 1;              ///< n_seq_max: -np
-    bool unified = false;               ///< --kv-unified: one stream for every sequence
-    std::int64_t cells_per_stream = 0;  ///< the cache's cells in one stream (n_kv in the reserve)
-    std::int64_t outputs = 0;           ///< the outputs the reserve gives; 0 = every token
+    std::int64_t tokens = 512;              ///< the micro-batch: min(n_ctx, n_ubatch)
+    std::int64_t seqs = 1;                  ///< n_seq_max: -np
+    bool unified = false;                   ///< --kv-unified: one stream for every sequence
+    std::int64_t cells_per_stream = 0;      ///< the cache's cells in one stream (n_kv in the reserve)
+    std::int64_t swa_cells_per_stream = 0;  ///< the sliding-window cache's, for gpt-oss
+    std::int64_t outputs = 0;               ///< the outputs the reserve gives; 0 = every token
     bool flash_attn = true;
     std::string cache_k = "f16";
     std::string cache_v = "f16";
@@ -41,6 +42,10 @@ struct LlamaGraphSetting {
     /// the copies carry no input or output flag). The GPU's buffer type aligns to 128 bytes
     /// (ggml-cuda.cu, ggml_backend_cuda_buffer_type_get_alignment).
     bool device = false;
+    /// gpt-oss as builds of early 2026 built it (llama.cpp a8fbcaa8, src/models/openai-moe-iswa.cpp):
+    /// the output rows taken inside the last layer, and the last hidden state not kept as an output
+    /// (the pinned release keeps it, t_h_nextn, and takes the rows after it).
+    bool gpt_oss_rows_in_layer = false;
 };
 
 /// The llama.cpp commit whose graphs are built here.
@@ -58,6 +63,11 @@ struct LlamaGraphDims {
     bool qk_norm = false;     ///< qwen3, qwen3moe: an RMS norm on Q and K before RoPE
     bool qkv_bias = false;    ///< qwen2: biases on Q, K and V
     bool rope_freqs = false;  ///< llama: the rope_freqs factors as RoPE's third source
+    /// gpt-oss (src/models/openai-moe.cpp): every other layer, the first among them, attends
+    /// over a sliding-window cache of its own (llama_kv_cache_iswa); biases on the attention's
+    /// projections, the router and the experts; attention sinks; softmax over the chosen experts'
+    /// logits only; SwiGLU-OAI; the final hidden state kept as an output (t_h_nextn).
+    bool gpt_oss = false;
 };
 
 /// The model's widths where its graph is built (any f16 or bf16 cache), nullopt otherwise.

@@ -100,6 +100,41 @@ TEST(LlamaGraph, OnAGpuItIsTheBufferThatGpusStartsPrinted) {
     }
 }
 
+TEST(LlamaGraph, GptOssOnATeslaT4IsTheBufferB7772Printed) {
+    // Three starts of llama.cpp b7772 on a T4 (records/allocations/llamacpp-b7772-gpt-oss-20b-*): a
+    // full cache and a sliding window's of their own, sinks, biases, 32 experts. b7772's gpt-oss
+    // took the output rows inside the last layer and kept no hidden state as an output; built so,
+    // the GPU's part is each printed 398.38 MiB. The pinned release keeps the last hidden state
+    // (t_h_nextn, 2,880 x 512 x 4 bytes) and takes the rows after the last layer, and places the
+    // rest around it: 5,898,240 bytes more at 64,000 and 24,576 cells, 10,899,456 at 4,096.
+    struct Start {
+        std::int64_t cells, swa_cells, seqs, streams;
+    };
+    struct Case {
+        Start start;
+        std::int64_t more;
+    };
+    for (const auto& [st, more] :
+         {Case{{64000, 1024, 4, 1}, 5898240}, Case{{4096, 768, 2, 2}, 10899456}, Case{{24576, 768, 2, 2}, 5898240}}) {
+        LlamaGraphSetting s;
+        s.tokens = 512;
+        s.seqs = st.seqs;
+        s.unified = st.streams == 1;
+        s.cells_per_stream = st.cells;
+        s.swa_cells_per_stream = st.swa_cells;
+        s.outputs = 0;
+        s.device = true;
+        s.gpt_oss_rows_in_layer = true;
+        auto then = llamacpp_graph_buffer(shipped_model("models/gpt-oss-20b"), s);
+        ASSERT_TRUE(then) << st.cells;
+        EXPECT_EQ(mib(*then), "398.38") << st.cells;
+        s.gpt_oss_rows_in_layer = false;
+        auto now = llamacpp_graph_buffer(shipped_model("models/gpt-oss-20b"), s);
+        ASSERT_TRUE(now);
+        EXPECT_EQ(*now - *then, more) << st.cells;
+    }
+}
+
 TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     LlamaGraphSetting s;
     s.cells_per_stream = 4096;

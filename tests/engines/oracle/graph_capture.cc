@@ -123,7 +123,14 @@ std::string graph_difference(const GgmlGraph& ours, const GgmlGraph& theirs) {
     for (std::size_t i = 0; i < std::min(ol.size(), tl.size()); ++i) {
         const GgmlTensor& a = ours.tensors[static_cast<std::size_t>(ol[i])];
         const GgmlTensor& b = theirs.tensors[static_cast<std::size_t>(tl[i])];
-        if (!same(a, b)) return fmt::format("leaf {}: kvcat {}, llama.cpp {}", i, describe(a), describe(b));
+        if (!same(a, b)) {
+            std::string all;
+            for (std::size_t j = 0; j < tl.size(); ++j) {
+                all += fmt::format("; llama.cpp's leaf {}: {}", j,
+                                   describe(theirs.tensors[static_cast<std::size_t>(tl[j])]));
+            }
+            return fmt::format("leaf {}: kvcat {}, llama.cpp {}{}", i, describe(a), describe(b), all);
+        }
     }
     if (ol.size() != tl.size()) return fmt::format("kvcat has {} leafs of its own, llama.cpp {}", ol.size(), tl.size());
     auto oat = places(ours), tat = places(theirs);

@@ -284,6 +284,9 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         if (unified && np == 1) continue;
                         llama_context_params p = llama_context_default_params();
                         p.n_outputs_max = server ? static_cast<std::uint32_t>(np) : 0;
+                        // llama-server keeps a sliding window's cache at its window (common.h:
+                        // swa_full false); the library's default is a full-size one.
+                        p.swa_full = !server;
                         p.n_ctx = static_cast<std::uint32_t>(ctx);
                         p.n_ubatch = static_cast<std::uint32_t>(ub);
                         p.n_batch = 2048;
@@ -308,6 +311,7 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         e.kv_unified = unified;
                         e.ubatch = ub;
                         e.flash_attn = fa;
+                        e.swa_full = p.swa_full;  // the library's default: a full-size SWA cache
                         EngineAnswer a = engine_allocation(m, *find_cache_dtype("f16"), Engine::llamacpp, e);
                         std::int64_t streams = unified ? 1 : np;
                         std::int64_t swa = 0;
@@ -320,6 +324,7 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                             gs.seqs = np;
                             gs.unified = unified;
                             gs.cells_per_stream = a.tokens.value_or(ctx) / streams;
+                            gs.swa_cells_per_stream = swa;
                             gs.outputs = server ? np : 0;
                             gs.flash_attn = fa;
                             check_allocator(id, m, setting, ctx_made, gs, plant, printed, t);
@@ -507,7 +512,8 @@ int main(int argc, char** argv) {
         "reserved a second time: libllama could not allocate them again)\n",
         t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
     std::cout << fmt::format(
-        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe): {} of {} equal to libllama's node for node, with its "
+        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss): {} of {} equal to libllama's node for node, with "
+        "its "
         "buffer to the printed 0.01 MiB\n",
         t.compute.built_equal, t.compute.built);
     std::cout << fmt::format(
