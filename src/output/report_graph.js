@@ -4,28 +4,33 @@
 // to the byte (the browser test holds them to it):
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
-//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe and gpt-oss at the pinned commit, and the part a
+//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4 and gemma3 at the pinned commit, and the part a
 //     GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
   'use strict';
 
-  const F32 = 0, F16 = 1, I32 = 26, I64 = 27, BF16 = 30;
-  const typeBytes = (t) => (t === F16 || t === BF16 ? 2 : t === I64 ? 8 : 4);
+  const F32 = 0, F16 = 1, Q4_0 = 2, Q4_1 = 3, Q5_0 = 6, Q5_1 = 7, Q8_0 = 8, IQ4_NL = 20, I32 = 26, I64 = 27, BF16 = 30;
+  // ggml_type_size (a block's bytes) and ggml_blck_size
+  const BLOCK = { [Q4_0]: 18, [Q4_1]: 20, [Q5_0]: 22, [Q5_1]: 24, [Q8_0]: 34, [IQ4_NL]: 18 };
+  const typeBytes = (t) => (BLOCK[t] !== undefined ? BLOCK[t] : t === F16 || t === BF16 ? 2 : t === I64 ? 8 : 4);
+  const blockElements = (t) => (BLOCK[t] !== undefined ? 32 : 1);
+  const rowBytes = (t, n) => typeBytes(t) * (n / blockElements(t));
   const INPLACE = new Set(['FILL', 'SCALE', 'DIAG_MASK_ZERO', 'DIAG_MASK_INF', 'ADD', 'ADD_ID', 'ADD1', 'SUB', 'MUL',
     'DIV', 'SQR', 'SQRT', 'LOG', 'UNARY', 'ROPE', 'ROPE_BACK', 'SILU_BACK', 'RMS_NORM', 'RMS_NORM_BACK', 'CLAMP',
     'SOFT_MAX', 'SOFT_MAX_BACK']);
 
   function contiguous(type, ne) {
-    const nb = [typeBytes(type), 0, 0, 0];
-    for (let i = 1; i < 4; i++) nb[i] = nb[i - 1] * ne[i - 1];
+    const nb = [typeBytes(type), rowBytes(type, ne[0]), 0, 0];
+    for (let i = 2; i < 4; i++) nb[i] = nb[i - 1] * ne[i - 1];
     return nb;
   }
   function nbytes(t) {
     if (t.ne.some((n) => n <= 0)) return 0;
-    let b = typeBytes(t.type);
-    for (let i = 0; i < 4; i++) b += (t.ne[i] - 1) * t.nb[i];
+    const block = blockElements(t.type);
+    let b = block === 1 ? typeBytes(t.type) : (t.ne[0] * t.nb[0]) / block;
+    for (let i = block === 1 ? 0 : 1; i < 4; i++) b += (t.ne[i] - 1) * t.nb[i];
     return b;
   }
 
@@ -130,14 +135,33 @@ var kvcatLlamaGraph = (function () {
     b.expand(inp);
     b.expand(inpEmbd);
     const pos = b.input(I32, [T, 1, 1, 1]);
+    const caches = d.swa_period > 0 ? 2 : 1;
+    const slides = (il) => d.swa_period > 0 && il % d.swa_period < d.swa_period - 1;
     // build_attn_inp_kv, or build_attn_inp_kv_iswa: the full cache's, then the window's (gpt-oss)
     const kIdxs = [], vIdxs = [], masks = [];
-    for (let c = 0; c < (d.gpt_oss ? 2 : 1); c++) {
+    for (let c = 0; c < caches; c++) {
       kIdxs.push(b.input(I64, [T, 1, 1, 1]));
       vIdxs.push(b.input(I64, [flash ? T : T * gqaV, 1, 1, 1]));
       masks.push(b.input(flash ? F16 : F32, [c === 0 ? cells : s.swaCells, T / streams, 1, streams]));
     }
     let mask = masks[0];
+    // a quantized K or V is rotated (llamacpp_graph.cc: rot_k_, rot_v_)
+    let rotK = 0, rotV = 0;
+    if (blockElements(tk) > 1 && d.hd_k % 64 === 0) { rotK = 64; while (d.hd_k % (rotK * 2) === 0) rotK *= 2; }
+    if (blockElements(tv) > 1 && d.hd_v % 64 === 0) rotV = 64;
+    const kRot = [], vRot = [];
+    for (let c = 0; c < caches; c++) {
+      kRot.push(rotK ? b.input(F32, [rotK, rotK, 1, 1]) : -1);
+      vRot.push(rotV ? b.input(F32, [rotV, rotV, 1, 1]) : -1);
+    }
+    const isContiguous = (x) => contiguous(b.t[x].type, b.t[x].ne).every((n, i) => n === b.t[x].nb[i]);
+    function hadamard(cur, rot) {
+      const n = b.t[rot].ne[0];
+      const ne = b.t[cur].ne.slice();
+      const elements = ne[0] * ne[1] * ne[2] * ne[3];
+      const flat = isContiguous(cur) ? b.reshape(cur, [n, elements / n, 1, 1]) : b.cont(cur, [n, elements / n, 1, 1]);
+      return b.reshape(b.mulMat(rot, flat), ne);
+    }
     const outIds = b.input(I32, [outputs, 1, 1, 1]);
     const ropeFreqs = d.rope_freqs ? w([d.hd_k / 2]) : -1;
     const sinks = () => (d.gpt_oss ? w([d.n_head]) : -1);
@@ -167,14 +191,17 @@ var kvcatLlamaGraph = (function () {
     }
 
     function attention(q, k, v, swa) {
+      const r = swa ? 1 : 0;
+      if (kRot[r] >= 0) { q = hadamard(q, kRot[r]); k = hadamard(k, kRot[r]); }
+      if (vRot[r] >= 0) v = hadamard(v, vRot[r]);
       b.expand(q);
-      if (d.gpt_oss) { b.expand(k); b.expand(v); } else { b.expand(v); b.expand(k); }
+      if (caches === 2) { b.expand(k); b.expand(v); } else { b.expand(v); b.expand(k); }
       const c = swa ? 1 : 0;
       const cells = swa ? s.swaCells : s.cells;
       mask = masks[c];
       const kc = b.external(tk, [gqaK, cells, streams, 1]);
       const vc = b.external(tv, [gqaV, cells, streams, 1]);
-      const ek = typeBytes(tk), ev = typeBytes(tv);
+      const rk = (n) => rowBytes(tk, n), rv = (n) => rowBytes(tv, n);
       {
         const src = view2d(k, gqaK, T, b.t[k].nb[2]);
         const dst = streams > 1 ? b.reshape(kc, [gqaK, cells * streams, 1, 1]) : kc;
@@ -190,11 +217,12 @@ var kvcatLlamaGraph = (function () {
         src = b.reshape(src, [1, gqaV * T, 1, 1]);
         b.expand(b.setRows(dst, src, vIdxs[c]));
       }
-      const kv = b.view(kc, [d.hd_k, d.n_head_kv, cells, streams], [d.hd_k * ek, gqaK * ek, gqaK * cells * ek]);
+      const kv = b.view(kc, [d.hd_k, d.n_head_kv, cells, streams], [rk(d.hd_k), rk(gqaK), rk(gqaK * cells)]);
       const vv = flash
-        ? b.view(vc, [d.hd_v, d.n_head_kv, cells, streams], [d.hd_v * ev, gqaV * ev, gqaV * cells * ev])
-        : b.view(vc, [cells, d.n_head_kv, d.hd_v, streams], [cells * d.hd_v * ev, cells * ev, cells * gqaV * ev]);
-      return mha(q, kv, vv);
+        ? b.view(vc, [d.hd_v, d.n_head_kv, cells, streams], [rv(d.hd_v), rv(gqaV), rv(gqaV * cells)])
+        : b.view(vc, [cells, d.n_head_kv, d.hd_v, streams], [rv(cells * d.hd_v), rv(cells), rv(cells * gqaV)]);
+      const out = mha(q, kv, vv);
+      return vRot[c] >= 0 ? hadamard(out, vRot[c]) : out;
     }
 
     function moe(cur) {
@@ -251,7 +279,7 @@ var kvcatLlamaGraph = (function () {
       k = b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]);
       k = b.same('ROPE', k, [k, pos, -1]);
       v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
-      cur = attention(q, k, v, il % 2 === 0);
+      cur = attention(q, k, v, slides(il));
       cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
       cur = b.same('ADD', cur, [cur, w([d.n_embd])]);
       const ffnInp = b.same('ADD', cur, [cur, inp]);
@@ -259,8 +287,38 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', cur, [cur, ffnInp]);
     }
 
+    // src/models/gemma3.cpp: a layer of Gemma 3 (llamacpp_graph.cc's gemma3_layer)
+    function gemma3Layer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      let q = b.reshape(b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur), [d.hd_k, d.n_head, T, 1]);
+      let k = b.reshape(b.mulMat(w([d.n_embd, gqaK]), cur), [d.hd_k, d.n_head_kv, T, 1]);
+      const v = b.reshape(b.mulMat(w([d.n_embd, gqaV]), cur), [d.hd_v, d.n_head_kv, T, 1]);
+      q = norm(q, w([d.hd_k]));
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = norm(k, w([d.hd_k]));
+      k = b.same('ROPE', k, [k, pos, -1]);
+      q = b.same('SCALE', q, [q]);
+      cur = attention(q, k, v, slides(il));
+      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
+      let res = inp;
+      if (il === d.n_layer - 1) {
+        cur = b.getRows(cur, outIds);
+        res = b.getRows(res, outIds);
+      }
+      cur = norm(cur, w([d.n_embd]));
+      const saOut = b.same('ADD', cur, [cur, res]);
+      cur = norm(saOut, w([d.n_embd]));
+      const up = b.mulMat(w([d.n_embd, d.n_ff]), cur);
+      const gate = b.mulMat(w([d.n_embd, d.n_ff]), cur);
+      cur = b.mulMat(w([d.n_ff, d.n_embd]), b.same('GLU', gate, [gate, up]));
+      cur = norm(cur, w([d.n_embd]));
+      return b.same('ADD', cur, [cur, saOut]);
+    }
+
+    if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
     for (let il = 0; il < d.n_layer; il++) {
       if (d.gpt_oss) { inp = gptOssLayer(il); continue; }
+      if (d.gemma3) { inp = gemma3Layer(il); continue; }
       let inpSA = inp;
       let cur = norm(inp, w([d.n_embd]));
       let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
@@ -282,9 +340,16 @@ var kvcatLlamaGraph = (function () {
         cur = b.getRows(cur, outIds);
         inpSA = b.getRows(inpSA, outIds);
       }
+      if (d.glm4) cur = norm(cur, w([d.n_embd]));
       const ffnInp = b.same('ADD', cur, [cur, inpSA]);
       cur = norm(ffnInp, w([d.n_embd]));
-      if (d.n_expert > 0) {
+      if (d.glm4) {
+        // glm4: SwiGLU of one projection's halves, then a norm after the feed-forward
+        const up = b.mulMat(w([d.n_embd, 2 * d.n_ff]), cur);
+        const U = b.t[up];
+        const act = b.make('GLU', U.type, [U.ne[0] / 2, U.ne[1], U.ne[2], U.ne[3]], [up]);
+        cur = norm(b.mulMat(w([d.n_ff, d.n_embd]), act), w([d.n_embd]));
+      } else if (d.n_expert > 0) {
         cur = moe(cur);
       } else {
         const up = b.mulMat(w([d.n_embd, d.n_ff]), cur);
@@ -433,7 +498,7 @@ var kvcatLlamaGraph = (function () {
     return maxSize;
   }
 
-  const cacheTypes = { f16: F16, bf16: BF16 };
+  const cacheTypes = { f16: F16, bf16: BF16, q8_0: Q8_0, q4_0: Q4_0, q4_1: Q4_1, q5_0: Q5_0, q5_1: Q5_1, iq4_nl: IQ4_NL };
   const memo = new Map();
   // The buffer a GPU that runs every layer allocates (llamacpp_compute_buffer with the graph), or
   // null where the model's graph or the cache type is not built.

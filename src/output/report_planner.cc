@@ -86,7 +86,10 @@ json llamacpp_terms(const Model& m) {
                  {"qk_norm", g->qk_norm},
                  {"qkv_bias", g->qkv_bias},
                  {"rope_freqs", g->rope_freqs},
-                 {"gpt_oss", g->gpt_oss}};
+                 {"gpt_oss", g->gpt_oss},
+                 {"glm4", g->glm4},
+                 {"gemma3", g->gemma3},
+                 {"swa_period", g->swa_period}};
     }
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {
@@ -94,7 +97,13 @@ json llamacpp_terms(const Model& m) {
             LlamaCoefficients c = llamacpp_coefficients(m, d);
             json with_graph = compute;
             if (!compute.is_null()) {
-                with_graph["graph"] = (d.name == "f16" || d.name == "bf16") && !graph.is_null() ? graph : json(nullptr);
+                // The cache types whose graph is built (llamacpp_graph_unsupported): not f32.
+                LlamaGraphSetting probe;
+                probe.cells_per_stream = 256;
+                probe.swa_cells_per_stream = 256;
+                probe.cache_k = probe.cache_v = std::string(d.name);
+                bool built = !graph.is_null() && llamacpp_graph_unsupported(m, probe).empty();
+                with_graph["graph"] = built ? graph : json(nullptr);
                 if (!with_graph["graph"].is_null()) with_graph["graph"]["cache"] = std::string(d.name);
             }
             by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},

@@ -16,8 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-# (context a sequence, sequences): one slot, several, and contexts that pad.
-CHOICES = [(4096, 1), (20000, 1), (8192, 4), (40000, 2)]
+# (context a sequence, sequences, cache type): one slot, several, contexts that pad, and a
+# quantized cache (its Hadamard rotations).
+CHOICES = [(4096, 1, "f16"), (20000, 1, "f16"), (8192, 4, "f16"), (40000, 2, "f16"), (16384, 2, "q8_0")]
 
 NODE = r"""
 const fs = require('fs');
@@ -50,15 +51,15 @@ def main():
         content = json.loads(m.group(1).replace("<\\/", "</"))
         cases, expected, labels = [], [], []
         for model in content["planner"]["models"]:
-            terms = model.get("engines", {}).get("llama.cpp", {}).get("f16", {})
-            compute = terms.get("compute") if isinstance(terms, dict) else None
-            spec = compute.get("graph") if compute else None
-            if not spec:
-                continue
-            for ctx, batch in CHOICES:
+            for ctx, batch, dtype in CHOICES:
+                terms = model.get("engines", {}).get("llama.cpp", {}).get(dtype, {})
+                compute = terms.get("compute") if isinstance(terms, dict) else None
+                spec = compute.get("graph") if compute else None
+                if not spec:
+                    continue
                 run = subprocess.run(
                     [a.kvcat, "fit", "--records", str(records), "--model", model["id"], "--accelerator",
-                     "nvidia-b200", "--weight-bytes", "1000000000", "--kv-dtype", "f16", "--engine", "llama.cpp",
+                     "nvidia-b200", "--weight-bytes", "1000000000", "--kv-dtype", dtype, "--engine", "llama.cpp",
                      "--ctx-size", str(ctx * batch), "--parallel", str(batch), "--format", "json"],
                     capture_output=True, text=True)
                 fit = json.loads(run.stdout)
@@ -69,9 +70,9 @@ def main():
                 cases.append({"spec": spec, "setting": {
                     "tokens": min(512, tokens), "seqs": batch, "unified": batch == 1, "cells": cells,
                     "swaCells": swa_cells,
-                    "outputs": batch, "flashAttn": True, "cacheK": "f16", "cacheV": "f16"}})
+                    "outputs": batch, "flashAttn": True, "cacheK": dtype, "cacheV": dtype}})
                 expected.append(fit.get("compute_buffer_bytes"))
-                labels.append(f"{model['id']} -c {ctx * batch} -np {batch}")
+                labels.append(f"{model['id']} -c {ctx * batch} -np {batch} -ctk {dtype} -ctv {dtype}")
         cases_file = Path(tmp) / "cases.json"
         cases_file.write_text(json.dumps(cases))
         runner = Path(tmp) / "run.js"

@@ -17,8 +17,41 @@ std::int64_t ggml_type_bytes(GgmlType t) {
             return 2;
         case GgmlType::i64:
             return 8;
+        case GgmlType::q4_0:
+        case GgmlType::iq4_nl:
+            return 18;
+        case GgmlType::q4_1:
+            return 20;
+        case GgmlType::q5_0:
+            return 22;
+        case GgmlType::q5_1:
+            return 24;
+        case GgmlType::q8_0:
+            return 34;
     }
     return 4;
+}
+
+bool ggml_type_quantized(GgmlType t) {
+    return ggml_block_elements(t) > 1;
+}
+
+std::int64_t ggml_block_elements(GgmlType t) {
+    switch (t) {
+        case GgmlType::q4_0:
+        case GgmlType::q4_1:
+        case GgmlType::q5_0:
+        case GgmlType::q5_1:
+        case GgmlType::q8_0:
+        case GgmlType::iq4_nl:
+            return 32;
+        default:
+            return 1;
+    }
+}
+
+std::int64_t ggml_row_bytes(GgmlType t, std::int64_t n) {
+    return checked_mul(ggml_type_bytes(t), n / ggml_block_elements(t));
 }
 
 bool ggml_op_can_inplace(const std::string& op) {
@@ -40,17 +73,20 @@ using Ne = GgmlBuilder::Ne;
 Ne contiguous(GgmlType type, const Ne& ne) {
     Ne nb{};
     nb[0] = ggml_type_bytes(type);
-    for (std::size_t i = 1; i < 4; ++i) nb[i] = checked_mul(nb[i - 1], ne[i - 1]);
+    nb[1] = ggml_row_bytes(type, ne[0]);
+    for (std::size_t i = 2; i < 4; ++i) nb[i] = checked_mul(nb[i - 1], ne[i - 1]);
     return nb;
 }
 
-/// ggml_nbytes for a type of one element a block.
+/// ggml_nbytes.
 std::int64_t nbytes(const GgmlTensor& t) {
     for (std::int64_t n : t.ne) {
         if (n <= 0) return 0;
     }
-    std::int64_t bytes = ggml_type_bytes(static_cast<GgmlType>(t.type));
-    for (std::size_t i = 0; i < 4; ++i) bytes = checked_add(bytes, checked_mul(t.ne[i] - 1, t.nb[i]));
+    auto type = static_cast<GgmlType>(t.type);
+    std::int64_t block = ggml_block_elements(type);
+    std::int64_t bytes = block == 1 ? ggml_type_bytes(type) : checked_mul(t.ne[0], t.nb[0]) / block;
+    for (std::size_t i = block == 1 ? 0 : 1; i < 4; ++i) bytes = checked_add(bytes, checked_mul(t.ne[i] - 1, t.nb[i]));
     return bytes;
 }
 
@@ -128,6 +164,14 @@ int GgmlBuilder::glu(int a, int b) {
     return same_as("GLU", a, {a, b});
 }
 
+int GgmlBuilder::glu_halves(int a) {
+    return make("GLU", static_cast<GgmlType>(at(a).type), {ne(a)[0] / 2, ne(a)[1], ne(a)[2], ne(a)[3]}, {a});
+}
+
+int GgmlBuilder::scale(int a) {
+    return same_as("SCALE", a, {a});
+}
+
 int GgmlBuilder::mul_mat(int a, int b) {
     return make("MUL_MAT", GgmlType::f32, {ne(a)[1], ne(b)[1], ne(b)[2], ne(b)[3]}, {a, b});
 }
@@ -198,6 +242,10 @@ int GgmlBuilder::sum_rows(int a) {
 
 void GgmlBuilder::expand(int t) {
     visit(t);
+}
+
+bool GgmlBuilder::is_contiguous(int t) const {
+    return at(t).nb == contiguous(static_cast<GgmlType>(at(t).type), at(t).ne);
 }
 
 void GgmlBuilder::visit(int t) {

@@ -17,10 +17,28 @@
 
 namespace kvcat {
 
-/// ggml_type's values for the types a compute graph holds.
-enum class GgmlType : int { f32 = 0, f16 = 1, i32 = 26, i64 = 27, bf16 = 30 };
+/// ggml_type's values for the types a compute graph and a cache hold.
+enum class GgmlType : int {
+    f32 = 0,
+    f16 = 1,
+    q4_0 = 2,
+    q4_1 = 3,
+    q5_0 = 6,
+    q5_1 = 7,
+    q8_0 = 8,
+    iq4_nl = 20,
+    i32 = 26,
+    i64 = 27,
+    bf16 = 30
+};
 
+/// ggml_type_size: the bytes of one block (one element for a plain type).
 std::int64_t ggml_type_bytes(GgmlType t);
+/// ggml_blck_size: the elements of one block.
+std::int64_t ggml_block_elements(GgmlType t);
+/// ggml_row_size: the bytes of n elements.
+std::int64_t ggml_row_bytes(GgmlType t, std::int64_t n);
+bool ggml_type_quantized(GgmlType t);
 
 /// ggml_op_can_inplace (ggml/src/ggml-alloc.c): the operations whose result may take a source's memory.
 bool ggml_op_can_inplace(const std::string& op);
@@ -52,10 +70,15 @@ class GgmlBuilder {
     int soft_max(int a, int mask, int sinks = -1);
     int add_id(int a, int b, int ids);
     int glu(int a, int b);
+    /// ggml_glu_impl with one source: gate and up as halves of it (ggml_swiglu).
+    int glu_halves(int a);
     int argsort(int a);
     int sum_rows(int a);
     int clamp(int a);
+    int scale(int a);
 
+    /// ggml_is_contiguous: its strides are those of its shape.
+    bool is_contiguous(int t) const;
     void set_output(int t) { g_.tensors[static_cast<std::size_t>(t)].output = true; }
     void name(int t, const std::string& n) { g_.tensors[static_cast<std::size_t>(t)].name = n; }
     /// ggml_build_forward_expand.

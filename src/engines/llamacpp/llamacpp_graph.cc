@@ -13,13 +13,19 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss"};
+const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss", "glm4", "gemma3"};
 
 using Dims = LlamaGraphDims;
 
+/// The cache types llama.cpp takes whose graph is built here; an f32 cache adds casts before flash
+/// attention (build_attn_mha), not built.
 std::optional<GgmlType> cache_type(const std::string& name) {
-    if (name == "f16") return GgmlType::f16;
-    if (name == "bf16") return GgmlType::bf16;
+    static const std::vector<std::pair<std::string, GgmlType>> kTypes = {
+        {"f16", GgmlType::f16},   {"bf16", GgmlType::bf16}, {"q8_0", GgmlType::q8_0}, {"q4_0", GgmlType::q4_0},
+        {"q4_1", GgmlType::q4_1}, {"q5_0", GgmlType::q5_0}, {"q5_1", GgmlType::q5_1}, {"iq4_nl", GgmlType::iq4_nl}};
+    for (const auto& [n, t] : kTypes) {
+        if (n == name) return t;
+    }
     return std::nullopt;
 }
 
@@ -38,21 +44,36 @@ class LlamaGraph {
         flash_ = s.flash_attn;
         tk_ = *cache_type(s.cache_k);
         tv_ = *cache_type(s.cache_v);
+        // src/llama-kv-cache.cpp: a quantized K or V is rotated by a Hadamard matrix (attn_rot_k,
+        // attn_rot_v) when its head width is a multiple of 64; K's is the largest power of two
+        // from 64 dividing the width, V's is 64 (build_input_k_rot, build_input_v_rot).
+        if (ggml_type_quantized(tk_) && d.hd_k % 64 == 0) {
+            rot_k_ = 64;
+            while (d.hd_k % (rot_k_ * 2) == 0) rot_k_ *= 2;
+        }
+        if (ggml_type_quantized(tv_) && d.hd_v % 64 == 0) rot_v_ = 64;
     }
 
     GgmlGraph build() {
         int inp = embeddings();
         pos_ = b_.input("inp_pos", GgmlType::i32, {tokens_, 1, 1, 1});
         // build_attn_inp_kv (build_attn_inp_kv_iswa: the full cache's, then the window's)
-        for (int c = 0; c < (d_.gpt_oss ? 2 : 1); ++c) {
+        for (int c = 0; c < caches(); ++c) {
             k_idxs_[c] = b_.input("k_idxs", GgmlType::i64, {tokens_, 1, 1, 1});
             v_idxs_[c] = b_.input("v_idxs", GgmlType::i64, {flash_ ? tokens_ : checked_mul(tokens_, gqa_v()), 1, 1, 1});
             mask_[c] = b_.input("attn_inp_kq_mask", flash_ ? GgmlType::f16 : GgmlType::f32,
                                 {c == 0 ? cells_ : swa_cells_, tokens_ / streams_, 1, streams_});
         }
+        for (int c = 0; c < caches(); ++c) {
+            if (rot_k_ > 0) k_rot_[c] = b_.input("attn_inp_k_rot", GgmlType::f32, {rot_k_, rot_k_, 1, 1});
+            if (rot_v_ > 0) v_rot_[c] = b_.input("attn_inp_v_rot", GgmlType::f32, {rot_v_, rot_v_, 1, 1});
+        }
         out_ids_ = b_.input("inp_out_ids", GgmlType::i32, {outputs_, 1, 1, 1});
         if (d_.rope_freqs) rope_freqs_ = weight("rope_freqs.weight", {d_.hd_k / 2});
-        for (std::int64_t il = 0; il < d_.n_layer; ++il) inp = d_.gpt_oss ? gpt_oss_layer(il, inp) : layer(il, inp);
+        if (d_.gemma3) inp = b_.scale(inp);  // by sqrt(n_embd)
+        for (std::int64_t il = 0; il < d_.n_layer; ++il) {
+            inp = d_.gpt_oss ? gpt_oss_layer(il, inp) : d_.gemma3 ? gemma3_layer(il, inp) : layer(il, inp);
+        }
         if (d_.gpt_oss && !rows_in_layer_) {
             // t_h_nextn: the last hidden state is an output; the rows kept are taken after it.
             b_.set_output(inp);
@@ -70,6 +91,9 @@ class LlamaGraph {
 
   private:
     std::int64_t gqa_k() const { return d_.hd_k * d_.n_head_kv; }
+    /// One cache, or a full one and a sliding window's (llama_kv_cache_iswa).
+    int caches() const { return d_.swa_period > 0 ? 2 : 1; }
+    bool slides(std::int64_t il) const { return d_.swa_period > 0 && il % d_.swa_period < d_.swa_period - 1; }
     std::int64_t gqa_v() const { return d_.hd_v * d_.n_head_kv; }
     int weight(const std::string& name, GgmlBuilder::Ne ne) {
         for (auto& n : ne) n = n == 0 ? 1 : n;
@@ -116,9 +140,14 @@ class LlamaGraph {
             cur = b_.get_rows(cur, out_ids_);
             inp_sa = b_.get_rows(inp_sa, out_ids_);
         }
+        if (d_.glm4) cur = norm(cur, w("post_attention_norm.weight", {d_.n_embd}));
         int ffn_inp = b_.add(cur, inp_sa);
         cur = norm(ffn_inp, w("ffn_norm.weight", {d_.n_embd}));
-        if (d_.n_expert > 0) {
+        if (d_.glm4) {
+            int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, 2 * d_.n_ff}), cur);
+            cur = b_.mul_mat(w("ffn_down.weight", {d_.n_ff, d_.n_embd}), b_.glu_halves(up));
+            cur = norm(cur, w("post_ffw_norm.weight", {d_.n_embd}));
+        } else if (d_.n_expert > 0) {
             cur = moe(il, cur);
         } else {
             int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, d_.n_ff}), cur);
@@ -129,9 +158,25 @@ class LlamaGraph {
     }
 
     /// build_attn with a cache: store K and V in it (cpy_k, cpy_v), then attend over its views.
+    /// llama_mul_mat_hadamard (src/llama-impl.h).
+    int hadamard(int cur, int rot) {
+        const std::int64_t n = b_.ne(rot)[0];
+        auto ne = b_.ne(cur);
+        std::int64_t elements = checked_mul(checked_mul(ne[0], ne[1]), checked_mul(ne[2], ne[3]));
+        int flat =
+            b_.is_contiguous(cur) ? b_.reshape(cur, {n, elements / n, 1, 1}) : b_.cont(cur, {n, elements / n, 1, 1});
+        return b_.reshape(b_.mul_mat(rot, flat), ne);
+    }
+
     int attention(std::int64_t il, int q, int k, int v, bool swa = false) {
+        const int r = swa ? 1 : 0;
+        if (k_rot_[r] >= 0) {
+            q = hadamard(q, k_rot_[r]);
+            k = hadamard(k, k_rot_[r]);
+        }
+        if (v_rot_[r] >= 0) v = hadamard(v, v_rot_[r]);
         b_.expand(q);
-        if (d_.gpt_oss) {
+        if (caches() == 2) {
             // build_attn over llm_graph_input_attn_kv_iswa expands K before V.
             b_.expand(k);
             b_.expand(v);
@@ -145,7 +190,8 @@ class LlamaGraph {
         mask_now_ = mask_[c];
         int kc = b_.external(fmt::format("cache_k_l{}", il), tk_, {gqa_k(), cells, streams_, 1});
         int vc = b_.external(fmt::format("cache_v_l{}", il), tv_, {gqa_v(), cells, streams_, 1});
-        const std::int64_t ek = ggml_type_bytes(tk_), ev = ggml_type_bytes(tv_);
+        auto rk = [&](std::int64_t n) { return ggml_row_bytes(tk_, n); };
+        auto rv = [&](std::int64_t n) { return ggml_row_bytes(tv_, n); };
         {
             int src = view2d(k, gqa_k(), tokens_, b_.nb(k)[2], 0);
             int dst = streams_ > 1 ? b_.reshape(kc, {gqa_k(), checked_mul(cells, streams_), 1, 1}) : kc;
@@ -164,13 +210,13 @@ class LlamaGraph {
             b_.expand(b_.set_rows(dst, src, v_idxs));
         }
         int kv = view4d(kc, {d_.hd_k, d_.n_head_kv, cells, streams_},
-                        {d_.hd_k * ek, gqa_k() * ek, checked_mul(checked_mul(gqa_k(), cells), ek)});
+                        {rk(d_.hd_k), rk(gqa_k()), rk(checked_mul(gqa_k(), cells))});
         int vv = flash_ ? view4d(vc, {d_.hd_v, d_.n_head_kv, cells, streams_},
-                                 {d_.hd_v * ev, gqa_v() * ev, checked_mul(checked_mul(gqa_v(), cells), ev)})
+                                 {rv(d_.hd_v), rv(gqa_v()), rv(checked_mul(gqa_v(), cells))})
                         : view4d(vc, {cells, d_.n_head_kv, d_.hd_v, streams_},
-                                 {checked_mul(checked_mul(cells, d_.hd_v), ev), checked_mul(cells, ev),
-                                  checked_mul(checked_mul(cells, gqa_v()), ev)});
-        return mha(q, kv, vv, il);
+                                 {rv(checked_mul(cells, d_.hd_v)), rv(cells), rv(checked_mul(cells, gqa_v()))});
+        int out = mha(q, kv, vv, il);
+        return v_rot_[c] >= 0 ? hadamard(out, v_rot_[c]) : out;
     }
 
     /// build_attn_mha.
@@ -206,7 +252,7 @@ class LlamaGraph {
     /// src/models/openai-moe.cpp: a layer of gpt-oss.
     int gpt_oss_layer(std::int64_t il, int inp) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
-        const bool swa = il % 2 == 0;  // set_swa_pattern(2): every other layer, the first among them
+        const bool swa = slides(il);  // set_swa_pattern(2): every other layer, the first among them
         int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
         int q = b_.add(b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur),
                        w("attn_q.bias", {d_.n_head * d_.hd_k}));
@@ -226,6 +272,35 @@ class LlamaGraph {
         cur = norm(ffn_inp, w("post_attention_norm.weight", {d_.n_embd}));
         cur = moe(il, cur);
         return b_.add(cur, ffn_inp);
+    }
+
+    /// src/models/gemma3.cpp: a layer of Gemma 3.
+    int gemma3_layer(std::int64_t il, int inp) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
+        int q = b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur);
+        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
+        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
+        q = b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1});
+        k = b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1});
+        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        q = b_.rope(norm(q, w("attn_q_norm.weight", {d_.hd_k})), pos_, -1);
+        k = b_.rope(norm(k, w("attn_k_norm.weight", {d_.hd_k})), pos_, -1);
+        q = b_.scale(q);  // by f_attention_scale
+        cur = attention(il, q, k, v, slides(il));
+        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+        if (il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp = b_.get_rows(inp, out_ids_);
+        }
+        cur = norm(cur, w("post_attention_norm.weight", {d_.n_embd}));
+        int sa_out = b_.add(cur, inp);
+        cur = norm(sa_out, w("ffn_norm.weight", {d_.n_embd}));
+        int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, d_.n_ff}), cur);
+        int gate = b_.mul_mat(w("ffn_gate.weight", {d_.n_embd, d_.n_ff}), cur);
+        cur = b_.mul_mat(w("ffn_down.weight", {d_.n_ff, d_.n_embd}), b_.glu(gate, up));
+        cur = norm(cur, w("post_ffw_norm.weight", {d_.n_embd}));
+        return b_.add(cur, sa_out);
     }
 
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
@@ -278,6 +353,8 @@ class LlamaGraph {
     std::int64_t tokens_ = 0, streams_ = 1, outputs_ = 0, cells_ = 0, swa_cells_ = 0;
     bool flash_ = true;
     bool rows_in_layer_ = false;
+    std::int64_t rot_k_ = 0, rot_v_ = 0;  ///< the Hadamard rotations' widths; 0 for none
+    int k_rot_[2] = {-1, -1}, v_rot_[2] = {-1, -1};
     GgmlType tk_ = GgmlType::f16, tv_ = GgmlType::f16;
     int pos_ = -1, out_ids_ = -1, rope_freqs_ = -1;
     /// The cache's inputs: [0] the full cache's, [1] the sliding window's (gpt-oss).
@@ -305,6 +382,9 @@ std::optional<Dims> read_dims(const Model& m) {
     d.qkv_bias = d.arch == "qwen2";
     d.rope_freqs = d.arch == "llama" && w.rope_freqs;
     d.gpt_oss = d.arch == "gpt-oss";
+    d.glm4 = d.arch == "glm4";
+    d.gemma3 = d.arch == "gemma3";
+    d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : 0;
     return d;
 }
 
@@ -316,17 +396,18 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
         return fmt::format("llama.cpp's {} graph is not built here", m.tensors->llama_arch);
     }
     if (!read_dims(m)) return "the model record lacks its layers, heads or head width";
-    bool pairs = m.tensors->llama_arch == "gpt-oss" && m.sliding && m.sliding->kind == WindowKind::sliding &&
+    const std::string& arch = m.tensors->llama_arch;
+    bool pairs = (arch == "gpt-oss" || arch == "gemma3") && m.sliding && m.sliding->kind == WindowKind::sliding &&
                  !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim;
     if ((m.sliding && !pairs) || m.linear || m.mla || !m.kv_groups.empty()) {
-        return "its attention is not one full cache (nor gpt-oss's pairs of full and sliding layers)";
+        return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers)";
     }
     if (pairs && s.swa_cells_per_stream <= 0) return "no cells for the sliding window's cache";
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)
         return "the record does not say how many experts a token uses";
     if (!cache_type(s.cache_k) || !cache_type(s.cache_v)) {
-        return "a cache other than f16 or bf16 adds nodes not built here (a quantized cache's rotation, an f32 "
-               "cache's casts)";
+        return "an f32 cache adds casts before flash attention, not built here (and a type llama.cpp does not "
+               "take has no graph)";
     }
     if (s.cells_per_stream <= 0 || s.tokens <= 0) return "no cells or no tokens";
     return "";

@@ -5,7 +5,8 @@
 //
 // The graph is built call for call as llama.cpp builds it, at
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
-//   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss): the layers;
+//   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss), glm4.cpp,
+//     gemma3.cpp: the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
@@ -68,9 +69,20 @@ struct LlamaGraphDims {
     /// projections, the router and the experts; attention sinks; softmax over the chosen experts'
     /// logits only; SwiGLU-OAI; the final hidden state kept as an output (t_h_nextn).
     bool gpt_oss = false;
+    /// glm4 (src/models/glm4.cpp): RMS norms after the attention and after the feed-forward, whose
+    /// gate and up are halves of one projection (SwiGLU of it, LLM_FFN_SWIGLU).
+    bool glm4 = false;
+    /// gemma3 (src/models/gemma3.cpp): the embeddings scaled, five sliding-window layers to each
+    /// full one (a cache of their own, as gpt-oss's), Q and K norms, Q scaled, norms after the
+    /// attention and the feed-forward, GeGLU.
+    bool gemma3 = false;
+    /// The period of the sliding-window layers (set_swa_pattern): 0 for none, 2 for gpt-oss, 6 for
+    /// gemma3; layer il slides when il % period < period - 1.
+    std::int64_t swa_period = 0;
 };
 
-/// The model's widths where its graph is built (any f16 or bf16 cache), nullopt otherwise.
+/// The model's widths where its graph is built (for a cache type llamacpp_graph_unsupported
+/// takes), nullopt otherwise.
 std::optional<LlamaGraphDims> llamacpp_graph_dims(const Model& model);
 
 /// Why a model's graph is not built, or empty when it is.

@@ -28,6 +28,8 @@ struct Printed {
     std::int64_t ctx, ub, np;
     bool unified, fa, server;
     const char* mib;  ///< "CPU compute buffer size" as the pinned libllama printed it
+    const char* cache_k = "f16";
+    const char* cache_v = "f16";
 };
 
 TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
@@ -45,6 +47,10 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         {"models/qwen3-30b-a3b", 32768, 512, 4, false, false, true, "558.01"},
         {"models/mixtral-8x7b", 4096, 512, 1, false, true, true, "204.01"},
         {"models/mixtral-8x7b", 32768, 2048, 4, false, false, false, "2288.04"},
+        // -ctk q8_0 -ctv q4_0: Q, K, V and the attention's output rotated by Hadamard matrices.
+        {"models/qwen3-0.6b", 4096, 512, 1, false, true, false, "302.75", "q8_0", "q4_0"},
+        {"models/qwen3-30b-a3b", 4096, 512, 1, false, true, true, "92.09", "q8_0", "q4_0"},
+        {"models/qwen3-30b-a3b", 32768, 512, 4, false, true, true, "96.09", "q8_0", "q4_0"},
     };
     for (const Printed& c : cases) {
         LlamaGraphSetting s;
@@ -54,11 +60,14 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         s.cells_per_stream = c.unified ? c.ctx : c.ctx / c.np;
         s.outputs = c.server ? c.np : 0;
         s.flash_attn = c.fa;
+        s.cache_k = c.cache_k;
+        s.cache_v = c.cache_v;
         s.device = false;
         auto bytes = llamacpp_graph_buffer(shipped_model(c.model), s);
         ASSERT_TRUE(bytes) << c.model;
         EXPECT_EQ(mib(*bytes), c.mib) << c.model << " -c " << c.ctx << " -ub " << c.ub << " -np " << c.np
-                                      << (c.fa ? " -fa on" : " -fa off") << (c.server ? " (server)" : "");
+                                      << (c.fa ? " -fa on" : " -fa off") << (c.server ? " (server)" : "") << " -ctk "
+                                      << c.cache_k << " -ctv " << c.cache_v;
     }
 }
 
@@ -139,12 +148,16 @@ TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     LlamaGraphSetting s;
     s.cells_per_stream = 4096;
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3.5-27b"), s),
+              "llama.cpp's qwen35 graph is not built here");
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/gemma-3-27b"), s),
-              "llama.cpp's gemma3 graph is not built here");
+              "no cells for the sliding window's cache");
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/lfm2-700m"), s),
               "the model record has no tensors mapping");
     s.cache_k = "q8_0";
-    EXPECT_NE(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s).find("quantized cache's rotation"),
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
+    s.cache_k = "f32";
+    EXPECT_NE(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s).find("an f32 cache adds casts"),
               std::string::npos);
     EXPECT_FALSE(llamacpp_graph_buffer(shipped_model("models/qwen3-32b"), s));
 }

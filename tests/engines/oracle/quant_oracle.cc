@@ -260,6 +260,10 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
     ++t.built;
     std::string difference = graph_difference(*ours, g);
     std::int64_t bytes = ggml_alloc_graph_size(*ours).bytes;
+    if (std::getenv("KVCAT_ORACLE_EVERY_BUFFER")) {
+        std::cout << fmt::format("graph {} {}: llama.cpp {} MiB, kvcat's graph {} MiB\n", id, setting,
+                                 *printed.compute_mib, mib(bytes));
+    }
     if (difference.empty() && mib(bytes) == *printed.compute_mib) {
         ++t.built_equal;
         return;
@@ -272,7 +276,12 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
 /// -ub 512 and 2048, one and four sequences, unified or not), held to kvcat's
 /// (engines/llamacpp/llamacpp_compute.h): never above it, and how far below.
 void check_compute(const std::string& id, const Model& m, llama_model* loaded, bool plant, ComputeTally& t) {
-    for (bool fa : {true, false}) {
+    // Flash attention on and off with an f16 cache, and on with a quantized K and V (q8_0 and q4_0:
+    // their Hadamard rotations; a quantized V needs flash attention). The stages are tallied over
+    // the f16 settings; the graphs over all.
+    for (int mode = 0; mode < 3; ++mode) {
+        const bool fa = mode != 1;
+        const bool quantized = mode == 2;
         for (std::int64_t ctx : {4096, 32768}) {
             for (std::int64_t ub : {512, 2048}) {
                 for (std::int64_t np : {1, 4}) {
@@ -293,6 +302,8 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         p.n_seq_max = static_cast<std::uint32_t>(np);
                         p.kv_unified = unified;
                         p.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+                        p.type_k = quantized ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
+                        p.type_v = quantized ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
                         p.n_threads = 1;
                         p.n_threads_batch = 1;
                         p.no_perf = true;
@@ -300,11 +311,9 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         g_printed = &printed;
                         llama_context* ctx_made = llama_init_from_model(loaded, p);
                         g_printed = nullptr;
-                        std::string setting =
-                            fmt::format("-c {} -ub {} -np {}{} -fa {}{}", ctx, ub, np, unified ? " -kvu" : "",
-                                        fa ? "on" : "off", server ? " (llama-server's outputs)" : "");
-                        ++t.settings;
-                        if (server) ++t.server;
+                        std::string setting = fmt::format(
+                            "-c {} -ub {} -np {}{} -fa {}{}{}", ctx, ub, np, unified ? " -kvu" : "", fa ? "on" : "off",
+                            quantized ? " -ctk q8_0 -ctv q4_0" : "", server ? " (llama-server's outputs)" : "");
                         EngineSettings e;
                         e.context = ctx;
                         e.parallel = np;
@@ -327,9 +336,14 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                             gs.swa_cells_per_stream = swa;
                             gs.outputs = server ? np : 0;
                             gs.flash_attn = fa;
+                            gs.cache_k = quantized ? "q8_0" : "f16";
+                            gs.cache_v = quantized ? "q4_0" : "f16";
                             check_allocator(id, m, setting, ctx_made, gs, plant, printed, t);
                             llama_free(ctx_made);
                         }
+                        if (quantized) continue;
+                        ++t.settings;
+                        if (server) ++t.server;
                         LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams,
                                                fa, server ? np : 0,        swa};
                         auto ours = llamacpp_compute_buffer(m, cs);
@@ -512,7 +526,8 @@ int main(int argc, char** argv) {
         "reserved a second time: libllama could not allocate them again)\n",
         t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
     std::cout << fmt::format(
-        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss): {} of {} equal to libllama's node for node, with "
+        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3): {} of {} equal to libllama's node "
+        "for node, with "
         "its "
         "buffer to the printed 0.01 MiB\n",
         t.compute.built_equal, t.compute.built);
