@@ -45,12 +45,17 @@ std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaCo
     std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, g.tokens) : g.tokens;
     return LlamaComputeBuffer{
         r.bytes, "graph",
-        fmt::format("llama.cpp's own graph at {} ({} nodes: {} tokens, {} cells a stream, {} outputs, flash "
-                    "attention {}), placed tensor by tensor as ggml-alloc places it{}",
+        fmt::format("llama.cpp's own graph at {} ({} nodes: {} tokens, {} cells a stream{}, {} outputs, a {} K "
+                    "and {} V, flash attention {}), placed tensor by tensor as ggml-alloc places it{}",
                     std::string(kLlamaGraphCommit).substr(0, 8),
                     group_thousands(static_cast<std::int64_t>(graph->nodes.size())), group_thousands(g.tokens),
-                    group_thousands(s.cells_per_stream), group_thousands(outputs), s.flash_attn ? "on" : "off",
-                    g.device ? " on a GPU that runs every layer (the inputs copied from the host, 128-byte alignment)"
+                    group_thousands(s.cells_per_stream),
+                    s.swa_cells_per_stream > 0
+                        ? fmt::format(" and {} in the sliding window's", group_thousands(s.swa_cells_per_stream))
+                        : "",
+                    group_thousands(outputs), s.cache_k, s.cache_v, s.flash_attn ? "on" : "off",
+                    g.device ? " on a GPU that runs every layer (the inputs copied from the host, CUDA's 128-byte "
+                               "alignment)"
                              : " on the CPU"),
         true};
 }

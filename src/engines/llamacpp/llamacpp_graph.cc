@@ -419,16 +419,13 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
 GgmlGraph on_device(GgmlGraph g) {
     auto& t = g.tensors;
     std::vector<int> host;  // the host's tensors the device reads: its inputs and the token lookup
-    auto is_host = [&](int i) {
-        return i >= 0 && (t[static_cast<std::size_t>(i)].input || t[static_cast<std::size_t>(i)].op == "GET_ROWS");
-    };
-    int lookup = g.nodes.empty() ? -1 : g.nodes.front();
+    int lookup = g.nodes.empty() ? -1 : g.nodes.front();  // get_rows of token_embd, the first node
+    auto on_host = [&](int i) { return i >= 0 && (i == lookup || t[static_cast<std::size_t>(i)].input); };
     std::vector<int> nodes;
     for (int n : g.nodes) {
         if (n == lookup) continue;
         for (int s : t[static_cast<std::size_t>(n)].src) {
-            if (is_host(s) && (s == lookup || t[static_cast<std::size_t>(s)].input) &&
-                std::find(host.begin(), host.end(), s) == host.end()) {
+            if (on_host(s) && std::find(host.begin(), host.end(), s) == host.end()) {
                 host.push_back(s);
             }
         }
