@@ -4,8 +4,8 @@
 // to the byte (the browser test holds them to it):
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
-//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4 and gemma3 at the pinned commit, and the part a
-//     GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3 and llama4 at the
+//     pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
@@ -135,6 +135,8 @@ var kvcatLlamaGraph = (function () {
     b.expand(inp);
     b.expand(inpEmbd);
     const pos = b.input(I32, [T, 1, 1, 1]);
+    // build_inp_attn_scale (llama4): the full layers' query temperature, one a token
+    const attnScale = d.llama4 ? b.input(F32, [1, 1, T, 1]) : -1;
     const caches = d.swa_period > 0 ? 2 : 1;
     const slides = (il) => d.swa_period > 0 && il % d.swa_period < d.swa_period - 1;
     // build_attn_inp_kv, or build_attn_inp_kv_iswa: the full cache's, then the window's (gpt-oss)
@@ -229,15 +231,19 @@ var kvcatLlamaGraph = (function () {
       const e = d.n_expert, k = d.n_expert_used, rows = b.t[cur].ne[1];
       let logits = b.mulMat(w([d.n_embd, e]), cur);
       if (d.gpt_oss) logits = b.same('ADD', logits, [logits, w([e])]);
-      // gpt-oss's gating (SOFTMAX_WEIGHT) chooses on the logits themselves
-      const probs = d.gpt_oss ? logits : b.same('SOFT_MAX', logits, [logits, -1]);
-      const sorted = b.argsort(probs);
+      // gpt-oss's gating (SOFTMAX_WEIGHT) chooses on the logits themselves; llama4 weighs by their
+      // sigmoids and chooses on the logits too
+      const probs = d.gpt_oss ? logits : d.llama4 ? b.same('UNARY', logits, [logits])
+        : b.same('SOFT_MAX', logits, [logits, -1]);
+      const sorted = b.argsort(d.llama4 ? logits : probs);
       const S = b.t[sorted];
       const selected = b.view(sorted, [k, S.ne[1], S.ne[2], S.ne[3]], [S.nb[1], S.nb[2], S.nb[3]]);
       let weights = b.getRows(b.reshape(probs, [1, e, rows, 1]), selected);
       if (d.gpt_oss) {
         const w2 = b.reshape(weights, [k, rows, 1, 1]);
         weights = b.reshape(b.same('SOFT_MAX', w2, [w2, -1]), [1, k, rows, 1]);
+      } else if (d.llama4) {
+        // the sigmoids as they are
       } else {
         weights = b.reshape(weights, [k, rows, 1, 1]);
         const sr = b.sumRows(weights);
@@ -245,13 +251,18 @@ var kvcatLlamaGraph = (function () {
         weights = b.reshape(b.same('DIV', weights, [weights, sum]), [1, k, rows, 1]);
       }
       b.expand(weights);
-      const x = b.reshape(cur, [d.n_embd, 1, rows, 1]);
+      let x = b.reshape(cur, [d.n_embd, 1, rows, 1]);
+      if (d.llama4) {
+        // weight_before_ffn: the input repeated for each chosen expert and weighted
+        const rep = b.make('REPEAT', b.t[x].type, [d.n_embd, k, rows, 1], [x]);
+        x = b.same('MUL', rep, [rep, weights]);
+      }
       const addId = (a, bias) => (d.gpt_oss ? b.same('ADD_ID', a, [a, bias, selected]) : a);
       const up = addId(b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected), w([d.n_ff_exp, e]));
       const gate = addId(b.mulMatId(w([d.n_embd, d.n_ff_exp, e]), x, selected), w([d.n_ff_exp, e]));
       const act = b.same('GLU', gate, [gate, up]);
       let experts = addId(b.mulMatId(w([d.n_ff_exp, d.n_embd, e]), act, selected), w([d.n_embd, e]));
-      experts = b.same('MUL', experts, [experts, weights]);
+      if (!d.llama4) experts = b.same('MUL', experts, [experts, weights]);
       b.expand(experts);
       const views = [];
       for (let i = 0; i < k; i++) {
@@ -287,6 +298,14 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', cur, [cur, ffnInp]);
     }
 
+    // The attention's output projection, and in the last layer only the output rows of it and of
+    // the residual.
+    function projected(il, cur, res) {
+      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
+      if (il === d.n_layer - 1) return [b.getRows(cur, outIds), b.getRows(res, outIds)];
+      return [cur, res];
+    }
+
     // src/models/gemma3.cpp: a layer of Gemma 3 (llamacpp_graph.cc's gemma3_layer)
     function gemma3Layer(il) {
       let cur = norm(inp, w([d.n_embd]));
@@ -298,13 +317,8 @@ var kvcatLlamaGraph = (function () {
       k = norm(k, w([d.hd_k]));
       k = b.same('ROPE', k, [k, pos, -1]);
       q = b.same('SCALE', q, [q]);
-      cur = attention(q, k, v, slides(il));
-      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
-      let res = inp;
-      if (il === d.n_layer - 1) {
-        cur = b.getRows(cur, outIds);
-        res = b.getRows(res, outIds);
-      }
+      let res;
+      [cur, res] = projected(il, attention(q, k, v, slides(il)), inp);
       cur = norm(cur, w([d.n_embd]));
       const saOut = b.same('ADD', cur, [cur, res]);
       cur = norm(saOut, w([d.n_embd]));
@@ -315,10 +329,37 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', cur, [cur, saOut]);
     }
 
+    // src/models/llama4.cpp: a layer of Llama 4 (llamacpp_graph.cc's llama4_layer)
+    function llama4Layer(il) {
+      const useRope = (il + 1) % 4 !== 0;
+      let cur = norm(inp, w([d.n_embd]));
+      let q = b.reshape(b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur), [d.hd_k, d.n_head, T, 1]);
+      let k = b.reshape(b.mulMat(w([d.n_embd, gqaK]), cur), [d.hd_k, d.n_head_kv, T, 1]);
+      const v = b.reshape(b.mulMat(w([d.n_embd, gqaV]), cur), [d.hd_v, d.n_head_kv, T, 1]);
+      if (useRope) {
+        q = b.same('ROPE', q, [q, pos, ropeFreqs]);
+        k = b.same('ROPE', k, [k, pos, ropeFreqs]);
+        if (d.qk_norm) { q = b.same('RMS_NORM', q, [q]); k = b.same('RMS_NORM', k, [k]); }
+      } else {
+        q = b.same('MUL', q, [q, attnScale]);
+      }
+      let inpSA;
+      [cur, inpSA] = projected(il, attention(q, k, v, slides(il)), inp);
+      const ffnInp = b.same('ADD', cur, [cur, inpSA]);
+      const normed = norm(ffnInp, w([d.n_embd]));
+      const moeOut = moe(normed);
+      const up = b.mulMat(w([d.n_embd, d.n_ff_exp]), normed);
+      const gate = b.mulMat(w([d.n_embd, d.n_ff_exp]), normed);
+      const shexp = b.mulMat(w([d.n_ff_exp, d.n_embd]), b.same('GLU', gate, [gate, up]));
+      cur = b.same('ADD', moeOut, [moeOut, shexp]);
+      return b.same('ADD', cur, [cur, ffnInp]);
+    }
+
     if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
     for (let il = 0; il < d.n_layer; il++) {
       if (d.gpt_oss) { inp = gptOssLayer(il); continue; }
       if (d.gemma3) { inp = gemma3Layer(il); continue; }
+      if (d.llama4) { inp = llama4Layer(il); continue; }
       let inpSA = inp;
       let cur = norm(inp, w([d.n_embd]));
       let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);

@@ -89,6 +89,7 @@ json llamacpp_terms(const Model& m) {
                  {"gpt_oss", g->gpt_oss},
                  {"glm4", g->glm4},
                  {"gemma3", g->gemma3},
+                 {"llama4", g->llama4},
                  {"swa_period", g->swa_period}};
     }
     json by_dtype = json::object();

@@ -172,6 +172,14 @@ int GgmlBuilder::scale(int a) {
     return same_as("SCALE", a, {a});
 }
 
+int GgmlBuilder::sigmoid(int a) {
+    return same_as("UNARY", a, {a});
+}
+
+int GgmlBuilder::repeat(int a, Ne n) {
+    return make("REPEAT", static_cast<GgmlType>(at(a).type), n, {a});
+}
+
 int GgmlBuilder::mul_mat(int a, int b) {
     return make("MUL_MAT", GgmlType::f32, {ne(a)[1], ne(b)[1], ne(b)[2], ne(b)[3]}, {a, b});
 }

@@ -76,6 +76,8 @@ class GgmlBuilder {
     int sum_rows(int a);
     int clamp(int a);
     int scale(int a);
+    int sigmoid(int a);  ///< ggml_unary with GGML_UNARY_OP_SIGMOID
+    int repeat(int a, Ne ne);
 
     /// ggml_is_contiguous: its strides are those of its shape.
     bool is_contiguous(int t) const;

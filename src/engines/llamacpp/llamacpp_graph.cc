@@ -13,7 +13,8 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss", "glm4", "gemma3"};
+const std::vector<std::string> kArchitectures = {"llama",   "qwen2", "qwen3",  "qwen3moe",
+                                                 "gpt-oss", "glm4",  "gemma3", "llama4"};
 
 using Dims = LlamaGraphDims;
 
@@ -57,6 +58,8 @@ class LlamaGraph {
     GgmlGraph build() {
         int inp = embeddings();
         pos_ = b_.input("inp_pos", GgmlType::i32, {tokens_, 1, 1, 1});
+        // build_inp_attn_scale: the full layers' query temperature, one a token
+        if (d_.llama4) attn_scale_ = b_.input("attn_scale", GgmlType::f32, {1, 1, tokens_, 1});
         // build_attn_inp_kv (build_attn_inp_kv_iswa: the full cache's, then the window's)
         for (int c = 0; c < caches(); ++c) {
             k_idxs_[c] = b_.input("k_idxs", GgmlType::i64, {tokens_, 1, 1, 1});
@@ -72,7 +75,10 @@ class LlamaGraph {
         if (d_.rope_freqs) rope_freqs_ = weight("rope_freqs.weight", {d_.hd_k / 2});
         if (d_.gemma3) inp = b_.scale(inp);  // by sqrt(n_embd)
         for (std::int64_t il = 0; il < d_.n_layer; ++il) {
-            inp = d_.gpt_oss ? gpt_oss_layer(il, inp) : d_.gemma3 ? gemma3_layer(il, inp) : layer(il, inp);
+            inp = d_.gpt_oss  ? gpt_oss_layer(il, inp)
+                  : d_.gemma3 ? gemma3_layer(il, inp)
+                  : d_.llama4 ? llama4_layer(il, inp)
+                              : layer(il, inp);
         }
         if (d_.gpt_oss && !rows_in_layer_) {
             // t_h_nextn: the last hidden state is an output; the rows kept are taken after it.
@@ -303,6 +309,44 @@ class LlamaGraph {
         return b_.add(cur, sa_out);
     }
 
+    /// src/models/llama4.cpp: a layer of Llama 4, experts in every layer.
+    int llama4_layer(std::int64_t il, int inp) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        const bool rope = (il + 1) % 4 != 0;  // n_no_rope_layer_step 4
+        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
+        int q = b_.reshape(b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur),
+                           {d_.hd_k, d_.n_head, tokens_, 1});
+        int k =
+            b_.reshape(b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur), {d_.hd_k, d_.n_head_kv, tokens_, 1});
+        int v =
+            b_.reshape(b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur), {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        if (rope) {
+            q = b_.rope(q, pos_, rope_freqs_);
+            k = b_.rope(k, pos_, rope_freqs_);
+            if (d_.qk_norm) {
+                q = b_.rms_norm(q);
+                k = b_.rms_norm(k);
+            }
+        } else {
+            q = b_.mul(q, attn_scale_);
+        }
+        cur = attention(il, q, k, v, slides(il));
+        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+        int inp_sa = inp;
+        if (il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp_sa = b_.get_rows(inp_sa, out_ids_);
+        }
+        int ffn_inp = b_.add(cur, inp_sa);
+        int normed = norm(ffn_inp, w("ffn_norm.weight", {d_.n_embd}));
+        int moe_out = moe(il, normed);
+        int up = b_.mul_mat(w("ffn_up_shexp.weight", {d_.n_embd, d_.n_ff_exp}), normed);
+        int gate = b_.mul_mat(w("ffn_gate_shexp.weight", {d_.n_embd, d_.n_ff_exp}), normed);
+        int shexp = b_.mul_mat(w("ffn_down_shexp.weight", {d_.n_ff_exp, d_.n_embd}), b_.glu(gate, up));
+        cur = b_.add(moe_out, shexp);
+        return b_.add(cur, ffn_inp);
+    }
+
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
@@ -310,15 +354,18 @@ class LlamaGraph {
         const std::int64_t rows = b_.ne(cur)[1];  // the last layer's are the outputs' only
         int logits = b_.mul_mat(w("ffn_gate_inp.weight", {d_.n_embd, e}), cur);
         if (d_.gpt_oss) logits = b_.add(logits, w("ffn_gate_inp.bias", {e}));
-        // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT (gpt-oss) chooses on the logits themselves.
-        int probs = d_.gpt_oss ? logits : b_.soft_max(logits, -1);
-        int sorted = b_.argsort(probs);
+        // LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT (gpt-oss) chooses on the logits themselves;
+        // llama4 weighs by their sigmoids (GATING_FUNC_TYPE_SIGMOID) and also chooses on the logits.
+        int probs = d_.gpt_oss ? logits : d_.llama4 ? b_.sigmoid(logits) : b_.soft_max(logits, -1);
+        int sorted = b_.argsort(d_.llama4 ? logits : probs);
         auto snb = b_.nb(sorted);
         auto sne = b_.ne(sorted);
         int selected = view4d(sorted, {k, sne[1], sne[2], sne[3]}, {snb[1], snb[2], snb[3]});
         int weights = b_.get_rows(b_.reshape(probs, {1, e, rows, 1}), selected);
         if (d_.gpt_oss) {
             weights = b_.reshape(b_.soft_max(b_.reshape(weights, {k, rows, 1, 1}), -1), {1, k, rows, 1});
+        } else if (d_.llama4) {
+            // norm_w false: the sigmoids as they are
         } else {
             weights = b_.reshape(weights, {k, rows, 1, 1});
             int sum = b_.clamp(b_.sum_rows(weights));
@@ -326,13 +373,14 @@ class LlamaGraph {
         }
         b_.expand(weights);
         int x = b_.reshape(cur, {d_.n_embd, 1, rows, 1});
+        if (d_.llama4) x = b_.mul(b_.repeat(x, {d_.n_embd, k, rows, 1}), weights);  // weight_before_ffn
         int up = b_.mul_mat_id(w("ffn_up_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
         if (d_.gpt_oss) up = b_.add_id(up, w("ffn_up_exps.bias", {d_.n_ff_exp, e}), selected);
         int gate = b_.mul_mat_id(w("ffn_gate_exps.weight", {d_.n_embd, d_.n_ff_exp, e}), x, selected);
         if (d_.gpt_oss) gate = b_.add_id(gate, w("ffn_gate_exps.bias", {d_.n_ff_exp, e}), selected);
         int experts = b_.mul_mat_id(w("ffn_down_exps.weight", {d_.n_ff_exp, d_.n_embd, e}), b_.glu(gate, up), selected);
         if (d_.gpt_oss) experts = b_.add_id(experts, w("ffn_down_exps.bias", {d_.n_embd, e}), selected);
-        experts = b_.mul(experts, weights);
+        if (!d_.llama4) experts = b_.mul(experts, weights);
         b_.expand(experts);
         std::vector<int> views;
         for (std::int64_t i = 0; i < k; ++i) {
@@ -356,7 +404,7 @@ class LlamaGraph {
     std::int64_t rot_k_ = 0, rot_v_ = 0;  ///< the Hadamard rotations' widths; 0 for none
     int k_rot_[2] = {-1, -1}, v_rot_[2] = {-1, -1};
     GgmlType tk_ = GgmlType::f16, tv_ = GgmlType::f16;
-    int pos_ = -1, out_ids_ = -1, rope_freqs_ = -1;
+    int pos_ = -1, out_ids_ = -1, rope_freqs_ = -1, attn_scale_ = -1;
     /// The cache's inputs: [0] the full cache's, [1] the sliding window's (gpt-oss).
     int k_idxs_[2] = {-1, -1}, v_idxs_[2] = {-1, -1}, mask_[2] = {-1, -1};
     int mask_now_ = -1;  ///< the mask of the layer being built
@@ -380,11 +428,13 @@ std::optional<Dims> read_dims(const Model& m) {
     d.n_ff_exp = w.expert_ffn_size;
     d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe";
     d.qkv_bias = d.arch == "qwen2";
-    d.rope_freqs = d.arch == "llama" && w.rope_freqs;
     d.gpt_oss = d.arch == "gpt-oss";
     d.glm4 = d.arch == "glm4";
     d.gemma3 = d.arch == "gemma3";
-    d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : 0;
+    d.llama4 = d.arch == "llama4";
+    d.rope_freqs = (d.arch == "llama" || d.llama4) && w.rope_freqs;
+    d.qk_norm = d.qk_norm || (d.llama4 && w.experts != 128);  // hparams.use_kq_norm: not Maverick
+    d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
     return d;
 }
 
@@ -397,8 +447,9 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     }
     if (!read_dims(m)) return "the model record lacks its layers, heads or head width";
     const std::string& arch = m.tensors->llama_arch;
-    bool pairs = (arch == "gpt-oss" || arch == "gemma3") && m.sliding && m.sliding->kind == WindowKind::sliding &&
-                 !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim;
+    bool pairs = m.sliding && !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim &&
+                 (((arch == "gpt-oss" || arch == "gemma3") && m.sliding->kind == WindowKind::sliding) ||
+                  (arch == "llama4" && m.sliding->kind == WindowKind::chunked));
     if ((m.sliding && !pairs) || m.linear || m.mla || !m.kv_groups.empty()) {
         return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers)";
     }

@@ -6,7 +6,7 @@
 // The graph is built call for call as llama.cpp builds it, at
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
 //   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss), glm4.cpp,
-//     gemma3.cpp: the layers;
+//     gemma3.cpp, llama4.cpp: the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
@@ -76,6 +76,11 @@ struct LlamaGraphDims {
     /// full one (a cache of their own, as gpt-oss's), Q and K norms, Q scaled, norms after the
     /// attention and the feed-forward, GeGLU.
     bool gemma3 = false;
+    /// llama4 (src/models/llama4.cpp): three chunked layers with RoPE (and, for Scout, Q and K
+    /// norms without weights) to each full one without RoPE, whose Q is scaled by an input; every
+    /// layer's experts chosen on the router's logits and weighted by their sigmoids before the
+    /// experts run, beside a shared expert.
+    bool llama4 = false;
     /// The period of the sliding-window layers (set_swa_pattern): 0 for none, 2 for gpt-oss, 6 for
     /// gemma3; layer il slides when il % period < period - 1.
     std::int64_t swa_period = 0;

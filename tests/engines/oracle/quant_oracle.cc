@@ -256,7 +256,12 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
             *printed.compute_mib, g.nodes.size(), mib(r.bytes), r.error.empty() ? "" : " (" + r.error + ")");
     }
     auto ours = llamacpp_graph(m, gs);
-    if (!ours) return;
+    if (!ours) {
+        if (std::getenv("KVCAT_ORACLE_EVERY_BUFFER")) {
+            std::cout << fmt::format("graph {} {}: not built: {}\n", id, setting, llamacpp_graph_unsupported(m, gs));
+        }
+        return;
+    }
     ++t.built;
     std::string difference = graph_difference(*ours, g);
     std::int64_t bytes = ggml_alloc_graph_size(*ours).bytes;
@@ -526,7 +531,8 @@ int main(int argc, char** argv) {
         "reserved a second time: libllama could not allocate them again)\n",
         t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
     std::cout << fmt::format(
-        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3): {} of {} equal to libllama's node "
+        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4): {} of {} equal to "
+        "libllama's node "
         "for node, with "
         "its "
         "buffer to the printed 0.01 MiB\n",
