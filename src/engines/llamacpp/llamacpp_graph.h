@@ -31,7 +31,7 @@ struct LlamaGraphSetting {
     std::int64_t seqs = 1;                  ///< n_seq_max: -np
     bool unified = false;                   ///< --kv-unified: one stream for every sequence
     std::int64_t cells_per_stream = 0;      ///< the cache's cells in one stream (n_kv in the reserve)
-    std::int64_t swa_cells_per_stream = 0;  ///< the sliding-window cache's, for gpt-oss
+    std::int64_t swa_cells_per_stream = 0;  ///< the sliding or chunked layers' cache's (gpt-oss, Gemma 3, Llama 4)
     std::int64_t outputs = 0;               ///< the outputs the reserve gives; 0 = every token
     bool flash_attn = true;
     std::string cache_k = "f16";
@@ -43,9 +43,10 @@ struct LlamaGraphSetting {
     /// the copies carry no input or output flag). The GPU's buffer type aligns to 128 bytes
     /// (ggml-cuda.cu, ggml_backend_cuda_buffer_type_get_alignment).
     bool device = false;
-    /// gpt-oss as builds of early 2026 built it (llama.cpp a8fbcaa8, src/models/openai-moe-iswa.cpp):
-    /// the output rows taken inside the last layer, and the last hidden state not kept as an output
-    /// (the pinned release keeps it, t_h_nextn, and takes the rows after it).
+    /// gpt-oss as an older llama.cpp builds it (src/models/openai-moe-iswa.cpp at a8fbcaa8; it
+    /// reproduces the b7772 starts): the output rows taken inside the last layer, and the last
+    /// hidden state not kept as an output (the pinned release keeps it, t_h_nextn, and takes the
+    /// rows after it).
     bool gpt_oss_rows_in_layer = false;
 };
 
