@@ -276,111 +276,44 @@ var kvcatLlamaGraph = (function () {
       return out;
     }
 
-    // src/models/openai-moe.cpp: a layer of gpt-oss (llamacpp_graph.cc's gpt_oss_layer)
-    function gptOssLayer(il) {
-      let cur = norm(inp, w([d.n_embd]));
-      let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
-      q = b.same('ADD', q, [q, w([d.n_head * d.hd_k])]);
-      let k = b.mulMat(w([d.n_embd, gqaK]), cur);
-      k = b.same('ADD', k, [k, w([gqaK])]);
-      let v = b.mulMat(w([d.n_embd, gqaV]), cur);
-      v = b.same('ADD', v, [v, w([gqaV])]);
-      q = b.reshape(q, [d.hd_k, d.n_head, T, 1]);
-      q = b.same('ROPE', q, [q, pos, -1]);
-      k = b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]);
-      k = b.same('ROPE', k, [k, pos, -1]);
-      v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
-      cur = attention(q, k, v, slides(il));
-      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
-      cur = b.same('ADD', cur, [cur, w([d.n_embd])]);
-      const ffnInp = b.same('ADD', cur, [cur, inp]);
-      cur = moe(norm(ffnInp, w([d.n_embd])));
-      return b.same('ADD', cur, [cur, ffnInp]);
+    // build_qkv's separate path: Q, K and V projected (with biases where the model has them) and
+    // shaped into heads (llamacpp_graph.cc's qkv)
+    function qkv(cur, bias) {
+      const project = (width) => {
+        const x = b.mulMat(w([d.n_embd, width]), cur);
+        return bias ? b.same('ADD', x, [x, w([width])]) : x;
+      };
+      const q = project(d.n_head * d.hd_k), k = project(gqaK), v = project(gqaV);
+      return [b.reshape(q, [d.hd_k, d.n_head, T, 1]), b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]),
+        b.reshape(v, [d.hd_v, d.n_head_kv, T, 1])];
     }
 
-    // The attention's output projection, and in the last layer only the output rows of it and of
-    // the residual.
-    function projected(il, cur, res) {
+    // The attention's output projection (with its bias where the model has one), and in the last
+    // layer only the output rows of it and of the residual (llamacpp_graph.cc's projected)
+    function projected(il, cur, res, bias = false, rows = true) {
       cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
-      if (il === d.n_layer - 1) return [b.getRows(cur, outIds), b.getRows(res, outIds)];
+      if (bias) cur = b.same('ADD', cur, [cur, w([d.n_embd])]);
+      if (rows && il === d.n_layer - 1) return [b.getRows(cur, outIds), b.getRows(res, outIds)];
       return [cur, res];
     }
 
-    // src/models/gemma3.cpp: a layer of Gemma 3 (llamacpp_graph.cc's gemma3_layer)
-    function gemma3Layer(il) {
-      let cur = norm(inp, w([d.n_embd]));
-      let q = b.reshape(b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur), [d.hd_k, d.n_head, T, 1]);
-      let k = b.reshape(b.mulMat(w([d.n_embd, gqaK]), cur), [d.hd_k, d.n_head_kv, T, 1]);
-      const v = b.reshape(b.mulMat(w([d.n_embd, gqaV]), cur), [d.hd_v, d.n_head_kv, T, 1]);
-      q = norm(q, w([d.hd_k]));
-      q = b.same('ROPE', q, [q, pos, -1]);
-      k = norm(k, w([d.hd_k]));
-      k = b.same('ROPE', k, [k, pos, -1]);
-      q = b.same('SCALE', q, [q]);
-      let res;
-      [cur, res] = projected(il, attention(q, k, v, slides(il)), inp);
-      cur = norm(cur, w([d.n_embd]));
-      const saOut = b.same('ADD', cur, [cur, res]);
-      cur = norm(saOut, w([d.n_embd]));
-      const up = b.mulMat(w([d.n_embd, d.n_ff]), cur);
-      const gate = b.mulMat(w([d.n_embd, d.n_ff]), cur);
-      cur = b.mulMat(w([d.n_ff, d.n_embd]), b.same('GLU', gate, [gate, up]));
-      cur = norm(cur, w([d.n_embd]));
-      return b.same('ADD', cur, [cur, saOut]);
+    // build_ffn with a parallel gate (llamacpp_graph.cc's gated_ffn)
+    function gatedFfn(cur, width) {
+      const up = b.mulMat(w([d.n_embd, width]), cur);
+      const gate = b.mulMat(w([d.n_embd, width]), cur);
+      return b.mulMat(w([width, d.n_embd]), b.same('GLU', gate, [gate, up]));
     }
 
-    // src/models/llama4.cpp: a layer of Llama 4 (llamacpp_graph.cc's llama4_layer)
-    function llama4Layer(il) {
-      const useRope = (il + 1) % 4 !== 0;
+    // src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, glm4.cpp (llamacpp_graph.cc's layer)
+    function layer(il) {
       let cur = norm(inp, w([d.n_embd]));
-      let q = b.reshape(b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur), [d.hd_k, d.n_head, T, 1]);
-      let k = b.reshape(b.mulMat(w([d.n_embd, gqaK]), cur), [d.hd_k, d.n_head_kv, T, 1]);
-      const v = b.reshape(b.mulMat(w([d.n_embd, gqaV]), cur), [d.hd_v, d.n_head_kv, T, 1]);
-      if (useRope) {
-        q = b.same('ROPE', q, [q, pos, ropeFreqs]);
-        k = b.same('ROPE', k, [k, pos, ropeFreqs]);
-        if (d.qk_norm) { q = b.same('RMS_NORM', q, [q]); k = b.same('RMS_NORM', k, [k]); }
-      } else {
-        q = b.same('MUL', q, [q, attnScale]);
-      }
-      let inpSA;
-      [cur, inpSA] = projected(il, attention(q, k, v, slides(il)), inp);
-      const ffnInp = b.same('ADD', cur, [cur, inpSA]);
-      const normed = norm(ffnInp, w([d.n_embd]));
-      const moeOut = moe(normed);
-      const up = b.mulMat(w([d.n_embd, d.n_ff_exp]), normed);
-      const gate = b.mulMat(w([d.n_embd, d.n_ff_exp]), normed);
-      const shexp = b.mulMat(w([d.n_ff_exp, d.n_embd]), b.same('GLU', gate, [gate, up]));
-      cur = b.same('ADD', moeOut, [moeOut, shexp]);
-      return b.same('ADD', cur, [cur, ffnInp]);
-    }
-
-    if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
-    for (let il = 0; il < d.n_layer; il++) {
-      if (d.gpt_oss) { inp = gptOssLayer(il); continue; }
-      if (d.gemma3) { inp = gemma3Layer(il); continue; }
-      if (d.llama4) { inp = llama4Layer(il); continue; }
-      let inpSA = inp;
-      let cur = norm(inp, w([d.n_embd]));
-      let q = b.mulMat(w([d.n_embd, d.n_head * d.hd_k]), cur);
-      if (d.qkv_bias) q = b.same('ADD', q, [q, w([d.n_head * d.hd_k])]);
-      let k = b.mulMat(w([d.n_embd, gqaK]), cur);
-      if (d.qkv_bias) k = b.same('ADD', k, [k, w([gqaK])]);
-      let v = b.mulMat(w([d.n_embd, gqaV]), cur);
-      if (d.qkv_bias) v = b.same('ADD', v, [v, w([gqaV])]);
-      q = b.reshape(q, [d.hd_k, d.n_head, T, 1]);
-      k = b.reshape(k, [d.hd_k, d.n_head_kv, T, 1]);
-      v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
+      let [q, k, v] = qkv(cur, d.qkv_bias);
       if (d.qk_norm) q = norm(q, w([d.hd_k]));
       q = b.same('ROPE', q, [q, pos, ropeFreqs]);
       if (d.qk_norm) k = norm(k, w([d.hd_k]));
       k = b.same('ROPE', k, [k, pos, ropeFreqs]);
-      cur = attention(q, k, v);
-      cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
-      if (il === d.n_layer - 1) {
-        cur = b.getRows(cur, outIds);
-        inpSA = b.getRows(inpSA, outIds);
-      }
+      let inpSA;
+      [cur, inpSA] = projected(il, attention(q, k, v), inp);
       if (d.glm4) cur = norm(cur, w([d.n_embd]));
       const ffnInp = b.same('ADD', cur, [cur, inpSA]);
       cur = norm(ffnInp, w([d.n_embd]));
@@ -393,12 +326,65 @@ var kvcatLlamaGraph = (function () {
       } else if (d.n_expert > 0) {
         cur = moe(cur);
       } else {
-        const up = b.mulMat(w([d.n_embd, d.n_ff]), cur);
-        const gate = b.mulMat(w([d.n_embd, d.n_ff]), cur);
-        cur = b.mulMat(w([d.n_ff, d.n_embd]), b.same('GLU', gate, [gate, up]));
+        cur = gatedFfn(cur, d.n_ff);
       }
-      inp = b.same('ADD', cur, [cur, ffnInp]);
+      return b.same('ADD', cur, [cur, ffnInp]);
     }
+
+    // src/models/openai-moe.cpp: a layer of gpt-oss (llamacpp_graph.cc's gpt_oss_layer)
+    function gptOssLayer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      let [q, k, v] = qkv(cur, true);
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = b.same('ROPE', k, [k, pos, -1]);
+      let res;
+      [cur, res] = projected(il, attention(q, k, v, slides(il)), inp, true, false);
+      const ffnInp = b.same('ADD', cur, [cur, res]);
+      cur = moe(norm(ffnInp, w([d.n_embd])));
+      return b.same('ADD', cur, [cur, ffnInp]);
+    }
+
+    // src/models/gemma3.cpp: a layer of Gemma 3 (llamacpp_graph.cc's gemma3_layer)
+    function gemma3Layer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      let [q, k, v] = qkv(cur, false);
+      q = norm(q, w([d.hd_k]));
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = norm(k, w([d.hd_k]));
+      k = b.same('ROPE', k, [k, pos, -1]);
+      q = b.same('SCALE', q, [q]);
+      let res;
+      [cur, res] = projected(il, attention(q, k, v, slides(il)), inp);
+      cur = norm(cur, w([d.n_embd]));
+      const saOut = b.same('ADD', cur, [cur, res]);
+      cur = norm(gatedFfn(norm(saOut, w([d.n_embd])), d.n_ff), w([d.n_embd]));
+      return b.same('ADD', cur, [cur, saOut]);
+    }
+
+    // src/models/llama4.cpp: a layer of Llama 4 (llamacpp_graph.cc's llama4_layer)
+    function llama4Layer(il) {
+      const useRope = (il + 1) % 4 !== 0;
+      let cur = norm(inp, w([d.n_embd]));
+      let [q, k, v] = qkv(cur, false);
+      if (useRope) {
+        q = b.same('ROPE', q, [q, pos, ropeFreqs]);
+        k = b.same('ROPE', k, [k, pos, ropeFreqs]);
+        if (d.qk_norm) { q = b.same('RMS_NORM', q, [q]); k = b.same('RMS_NORM', k, [k]); }
+      } else {
+        q = b.same('MUL', q, [q, attnScale]);
+      }
+      let inpSA;
+      [cur, inpSA] = projected(il, attention(q, k, v, slides(il)), inp);
+      const ffnInp = b.same('ADD', cur, [cur, inpSA]);
+      const normed = norm(ffnInp, w([d.n_embd]));
+      const moeOut = moe(normed);
+      cur = b.same('ADD', moeOut, [moeOut, gatedFfn(normed, d.n_ff_exp)]);
+      return b.same('ADD', cur, [cur, ffnInp]);
+    }
+
+    const layerOf = d.gpt_oss ? gptOssLayer : d.gemma3 ? gemma3Layer : d.llama4 ? llama4Layer : layer;
+    if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
+    for (let il = 0; il < d.n_layer; il++) inp = layerOf(il);
     if (d.gpt_oss) {
       // t_h_nextn: the last hidden state is an output; the rows kept are taken after it
       b.t[inp].output = true;

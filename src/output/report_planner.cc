@@ -98,14 +98,11 @@ json llamacpp_terms(const Model& m) {
             LlamaCoefficients c = llamacpp_coefficients(m, d);
             json with_graph = compute;
             if (!compute.is_null()) {
-                // The cache types whose graph is built (llamacpp_graph_unsupported): not f32.
-                LlamaGraphSetting probe;
-                probe.cells_per_stream = 256;
-                probe.swa_cells_per_stream = 256;
-                probe.cache_k = probe.cache_v = std::string(d.name);
-                bool built = !graph.is_null() && llamacpp_graph_unsupported(m, probe).empty();
-                with_graph["graph"] = built ? graph : json(nullptr);
-                if (!with_graph["graph"].is_null()) with_graph["graph"]["cache"] = std::string(d.name);
+                with_graph["graph"] = nullptr;
+                if (!graph.is_null() && llamacpp_graph_takes_cache(std::string(d.name))) {
+                    with_graph["graph"] = graph;
+                    with_graph["graph"]["cache"] = std::string(d.name);
+                }
             }
             by_dtype[std::string(d.name)] = {{"base_per_cell", exact(c.base_per_cell)},
                                              {"swa_per_cell", exact(c.swa_per_cell)},

@@ -116,12 +116,15 @@
       cells: Number(llama.cells), swaCells: Number(llama.swaCells), outputs: Number(maxB(1n, batch)), flashAttn: true,
       cacheK: compute.graph.cache, cacheV: compute.graph.cache,
     }) : null;
-    let stage = BigInt(compute.output_per_output) * minB(maxB(1n, batch), tokens);
-    if (compute.ff_per_token !== null) {
-      const ff = BigInt(compute.ff_per_token) * tokens + 2n * (llama.cells + llama.swaCells) * tokens;
-      if (ff > stage) stage = ff;
-    }
-    const buffer = graph ? Q(graph.bytes) : Q(stage + 4n * tokens);
+    const bound = () => {
+      let stage = BigInt(compute.output_per_output) * minB(maxB(1n, batch), tokens);
+      if (compute.ff_per_token !== null) {
+        const ff = BigInt(compute.ff_per_token) * tokens + 2n * (llama.cells + llama.swaCells) * tokens;
+        if (ff > stage) stage = ff;
+      }
+      return stage + 4n * tokens;
+    };
+    const buffer = Q(graph ? graph.bytes : bound());
     const least = graph ? ' (llama.cpp\'s own graph of ' + graph.nodes + ' nodes, placed as ggml-alloc places it)' : ' (at least)';
     if (card.llama_held === null) {
       return cmp(buffer, reserve) > 0

@@ -40,7 +40,7 @@ std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaCo
     g.device = s.device;
     auto graph = llamacpp_graph(model, g);
     if (!graph) return std::nullopt;
-    GgmlAllocResult r = ggml_alloc_graph_size(*graph, g.device ? kGgmlCudaAlignment : kGgmlCpuAlignment);
+    GgmlAllocResult r = ggml_alloc_graph_size(*graph, llamacpp_graph_alignment(g));
     if (!r.error.empty()) return std::nullopt;
     std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, g.tokens) : g.tokens;
     return LlamaComputeBuffer{

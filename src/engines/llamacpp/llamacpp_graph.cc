@@ -1,6 +1,8 @@
 #include "engines/llamacpp/llamacpp_graph.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -110,6 +112,44 @@ class LlamaGraph {
     }
     int view4d(int a, GgmlBuilder::Ne ne, std::array<std::int64_t, 3> nb) { return b_.view(a, ne, nb, 0); }
     int norm(int x, int w) { return b_.mul(b_.rms_norm(x), w); }
+    int layer_weight(std::int64_t il, const std::string& name, GgmlBuilder::Ne ne) {
+        return weight(fmt::format("blk.{}.{}", il, name), ne);
+    }
+
+    struct Qkv {
+        int q, k, v;
+    };
+    /// build_qkv's separate path: Q, K and V projected (with biases where the model has them) and
+    /// shaped into heads.
+    Qkv qkv(std::int64_t il, int cur, bool bias) {
+        auto project = [&](const char* name, std::int64_t width) {
+            int x = b_.mul_mat(layer_weight(il, fmt::format("attn_{}.weight", name), {d_.n_embd, width}), cur);
+            return bias ? b_.add(x, layer_weight(il, fmt::format("attn_{}.bias", name), {width})) : x;
+        };
+        int q = project("q", d_.n_head * d_.hd_k);
+        int k = project("k", gqa_k());
+        int v = project("v", gqa_v());
+        return {b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1}), b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1}),
+                b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1})};
+    }
+
+    /// The attention's output projection (with its bias where the model has one), and in the last
+    /// layer only the output rows of it and of the residual.
+    std::pair<int, int> projected(std::int64_t il, int cur, int res, bool bias = false, bool rows = true) {
+        cur = b_.mul_mat(layer_weight(il, "attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+        if (bias) cur = b_.add(cur, layer_weight(il, "attn_output.bias", {d_.n_embd}));
+        if (rows && il == d_.n_layer - 1) return {b_.get_rows(cur, out_ids_), b_.get_rows(res, out_ids_)};
+        return {cur, res};
+    }
+
+    /// build_ffn with a parallel gate: down(act(gate(x)) x up(x)), SwiGLU or GeGLU alike for the
+    /// allocator; `suffix` names a shared expert's ("_shexp").
+    int gated_ffn(std::int64_t il, int cur, std::int64_t width, const char* suffix = "") {
+        int up = b_.mul_mat(layer_weight(il, fmt::format("ffn_up{}.weight", suffix), {d_.n_embd, width}), cur);
+        int gate = b_.mul_mat(layer_weight(il, fmt::format("ffn_gate{}.weight", suffix), {d_.n_embd, width}), cur);
+        return b_.mul_mat(layer_weight(il, fmt::format("ffn_down{}.weight", suffix), {width, d_.n_embd}),
+                          b_.glu(gate, up));
+    }
 
     /// build_inp_embd: the token path and the embeddings path are both in the graph (the
     /// second through ggml_build_forward_select), so both inputs are leafs.
@@ -124,28 +164,15 @@ class LlamaGraph {
     }
 
     int layer(std::int64_t il, int inp) {
-        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
-        int inp_sa = inp;
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
         int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
-        int q = b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur);
-        if (d_.qkv_bias) q = b_.add(q, w("attn_q.bias", {d_.n_head * d_.hd_k}));
-        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
-        if (d_.qkv_bias) k = b_.add(k, w("attn_k.bias", {gqa_k()}));
-        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
-        if (d_.qkv_bias) v = b_.add(v, w("attn_v.bias", {gqa_v()}));
-        q = b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1});
-        k = b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1});
-        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        auto [q, k, v] = qkv(il, cur, d_.qkv_bias);
         if (d_.qk_norm) q = norm(q, w("attn_q_norm.weight", {d_.hd_k}));
         q = b_.rope(q, pos_, rope_freqs_);
         if (d_.qk_norm) k = norm(k, w("attn_k_norm.weight", {d_.hd_k}));
         k = b_.rope(k, pos_, rope_freqs_);
-        cur = attention(il, q, k, v);
-        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
-        if (il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp_sa = b_.get_rows(inp_sa, out_ids_);
-        }
+        int inp_sa;
+        std::tie(cur, inp_sa) = projected(il, attention(il, q, k, v), inp);
         if (d_.glm4) cur = norm(cur, w("post_attention_norm.weight", {d_.n_embd}));
         int ffn_inp = b_.add(cur, inp_sa);
         cur = norm(ffn_inp, w("ffn_norm.weight", {d_.n_embd}));
@@ -156,14 +183,11 @@ class LlamaGraph {
         } else if (d_.n_expert > 0) {
             cur = moe(il, cur);
         } else {
-            int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, d_.n_ff}), cur);
-            int gate = b_.mul_mat(w("ffn_gate.weight", {d_.n_embd, d_.n_ff}), cur);
-            cur = b_.mul_mat(w("ffn_down.weight", {d_.n_ff, d_.n_embd}), b_.glu(gate, up));
+            cur = gated_ffn(il, cur, d_.n_ff);
         }
         return b_.add(cur, ffn_inp);
     }
 
-    /// build_attn with a cache: store K and V in it (cpy_k, cpy_v), then attend over its views.
     /// llama_mul_mat_hadamard (src/llama-impl.h).
     int hadamard(int cur, int rot) {
         const std::int64_t n = b_.ne(rot)[0];
@@ -174,13 +198,15 @@ class LlamaGraph {
         return b_.reshape(b_.mul_mat(rot, flat), ne);
     }
 
+    /// build_attn with a cache: store K and V in it (cpy_k, cpy_v), then attend over its views; a
+    /// sliding layer over the sliding window's cache, inputs and mask.
     int attention(std::int64_t il, int q, int k, int v, bool swa = false) {
-        const int r = swa ? 1 : 0;
-        if (k_rot_[r] >= 0) {
-            q = hadamard(q, k_rot_[r]);
-            k = hadamard(k, k_rot_[r]);
+        const int c = swa ? 1 : 0;
+        if (k_rot_[c] >= 0) {
+            q = hadamard(q, k_rot_[c]);
+            k = hadamard(k, k_rot_[c]);
         }
-        if (v_rot_[r] >= 0) v = hadamard(v, v_rot_[r]);
+        if (v_rot_[c] >= 0) v = hadamard(v, v_rot_[c]);
         b_.expand(q);
         if (caches() == 2) {
             // build_attn over llm_graph_input_attn_kv_iswa expands K before V.
@@ -190,7 +216,6 @@ class LlamaGraph {
             b_.expand(v);
             b_.expand(k);
         }
-        const int c = swa ? 1 : 0;
         const std::int64_t cells = swa ? swa_cells_ : cells_;
         const int k_idxs = k_idxs_[c], v_idxs = v_idxs_[c];
         mask_now_ = mask_[c];
@@ -257,69 +282,38 @@ class LlamaGraph {
 
     /// src/models/openai-moe.cpp: a layer of gpt-oss.
     int gpt_oss_layer(std::int64_t il, int inp) {
-        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
-        const bool swa = slides(il);  // set_swa_pattern(2): every other layer, the first among them
-        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
-        int q = b_.add(b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur),
-                       w("attn_q.bias", {d_.n_head * d_.hd_k}));
-        int k = b_.add(b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur), w("attn_k.bias", {gqa_k()}));
-        int v = b_.add(b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur), w("attn_v.bias", {gqa_v()}));
-        q = b_.rope(b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1}), pos_, -1);
-        k = b_.rope(b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1}), pos_, -1);
-        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
-        cur = attention(il, q, k, v, swa);
-        cur = b_.add(b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur),
-                     w("attn_output.bias", {d_.n_embd}));
-        if (rows_in_layer_ && il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp = b_.get_rows(inp, out_ids_);
-        }
+        int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
+        auto [q, k, v] = qkv(il, cur, true);
+        q = b_.rope(q, pos_, -1);
+        k = b_.rope(k, pos_, -1);
+        // set_swa_pattern(2): every other layer slides, the first among them
+        std::tie(cur, inp) = projected(il, attention(il, q, k, v, slides(il)), inp, true, rows_in_layer_);
         int ffn_inp = b_.add(cur, inp);
-        cur = norm(ffn_inp, w("post_attention_norm.weight", {d_.n_embd}));
-        cur = moe(il, cur);
+        cur = moe(il, norm(ffn_inp, layer_weight(il, "post_attention_norm.weight", {d_.n_embd})));
         return b_.add(cur, ffn_inp);
     }
 
     /// src/models/gemma3.cpp: a layer of Gemma 3.
     int gemma3_layer(std::int64_t il, int inp) {
-        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
         int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
-        int q = b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur);
-        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
-        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
-        q = b_.reshape(q, {d_.hd_k, d_.n_head, tokens_, 1});
-        k = b_.reshape(k, {d_.hd_k, d_.n_head_kv, tokens_, 1});
-        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        auto [q, k, v] = qkv(il, cur, false);
         q = b_.rope(norm(q, w("attn_q_norm.weight", {d_.hd_k})), pos_, -1);
         k = b_.rope(norm(k, w("attn_k_norm.weight", {d_.hd_k})), pos_, -1);
         q = b_.scale(q);  // by f_attention_scale
-        cur = attention(il, q, k, v, slides(il));
-        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
-        if (il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp = b_.get_rows(inp, out_ids_);
-        }
+        std::tie(cur, inp) = projected(il, attention(il, q, k, v, slides(il)), inp);
         cur = norm(cur, w("post_attention_norm.weight", {d_.n_embd}));
         int sa_out = b_.add(cur, inp);
-        cur = norm(sa_out, w("ffn_norm.weight", {d_.n_embd}));
-        int up = b_.mul_mat(w("ffn_up.weight", {d_.n_embd, d_.n_ff}), cur);
-        int gate = b_.mul_mat(w("ffn_gate.weight", {d_.n_embd, d_.n_ff}), cur);
-        cur = b_.mul_mat(w("ffn_down.weight", {d_.n_ff, d_.n_embd}), b_.glu(gate, up));
+        cur = gated_ffn(il, norm(sa_out, w("ffn_norm.weight", {d_.n_embd})), d_.n_ff);
         cur = norm(cur, w("post_ffw_norm.weight", {d_.n_embd}));
         return b_.add(cur, sa_out);
     }
 
     /// src/models/llama4.cpp: a layer of Llama 4, experts in every layer.
     int llama4_layer(std::int64_t il, int inp) {
-        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
         const bool rope = (il + 1) % 4 != 0;  // n_no_rope_layer_step 4
-        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
-        int q = b_.reshape(b_.mul_mat(w("attn_q.weight", {d_.n_embd, d_.n_head * d_.hd_k}), cur),
-                           {d_.hd_k, d_.n_head, tokens_, 1});
-        int k =
-            b_.reshape(b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur), {d_.hd_k, d_.n_head_kv, tokens_, 1});
-        int v =
-            b_.reshape(b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur), {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
+        auto [q, k, v] = qkv(il, cur, false);
         if (rope) {
             q = b_.rope(q, pos_, rope_freqs_);
             k = b_.rope(k, pos_, rope_freqs_);
@@ -330,26 +324,17 @@ class LlamaGraph {
         } else {
             q = b_.mul(q, attn_scale_);
         }
-        cur = attention(il, q, k, v, slides(il));
-        cur = b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
-        int inp_sa = inp;
-        if (il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp_sa = b_.get_rows(inp_sa, out_ids_);
-        }
+        int inp_sa;
+        std::tie(cur, inp_sa) = projected(il, attention(il, q, k, v, slides(il)), inp);
         int ffn_inp = b_.add(cur, inp_sa);
-        int normed = norm(ffn_inp, w("ffn_norm.weight", {d_.n_embd}));
-        int moe_out = moe(il, normed);
-        int up = b_.mul_mat(w("ffn_up_shexp.weight", {d_.n_embd, d_.n_ff_exp}), normed);
-        int gate = b_.mul_mat(w("ffn_gate_shexp.weight", {d_.n_embd, d_.n_ff_exp}), normed);
-        int shexp = b_.mul_mat(w("ffn_down_shexp.weight", {d_.n_ff_exp, d_.n_embd}), b_.glu(gate, up));
-        cur = b_.add(moe_out, shexp);
+        int normed = norm(ffn_inp, layer_weight(il, "ffn_norm.weight", {d_.n_embd}));
+        cur = b_.add(moe(il, normed), gated_ffn(il, normed, d_.n_ff_exp, "_shexp"));
         return b_.add(cur, ffn_inp);
     }
 
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
-        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return weight(fmt::format("blk.{}.{}", il, name), ne); };
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
         const std::int64_t e = d_.n_expert, k = d_.n_expert_used;
         const std::int64_t rows = b_.ne(cur)[1];  // the last layer's are the outputs' only
         int logits = b_.mul_mat(w("ffn_gate_inp.weight", {d_.n_embd, e}), cur);
@@ -426,14 +411,14 @@ std::optional<Dims> read_dims(const Model& m) {
     d.n_expert = w.experts;
     d.n_expert_used = w.experts_used;
     d.n_ff_exp = w.expert_ffn_size;
-    d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe";
     d.qkv_bias = d.arch == "qwen2";
     d.gpt_oss = d.arch == "gpt-oss";
     d.glm4 = d.arch == "glm4";
     d.gemma3 = d.arch == "gemma3";
     d.llama4 = d.arch == "llama4";
     d.rope_freqs = (d.arch == "llama" || d.llama4) && w.rope_freqs;
-    d.qk_norm = d.qk_norm || (d.llama4 && w.experts != 128);  // hparams.use_kq_norm: not Maverick
+    // qwen3's Q and K norms; llama4's hparams.use_kq_norm (all but Maverick, 128 experts)
+    d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe" || (d.llama4 && w.experts != 128);
     d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
     return d;
 }
@@ -456,7 +441,7 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     if (pairs && s.swa_cells_per_stream <= 0) return "no cells for the sliding window's cache";
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)
         return "the record does not say how many experts a token uses";
-    if (!cache_type(s.cache_k) || !cache_type(s.cache_v)) {
+    if (!llamacpp_graph_takes_cache(s.cache_k) || !llamacpp_graph_takes_cache(s.cache_v)) {
         return "an f32 cache adds casts before flash attention, not built here (and a type llama.cpp does not "
                "take has no graph)";
     }
@@ -490,12 +475,7 @@ GgmlGraph on_device(GgmlGraph g) {
         copy.can_inplace = false;
         copy.src.fill(-1);
     }
-    for (int l : g.leafs) {
-        if (t[static_cast<std::size_t>(l)].input && std::find(host.begin(), host.end(), l) == host.end()) {
-            t[static_cast<std::size_t>(l)].external = true;  // on the host, read by no device node
-        }
-    }
-    g.leafs.clear();
+    g.leafs.clear();  // the host's inputs the device does not read, and the weights: none allocated here
     g.nodes = host;
     g.nodes.insert(g.nodes.end(), nodes.begin(), nodes.end());
     return g;
@@ -515,10 +495,18 @@ std::optional<LlamaGraphDims> llamacpp_graph_dims(const Model& m) {
     return read_dims(m);
 }
 
+bool llamacpp_graph_takes_cache(const std::string& type) {
+    return cache_type(type).has_value();
+}
+
+std::int64_t llamacpp_graph_alignment(const LlamaGraphSetting& s) {
+    return s.device ? kGgmlCudaAlignment : kGgmlCpuAlignment;
+}
+
 std::optional<std::int64_t> llamacpp_graph_buffer(const Model& m, const LlamaGraphSetting& s) {
     auto g = llamacpp_graph(m, s);
     if (!g) return std::nullopt;
-    GgmlAllocResult r = ggml_alloc_graph_size(*g, s.device ? kGgmlCudaAlignment : kGgmlCpuAlignment);
+    GgmlAllocResult r = ggml_alloc_graph_size(*g, llamacpp_graph_alignment(s));
     if (!r.error.empty()) return std::nullopt;
     return r.bytes;
 }

@@ -97,7 +97,13 @@ std::string llamacpp_graph_unsupported(const Model& model, const LlamaGraphSetti
 /// The graph, or nullopt where llamacpp_graph_unsupported says why.
 std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaGraphSetting& s);
 
-/// The buffer ggml-alloc reserves for that graph on the CPU (32-byte alignment).
+/// Whether a cache of this type is built (f16, bf16 and the quantized types llama.cpp takes; not f32).
+bool llamacpp_graph_takes_cache(const std::string& type);
+
+/// The alignment of the buffer the graph is placed in: CUDA's on a device, the CPU's otherwise.
+std::int64_t llamacpp_graph_alignment(const LlamaGraphSetting& s);
+
+/// The buffer ggml-alloc reserves for that graph, with llamacpp_graph_alignment.
 std::optional<std::int64_t> llamacpp_graph_buffer(const Model& model, const LlamaGraphSetting& s);
 
 }  // namespace kvcat
