@@ -4,8 +4,8 @@
 // to the byte (the browser test holds them to it):
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
-//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3 and llama4 at the
-//     pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35 and
+//     qwen35moe at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
@@ -87,6 +87,12 @@ var kvcatLlamaGraph = (function () {
     const Q = this.t[q];
     return this.make('FLASH_ATTN_EXT', F32, [this.t[v].ne[0], Q.ne[2], Q.ne[1], Q.ne[3]], [q, k, v, mask, sinks]);
   };
+  // ggml_view_tensor(of) as op's result: of's shape and strides, a view of its memory (cpy, scale_inplace)
+  Builder.prototype.viewOf = function (op, of, src) {
+    const id = this.make(op, this.t[of].type, this.t[of].ne, src, of);
+    this.t[id].nb = this.t[of].nb.slice();
+    return this.fix(id);
+  };
   Builder.prototype.argsort = function (a) { return this.make('ARGSORT', I32, this.t[a].ne, [a]); };
   Builder.prototype.sumRows = function (a) {
     const A = this.t[a];
@@ -134,7 +140,15 @@ var kvcatLlamaGraph = (function () {
     let inp = b.getRows(tokEmbd, inpTokens);
     b.expand(inp);
     b.expand(inpEmbd);
-    const pos = b.input(I32, [T, 1, 1, 1]);
+    // build_inp_mem_hybrid's recurrent rows (llamacpp_graph.cc's recurrent_inputs): one a sequence
+    let sCopyMain = -1, sCopyExtra = -1;
+    if (d.deltanet) {
+      const sCopy = b.input(I32, [seqs, 1, 1, 1]);
+      sCopyMain = b.view(sCopy, [seqs, 1, 1, 1], [4 * seqs, 4 * seqs, 4 * seqs]);
+      sCopyExtra = b.view(sCopy, [0, 1, 1, 1], [0, 0, 0]);
+    }
+    // multi-section RoPE takes four positions a token
+    const pos = b.input(I32, [d.deltanet ? 4 * T : T, 1, 1, 1]);
     // build_inp_attn_scale (llama4): the full layers' query temperature, one a token
     const attnScale = d.llama4 ? b.input(F32, [1, 1, T, 1]) : -1;
     const caches = d.swa_period > 0 ? 2 : 1;
@@ -382,7 +396,119 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', cur, [cur, ffnInp]);
     }
 
-    const layerOf = d.gpt_oss ? gptOssLayer : d.gemma3 ? gemma3Layer : d.llama4 ? llama4Layer : layer;
+    const cpy = (a, dst) => b.viewOf('CPY', dst, [a, dst]);
+    // build_rs (llamacpp_graph.cc's states): one row zeroed in place, the sequences' rows gathered
+    function states(all, size) {
+      const rows = b.t[all].ne[1];
+      const st = b.reshape(all, [size, rows, 1, 1]);
+      const zero = b.view(st, [size, 1, 1, 1], [4 * size, 4 * size, 4 * size]);
+      b.expand(b.viewOf('SCALE', zero, [zero]));
+      const out = b.getRows(st, sCopyMain);
+      b.expand(out);
+      const extra = b.getRows(st, sCopyExtra);
+      b.expand(cpy(extra, view2d(all, size, rows - seqs, b.t[all].nb[1])));
+      return out;
+    }
+
+    // build_conv_state (llamacpp_graph.cc's conv_state)
+    function convState(all, mixed, channels) {
+      const kept = d.ssm_conv - 1;
+      const st = b.reshape(states(all, kept * channels), [kept, channels, seqs, 1]);
+      const M = b.t[mixed];
+      const tr = b.make('TRANSPOSE', M.type, M.ne, [mixed], mixed);
+      b.t[tr].nb = M.nb.slice();
+      [b.t[tr].ne[0], b.t[tr].ne[1]] = [M.ne[1], M.ne[0]];
+      [b.t[tr].nb[0], b.t[tr].nb[1]] = [M.nb[1], M.nb[0]];
+      b.fix(tr);
+      const S = b.t[st];
+      const input = b.make('CONCAT', S.type, [S.ne[0] + b.t[tr].ne[0], S.ne[1], S.ne[2], S.ne[3]], [st, tr]);
+      const I = b.t[input];
+      const last = b.view(input, [kept, channels, seqs, 1], [I.nb[1], I.nb[2], I.nb[2] * seqs]);
+      b.expand(cpy(last, view2d(all, kept * channels, seqs, b.t[all].nb[1])));
+      return input;
+    }
+
+    // build_layer_attn_linear with the fused Gated DeltaNet (llamacpp_graph.cc's deltanet)
+    function deltanet(cur) {
+      const hk = d.ssm_state, nk = d.ssm_groups, nv = d.ssm_heads, hv = d.ssm_head_v;
+      const key = hk * nk, value = hv * nv, channels = 2 * key + value;
+      const nst = T / seqs, ns = seqs;
+      const mixed = b.reshape(b.mulMat(w([d.n_embd, channels]), cur), [channels, nst, ns, 1]);
+      const z = b.mulMat(w([d.n_embd, value]), cur);
+      let beta = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [1, nv, nst, ns]);
+      beta = b.same('UNARY', beta, [beta]);
+      const alpha = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [nv, nst, ns, 1]);
+      const biased = b.same('ADD', alpha, [alpha, w([nv])]);
+      const softplus = b.same('UNARY', biased, [biased]);
+      let gate = b.same('MUL', softplus, [softplus, w([nv])]);
+      gate = b.reshape(gate, [1, nv, nst, ns]);
+      const r = (d.ssm_conv - 1) * channels, sz = hk * value;
+      const convAll = b.external(F32, [r, ns, 1, 1]);
+      const ssmAll = b.external(F32, [sz, ns, 1, 1]);
+      const convInput = convState(convAll, mixed, channels);
+      const state = b.reshape(states(ssmAll, sz), [hv, hv, nv, ns]);
+      const C = b.t[convInput];
+      const conv0 = b.make('SSM_CONV', F32, [channels, C.ne[0] - d.ssm_conv + 1, C.ne[2], 1], [convInput, w([d.ssm_conv, channels])]);
+      const conv = b.same('UNARY', conv0, [conv0]);
+      const nb1 = 4 * channels;
+      const qv = b.view(conv, [hk, nk, nst, ns], [4 * hk, nb1, nb1 * nst]);
+      const q = b.same('L2_NORM', qv, [qv]);
+      const kv = b.view(conv, [hk, nk, nst, ns], [4 * hk, nb1, nb1 * nst]);
+      const k = b.same('L2_NORM', kv, [kv]);
+      const v = b.view(conv, [hv, nv, nst, ns], [4 * hv, nb1, nb1 * nst]);
+      const result = b.make('GATED_DELTA_NET', F32, [hv * nv, nst * ns + hv * ns, 1, 1], [q, k, v, gate, beta, state]);
+      const out = b.view(result, [hv, nv, nst, ns], [4 * hv, 4 * hv * nv, 4 * hv * nv * nst]);
+      const last = b.view(result, [hv, hv, nv, ns], [4 * hv, 4 * hv * hv, 4 * hv * hv * nv]);
+      b.expand(cpy(last, view2d(ssmAll, sz, ns, b.t[ssmAll].nb[1])));
+      const normed = norm(out, w([hv]));
+      const z4 = b.reshape(z, [hv, nv, nst, ns]);
+      const zs = b.same('UNARY', z4, [z4]);
+      const gated = b.same('MUL', normed, [normed, zs]);
+      const proj = b.mulMat(w([value, d.n_embd]), b.reshape(gated, [value, nst, ns, 1]));
+      return b.reshape(proj, [d.n_embd, nst * ns, 1, 1]);
+    }
+
+    // build_layer_attn: Q and the output's gate from one projection (llamacpp_graph.cc's gated_attention)
+    function gatedAttention(cur) {
+      const hd = d.hd_k, row = 8 * hd;
+      const full = b.mulMat(w([d.n_embd, 2 * hd * d.n_head]), cur);
+      const view3 = () => b.view(full, [hd, d.n_head, T, 1], [row, row * d.n_head, row * d.n_head * T]);
+      let q = norm(view3(), w([hd]));
+      let k = b.mulMat(w([d.n_embd, gqaK]), cur);
+      let v = b.mulMat(w([d.n_embd, gqaV]), cur);
+      k = norm(b.reshape(k, [hd, d.n_head_kv, T, 1]), w([hd]));
+      const gate = b.cont(view3(), [hd * d.n_head, T, 1, 1]);
+      v = b.reshape(v, [d.hd_v, d.n_head_kv, T, 1]);
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = b.same('ROPE', k, [k, pos, -1]);
+      const att = attention(q, k, v, false);
+      const sig = b.same('UNARY', gate, [gate]);
+      cur = b.same('MUL', att, [att, sig]);
+      return b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
+    }
+
+    // src/models/qwen35.cpp and qwen35moe.cpp (llamacpp_graph.cc's qwen35_layer)
+    function qwen35Layer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      b.expand(cur);
+      cur = d.attends[il] ? gatedAttention(cur) : deltanet(cur);
+      const ffnRes = b.same('ADD', cur, [cur, inp]);
+      cur = norm(ffnRes, w([d.n_embd]));
+      if (d.n_expert > 0) {
+        const shared = gatedFfn(cur, d.n_ff_shexp);
+        const g0 = b.mulMat(w([d.n_embd]), cur);
+        const g = b.same('UNARY', g0, [g0]);
+        const m = moe(cur);
+        const sg = b.same('MUL', shared, [shared, g]);
+        cur = b.same('ADD', m, [m, sg]);
+      } else {
+        cur = gatedFfn(cur, d.n_ff);
+      }
+      return b.same('ADD', cur, [cur, ffnRes]);
+    }
+
+    const layerOf = d.gpt_oss ? gptOssLayer : d.gemma3 ? gemma3Layer : d.llama4 ? llama4Layer
+      : d.deltanet ? qwen35Layer : layer;
     if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
     for (let il = 0; il < d.n_layer; il++) inp = layerOf(il);
     if (d.gpt_oss) {
@@ -390,7 +516,12 @@ var kvcatLlamaGraph = (function () {
       b.t[inp].output = true;
       inp = b.getRows(inp, outIds);
     }
-    const result = norm(inp, w([d.n_embd]));
+    let result = norm(inp, w([d.n_embd]));
+    if (d.deltanet) {
+      // Qwen 3.5's t_h_nextn: the normed state is an output; the rows are taken after it
+      b.t[result].output = true;
+      result = b.getRows(result, outIds);
+    }
     const logits = b.mulMat(w([d.n_embd, d.n_vocab]), result);
     b.expand(logits);
     b.t[logits].output = true;

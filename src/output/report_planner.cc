@@ -90,7 +90,15 @@ json llamacpp_terms(const Model& m) {
                  {"glm4", g->glm4},
                  {"gemma3", g->gemma3},
                  {"llama4", g->llama4},
-                 {"swa_period", g->swa_period}};
+                 {"swa_period", g->swa_period},
+                 {"deltanet", g->deltanet},
+                 {"attends", g->attends},
+                 {"ssm_conv", g->ssm_conv},
+                 {"ssm_groups", g->ssm_groups},
+                 {"ssm_state", g->ssm_state},
+                 {"ssm_heads", g->ssm_heads},
+                 {"ssm_head_v", g->ssm_head_v},
+                 {"n_ff_shexp", g->n_ff_shexp}};
     }
     json by_dtype = json::object();
     for (const auto& d : cache_dtypes()) {
@@ -484,7 +492,8 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
            {"how",
             fmt::format("what llama-server allocates (kvcat fit --engine llama.cpp): -c context x batch and -np "
                         "batch, its cells padded to 256, one stream per sequence, the sliding layers' window plus a "
-                        "ubatch of 512, the recurrent state in f32, beside its compute buffer (at least) and what "
+                        "ubatch of 512, the recurrent state in f32, beside its compute buffer (sized by its graph "
+                        "allocator where kvcat builds the graph, a lower bound elsewhere) and what "
                         "the card holds before it starts ({} MiB on an NVIDIA card, the median of {} public "
                         "starts; none on an Apple one); one card (llama.cpp spreads layers, not heads, over cards, "
                         "which kvcat does not model)",

@@ -228,12 +228,53 @@ int GgmlBuilder::cont(int a, Ne n) {
     return make("CONT", static_cast<GgmlType>(at(a).type), n, {a});
 }
 
-int GgmlBuilder::set_rows(int a, int b, int c) {
-    // ggml_set_rows: a view of the destination, with the sources in ggml's (legacy) order.
-    int t = make("SET_ROWS", static_cast<GgmlType>(at(a).type), ne(a), {b, c, a}, a);
-    g_.tensors.back().nb = at(a).nb;
+int GgmlBuilder::view_of(const std::string& op, int of, std::initializer_list<int> src) {
+    int t = make(op, static_cast<GgmlType>(at(of).type), ne(of), src, of);
+    g_.tensors.back().nb = at(of).nb;
     g_.tensors.back().bytes = nbytes(g_.tensors.back());
     return t;
+}
+
+int GgmlBuilder::set_rows(int a, int b, int c) {
+    // ggml_set_rows: a view of the destination, with the sources in ggml's (legacy) order.
+    return view_of("SET_ROWS", a, {b, c, a});
+}
+
+int GgmlBuilder::cpy(int a, int b) {
+    return view_of("CPY", b, {a, b});
+}
+
+int GgmlBuilder::scale_inplace(int a) {
+    return view_of("SCALE", a, {a});
+}
+
+int GgmlBuilder::silu(int a) {
+    return same_as("UNARY", a, {a});
+}
+
+int GgmlBuilder::softplus(int a) {
+    return same_as("UNARY", a, {a});
+}
+
+int GgmlBuilder::l2_norm(int a) {
+    return same_as("L2_NORM", a, {a});
+}
+
+int GgmlBuilder::ssm_conv(int sx, int c) {
+    return make("SSM_CONV", GgmlType::f32, {ne(c)[1], ne(sx)[0] - ne(c)[0] + 1, ne(sx)[2], 1}, {sx, c});
+}
+
+int GgmlBuilder::concat(int a, int b, int dim) {
+    Ne n = ne(a);
+    n[static_cast<std::size_t>(dim)] += ne(b)[static_cast<std::size_t>(dim)];
+    return make("CONCAT", static_cast<GgmlType>(at(a).type), n, {a, b});
+}
+
+int GgmlBuilder::gated_delta_net(int q, int k, int v, int g, int beta, int state) {
+    // [S_v x H, tokens x seqs + K x S_v x seqs] with K = 1 (ggml_gated_delta_net).
+    const Ne& vn = ne(v);
+    std::int64_t rows = checked_add(checked_mul(vn[2], vn[3]), checked_mul(vn[0], vn[3]));
+    return make("GATED_DELTA_NET", GgmlType::f32, {checked_mul(vn[0], vn[1]), rows, 1, 1}, {q, k, v, g, beta, state});
 }
 
 int GgmlBuilder::flash_attn_ext(int q, int k, int v, int mask, int sinks) {

@@ -78,6 +78,19 @@ class GgmlBuilder {
     int scale(int a);
     int sigmoid(int a);  ///< ggml_unary with GGML_UNARY_OP_SIGMOID
     int repeat(int a, Ne ne);
+    int silu(int a);      ///< ggml_unary with GGML_UNARY_OP_SILU
+    int softplus(int a);  ///< ggml_unary with GGML_UNARY_OP_SOFTPLUS
+    int l2_norm(int a);
+    /// ggml_ssm_conv: the short convolution of sx ([d_conv - 1 + tokens, channels, seqs]) by c.
+    int ssm_conv(int sx, int c);
+    /// ggml_concat along dim.
+    int concat(int a, int b, int dim);
+    /// ggml_gated_delta_net with one snapshot slot: each token's output, then the final state.
+    int gated_delta_net(int q, int k, int v, int g, int beta, int state);
+    /// ggml_cpy: a view of b, with a's data.
+    int cpy(int a, int b);
+    /// ggml_scale_inplace: a view of a.
+    int scale_inplace(int a);
 
     /// ggml_is_contiguous: its strides are those of its shape.
     bool is_contiguous(int t) const;
@@ -94,6 +107,8 @@ class GgmlBuilder {
   private:
     int make(const std::string& op, GgmlType type, Ne ne, std::initializer_list<int> src, int view_of = -1);
     int same_as(const std::string& op, int a, std::initializer_list<int> src);
+    /// ggml_view_tensor(of) as the result of op: of's shape and strides, a view of its memory.
+    int view_of(const std::string& op, int of, std::initializer_list<int> src);
     void visit(int t);
 
     GgmlGraph g_;

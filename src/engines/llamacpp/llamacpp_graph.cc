@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engines/llamacpp/ggml_graph_builder.h"
+#include "model/kv_math.h"
 #include "support/rational.h"
 
 namespace kvcat {
@@ -15,8 +16,8 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama",   "qwen2", "qwen3",  "qwen3moe",
-                                                 "gpt-oss", "glm4",  "gemma3", "llama4"};
+const std::vector<std::string> kArchitectures = {"llama", "qwen2",  "qwen3",  "qwen3moe", "gpt-oss",
+                                                 "glm4",  "gemma3", "llama4", "qwen35",   "qwen35moe"};
 
 using Dims = LlamaGraphDims;
 
@@ -36,10 +37,10 @@ class LlamaGraph {
   public:
     LlamaGraph(const Dims& d, const LlamaGraphSetting& s) : d_(d) {
         streams_ = s.unified ? 1 : std::max<std::int64_t>(1, s.seqs);
-        std::int64_t seqs = std::max<std::int64_t>(1, s.seqs);
+        seqs_ = std::max<std::int64_t>(1, s.seqs);
         std::int64_t tokens = std::max<std::int64_t>(1, s.tokens);
         // graph_reserve: n_tokens rounded up to a multiple of n_seqs.
-        tokens_ = (tokens + seqs - 1) / seqs * seqs;
+        tokens_ = (tokens + seqs_ - 1) / seqs_ * seqs_;
         outputs_ = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
         cells_ = s.cells_per_stream;
         swa_cells_ = s.swa_cells_per_stream;
@@ -59,7 +60,9 @@ class LlamaGraph {
 
     GgmlGraph build() {
         int inp = embeddings();
-        pos_ = b_.input("inp_pos", GgmlType::i32, {tokens_, 1, 1, 1});
+        if (d_.deltanet) recurrent_inputs();
+        // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd)
+        pos_ = b_.input("inp_pos", GgmlType::i32, {d_.deltanet ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
         // build_inp_attn_scale: the full layers' query temperature, one a token
         if (d_.llama4) attn_scale_ = b_.input("attn_scale", GgmlType::f32, {1, 1, tokens_, 1});
         // build_attn_inp_kv (build_attn_inp_kv_iswa: the full cache's, then the window's)
@@ -77,10 +80,11 @@ class LlamaGraph {
         if (d_.rope_freqs) rope_freqs_ = weight("rope_freqs.weight", {d_.hd_k / 2});
         if (d_.gemma3) inp = b_.scale(inp);  // by sqrt(n_embd)
         for (std::int64_t il = 0; il < d_.n_layer; ++il) {
-            inp = d_.gpt_oss  ? gpt_oss_layer(il, inp)
-                  : d_.gemma3 ? gemma3_layer(il, inp)
-                  : d_.llama4 ? llama4_layer(il, inp)
-                              : layer(il, inp);
+            inp = d_.gpt_oss    ? gpt_oss_layer(il, inp)
+                  : d_.gemma3   ? gemma3_layer(il, inp)
+                  : d_.llama4   ? llama4_layer(il, inp)
+                  : d_.deltanet ? qwen35_layer(il, inp)
+                                : layer(il, inp);
         }
         if (d_.gpt_oss && !rows_in_layer_) {
             // t_h_nextn: the last hidden state is an output; the rows kept are taken after it.
@@ -88,6 +92,12 @@ class LlamaGraph {
             inp = b_.get_rows(inp, out_ids_);
         }
         int cur = norm(inp, weight("output_norm.weight", {d_.n_embd}));
+        if (d_.deltanet) {
+            // Qwen 3.5's t_h_nextn is the normed state, an output; the rows are taken after it
+            // (cparams.embeddings_nextn_masked is false).
+            b_.set_output(cur);
+            cur = b_.get_rows(cur, out_ids_);
+        }
         b_.name(cur, "result_norm");
         int logits = b_.mul_mat(weight("output.weight", {d_.n_embd, d_.n_vocab}), cur);
         b_.name(logits, "result_output");
@@ -110,7 +120,13 @@ class LlamaGraph {
     int view2d(int a, std::int64_t ne0, std::int64_t ne1, std::int64_t nb1, std::int64_t offset) {
         return b_.view(a, {ne0, ne1, 1, 1}, {nb1, checked_mul(nb1, ne1), checked_mul(nb1, ne1)}, offset);
     }
-    int view4d(int a, GgmlBuilder::Ne ne, std::array<std::int64_t, 3> nb) { return b_.view(a, ne, nb, 0); }
+    int view4d(int a, GgmlBuilder::Ne ne, std::array<std::int64_t, 3> nb, std::int64_t offset = 0) {
+        return b_.view(a, ne, nb, offset);
+    }
+    /// ggml_view_3d: the fourth stride follows from the third.
+    int view3d(int a, GgmlBuilder::Ne ne, std::int64_t nb1, std::int64_t nb2, std::int64_t offset) {
+        return b_.view(a, ne, {nb1, nb2, checked_mul(nb2, ne[2])}, offset);
+    }
     int norm(int x, int w) { return b_.mul(b_.rms_norm(x), w); }
     int layer_weight(std::int64_t il, const std::string& name, GgmlBuilder::Ne ne) {
         return weight(fmt::format("blk.{}.{}", il, name), ne);
@@ -332,6 +348,110 @@ class LlamaGraph {
         return b_.add(cur, ffn_inp);
     }
 
+    /// build_rs_inp_impl: one row index a row of the recurrent memory, which the reserve sees full
+    /// (llama_memory_recurrent_context with is_full: n_rs is the memory's size, max(1, n_seq_max)).
+    void recurrent_inputs() {
+        int s_copy = b_.input("inp_s_copy", GgmlType::i32, {seqs_, 1, 1, 1});
+        s_copy_main_ = view4d(s_copy, {seqs_, 1, 1, 1}, {4 * seqs_, 4 * seqs_, 4 * seqs_});
+        s_copy_extra_ = view4d(s_copy, {0, 1, 1, 1}, {0, 0, 0}, 4 * seqs_);
+    }
+
+    /// src/models/qwen35.cpp and qwen35moe.cpp: a layer of Qwen 3.5, gated attention or Gated DeltaNet.
+    int qwen35_layer(std::int64_t il, int inp) {
+        int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
+        b_.expand(cur);
+        cur = d_.attends[static_cast<std::size_t>(il)] ? gated_attention(il, cur) : deltanet(il, cur);
+        int ffn_residual = b_.add(cur, inp);
+        cur = norm(ffn_residual, layer_weight(il, "post_attention_norm.weight", {d_.n_embd}));
+        if (d_.n_expert > 0) {
+            int shared = gated_ffn(il, cur, d_.n_ff_shexp, "_shexp");
+            int gate = b_.sigmoid(b_.mul_mat(layer_weight(il, "ffn_gate_inp_shexp.weight", {d_.n_embd}), cur));
+            cur = b_.add(moe(il, cur), b_.mul(shared, gate));
+        } else {
+            cur = gated_ffn(il, cur, d_.n_ff);
+        }
+        return b_.add(cur, ffn_residual);
+    }
+
+    /// build_layer_attn: one projection makes Q and, interleaved by head, the output's gate.
+    int gated_attention(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t hd = d_.hd_k, row = 4 * 2 * hd;
+        int full = b_.mul_mat(w("attn_q.weight", {d_.n_embd, 2 * hd * d_.n_head}), cur);
+        int q = view3d(full, {hd, d_.n_head, tokens_, 1}, row, row * d_.n_head, 0);
+        q = norm(q, w("attn_q_norm.weight", {hd}));
+        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
+        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
+        k = norm(b_.reshape(k, {hd, d_.n_head_kv, tokens_, 1}), w("attn_k_norm.weight", {hd}));
+        int gate = view3d(full, {hd, d_.n_head, tokens_, 1}, row, row * d_.n_head, 4 * hd);
+        gate = b_.cont(gate, {hd * d_.n_head, tokens_, 1, 1});
+        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        q = b_.rope(q, pos_, -1);
+        k = b_.rope(k, pos_, -1);
+        cur = b_.mul(attention(il, q, k, v), b_.sigmoid(gate));
+        return b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+    }
+
+    /// build_layer_attn_linear with the fused Gated DeltaNet (llama_context::resolve_fused_ops
+    /// keeps it where the device runs GGML_OP_GATED_DELTA_NET; the CPU does).
+    int deltanet(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t hk = d_.ssm_state, nk = d_.ssm_groups, nv = d_.ssm_heads, hv = d_.ssm_head_v;
+        const std::int64_t key = hk * nk, value = hv * nv, channels = 2 * key + value;
+        const std::int64_t nst = tokens_ / seqs_, ns = seqs_;
+        int mixed = b_.mul_mat(w("attn_qkv.weight", {d_.n_embd, channels}), cur);
+        mixed = b_.reshape(mixed, {channels, nst, ns, 1});
+        int z = b_.mul_mat(w("attn_gate.weight", {d_.n_embd, value}), cur);
+        int beta = b_.mul_mat(w("ssm_beta.weight", {d_.n_embd, nv}), cur);
+        beta = b_.sigmoid(b_.reshape(beta, {1, nv, nst, ns}));
+        int alpha = b_.reshape(b_.mul_mat(w("ssm_alpha.weight", {d_.n_embd, nv}), cur), {nv, nst, ns, 1});
+        int gate = b_.mul(b_.softplus(b_.add(alpha, w("ssm_dt.bias", {nv}))), w("ssm_a", {nv}));
+        gate = b_.reshape(gate, {1, nv, nst, ns});
+        // llama_memory_recurrent: each layer's conv and SSM states, one row a sequence
+        const std::int64_t r = (d_.ssm_conv - 1) * channels, s = hk * value;
+        int conv_all = b_.external(fmt::format("cache_r_l{}", il), GgmlType::f32, {r, ns, 1, 1});
+        int ssm_all = b_.external(fmt::format("cache_s_l{}", il), GgmlType::f32, {s, ns, 1, 1});
+        int conv_input = conv_state(conv_all, mixed, channels);
+        int state = b_.reshape(states(ssm_all, s), {hv, hv, nv, ns});
+        int conv = b_.silu(b_.ssm_conv(conv_input, w("ssm_conv1d.weight", {d_.ssm_conv, channels})));
+        const std::int64_t nb1 = 4 * channels;
+        int q = b_.l2_norm(view4d(conv, {hk, nk, nst, ns}, {4 * hk, nb1, nb1 * nst}));
+        int k = b_.l2_norm(view4d(conv, {hk, nk, nst, ns}, {4 * hk, nb1, nb1 * nst}, 4 * key));
+        int v = view4d(conv, {hv, nv, nst, ns}, {4 * hv, nb1, nb1 * nst}, 4 * 2 * key);
+        // build_recurrent_attn: the outputs, then the final state written back to its row
+        int result = b_.gated_delta_net(q, k, v, gate, beta, state);
+        int out = view4d(result, {hv, nv, nst, ns}, {4 * hv, 4 * hv * nv, 4 * hv * nv * nst});
+        int last = view4d(result, {hv, hv, nv, ns}, {4 * hv, 4 * hv * hv, 4 * hv * hv * nv}, 4 * hv * nv * nst * ns);
+        b_.expand(b_.cpy(last, view2d(ssm_all, s, ns, b_.nb(ssm_all)[1], 0)));
+        // build_norm_gated: the norm times silu of the gate
+        int gated = b_.mul(norm(out, w("ssm_norm.weight", {hv})), b_.silu(b_.reshape(z, {hv, nv, nst, ns})));
+        cur = b_.mul_mat(w("ssm_out.weight", {value, d_.n_embd}), b_.reshape(gated, {value, nst, ns, 1}));
+        return b_.reshape(cur, {d_.n_embd, nst * ns, 1, 1});
+    }
+
+    /// build_rs: one row zeroed in place, the sequences' rows gathered, the others copied (none).
+    int states(int all, std::int64_t size) {
+        const std::int64_t rows = b_.ne(all)[1];
+        int st = b_.reshape(all, {size, rows, 1, 1});
+        b_.expand(b_.scale_inplace(view4d(st, {size, 1, 1, 1}, {4 * size, 4 * size, 4 * size})));
+        int out = b_.get_rows(st, s_copy_main_);
+        b_.expand(out);
+        int extra = b_.get_rows(st, s_copy_extra_);
+        b_.expand(b_.cpy(extra, view2d(all, size, rows - seqs_, b_.nb(all)[1], b_.nb(all)[1] * seqs_)));
+        return out;
+    }
+
+    /// build_conv_state: the kept columns before this micro-batch's, and the last ones kept.
+    int conv_state(int all, int mixed, std::int64_t channels) {
+        const std::int64_t kept = d_.ssm_conv - 1, ns = seqs_;
+        int st = b_.reshape(states(all, kept * channels), {kept, channels, ns, 1});
+        int input = b_.concat(st, b_.transpose(mixed), 0);
+        auto nb = b_.nb(input);
+        int last = view3d(input, {kept, channels, ns, 1}, nb[1], nb[2], 4 * (b_.ne(input)[0] - kept));
+        b_.expand(b_.cpy(last, view2d(all, kept * channels, ns, b_.nb(all)[1], 0)));
+        return input;
+    }
+
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
@@ -383,7 +503,10 @@ class LlamaGraph {
 
     Dims d_;
     GgmlBuilder b_;
-    std::int64_t tokens_ = 0, streams_ = 1, outputs_ = 0, cells_ = 0, swa_cells_ = 0;
+    std::int64_t tokens_ = 0, streams_ = 1, seqs_ = 1, outputs_ = 0, cells_ = 0, swa_cells_ = 0;
+    /// build_rs_inp_impl: the states' row indices, the sequences' own and the rest (none here: the
+    /// full memory has one row a sequence).
+    int s_copy_main_ = -1, s_copy_extra_ = -1;
     bool flash_ = true;
     bool rows_in_layer_ = false;
     std::int64_t rot_k_ = 0, rot_v_ = 0;  ///< the Hadamard rotations' widths; 0 for none
@@ -420,6 +543,19 @@ std::optional<Dims> read_dims(const Model& m) {
     // qwen3's Q and K norms; llama4's hparams.use_kq_norm (all but Maverick, 128 experts)
     d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe" || (d.llama4 && w.experts != 128);
     d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
+    d.deltanet = d.arch == "qwen35" || d.arch == "qwen35moe";
+    if (d.deltanet) {
+        auto places = kv_layer_places(m);
+        if (!places || !m.linear) return std::nullopt;
+        d.attends = *places;
+        d.qk_norm = true;
+        d.ssm_conv = m.linear->conv_kernel;
+        d.ssm_groups = m.linear->key_heads;
+        d.ssm_state = m.linear->key_head_dim;
+        d.ssm_heads = m.linear->value_heads;
+        d.ssm_head_v = m.linear->value_head_dim;
+        d.n_ff_shexp = w.shared_expert_ffn_size;
+    }
     return d;
 }
 
@@ -435,8 +571,16 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     bool pairs = m.sliding && !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim &&
                  (((arch == "gpt-oss" || arch == "gemma3") && m.sliding->kind == WindowKind::sliding) ||
                   (arch == "llama4" && m.sliding->kind == WindowKind::chunked));
-    if ((m.sliding && !pairs) || m.linear || m.mla || !m.kv_groups.empty()) {
-        return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers)";
+    const bool deltanet = (arch == "qwen35" || arch == "qwen35moe") && m.linear &&
+                          m.linear->kind == StateKind::gated_deltanet && !m.linear->beside_attention;
+    if ((m.sliding && !pairs) || (m.linear && !deltanet) || m.mla || !m.kv_groups.empty()) {
+        return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers, nor Qwen "
+               "3.5's attention and Gated DeltaNet layers)";
+    }
+    if (deltanet && (m.linear->key_head_dim != m.linear->value_head_dim || m.linear->key_heads <= 0 ||
+                     m.linear->value_heads % m.linear->key_heads != 0 || m.linear->conv_kernel < 1)) {
+        return "the Gated DeltaNet's key and value heads must be as wide, and the value heads a multiple of the key "
+               "heads (ggml_gated_delta_net)";
     }
     if (pairs && s.swa_cells_per_stream <= 0) return "no cells for the sliding window's cache";
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)

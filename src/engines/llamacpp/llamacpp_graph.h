@@ -6,13 +6,15 @@
 // The graph is built call for call as llama.cpp builds it, at
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
 //   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss), glm4.cpp,
-//     gemma3.cpp, llama4.cpp: the layers;
+//     gemma3.cpp, llama4.cpp, qwen35.cpp, qwen35moe.cpp and delta-net-base.cpp: the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
 //     build_qkv, build_attn and build_attn_mha (flash attention, or K x Q, soft_max and V x KQ),
 //     build_ffn and build_moe_ffn;
-//   - src/llama-kv-cache.cpp: cpy_k, cpy_v (V transposed without flash attention), get_k, get_v.
+//   - src/llama-kv-cache.cpp: cpy_k, cpy_v (V transposed without flash attention), get_k, get_v;
+//   - src/llama-graph.cpp, build_rs and build_rs_inp_impl, with src/llama-memory-recurrent.cpp: a
+//     recurrent layer's states, read by row index (s_copy) from the full memory's rows.
 // The oracle (tests/engines/oracle) compares it node by node with the graph libllama reserves for
 // the same model and settings, and its size with the buffer libllama prints.
 #pragma once
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engines/llamacpp/ggml_alloc.h"
 #include "load/records.h"
@@ -82,6 +85,17 @@ struct LlamaGraphDims {
     /// layer's experts chosen on the router's logits and weighted by their sigmoids before the
     /// experts run, beside a shared expert.
     bool llama4 = false;
+    /// qwen35, qwen35moe (src/models/qwen35.cpp, qwen35moe.cpp, delta-net-base.cpp): Gated DeltaNet
+    /// layers between gated attention ones, whose Q projection also makes a sigmoid gate for the
+    /// output; norms on Q and K, multi-section RoPE (four positions a token); a norm after the
+    /// attention and none before the feed-forward; qwen35moe's experts beside a shared expert
+    /// gated by its own sigmoid.
+    bool deltanet = false;
+    std::vector<bool> attends;  ///< the hybrid's layers with attention (the others recurrent)
+    /// The Gated DeltaNet's widths: the short convolution's kernel, the key heads (ssm_n_group) of
+    /// ssm_d_state, the value heads (ssm_dt_rank) and their width.
+    std::int64_t ssm_conv = 0, ssm_groups = 0, ssm_state = 0, ssm_heads = 0, ssm_head_v = 0;
+    std::int64_t n_ff_shexp = 0;  ///< qwen35moe's shared expert
     /// The period of the sliding-window layers (set_swa_pattern): 0 for none, 2 for gpt-oss, 6 for
     /// gemma3; layer il slides when il % period < period - 1.
     std::int64_t swa_period = 0;

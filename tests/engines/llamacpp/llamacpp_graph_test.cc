@@ -51,6 +51,14 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         {"models/qwen3-0.6b", 4096, 512, 1, false, true, false, "302.75", "q8_0", "q4_0"},
         {"models/qwen3-30b-a3b", 4096, 512, 1, false, true, true, "92.09", "q8_0", "q4_0"},
         {"models/qwen3-30b-a3b", 32768, 512, 4, false, true, true, "96.09", "q8_0", "q4_0"},
+        // Qwen 3.5's hybrids: gated attention every fourth layer, Gated DeltaNet layers between,
+        // whose states are read and written back by row (qwen35, and qwen35moe's experts).
+        {"models/qwen3.5-9b", 4096, 512, 1, false, true, false, "513.02"},
+        {"models/qwen3.5-9b", 4096, 512, 1, false, true, true, "100.02"},
+        {"models/qwen3.5-9b", 32768, 512, 4, false, false, true, "324.01"},
+        {"models/qwen3.5-35b-a3b", 4096, 512, 1, false, true, true, "76.02"},
+        {"models/qwen3.5-35b-a3b", 32768, 2048, 4, false, false, true, "1256.05"},
+        {"models/qwen3.5-35b-a3b", 4096, 512, 4, false, true, true, "73.28", "q8_0", "q4_0"},
     };
     for (const Printed& c : cases) {
         LlamaGraphSetting s;
@@ -148,8 +156,13 @@ TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     LlamaGraphSetting s;
     s.cells_per_stream = 4096;
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
-    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3.5-27b"), s),
-              "llama.cpp's qwen35 graph is not built here");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3.5-27b"), s), "");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/granite-4.0-h-350m"), s),
+              "llama.cpp's granitehybrid graph is not built here");
+    kvcat::Model wider = shipped_model("models/qwen3.5-27b");
+    wider.linear->value_head_dim = 2 * wider.linear->key_head_dim;
+    EXPECT_NE(llamacpp_graph_unsupported(wider, s).find("key and value heads must be as wide"), std::string::npos);
+    EXPECT_FALSE(llamacpp_graph_buffer(wider, s));
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/gemma-3-27b"), s),
               "no cells for the sliding window's cache");
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/lfm2-700m"), s),

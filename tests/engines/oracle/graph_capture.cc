@@ -92,7 +92,13 @@ std::map<int, std::string> places(const GgmlGraph& g) {
 
 std::string place(const GgmlGraph& g, const std::map<int, std::string>& at, int t) {
     if (t < 0) return "none";
-    if (g.tensors[static_cast<std::size_t>(t)].external) return "external";
+    // A view of an external tensor is external too: ggml gives it that tensor's memory (at once
+    // where that tensor has its data, as the recurrent states have here, or when the graph is
+    // allocated, as the shapes-only cache), and ggml-alloc places no bytes for a view.
+    const GgmlTensor& x = g.tensors[static_cast<std::size_t>(t)];
+    if (x.external || (x.view_src >= 0 && g.tensors[static_cast<std::size_t>(x.view_src)].external)) {
+        return "external";
+    }
     auto it = at.find(t);
     return it == at.end() ? "not in the graph" : it->second;
 }

@@ -213,6 +213,7 @@ struct ComputeTally {
     int graphs = 0, graphs_equal = 0;  ///< kvcat's allocator over libllama's own graph
     int graphs_not_reserved = 0;       ///< libllama gave no graph the second time
     int built = 0, built_equal = 0;    ///< kvcat's own graph of the model: node for node, and its buffer
+    std::set<std::string> built_architectures;
     std::map<std::string, double> most_under;
     std::map<std::string, int> by_stage;
     std::map<std::string, int> exact_by_stage;
@@ -263,6 +264,7 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
         return;
     }
     ++t.built;
+    t.built_architectures.insert(m.tensors->llama_arch);
     std::string difference = graph_difference(*ours, g);
     std::int64_t bytes = ggml_alloc_graph_size(*ours).bytes;
     if (std::getenv("KVCAT_ORACLE_EVERY_BUFFER")) {
@@ -530,13 +532,12 @@ int main(int argc, char** argv) {
         "kvcat's ggml-alloc over libllama's own graphs: {} of {} buffers equal to the printed 0.01 MiB ({} not "
         "reserved a second time: libllama could not allocate them again)\n",
         t.compute.graphs_equal, t.compute.graphs, t.compute.graphs_not_reserved);
+    std::string built;
+    for (const auto& a : t.compute.built_architectures) built += fmt::format("{}{}", built.empty() ? "" : ", ", a);
     std::cout << fmt::format(
-        "kvcat's own graphs (llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4): {} of {} equal to "
-        "libllama's node "
-        "for node, with "
-        "its "
-        "buffer to the printed 0.01 MiB\n",
-        t.compute.built_equal, t.compute.built);
+        "kvcat's own graphs ({}): {} of {} equal to libllama's node for node, with its buffer to the printed 0.01 "
+        "MiB\n",
+        built, t.compute.built_equal, t.compute.built);
     std::cout << fmt::format(
         "{} of {} tensor types agree, {} of {} plans agree ({} model records in {} architectures x {} mixes, 4 of "
         "them also with an importance matrix; llama.cpp {})\n",
