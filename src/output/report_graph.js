@@ -191,6 +191,10 @@ var kvcatLlamaGraph = (function () {
       v = b.permute(v, [0, 2, 1, 3]);
       let cur;
       if (flash) {
+        // flash attention takes an f32 K or V as an f16 copy (ggml_cast: a CPY whose second source is itself)
+        const cast = (x) => { const c = b.make('CPY', F16, b.t[x].ne, [x]); b.t[c].src.push(c); return c; };
+        if (tk === F32) k = cast(k);
+        if (tv === F32) v = cast(v);
         cur = b.flashAttn(q, k, v, mask, sinks());
         const n = b.t[cur].ne;
         cur = b.reshape(cur, [n[0] * n[1], n[2] * n[3], 1, 1]);
@@ -656,7 +660,7 @@ var kvcatLlamaGraph = (function () {
     return maxSize;
   }
 
-  const cacheTypes = { f16: F16, bf16: BF16, q8_0: Q8_0, q4_0: Q4_0, q4_1: Q4_1, q5_0: Q5_0, q5_1: Q5_1, iq4_nl: IQ4_NL };
+  const cacheTypes = { f32: F32, fp32: F32, f16: F16, fp16: F16, bf16: BF16, q8_0: Q8_0, q4_0: Q4_0, q4_1: Q4_1, q5_0: Q5_0, q5_1: Q5_1, iq4_nl: IQ4_NL };
   const memo = new Map();
   // The buffer a GPU that runs every layer allocates (llamacpp_compute_buffer with the graph), or
   // null where the model's graph or the cache type is not built.

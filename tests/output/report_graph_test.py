@@ -16,9 +16,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-# (context a sequence, sequences, cache type): one slot, several, contexts that pad, and a
-# quantized cache (its Hadamard rotations).
-CHOICES = [(4096, 1, "f16"), (20000, 1, "f16"), (8192, 4, "f16"), (40000, 2, "f16"), (16384, 2, "q8_0")]
+# (context a sequence, sequences, cache type): one slot, several, contexts that pad, a quantized
+# cache (its Hadamard rotations) and an f32 one (flash attention's f16 copies of it).
+CHOICES = [(4096, 1, "f16"), (20000, 1, "f16"), (8192, 4, "f16"), (40000, 2, "f16"), (16384, 2, "q8_0"),
+           (4096, 2, "f32")]
 
 NODE = r"""
 const fs = require('fs');

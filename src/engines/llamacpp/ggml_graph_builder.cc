@@ -244,6 +244,12 @@ int GgmlBuilder::cpy(int a, int b) {
     return view_of("CPY", b, {a, b});
 }
 
+int GgmlBuilder::cast(int a, GgmlType type) {
+    int t = make("CPY", type, ne(a), {a});
+    g_.tensors.back().src[1] = t;
+    return t;
+}
+
 int GgmlBuilder::scale_inplace(int a) {
     return view_of("SCALE", a, {a});
 }

@@ -91,6 +91,8 @@ class GgmlBuilder {
     int cpy(int a, int b);
     /// ggml_scale_inplace: a view of a.
     int scale_inplace(int a);
+    /// ggml_cast: a new tensor of a's shape in type, a CPY whose second source is itself.
+    int cast(int a, GgmlType type);
 
     /// ggml_is_contiguous: its strides are those of its shape.
     bool is_contiguous(int t) const;

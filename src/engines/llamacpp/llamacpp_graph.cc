@@ -21,12 +21,13 @@ const std::vector<std::string> kArchitectures = {"llama", "qwen2",  "qwen3",  "q
 
 using Dims = LlamaGraphDims;
 
-/// The cache types llama.cpp takes whose graph is built here; an f32 cache adds casts before flash
-/// attention (build_attn_mha), not built.
+/// The cache types llama.cpp takes (common/arg.cpp, kv_cache_types), each built here; fp32 and fp16
+/// are the catalog's names of f32 and f16.
 std::optional<GgmlType> cache_type(const std::string& name) {
     static const std::vector<std::pair<std::string, GgmlType>> kTypes = {
-        {"f16", GgmlType::f16},   {"bf16", GgmlType::bf16}, {"q8_0", GgmlType::q8_0}, {"q4_0", GgmlType::q4_0},
-        {"q4_1", GgmlType::q4_1}, {"q5_0", GgmlType::q5_0}, {"q5_1", GgmlType::q5_1}, {"iq4_nl", GgmlType::iq4_nl}};
+        {"f32", GgmlType::f32},   {"fp32", GgmlType::f32},  {"f16", GgmlType::f16},      {"fp16", GgmlType::f16},
+        {"bf16", GgmlType::bf16}, {"q8_0", GgmlType::q8_0}, {"q4_0", GgmlType::q4_0},    {"q4_1", GgmlType::q4_1},
+        {"q5_0", GgmlType::q5_0}, {"q5_1", GgmlType::q5_1}, {"iq4_nl", GgmlType::iq4_nl}};
     for (const auto& [n, t] : kTypes) {
         if (n == name) return t;
     }
@@ -277,6 +278,9 @@ class LlamaGraph {
         v = b_.permute(v, 0, 2, 1, 3);
         int cur;
         if (flash_) {
+            // flash attention takes an f32 K or V as an f16 copy
+            if (tk_ == GgmlType::f32) k = b_.cast(k, GgmlType::f16);
+            if (tv_ == GgmlType::f32) v = b_.cast(v, GgmlType::f16);
             cur = b_.flash_attn_ext(q, k, v, mask_now_, sinks(il));
             auto n = b_.ne(cur);
             cur = b_.reshape(cur, {n[0] * n[1], n[2] * n[3], 1, 1});
@@ -586,8 +590,8 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)
         return "the record does not say how many experts a token uses";
     if (!llamacpp_graph_takes_cache(s.cache_k) || !llamacpp_graph_takes_cache(s.cache_v)) {
-        return "an f32 cache adds casts before flash attention, not built here (and a type llama.cpp does not "
-               "take has no graph)";
+        return "llama.cpp takes no cache of that type (-ctk and -ctv: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, "
+               "q5_1)";
     }
     if (s.cells_per_stream <= 0 || s.tokens <= 0) return "no cells or no tokens";
     return "";

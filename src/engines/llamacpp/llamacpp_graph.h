@@ -111,7 +111,8 @@ std::string llamacpp_graph_unsupported(const Model& model, const LlamaGraphSetti
 /// The graph, or nullopt where llamacpp_graph_unsupported says why.
 std::optional<GgmlGraph> llamacpp_graph(const Model& model, const LlamaGraphSetting& s);
 
-/// Whether a cache of this type is built (f16, bf16 and the quantized types llama.cpp takes; not f32).
+/// Whether llama.cpp takes a cache of this type, each of which is built (f32, f16, bf16 and the
+/// quantized types; fp32 and fp16 as the catalog names f32 and f16).
 bool llamacpp_graph_takes_cache(const std::string& type);
 
 /// The alignment of the buffer the graph is placed in: CUDA's on a device, the CPU's otherwise.

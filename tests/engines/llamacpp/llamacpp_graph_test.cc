@@ -51,6 +51,9 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         {"models/qwen3-0.6b", 4096, 512, 1, false, true, false, "302.75", "q8_0", "q4_0"},
         {"models/qwen3-30b-a3b", 4096, 512, 1, false, true, true, "92.09", "q8_0", "q4_0"},
         {"models/qwen3-30b-a3b", 32768, 512, 4, false, true, true, "96.09", "q8_0", "q4_0"},
+        // -ctk f32 -ctv f32: flash attention reads f16 copies of K and V (30.01 MiB with an f16 cache).
+        {"models/qwen3-0.6b", 4096, 512, 1, false, true, true, "34.01", "f32", "f32"},
+        {"models/qwen3-0.6b", 4096, 512, 4, false, false, true, "52.01", "f32", "f32"},
         // Qwen 3.5's hybrids: gated attention every fourth layer, Gated DeltaNet layers between,
         // whose states are read and written back by row (qwen35, and qwen35moe's experts).
         {"models/qwen3.5-9b", 4096, 512, 1, false, true, false, "513.02"},
@@ -170,8 +173,11 @@ TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     s.cache_k = "q8_0";
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
     s.cache_k = "f32";
-    EXPECT_NE(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s).find("an f32 cache adds casts"),
-              std::string::npos);
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
+    s.cache_k = "fp8";
+    EXPECT_NE(
+        llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s).find("llama.cpp takes no cache of that type"),
+        std::string::npos);
     EXPECT_FALSE(llamacpp_graph_buffer(shipped_model("models/qwen3-32b"), s));
 }
 

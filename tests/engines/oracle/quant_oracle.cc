@@ -283,13 +283,16 @@ void check_allocator(const std::string& id, const Model& m, const std::string& s
 /// -ub 512 and 2048, one and four sequences, unified or not), held to kvcat's
 /// (engines/llamacpp/llamacpp_compute.h): never above it, and how far below.
 void check_compute(const std::string& id, const Model& m, llama_model* loaded, bool plant, ComputeTally& t) {
-    // Flash attention on and off with an f16 cache, and on with a quantized K and V (q8_0 and q4_0:
-    // their Hadamard rotations; a quantized V needs flash attention). The stages are tallied over
-    // the f16 settings; the graphs over all.
-    for (int mode = 0; mode < 3; ++mode) {
-        const bool fa = mode != 1;
+    // Flash attention on and off with an f16 cache, on with a quantized K and V (q8_0 and q4_0:
+    // their Hadamard rotations; a quantized V needs flash attention), and on and off with an f32
+    // cache at the smaller context (flash attention takes f16 copies of it). The stages are
+    // tallied over the f16 settings; the graphs over all.
+    for (int mode = 0; mode < 5; ++mode) {
+        const bool fa = mode != 1 && mode != 4;
         const bool quantized = mode == 2;
+        const bool f32 = mode >= 3;
         for (std::int64_t ctx : {4096, 32768}) {
+            if (f32 && ctx != 4096) continue;
             for (std::int64_t ub : {512, 2048}) {
                 for (std::int64_t np : {1, 4}) {
                     for (int variant = 0; variant < 4; ++variant) {
@@ -309,8 +312,8 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         p.n_seq_max = static_cast<std::uint32_t>(np);
                         p.kv_unified = unified;
                         p.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
-                        p.type_k = quantized ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
-                        p.type_v = quantized ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
+                        p.type_k = f32 ? GGML_TYPE_F32 : quantized ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
+                        p.type_v = f32 ? GGML_TYPE_F32 : quantized ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
                         p.n_threads = 1;
                         p.n_threads_batch = 1;
                         p.no_perf = true;
@@ -318,9 +321,12 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                         g_printed = &printed;
                         llama_context* ctx_made = llama_init_from_model(loaded, p);
                         g_printed = nullptr;
-                        std::string setting = fmt::format(
-                            "-c {} -ub {} -np {}{} -fa {}{}{}", ctx, ub, np, unified ? " -kvu" : "", fa ? "on" : "off",
-                            quantized ? " -ctk q8_0 -ctv q4_0" : "", server ? " (llama-server's outputs)" : "");
+                        std::string setting = fmt::format("-c {} -ub {} -np {}{} -fa {}{}{}", ctx, ub, np,
+                                                          unified ? " -kvu" : "", fa ? "on" : "off",
+                                                          f32         ? " -ctk f32 -ctv f32"
+                                                          : quantized ? " -ctk q8_0 -ctv q4_0"
+                                                                      : "",
+                                                          server ? " (llama-server's outputs)" : "");
                         EngineSettings e;
                         e.context = ctx;
                         e.parallel = np;
@@ -343,12 +349,12 @@ void check_compute(const std::string& id, const Model& m, llama_model* loaded, b
                             gs.swa_cells_per_stream = swa;
                             gs.outputs = server ? np : 0;
                             gs.flash_attn = fa;
-                            gs.cache_k = quantized ? "q8_0" : "f16";
-                            gs.cache_v = quantized ? "q4_0" : "f16";
+                            gs.cache_k = f32 ? "f32" : quantized ? "q8_0" : "f16";
+                            gs.cache_v = f32 ? "f32" : quantized ? "q4_0" : "f16";
                             check_allocator(id, m, setting, ctx_made, gs, plant, printed, t);
                             llama_free(ctx_made);
                         }
-                        if (quantized) continue;
+                        if (quantized || f32) continue;
                         ++t.settings;
                         if (server) ++t.server;
                         LlamaComputeSetting cs{ub, a.tokens.value_or(ctx), a.tokens.value_or(ctx) / streams,
