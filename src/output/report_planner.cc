@@ -314,6 +314,16 @@ std::vector<std::pair<std::string, WeightQuant>> planner_weight_formats() {
     return out;
 }
 
+/// llama-quantize's mixes with no single base type (MXFP4_MOE: MXFP4 experts, Q8_0 elsewhere),
+/// which the page offers too, sized as kvcat fit sizes them: only from the model's tensors.
+std::vector<std::string> planner_plan_only_mixes() {
+    std::vector<std::string> out;
+    for (const LlamaMix& m : llama_mixes()) {
+        if (!find_weights(m.name)) out.emplace_back(m.name);
+    }
+    return out;
+}
+
 json model_entry(const Record& r) {
     const Model& m = *r.model;
     json weights = json::object();
@@ -323,13 +333,18 @@ json model_entry(const Record& r) {
     // BF16 with llama.cpp only).
     json gguf = json::object();
     const bool inventory = has_tensor_inventory(m);
+    std::vector<std::string> names;
     for (const auto& [name, q] : planner_weight_formats()) {
+        names.push_back(name);
         try {
             weights[name] = exact(resident_weight_bytes(m, q));
             active[name] = exact(active_weight_bytes(m, q));
         } catch (const std::exception&) {
             // No parameter count: this model's weights can only be given as bytes.
         }
+    }
+    for (const auto& name : planner_plan_only_mixes()) names.push_back(name);
+    for (const auto& name : names) {
         auto mix = inventory ? find_llama_mix(name) : std::nullopt;
         if (!mix) continue;
         QuantPlan plan = llamacpp_quant_plan(m, *mix);
@@ -423,6 +438,10 @@ json planner_content(const ReportInput& input, const std::vector<const Record*>&
                            {"mix", mix.has_value()},
                            {"base", std::string(q.name)},
                            {"model_dtype", model_dtype ? json(std::string(*model_dtype)) : json(nullptr)}});
+    }
+    for (const auto& name : planner_plan_only_mixes()) {
+        formats.push_back(
+            {{"name", name}, {"bits_per_weight", nullptr}, {"mix", true}, {"base", nullptr}, {"model_dtype", nullptr}});
     }
     json dtypes = json::array();
     for (const auto& d : cache_dtypes())

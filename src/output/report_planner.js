@@ -439,6 +439,11 @@
         activeTotal = model.active_share ? mul(weightsTotal, parseQ(model.active_share)) : null;
         weightsHow = loaded.how;
       } else {
+        // A mix with no single base type (MXFP4_MOE) has only llama-quantize's plan, as in kvcat fit.
+        if (!format.base) {
+          return { error: choice.weights + ' is sized only from llama-quantize\'s plan, which needs the model record\'s ' +
+            'tensors mapping (and the llama.cpp family of engines): give the weights as bytes' };
+        }
         if (!model.weights[choice.weights]) return { error: model.name + ' has no parameter count: give the weights as bytes' };
         weightsTotal = parseQ(model.weights[choice.weights]);
         activeTotal = model.active_weights[choice.weights] ? parseQ(model.active_weights[choice.weights]) : null;

@@ -498,6 +498,10 @@ CHOICES = [
     # On the edge: the held memory the 13 starts span would turn this verdict, and both say so.
     {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K_M", "kv": "f16", "context": 15616, "batch": 1},
+    # gpt-oss in llama-quantize's MXFP4_MOE (MXFP4 experts, Q8_0 elsewhere), a mix with no single
+    # base type: its bytes come from the plan only.
+    {"model": "models/gpt-oss-20b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "llama.cpp",
+     "weights": "MXFP4_MOE", "kv": "f16", "context": 65536, "batch": 2},
     # A mixture of experts in bf16: the fused experts' workspace beside the sampler; and a
     # float32 checkpoint, whose sampler and rotary table are in float32.
     {"model": "models/qwen3-30b-a3b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1, "engine": "vllm",
@@ -797,6 +801,14 @@ def planner_checks(page, args, work, page_url):
     check(bool(words) and any(l.startswith("Does not fit: vLLM refuses to load fp8_block") and l.endswith(words)
                               for l in lines),
           "the fp8 split vLLM refuses does not read as fit's refusal %r: %r" % (words, lines), failures)
+    # MXFP4_MOE for a model whose record does not list its tensors: no lower bound to fall back
+    # on, so the page says what kvcat fit exits 1 with.
+    planless = dict(CHOICES[0], model="models/deepseek-v3", accelerator="accelerators/nvidia-h200", gpus=1,
+                    engine="llama.cpp", weights="MXFP4_MOE", kv="f16", context=32768, batch=1)
+    drive(page, planless)
+    lines = page.evaluate("Array.from(document.querySelectorAll('.answer p, .answer')).map((p) => p.textContent)")
+    check(any("MXFP4_MOE is sized only from llama-quantize's plan" in l for l in lines),
+          "MXFP4_MOE without the model's tensors does not say it needs them: %r" % lines, failures)
     # The quality table says what each result is compared with: Llama-3.1-8B's perplexities from
     # ik_llama.cpp issue 92 had no f16 run beside them, and Qwen3.5-27B's divergences were
     # measured against the f16-cache run's logits.
