@@ -45,7 +45,7 @@ class LlamaGraph {
         outputs_ = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;
         cells_ = s.cells_per_stream;
         swa_cells_ = s.swa_cells_per_stream;
-        rows_in_layer_ = s.gpt_oss_rows_in_layer;
+        rows_in_layer_ = s.rows_in_layer;
         flash_ = s.flash_attn;
         tk_ = *cache_type(s.cache_k);
         tv_ = *cache_type(s.cache_v);
@@ -93,7 +93,7 @@ class LlamaGraph {
             inp = b_.get_rows(inp, out_ids_);
         }
         int cur = norm(inp, weight("output_norm.weight", {d_.n_embd}));
-        if (d_.deltanet) {
+        if (d_.deltanet && !rows_in_layer_) {
             // Qwen 3.5's t_h_nextn is the normed state, an output; the rows are taken after it
             // (cparams.embeddings_nextn_masked is false).
             b_.set_output(cur);
@@ -365,6 +365,10 @@ class LlamaGraph {
         int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
         b_.expand(cur);
         cur = d_.attends[static_cast<std::size_t>(il)] ? gated_attention(il, cur) : deltanet(il, cur);
+        if (rows_in_layer_ && il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp = b_.get_rows(inp, out_ids_);
+        }
         int ffn_residual = b_.add(cur, inp);
         cur = norm(ffn_residual, layer_weight(il, "post_attention_norm.weight", {d_.n_embd}));
         if (d_.n_expert > 0) {

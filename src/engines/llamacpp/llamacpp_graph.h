@@ -46,11 +46,13 @@ struct LlamaGraphSetting {
     /// the copies carry no input or output flag). The GPU's buffer type aligns to 128 bytes
     /// (ggml-cuda.cu, ggml_backend_cuda_buffer_type_get_alignment).
     bool device = false;
-    /// gpt-oss as an older llama.cpp builds it (src/models/openai-moe-iswa.cpp at a8fbcaa8; it
-    /// reproduces the b7772 starts): the output rows taken inside the last layer, and the last
-    /// hidden state not kept as an output (the pinned release keeps it, t_h_nextn, and takes the
-    /// rows after it).
-    bool gpt_oss_rows_in_layer = false;
+    /// The output arrangement of older builds of gpt-oss and Qwen 3.5: the output rows taken inside
+    /// the last layer, as the other architectures take them, and no hidden state kept as an output.
+    /// The pinned release keeps the last hidden state (gpt-oss) or the normed one (Qwen 3.5) as
+    /// t_h_nextn and takes the rows after it. Older: src/models/openai-moe-iswa.cpp at a8fbcaa8
+    /// (reproduces the b7772 starts) and src/models/qwen35.cpp at 1af4a799 (with the fused Gated
+    /// DeltaNet of later builds, reproduces a Qwen3.6-27B start on CUDA).
+    bool rows_in_layer = false;
 };
 
 /// The llama.cpp commit whose graphs are built here.

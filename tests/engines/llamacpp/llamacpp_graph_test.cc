@@ -144,15 +144,38 @@ TEST(LlamaGraph, GptOssOnATeslaT4IsTheBufferB7772Printed) {
         s.swa_cells_per_stream = st.swa_cells;
         s.outputs = 0;
         s.device = true;
-        s.gpt_oss_rows_in_layer = true;
+        s.rows_in_layer = true;
         auto then = llamacpp_graph_buffer(shipped_model("models/gpt-oss-20b"), s);
         ASSERT_TRUE(then) << st.cells;
         EXPECT_EQ(mib(*then), "398.38") << st.cells;
-        s.gpt_oss_rows_in_layer = false;
+        s.rows_in_layer = false;
         auto now = llamacpp_graph_buffer(shipped_model("models/gpt-oss-20b"), s);
         ASSERT_TRUE(now);
         EXPECT_EQ(*now - *then, more) << st.cells;
     }
+}
+
+TEST(LlamaGraph, Qwen36OnAGb10IsTheBufferItsBuildPrinted) {
+    // records/allocations/llamacpp-rs-0.1.146-qwen3.6-27b-q4_k_m-f16-32768-gb10: llama.cpp inside
+    // the Rust crate llama-cpp-2 on a DGX Spark, every layer on CUDA0, 32,768 cells, one sequence,
+    // flash attention and the fused Gated DeltaNet on, the library's outputs (every token). Its
+    // build took the output rows inside the last layer (src/models/qwen35.cpp at 1af4a799) and
+    // kept no normed state as an output; built so, the GPU's part is the printed 495.00 MiB. The
+    // pinned release keeps that state (t_h_nextn, 5,120 x 512 x 4 bytes) beside the logits.
+    LlamaGraphSetting s;
+    s.tokens = 512;
+    s.seqs = 1;
+    s.cells_per_stream = 32768;
+    s.outputs = 0;
+    s.device = true;
+    s.rows_in_layer = true;
+    auto then = llamacpp_graph_buffer(shipped_model("models/qwen3.6-27b"), s);
+    ASSERT_TRUE(then);
+    EXPECT_EQ(mib(*then), "495.00");
+    s.rows_in_layer = false;
+    auto now = llamacpp_graph_buffer(shipped_model("models/qwen3.6-27b"), s);
+    ASSERT_TRUE(now);
+    EXPECT_EQ(*now - *then, 5120 * 512 * 4);
 }
 
 TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
