@@ -404,6 +404,7 @@ EngineAnswer llamacpp_allocation(const Model& model, const CacheDtype& dtype, co
     LlamaHostSetting host{s.ubatch, *a.tokens, {l.cells}, s.flash_attn, dtype.block_values > 1, v.block_values > 1};
     if (l.swa_cells > 0) host.cache_cells.push_back(l.swa_cells);
     host.outputs = llamacpp_reserve_outputs(s);
+    host.sequences = parallel;
     a.host_compute = llamacpp_host_compute(model, host, llamacpp_inputs_era_of(llamacpp_build(s.version)));
     a.fit_target_bytes = llamacpp_fit_target_bytes(s);
     Rational bpe = (dtype.bytes_per_element() + v.bytes_per_element()) / Rational(2);

@@ -35,13 +35,19 @@ bool at_least(LlamaInputs era, LlamaInputs since) {
 }
 
 /// The architectures whose graph inputs are read for this rule (src/models/llama.cpp, qwen2.cpp,
-/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp at 80fb11ac): embeddings, positions of one
-/// number a token, one attention input (two for gpt-oss's sliding window) and the output ids.
+/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp, qwen35.cpp, qwen35moe.cpp at 80fb11ac):
+/// embeddings, positions, one attention input (two for gpt-oss's sliding window), the output ids
+/// and, for Qwen 3.5's hybrids, the recurrent rows.
 bool inputs_read(std::string_view arch) {
-    for (std::string_view a : {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss"}) {
+    for (std::string_view a : {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss", "qwen35", "qwen35moe"}) {
         if (arch == a) return true;
     }
     return false;
+}
+
+/// Qwen 3.5's hybrids: four positions a token (n_pos_per_embd) and the recurrent rows' indices.
+bool hybrid(std::string_view arch) {
+    return arch == "qwen35" || arch == "qwen35moe";
 }
 
 /// The widest V a layer caches (n_embd_v_gqa_max): a transposed V's indices are one a column.
@@ -101,9 +107,15 @@ std::optional<LlamaHostCompute> llamacpp_host_compute(const Model& model, const 
     if (at_least(era, LlamaInputs::embedding_input)) {
         add(lookup, fmt::format("the embeddings input, {} x {} f32", group_thousands(hidden), tokens));
     }
+    const bool recurrent = hybrid(model.tensors->llama_arch);
     if (at_least(era, LlamaInputs::mask)) {
         add(checked_mul(tokens, 4), fmt::format("the token ids, {} i32", tokens));
-        add(checked_mul(tokens, 4), fmt::format("the positions, {} i32", tokens));
+        add(checked_mul(tokens, recurrent ? 16 : 4), recurrent ? fmt::format("the positions, {} x 4 i32", tokens)
+                                                               : fmt::format("the positions, {} i32", tokens));
+    }
+    if (recurrent && at_least(era, LlamaInputs::mask)) {
+        const std::int64_t rows = std::max<std::int64_t>(1, s.sequences);
+        add(checked_mul(rows, 4), fmt::format("the recurrent rows' indices, {} i32", rows));
     }
     if (at_least(era, LlamaInputs::output_ids)) {
         const std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, tokens) : tokens;

@@ -11,8 +11,11 @@
 // The pinned release (80fb11ac), per micro-batch of n_tokens = min(n_ctx, n_ubatch):
 //   - src/llama-graph.cpp build_inp_embd: the token ids (i32), the embeddings input (f32, n_embd) and
 //     the token path's get_rows result (f32, n_embd), both kept since pull 18898;
-//   - build_inp_pos (i32 x n_pos_per_embd, 1 for these architectures), build_inp_out_ids (i32, one
-//     a reserved output: every token in the library's reserve, one a slot in llama-server's);
+//   - build_inp_pos (i32 x n_pos_per_embd: 1, and 4 for Qwen 3.5's multi-section RoPE),
+//     build_inp_out_ids (i32, one a reserved output: every token in the library's reserve, one a
+//     slot in llama-server's);
+//   - a hybrid's recurrent rows (build_rs_inp_impl: s_copy, one i32 a row of the full memory,
+//     max(1, n_seq_max) rows);
 //   - per attention cache (the base and, for a sliding-window model, the SWA one):
 //     build_attn_inp_kq_mask, n_kv x n_tokens (f16 under flash attention since pull 23764, f32
 //     before and without it); src/llama-kv-cache.cpp build_input_k_idxs and build_input_v_idxs (i64
@@ -72,6 +75,8 @@ struct LlamaHostSetting {
     /// The outputs the graph is reserved for (LlamaComputeSetting::outputs): the output ids are one
     /// i32 an output; 0 = every token.
     std::int64_t outputs = 0;
+    /// n_seq_max: a hybrid's recurrent rows, one i32 index each (s_copy).
+    std::int64_t sequences = 1;
 };
 
 struct LlamaHostCompute {

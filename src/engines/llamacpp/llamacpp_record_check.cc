@@ -329,9 +329,11 @@ std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& 
     auto not_judged = [&](const std::string& why) {
         out.not_judged.push_back({fmt::format("start.buffers.{}.mib", host[0]->index), why});
     };
-    if (!base || r.node("recurrent")) {
-        not_judged(fmt::format("the {} compute buffer: a start {} is not one whose inputs kvcat sums", host[0]->device,
-                               base ? "with a recurrent state" : "that prints no base cache"));
+    if (!base) {
+        not_judged(
+            fmt::format("the {} compute buffer: a start that prints no base cache is not one whose inputs kvcat "
+                        "sums",
+                        host[0]->device));
         return eras;
     }
     LlamaHostSetting setting;
@@ -348,6 +350,7 @@ std::vector<LlamaInputs> llama_start_host_compute(const Record& r, const Model& 
     setting.v_quantized = quantized("kv_cache.v_type");
     std::optional<std::int64_t> build = record_build(r);
     setting.outputs = record_reserve_outputs(r, build);
+    setting.sequences = integer(r, "kv_cache.seqs").value_or(1);
     auto value = Rational::parse(host[0]->mib);
     std::vector<std::string> candidates, equal;
     std::string how;

@@ -72,8 +72,26 @@ TEST(LlamaHostCompute, ASlidingWindowModelHasTwoMasksAndTwoSetsOfIndices) {
     EXPECT_TRUE(contains(b->how, "the SWA cache's mask, 768 cells x 512 tokens f32")) << b->how;
 }
 
+TEST(LlamaHostCompute, AQwen35HybridAddsFourPositionsATokenAndItsRecurrentRows) {
+    // Qwen3.6-27B (records/allocations/llamacpp-rs-0.1.146-qwen3.6-27b-q4_k_m-f16-32768-gb10):
+    // 32,768 cells, -ub 512, flash attention on, every token's output, one sequence, the f32 mask
+    // of pull 18898's era. 2 x 5,120 x 512 x 4 + 2,048 + 512 x 4 x 4 + 4 + 2,048 + 32,768 x 512 x
+    // 4 + 2 x 4,096 = 88,100,868 bytes, printed 84.02 MiB.
+    LlamaHostSetting s{512, 32768, {32768}, true};
+    auto b = llamacpp_host_compute(shipped_model("models/qwen3.6-27b"), s, LlamaInputs::embedding_input);
+    ASSERT_TRUE(b);
+    EXPECT_EQ(b->bytes, 88100868);
+    EXPECT_TRUE(contains(b->how, "the positions, 512 x 4 i32")) << b->how;
+    EXPECT_TRUE(contains(b->how, "the recurrent rows' indices, 1 i32")) << b->how;
+    // Four sequences: a row each.
+    s.sequences = 4;
+    auto four = llamacpp_host_compute(shipped_model("models/qwen3.6-27b"), s, LlamaInputs::embedding_input);
+    ASSERT_TRUE(four);
+    EXPECT_EQ(four->bytes - b->bytes, 12);
+}
+
 TEST(LlamaHostCompute, AGraphWhoseInputsAreNotReadHasNoFigure) {
-    // Gemma 3 scales its embeddings, Granite 4.0-H keeps a recurrent state: neither graph is read.
+    // Gemma 3 scales its embeddings, Granite 4.0-H keeps Mamba-2 states: neither graph is read.
     EXPECT_FALSE(
         llamacpp_host_compute(shipped_model("models/gemma-3-27b"), LlamaHostSetting{512, 4096, {4096, 1024}, true}));
     EXPECT_FALSE(
