@@ -176,6 +176,16 @@ TEST(LlamaGraph, Qwen36OnAGb10IsTheBufferItsBuildPrinted) {
     auto now = llamacpp_graph_buffer(shipped_model("models/qwen3.6-27b"), s);
     ASSERT_TRUE(now);
     EXPECT_EQ(*now - *then, 5120 * 512 * 4);
+    // The same eval on the DGX Spark's CPU (the run's
+    // curated-v2-smoke-postfix-1781146615-167f5d89-spark-2f6e-aarch64-cpu-release-regression report,
+    // failures/01_qwen3_6_27b_gguf__chat_smoke__smoke__gguf_q4_k_m.md, at the same commit) prints
+    // "CPU compute buffer size = 505.00 MiB": the whole graph with the same arrangement, the
+    // embeddings input and the token lookup on the CPU beside the rest.
+    s.device = false;
+    s.rows_in_layer = true;
+    auto cpu = llamacpp_graph_buffer(shipped_model("models/qwen3.6-27b"), s);
+    ASSERT_TRUE(cpu);
+    EXPECT_EQ(mib(*cpu), "505.00");
 }
 
 TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
