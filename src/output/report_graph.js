@@ -4,8 +4,8 @@
 // to the byte (the browser test holds them to it):
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
-//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35 and
-//     qwen35moe at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35,
+//     qwen35moe and granitehybrid at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
@@ -93,6 +93,20 @@ var kvcatLlamaGraph = (function () {
     this.t[id].nb = this.t[of].nb.slice();
     return this.fix(id);
   };
+  Builder.prototype.transpose = function (a) {
+    const A = this.t[a];
+    const id = this.make('TRANSPOSE', A.type, A.ne, [a], a);
+    const t = this.t[id];
+    t.nb = A.nb.slice();
+    [t.ne[0], t.ne[1]] = [A.ne[1], A.ne[0]];
+    [t.nb[0], t.nb[1]] = [A.nb[1], A.nb[0]];
+    return this.fix(id);
+  };
+  // ggml_concat along the first dimension: the kept columns before the micro-batch's
+  Builder.prototype.concat0 = function (a, b) {
+    const A = this.t[a];
+    return this.make('CONCAT', A.type, [A.ne[0] + this.t[b].ne[0], A.ne[1], A.ne[2], A.ne[3]], [a, b]);
+  };
   Builder.prototype.argsort = function (a) { return this.make('ARGSORT', I32, this.t[a].ne, [a]); };
   Builder.prototype.sumRows = function (a) {
     const A = this.t[a];
@@ -140,15 +154,20 @@ var kvcatLlamaGraph = (function () {
     let inp = b.getRows(tokEmbd, inpTokens);
     b.expand(inp);
     b.expand(inpEmbd);
+    if (d.granite) {
+      // Granite's embedding scale, materialized at once
+      inp = b.same('SCALE', inp, [inp]);
+      b.expand(inp);
+    }
     // build_inp_mem_hybrid's recurrent rows (llamacpp_graph.cc's recurrent_inputs): one a sequence
     let sCopyMain = -1, sCopyExtra = -1;
-    if (d.deltanet) {
+    if (d.deltanet || d.granite) {
       const sCopy = b.input(I32, [seqs, 1, 1, 1]);
       sCopyMain = b.view(sCopy, [seqs, 1, 1, 1], [4 * seqs, 4 * seqs, 4 * seqs]);
       sCopyExtra = b.view(sCopy, [0, 1, 1, 1], [0, 0, 0]);
     }
     // multi-section RoPE takes four positions a token
-    const pos = b.input(I32, [d.deltanet ? 4 * T : T, 1, 1, 1]);
+    const pos = d.granite ? -1 : b.input(I32, [d.deltanet ? 4 * T : T, 1, 1, 1]);
     // build_inp_attn_scale (llama4): the full layers' query temperature, one a token
     const attnScale = d.llama4 ? b.input(F32, [1, 1, T, 1]) : -1;
     const caches = d.swa_period > 0 ? 2 : 1;
@@ -418,14 +437,7 @@ var kvcatLlamaGraph = (function () {
     function convState(all, mixed, channels) {
       const kept = d.ssm_conv - 1;
       const st = b.reshape(states(all, kept * channels), [kept, channels, seqs, 1]);
-      const M = b.t[mixed];
-      const tr = b.make('TRANSPOSE', M.type, M.ne, [mixed], mixed);
-      b.t[tr].nb = M.nb.slice();
-      [b.t[tr].ne[0], b.t[tr].ne[1]] = [M.ne[1], M.ne[0]];
-      [b.t[tr].nb[0], b.t[tr].nb[1]] = [M.nb[1], M.nb[0]];
-      b.fix(tr);
-      const S = b.t[st];
-      const input = b.make('CONCAT', S.type, [S.ne[0] + b.t[tr].ne[0], S.ne[1], S.ne[2], S.ne[3]], [st, tr]);
+      const input = b.concat0(st, b.transpose(mixed));
       const I = b.t[input];
       const last = b.view(input, [kept, channels, seqs, 1], [I.nb[1], I.nb[2], I.nb[2] * seqs]);
       b.expand(cpy(last, view2d(all, kept * channels, seqs, b.t[all].nb[1])));
@@ -511,8 +523,77 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', cur, [cur, ffnRes]);
     }
 
+    const view3d = (a, ne, nb1, nb2) => b.view(a, ne, [nb1, nb2, nb2 * ne[2]]);
+
+    // build_mamba2_layer (llamacpp_graph.cc's mamba2)
+    function mamba2(cur) {
+      const hd = d.ssm_head_v, nh = d.ssm_heads, ng = d.ssm_groups, ds = d.ssm_state;
+      const inner = hd * nh, channels = inner + 2 * ng * ds, kept = d.ssm_conv - 1;
+      const nst = T / seqs, ns = seqs, r = kept * channels, sz = ds * inner;
+      const convAll = b.external(F32, [r, ns, 1, 1]);
+      const ssmAll = b.external(F32, [sz, ns, 1, 1]);
+      const conv = b.reshape(states(convAll, r), [kept, channels, ns, 1]);
+      let zx = b.mulMat(w([d.n_embd, 2 * inner + 2 * ng * ds + nh]), cur);
+      zx = b.reshape(zx, [b.t[zx].ne[0], nst, ns, 1]);
+      const nb = b.t[zx].nb;
+      const z = b.view(zx, [hd, nh, nst, ns], [4 * hd, nb[1], nb[2]]);
+      const xbc0 = view3d(zx, [channels, nst, ns, 1], nb[1], nb[2]);
+      let dt = view3d(zx, [nh, nst, ns, 1], nb[1], nb[2]);
+      const convX = b.concat0(conv, b.transpose(xbc0));
+      const cnb = b.t[convX].nb;
+      b.expand(cpy(view3d(convX, [kept, channels, ns, 1], cnb[1], cnb[2]), view2d(convAll, r, ns, b.t[convAll].nb[1])));
+      const CX = b.t[convX];
+      const sc = b.make('SSM_CONV', F32, [channels, CX.ne[0] - d.ssm_conv + 1, CX.ne[2], 1], [convX, w([d.ssm_conv, channels])]);
+      const biased = b.same('ADD', sc, [sc, w([channels])]);
+      const xbc = b.same('UNARY', biased, [biased]);
+      const xnb = b.t[xbc].nb;
+      const x = b.view(xbc, [hd, nh, nst, ns], [4 * hd, xnb[1], xnb[2]]);
+      const bm = b.view(xbc, [ds, ng, nst, ns], [4 * ds, xnb[1], xnb[2]]);
+      const cm = b.view(xbc, [ds, ng, nst, ns], [4 * ds, xnb[1], xnb[2]]);
+      const dtc = b.cont(dt, b.t[dt].ne);
+      dt = b.same('ADD', dtc, [dtc, w([nh])]);
+      const a = w([1, nh]);
+      const rows = b.t[ssmAll].ne[1];
+      const st = b.reshape(ssmAll, [sz, rows, 1, 1]);
+      const zero = b.view(st, [sz, 1, 1, 1], [4 * sz, 4 * sz, 4 * sz]);
+      b.expand(b.viewOf('SCALE', zero, [zero]));
+      const s4 = b.reshape(st, [ds, hd, nh, rows]);
+      const elements = hd * nh * nst * ns;
+      const yssm = b.make('SSM_SCAN', F32, [elements + ds * hd * nh * ns, 1, 1, 1], [s4, x, dt, a, bm, cm, sCopyMain]);
+      b.expand(yssm);
+      const extra = b.getRows(st, sCopyExtra);
+      b.expand(cpy(extra, view2d(ssmAll, sz, rows - seqs, b.t[ssmAll].nb[1])));
+      b.expand(cpy(view3d(yssm, [sz, ns, 1, 1], 4 * sz, 4 * sz * ns),
+        view3d(ssmAll, [sz, ns, 1, 1], b.t[ssmAll].nb[1], b.t[ssmAll].nb[1] * rows)));
+      let y = b.view(yssm, [hd, nh, nst, ns], [4 * hd, 4 * hd * nh, 4 * hd * nh * nst]);
+      const dx = b.same('MUL', x, [x, w([1, nh])]);
+      y = b.same('ADD', y, [y, dx]);
+      const zc = b.cont(z, b.t[z].ne);
+      y = b.same('GLU', zc, [zc, y]);
+      y = norm(b.reshape(y, [inner / ng, ng, nst, ns]), w([inner / ng, ng]));
+      return b.mulMat(w([inner, d.n_embd]), b.reshape(y, [inner, nst * ns, 1, 1]));
+    }
+
+    // src/models/granite-hybrid.cpp (llamacpp_graph.cc's granite_layer)
+    function graniteLayer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      if (d.attends[il]) {
+        const [q, k, v] = qkv(cur, false);
+        cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), attention(q, k, v, false));
+      } else {
+        cur = mamba2(cur);
+      }
+      let res = inp;
+      if (il === d.n_layer - 1) { cur = b.getRows(cur, outIds); res = b.getRows(inp, outIds); }
+      const scaled = b.same('SCALE', cur, [cur]);
+      const ffnInp = b.same('ADD', scaled, [scaled, res]);
+      cur = gatedFfn(norm(ffnInp, w([d.n_embd])), d.n_ff);
+      const s2 = b.same('SCALE', cur, [cur]);
+      return b.same('ADD', s2, [s2, ffnInp]);
+    }
+
     const layerOf = d.gpt_oss ? gptOssLayer : d.gemma3 ? gemma3Layer : d.llama4 ? llama4Layer
-      : d.deltanet ? qwen35Layer : layer;
+      : d.deltanet ? qwen35Layer : d.granite ? graniteLayer : layer;
     if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
     for (let il = 0; il < d.n_layer; il++) inp = layerOf(il);
     if (d.gpt_oss) {
@@ -526,7 +607,8 @@ var kvcatLlamaGraph = (function () {
       b.t[result].output = true;
       result = b.getRows(result, outIds);
     }
-    const logits = b.mulMat(w([d.n_embd, d.n_vocab]), result);
+    let logits = b.mulMat(w([d.n_embd, d.n_vocab]), result);
+    if (d.granite) logits = b.same('SCALE', logits, [logits]);  // by 1 / f_logit_scale
     b.expand(logits);
     b.t[logits].output = true;
     b.t[result].output = true;

@@ -92,6 +92,7 @@ json llamacpp_terms(const Model& m) {
                  {"llama4", g->llama4},
                  {"swa_period", g->swa_period},
                  {"deltanet", g->deltanet},
+                 {"granite", g->granite},
                  {"attends", g->attends},
                  {"ssm_conv", g->ssm_conv},
                  {"ssm_groups", g->ssm_groups},

@@ -283,6 +283,14 @@ int GgmlBuilder::gated_delta_net(int q, int k, int v, int g, int beta, int state
     return make("GATED_DELTA_NET", GgmlType::f32, {checked_mul(vn[0], vn[1]), rows, 1, 1}, {q, k, v, g, beta, state});
 }
 
+int GgmlBuilder::ssm_scan(int s, int x, int dt, int a, int b, int c, int ids) {
+    const Ne& xn = ne(x);
+    const Ne& sn = ne(s);
+    std::int64_t elements = checked_mul(checked_mul(xn[0], xn[1]), checked_mul(xn[2], xn[3]));
+    std::int64_t states = checked_mul(checked_mul(sn[0], sn[1]), checked_mul(sn[2], ne(ids)[0]));
+    return make("SSM_SCAN", GgmlType::f32, {checked_add(elements, states), 1, 1, 1}, {s, x, dt, a, b, c, ids});
+}
+
 int GgmlBuilder::flash_attn_ext(int q, int k, int v, int mask, int sinks) {
     return make("FLASH_ATTN_EXT", GgmlType::f32, {ne(v)[0], ne(q)[2], ne(q)[1], ne(q)[3]}, {q, k, v, mask, sinks});
 }

@@ -87,6 +87,9 @@ class GgmlBuilder {
     int concat(int a, int b, int dim);
     /// ggml_gated_delta_net with one snapshot slot: each token's output, then the final state.
     int gated_delta_net(int q, int k, int v, int g, int beta, int state);
+    /// ggml_ssm_scan with one snapshot slot: Mamba-2's scan, each token's output then the final
+    /// states, one f32 vector (s: [d_state, head_dim, heads, rows], x: [head_dim, heads, tokens, seqs]).
+    int ssm_scan(int s, int x, int dt, int a, int b, int c, int ids);
     /// ggml_cpy: a view of b, with a's data.
     int cpy(int a, int b);
     /// ggml_scale_inplace: a view of a.

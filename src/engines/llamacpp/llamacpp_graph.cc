@@ -16,8 +16,8 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama", "qwen2",  "qwen3",  "qwen3moe", "gpt-oss",
-                                                 "glm4",  "gemma3", "llama4", "qwen35",   "qwen35moe"};
+const std::vector<std::string> kArchitectures = {"llama",  "qwen2",  "qwen3",  "qwen3moe",  "gpt-oss",      "glm4",
+                                                 "gemma3", "llama4", "qwen35", "qwen35moe", "granitehybrid"};
 
 using Dims = LlamaGraphDims;
 
@@ -61,9 +61,17 @@ class LlamaGraph {
 
     GgmlGraph build() {
         int inp = embeddings();
-        if (d_.deltanet) recurrent_inputs();
-        // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd)
-        pos_ = b_.input("inp_pos", GgmlType::i32, {d_.deltanet ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
+        if (d_.granite) {
+            // build_inp_embd: Granite's embedding scale, materialized at once
+            inp = b_.scale(inp);
+            b_.expand(inp);
+        }
+        if (d_.deltanet || d_.granite) recurrent_inputs();
+        // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd); Granite
+        // 4.0-H has no RoPE and no positions
+        if (!d_.granite) {
+            pos_ = b_.input("inp_pos", GgmlType::i32, {d_.deltanet ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
+        }
         // build_inp_attn_scale: the full layers' query temperature, one a token
         if (d_.llama4) attn_scale_ = b_.input("attn_scale", GgmlType::f32, {1, 1, tokens_, 1});
         // build_attn_inp_kv (build_attn_inp_kv_iswa: the full cache's, then the window's)
@@ -85,6 +93,7 @@ class LlamaGraph {
                   : d_.gemma3   ? gemma3_layer(il, inp)
                   : d_.llama4   ? llama4_layer(il, inp)
                   : d_.deltanet ? qwen35_layer(il, inp)
+                  : d_.granite  ? granite_layer(il, inp)
                                 : layer(il, inp);
         }
         if (d_.gpt_oss && !rows_in_layer_) {
@@ -101,6 +110,7 @@ class LlamaGraph {
         }
         b_.name(cur, "result_norm");
         int logits = b_.mul_mat(weight("output.weight", {d_.n_embd, d_.n_vocab}), cur);
+        if (d_.granite) logits = b_.scale(logits);  // by 1 / f_logit_scale
         b_.name(logits, "result_output");
         b_.expand(logits);
         b_.set_output(logits);
@@ -460,6 +470,74 @@ class LlamaGraph {
         return input;
     }
 
+    /// src/models/granite-hybrid.cpp: a layer of Granite 4.0-H, attention without RoPE or Mamba-2,
+    /// the residual scaled before each add.
+    int granite_layer(std::int64_t il, int inp) {
+        int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
+        if (d_.attends[static_cast<std::size_t>(il)]) {
+            auto [q, k, v] = qkv(il, cur, false);
+            cur = b_.mul_mat(layer_weight(il, "attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}),
+                             attention(il, q, k, v));
+        } else {
+            cur = mamba2(il, cur);
+        }
+        if (il == d_.n_layer - 1) {
+            cur = b_.get_rows(cur, out_ids_);
+            inp = b_.get_rows(inp, out_ids_);
+        }
+        int ffn_inp = b_.add(b_.scale(cur), inp);  // f_residual_scale
+        cur = gated_ffn(il, norm(ffn_inp, layer_weight(il, "ffn_norm.weight", {d_.n_embd})), d_.n_ff);
+        return b_.add(b_.scale(cur), ffn_inp);
+    }
+
+    /// build_mamba2_layer (src/models/mamba-base.cpp) with one snapshot slot: in_proj split into z,
+    /// xBC and dt; the short convolution over the kept columns; the scan, whose states are read by
+    /// row index and written back; y plus D x x, gated by SwiGLU of z, a grouped norm, out_proj.
+    int mamba2(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t hd = d_.ssm_head_v, nh = d_.ssm_heads, ng = d_.ssm_groups, ds = d_.ssm_state;
+        const std::int64_t inner = hd * nh, channels = inner + 2 * ng * ds, kept = d_.ssm_conv - 1;
+        const std::int64_t nst = tokens_ / seqs_, ns = seqs_;
+        const std::int64_t r = kept * channels, s = ds * inner;
+        int conv_all = b_.external(fmt::format("cache_r_l{}", il), GgmlType::f32, {r, ns, 1, 1});
+        int ssm_all = b_.external(fmt::format("cache_s_l{}", il), GgmlType::f32, {s, ns, 1, 1});
+        int conv = b_.reshape(states(conv_all, r), {kept, channels, ns, 1});
+        int zx = b_.mul_mat(w("ssm_in.weight", {d_.n_embd, 2 * inner + 2 * ng * ds + nh}), cur);
+        zx = b_.reshape(zx, {b_.ne(zx)[0], nst, ns, 1});
+        auto nb = b_.nb(zx);
+        int z = view4d(zx, {hd, nh, nst, ns}, {4 * hd, nb[1], nb[2]});
+        int xbc = view3d(zx, {channels, nst, ns, 1}, nb[1], nb[2], 4 * inner);
+        int dt = view3d(zx, {nh, nst, ns, 1}, nb[1], nb[2], 4 * (2 * inner + 2 * ng * ds));
+        int conv_x = b_.concat(conv, b_.transpose(xbc), 0);
+        auto cnb = b_.nb(conv_x);
+        b_.expand(b_.cpy(view3d(conv_x, {kept, channels, ns, 1}, cnb[1], cnb[2], 4 * nst),
+                         view2d(conv_all, r, ns, b_.nb(conv_all)[1], 0)));
+        xbc = b_.ssm_conv(conv_x, w("ssm_conv1d.weight", {d_.ssm_conv, channels}));
+        xbc = b_.silu(b_.add(xbc, w("ssm_conv1d.bias", {channels})));
+        auto xnb = b_.nb(xbc);
+        int x = view4d(xbc, {hd, nh, nst, ns}, {4 * hd, xnb[1], xnb[2]});
+        int bm = view4d(xbc, {ds, ng, nst, ns}, {4 * ds, xnb[1], xnb[2]}, 4 * inner);
+        int cm = view4d(xbc, {ds, ng, nst, ns}, {4 * ds, xnb[1], xnb[2]}, 4 * (inner + ng * ds));
+        dt = b_.add(b_.cont(dt, b_.ne(dt)), w("ssm_dt.bias", {nh}));
+        int a = w("ssm_a", {1, nh});
+        // build_rs with the scan as its row reader
+        const std::int64_t rows = b_.ne(ssm_all)[1];
+        int st = b_.reshape(ssm_all, {s, rows, 1, 1});
+        b_.expand(b_.scale_inplace(view4d(st, {s, 1, 1, 1}, {4 * s, 4 * s, 4 * s})));
+        int y_ssm = b_.ssm_scan(b_.reshape(st, {ds, hd, nh, rows}), x, dt, a, bm, cm, s_copy_main_);
+        b_.expand(y_ssm);
+        int extra = b_.get_rows(st, s_copy_extra_);
+        b_.expand(b_.cpy(extra, view2d(ssm_all, s, rows - seqs_, b_.nb(ssm_all)[1], b_.nb(ssm_all)[1] * seqs_)));
+        const std::int64_t x_bytes = 4 * hd * nh * nst * ns;
+        b_.expand(b_.cpy(view3d(y_ssm, {s, ns, 1, 1}, 4 * s, 4 * s * ns, x_bytes),
+                         view3d(ssm_all, {s, ns, 1, 1}, b_.nb(ssm_all)[1], b_.nb(ssm_all)[1] * rows, 0)));
+        int y = view4d(y_ssm, {hd, nh, nst, ns}, {4 * hd, 4 * hd * nh, 4 * hd * nh * nst});
+        y = b_.add(y, b_.mul(x, w("ssm_d", {1, nh})));
+        y = b_.glu(b_.cont(z, b_.ne(z)), y);
+        y = norm(b_.reshape(y, {inner / ng, ng, nst, ns}), w("ssm_norm.weight", {inner / ng, ng}));
+        return b_.mul_mat(w("ssm_out.weight", {inner, d_.n_embd}), b_.reshape(y, {inner, nst * ns, 1, 1}));
+    }
+
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
@@ -552,11 +630,12 @@ std::optional<Dims> read_dims(const Model& m) {
     d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe" || (d.llama4 && w.experts != 128);
     d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
     d.deltanet = d.arch == "qwen35" || d.arch == "qwen35moe";
-    if (d.deltanet) {
+    d.granite = d.arch == "granitehybrid";
+    if (d.deltanet || d.granite) {
         auto places = kv_layer_places(m);
         if (!places || !m.linear) return std::nullopt;
         d.attends = *places;
-        d.qk_norm = true;
+        d.qk_norm = d.deltanet;
         d.ssm_conv = m.linear->conv_kernel;
         d.ssm_groups = m.linear->key_heads;
         d.ssm_state = m.linear->key_head_dim;
@@ -581,14 +660,20 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
                   (arch == "llama4" && m.sliding->kind == WindowKind::chunked));
     const bool deltanet = (arch == "qwen35" || arch == "qwen35moe") && m.linear &&
                           m.linear->kind == StateKind::gated_deltanet && !m.linear->beside_attention;
-    if ((m.sliding && !pairs) || (m.linear && !deltanet) || m.mla || !m.kv_groups.empty()) {
+    const bool mamba2 = arch == "granitehybrid" && m.linear && m.linear->kind == StateKind::mamba2 &&
+                        !m.linear->beside_attention && m.tensors->experts == 0;
+    if ((m.sliding && !pairs) || (m.linear && !deltanet && !mamba2) || m.mla || !m.kv_groups.empty()) {
         return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers, nor Qwen "
-               "3.5's attention and Gated DeltaNet layers)";
+               "3.5's attention and Gated DeltaNet layers, nor Granite 4.0-H's attention and Mamba-2 layers)";
     }
     if (deltanet && (m.linear->key_head_dim != m.linear->value_head_dim || m.linear->key_heads <= 0 ||
                      m.linear->value_heads % m.linear->key_heads != 0 || m.linear->conv_kernel < 1)) {
         return "the Gated DeltaNet's key and value heads must be as wide, and the value heads a multiple of the key "
                "heads (ggml_gated_delta_net)";
+    }
+    if (mamba2 && (m.linear->key_heads <= 0 || m.linear->conv_kernel < 1 ||
+                   (m.linear->value_heads * m.linear->value_head_dim) % m.linear->key_heads != 0)) {
+        return "Mamba-2's inner width must divide into its groups (build_mamba2_layer)";
     }
     if (pairs && s.swa_cells_per_stream <= 0) return "no cells for the sliding window's cache";
     if (m.tensors->experts > 0 && m.tensors->experts_used <= 0)

@@ -6,7 +6,8 @@
 // The graph is built call for call as llama.cpp builds it, at
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
 //   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss), glm4.cpp,
-//     gemma3.cpp, llama4.cpp, qwen35.cpp, qwen35moe.cpp and delta-net-base.cpp: the layers;
+//     gemma3.cpp, llama4.cpp, qwen35.cpp, qwen35moe.cpp, delta-net-base.cpp, granite-hybrid.cpp and
+//     mamba-base.cpp: the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
@@ -93,9 +94,14 @@ struct LlamaGraphDims {
     /// attention and none before the feed-forward; qwen35moe's experts beside a shared expert
     /// gated by its own sigmoid.
     bool deltanet = false;
+    /// granitehybrid (src/models/granite-hybrid.cpp, mamba-base.cpp): Mamba-2 layers between
+    /// attention ones without RoPE (Granite 4.0-H's converter writes rope.scaling.finetuned false
+    /// for a hybrid, conversion/granite.py); Granite's embedding, residual and logit scales (its
+    /// configs' multipliers, which the converter writes); biases on the convolution.
+    bool granite = false;
     std::vector<bool> attends;  ///< the hybrid's layers with attention (the others recurrent)
-    /// The Gated DeltaNet's widths: the short convolution's kernel, the key heads (ssm_n_group) of
-    /// ssm_d_state, the value heads (ssm_dt_rank) and their width.
+    /// The recurrent layers' widths: the short convolution's kernel, the key heads (ssm_n_group) of
+    /// ssm_d_state, the value heads (ssm_dt_rank; Mamba-2's heads) and their width.
     std::int64_t ssm_conv = 0, ssm_groups = 0, ssm_state = 0, ssm_heads = 0, ssm_head_v = 0;
     std::int64_t n_ff_shexp = 0;  ///< qwen35moe's shared expert
     /// The period of the sliding-window layers (set_swa_pattern): 0 for none, 2 for gpt-oss, 6 for

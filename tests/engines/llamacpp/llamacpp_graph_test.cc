@@ -62,6 +62,10 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         {"models/qwen3.5-35b-a3b", 4096, 512, 1, false, true, true, "76.02"},
         {"models/qwen3.5-35b-a3b", 32768, 2048, 4, false, false, true, "1256.05"},
         {"models/qwen3.5-35b-a3b", 4096, 512, 4, false, true, true, "73.28", "q8_0", "q4_0"},
+        // Granite 4.0-H: Mamba-2 layers between attention ones without RoPE, Granite's scales.
+        {"models/granite-4.0-h-350m", 4096, 512, 1, false, true, false, "204.51"},
+        {"models/granite-4.0-h-350m", 4096, 512, 1, false, true, true, "25.89"},
+        {"models/granite-4.0-h-350m", 32768, 512, 4, false, false, true, "218.09"},
     };
     for (const Printed& c : cases) {
         LlamaGraphSetting s;
@@ -193,8 +197,9 @@ TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     s.cells_per_stream = 4096;
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3.5-27b"), s), "");
-    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/granite-4.0-h-350m"), s),
-              "llama.cpp's granitehybrid graph is not built here");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/granite-4.0-h-350m"), s), "");
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-next-80b-a3b"), s),
+              "the model record has no tensors mapping");
     kvcat::Model wider = shipped_model("models/qwen3.5-27b");
     wider.linear->value_head_dim = 2 * wider.linear->key_head_dim;
     EXPECT_NE(llamacpp_graph_unsupported(wider, s).find("key and value heads must be as wide"), std::string::npos);

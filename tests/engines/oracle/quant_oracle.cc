@@ -155,6 +155,15 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
             .i32s(a + ".rope.dimension_sections", {11, 11, 10, 0});
         return;
     }
+    // Granite's converter (conversion/granite.py) writes the config's multipliers as scales, and
+    // for a hybrid rope.scaling.finetuned false: no RoPE. Granite-4.0-H-350M's config gives
+    // embedding 12, residual 0.246, logits 3 and attention 0.015625; no value changes a shape, but
+    // each scale is an operation of the graph.
+    g.f32(a + ".embedding_scale", 12.0f)
+        .f32(a + ".residual_scale", 0.246f)
+        .f32(a + ".logit_scale", 3.0f)
+        .f32(a + ".attention.scale", 0.015625f)
+        .boolean(a + ".rope.scaling.finetuned", false);
     // A state layer is one of no KV heads, as llama.cpp reads the per-layer count.
     std::vector<std::int32_t> kv;
     for (bool attention : attention_layers(m)) kv.push_back(attention ? static_cast<std::int32_t>(*m.kv_heads) : 0);
