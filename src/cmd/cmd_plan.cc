@@ -126,6 +126,18 @@ void plan_notes(const std::vector<PlanRow>& rows, const PlanGrid& grid, const st
         engine.empty() ? "" : engine_fit_flags(engine_options) + " and its context option");
 }
 
+/// gpt-oss is published in llama-quantize's MXFP4_MOE (its experts were trained in MXFP4): without
+/// --weights its plan has that mix too, after bf16, where the engine's files are llama-quantize's.
+void add_published_mix(PlanGrid& grid, const Model& model, const std::string& engine, bool imatrix) {
+    if (!model.tensors || model.tensors->llama_arch != "gpt-oss") return;
+    try {
+        if (!named_quant_plan(model, "MXFP4_MOE", engine, imatrix)) return;
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    grid.weights.insert(grid.weights.begin() + (grid.weights.empty() ? 0 : 1), "MXFP4_MOE");
+}
+
 /// The mixes whose exact bytes llama-quantize's plan gives for this model (engines/llamacpp/llamacpp_quant).
 void exact_mix_weights(PlanGrid& grid, const Model& model, const std::string& engine, bool imatrix) {
     for (const auto& w : grid.weights) {
@@ -227,6 +239,9 @@ int run_plan(const PlanOptions& o) {
     }
     std::vector<PlanRow> rows;
     try {
+        if (o.weights_option->count() == 0 && o.weight_files.empty()) {
+            add_published_mix(grid, *model.record->model, engine ? o.engine.engine : std::string(), o.imatrix);
+        }
         exact_mix_weights(grid, *model.record->model, engine ? o.engine.engine : std::string(), o.imatrix);
         if (engine) engine_loaded_weights(grid, *model.record->model, engine->first, engine->second);
         rows = plan_fits(*model.record->model, *card.record->accelerator, grid);
@@ -278,7 +293,8 @@ void setup_plan(CLI::App& app, int& exit_code) {
     o->weights_option =
         sub->add_option("--weights", o->weights,
                         "Weight formats, comma-separated: exact ones (bf16, Q8_0, Q4_K, ...) or llama.cpp's mixes "
-                        "(Q4_K_M, ...): exact when the model record lists its tensors, else a lower bound")
+                        "(Q4_K_M, ...): exact when the model record lists its tensors, else a lower bound; by "
+                        "default gpt-oss also gets MXFP4_MOE, the mix it is published in")
             ->capture_default_str();
     sub->add_option("--weight-file", o->weight_files,
                     "A GGUF file or its http(s) address (its header read by range requests), planned at its exact "

@@ -128,6 +128,41 @@ TEST(Plan, TheTextNamesTheCardTheReserveAndTheMixesLowerBound) {
     EXPECT_TRUE(contains(lower.err, "Q5_K_M, Q4_K_M, Q3_K_M are llama.cpp's mixes")) << lower.err;
 }
 
+// gpt-oss is published in MXFP4_MOE: its plan has that mix without being asked, at the bytes
+// llama-quantize writes, and not when --weights names the formats or the engine's files are not
+// llama-quantize's.
+TEST(Plan, GptOssIsPlannedInTheMixItIsPublishedIn) {
+    KvcatRunner k;
+    auto weights_of = [&](std::vector<std::string> args) {
+        std::vector<std::string> all = {"plan", "--model", "gpt-oss-20b", "--accelerator", "nvidia-rtx-4090"};
+        all.insert(all.end(), args.begin(), args.end());
+        std::vector<std::string> out;
+        for (const json& r : run_json(k, all)) {
+            if (std::find(out.begin(), out.end(), r["weights"]) == out.end()) out.push_back(r["weights"]);
+        }
+        return out;
+    };
+    std::vector<std::string> plain = weights_of({});
+    ASSERT_GE(plain.size(), 2u);
+    EXPECT_EQ(plain[1], "MXFP4_MOE");
+    json fit = run_json(k, {"fit", "--model", "gpt-oss-20b", "--accelerator", "nvidia-rtx-4090", "--weight-quant",
+                            "MXFP4_MOE", "--kv-dtype", "f16"});
+    json rows =
+        run_json(k, {"plan", "--model", "gpt-oss-20b", "--accelerator", "nvidia-rtx-4090", "--kv-dtypes", "f16"});
+    bool seen = false;
+    for (const json& r : rows) {
+        if (r["weights"] != "MXFP4_MOE") continue;
+        seen = true;
+        EXPECT_EQ(r["weights_lower_bound"], "no");
+        EXPECT_EQ(r["weight_bytes"], fit["weight_bytes"]);
+    }
+    EXPECT_TRUE(seen);
+    std::vector<std::string> asked = weights_of({"--weights", "Q4_K_M"});
+    EXPECT_EQ(asked, std::vector<std::string>{"Q4_K_M"});
+    std::vector<std::string> vllm = weights_of({"--engine", "vllm"});
+    EXPECT_EQ(std::find(vllm.begin(), vllm.end(), "MXFP4_MOE"), vllm.end());
+}
+
 // With --engine every cell is that engine's verdict: held here to kvcat fit --engine for the
 // same settings, cell by cell, and the largest context to the boundary fit draws.
 TEST(Plan, WithLlamaCppEachVerdictIsKvcatFitsForTheSameStart) {
