@@ -325,13 +325,19 @@ var kvcatLlamaGraph = (function () {
         b.reshape(v, [d.hd_v, d.n_head_kv, T, 1])];
     }
 
+    // In the last layer (when take), only the output rows of the result and of its residual go on
+    // (llamacpp_graph.cc's last_rows)
+    function lastRows(il, cur, res, take = true) {
+      if (take && il === d.n_layer - 1) return [b.getRows(cur, outIds), b.getRows(res, outIds)];
+      return [cur, res];
+    }
+
     // The attention's output projection (with its bias where the model has one), and in the last
     // layer only the output rows of it and of the residual (llamacpp_graph.cc's projected)
     function projected(il, cur, res, bias = false, rows = true) {
       cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
       if (bias) cur = b.same('ADD', cur, [cur, w([d.n_embd])]);
-      if (rows && il === d.n_layer - 1) return [b.getRows(cur, outIds), b.getRows(res, outIds)];
-      return [cur, res];
+      return lastRows(il, cur, res, rows);
     }
 
     // build_ffn with a parallel gate (llamacpp_graph.cc's gated_ffn)
@@ -421,12 +427,13 @@ var kvcatLlamaGraph = (function () {
 
     const cpy = (a, dst) => b.viewOf('CPY', dst, [a, dst]);
     // build_rs (llamacpp_graph.cc's states): one row zeroed in place, the sequences' rows gathered
-    function states(all, size) {
+    // reader reads the sequences' rows (llm_graph_get_rows_fn): get_rows, or Mamba-2's scan
+    function states(all, size, reader) {
       const rows = b.t[all].ne[1];
       const st = b.reshape(all, [size, rows, 1, 1]);
       const zero = b.view(st, [size, 1, 1, 1], [4 * size, 4 * size, 4 * size]);
       b.expand(b.viewOf('SCALE', zero, [zero]));
-      const out = b.getRows(st, sCopyMain);
+      const out = reader ? reader(st) : b.getRows(st, sCopyMain);
       b.expand(out);
       const extra = b.getRows(st, sCopyExtra);
       b.expand(cpy(extra, view2d(all, size, rows - seqs, b.t[all].nb[1])));
@@ -554,15 +561,9 @@ var kvcatLlamaGraph = (function () {
       dt = b.same('ADD', dtc, [dtc, w([nh])]);
       const a = w([1, nh]);
       const rows = b.t[ssmAll].ne[1];
-      const st = b.reshape(ssmAll, [sz, rows, 1, 1]);
-      const zero = b.view(st, [sz, 1, 1, 1], [4 * sz, 4 * sz, 4 * sz]);
-      b.expand(b.viewOf('SCALE', zero, [zero]));
-      const s4 = b.reshape(st, [ds, hd, nh, rows]);
       const elements = hd * nh * nst * ns;
-      const yssm = b.make('SSM_SCAN', F32, [elements + ds * hd * nh * ns, 1, 1, 1], [s4, x, dt, a, bm, cm, sCopyMain]);
-      b.expand(yssm);
-      const extra = b.getRows(st, sCopyExtra);
-      b.expand(cpy(extra, view2d(ssmAll, sz, rows - seqs, b.t[ssmAll].nb[1])));
+      const yssm = states(ssmAll, sz, (st) => b.make('SSM_SCAN', F32, [elements + ds * hd * nh * ns, 1, 1, 1],
+        [b.reshape(st, [ds, hd, nh, rows]), x, dt, a, bm, cm, sCopyMain]));
       b.expand(cpy(view3d(yssm, [sz, ns, 1, 1], 4 * sz, 4 * sz * ns),
         view3d(ssmAll, [sz, ns, 1, 1], b.t[ssmAll].nb[1], b.t[ssmAll].nb[1] * rows)));
       let y = b.view(yssm, [hd, nh, nst, ns], [4 * hd, 4 * hd * nh, 4 * hd * nh * nst]);
@@ -577,14 +578,13 @@ var kvcatLlamaGraph = (function () {
     // src/models/granite-hybrid.cpp (llamacpp_graph.cc's granite_layer)
     function graniteLayer(il) {
       let cur = norm(inp, w([d.n_embd]));
+      let res;
       if (d.attends[il]) {
         const [q, k, v] = qkv(cur, false);
-        cur = b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), attention(q, k, v, false));
+        [cur, res] = projected(il, attention(q, k, v, false), inp);
       } else {
-        cur = mamba2(cur);
+        [cur, res] = lastRows(il, mamba2(cur), inp);
       }
-      let res = inp;
-      if (il === d.n_layer - 1) { cur = b.getRows(cur, outIds); res = b.getRows(inp, outIds); }
       const scaled = b.same('SCALE', cur, [cur]);
       const ffnInp = b.same('ADD', scaled, [scaled, res]);
       cur = gatedFfn(norm(ffnInp, w([d.n_embd])), d.n_ff);

@@ -1,6 +1,7 @@
 #include "engines/llamacpp/llamacpp_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -160,13 +161,19 @@ class LlamaGraph {
                 b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1})};
     }
 
+    /// In the last layer (when `take`), only the output rows of the layer's result and of its
+    /// residual go on (the `inp_out_ids` get_rows every model file makes there).
+    std::pair<int, int> last_rows(std::int64_t il, int cur, int res, bool take = true) {
+        if (take && il == d_.n_layer - 1) return {b_.get_rows(cur, out_ids_), b_.get_rows(res, out_ids_)};
+        return {cur, res};
+    }
+
     /// The attention's output projection (with its bias where the model has one), and in the last
     /// layer only the output rows of it and of the residual.
     std::pair<int, int> projected(std::int64_t il, int cur, int res, bool bias = false, bool rows = true) {
         cur = b_.mul_mat(layer_weight(il, "attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
         if (bias) cur = b_.add(cur, layer_weight(il, "attn_output.bias", {d_.n_embd}));
-        if (rows && il == d_.n_layer - 1) return {b_.get_rows(cur, out_ids_), b_.get_rows(res, out_ids_)};
-        return {cur, res};
+        return last_rows(il, cur, res, rows);
     }
 
     /// build_ffn with a parallel gate: down(act(gate(x)) x up(x)), SwiGLU or GeGLU alike for the
@@ -375,10 +382,7 @@ class LlamaGraph {
         int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
         b_.expand(cur);
         cur = d_.attends[static_cast<std::size_t>(il)] ? gated_attention(il, cur) : deltanet(il, cur);
-        if (rows_in_layer_ && il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp = b_.get_rows(inp, out_ids_);
-        }
+        std::tie(cur, inp) = last_rows(il, cur, inp, rows_in_layer_);
         int ffn_residual = b_.add(cur, inp);
         cur = norm(ffn_residual, layer_weight(il, "post_attention_norm.weight", {d_.n_embd}));
         if (d_.n_expert > 0) {
@@ -448,11 +452,13 @@ class LlamaGraph {
     }
 
     /// build_rs: one row zeroed in place, the sequences' rows gathered, the others copied (none).
-    int states(int all, std::int64_t size) {
+    /// `reader` reads the sequences' rows from the states as llm_graph_get_rows_fn does: get_rows
+    /// by default, Mamba-2's scan in build_mamba2_layer.
+    int states(int all, std::int64_t size, const std::function<int(int)>& reader = nullptr) {
         const std::int64_t rows = b_.ne(all)[1];
         int st = b_.reshape(all, {size, rows, 1, 1});
         b_.expand(b_.scale_inplace(view4d(st, {size, 1, 1, 1}, {4 * size, 4 * size, 4 * size})));
-        int out = b_.get_rows(st, s_copy_main_);
+        int out = reader ? reader(st) : b_.get_rows(st, s_copy_main_);
         b_.expand(out);
         int extra = b_.get_rows(st, s_copy_extra_);
         b_.expand(b_.cpy(extra, view2d(all, size, rows - seqs_, b_.nb(all)[1], b_.nb(all)[1] * seqs_)));
@@ -476,14 +482,9 @@ class LlamaGraph {
         int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
         if (d_.attends[static_cast<std::size_t>(il)]) {
             auto [q, k, v] = qkv(il, cur, false);
-            cur = b_.mul_mat(layer_weight(il, "attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}),
-                             attention(il, q, k, v));
+            std::tie(cur, inp) = projected(il, attention(il, q, k, v), inp);
         } else {
-            cur = mamba2(il, cur);
-        }
-        if (il == d_.n_layer - 1) {
-            cur = b_.get_rows(cur, out_ids_);
-            inp = b_.get_rows(inp, out_ids_);
+            std::tie(cur, inp) = last_rows(il, mamba2(il, cur), inp);
         }
         int ffn_inp = b_.add(b_.scale(cur), inp);  // f_residual_scale
         cur = gated_ffn(il, norm(ffn_inp, layer_weight(il, "ffn_norm.weight", {d_.n_embd})), d_.n_ff);
@@ -522,12 +523,9 @@ class LlamaGraph {
         int a = w("ssm_a", {1, nh});
         // build_rs with the scan as its row reader
         const std::int64_t rows = b_.ne(ssm_all)[1];
-        int st = b_.reshape(ssm_all, {s, rows, 1, 1});
-        b_.expand(b_.scale_inplace(view4d(st, {s, 1, 1, 1}, {4 * s, 4 * s, 4 * s})));
-        int y_ssm = b_.ssm_scan(b_.reshape(st, {ds, hd, nh, rows}), x, dt, a, bm, cm, s_copy_main_);
-        b_.expand(y_ssm);
-        int extra = b_.get_rows(st, s_copy_extra_);
-        b_.expand(b_.cpy(extra, view2d(ssm_all, s, rows - seqs_, b_.nb(ssm_all)[1], b_.nb(ssm_all)[1] * seqs_)));
+        int y_ssm = states(ssm_all, s, [&](int st) {
+            return b_.ssm_scan(b_.reshape(st, {ds, hd, nh, rows}), x, dt, a, bm, cm, s_copy_main_);
+        });
         const std::int64_t x_bytes = 4 * hd * nh * nst * ns;
         b_.expand(b_.cpy(view3d(y_ssm, {s, ns, 1, 1}, 4 * s, 4 * s * ns, x_bytes),
                          view3d(ssm_all, {s, ns, 1, 1}, b_.nb(ssm_all)[1], b_.nb(ssm_all)[1] * rows, 0)));
