@@ -100,6 +100,8 @@ struct ParsedLog {
     std::string model_dtype;             ///< "bfloat16"
     std::string gpu_memory_utilization;  ///< "0.25", when the launch's arguments show it
     std::string model_loading_gib;       ///< "14.2488": "Model loading took X GiB", the weights as loaded
+    std::string quantization;            ///< "None", "fp8": the config line's quantization, as printed
+    bool expert_parallel = false;        ///< the engine's arguments enable expert parallel
     LoggedVllmProfile profile;
     // SGLang
     std::string k_gb, v_gb, kv_gb;

@@ -881,8 +881,9 @@ namespace kvcat {
 namespace {
 
 /// The printed figures of an allocation record that the engine-allocation rule judges exactly:
-/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency, and vLLM's tokens for a release
-/// before 0.20, which prints a whole number of blocks.
+/// llama.cpp's MiB, SGLang's GB, vLLM's maximum concurrency, vLLM's tokens for a release
+/// before 0.20, which prints a whole number of blocks, and vLLM's weights as loaded where the
+/// checkpoint is loaded in the model's dtype.
 std::vector<std::string> judged_keys(const Record& r) {
     std::vector<std::string> keys;
     for (const char* part : {"kv_cache", "swa_cache"}) {
@@ -899,6 +900,9 @@ std::vector<std::string> judged_keys(const Record& r) {
             keys.push_back("vllm.tokens");
         }
     }
+    // vLLM's weights as loaded, for a checkpoint loaded in the model's dtype.
+    const YamlNode* quantization = r.node("vllm.quantization");
+    if (quantization && quantization->value == "None") keys.push_back("vllm.model_loading_gib");
     for (const char* f : {"k_gb", "v_gb", "kv_gb", "conv_state_gb", "ssm_state_gb"}) {
         keys.push_back(std::string("sglang.") + f);
     }

@@ -27,6 +27,10 @@ const LogPattern kBlockSize(R"('block_size': (\d+)|Setting attention block size 
 const LogPattern kModelDtype(R"(dtype=torch\.(\w+))");
 const LogPattern kUtilization(
     R"('gpu_memory_utilization': ([0-9.]+)|gpu_memory_utilization=([0-9.]+)|--gpu-memory-utilization[= ]([0-9.]+))");
+// The config line's quantization ("quantization=None" for a checkpoint loaded in the model's dtype),
+// or the arguments' where a release prints them as a dictionary.
+const LogPattern kQuantization(R"(\bquantization=([\w-]+)|'quantization': '([\w-]+)')");
+const LogPattern kExpertParallel(R"(enable_expert_parallel'?(?:=|: )True)");
 const LogPattern kModelLoading(R"(Model loading took ([0-9.]+) GiB)");  // "... and 4.42 seconds" follows
 // The worker's profile, printed once the CUDA graphs are captured (vllm/v1/worker/gpu_worker.py,
 // compile_or_warm_up_model: "for weight ... for non-torch memory" from 0.10.2 at 01efc7ef to 0.20.x,
@@ -94,6 +98,9 @@ class VllmLogReader final : public LogReader {
         if (cur.search(m, kBlockSize, {"block_size", "block size"}))
             out.block_size = cur.count(either_group(m, 1, 2), "block_size");
         if (cur.search(m, kModelDtype, {"dtype=torch."})) out.model_dtype = m[1];
+        if (out.quantization.empty() && cur.search(m, kQuantization, {"quantization"}))
+            out.quantization = either_group(m, 1, 2);
+        if (cur.search(m, kExpertParallel, {"enable_expert_parallel"})) out.expert_parallel = true;
         if (cur.search(m, kUtilization, {"gpu_memory_utilization", "gpu-memory-utilization"}))
             out.gpu_memory_utilization = m[1].matched ? m[1] : either_group(m, 2, 3);
         return false;
@@ -154,6 +161,8 @@ void vllm_record_block(const ParsedLog& log, std::string& t) {
     yaml_optional(t, "tensor_parallel", log.tensor_parallel);
     yaml_optional(t, "kv_cache_dtype", log.kv_cache_dtype);
     yaml_optional(t, "model_dtype", log.model_dtype);
+    yaml_optional(t, "quantization", log.quantization);
+    if (log.expert_parallel) t += "  expert_parallel: true\n";
     yaml_optional(t, "gpu_memory_utilization", log.gpu_memory_utilization);
     yaml_optional(t, "model_loading_gib", log.model_loading_gib);
     for_each_profile_figure(log.profile, [&t](const char* key, const auto& value) { yaml_optional(t, key, value); });

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "engines/allocation_fields.h"
+#include "engines/checkpoint_layers.h"
 #include "engines/vllm/vllm_allocation.h"
+#include "engines/vllm/vllm_budget.h"
 #include "engines/vllm/vllm_log.h"
 #include "engines/vllm/vllm_profile.h"
 #include "vocab/dtype_spelling.h"
@@ -68,12 +70,6 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     std::erase_if(part.settings,
                   [](const auto& kv) { return kv.first == "model_loading_gib" || vllm_profile_key(kv.first); });
     auto finish = [&] { out.parts.push_back(std::move(part)); };
-    if (!text(r, "vllm.model_loading_gib").empty()) {
-        out.not_judged.push_back({"vllm.model_loading_gib",
-                                  "the record does not say the checkpoint's format (bf16, or fp8 scaled per "
-                                  "block or per channel), on which vLLM's layers depend; docs/engines.md sets "
-                                  "kvcat's layers beside each start's figure"});
-    }
     auto tokens = integer(r, "vllm.tokens");
     // The profile line's "Current kv cache memory in use" prints the same figure as "Available KV
     // cache memory" (available_kv_cache_memory_bytes, gpu_worker.py), for a log that shows only it.
@@ -167,10 +163,84 @@ void vllm(const Record& r, const Model& m, AllocationCheck& out) {
     finish();
 }
 
+/// The checkpoint format whose layers vLLM builds for a model it loads unquantized in
+/// `model_dtype` (torch's name): it makes every parameter in that dtype, whatever the files hold.
+std::optional<std::string_view> unquantized_format(std::string_view model_dtype) {
+    if (model_dtype == "bfloat16") return "bf16";
+    if (model_dtype == "float16") return "fp16";
+    if (model_dtype == "float32") return "f32";
+    return std::nullopt;
+}
+
+/// "Model loading took X GiB": torch's bytes once the weights are loaded, held to the layers vLLM's
+/// model file makes for a checkpoint loaded in the model's dtype (quantization None), with what
+/// PyTorch's caching allocator counts beside them and the rotary table (vllm_loaded_weights,
+/// vllm_rotary_table), to the printed places: four up to 0.10 ("%.4f"), two from 0.11.
+void vllm_weights_loaded(const Record& r, const Model& m, AllocationCheck& out) {
+    std::string printed = text(r, "vllm.model_loading_gib");
+    if (printed.empty()) return;
+    auto not_judged = [&](std::string why) { out.not_judged.push_back({"vllm.model_loading_gib", std::move(why)}); };
+    std::string quantization = text(r, "vllm.quantization");
+    std::string model_dtype = text(r, "vllm.model_dtype");
+    if (quantization.empty()) {
+        return not_judged("the record does not give the config line's quantization, on which vLLM's layers depend");
+    }
+    if (quantization != "None") {
+        return not_judged(
+            quantization == "fp8"
+                ? "an fp8 checkpoint: vLLM replaces its layers once loaded, and kvcat's fp8 layers stand 0.002 and "
+                  "0.06 GiB from the two starts that print them, not explained (docs/engines.md)"
+                : fmt::format("a checkpoint quantized as {}: kvcat builds no layers for it", quantization));
+    }
+    auto format = unquantized_format(model_dtype);
+    if (!format)
+        return not_judged(fmt::format("the model's dtype ({}) is not one kvcat builds vLLM's layers in",
+                                      model_dtype.empty() ? "not given" : model_dtype));
+    EngineSettings s;
+    s.gpus = integer(r, "vllm.tensor_parallel").value_or(1);
+    s.expert_parallel = text(r, "vllm.expert_parallel") == "true";
+    s.model_dtype = std::string(*checkpoint_float_dtype(*format));
+    auto weights = vllm_loaded_weights(m, *format, s);
+    auto rotary = vllm_rotary_table(s, model_terms(m));
+    if (!weights || !rotary) {
+        return not_judged(
+            "kvcat builds vLLM's layers and rotary table for the llama, qwen2, qwen3 and qwen3moe architectures "
+            "with a tensors mapping, not this model's");
+    }
+    auto gib = Rational::parse(printed);
+    if (!gib) return;
+    // vLLM 0.10 prints four places ("%.4f"), later releases round to two and drop a trailing zero.
+    std::size_t dot = printed.find('.');
+    int places = std::max(2, dot == std::string::npos ? 0 : static_cast<int>(printed.size() - dot - 1));
+    Rational unit(std::int64_t{1} << 30);
+    Rational bytes = weights->bytes + *rotary;
+    Rational half = Rational(1, 2) / Rational(places == 2 ? 100 : 10000);
+    AllocationPartCheck part;
+    part.key = "vllm";
+    part.what = "weights as loaded";
+    part.settings = {{"quantization", quantization}, {"model_dtype", model_dtype}};
+    part.terms.push_back(
+        fmt::format("weights: {} = {} bytes", weights->how, allocation_fields::bytes_words(weights->bytes)));
+    part.terms.push_back(fmt::format("the rotary table: {} positions x {} x {} bytes = {} bytes",
+                                     group_thousands(m.native_context.value_or(0)), m.head_dim.value_or(0),
+                                     *torch_dtype_bytes(s.model_dtype), allocation_fields::bytes_words(*rotary)));
+    AllocationFigure f;
+    f.key = "vllm.model_loading_gib";
+    f.printed = printed;
+    f.unit = "GiB";
+    f.computed = fmt::format("{:.{}f}", (bytes / unit).to_double(), places);
+    f.why = fmt::format("vLLM's layers for a {} checkpoint on {} and its rotary table come to {} bytes, which is",
+                        *format, plural(s.gpus, "card"), allocation_fields::bytes_words(bytes));
+    f.holds = !(bytes < (*gib - half) * unit) && !(bytes > (*gib + half) * unit);
+    part.figures.push_back(std::move(f));
+    out.parts.push_back(std::move(part));
+}
+
 }  // namespace
 
 void vllm_check_record(const Record& r, const Model& m, AllocationCheck& out) {
     vllm(r, m, out);
+    vllm_weights_loaded(r, m, out);
     // The profile line's sums need no model; the engine-profile rule reports them.
     VllmProfileCheck profile = vllm_profile_check(r);
     if (!profile.any) return;
