@@ -84,7 +84,10 @@ struct ParsedLog {
     // llama.cpp's whole start: its buffers and the settings that size them
     std::vector<LoggedBuffer> buffers;
     std::optional<std::int64_t> n_ubatch;
-    std::string flash_attn;        ///< as printed: enabled, disabled, auto, 1, 0
+    std::string flash_attn;  ///< as printed: enabled, disabled, auto, 1, 0
+    /// "fused Gated Delta Net (chunked) enabled" or "disabled": how a Gated DeltaNet layer runs the
+    /// prompt's micro-batch (src/llama-context.cpp, sched_reserve), as printed; "" when not.
+    std::string fused_gdn_chunked;
     std::string file_type;         ///< "Q4_K - Medium", as llama.cpp names the file's type
     std::string offloaded_layers;  ///< "18/33": the layers on the GPU of all, as printed
     /// The cells of an older "KV self size" line were read from -c on the command line the log

@@ -326,6 +326,7 @@ constexpr std::array kReportedMemoryFields = {
     kMemorySource,
 };
 
+constexpr std::array<std::string_view, 2> kEnabledOrNot = {"enabled", "disabled"};
 constexpr std::array<std::string_view, 2> kRuntimeMemoryReporters = {"cuda", "hip"};
 
 /// The card's total as CUDA or HIP gives it to a program (physics.h's runtime_memory_bytes reads it).
@@ -493,6 +494,10 @@ constexpr std::array kLoggedStartFields = {
         "n_ubatch", F::integer, false, false, "n_ubatch as printed; absent: llama.cpp's default, 512", {}, {}, true},
     FieldSpec{"flash_attn", F::string, false, false,
               "flash_attn as printed (enabled, disabled, auto, 1, 0); absent: auto, on for a GPU that has it"},
+    FieldSpec{"fused_gdn_chunked", F::enumeration, false, false,
+              "fused Gated Delta Net (chunked) enabled or disabled, as printed: how a Gated DeltaNet layer ran the "
+              "prompt's micro-batch",
+              kEnabledOrNot},
     FieldSpec{"offloaded_layers", F::string, false, false,
               "the layers on the GPU of all, as printed (offloaded 18/33 layers to GPU); absent when not printed"},
     FieldSpec{"buffers",

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "check/lint.h"
+#include "engines/engine_log.h"
 #include "test_util.h"
 
 namespace kvcat {
@@ -78,7 +79,12 @@ TEST(AllocationCheck, TheRuleReportsTheFiguresThatDoNotHold) {
     // vLLM's weights as loaded, a hundredth of a GiB above Qwen3-8B's layers and rotary table.
     EXPECT_EQ(failing(check(lint, "allocations/vllm-0.19.0-qwen3-8b-h100-0.95-8k")),
               std::vector<std::string>{"vllm.model_loading_gib 15.28 -> 15.27"});
-    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 8u);
+    // A hybrid's CUDA compute buffer is its graph's, in either arrangement of the output rows:
+    // 1 MiB above the older one (which the start printed) fails.
+    EXPECT_EQ(failing(check(lint, "allocations/llamacpp-rs-0.1.146-qwen3.6-27b-q4_k_m-f16-32768-gb10")),
+              std::vector<std::string>{"start.buffers.1.mib 496.00 -> 505.00 (the pinned release's graph) or 495.00 "
+                                       "(the output rows taken inside the last layer, as older builds did)"});
+    EXPECT_EQ(test::find_rule(lint.diagnostics, "engine-allocation").size(), 9u);
 }
 
 TEST(AllocationCheck, TheSummaryHoldsTheSettingsAndTheHeadlineFigure) {
@@ -153,6 +159,41 @@ TEST(AllocationCheck, APartlyOffloadedStartsComputeBufferIsNotJudged) {
     ASSERT_EQ(whole.size(), 2u);
     EXPECT_EQ(whole[0], "start.buffers.2.mib 192.01 -> at least 194.00");
     EXPECT_TRUE(whole[1].starts_with("start.buffers.3.mib 188.03 -> 8.00 (before pull 6017")) << whole[1];
+}
+
+// A Qwen 3.5 hybrid's CUDA compute buffer is judged against its graph only where the log says the
+// chunked Gated DeltaNet ran fused, the form kvcat builds; import-log reads that line.
+TEST(AllocationCheck, AHybridsComputeBufferIsItsGraphWhereTheLogSaysTheDeltaNetRanFused) {
+    OneRecord one("llamacpp-rs-0.1.146-qwen3.6-27b-q4_k_m-f16-32768-gb10", "qwen3.6-27b");
+    std::string& text = one.text;
+    AllocationCheck fused = one.check_with(text);
+    EXPECT_TRUE(failing(fused).empty());
+    const AllocationFigure* f = find_figure(fused, "start.buffers.1.mib");
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f->holds);
+    EXPECT_TRUE(test::contains(f->computed, "495.00 (the output rows taken inside the last layer"));
+    auto note = [](const AllocationCheck& c) {
+        for (const auto& n : c.not_judged) {
+            if (n.key == "start.buffers.1.mib") return n.why;
+        }
+        return std::string();
+    };
+    const std::string line = "  fused_gdn_chunked: \"enabled\"\n";
+    ASSERT_NE(text.find(line), std::string::npos);
+    std::string disabled = text;
+    disabled.replace(disabled.find(line), line.size(), "  fused_gdn_chunked: \"disabled\"\n");
+    AllocationCheck off = one.check_with(disabled);
+    EXPECT_FALSE(find_figure(off, "start.buffers.1.mib"));
+    EXPECT_TRUE(test::contains(note(off), "says the fused form was disabled")) << note(off);
+    text.erase(text.find(line), line.size());
+    AllocationCheck unsaid = one.check_with(text);
+    EXPECT_FALSE(find_figure(unsaid, "start.buffers.1.mib"));
+    EXPECT_TRUE(test::contains(note(unsaid), "does not say how the layers ran")) << note(unsaid);
+    // import-log writes the line's word from the log the record came from.
+    std::string log =
+        test::read_file(fs::path(KVCAT_SOURCE_DIR) /
+                        "tests/fixtures/engine-logs/llamacpp-rs-0.1.146-qwen3.6-27b-q4_k_m-f16-32768-gb10.log");
+    EXPECT_EQ(parse_engine_log(log, "gb10.log").fused_gdn_chunked, "enabled");
 }
 
 // A mainline build before b5137 on a DeepSeek-R1 file of 128 KV heads caches every head: the

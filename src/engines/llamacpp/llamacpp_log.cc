@@ -29,6 +29,7 @@ const LogPattern kKvSize(R"(\bkv_size = (\d+))");
 // spaces and brackets ("AMD Radeon RX 7900 XTX (RADV NAVI31)"), so it runs from the colon.
 const LogPattern kBuffer(R"((?:^|:)\s*([^:\s][^:]*?)\s+(model |compute |output |)buffer size += *([0-9.,]+) MiB)");
 const LogPattern kUbatch(R"(\bn_ubatch += (\d+))");
+const LogPattern kFusedGdnChunked(R"(fused Gated Delta Net \(chunked\) (enabled|disabled))");
 const LogPattern kFlashAttn(R"(\bflash_attn += (\w+)|Flash Attention was auto, set to (enabled|disabled))");
 // "offloaded 18/33 layers to GPU": a start whose other layers run on the CPU.
 const LogPattern kOffloaded(R"(\boffloaded (\d+)/(\d+) layers to GPU)");
@@ -104,6 +105,7 @@ class LlamaLogReader final : public LogReader {
         if (cur.search(m, kUbatch, {"n_ubatch"})) cur.once("n_ubatch", out.n_ubatch, cur.count(m[1], "n_ubatch"));
         if (cur.search(m, kFlashAttn, {"flash_attn", "Flash Attention was auto"}))
             out.flash_attn = either_group(m, 1, 2);
+        if (cur.search(m, kFusedGdnChunked, {"fused Gated Delta Net (chunked)"})) out.fused_gdn_chunked = m[1];
         if (cur.search(m, kFileType, {"file type", "model ftype"})) out.file_type = trim_line(m[1]);
         if (cur.search(m, kOffloaded, {"offloaded"})) {
             std::string layers = fmt::format("{}/{}", cur.whole(m[1], "offloaded layers"), cur.count(m[2], "layers"));
@@ -311,6 +313,7 @@ void llamacpp_record_block(const ParsedLog& log, std::string& t) {
         yaml_optional(t, "file_type", log.file_type.empty() ? "" : yaml_quoted(log.file_type));
         yaml_optional(t, "n_ubatch", log.n_ubatch);
         yaml_optional(t, "flash_attn", log.flash_attn.empty() ? "" : yaml_quoted(log.flash_attn));
+        yaml_optional(t, "fused_gdn_chunked", log.fused_gdn_chunked.empty() ? "" : yaml_quoted(log.fused_gdn_chunked));
         yaml_optional(t, "offloaded_layers", log.offloaded_layers.empty() ? "" : yaml_quoted(log.offloaded_layers));
         t += "  buffers:\n";
         for (const auto& b : log.buffers) {

@@ -9,6 +9,7 @@
 #include "engines/allocation_fields.h"
 #include "engines/llamacpp/llamacpp_allocation.h"
 #include "engines/llamacpp/llamacpp_compute.h"
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "engines/llamacpp/llamacpp_host_compute.h"
 #include "engines/llamacpp/llamacpp_log.h"
 #include "engines/llamacpp/llamacpp_quant.h"
@@ -234,6 +235,78 @@ AllocationFigure compute_figure(std::size_t index, const std::string& printed, c
     return f;
 }
 
+/// A hybrid's compute buffer (Gated DeltaNet or Mamba-2 layers beside attention) on the one device
+/// that ran every layer, a CUDA card or the CPU: the buffer ggml-alloc reserves for llama.cpp's graph
+/// (engines/llamacpp/llamacpp_graph.h), built with the output rows where the pinned release takes
+/// them and where older builds did (inside the last layer, LlamaGraphSetting::rows_in_layer), and
+/// equal to one of the two to the printed 0.01 MiB. kvcat builds the Gated DeltaNet's fused chunked
+/// form, so a start whose log does not print it enabled is not judged.
+void llama_start_hybrid_compute(const Record& r, const Model& m, const StartBuffer& device, std::int64_t cells,
+                                AllocationPartCheck& part, AllocationCheck& out) {
+    std::string key = fmt::format("start.buffers.{}.mib", device.index);
+    auto dims = llamacpp_graph_dims(m);
+    std::string fused = text(r, "start.fused_gdn_chunked");
+    std::string why_not =
+        !dims ? "kvcat builds no graph for this model (it has no tensors mapping, or its architecture's graph is not "
+                "built)"
+        : device.device != "CPU" && !device.device.starts_with("CUDA")
+            ? fmt::format("kvcat places the graph as CUDA and the CPU do, not as {}", device.device)
+        : dims->deltanet && fused != "enabled"
+            ? fmt::format("kvcat builds the graph with the fused chunked Gated DeltaNet, and the log {}",
+                          fused.empty() ? "does not say how the layers ran" : "says the fused form was disabled")
+            : "";
+    if (!why_not.empty()) {
+        out.not_judged.push_back({key, why_not});
+        return;
+    }
+    std::int64_t streams = integer(r, "kv_cache.streams").value_or(1);
+    std::int64_t seqs = integer(r, "kv_cache.seqs").value_or(1);
+    LlamaGraphSetting s;
+    s.tokens = std::min(checked_mul(cells, streams), integer(r, "start.n_ubatch").value_or(512));
+    s.seqs = seqs;
+    s.unified = streams == 1 && seqs > 1;
+    s.cells_per_stream = cells;
+    s.outputs = record_reserve_outputs(r, record_build(r));
+    s.flash_attn = flash_attn_on(text(r, "start.flash_attn"));
+    s.cache_k = text(r, "kv_cache.k_type");
+    s.cache_v = text(r, "kv_cache.v_type");
+    s.device = device.device != "CPU";
+    std::vector<std::string> candidates;
+    bool equal = false;
+    for (bool rows_in_layer : {false, true}) {
+        s.rows_in_layer = rows_in_layer;
+        auto bytes = llamacpp_graph_buffer(m, s);
+        if (!bytes) {
+            out.not_judged.push_back({key, llamacpp_graph_unsupported(m, s)});
+            return;
+        }
+        std::string mib = llamacpp_mib_text(Rational(*bytes));
+        std::string said =
+            fmt::format("{} ({})", mib,
+                        rows_in_layer ? "the output rows taken inside the last layer, as older builds did"
+                                      : "the pinned release's graph");
+        if (std::find(candidates.begin(), candidates.end(), said) != candidates.end()) continue;
+        candidates.push_back(said);
+        auto printed = Rational::parse(device.mib);
+        equal = equal || (printed && *printed == Rational::parse(mib).value_or(Rational(-1)));
+    }
+    part.terms.push_back(fmt::format(
+        "compute buffer: what ggml-alloc reserves for llama.cpp's graph of {} tokens (-ub {}, flash attention {}, "
+        "{}): {}",
+        s.tokens, integer(r, "start.n_ubatch").value_or(512), s.flash_attn ? "on" : "off",
+        s.outputs == 0 ? "an output for every token" : plural(s.outputs, "output"), fmt::join(candidates, "; ")));
+    AllocationFigure f;
+    f.key = key;
+    f.printed = device.mib;
+    f.computed = fmt::format("{}", fmt::join(candidates, " or "));
+    f.unit = "MiB";
+    f.why =
+        "llama.cpp's compute buffer is what ggml-alloc reserves for its graph, in the arrangements of the output "
+        "rows a build may have";
+    f.holds = equal;
+    part.figures.push_back(std::move(f));
+}
+
 /// The compute buffer of the one device that ran the layers (a GPU's, or the CPU's in a CPU-only
 /// start), held to kvcat's stage (engines/llamacpp/llamacpp_compute.h): equal to it on a CUDA card
 /// at the output or attention-scores stage, elsewhere at least it (llama.cpp's figure may be above
@@ -267,6 +340,7 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
     // A sliding-window model's SWA cache adds its mask; a start that printed only the SWA cache,
     // or has a recurrent state, is not one whose graph kvcat bounds.
     auto cells = integer(r, "kv_cache.cells");
+    if (cells && r.node("recurrent")) return llama_start_hybrid_compute(r, m, *device[0], *cells, part, out);
     if (!cells || r.node("recurrent")) {
         out.not_judged.push_back({"start", "the compute buffer of this model's cache is not one kvcat gives"});
         return;
