@@ -171,6 +171,22 @@ TEST(LogImport, TheLaunchCommandGivesTheTensorParallelSize) {
     EXPECT_NE(record.find("  tensor_parallel: 4\n"), std::string::npos) << record;
 }
 
+// vLLM's quantization, from the config line (quantization=None, quantization=fp8) or from the
+// arguments' dictionary ('quantization': 'gptq'), and expert parallel from the arguments: the
+// lint's judgement of the weights as loaded depends on both.
+TEST(LogImport, VllmsQuantizationAndExpertParallelAreReadInEitherSpelling) {
+    ParsedLog plain = parse_fixture("vllm-0.19.0-qwen3-8b-h100-0.95-8k");
+    EXPECT_EQ(plain.quantization, "None");
+    EXPECT_FALSE(plain.expert_parallel);
+    ParsedLog gptq = parse_fixture("vllm-0.11.0-nv25.11-mistral-7b-instruct-v0.2-gptq-dgx-spark");
+    EXPECT_EQ(gptq.quantization, "gptq");
+    ParsedLog ep = parse_fixture("vllm-0.10.0-qwen3-235b-a22b-fp8-tp8-ep-h100-fp8kv");
+    EXPECT_EQ(ep.quantization, "fp8");
+    EXPECT_TRUE(ep.expert_parallel);
+    std::string record = allocation_record_text(ep, "allocations/x", "models/qwen3-235b-a22b", "", "", "", "x.log");
+    EXPECT_NE(record.find("  quantization: fp8\n  expert_parallel: true\n"), std::string::npos) << record;
+}
+
 TEST(LogImport, SglangMambaPoolLineGivesItsRequestsAndSizes) {
     ParsedLog log = parse_fixture("sglang-0.5.9-kt-qwen3.5-397b-a17b-fp8-tp2-4090-mamba");
     EXPECT_EQ(log.engine, Engine::sglang);
