@@ -5,7 +5,7 @@
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
 //   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35,
-//     qwen35moe and granitehybrid at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//     qwen35moe, granitehybrid and lfm2 at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
@@ -161,7 +161,7 @@ var kvcatLlamaGraph = (function () {
     }
     // build_inp_mem_hybrid's recurrent rows (llamacpp_graph.cc's recurrent_inputs): one a sequence
     let sCopyMain = -1, sCopyExtra = -1;
-    if (d.deltanet || d.granite) {
+    if (d.deltanet || d.granite || d.lfm2) {
       const sCopy = b.input(I32, [seqs, 1, 1, 1]);
       sCopyMain = b.view(sCopy, [seqs, 1, 1, 1], [4 * seqs, 4 * seqs, 4 * seqs]);
       sCopyExtra = b.view(sCopy, [0, 1, 1, 1], [0, 0, 0]);
@@ -592,8 +592,45 @@ var kvcatLlamaGraph = (function () {
       return b.same('ADD', s2, [s2, ffnInp]);
     }
 
+    // LFM2's gated short convolution (llamacpp_graph.cc's shortconv)
+    function shortconv(cur) {
+      const e = d.n_embd, nst = T / seqs, ns = seqs;
+      cur = b.reshape(cur, [e, nst, ns, 1]);
+      const bcx = b.mulMat(w([e, 3 * e]), cur);
+      const nb = b.t[bcx].nb;
+      const bm = view3d(bcx, [e, nst, ns, 1], nb[1], nb[2]);
+      const cm = view3d(bcx, [e, nst, ns, 1], nb[1], nb[2]);
+      const x = view3d(bcx, [e, nst, ns, 1], nb[1], nb[2]);
+      const all = b.external(F32, [(d.ssm_conv - 1) * e, ns, 1, 1]);
+      const bx = convState(all, b.same('MUL', bm, [bm, x]), e);
+      const X = b.t[bx];
+      const conv = b.make('SSM_CONV', F32, [e, X.ne[0] - d.ssm_conv + 1, X.ne[2], 1], [bx, w([d.ssm_conv, e])]);
+      const y = b.mulMat(w([e, e]), b.same('MUL', cm, [cm, conv]));
+      return b.reshape(y, [e, nst * ns, 1, 1]);
+    }
+
+    // src/models/lfm2.cpp (llamacpp_graph.cc's lfm2_layer)
+    function lfm2Layer(il) {
+      let cur = norm(inp, w([d.n_embd]));
+      let res = inp;
+      if (d.attends[il]) {
+        let [q, k, v] = qkv(cur, false);
+        q = norm(q, w([d.hd_k]));
+        k = norm(k, w([d.hd_k]));
+        q = b.same('ROPE', q, [q, pos, -1]);
+        k = b.same('ROPE', k, [k, pos, -1]);
+        [cur, res] = projected(il, attention(q, k, v, false), res, false, false);
+      } else {
+        cur = shortconv(cur);
+      }
+      [cur, res] = lastRows(il, cur, res);
+      cur = b.same('ADD', res, [res, cur]);
+      const ffn = gatedFfn(norm(cur, w([d.n_embd])), d.n_ff);
+      return b.same('ADD', cur, [cur, ffn]);
+    }
+
     const layerOf = d.gpt_oss ? gptOssLayer : d.gemma3 ? gemma3Layer : d.llama4 ? llama4Layer
-      : d.deltanet ? qwen35Layer : d.granite ? graniteLayer : layer;
+      : d.deltanet ? qwen35Layer : d.granite ? graniteLayer : d.lfm2 ? lfm2Layer : layer;
     if (d.gemma3) inp = b.same('SCALE', inp, [inp]);
     for (let il = 0; il < d.n_layer; il++) inp = layerOf(il);
     if (d.gpt_oss) {

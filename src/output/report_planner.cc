@@ -93,6 +93,7 @@ json llamacpp_terms(const Model& m) {
                  {"swa_period", g->swa_period},
                  {"deltanet", g->deltanet},
                  {"granite", g->granite},
+                 {"lfm2", g->lfm2},
                  {"attends", g->attends},
                  {"ssm_conv", g->ssm_conv},
                  {"ssm_groups", g->ssm_groups},

@@ -160,11 +160,11 @@ TEST_F(FirstUse, AtEightyColumnsTheHeadlineQueryKeepsTheBytesPerTokenAndSaysWhat
 // ---- fit and curve ----
 
 TEST_F(FirstUse, FitTakesALlamaCppMixAsALowerBoundAndSaysSo) {
-    Outcome mix = k_.run({"fit", "--model", "lfm2-700m", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K_M",
-                          "--kv-dtype", "bf16"});
+    Outcome mix = k_.run({"fit", "--model", "deepseek-v2-lite", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                          "Q4_K_M", "--kv-dtype", "bf16"});
     ASSERT_EQ(mix.status, 0) << mix.err;
-    Outcome base = k_.run({"fit", "--model", "lfm2-700m", "--accelerator", "nvidia-rtx-3090", "--weight-quant", "Q4_K",
-                           "--kv-dtype", "bf16"});
+    Outcome base = k_.run({"fit", "--model", "deepseek-v2-lite", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
+                           "Q4_K", "--kv-dtype", "bf16"});
     // The same figures as its base type, said to be a lower bound, with its source and the way
     // to the real size.
     auto largest = [](const std::string& text) {
@@ -177,13 +177,13 @@ TEST_F(FirstUse, FitTakesALlamaCppMixAsALowerBoundAndSaysSo) {
     EXPECT_NE(mix.out.find("Q4_K_M is llama.cpp's mix of Q4_K"), std::string::npos) << mix.out;
     EXPECT_NE(mix.out.find("src/llama-quant.cpp"), std::string::npos) << mix.out;
     EXPECT_NE(mix.out.find("--weight-file FILE.gguf, or --weight-bytes N"), std::string::npos) << mix.out;
-    Outcome as_json = k_.run({"fit", "--model", "lfm2-700m", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
-                              "q5_k_s", "--kv-dtype", "bf16", "--format", "json"});
+    Outcome as_json = k_.run({"fit", "--model", "deepseek-v2-lite", "--accelerator", "nvidia-rtx-3090",
+                              "--weight-quant", "q5_k_s", "--kv-dtype", "bf16", "--format", "json"});
     ASSERT_EQ(as_json.status, 0) << as_json.err;
     auto j = nlohmann::json::parse(as_json.out);
     EXPECT_EQ(j["weights_lower_bound"], true);
-    Outcome unknown = k_.run({"fit", "--model", "lfm2-700m", "--accelerator", "nvidia-rtx-3090", "--weight-quant",
-                              "Q4_X", "--kv-dtype", "bf16"});
+    Outcome unknown = k_.run({"fit", "--model", "deepseek-v2-lite", "--accelerator", "nvidia-rtx-3090",
+                              "--weight-quant", "Q4_X", "--kv-dtype", "bf16"});
     EXPECT_EQ(unknown.status, 2);
     EXPECT_NE(unknown.err.find("For the real size give --weight-file FILE.gguf or --weight-bytes N"), std::string::npos)
         << unknown.err;

@@ -17,8 +17,8 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama",  "qwen2",  "qwen3",  "qwen3moe",  "gpt-oss",      "glm4",
-                                                 "gemma3", "llama4", "qwen35", "qwen35moe", "granitehybrid"};
+const std::vector<std::string> kArchitectures = {"llama",  "qwen2",  "qwen3",  "qwen3moe",  "gpt-oss",       "glm4",
+                                                 "gemma3", "llama4", "qwen35", "qwen35moe", "granitehybrid", "lfm2"};
 
 using Dims = LlamaGraphDims;
 
@@ -67,7 +67,7 @@ class LlamaGraph {
             inp = b_.scale(inp);
             b_.expand(inp);
         }
-        if (d_.deltanet || d_.granite) recurrent_inputs();
+        if (d_.deltanet || d_.granite || d_.lfm2) recurrent_inputs();
         // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd); Granite
         // 4.0-H has no RoPE and no positions
         if (!d_.granite) {
@@ -95,6 +95,7 @@ class LlamaGraph {
                   : d_.llama4   ? llama4_layer(il, inp)
                   : d_.deltanet ? qwen35_layer(il, inp)
                   : d_.granite  ? granite_layer(il, inp)
+                  : d_.lfm2     ? lfm2_layer(il, inp)
                                 : layer(il, inp);
         }
         if (d_.gpt_oss && !rows_in_layer_) {
@@ -102,7 +103,7 @@ class LlamaGraph {
             b_.set_output(inp);
             inp = b_.get_rows(inp, out_ids_);
         }
-        int cur = norm(inp, weight("output_norm.weight", {d_.n_embd}));
+        int cur = norm(inp, weight(d_.lfm2 ? "token_embd_norm.weight" : "output_norm.weight", {d_.n_embd}));
         if (d_.deltanet && !rows_in_layer_) {
             // Qwen 3.5's t_h_nextn is the normed state, an output; the rows are taken after it
             // (cparams.embeddings_nextn_masked is false).
@@ -536,6 +537,46 @@ class LlamaGraph {
         return b_.mul_mat(w("ssm_out.weight", {inner, d_.n_embd}), b_.reshape(y, {inner, nst * ns, 1, 1}));
     }
 
+    /// src/models/lfm2.cpp: a layer of LFM2, attention with Q and K normed before RoPE or a gated
+    /// short convolution, the output rows taken after either.
+    int lfm2_layer(std::int64_t il, int inp) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        int cur = norm(inp, w("attn_norm.weight", {d_.n_embd}));
+        if (d_.attends[static_cast<std::size_t>(il)]) {
+            auto [q, k, v] = qkv(il, cur, false);
+            q = norm(q, w("attn_q_norm.weight", {d_.hd_k}));
+            k = norm(k, w("attn_k_norm.weight", {d_.hd_k}));
+            q = b_.rope(q, pos_, -1);
+            k = b_.rope(k, pos_, -1);
+            std::tie(cur, inp) = projected(il, attention(il, q, k, v), inp, false, false);
+        } else {
+            cur = shortconv(il, cur);
+        }
+        std::tie(cur, inp) = last_rows(il, cur, inp);
+        cur = b_.add(inp, cur);
+        int ffn = gated_ffn(il, norm(cur, w("ffn_norm.weight", {d_.n_embd})), d_.n_ff);
+        return b_.add(cur, ffn);
+    }
+
+    /// LFM2's gated short convolution with one snapshot slot: in_proj's B, C and x as views, B x x
+    /// after the kept columns (build_rs reads them), the last columns written back, the
+    /// convolution, C times it, out_proj.
+    int shortconv(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t e = d_.n_embd, nst = tokens_ / seqs_, ns = seqs_;
+        cur = b_.reshape(cur, {e, nst, ns, 1});
+        int bcx = b_.mul_mat(w("shortconv.in_proj.weight", {e, 3 * e}), cur);
+        auto nb = b_.nb(bcx);
+        int bm = view3d(bcx, {e, nst, ns, 1}, nb[1], nb[2], 0);
+        int cm = view3d(bcx, {e, nst, ns, 1}, nb[1], nb[2], 4 * e);
+        int x = view3d(bcx, {e, nst, ns, 1}, nb[1], nb[2], 4 * 2 * e);
+        int all = b_.external(fmt::format("cache_r_l{}", il), GgmlType::f32, {(d_.ssm_conv - 1) * e, ns, 1, 1});
+        int bx = conv_state(all, b_.mul(bm, x), e);
+        int conv = b_.ssm_conv(bx, w("shortconv.conv.weight", {d_.ssm_conv, e}));
+        int y = b_.mul_mat(w("shortconv.out_proj.weight", {e, e}), b_.mul(cm, conv));
+        return b_.reshape(y, {e, nst * ns, 1, 1});
+    }
+
     /// build_moe_ffn with softmax gating and normalized weights (llama's Mixtral, qwen3moe).
     int moe(std::int64_t il, int cur) {
         auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
@@ -629,11 +670,12 @@ std::optional<Dims> read_dims(const Model& m) {
     d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
     d.deltanet = d.arch == "qwen35" || d.arch == "qwen35moe";
     d.granite = d.arch == "granitehybrid";
-    if (d.deltanet || d.granite) {
+    d.lfm2 = d.arch == "lfm2";
+    if (d.deltanet || d.granite || d.lfm2) {
         auto places = kv_layer_places(m);
         if (!places || !m.linear) return std::nullopt;
         d.attends = *places;
-        d.qk_norm = d.deltanet;
+        d.qk_norm = d.deltanet || d.lfm2;
         d.ssm_conv = m.linear->conv_kernel;
         d.ssm_groups = m.linear->key_heads;
         d.ssm_state = m.linear->key_head_dim;
@@ -660,10 +702,15 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
                           m.linear->kind == StateKind::gated_deltanet && !m.linear->beside_attention;
     const bool mamba2 = arch == "granitehybrid" && m.linear && m.linear->kind == StateKind::mamba2 &&
                         !m.linear->beside_attention && m.tensors->experts == 0;
-    if ((m.sliding && !pairs) || (m.linear && !deltanet && !mamba2) || m.mla || !m.kv_groups.empty()) {
+    const bool shortconv = arch == "lfm2" && m.linear && m.linear->kind == StateKind::short_conv &&
+                           !m.linear->beside_attention && m.tensors->experts == 0 &&
+                           m.linear->inner_dim == m.tensors->hidden_size;
+    if ((m.sliding && !pairs) || (m.linear && !deltanet && !mamba2 && !shortconv) || m.mla || !m.kv_groups.empty()) {
         return "its attention is not one full cache (nor gpt-oss's or Gemma 3's full and sliding layers, nor Qwen "
-               "3.5's attention and Gated DeltaNet layers, nor Granite 4.0-H's attention and Mamba-2 layers)";
+               "3.5's attention and Gated DeltaNet layers, nor Granite 4.0-H's attention and Mamba-2 layers, nor "
+               "LFM2's attention and short convolutions)";
     }
+    if (shortconv && m.linear->conv_kernel < 2) return "LFM2's short convolution keeps at least one column";
     if (deltanet && (m.linear->key_head_dim != m.linear->value_head_dim || m.linear->key_heads <= 0 ||
                      m.linear->value_heads % m.linear->key_heads != 0 || m.linear->conv_kernel < 1)) {
         return "the Gated DeltaNet's key and value heads must be as wide, and the value heads a multiple of the key "

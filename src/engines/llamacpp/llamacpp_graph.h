@@ -7,7 +7,7 @@
 // 80fb11ac73e66d89eae2c6a91d8a77428fa733ed:
 //   - src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, openai-moe.cpp (gpt-oss), glm4.cpp,
 //     gemma3.cpp, llama4.cpp, qwen35.cpp, qwen35moe.cpp, delta-net-base.cpp, granite-hybrid.cpp and
-//     mamba-base.cpp: the layers;
+//     mamba-base.cpp, lfm2.cpp: the layers;
 //   - src/llama-graph.cpp: build_inp_embd (the token and embedding inputs, both in the graph),
 //     build_inp_pos, build_attn_inp_kv and build_attn_inp_kq_mask (the cache's row indices and
 //     the mask, f16 with flash attention, one per stream), build_inp_out_ids, build_norm,
@@ -99,6 +99,9 @@ struct LlamaGraphDims {
     /// for a hybrid, conversion/granite.py); Granite's embedding, residual and logit scales (its
     /// configs' multipliers, which the converter writes); biases on the convolution.
     bool granite = false;
+    /// lfm2 (src/models/lfm2.cpp): gated short convolutions between attention layers whose Q and K
+    /// are normed before RoPE; the final norm named token_embd_norm.
+    bool lfm2 = false;
     std::vector<bool> attends;  ///< the hybrid's layers with attention (the others recurrent)
     /// The recurrent layers' widths: the short convolution's kernel, the key heads (ssm_n_group) of
     /// ssm_d_state, the value heads (ssm_dt_rank; Mamba-2's heads) and their width.

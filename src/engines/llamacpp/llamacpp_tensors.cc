@@ -94,15 +94,16 @@ struct Layout {
     bool moe = false;         ///< experts in every layer
     bool dense = false;       ///< never experts
     bool output_required = false;
-    bool deltanet = false;  ///< qwen35, qwen35moe: Gated DeltaNet layers between gated attention ones
-    bool mamba2 = false;    ///< granitehybrid: Mamba-2 layers between attention ones
+    bool deltanet = false;   ///< qwen35, qwen35moe: Gated DeltaNet layers between gated attention ones
+    bool mamba2 = false;     ///< granitehybrid: Mamba-2 layers between attention ones
+    bool shortconv = false;  ///< lfm2: gated short convolutions between attention ones
 };
 
 Layout layout_of(const std::string& arch) {
     Layout l;
     l.qkv_bias = arch == "qwen2" || arch == "gpt-oss";
     const bool qwen35 = arch == "qwen35" || arch == "qwen35moe";
-    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || qwen35;
+    l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || qwen35 || arch == "lfm2";
     l.post_norms = arch == "gemma3" || arch == "glm4";
     l.ffn_norm = arch != "gpt-oss" && !qwen35;
     l.fused_gate_up = arch == "glm4";
@@ -110,10 +111,11 @@ Layout layout_of(const std::string& arch) {
     l.gated_shared_expert = arch == "qwen35moe";
     l.biased_moe = arch == "gpt-oss";
     l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss" || arch == "qwen35moe";
-    l.dense = arch == "gemma3" || arch == "glm4" || arch == "qwen35" || arch == "granitehybrid";
+    l.dense = arch == "gemma3" || arch == "glm4" || arch == "qwen35" || arch == "granitehybrid" || arch == "lfm2";
     l.output_required = arch == "gpt-oss";
     l.deltanet = qwen35;
     l.mamba2 = arch == "granitehybrid";
+    l.shortconv = arch == "lfm2";
     return l;
 }
 
@@ -144,11 +146,16 @@ void check_widths(const TensorWidths& w, const Layout& l) {
 /// interval and the first index); every layer for a model that is not a hybrid.
 std::vector<bool> attention_layers(const Model& m, const Layout& l) {
     const auto n = static_cast<std::size_t>(*m.num_layers);
-    if (!l.deltanet && !l.mamba2) return std::vector<bool>(n, true);
-    const StateKind want = l.deltanet ? StateKind::gated_deltanet : StateKind::mamba2;
+    if (!l.deltanet && !l.mamba2 && !l.shortconv) return std::vector<bool>(n, true);
+    const StateKind want = l.deltanet ? StateKind::gated_deltanet
+                           : l.mamba2 ? StateKind::mamba2
+                                      : StateKind::short_conv;
     if (!m.linear || m.linear->kind != want || m.linear->beside_attention) {
         throw std::invalid_argument(fmt::format("a {} model needs its {} layers (linear_attention)",
-                                                m.tensors->llama_arch, l.deltanet ? "Gated DeltaNet" : "Mamba-2"));
+                                                m.tensors->llama_arch,
+                                                l.deltanet ? "Gated DeltaNet"
+                                                : l.mamba2 ? "Mamba-2"
+                                                           : "short convolution"));
     }
     auto places = kv_layer_places(m);
     if (!places) {
@@ -189,6 +196,19 @@ void add_mamba2(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShap
     inv.add(blk(i, "ssm_d"), {1, heads, 1}, 2, true);
     inv.add(blk(i, "ssm_norm.weight"), {inner / groups, groups, 1}, 2, true);
     inv.matrix(blk(i, "ssm_out.weight"), inner, e);
+}
+
+/// A gated short convolution of LFM2 (src/models/lfm2.cpp): in_proj makes B, C and x over the
+/// embedding's width, the convolution's kernel (f32, which the converter and llama-quantize both
+/// leave) runs over the last conv_L_cache inputs, and out_proj returns to the embedding.
+void add_shortconv(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShape& lin) {
+    if (lin.inner_dim != e) {
+        throw std::invalid_argument(fmt::format(
+            "an lfm2 model's short convolution runs over the embedding's {} channels, not {}", e, lin.inner_dim));
+    }
+    inv.add(blk(i, "shortconv.conv.weight"), {lin.conv_kernel, e, 1}, 2, true);
+    inv.matrix(blk(i, "shortconv.in_proj.weight"), e, checked_mul(3, e));
+    inv.matrix(blk(i, "shortconv.out_proj.weight"), e, e);
 }
 
 /// The experts of one layer: router, routed experts, and what the architecture adds.
@@ -261,7 +281,8 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     // At most twenty tensors a layer (a Gated DeltaNet layer with routed and shared experts).
     Inventory inv(8 + static_cast<std::size_t>(*model.num_layers) * 20);
     inv.matrix("token_embd.weight", e, w.vocab_size);
-    inv.vector("output_norm.weight", e);
+    // LFM2's final norm keeps the name its converter first gave it (LLM_TENSOR_OUTPUT_NORM_LFM2).
+    inv.vector(l.shortconv ? "token_embd_norm.weight" : "output_norm.weight", e);
     if (!w.tied_embeddings) inv.matrix("output.weight", e, w.vocab_size);
     if (w.rope_freqs) inv.vector("rope_freqs.weight", hk / 2);
     const std::vector<bool> attention = attention_layers(model, l);
@@ -271,6 +292,9 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
             if (l.deltanet) {
                 add_deltanet(inv, i, e, *model.linear);
                 inv.vector(blk(i, "post_attention_norm.weight"), e);
+            } else if (l.shortconv) {
+                add_shortconv(inv, i, e, *model.linear);
+                inv.vector(blk(i, "ffn_norm.weight"), e);
             } else {
                 add_mamba2(inv, i, e, *model.linear);
                 inv.vector(blk(i, "ffn_norm.weight"), e);

@@ -126,7 +126,7 @@ TEST(LlamaCompute, TheCoefficientsGiveTheBoundForEveryShippedModel) {
 TEST(LlamaCompute, TheMicroBatchIsAtMostTheContextAndARecordWithoutWidthsHasNoAnswer) {
     auto b = llamacpp_compute_buffer(shipped_model("models/qwen3-32b"), LlamaComputeSetting{512, 256, 256, true});
     EXPECT_EQ(b->bytes, 256LL * (151936 + 5120) * 4 + 256 * 4);
-    EXPECT_FALSE(llamacpp_compute_buffer(shipped_model("models/lfm2-700m"), LlamaComputeSetting{}));
+    EXPECT_FALSE(llamacpp_compute_buffer(shipped_model("models/deepseek-v2-lite"), LlamaComputeSetting{}));
     EXPECT_THROW(llamacpp_compute_buffer(shipped_model("models/qwen3-32b"),
                                          LlamaComputeSetting{512, 1LL << 50, 1LL << 50, false}),
                  kvcat::OverflowError);

@@ -66,6 +66,10 @@ TEST(LlamaGraph, OnTheCpuItIsTheBufferThePinnedLlamaCppPrinted) {
         {"models/granite-4.0-h-350m", 4096, 512, 1, false, true, false, "204.51"},
         {"models/granite-4.0-h-350m", 4096, 512, 1, false, true, true, "25.89"},
         {"models/granite-4.0-h-350m", 32768, 512, 4, false, false, true, "218.09"},
+        // LFM2-700M: gated short convolutions between attention layers (2026-12-07).
+        {"models/lfm2-700m", 4096, 512, 1, false, true, false, "134.00"},
+        {"models/lfm2-700m", 4096, 512, 1, false, true, true, "53.52"},
+        {"models/lfm2-700m", 32768, 512, 4, false, false, true, "417.01"},
     };
     for (const Printed& c : cases) {
         LlamaGraphSetting s;
@@ -206,8 +210,13 @@ TEST(LlamaGraph, AModelOrCacheWhoseGraphIsNotBuiltSaysWhy) {
     EXPECT_FALSE(llamacpp_graph_buffer(wider, s));
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/gemma-3-27b"), s),
               "no cells for the sliding window's cache");
-    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/lfm2-700m"), s),
+    EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/deepseek-v2-lite"), s),
               "the model record has no tensors mapping");
+    // LFM2's short convolution runs over the embedding's channels (conv_dim equal to hidden_size).
+    kvcat::Model lfm2 = shipped_model("models/lfm2-700m");
+    EXPECT_EQ(llamacpp_graph_unsupported(lfm2, s), "");
+    lfm2.linear->inner_dim *= 2;
+    EXPECT_NE(llamacpp_graph_unsupported(lfm2, s).find("LFM2's attention and short convolutions"), std::string::npos);
     s.cache_k = "q8_0";
     EXPECT_EQ(llamacpp_graph_unsupported(shipped_model("models/qwen3-32b"), s), "");
     s.cache_k = "f32";

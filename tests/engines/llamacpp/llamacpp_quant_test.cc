@@ -305,6 +305,30 @@ TEST(LlamaQuantShipped, TheInventoryIsWhatLlamaCppCountedInFilesOfCustomRecipes)
     }
 }
 
+// LFM2's GGUF (conversion/lfm2.py, src/models/lfm2.cpp at 80fb11ac): ten gated short convolutions
+// and six attention layers, the final norm named token_embd_norm, the output tied to the token
+// embeddings. Its elements are the 742,489,344 parameters Liquid AI's card gives for LFM2-700M,
+// and llama-quantize leaves the convolution kernels f32 with the norms: 16 + 16 + 1 norms, the six
+// attention layers' Q and K norms and the ten kernels (the oracle holds the types of every mix).
+TEST(LlamaQuantShipped, LfmTwosTensorsAreItsCardsParametersWithTheKernelsLeftF32) {
+    const Model& m = *shipped_model("models/lfm2-700m");
+    std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
+    EXPECT_EQ(tensors.size(), 148u);
+    std::int64_t params = 0;
+    for (const GgufTensorShape& t : tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+    EXPECT_EQ(params, 742489344);
+    auto named = [&](const std::string& name) {
+        return std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; }) !=
+               tensors.end();
+    };
+    EXPECT_TRUE(named("token_embd_norm.weight"));
+    EXPECT_FALSE(named("output.weight"));
+    EXPECT_TRUE(named("blk.0.shortconv.in_proj.weight"));
+    EXPECT_FALSE(named("blk.2.shortconv.in_proj.weight"));  // an attention layer
+    EXPECT_EQ(llamacpp_quant_plan(m, *find_llama_mix("Q8_0")).tensors_per_type(),
+              (std::map<std::string, int>{{"f32", 55}, {"q8_0", 93}}));
+}
+
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
     test::KvcatRunner k;
     std::set<std::string> seen;
