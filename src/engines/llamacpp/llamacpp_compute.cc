@@ -43,9 +43,13 @@ std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaCo
     GgmlAllocResult r = ggml_alloc_graph_size(*graph, llamacpp_graph_alignment(g));
     if (!r.error.empty()) return std::nullopt;
     std::int64_t outputs = s.outputs > 0 ? std::min(s.outputs, g.tokens) : g.tokens;
+    // "an f16 K", "a q8_0 K": the article as the type's name is read aloud
+    auto with_article = [](const std::string& type) {
+        return (!type.empty() && (type[0] == 'f' || type[0] == 'i') ? "an " : "a ") + type;
+    };
     return LlamaComputeBuffer{
         r.bytes, "graph",
-        fmt::format("llama.cpp's own graph at {} ({} nodes: {} tokens, {} cells a stream{}, {} outputs, a {} K "
+        fmt::format("llama.cpp's own graph at {} ({} nodes: {} tokens, {} cells a stream{}, {} output{}, {} K "
                     "and {} V, flash attention {}), placed tensor by tensor as ggml-alloc places it{}",
                     std::string(kLlamaGraphCommit).substr(0, 8),
                     group_thousands(static_cast<std::int64_t>(graph->nodes.size())), group_thousands(g.tokens),
@@ -53,7 +57,8 @@ std::optional<LlamaComputeBuffer> graph_buffer(const Model& model, const LlamaCo
                     s.swa_cells_per_stream > 0
                         ? fmt::format(" and {} in the sliding window's", group_thousands(s.swa_cells_per_stream))
                         : "",
-                    group_thousands(outputs), s.cache_k, s.cache_v, s.flash_attn ? "on" : "off",
+                    group_thousands(outputs), outputs == 1 ? "" : "s", with_article(s.cache_k), s.cache_v,
+                    s.flash_attn ? "on" : "off",
                     g.device ? " on a GPU that runs every layer (the inputs copied from the host, CUDA's 128-byte "
                                "alignment)"
                              : " on the CPU"),
