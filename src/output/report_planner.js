@@ -893,7 +893,7 @@
       const verdict = el('p', { class: 'verdict ' + (r.fits ? 'yes' : 'no') });
       verdict.append(el('strong', {}, r.fits ? 'Fits. ' : 'Does not fit. '),
         r.model.name + ' with ' + (choice.weightBytes !== null ? 'weights of ' + gib(Q(choice.weightBytes)) : choice.weights + ' weights') +
-        ' and a ' + choice.kv + ' cache, ' + plural(choice.context, 'token', 'tokens') + ' × ' + plural(choice.batch, 'sequence', 'sequences') +
+        (/^[fi]/.test(choice.kv) ? ' and an ' : ' and a ') + choice.kv + ' cache, ' + plural(choice.context, 'token', 'tokens') + ' × ' + plural(choice.batch, 'sequence', 'sequences') +
         ', on ' + where + (engine.id === 'textbook' ? '' : ' in ' + engine.name) + '.');
       answer.append(verdict);
 
