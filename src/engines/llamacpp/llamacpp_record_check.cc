@@ -271,7 +271,7 @@ void llama_start_hybrid_compute(const Record& r, const Model& m, const StartBuff
     s.cache_k = text(r, "kv_cache.k_type");
     s.cache_v = text(r, "kv_cache.v_type");
     s.device = device.device != "CPU";
-    std::vector<std::string> candidates;
+    std::vector<std::string> candidates, figures;
     bool equal = false;
     for (bool rows_in_layer : {false, true}) {
         s.rows_in_layer = rows_in_layer;
@@ -281,12 +281,13 @@ void llama_start_hybrid_compute(const Record& r, const Model& m, const StartBuff
             return;
         }
         std::string mib = llamacpp_mib_text(Rational(*bytes));
-        std::string said =
-            fmt::format("{} ({})", mib,
-                        rows_in_layer ? "the output rows taken inside the last layer, as older builds did"
-                                      : "the pinned release's graph");
-        if (std::find(candidates.begin(), candidates.end(), said) != candidates.end()) continue;
-        candidates.push_back(said);
+        // An architecture whose rows are taken in the last layer either way gives one figure.
+        if (std::find(figures.begin(), figures.end(), mib) != figures.end()) continue;
+        figures.push_back(mib);
+        candidates.push_back(fmt::format("{} ({})", mib,
+                                         rows_in_layer
+                                             ? "the output rows taken inside the last layer, as older builds did"
+                                             : "the pinned release's graph"));
         auto printed = Rational::parse(device.mib);
         equal = equal || (printed && *printed == Rational::parse(mib).value_or(Rational(-1)));
     }
