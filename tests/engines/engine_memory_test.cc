@@ -902,7 +902,10 @@ std::vector<std::string> judged_keys(const Record& r) {
     }
     // vLLM's weights as loaded, for a checkpoint loaded in the model's dtype.
     const YamlNode* quantization = r.node("vllm.quantization");
-    if (quantization && quantization->value == "None") keys.push_back("vllm.model_loading_gib");
+    if (quantization && quantization->value == "None") {
+        keys.push_back("vllm.model_loading_gib");
+        keys.push_back("vllm.weights_gib");  // the profile line's, the same figure
+    }
     for (const char* f : {"k_gb", "v_gb", "kv_gb", "conv_state_gb", "ssm_state_gb"}) {
         keys.push_back(std::string("sglang.") + f);
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -172,14 +173,22 @@ std::optional<std::string_view> unquantized_format(std::string_view model_dtype)
     return std::nullopt;
 }
 
-/// "Model loading took X GiB": torch's bytes once the weights are loaded, held to the layers vLLM's
-/// model file makes for a checkpoint loaded in the model's dtype (quantization None), with what
-/// PyTorch's caching allocator counts beside them and the rotary table (vllm_loaded_weights,
-/// vllm_rotary_table), to the printed places: four up to 0.10 ("%.4f"), two from 0.11.
+/// "Model loading took X GiB" and the profile line's "X GiB for weight": torch's bytes once the
+/// weights are loaded (the same model_memory_usage), held to the layers vLLM's model file makes
+/// for a checkpoint loaded in the model's dtype (quantization None), with what PyTorch's caching
+/// allocator counts beside them and the rotary table (vllm_loaded_weights, vllm_rotary_table), to
+/// the printed places: four up to 0.10 ("%.4f"), two from 0.11.
 void vllm_weights_loaded(const Record& r, const Model& m, AllocationCheck& out) {
-    std::string printed = text(r, "vllm.model_loading_gib");
-    if (printed.empty()) return;
-    auto not_judged = [&](std::string why) { out.not_judged.push_back({"vllm.model_loading_gib", std::move(why)}); };
+    std::vector<std::string> keys;
+    for (const char* key : {"vllm.model_loading_gib", "vllm.weights_gib"}) {
+        if (!text(r, key).empty()) keys.emplace_back(key);
+    }
+    if (keys.empty()) return;
+    // The profile line's figure is judged by engine-profile's sums whether or not this rule can
+    // judge it, so only "Model loading took" is noted when kvcat has no layers to hold it to.
+    auto not_judged = [&](const std::string& why) {
+        if (keys.front() == "vllm.model_loading_gib") out.not_judged.push_back({keys.front(), why});
+    };
     std::string quantization = text(r, "vllm.quantization");
     std::string model_dtype = text(r, "vllm.model_dtype");
     if (quantization.empty()) {
@@ -207,14 +216,8 @@ void vllm_weights_loaded(const Record& r, const Model& m, AllocationCheck& out) 
             "kvcat builds vLLM's layers and rotary table for the llama, qwen2, qwen3 and qwen3moe architectures "
             "with a tensors mapping, not this model's");
     }
-    auto gib = Rational::parse(printed);
-    if (!gib) return;
-    // vLLM 0.10 prints four places ("%.4f"), later releases round to two and drop a trailing zero.
-    std::size_t dot = printed.find('.');
-    int places = std::max(2, dot == std::string::npos ? 0 : static_cast<int>(printed.size() - dot - 1));
     Rational unit(std::int64_t{1} << 30);
     Rational bytes = weights->bytes + *rotary;
-    Rational half = Rational(1, 2) / Rational(places == 2 ? 100 : 10000);
     AllocationPartCheck part;
     part.key = "vllm";
     part.what = "weights as loaded";
@@ -224,15 +227,24 @@ void vllm_weights_loaded(const Record& r, const Model& m, AllocationCheck& out) 
     part.terms.push_back(fmt::format("the rotary table: {} positions x {} x {} bytes = {} bytes",
                                      group_thousands(m.native_context.value_or(0)), m.head_dim.value_or(0),
                                      *torch_dtype_bytes(s.model_dtype), allocation_fields::bytes_words(*rotary)));
-    AllocationFigure f;
-    f.key = "vllm.model_loading_gib";
-    f.printed = printed;
-    f.unit = "GiB";
-    f.computed = fmt::format("{:.{}f}", (bytes / unit).to_double(), places);
-    f.why = fmt::format("vLLM's layers for a {} checkpoint on {} and its rotary table come to {} bytes, which is",
-                        *format, plural(s.gpus, "card"), allocation_fields::bytes_words(bytes));
-    f.holds = !(bytes < (*gib - half) * unit) && !(bytes > (*gib + half) * unit);
-    part.figures.push_back(std::move(f));
+    for (const auto& key : keys) {
+        std::string printed = text(r, key);
+        auto gib = Rational::parse(printed);
+        if (!gib) continue;
+        // vLLM 0.10 prints four places ("%.4f"), later releases round to two and drop a trailing zero.
+        std::size_t dot = printed.find('.');
+        int places = std::max(2, dot == std::string::npos ? 0 : static_cast<int>(printed.size() - dot - 1));
+        Rational half = Rational(1, 2) / Rational(places == 2 ? 100 : 10000);
+        AllocationFigure f;
+        f.key = key;
+        f.printed = printed;
+        f.unit = "GiB";
+        f.computed = fmt::format("{:.{}f}", (bytes / unit).to_double(), places);
+        f.why = fmt::format("vLLM's layers for a {} checkpoint on {} and its rotary table come to {} bytes, which is",
+                            *format, plural(s.gpus, "card"), allocation_fields::bytes_words(bytes));
+        f.holds = !(bytes < (*gib - half) * unit) && !(bytes > (*gib + half) * unit);
+        part.figures.push_back(std::move(f));
+    }
     out.parts.push_back(std::move(part));
 }
 
