@@ -327,6 +327,15 @@ TEST(LlamaQuantShipped, LfmTwosTensorsAreItsCardsParametersWithTheKernelsLeftF32
     EXPECT_FALSE(named("blk.2.shortconv.in_proj.weight"));  // an attention layer
     EXPECT_EQ(llamacpp_quant_plan(m, *find_llama_mix("Q8_0")).tensors_per_type(),
               (std::map<std::string, int>{{"f32", 55}, {"q8_0", 93}}));
+    // llama-quantize reads the GQA ratio of layer 0 (hparams.n_gqa()), a short convolution with no
+    // KV heads: LFM2-1.2B's 32 heads over 8 do not raise IQ4_NL's attn_v to Q5_K, as its ratio of 4
+    // would in a model of attention only (the oracle found this).
+    auto iq4 = llamacpp_quant_plan(*shipped_model("models/lfm2-1.2b"), *find_llama_mix("IQ4_NL"));
+    for (const auto& t : iq4.types) {
+        if (t.tensor->name.ends_with("attn_v.weight")) {
+            EXPECT_EQ(ggml_type_name(t.type), "iq4_nl") << t.tensor->name;
+        }
+    }
 }
 
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
