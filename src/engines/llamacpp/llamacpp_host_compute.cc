@@ -35,19 +35,27 @@ bool at_least(LlamaInputs era, LlamaInputs since) {
 }
 
 /// The architectures whose graph inputs are read for this rule (src/models/llama.cpp, qwen2.cpp,
-/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp, qwen35.cpp, qwen35moe.cpp at 80fb11ac):
-/// embeddings, positions, one attention input (two for gpt-oss's sliding window), the output ids
-/// and, for Qwen 3.5's hybrids, the recurrent rows.
+/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp, qwen35.cpp, qwen35moe.cpp,
+/// granite-hybrid.cpp, lfm2.cpp at 80fb11ac): embeddings, positions, one attention input (two for
+/// gpt-oss's sliding window), the output ids and, for the hybrids, the recurrent rows.
 bool inputs_read(std::string_view arch) {
-    for (std::string_view a : {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss", "qwen35", "qwen35moe"}) {
+    for (std::string_view a :
+         {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss", "qwen35", "qwen35moe", "granitehybrid", "lfm2"}) {
         if (arch == a) return true;
     }
     return false;
 }
 
-/// Qwen 3.5's hybrids: four positions a token (n_pos_per_embd) and the recurrent rows' indices.
+/// The hybrids, whose recurrent rows' indices are an input (build_inp_mem_hybrid).
 bool hybrid(std::string_view arch) {
-    return arch == "qwen35" || arch == "qwen35moe";
+    return arch == "qwen35" || arch == "qwen35moe" || arch == "granitehybrid" || arch == "lfm2";
+}
+
+/// The positions a token takes: four for Qwen 3.5's multi-section RoPE (n_pos_per_embd), none for
+/// Granite 4.0-H, which has no RoPE (granite-hybrid.cpp builds no inp_pos), one otherwise.
+std::int64_t positions_per_token(std::string_view arch) {
+    if (arch == "qwen35" || arch == "qwen35moe") return 4;
+    return arch == "granitehybrid" ? 0 : 1;
 }
 
 /// The widest V a layer caches (n_embd_v_gqa_max): a transposed V's indices are one a column.
@@ -108,10 +116,14 @@ std::optional<LlamaHostCompute> llamacpp_host_compute(const Model& model, const 
         add(lookup, fmt::format("the embeddings input, {} x {} f32", group_thousands(hidden), tokens));
     }
     const bool recurrent = hybrid(model.tensors->llama_arch);
+    const std::int64_t positions = positions_per_token(model.tensors->llama_arch);
     if (at_least(era, LlamaInputs::mask)) {
         add(checked_mul(tokens, 4), fmt::format("the token ids, {} i32", tokens));
-        add(checked_mul(tokens, recurrent ? 16 : 4), recurrent ? fmt::format("the positions, {} x 4 i32", tokens)
-                                                               : fmt::format("the positions, {} i32", tokens));
+        if (positions > 0) {
+            add(checked_mul(tokens, 4 * positions), positions == 1
+                                                        ? fmt::format("the positions, {} i32", tokens)
+                                                        : fmt::format("the positions, {} x {} i32", tokens, positions));
+        }
     }
     if (recurrent && at_least(era, LlamaInputs::mask)) {
         const std::int64_t rows = std::max<std::int64_t>(1, s.sequences);

@@ -5,12 +5,15 @@
 
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "kvcat_runner.h"
 #include "shipped_records.h"
 #include "test_util.h"
@@ -91,11 +94,54 @@ TEST(LlamaHostCompute, AQwen35HybridAddsFourPositionsATokenAndItsRecurrentRows) 
 }
 
 TEST(LlamaHostCompute, AGraphWhoseInputsAreNotReadHasNoFigure) {
-    // Gemma 3 scales its embeddings, Granite 4.0-H keeps Mamba-2 states: neither graph is read.
+    // Gemma 3 scales its embeddings on the host's side of the split: its graph is not read.
     EXPECT_FALSE(
         llamacpp_host_compute(shipped_model("models/gemma-3-27b"), LlamaHostSetting{512, 4096, {4096, 1024}, true}));
-    EXPECT_FALSE(
-        llamacpp_host_compute(shipped_model("models/granite-4.0-h-350m"), LlamaHostSetting{512, 4096, {4096}, true}));
+}
+
+// The pinned release's sum is the host's side of kvcat's own graph (llamacpp_graph.h, which the
+// oracle holds to libllama's node for node): every input, and the token lookup the host keeps.
+// For every shipped model whose inputs are read, at one sequence and four, flash attention on and
+// off, the library's outputs and one a sequence: Granite 4.0-H's (no positions: it has no RoPE)
+// and LFM2's (one position a token) among them, beside the Qwen 3.5 hybrids' four.
+TEST(LlamaHostCompute, ThePinnedSumIsTheHostsSideOfKvcatsOwnGraph) {
+    int checked = 0;
+    std::set<std::string> archs;
+    for (const kvcat::Record& r : kvcat::test::shipped_records().records.records()) {
+        if (!r.model || !r.model->tensors || r.model->sliding) continue;
+        for (std::int64_t seqs : {1, 4}) {
+            for (bool fa : {true, false}) {
+                for (std::int64_t outputs : {std::int64_t{0}, seqs}) {
+                    kvcat::LlamaGraphSetting g;
+                    g.tokens = 512;
+                    g.seqs = seqs;
+                    g.cells_per_stream = 4096;
+                    g.flash_attn = fa;
+                    g.outputs = outputs;
+                    auto graph = kvcat::llamacpp_graph(*r.model, g);
+                    if (!graph) continue;
+                    LlamaHostSetting h{512, 4096 * seqs, {4096}, fa};
+                    h.outputs = outputs;
+                    h.sequences = seqs;
+                    auto sum = llamacpp_host_compute(*r.model, h);
+                    if (!sum) continue;
+                    SCOPED_TRACE(fmt::format("{} -np {} -fa {} outputs {}", r.id, seqs, fa, outputs));
+                    std::int64_t host = 0;
+                    int lookup = graph->nodes.front();  // get_rows of token_embd
+                    for (std::size_t i = 0; i < graph->tensors.size(); ++i) {
+                        const auto& t = graph->tensors[i];
+                        if (t.input || static_cast<int>(i) == lookup) host += t.bytes;
+                    }
+                    EXPECT_EQ(sum->bytes, host) << sum->how;
+                    archs.insert(r.model->tensors->llama_arch);
+                    ++checked;
+                }
+            }
+        }
+    }
+    EXPECT_GE(checked, 8 * 20);
+    for (const char* arch : {"llama", "qwen3moe", "qwen35", "granitehybrid", "lfm2"})
+        EXPECT_TRUE(archs.count(arch)) << arch;
 }
 
 TEST(LlamaHostCompute, ABuildIsHeldToTheErasTheLogsLeaveItIn) {
