@@ -539,16 +539,14 @@ var kvcatLlamaGraph = (function () {
       const nst = T / seqs, ns = seqs, r = kept * channels, sz = ds * inner;
       const convAll = b.external(F32, [r, ns, 1, 1]);
       const ssmAll = b.external(F32, [sz, ns, 1, 1]);
-      const conv = b.reshape(states(convAll, r), [kept, channels, ns, 1]);
       let zx = b.mulMat(w([d.n_embd, 2 * inner + 2 * ng * ds + nh]), cur);
       zx = b.reshape(zx, [b.t[zx].ne[0], nst, ns, 1]);
       const nb = b.t[zx].nb;
       const z = b.view(zx, [hd, nh, nst, ns], [4 * hd, nb[1], nb[2]]);
       const xbc0 = view3d(zx, [channels, nst, ns, 1], nb[1], nb[2]);
       let dt = view3d(zx, [nh, nst, ns, 1], nb[1], nb[2]);
-      const convX = b.concat0(conv, b.transpose(xbc0));
-      const cnb = b.t[convX].nb;
-      b.expand(cpy(view3d(convX, [kept, channels, ns, 1], cnb[1], cnb[2]), view2d(convAll, r, ns, b.t[convAll].nb[1])));
+      // the kept columns are read before in_proj enters the graph, which the copy back does
+      const convX = convState(convAll, xbc0, channels);
       const CX = b.t[convX];
       const sc = b.make('SSM_CONV', F32, [channels, CX.ne[0] - d.ssm_conv + 1, CX.ne[2], 1], [convX, w([d.ssm_conv, channels])]);
       const biased = b.same('ADD', sc, [sc, w([channels])]);

@@ -503,17 +503,15 @@ class LlamaGraph {
         const std::int64_t r = kept * channels, s = ds * inner;
         int conv_all = b_.external(fmt::format("cache_r_l{}", il), GgmlType::f32, {r, ns, 1, 1});
         int ssm_all = b_.external(fmt::format("cache_s_l{}", il), GgmlType::f32, {s, ns, 1, 1});
-        int conv = b_.reshape(states(conv_all, r), {kept, channels, ns, 1});
         int zx = b_.mul_mat(w("ssm_in.weight", {d_.n_embd, 2 * inner + 2 * ng * ds + nh}), cur);
         zx = b_.reshape(zx, {b_.ne(zx)[0], nst, ns, 1});
         auto nb = b_.nb(zx);
         int z = view4d(zx, {hd, nh, nst, ns}, {4 * hd, nb[1], nb[2]});
         int xbc = view3d(zx, {channels, nst, ns, 1}, nb[1], nb[2], 4 * inner);
         int dt = view3d(zx, {nh, nst, ns, 1}, nb[1], nb[2], 4 * (2 * inner + 2 * ng * ds));
-        int conv_x = b_.concat(conv, b_.transpose(xbc), 0);
-        auto cnb = b_.nb(conv_x);
-        b_.expand(b_.cpy(view3d(conv_x, {kept, channels, ns, 1}, cnb[1], cnb[2], 4 * nst),
-                         view2d(conv_all, r, ns, b_.nb(conv_all)[1], 0)));
+        // The kept columns are read (build_rs) before in_proj runs: nothing above is in the graph
+        // until the copy back expands it.
+        int conv_x = conv_state(conv_all, xbc, channels);
         xbc = b_.ssm_conv(conv_x, w("ssm_conv1d.weight", {d_.ssm_conv, channels}));
         xbc = b_.silu(b_.add(xbc, w("ssm_conv1d.bias", {channels})));
         auto xnb = b_.nb(xbc);
