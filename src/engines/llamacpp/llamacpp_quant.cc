@@ -259,9 +259,8 @@ QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imat
         if (t.name == "output.weight") s.tied = false;
         if (t.name == "blk.0.attn_k.weight") layer0_attention = true;
     }
-    // n_gqa() is layer 0's; granitehybrid's and lfm2's head_count_kv is per layer, 0 for a Mamba
-    // layer or a short convolution (src/llama-hparams.cpp: n_gqa is 0 where n_head_kv is).
-    if ((s.arch == "granitehybrid" || s.arch == "lfm2") && !layer0_attention) s.n_gqa = 0;
+    // n_gqa() is layer 0's: 0 where the per-layer head_count_kv gives a state layer none.
+    if (gguf_kv_heads_per_layer(s.arch) && !layer0_attention) s.n_gqa = 0;
     const WeightQuant base = type(mix.base);
     const bool block_type = base.block_weights > 1;
     const WeightQuant f32 = type("f32");

@@ -74,6 +74,10 @@ int gguf_block_of(const std::string& name) {
     return digits && at < name.size() && name[at] == '.' ? layer : -1;
 }
 
+bool gguf_kv_heads_per_layer(std::string_view arch) {
+    return arch == "granitehybrid" || arch == "lfm2";
+}
+
 bool has_tensor_inventory(const Model& model) {
     return model.tensors && model.num_layers && model.attention_heads && model.kv_heads && model.head_dim;
 }

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "load/records.h"
@@ -38,6 +39,11 @@ int gguf_block_of(const std::string& name);
 /// The most layers llama.cpp holds (LLAMA_MAX_LAYERS, src/llama-hparams.h): a record of more
 /// implies no GGUF it can load, and listing its tensors would take memory without bound.
 inline constexpr std::int64_t kLlamaMaxLayers = 512;
+
+/// True for an architecture whose converter writes head_count_kv one a layer, 0 for a state layer
+/// (conversion/granite.py for granitehybrid, conversion/lfm2.py for lfm2): llama.cpp's n_gqa()
+/// is then layer 0's, and 0 where that layer keeps no KV heads (src/llama-hparams.cpp).
+bool gguf_kv_heads_per_layer(std::string_view arch);
 
 /// True when the record carries what llamacpp_tensors needs.
 bool has_tensor_inventory(const Model& model);

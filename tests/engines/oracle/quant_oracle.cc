@@ -144,17 +144,16 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
     const std::string& a = m.tensors->llama_arch;
     const LinearShape& lin = *m.linear;
     auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
-    // A state layer is one of no KV heads, as llama.cpp reads the per-layer count (Granite-4.0-H's
-    // and LFM2's converters write it so).
-    auto kv_per_layer = [&] {
+    // A state layer is one of no KV heads, as llama.cpp reads the per-layer count, where the
+    // converter writes it so (Granite-4.0-H's, LFM2's).
+    if (gguf_kv_heads_per_layer(a)) {
         std::vector<std::int32_t> kv;
         for (bool attention : attention_layers(m)) kv.push_back(attention ? static_cast<std::int32_t>(*m.kv_heads) : 0);
         g.i32s(a + ".attention.head_count_kv", kv);
-    };
+    }
     if (a == "lfm2") {
-        // conversion/lfm2.py: the short convolution's conv_L_cache, and the per-layer KV heads.
+        // conversion/lfm2.py: the short convolution's conv_L_cache.
         g.u32(a + ".shortconv.l_cache", u32(lin.conv_kernel));
-        kv_per_layer();
         return;
     }
     const std::int64_t inner = lin.value_heads * lin.value_head_dim;
@@ -177,7 +176,6 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
         .f32(a + ".logit_scale", 3.0f)
         .f32(a + ".attention.scale", 0.015625f)
         .boolean(a + ".rope.scaling.finetuned", false);
-    kv_per_layer();
 }
 
 /// The GGUF of the model's tensors, in f32, with its architecture's keys as convert_hf_to_gguf
@@ -204,7 +202,7 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     // The sliding window of Gemma 3 and gpt-oss (their patterns, five-to-one and one-to-one, are
     // the loader's defaults); the compute buffers then have the sliding layers' mask beside the
     // full one.
-    if (a != "granitehybrid" && a != "lfm2") g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
+    if (!gguf_kv_heads_per_layer(a)) g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
     if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
     if (a == "qwen35" || a == "qwen35moe" || a == "granitehybrid" || a == "lfm2") write_hybrid_keys(m, g);
     if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
