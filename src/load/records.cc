@@ -89,6 +89,10 @@ std::optional<TensorWidths> read_tensor_widths(const YamlNode& t) {
         w.experts_used = int_field(&t, "experts_used").value_or(0);
     }
     w.shared_expert_ffn_size = int_field(&t, "shared_expert_ffn_size").value_or(0);
+    w.dense_layers = int_field(&t, "dense_layers").value_or(0);
+    w.shared_experts = int_field(&t, "shared_experts").value_or(0);
+    w.q_lora_rank = int_field(&t, "q_lora_rank").value_or(0);
+    w.expert_score_bias = bool_field(&t, "expert_score_bias").value_or(false);
     return w;
 }
 

@@ -114,6 +114,18 @@ struct TensorWidths {
     /// The width of a shared expert beside the routed ones, with a gate of its own (qwen35moe); 0
     /// for none.
     std::int64_t shared_expert_ffn_size = 0;
+    /// deepseek2: the leading layers whose feed-forward is dense (first_k_dense_replace), ffn_size
+    /// wide; the layers after them have experts. 0 for every other architecture.
+    std::int64_t dense_layers = 0;
+    /// deepseek2: shared experts beside the routed ones (n_shared_experts), each expert_ffn_size
+    /// wide, with no gate of their own.
+    std::int64_t shared_experts = 0;
+    /// deepseek2: the rank of the query's compression (q_lora_rank); 0 when the queries are not
+    /// compressed (DeepSeek-V2-Lite).
+    std::int64_t q_lora_rank = 0;
+    /// deepseek2: a per-expert score bias beside the router (e_score_correction_bias, which the
+    /// noaux_tc routing of V3, R1 and Kimi K2 has).
+    bool expert_score_bias = false;
 };
 
 struct Model {

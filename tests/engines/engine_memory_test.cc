@@ -219,7 +219,7 @@ TEST(EngineIkLlama, RefusesWhatItDoesNotTake) {
             EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
         }
     };
-    refused("models/kimi-k2-instruct", "f16", ik(4096, 0, true), "the model record gives no head_dim and v_head_dim");
+    refused("models/deepseek-v3.2", "f16", ik(4096, 0, true), "the model record gives no head_dim and v_head_dim");
     refused("models/qwen3-0.6b", "q8_0", ik(4096, 3, false), "V cache quantization requires flash_attn");
     refused("models/gpt-oss-20b", "f16", ik(4096, 3, true), "sliding-window layers is not modelled");
     refused("models/qwen3.5-27b", "f16", ik(4096, 3, true), "recurrent state is not modelled");

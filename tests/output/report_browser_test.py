@@ -495,6 +495,9 @@ CHOICES = [
      "weights": "Q5_K_M", "kv": "f16", "context": 32768, "batch": 2},
     {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
      "weights": "Q4_K_M", "kv": "q8_0", "context": 32768, "batch": 1},
+    # DeepSeek-R1's latent attention (deepseek2): its Q4_K_M as llama-quantize writes it, over 8 cards.
+    {"model": "models/deepseek-r1", "accelerator": "accelerators/nvidia-h200", "gpus": 8, "engine": "textbook",
+     "weights": "Q4_K_M", "kv": "f16", "context": 65536, "batch": 1},
     # On the edge: the held memory the 13 starts span would turn this verdict, and both say so.
     {"model": "models/qwen3-32b", "accelerator": "accelerators/nvidia-rtx-3090", "gpus": 1, "engine": "llama.cpp",
      "weights": "Q4_K_M", "kv": "f16", "context": 15616, "batch": 1},
@@ -803,7 +806,7 @@ def planner_checks(page, args, work, page_url):
           "the fp8 split vLLM refuses does not read as fit's refusal %r: %r" % (words, lines), failures)
     # MXFP4_MOE for a model whose record does not list its tensors: no lower bound to fall back
     # on, so the page says what kvcat fit exits 1 with.
-    planless = dict(CHOICES[0], model="models/deepseek-v3", accelerator="accelerators/nvidia-h200", gpus=1,
+    planless = dict(CHOICES[0], model="models/deepseek-v2-lite", accelerator="accelerators/nvidia-h200", gpus=1,
                     engine="llama.cpp", weights="MXFP4_MOE", kv="f16", context=32768, batch=1)
     drive(page, planless)
     lines = page.evaluate("Array.from(document.querySelectorAll('.answer p, .answer')).map((p) => p.textContent)")

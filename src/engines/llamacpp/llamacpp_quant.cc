@@ -247,12 +247,12 @@ QuantPlan llamacpp_quant_plan(const Model& model, const LlamaMix& mix, bool imat
     s.imatrix = imatrix;
     s.arch = w.llama_arch;
     s.n_layer = static_cast<int>(*model.num_layers);
-    s.n_gqa = *model.attention_heads / *model.kv_heads;
+    const std::int64_t kv_heads = gguf_head_count_kv(model);
+    s.n_gqa = *model.attention_heads / kv_heads;
     s.n_expert = w.experts;
     // src/models/llama.cpp and qwen2.cpp: 80 layers make LLM_TYPE_70B (llama: unless every head
     // has its own KV head, the 65B).
-    s.is_70b =
-        s.n_layer == 80 && ((s.arch == "llama" && *model.attention_heads != *model.kv_heads) || s.arch == "qwen2");
+    s.is_70b = s.n_layer == 80 && ((s.arch == "llama" && *model.attention_heads != kv_heads) || s.arch == "qwen2");
     bool layer0_attention = false;
     for (const auto& t : plan.tensors) {
         if (category_of(t.name) == Category::attn_v) ++s.n_attention_wv;

@@ -346,6 +346,15 @@ void llama_start_compute(const Record& r, const Model& m, const std::vector<Star
         out.not_judged.push_back({"start", "the compute buffer of this model's cache is not one kvcat gives"});
         return;
     }
+    // An MLA model run head by head (a build before pull 12801, or an old GGUF) decompresses every
+    // head's K and V in its graph, whose stages kvcat's bound does not follow; the oracle holds the
+    // bound only for the latent's graph of the pinned release.
+    if (m.mla && text(r, "kv_cache.mla_off") == "true") {
+        out.not_judged.push_back({"start",
+                                  "the MLA model ran every head's attention without the latent (mla_off), "
+                                  "a graph whose compute buffer kvcat does not bound"});
+        return;
+    }
     std::int64_t streams = integer(r, "kv_cache.streams").value_or(1);
     auto printed_ubatch = integer(r, "start.n_ubatch");
     std::int64_t ubatch = printed_ubatch.value_or(512);

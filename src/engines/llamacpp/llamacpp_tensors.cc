@@ -78,8 +78,15 @@ bool gguf_kv_heads_per_layer(std::string_view arch) {
     return arch == "granitehybrid" || arch == "lfm2";
 }
 
+std::int64_t gguf_head_count_kv(const Model& model) {
+    if (model.tensors && model.tensors->llama_arch == "deepseek2") return 1;
+    return *model.kv_heads;
+}
+
 bool has_tensor_inventory(const Model& model) {
-    return model.tensors && model.num_layers && model.attention_heads && model.kv_heads && model.head_dim;
+    // An MLA model's GGUF has one KV head (the latent), whatever heads the record gives.
+    const bool mla = model.tensors && model.tensors->llama_arch == "deepseek2";
+    return model.tensors && model.num_layers && model.attention_heads && (model.kv_heads || mla) && model.head_dim;
 }
 
 namespace {
@@ -101,6 +108,9 @@ struct Layout {
     bool deltanet = false;   ///< qwen35, qwen35moe: Gated DeltaNet layers between gated attention ones
     bool mamba2 = false;     ///< granitehybrid: Mamba-2 layers between attention ones
     bool shortconv = false;  ///< lfm2: gated short convolutions between attention ones
+    /// deepseek2: multi-head latent attention, dense feed-forwards in the leading layers and
+    /// experts with ungated shared ones after them
+    bool mla = false;
 };
 
 Layout layout_of(const std::string& arch) {
@@ -120,6 +130,7 @@ Layout layout_of(const std::string& arch) {
     l.deltanet = qwen35;
     l.mamba2 = arch == "granitehybrid";
     l.shortconv = arch == "lfm2";
+    l.mla = arch == "deepseek2";
     return l;
 }
 
@@ -144,6 +155,74 @@ void check_widths(const TensorWidths& w, const Layout& l) {
         throw std::invalid_argument(fmt::format("a {} model has an output matrix of its own", w.llama_arch));
     }
     if (!moe && w.ffn_size <= 0) throw std::invalid_argument("a dense model needs ffn_size");
+    const bool deepseek_fields = w.dense_layers > 0 || w.shared_experts > 0 || w.q_lora_rank > 0 || w.expert_score_bias;
+    if (!l.mla && deepseek_fields) {
+        throw std::invalid_argument(fmt::format(
+            "dense_layers, shared_experts, q_lora_rank and expert_score_bias are deepseek2 widths; a {} model has none",
+            w.llama_arch));
+    }
+}
+
+void add_dense_ffn(Inventory& inv, std::int64_t i, const TensorWidths& w, const Layout& l);
+
+/// The MLA widths of a deepseek2 record: the latent, the decoupled RoPE key, and each head's
+/// query-key and value widths once the latent is expanded (head_dim and v_head_dim).
+struct MlaWidths {
+    std::int64_t rank = 0, rope = 0, nope = 0, value = 0;
+};
+
+MlaWidths mla_widths(const Model& m) {
+    const TensorWidths& w = *m.tensors;
+    if (!m.mla || !m.v_head_dim) {
+        throw std::invalid_argument(
+            "a deepseek2 model needs its mla shape (kv_lora_rank, qk_rope_head_dim) and v_head_dim");
+    }
+    if (w.experts <= 0 || w.expert_ffn_size <= 0 || w.shared_experts <= 0) {
+        throw std::invalid_argument("a deepseek2 model needs experts, expert_ffn_size and shared_experts");
+    }
+    if (w.dense_layers > 0 && w.ffn_size <= 0) {
+        throw std::invalid_argument("a deepseek2 model with dense_layers needs their ffn_size");
+    }
+    if (w.dense_layers > *m.num_layers) throw std::invalid_argument("dense_layers is more than num_layers");
+    MlaWidths r{m.mla->kv_lora_rank, m.mla->qk_rope_head_dim, *m.head_dim - m.mla->qk_rope_head_dim, *m.v_head_dim};
+    if (r.nope < 1) throw std::invalid_argument("a deepseek2 model's head_dim must be wider than qk_rope_head_dim");
+    return r;
+}
+
+/// One layer of a deepseek2 model (src/models/deepseek2.cpp, load_arch_tensors): the queries,
+/// compressed or not; the latent and the decoupled key from one projection; the latent's
+/// expansion to each head's key and value as two 3-D tensors (conversion/deepseek.py splits
+/// kv_b_proj so); then a dense feed-forward or the routed and shared experts.
+void add_mla_layer(Inventory& inv, std::int64_t i, const Model& m, const MlaWidths& mla) {
+    const TensorWidths& w = *m.tensors;
+    const std::int64_t e = w.hidden_size, heads = *m.attention_heads;
+    const std::int64_t q_width = checked_mul(heads, checked_add(mla.nope, mla.rope));
+    if (w.q_lora_rank > 0) {
+        inv.vector(blk(i, "attn_q_a_norm.weight"), w.q_lora_rank);
+        inv.matrix(blk(i, "attn_q_a.weight"), e, w.q_lora_rank);
+        inv.matrix(blk(i, "attn_q_b.weight"), w.q_lora_rank, q_width);
+    } else {
+        inv.matrix(blk(i, "attn_q.weight"), e, q_width);
+    }
+    inv.vector(blk(i, "attn_kv_a_norm.weight"), mla.rank);
+    inv.matrix(blk(i, "attn_kv_a_mqa.weight"), e, checked_add(mla.rank, mla.rope));
+    inv.experts(blk(i, "attn_k_b.weight"), mla.nope, mla.rank, heads);
+    inv.experts(blk(i, "attn_v_b.weight"), mla.rank, mla.value, heads);
+    inv.matrix(blk(i, "attn_output.weight"), checked_mul(heads, mla.value), e);
+    inv.vector(blk(i, "ffn_norm.weight"), e);
+    if (i < w.dense_layers) {
+        add_dense_ffn(inv, i, w, Layout{});
+        return;
+    }
+    const std::int64_t ff = w.expert_ffn_size, n = w.experts, shared = checked_mul(ff, w.shared_experts);
+    inv.add(blk(i, "ffn_gate_inp.weight"), {e, n, 1}, 2, true);
+    if (w.expert_score_bias) inv.vector(blk(i, "exp_probs_b.bias"), n);
+    inv.experts(blk(i, "ffn_gate_exps.weight"), e, ff, n);
+    inv.experts(blk(i, "ffn_down_exps.weight"), ff, e, n);
+    inv.experts(blk(i, "ffn_up_exps.weight"), e, ff, n);
+    inv.matrix(blk(i, "ffn_gate_shexp.weight"), e, shared);
+    inv.matrix(blk(i, "ffn_down_shexp.weight"), shared, e);
+    inv.matrix(blk(i, "ffn_up_shexp.weight"), e, shared);
 }
 
 /// Which layers are attention layers in a hybrid, from the record's kv_layers (indices, or an
@@ -279,7 +358,7 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     }
     const Layout l = layout_of(arch);
     check_widths(w, l);
-    const std::int64_t e = w.hidden_size, heads = *model.attention_heads, kv = *model.kv_heads;
+    const std::int64_t e = w.hidden_size, heads = *model.attention_heads, kv = model.kv_heads.value_or(0);
     const std::int64_t hk = *model.head_dim, hv = model.v_head_dim.value_or(hk);
 
     // At most twenty tensors a layer (a Gated DeltaNet layer with routed and shared experts).
@@ -289,6 +368,14 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
     inv.vector(l.shortconv ? "token_embd_norm.weight" : "output_norm.weight", e);
     if (!w.tied_embeddings) inv.matrix("output.weight", e, w.vocab_size);
     if (w.rope_freqs) inv.vector("rope_freqs.weight", hk / 2);
+    if (l.mla) {
+        const MlaWidths mla = mla_widths(model);
+        for (std::int64_t i = 0; i < *model.num_layers; ++i) {
+            inv.vector(blk(i, "attn_norm.weight"), e);
+            add_mla_layer(inv, i, model, mla);
+        }
+        return std::move(inv).sorted();
+    }
     const std::vector<bool> attention = attention_layers(model, l);
     for (std::int64_t i = 0; i < *model.num_layers; ++i) {
         inv.vector(blk(i, "attn_norm.weight"), e);

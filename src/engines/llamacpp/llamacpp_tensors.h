@@ -5,9 +5,10 @@
 //
 // Engine rules, llama.cpp at 80fb11ac73e66d89eae2c6a91d8a77428fa733ed (the pinned release):
 // - the tensors and shapes: src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, gemma3.cpp,
-//   glm4.cpp, llama4.cpp, openai-moe.cpp (gpt-oss), qwen35.cpp and granite-hybrid.cpp
-//   (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q,
-//   k, v and their biases);
+//   glm4.cpp, llama4.cpp, openai-moe.cpp (gpt-oss), qwen35.cpp, granite-hybrid.cpp, lfm2.cpp and
+//   deepseek2.cpp (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q, k, v and their
+//   biases); conversion/deepseek.py (kv_b_proj split into attn_k_b and attn_v_b, the MTP layer
+//   left out);
 // - f32 in the file: conversion/base.py (prepare_tensors: 1-D tensors, norms, anything not
 //   named .weight such as biases, and the expert router ffn_gate_inp);
 // - the order: src/llama-model-loader.h weight_name_comparer (tensors outside the blocks first,
@@ -44,6 +45,10 @@ inline constexpr std::int64_t kLlamaMaxLayers = 512;
 /// (conversion/granite.py for granitehybrid, conversion/lfm2.py for lfm2): llama.cpp's n_gqa()
 /// is then layer 0's, and 0 where that layer keeps no KV heads (src/llama-hparams.cpp).
 bool gguf_kv_heads_per_layer(std::string_view arch);
+
+/// The head_count_kv the converter writes: 1 for an MLA model (deepseek2 caches one latent,
+/// conversion/deepseek.py), the record's kv_heads otherwise. Needs has_tensor_inventory.
+std::int64_t gguf_head_count_kv(const Model& model);
 
 /// True when the record carries what llamacpp_tensors needs.
 bool has_tensor_inventory(const Model& model);

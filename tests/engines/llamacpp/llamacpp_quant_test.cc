@@ -4,6 +4,8 @@
 // (tests/fixtures/llama-bench/model-sizes.tsv), to its printed 0.01.
 #include "engines/llamacpp/llamacpp_quant.h"
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -192,6 +194,13 @@ const LintResult& shipped() {
     return r;
 }
 
+/// Every element of a model's tensors: its parameters.
+std::int64_t elements(const std::vector<GgufTensorShape>& tensors) {
+    std::int64_t n = 0;
+    for (const GgufTensorShape& t : tensors) n += t.ne[0] * t.ne[1] * t.ne[2];
+    return n;
+}
+
 const Model* shipped_model(const std::string& id) {
     const Record* r = shipped().records.find(id);
     return r && r->model ? &*r->model : nullptr;
@@ -211,8 +220,7 @@ TEST(LlamaQuantShipped, SizesAndParametersAreWhatLlamaBenchPrintedForThoseFiles)
         QuantPlan plan = llamacpp_quant_plan(*m, *mix, row.imatrix);
         EXPECT_EQ(bench_size(plan.bytes), row.size) << plan.bytes << " bytes";
         if (!row.params.empty()) {
-            std::int64_t params = 0;
-            for (const auto& t : plan.tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+            std::int64_t params = elements(plan.tensors);
             EXPECT_EQ(bench_params(params), row.params);
         }
         mixes_per_model[row.model].insert(row.mix);
@@ -232,8 +240,7 @@ TEST(LlamaQuantShipped, ThreeExactFiguresToTheByte) {
     EXPECT_EQ(llamacpp_quant_plan(*shipped_model("models/qwen3-0.6b"), *find_llama_mix("Q4_K_M")).bytes, 390753280);
     QuantPlan coder = llamacpp_quant_plan(*shipped_model("models/qwen3-coder-30b-a3b"), *find_llama_mix("Q4_K_S"));
     EXPECT_EQ(coder.bytes, 17450039296);
-    std::int64_t params = 0;
-    for (const auto& t : coder.tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+    std::int64_t params = elements(coder.tensors);
     EXPECT_EQ(params, 30532122624);
     // llama.cpp's own count of a Q4_K_M file's tensors by type (ggml-org/llama.cpp issue 17067:
     // unsloth's Qwen3-Coder-30B-A3B-Instruct Q4_K_M, "f32 241, q4_K 289, q6_K 49").
@@ -293,8 +300,7 @@ TEST(LlamaQuantShipped, TheInventoryIsWhatLlamaCppCountedInFilesOfCustomRecipes)
         SCOPED_TRACE(c.model);
         std::vector<GgufTensorShape> tensors = llamacpp_tensors(*shipped_model(c.model));
         EXPECT_EQ(tensors.size(), c.tensors);
-        std::int64_t params = 0;
-        for (const GgufTensorShape& t : tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+        std::int64_t params = elements(tensors);
         if (c.params) {
             EXPECT_EQ(fmt::format("{:.{}f}", static_cast<double>(params) / 1e9, c.decimals), c.params);
         }
@@ -314,8 +320,7 @@ TEST(LlamaQuantShipped, LfmTwosTensorsAreItsCardsParametersWithTheKernelsLeftF32
     const Model& m = *shipped_model("models/lfm2-700m");
     std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
     EXPECT_EQ(tensors.size(), 148u);
-    std::int64_t params = 0;
-    for (const GgufTensorShape& t : tensors) params += t.ne[0] * t.ne[1] * t.ne[2];
+    std::int64_t params = elements(tensors);
     EXPECT_EQ(params, 742489344);
     auto named = [&](const std::string& name) {
         return std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; }) !=
@@ -336,6 +341,37 @@ TEST(LlamaQuantShipped, LfmTwosTensorsAreItsCardsParametersWithTheKernelsLeftF32
             EXPECT_EQ(ggml_type_name(t.type), "iq4_nl") << t.tensor->name;
         }
     }
+}
+
+// DeepSeek-R1's GGUF (conversion/deepseek.py, src/models/deepseek2.cpp at 80fb11ac): the MTP layer
+// left out, three dense layers, then 58 with 256 routed experts, one shared expert and the router's
+// score bias; kv_b_proj split into two 3-D tensors per layer. Its elements are the 671,026,419,200
+// parameters llama.cpp prints as "671.03 B" for R1's GGUF. attn_k_b's rows are 128 wide, so the
+// 256-block K-quants fall back for it (Q4_K to Q5_0: the oracle holds every type of every mix); and
+// with no attn_v-like tensor, Q4_K_M raises only the more-bits layers' ffn_down and the output.
+TEST(LlamaQuantShipped, DeepSeekTwosLatentAttentionSplitsKvBIntoTwoThreeDimensionalTensors) {
+    const Model& m = *shipped_model("models/deepseek-r1");
+    std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
+    EXPECT_EQ(tensors.size(), 1086u);
+    std::int64_t params = elements(tensors);
+    EXPECT_EQ(params, 671026419200);
+    auto find = [&](const std::string& name) -> const GgufTensorShape* {
+        auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; });
+        return it == tensors.end() ? nullptr : &*it;
+    };
+    ASSERT_NE(find("blk.0.attn_k_b.weight"), nullptr);
+    EXPECT_EQ(find("blk.0.attn_k_b.weight")->ne, (std::array<std::int64_t, 3>{128, 512, 128}));
+    EXPECT_EQ(find("blk.0.attn_v_b.weight")->ne, (std::array<std::int64_t, 3>{512, 128, 128}));
+    EXPECT_EQ(find("blk.0.attn_kv_b.weight"), nullptr);
+    EXPECT_NE(find("blk.2.ffn_down.weight"), nullptr);   // a dense layer
+    EXPECT_EQ(find("blk.3.ffn_down.weight"), nullptr);   // the first with experts
+    EXPECT_NE(find("blk.3.exp_probs_b.bias"), nullptr);  // noaux_tc's score bias
+    EXPECT_NE(find("blk.3.ffn_down_shexp.weight"), nullptr);
+    EXPECT_EQ(find("blk.61.attn_norm.weight"), nullptr);  // no prediction layer
+    EXPECT_EQ(llamacpp_quant_plan(m, *find_llama_mix("Q4_K_M")).tensors_per_type(),
+              (std::map<std::string, int>{{"f32", 361}, {"q4_K", 606}, {"q5_0", 61}, {"q6_K", 58}}));
+    // Kimi K2 is the same architecture with 384 experts, one dense layer and a larger vocabulary.
+    EXPECT_EQ(elements(llamacpp_tensors(*shipped_model("models/kimi-k2-instruct"))), 1026408232448);
 }
 
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
@@ -372,8 +408,9 @@ TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
 
 TEST(LlamaQuantShipped, AMixOfAModelWithoutTensorsStaysALowerBound) {
     test::KvcatRunner k;
-    test::Outcome o = k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "deepseek-v3", "--accelerator",
-                             "nvidia-h100-sxm", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--format", "json"});
+    test::Outcome o =
+        k.run({"fit", "--records", KVCAT_SOURCE_DIR "/records", "--model", "deepseek-v2-lite", "--accelerator",
+               "nvidia-h100-sxm", "--weight-quant", "Q4_K_M", "--kv-dtype", "f16", "--format", "json"});
     ASSERT_TRUE(o.status == 0 || o.status == 1) << o.err;
     nlohmann::json j = nlohmann::json::parse(o.out);
     EXPECT_EQ(j["weights_lower_bound"], true);

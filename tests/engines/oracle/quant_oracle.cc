@@ -178,6 +178,29 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
         .boolean(a + ".rope.scaling.finetuned", false);
 }
 
+/// deepseek2's keys as conversion/deepseek.py writes them: the cache holds the latent and the
+/// decoupled key (key_length rank + rope, value_length rank); the heads the latent expands to are
+/// key_length_mla and value_length_mla wide; the leading dense layers, the shared experts and the
+/// router's sigmoid gating (expert_gating_func 2) where the router has a score bias (V3, R1,
+/// Kimi K2), the softmax default otherwise. A model of 27 layers loads as V2-Lite, whose loader
+/// reads no q_lora_rank (src/models/deepseek2.cpp).
+void write_mla_keys(const Model& m, ShapeGguf& g) {
+    const TensorWidths& w = *m.tensors;
+    const std::string& a = w.llama_arch;
+    auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+    const std::int64_t rank = m.mla->kv_lora_rank, rope = m.mla->qk_rope_head_dim;
+    g.u32(a + ".attention.key_length", u32(rank + rope))
+        .u32(a + ".attention.value_length", u32(rank))
+        .u32(a + ".attention.key_length_mla", u32(*m.head_dim))
+        .u32(a + ".attention.value_length_mla", u32(*m.v_head_dim))
+        .u32(a + ".attention.kv_lora_rank", u32(rank))
+        .u32(a + ".rope.dimension_count", u32(rope))
+        .u32(a + ".leading_dense_block_count", u32(w.dense_layers))
+        .u32(a + ".expert_shared_count", u32(w.shared_experts));
+    if (w.q_lora_rank > 0) g.u32(a + ".attention.q_lora_rank", u32(w.q_lora_rank));
+    if (w.expert_score_bias) g.u32(a + ".expert_gating_func", 2);
+}
+
 /// The GGUF of the model's tensors, in f32, with its architecture's keys as convert_hf_to_gguf
 /// writes them (only those llama.cpp reads for the hyperparameters and the tensor shapes).
 void write_weights_gguf(const std::string& id, const Model& m, const std::vector<GgufTensorShape>& tensors,
@@ -193,16 +216,20 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
         .u32(a + ".block_count", u32(*m.num_layers))
         .u32(a + ".feed_forward_length", u32(w.experts > 0 && a == "llama" ? w.expert_ffn_size : w.ffn_size))
         .u32(a + ".attention.head_count", u32(*m.attention_heads))
-        .u32(a + ".attention.key_length", u32(*m.head_dim))
-        .u32(a + ".attention.value_length", u32(m.v_head_dim.value_or(*m.head_dim)))
         .f32(a + ".attention.layer_norm_rms_epsilon", 1e-6f)
-        .u32(a + ".rope.dimension_count", u32(*m.head_dim))
         .u32(a + ".vocab_size", u32(w.vocab_size))
         .str("tokenizer.ggml.model", "none");
+    if (a == "deepseek2") {
+        write_mla_keys(m, g);
+    } else {
+        g.u32(a + ".attention.key_length", u32(*m.head_dim))
+            .u32(a + ".attention.value_length", u32(m.v_head_dim.value_or(*m.head_dim)))
+            .u32(a + ".rope.dimension_count", u32(*m.head_dim));
+    }
     // The sliding window of Gemma 3 and gpt-oss (their patterns, five-to-one and one-to-one, are
     // the loader's defaults); the compute buffers then have the sliding layers' mask beside the
     // full one.
-    if (!gguf_kv_heads_per_layer(a)) g.u32(a + ".attention.head_count_kv", u32(*m.kv_heads));
+    if (!gguf_kv_heads_per_layer(a)) g.u32(a + ".attention.head_count_kv", u32(gguf_head_count_kv(m)));
     if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
     if (a == "qwen35" || a == "qwen35moe" || a == "granitehybrid" || a == "lfm2") write_hybrid_keys(m, g);
     if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
