@@ -327,4 +327,8 @@ bool llamacpp_host_buffer(std::string_view device) {
     return device.starts_with("CPU") || device.ends_with("_Host") || device == "AMX";
 }
 
+bool llamacpp_repack_buffer(std::string_view device) {
+    return device == "AMX" || device == "CPU_AARCH64" || device == "CPU_REPACK" || device == "CPU_KLEIDIAI";
+}
+
 }  // namespace kvcat

@@ -28,4 +28,9 @@ void llamacpp_record_block(const ParsedLog& log, std::string& text);
 /// "CPU_Mapped", "CUDA_Host", "Vulkan_Host", and the CPU's repacking types ("AMX", "CPU_AARCH64").
 bool llamacpp_host_buffer(std::string_view device);
 
+/// Whether a model buffer holds the tensors the CPU backend repacks for its kernels ("AMX",
+/// "CPU_AARCH64", "CPU_REPACK", "CPU_KLEIDIAI": ggml-cpu's extra buffer types). With the file
+/// mapped, those tensors' bytes are in the mapped buffers too, so such a buffer is a second copy.
+bool llamacpp_repack_buffer(std::string_view device);
+
 }  // namespace kvcat

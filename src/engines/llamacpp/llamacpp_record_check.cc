@@ -501,12 +501,25 @@ std::string host_weights_text(const std::vector<StartBuffer>& buffers, const Qua
 /// types, and nothing in the log tells which.
 void llama_start_weights(const Record& r, const Model& m, const std::vector<StartBuffer>& buffers,
                          AllocationPartCheck& part, AllocationCheck& out) {
-    Rational printed(0);
+    Rational printed(0), repacked(0);
     int model_buffers = 0;
+    // With the file mapped, a repacking buffer holds a second copy of tensors the mapped buffers
+    // already span (src/llama-model-loader.cpp, load_all_data: a mapped buffer runs from the first
+    // to the last of its tensors in each file).
+    const bool mapped = std::any_of(buffers.begin(), buffers.end(),
+                                    [](const StartBuffer& b) { return b.kind == "model" && b.device == "CPU_Mapped"; });
+    std::string repack_names;
     for (const auto& b : buffers) {
         if (b.kind != "model") continue;
         auto v = Rational::parse(b.mib);
         if (!v) return;
+        if (mapped && llamacpp_repack_buffer(b.device)) {
+            repacked = repacked + *v;
+            if (repack_names.find(b.device) == std::string::npos) {
+                repack_names += (repack_names.empty() ? "" : ", ") + b.device;
+            }
+            continue;
+        }
         printed = printed + *v;
         ++model_buffers;
     }
@@ -547,11 +560,28 @@ void llama_start_weights(const Record& r, const Model& m, const std::vector<Star
                                       "counts the GPU's layers in both buffers",
                                       offloaded)
                                 : "the file was made by other rules: an older llama-quantize, or a custom recipe";
+    if (!repack_names.empty()) {
+        why_apart += fmt::format(
+            "; or, with tensors repacked to {}, mapped buffers that do not run over the whole file", repack_names);
+    }
+    if (!same && !tied_twice) {
+        out.not_judged.push_back(
+            {"start", fmt::format("the model buffers ({} MiB) stand {} MiB from llama-quantize's {} of this model at "
+                                  "80fb11ac: {}",
+                                  two(printed.to_double()), two(gap.to_double()), mix->name, why_apart)});
+    }
+    const std::string repack_text =
+        repacked == Rational(0)
+            ? ""
+            : fmt::format(
+                  " (the {} buffer's {} MiB beside them is a second copy of the tensors repacked for the CPU's "
+                  "kernels, not counted)",
+                  repack_names, two(repacked.to_double()));
     part.terms.push_back(
         fmt::format(
-            "weights: the {} model buffer{} to {} MiB; llama-quantize's {} of this model (80fb11ac) is {} bytes = {} "
-            "MiB, {}",
-            model_buffers, model_buffers == 1 ? " comes" : "s sum", two(printed.to_double()), mix->name,
+            "weights: the {} model buffer{} to {} MiB{}; llama-quantize's {} of this model (80fb11ac) is {} bytes = "
+            "{} MiB, {}",
+            model_buffers, model_buffers == 1 ? " comes" : "s sum", two(printed.to_double()), repack_text, mix->name,
             group_thousands(plan.bytes), llamacpp_mib_text(Rational(plan.bytes)),
             same ? fmt::format("the same to the printed 0.01 MiB and the buffers' alignment ({} MiB apart; {} tensors)",
                                two(std::abs(gap.to_double())), plan.types.size())
