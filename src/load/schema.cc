@@ -239,7 +239,7 @@ constexpr std::array kTensorFields = {
               false,
               false,
               "the shared expert's feed-forward width (shared_expert_intermediate_size), elements; "
-              "required for qwen35moe, refused for any other architecture",
+              "required for qwen35moe and qwen3next, refused for any other architecture",
               {},
               {},
               true},

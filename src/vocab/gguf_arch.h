@@ -11,8 +11,8 @@ namespace kvcat {
 
 /// Every architecture a record's tensors.llama_arch may name, as llama.cpp spells it
 /// (general.architecture in a GGUF).
-inline constexpr std::array<std::string_view, 13> kGgufArchNames = {
-    "llama",   "qwen2",  "qwen3",     "qwen3moe",      "gemma3", "glm4",     "llama4",
-    "gpt-oss", "qwen35", "qwen35moe", "granitehybrid", "lfm2",   "deepseek2"};
+inline constexpr std::array<std::string_view, 14> kGgufArchNames = {
+    "llama",   "qwen2",  "qwen3",     "qwen3moe",      "gemma3", "glm4",      "llama4",
+    "gpt-oss", "qwen35", "qwen35moe", "granitehybrid", "lfm2",   "deepseek2", "qwen3next"};
 
 }  // namespace kvcat

@@ -105,7 +105,9 @@ struct Layout {
     bool moe = false;         ///< experts in every layer
     bool dense = false;       ///< never experts
     bool output_required = false;
-    bool deltanet = false;   ///< qwen35, qwen35moe: Gated DeltaNet layers between gated attention ones
+    bool deltanet = false;  ///< qwen35, qwen35moe, qwen3next: Gated DeltaNet layers between gated attention ones
+    /// qwen3next: beta and alpha from one projection (ssm_ba), where Qwen3.5 has one each
+    bool fused_beta_alpha = false;
     bool mamba2 = false;     ///< granitehybrid: Mamba-2 layers between attention ones
     bool shortconv = false;  ///< lfm2: gated short convolutions between attention ones
     /// deepseek2: multi-head latent attention, dense feed-forwards in the leading layers and
@@ -116,18 +118,19 @@ struct Layout {
 Layout layout_of(const std::string& arch) {
     Layout l;
     l.qkv_bias = arch == "qwen2" || arch == "gpt-oss";
-    const bool qwen35 = arch == "qwen35" || arch == "qwen35moe";
+    const bool qwen35 = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
     l.qk_norm = arch == "qwen3" || arch == "qwen3moe" || arch == "gemma3" || qwen35 || arch == "lfm2";
     l.post_norms = arch == "gemma3" || arch == "glm4";
     l.ffn_norm = arch != "gpt-oss" && !qwen35;
     l.fused_gate_up = arch == "glm4";
     l.shared_expert = arch == "llama4";
-    l.gated_shared_expert = arch == "qwen35moe";
+    l.gated_shared_expert = arch == "qwen35moe" || arch == "qwen3next";
     l.biased_moe = arch == "gpt-oss";
-    l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss" || arch == "qwen35moe";
+    l.moe = arch == "qwen3moe" || arch == "llama4" || arch == "gpt-oss" || arch == "qwen35moe" || arch == "qwen3next";
     l.dense = arch == "gemma3" || arch == "glm4" || arch == "qwen35" || arch == "granitehybrid" || arch == "lfm2";
     l.output_required = arch == "gpt-oss";
     l.deltanet = qwen35;
+    l.fused_beta_alpha = arch == "qwen3next";
     l.mamba2 = arch == "granitehybrid";
     l.shortconv = arch == "lfm2";
     l.mla = arch == "deepseek2";
@@ -148,8 +151,8 @@ void check_widths(const TensorWidths& w, const Layout& l) {
         throw std::invalid_argument(fmt::format("a {} model needs shared_expert_ffn_size", w.llama_arch));
     }
     if (!l.gated_shared_expert && w.shared_expert_ffn_size > 0) {
-        throw std::invalid_argument(
-            fmt::format("shared_expert_ffn_size is a qwen35moe width; a {} model has no such tensor", w.llama_arch));
+        throw std::invalid_argument(fmt::format(
+            "shared_expert_ffn_size is a qwen35moe and qwen3next width; a {} model has no such tensor", w.llama_arch));
     }
     if (l.output_required && w.tied_embeddings) {
         throw std::invalid_argument(fmt::format("a {} model has an output matrix of its own", w.llama_arch));
@@ -248,9 +251,10 @@ std::vector<bool> attention_layers(const Model& m, const Layout& l) {
     return *places;
 }
 
-/// A Gated DeltaNet layer of Qwen3.5 (src/models/qwen35.cpp): the fused q, k and v of the linear
-/// attention, its output gate, the short convolution (never quantised), the decay and the update.
-void add_deltanet(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShape& lin) {
+/// A Gated DeltaNet layer of Qwen3.5 (src/models/qwen35.cpp) or Qwen3-Next (qwen3next.cpp, whose
+/// converter splits in_proj_qkvz into the same two): the fused q, k and v of the linear attention,
+/// its output gate, the short convolution (never quantised), the decay and the update.
+void add_deltanet(Inventory& inv, std::int64_t i, std::int64_t e, const LinearShape& lin, const Layout& l) {
     const std::int64_t key = checked_mul(lin.key_head_dim, lin.key_heads);
     const std::int64_t value = checked_mul(lin.value_head_dim, lin.value_heads);
     const std::int64_t conv = checked_add(checked_mul(2, key), value);
@@ -259,8 +263,13 @@ void add_deltanet(Inventory& inv, std::int64_t i, std::int64_t e, const LinearSh
     inv.add(blk(i, "ssm_conv1d.weight"), {lin.conv_kernel, conv, 1}, 2, true);
     inv.vector(blk(i, "ssm_dt.bias"), lin.value_heads);
     inv.vector(blk(i, "ssm_a"), lin.value_heads);
-    inv.matrix(blk(i, "ssm_beta.weight"), e, lin.value_heads);
-    inv.matrix(blk(i, "ssm_alpha.weight"), e, lin.value_heads);
+    if (l.fused_beta_alpha) {
+        // src/models/qwen3next.cpp: ba_dim = n_v_heads * 2.
+        inv.matrix(blk(i, "ssm_ba.weight"), e, checked_mul(2, lin.value_heads));
+    } else {
+        inv.matrix(blk(i, "ssm_beta.weight"), e, lin.value_heads);
+        inv.matrix(blk(i, "ssm_alpha.weight"), e, lin.value_heads);
+    }
     inv.vector(blk(i, "ssm_norm.weight"), lin.value_head_dim);
     inv.matrix(blk(i, "ssm_out.weight"), value, e);
 }
@@ -381,7 +390,7 @@ std::vector<GgufTensorShape> llamacpp_tensors(const Model& model) {
         inv.vector(blk(i, "attn_norm.weight"), e);
         if (!attention[static_cast<std::size_t>(i)]) {
             if (l.deltanet) {
-                add_deltanet(inv, i, e, *model.linear);
+                add_deltanet(inv, i, e, *model.linear, l);
                 inv.vector(blk(i, "post_attention_norm.weight"), e);
             } else if (l.shortconv) {
                 add_shortconv(inv, i, e, *model.linear);

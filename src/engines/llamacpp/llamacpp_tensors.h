@@ -6,9 +6,10 @@
 // Engine rules, llama.cpp at 80fb11ac73e66d89eae2c6a91d8a77428fa733ed (the pinned release):
 // - the tensors and shapes: src/models/llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp, gemma3.cpp,
 //   glm4.cpp, llama4.cpp, openai-moe.cpp (gpt-oss), qwen35.cpp, granite-hybrid.cpp, lfm2.cpp and
-//   deepseek2.cpp (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q, k, v and their
+//   deepseek2.cpp, qwen3next.cpp (load_arch_tensors), src/llama-model.cpp (create_tensor_qkv: q, k, v and their
 //   biases); conversion/deepseek.py (kv_b_proj split into attn_k_b and attn_v_b, the MTP layer
-//   left out);
+//   left out); conversion/qwen.py (Qwen3-Next's in_proj_qkvz split into attn_qkv and
+//   attn_gate);
 // - f32 in the file: conversion/base.py (prepare_tensors: 1-D tensors, norms, anything not
 //   named .weight such as biases, and the expert router ffn_gate_inp);
 // - the order: src/llama-model-loader.h weight_name_comparer (tensors outside the blocks first,

@@ -374,6 +374,37 @@ TEST(LlamaQuantShipped, DeepSeekTwosLatentAttentionSplitsKvBIntoTwoThreeDimensio
     EXPECT_EQ(elements(llamacpp_tensors(*shipped_model("models/kimi-k2-instruct"))), 1026408232448);
 }
 
+// Qwen3-Next's GGUF (conversion/qwen.py, src/models/qwen3next.cpp at 80fb11ac): Qwen3.5's layers
+// with one projection for beta and alpha (ssm_ba, twice the value heads wide) where Qwen3.5 has
+// two, and experts in every layer beside a gated shared one; the prediction block left out. The
+// oracle holds every type of every mix; the converter's attn_qkv counts among attn_v's, so
+// Q4_K_M raises its more-bits layers' fused projections as it does Qwen3.5's.
+TEST(LlamaQuantShipped, QwenThreeNextFusesBetaAndAlphaIntoOneProjection) {
+    const Model& m = *shipped_model("models/qwen3-next-80b-a3b");
+    std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
+    EXPECT_EQ(tensors.size(), 843u);
+    EXPECT_EQ(elements(tensors), 79674391296);
+    auto find = [&](const std::string& name) -> const GgufTensorShape* {
+        auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; });
+        return it == tensors.end() ? nullptr : &*it;
+    };
+    ASSERT_NE(find("blk.0.ssm_ba.weight"), nullptr);
+    EXPECT_EQ(find("blk.0.ssm_ba.weight")->ne, (std::array<std::int64_t, 3>{2048, 64, 1}));
+    EXPECT_EQ(find("blk.0.ssm_beta.weight"), nullptr);
+    EXPECT_EQ(find("blk.3.ssm_ba.weight"), nullptr);  // an attention layer
+    EXPECT_NE(find("blk.3.attn_q.weight"), nullptr);
+    EXPECT_NE(find("blk.0.ffn_gate_inp_shexp.weight"), nullptr);
+    auto q4 = llamacpp_quant_plan(m, *find_llama_mix("Q4_K_M"));
+    EXPECT_EQ(q4.tensors_per_type(), (std::map<std::string, int>{{"f32", 361}, {"q4_K", 409}, {"q6_K", 73}}));
+    int raised_qkv = 0;
+    for (const auto& t : q4.types) {
+        if (t.tensor->name.ends_with("attn_qkv.weight") && ggml_type_name(t.type) == "q6_K") ++raised_qkv;
+    }
+    // use_more_bits over the 36 attn_qkv and 12 attn_v counted together in the loader's order:
+    // 18 of the 36 and 6 of the 12 (the pinned llama-quantize's dry run gives the same types).
+    EXPECT_EQ(raised_qkv, 18);
+}
+
 TEST(LlamaQuantShipped, FitGivesThePlansBytesForEveryModelWithTensors) {
     test::KvcatRunner k;
     std::set<std::string> seen;

@@ -167,6 +167,12 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
             .i32s(a + ".rope.dimension_sections", {11, 11, 10, 0});
         return;
     }
+    if (a == "qwen3next") {
+        // conversion/qwen.py writes the interval; its RoPE over a quarter of each head changes no
+        // shape, and the general keys give rope.dimension_count already.
+        g.u32(a + ".full_attention_interval", u32(*m.kv_layers.interval));
+        return;
+    }
     // Granite's converter (conversion/granite.py) writes the config's multipliers as scales, and
     // for a hybrid rope.scaling.finetuned false: no RoPE. Granite-4.0-H-350M's config gives
     // embedding 12, residual 0.246, logits 3 and attention 0.015625; no value changes a shape, but
@@ -231,7 +237,9 @@ void write_weights_gguf(const std::string& id, const Model& m, const std::vector
     // full one.
     if (!gguf_kv_heads_per_layer(a)) g.u32(a + ".attention.head_count_kv", u32(gguf_head_count_kv(m)));
     if (a == "llama4") g.u32(a + ".interleave_moe_layer_step", 1);  // Scout: experts in every layer
-    if (a == "qwen35" || a == "qwen35moe" || a == "granitehybrid" || a == "lfm2") write_hybrid_keys(m, g);
+    if (a == "qwen35" || a == "qwen35moe" || a == "qwen3next" || a == "granitehybrid" || a == "lfm2") {
+        write_hybrid_keys(m, g);
+    }
     if ((a == "gemma3" || a == "gpt-oss") && m.sliding) g.u32(a + ".attention.sliding_window", u32(m.sliding->window));
     if (w.experts > 0) {
         g.u32(a + ".expert_count", u32(w.experts))
