@@ -5,7 +5,7 @@
 //   - a graph as ggml builds one: shapes, strides, views, sources and the depth-first order of
 //     ggml_build_forward_expand (src/engines/llamacpp/ggml_graph_builder.cc);
 //   - llama.cpp's layers for llama, qwen2, qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35,
-//     qwen35moe, granitehybrid and lfm2 at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
+//     qwen35moe, qwen3next, granitehybrid and lfm2 at the pinned commit, and the part a GPU that runs every layer holds (src/engines/llamacpp/llamacpp_graph.cc);
 //   - ggml-alloc placing it (src/engines/llamacpp/ggml_alloc.cc).
 // Sizes are integers below 2^53, kept as Numbers; the result is a BigInt.
 var kvcatLlamaGraph = (function () {
@@ -78,6 +78,7 @@ var kvcatLlamaGraph = (function () {
     return this.fix(id);
   };
   Builder.prototype.cont = function (a, ne) { return this.make('CONT', this.t[a].type, ne, [a]); };
+  Builder.prototype.repeat = function (a, ne) { return this.make('REPEAT', this.t[a].type, ne, [a]); };
   Builder.prototype.setRows = function (a, b, c) {
     const id = this.make('SET_ROWS', this.t[a].type, this.t[a].ne, [b, c, a], a);
     this.t[id].nb = this.t[a].nb.slice();
@@ -166,8 +167,8 @@ var kvcatLlamaGraph = (function () {
       sCopyMain = b.view(sCopy, [seqs, 1, 1, 1], [4 * seqs, 4 * seqs, 4 * seqs]);
       sCopyExtra = b.view(sCopy, [0, 1, 1, 1], [0, 0, 0]);
     }
-    // multi-section RoPE takes four positions a token
-    const pos = d.granite ? -1 : b.input(I32, [d.deltanet ? 4 * T : T, 1, 1, 1]);
+    // multi-section RoPE takes four positions a token; Qwen3-Next's plain RoPE one
+    const pos = d.granite ? -1 : b.input(I32, [d.deltanet && !d.qwen3next ? 4 * T : T, 1, 1, 1]);
     // build_inp_attn_scale (llama4): the full layers' query temperature, one a token
     const attnScale = d.llama4 ? b.input(F32, [1, 1, T, 1]) : -1;
     const caches = d.swa_period > 0 ? 2 : 1;
@@ -451,6 +452,33 @@ var kvcatLlamaGraph = (function () {
       return input;
     }
 
+    // Qwen 3.5's beta and decay, one projection each (llamacpp_graph.cc's deltanet)
+    function betaGate(cur, nst, ns) {
+      const nv = d.ssm_heads;
+      let beta = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [1, nv, nst, ns]);
+      beta = b.same('UNARY', beta, [beta]);
+      const alpha = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [nv, nst, ns, 1]);
+      const biased = b.same('ADD', alpha, [alpha, w([nv])]);
+      const softplus = b.same('UNARY', biased, [biased]);
+      const gate = b.same('MUL', softplus, [softplus, w([nv])]);
+      return [beta, b.reshape(gate, [1, nv, nst, ns])];
+    }
+    // Qwen3-Next's: one projection viewed per key head (llamacpp_graph.cc's next_beta_gate)
+    function nextBetaGate(cur, nst, ns) {
+      const nv = d.ssm_heads, nk = d.ssm_groups, per = nv / nk;
+      const ba = b.reshape(b.mulMat(w([d.n_embd, 2 * nv]), cur), [2 * per, nk, nst, ns]);
+      const nb = b.t[ba].nb;
+      const bv = b.view(ba, [per, nk, nst, ns], [nb[1], nb[2], nb[3]]);
+      const av = b.view(ba, [per, nk, nst, ns], [nb[1], nb[2], nb[3]]);
+      const bc = b.cont(bv, [per, nk, nst, ns]);
+      const beta = b.same('UNARY', bc, [bc]);
+      const alpha = b.cont(av, [nv, nst, ns, 1]);
+      const biased = b.same('ADD', alpha, [alpha, w([nv])]);
+      const softplus = b.same('UNARY', biased, [biased]);
+      const gate = b.same('MUL', softplus, [softplus, w([nv])]);
+      return [b.reshape(beta, [1, nv, nst, ns]), b.reshape(gate, [1, nv, nst, ns])];
+    }
+
     // build_layer_attn_linear with the fused Gated DeltaNet (llamacpp_graph.cc's deltanet)
     function deltanet(cur) {
       const hk = d.ssm_state, nk = d.ssm_groups, nv = d.ssm_heads, hv = d.ssm_head_v;
@@ -458,13 +486,7 @@ var kvcatLlamaGraph = (function () {
       const nst = T / seqs, ns = seqs;
       const mixed = b.reshape(b.mulMat(w([d.n_embd, channels]), cur), [channels, nst, ns, 1]);
       const z = b.mulMat(w([d.n_embd, value]), cur);
-      let beta = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [1, nv, nst, ns]);
-      beta = b.same('UNARY', beta, [beta]);
-      const alpha = b.reshape(b.mulMat(w([d.n_embd, nv]), cur), [nv, nst, ns, 1]);
-      const biased = b.same('ADD', alpha, [alpha, w([nv])]);
-      const softplus = b.same('UNARY', biased, [biased]);
-      let gate = b.same('MUL', softplus, [softplus, w([nv])]);
-      gate = b.reshape(gate, [1, nv, nst, ns]);
+      const [beta, gate] = d.qwen3next ? nextBetaGate(cur, nst, ns) : betaGate(cur, nst, ns);
       const r = (d.ssm_conv - 1) * channels, sz = hk * value;
       const convAll = b.external(F32, [r, ns, 1, 1]);
       const ssmAll = b.external(F32, [sz, ns, 1, 1]);
@@ -475,9 +497,16 @@ var kvcatLlamaGraph = (function () {
       const conv = b.same('UNARY', conv0, [conv0]);
       const nb1 = 4 * channels;
       const qv = b.view(conv, [hk, nk, nst, ns], [4 * hk, nb1, nb1 * nst]);
-      const q = b.same('L2_NORM', qv, [qv]);
+      let q = b.same('L2_NORM', qv, [qv]);
       const kv = b.view(conv, [hk, nk, nst, ns], [4 * hk, nb1, nb1 * nst]);
-      const k = b.same('L2_NORM', kv, [kv]);
+      let k = b.same('L2_NORM', kv, [kv]);
+      if (d.qwen3next && nk !== nv) {
+        // Qwen3-Next repeats each key head's Q and K to its value heads
+        const rep = (x) => b.reshape(b.repeat(b.reshape(x, [hk, 1, nk, nst * ns]), [hk, nv / nk, nk, nst * ns]),
+          [hk, nv, nst, ns]);
+        q = rep(q);
+        k = rep(k);
+      }
       const v = b.view(conv, [hv, nv, nst, ns], [4 * hv, nb1, nb1 * nst]);
       const result = b.make('GATED_DELTA_NET', F32, [hv * nv, nst * ns + hv * ns, 1, 1], [q, k, v, gate, beta, state]);
       const out = b.view(result, [hv, nv, nst, ns], [4 * hv, 4 * hv * nv, 4 * hv * nv * nst]);
@@ -510,11 +539,31 @@ var kvcatLlamaGraph = (function () {
       return b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), cur);
     }
 
+    // Qwen3-Next's build_layer_attn: the Q and gate projection reshaped whole, then viewed twice
+    // (llamacpp_graph.cc's next_attention)
+    function nextAttention(cur) {
+      const hd = d.hd_k;
+      const full = b.reshape(b.mulMat(w([d.n_embd, 2 * hd * d.n_head]), cur), [2 * hd, d.n_head, T, 1]);
+      const nb = b.t[full].nb;
+      let q = b.view(full, [hd, d.n_head, T, 1], [nb[1], nb[2], nb[3]]);
+      const gv = b.view(full, [hd, d.n_head, T, 1], [nb[1], nb[2], nb[3]]);
+      let k = b.reshape(b.mulMat(w([d.n_embd, gqaK]), cur), [hd, d.n_head_kv, T, 1]);
+      const v = b.reshape(b.mulMat(w([d.n_embd, gqaV]), cur), [d.hd_v, d.n_head_kv, T, 1]);
+      q = norm(q, w([hd]));
+      k = norm(k, w([hd]));
+      q = b.same('ROPE', q, [q, pos, -1]);
+      k = b.same('ROPE', k, [k, pos, -1]);
+      const att = attention(q, k, v, false);
+      const gc = b.cont(gv, [hd * d.n_head, T, 1, 1]);
+      const sig = b.same('UNARY', gc, [gc]);
+      return b.mulMat(w([d.n_head * d.hd_v, d.n_embd]), b.same('MUL', att, [att, sig]));
+    }
+
     // src/models/qwen35.cpp and qwen35moe.cpp (llamacpp_graph.cc's qwen35_layer)
     function qwen35Layer(il) {
       let cur = norm(inp, w([d.n_embd]));
       b.expand(cur);
-      cur = d.attends[il] ? gatedAttention(cur) : deltanet(cur);
+      cur = !d.attends[il] ? deltanet(cur) : d.qwen3next ? nextAttention(cur) : gatedAttention(cur);
       const ffnRes = b.same('ADD', cur, [cur, inp]);
       cur = norm(ffnRes, w([d.n_embd]));
       if (d.n_expert > 0) {

@@ -94,6 +94,7 @@ json llamacpp_terms(const Model& m) {
                  {"deltanet", g->deltanet},
                  {"granite", g->granite},
                  {"lfm2", g->lfm2},
+                 {"qwen3next", g->qwen3next},
                  {"attends", g->attends},
                  {"ssm_conv", g->ssm_conv},
                  {"ssm_groups", g->ssm_groups},

@@ -495,6 +495,9 @@ CHOICES = [
      "weights": "Q5_K_M", "kv": "f16", "context": 32768, "batch": 2},
     {"model": "models/gemma-3-27b", "accelerator": "accelerators/nvidia-rtx-4090", "gpus": 1, "engine": "textbook",
      "weights": "Q4_K_M", "kv": "q8_0", "context": 32768, "batch": 1},
+    # Qwen3-Next with llama.cpp: its Q4_K_M and its compute buffer from its own graph (qwen3next).
+    {"model": "models/qwen3-next-80b-a3b", "accelerator": "accelerators/nvidia-h100-sxm", "gpus": 1,
+     "engine": "llama.cpp", "weights": "Q4_K_M", "kv": "f16", "context": 65536, "batch": 2},
     # DeepSeek-R1's latent attention (deepseek2): its Q4_K_M as llama-quantize writes it, over 8 cards.
     {"model": "models/deepseek-r1", "accelerator": "accelerators/nvidia-h200", "gpus": 8, "engine": "textbook",
      "weights": "Q4_K_M", "kv": "f16", "context": 65536, "batch": 1},

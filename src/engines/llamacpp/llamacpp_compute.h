@@ -31,7 +31,7 @@
 // has a second mask, for its SWA cache (LlamaComputeSetting::swa_cells_per_stream).
 //
 // Where kvcat builds the model's graph itself (engines/llamacpp/llamacpp_graph.h: llama, qwen2,
-// qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35, qwen35moe, granitehybrid and lfm2, any cache
+// qwen3, qwen3moe, gpt-oss, glm4, gemma3, llama4, qwen35, qwen35moe, qwen3next, granitehybrid and lfm2, any cache
 // type llama.cpp takes, the pinned release),
 // LlamaComputeSetting::graph asks
 // for it: the graph placed as ggml-alloc places it, the buffer itself (stage "graph", exact).

@@ -17,8 +17,9 @@ namespace kvcat {
 namespace {
 
 /// The architectures whose layers are built here (src/models/<arch>.cpp at the pinned commit).
-const std::vector<std::string> kArchitectures = {"llama",  "qwen2",  "qwen3",  "qwen3moe",  "gpt-oss",       "glm4",
-                                                 "gemma3", "llama4", "qwen35", "qwen35moe", "granitehybrid", "lfm2"};
+const std::vector<std::string> kArchitectures = {"llama",         "qwen2",  "qwen3",    "qwen3moe", "gpt-oss",
+                                                 "glm4",          "gemma3", "llama4",   "qwen35",   "qwen35moe",
+                                                 "granitehybrid", "lfm2",   "qwen3next"};
 
 using Dims = LlamaGraphDims;
 
@@ -69,9 +70,10 @@ class LlamaGraph {
         }
         if (d_.deltanet || d_.granite || d_.lfm2) recurrent_inputs();
         // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd); Granite
-        // 4.0-H has no RoPE and no positions
+        // 4.0-H has no RoPE and no positions; Qwen3-Next's RoPE is plain, one a token
         if (!d_.granite) {
-            pos_ = b_.input("inp_pos", GgmlType::i32, {d_.deltanet ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
+            const bool sections = d_.deltanet && !d_.qwen3next;
+            pos_ = b_.input("inp_pos", GgmlType::i32, {sections ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
         }
         // build_inp_attn_scale: the full layers' query temperature, one a token
         if (d_.llama4) attn_scale_ = b_.input("attn_scale", GgmlType::f32, {1, 1, tokens_, 1});
@@ -382,7 +384,11 @@ class LlamaGraph {
     int qwen35_layer(std::int64_t il, int inp) {
         int cur = norm(inp, layer_weight(il, "attn_norm.weight", {d_.n_embd}));
         b_.expand(cur);
-        cur = d_.attends[static_cast<std::size_t>(il)] ? gated_attention(il, cur) : deltanet(il, cur);
+        if (!d_.attends[static_cast<std::size_t>(il)]) {
+            cur = deltanet(il, cur);
+        } else {
+            cur = d_.qwen3next ? next_attention(il, cur) : gated_attention(il, cur);
+        }
         std::tie(cur, inp) = last_rows(il, cur, inp, rows_in_layer_);
         int ffn_residual = b_.add(cur, inp);
         cur = norm(ffn_residual, layer_weight(il, "post_attention_norm.weight", {d_.n_embd}));
@@ -415,6 +421,51 @@ class LlamaGraph {
         return b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
     }
 
+    /// src/models/qwen3next.cpp build_layer_attn: the Q and gate projection reshaped whole (two
+    /// head widths a head) and viewed twice, K and V reshaped, Q and K normed, RoPE, the attention,
+    /// and the output times the sigmoid of the gate made contiguous.
+    int next_attention(std::int64_t il, int cur) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t hd = d_.hd_k;
+        int full = b_.mul_mat(w("attn_q.weight", {d_.n_embd, 2 * hd * d_.n_head}), cur);
+        full = b_.reshape(full, {2 * hd, d_.n_head, tokens_, 1});
+        auto nb = b_.nb(full);
+        int q = view4d(full, {hd, d_.n_head, tokens_, 1}, {nb[1], nb[2], nb[3]});
+        int gate = view4d(full, {hd, d_.n_head, tokens_, 1}, {nb[1], nb[2], nb[3]}, 4 * hd);
+        int k = b_.mul_mat(w("attn_k.weight", {d_.n_embd, gqa_k()}), cur);
+        int v = b_.mul_mat(w("attn_v.weight", {d_.n_embd, gqa_v()}), cur);
+        k = b_.reshape(k, {hd, d_.n_head_kv, tokens_, 1});
+        v = b_.reshape(v, {d_.hd_v, d_.n_head_kv, tokens_, 1});
+        q = b_.rope(norm(q, w("attn_q_norm.weight", {hd})), pos_, -1);
+        k = b_.rope(norm(k, w("attn_k_norm.weight", {hd})), pos_, -1);
+        cur = attention(il, q, k, v);
+        cur = b_.mul(cur, b_.sigmoid(b_.cont(gate, {hd * d_.n_head, tokens_, 1, 1})));
+        return b_.mul_mat(w("attn_output.weight", {d_.n_head * d_.hd_v, d_.n_embd}), cur);
+    }
+
+    /// Qwen3-Next's beta and decay (build_layer_attn_linear): one projection, viewed per key head as
+    /// beta's and alpha's columns; beta made contiguous for its sigmoid, alpha for the value heads.
+    std::pair<int, int> next_beta_gate(std::int64_t il, int cur, std::int64_t nst, std::int64_t ns) {
+        auto w = [&](const char* name, GgmlBuilder::Ne ne) { return layer_weight(il, name, ne); };
+        const std::int64_t nv = d_.ssm_heads, nk = d_.ssm_groups, per = nv / nk;
+        int ba = b_.reshape(b_.mul_mat(w("ssm_ba.weight", {d_.n_embd, 2 * nv}), cur), {2 * per, nk, nst, ns});
+        auto nb = b_.nb(ba);
+        int b = view4d(ba, {per, nk, nst, ns}, {nb[1], nb[2], nb[3]});
+        int a = view4d(ba, {per, nk, nst, ns}, {nb[1], nb[2], nb[3]}, 4 * per);
+        int beta = b_.sigmoid(b_.cont(b, {per, nk, nst, ns}));
+        int alpha = b_.cont(a, {nv, nst, ns, 1});
+        int gate = b_.mul(b_.softplus(b_.add(alpha, w("ssm_dt.bias", {nv}))), w("ssm_a", {nv}));
+        return {b_.reshape(beta, {1, nv, nst, ns}), b_.reshape(gate, {1, nv, nst, ns})};
+    }
+
+    /// Qwen3-Next repeats each key head's Q or K to its value heads before the fused op (the
+    /// repeat-interleave of build_layer_attn_linear).
+    int repeat_to_value_heads(int x, std::int64_t nst, std::int64_t ns) {
+        const std::int64_t hk = d_.ssm_state, nk = d_.ssm_groups, rf = d_.ssm_heads / d_.ssm_groups;
+        int r = b_.repeat(b_.reshape(x, {hk, 1, nk, nst * ns}), {hk, rf, nk, nst * ns});
+        return b_.reshape(r, {hk, nk * rf, nst, ns});
+    }
+
     /// build_layer_attn_linear with the fused Gated DeltaNet (llama_context::resolve_fused_ops
     /// keeps it where the device runs GGML_OP_GATED_DELTA_NET; the CPU does).
     int deltanet(std::int64_t il, int cur) {
@@ -425,11 +476,16 @@ class LlamaGraph {
         int mixed = b_.mul_mat(w("attn_qkv.weight", {d_.n_embd, channels}), cur);
         mixed = b_.reshape(mixed, {channels, nst, ns, 1});
         int z = b_.mul_mat(w("attn_gate.weight", {d_.n_embd, value}), cur);
-        int beta = b_.mul_mat(w("ssm_beta.weight", {d_.n_embd, nv}), cur);
-        beta = b_.sigmoid(b_.reshape(beta, {1, nv, nst, ns}));
-        int alpha = b_.reshape(b_.mul_mat(w("ssm_alpha.weight", {d_.n_embd, nv}), cur), {nv, nst, ns, 1});
-        int gate = b_.mul(b_.softplus(b_.add(alpha, w("ssm_dt.bias", {nv}))), w("ssm_a", {nv}));
-        gate = b_.reshape(gate, {1, nv, nst, ns});
+        int beta = -1, gate = -1;
+        if (d_.qwen3next) {
+            std::tie(beta, gate) = next_beta_gate(il, cur, nst, ns);
+        } else {
+            beta = b_.mul_mat(w("ssm_beta.weight", {d_.n_embd, nv}), cur);
+            beta = b_.sigmoid(b_.reshape(beta, {1, nv, nst, ns}));
+            int alpha = b_.reshape(b_.mul_mat(w("ssm_alpha.weight", {d_.n_embd, nv}), cur), {nv, nst, ns, 1});
+            gate = b_.mul(b_.softplus(b_.add(alpha, w("ssm_dt.bias", {nv}))), w("ssm_a", {nv}));
+            gate = b_.reshape(gate, {1, nv, nst, ns});
+        }
         // llama_memory_recurrent: each layer's conv and SSM states, one row a sequence
         const std::int64_t r = (d_.ssm_conv - 1) * channels, s = hk * value;
         int conv_all = b_.external(fmt::format("cache_r_l{}", il), GgmlType::f32, {r, ns, 1, 1});
@@ -440,6 +496,10 @@ class LlamaGraph {
         const std::int64_t nb1 = 4 * channels;
         int q = b_.l2_norm(view4d(conv, {hk, nk, nst, ns}, {4 * hk, nb1, nb1 * nst}));
         int k = b_.l2_norm(view4d(conv, {hk, nk, nst, ns}, {4 * hk, nb1, nb1 * nst}, 4 * key));
+        if (d_.qwen3next && nk != nv) {
+            q = repeat_to_value_heads(q, nst, ns);
+            k = repeat_to_value_heads(k, nst, ns);
+        }
         int v = view4d(conv, {hv, nv, nst, ns}, {4 * hv, nb1, nb1 * nst}, 4 * 2 * key);
         // build_recurrent_attn: the outputs, then the final state written back to its row
         int result = b_.gated_delta_net(q, k, v, gate, beta, state);
@@ -666,7 +726,8 @@ std::optional<Dims> read_dims(const Model& m) {
     // qwen3's Q and K norms; llama4's hparams.use_kq_norm (all but Maverick, 128 experts)
     d.qk_norm = d.arch == "qwen3" || d.arch == "qwen3moe" || (d.llama4 && w.experts != 128);
     d.swa_period = d.gpt_oss ? 2 : d.gemma3 && m.sliding ? 6 : d.llama4 ? 4 : 0;
-    d.deltanet = d.arch == "qwen35" || d.arch == "qwen35moe";
+    d.qwen3next = d.arch == "qwen3next";
+    d.deltanet = d.arch == "qwen35" || d.arch == "qwen35moe" || d.qwen3next;
     d.granite = d.arch == "granitehybrid";
     d.lfm2 = d.arch == "lfm2";
     if (d.deltanet || d.granite || d.lfm2) {
@@ -696,7 +757,7 @@ std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& 
     bool pairs = m.sliding && !m.sliding->kv_heads && !m.sliding->head_dim && !m.sliding->v_head_dim &&
                  (((arch == "gpt-oss" || arch == "gemma3") && m.sliding->kind == WindowKind::sliding) ||
                   (arch == "llama4" && m.sliding->kind == WindowKind::chunked));
-    const bool deltanet = (arch == "qwen35" || arch == "qwen35moe") && m.linear &&
+    const bool deltanet = (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") && m.linear &&
                           m.linear->kind == StateKind::gated_deltanet && !m.linear->beside_attention;
     const bool mamba2 = arch == "granitehybrid" && m.linear && m.linear->kind == StateKind::mamba2 &&
                         !m.linear->beside_attention && m.tensors->experts == 0;

@@ -94,6 +94,11 @@ struct LlamaGraphDims {
     /// attention and none before the feed-forward; qwen35moe's experts beside a shared expert
     /// gated by its own sigmoid.
     bool deltanet = false;
+    /// qwen3next (src/models/qwen3next.cpp): the same layers as Qwen3.5's mixture of experts, built
+    /// its own way: the Q and gate projection reshaped whole before its two views; RoPE over one
+    /// position a token; beta and alpha from one projection (ssm_ba), viewed per key head; Q and K
+    /// of the Gated DeltaNet repeated to the value heads before the fused op. With deltanet.
+    bool qwen3next = false;
     /// granitehybrid (src/models/granite-hybrid.cpp, mamba-base.cpp): Mamba-2 layers between
     /// attention ones without RoPE (Granite 4.0-H's converter writes rope.scaling.finetuned false
     /// for a hybrid, conversion/granite.py); Granite's embedding, residual and logit scales (its

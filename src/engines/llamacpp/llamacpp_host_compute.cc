@@ -35,12 +35,12 @@ bool at_least(LlamaInputs era, LlamaInputs since) {
 }
 
 /// The architectures whose graph inputs are read for this rule (src/models/llama.cpp, qwen2.cpp,
-/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp, qwen35.cpp, qwen35moe.cpp,
+/// qwen3.cpp, qwen3moe.cpp, glm4.cpp, openai-moe.cpp, qwen35.cpp, qwen35moe.cpp, qwen3next.cpp,
 /// granite-hybrid.cpp, lfm2.cpp at 80fb11ac): embeddings, positions, one attention input (two for
 /// gpt-oss's sliding window), the output ids and, for the hybrids, the recurrent rows.
 bool inputs_read(std::string_view arch) {
-    for (std::string_view a :
-         {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss", "qwen35", "qwen35moe", "granitehybrid", "lfm2"}) {
+    for (std::string_view a : {"llama", "qwen2", "qwen3", "qwen3moe", "glm4", "gpt-oss", "qwen35", "qwen35moe",
+                               "qwen3next", "granitehybrid", "lfm2"}) {
         if (arch == a) return true;
     }
     return false;
@@ -48,7 +48,7 @@ bool inputs_read(std::string_view arch) {
 
 /// The hybrids, whose recurrent rows' indices are an input (build_inp_mem_hybrid).
 bool hybrid(std::string_view arch) {
-    return arch == "qwen35" || arch == "qwen35moe" || arch == "granitehybrid" || arch == "lfm2";
+    return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" || arch == "granitehybrid" || arch == "lfm2";
 }
 
 /// The positions a token takes: four for Qwen 3.5's multi-section RoPE (n_pos_per_embd), none for
