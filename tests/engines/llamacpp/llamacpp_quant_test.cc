@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -194,6 +195,12 @@ const LintResult& shipped() {
     return r;
 }
 
+/// The tensor of that name among a model's, or null.
+const GgufTensorShape* tensor_named(const std::vector<GgufTensorShape>& tensors, std::string_view name) {
+    auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; });
+    return it == tensors.end() ? nullptr : &*it;
+}
+
 /// Every element of a model's tensors: its parameters.
 std::int64_t elements(const std::vector<GgufTensorShape>& tensors) {
     std::int64_t n = 0;
@@ -320,12 +327,8 @@ TEST(LlamaQuantShipped, LfmTwosTensorsAreItsCardsParametersWithTheKernelsLeftF32
     const Model& m = *shipped_model("models/lfm2-700m");
     std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
     EXPECT_EQ(tensors.size(), 148u);
-    std::int64_t params = elements(tensors);
-    EXPECT_EQ(params, 742489344);
-    auto named = [&](const std::string& name) {
-        return std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; }) !=
-               tensors.end();
-    };
+    EXPECT_EQ(elements(tensors), 742489344);
+    auto named = [&](std::string_view name) { return tensor_named(tensors, name) != nullptr; };
     EXPECT_TRUE(named("token_embd_norm.weight"));
     EXPECT_FALSE(named("output.weight"));
     EXPECT_TRUE(named("blk.0.shortconv.in_proj.weight"));
@@ -353,12 +356,8 @@ TEST(LlamaQuantShipped, DeepSeekTwosLatentAttentionSplitsKvBIntoTwoThreeDimensio
     const Model& m = *shipped_model("models/deepseek-r1");
     std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
     EXPECT_EQ(tensors.size(), 1086u);
-    std::int64_t params = elements(tensors);
-    EXPECT_EQ(params, 671026419200);
-    auto find = [&](const std::string& name) -> const GgufTensorShape* {
-        auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; });
-        return it == tensors.end() ? nullptr : &*it;
-    };
+    EXPECT_EQ(elements(tensors), 671026419200);
+    auto find = [&](std::string_view name) { return tensor_named(tensors, name); };
     ASSERT_NE(find("blk.0.attn_k_b.weight"), nullptr);
     EXPECT_EQ(find("blk.0.attn_k_b.weight")->ne, (std::array<std::int64_t, 3>{128, 512, 128}));
     EXPECT_EQ(find("blk.0.attn_v_b.weight")->ne, (std::array<std::int64_t, 3>{512, 128, 128}));
@@ -384,10 +383,7 @@ TEST(LlamaQuantShipped, QwenThreeNextFusesBetaAndAlphaIntoOneProjection) {
     std::vector<GgufTensorShape> tensors = llamacpp_tensors(m);
     EXPECT_EQ(tensors.size(), 843u);
     EXPECT_EQ(elements(tensors), 79674391296);
-    auto find = [&](const std::string& name) -> const GgufTensorShape* {
-        auto it = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.name == name; });
-        return it == tensors.end() ? nullptr : &*it;
-    };
+    auto find = [&](std::string_view name) { return tensor_named(tensors, name); };
     ASSERT_NE(find("blk.0.ssm_ba.weight"), nullptr);
     EXPECT_EQ(find("blk.0.ssm_ba.weight")->ne, (std::array<std::int64_t, 3>{2048, 64, 1}));
     EXPECT_EQ(find("blk.0.ssm_beta.weight"), nullptr);
