@@ -230,15 +230,10 @@ void write_mla_gguf(const OracleModel& which, const Model& m, const std::filesys
         .u32(a + ".leading_dense_block_count", static_cast<std::uint32_t>(layers))
         .u32(a + ".attention.head_count", u(heads))
         .u32(a + ".attention.head_count_kv", 1)
-        .u32(a + ".attention.key_length", u(rank + rope))
-        .u32(a + ".attention.value_length", u(rank))
-        .u32(a + ".attention.key_length_mla", u(k_mla))
-        .u32(a + ".attention.value_length_mla", u(v_mla))
-        .u32(a + ".attention.kv_lora_rank", u(rank))
         .f32(a + ".attention.layer_norm_rms_epsilon", 1e-6f)
-        .u32(a + ".rope.dimension_count", u(rope))
         .u32(a + ".vocab_size", u(kVocab))
         .str("tokenizer.ggml.model", "none");
+    write_mla_attention_keys(g, a, rank, rope, k_mla, v_mla);
     if (dsa) {
         g.u32(a + ".attention.q_lora_rank", u(q_rank))
             .u32(a + ".attention.indexer.head_count", 1)

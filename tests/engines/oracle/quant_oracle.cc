@@ -184,25 +184,19 @@ void write_hybrid_keys(const Model& m, ShapeGguf& g) {
         .boolean(a + ".rope.scaling.finetuned", false);
 }
 
-/// deepseek2's keys as conversion/deepseek.py writes them: the cache holds the latent and the
-/// decoupled key (key_length rank + rope, value_length rank); the heads the latent expands to are
-/// key_length_mla and value_length_mla wide; the leading dense layers, the shared experts and the
-/// router's sigmoid gating (expert_gating_func 2) where the router has a score bias (V3, R1,
-/// Kimi K2), the softmax default otherwise. A model of 27 layers loads as V2-Lite, whose loader
-/// reads no q_lora_rank (src/models/deepseek2.cpp).
+/// deepseek2's keys as conversion/deepseek.py writes them: the latent attention's
+/// (write_mla_attention_keys), the leading dense layers, the shared experts and the router's
+/// sigmoid gating (expert_gating_func 2) where the router has a score bias (V3, R1, Kimi K2), the
+/// softmax default otherwise. A model of 27 layers loads as V2-Lite, whose loader reads no
+/// q_lora_rank (src/models/deepseek2.cpp).
 void write_mla_keys(const Model& m, ShapeGguf& g) {
     const TensorWidths& w = *m.tensors;
     const std::string& a = w.llama_arch;
     auto u32 = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
-    const std::int64_t rank = m.mla->kv_lora_rank, rope = m.mla->qk_rope_head_dim;
-    g.u32(a + ".attention.key_length", u32(rank + rope))
-        .u32(a + ".attention.value_length", u32(rank))
-        .u32(a + ".attention.key_length_mla", u32(*m.head_dim))
-        .u32(a + ".attention.value_length_mla", u32(*m.v_head_dim))
-        .u32(a + ".attention.kv_lora_rank", u32(rank))
-        .u32(a + ".rope.dimension_count", u32(rope))
-        .u32(a + ".leading_dense_block_count", u32(w.dense_layers))
-        .u32(a + ".expert_shared_count", u32(w.shared_experts));
+    auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    write_mla_attention_keys(g, a, u64(m.mla->kv_lora_rank), u64(m.mla->qk_rope_head_dim), u64(*m.head_dim),
+                             u64(*m.v_head_dim));
+    g.u32(a + ".leading_dense_block_count", u32(w.dense_layers)).u32(a + ".expert_shared_count", u32(w.shared_experts));
     if (w.q_lora_rank > 0) g.u32(a + ".attention.q_lora_rank", u32(w.q_lora_rank));
     if (w.expert_score_bias) g.u32(a + ".expert_gating_func", 2);
 }

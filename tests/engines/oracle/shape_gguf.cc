@@ -137,4 +137,15 @@ void ShapeGguf::write(const std::filesystem::path& path) const {
     }
 }
 
+void write_mla_attention_keys(ShapeGguf& g, const std::string& arch, std::uint64_t rank, std::uint64_t rope,
+                              std::uint64_t k_mla, std::uint64_t v_mla) {
+    auto u = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
+    g.u32(arch + ".attention.key_length", u(rank + rope))
+        .u32(arch + ".attention.value_length", u(rank))
+        .u32(arch + ".attention.key_length_mla", u(k_mla))
+        .u32(arch + ".attention.value_length_mla", u(v_mla))
+        .u32(arch + ".attention.kv_lora_rank", u(rank))
+        .u32(arch + ".rope.dimension_count", u(rope));
+}
+
 }  // namespace kvcat::oracle

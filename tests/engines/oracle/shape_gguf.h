@@ -43,4 +43,10 @@ class ShapeGguf {
     std::uint64_t data_bytes_ = 0;
 };
 
+/// deepseek2's attention keys as conversion/deepseek.py writes them: the cache holds the latent
+/// and the decoupled key (key_length rank + rope, value_length rank), and the heads the latent
+/// expands to are key_length_mla and value_length_mla wide.
+void write_mla_attention_keys(ShapeGguf& g, const std::string& arch, std::uint64_t rank, std::uint64_t rope,
+                              std::uint64_t k_mla, std::uint64_t v_mla);
+
 }  // namespace kvcat::oracle
