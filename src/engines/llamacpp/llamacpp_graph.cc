@@ -68,12 +68,9 @@ class LlamaGraph {
             inp = b_.scale(inp);
             b_.expand(inp);
         }
-        if (d_.deltanet || d_.granite || d_.lfm2) recurrent_inputs();
-        // build_inp_pos: multi-section RoPE takes four positions a token (n_pos_per_embd); Granite
-        // 4.0-H has no RoPE and no positions; Qwen3-Next's RoPE is plain, one a token
-        if (!d_.granite) {
-            const bool sections = d_.deltanet && !d_.qwen3next;
-            pos_ = b_.input("inp_pos", GgmlType::i32, {sections ? checked_mul(tokens_, 4) : tokens_, 1, 1, 1});
+        if (llamacpp_reads_recurrent_rows(d_.arch)) recurrent_inputs();
+        if (const std::int64_t positions = llamacpp_positions_per_token(d_.arch); positions > 0) {
+            pos_ = b_.input("inp_pos", GgmlType::i32, {checked_mul(tokens_, positions), 1, 1, 1});
         }
         // build_inp_attn_scale: the full layers' query temperature, one a token
         if (d_.llama4) attn_scale_ = b_.input("attn_scale", GgmlType::f32, {1, 1, tokens_, 1});
@@ -746,6 +743,15 @@ std::optional<Dims> read_dims(const Model& m) {
 }
 
 }  // namespace
+
+std::int64_t llamacpp_positions_per_token(std::string_view arch) {
+    if (arch == "qwen35" || arch == "qwen35moe") return 4;
+    return arch == "granitehybrid" ? 0 : 1;
+}
+
+bool llamacpp_reads_recurrent_rows(std::string_view arch) {
+    return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" || arch == "granitehybrid" || arch == "lfm2";
+}
 
 std::string llamacpp_graph_unsupported(const Model& m, const LlamaGraphSetting& s) {
     if (!m.tensors) return "the model record has no tensors mapping";

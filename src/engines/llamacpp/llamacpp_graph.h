@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/llamacpp/ggml_alloc.h"
@@ -116,6 +117,15 @@ struct LlamaGraphDims {
     /// gemma3; layer il slides when il % period < period - 1.
     std::int64_t swa_period = 0;
 };
+
+/// The positions a token takes among the graph's inputs (build_inp_pos): four for Qwen 3.5's
+/// multi-section RoPE (n_pos_per_embd), none for Granite 4.0-H, which has no RoPE
+/// (granite-hybrid.cpp builds no inp_pos), one otherwise (Qwen3-Next's RoPE is plain).
+std::int64_t llamacpp_positions_per_token(std::string_view arch);
+
+/// Whether the architecture is a hybrid whose graph reads its recurrent rows' indices as an input
+/// (build_inp_mem_hybrid): Qwen 3.5 and 3.6, Qwen3-Next, Granite 4.0-H and LFM2.
+bool llamacpp_reads_recurrent_rows(std::string_view arch);
 
 /// The model's widths where its graph is built (for a cache type llamacpp_graph_unsupported
 /// takes), nullopt otherwise.

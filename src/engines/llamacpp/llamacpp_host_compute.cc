@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engines/llamacpp/llamacpp_graph.h"
 #include "support/rational.h"
 
 namespace kvcat {
@@ -44,18 +45,6 @@ bool inputs_read(std::string_view arch) {
         if (arch == a) return true;
     }
     return false;
-}
-
-/// The hybrids, whose recurrent rows' indices are an input (build_inp_mem_hybrid).
-bool hybrid(std::string_view arch) {
-    return arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next" || arch == "granitehybrid" || arch == "lfm2";
-}
-
-/// The positions a token takes: four for Qwen 3.5's multi-section RoPE (n_pos_per_embd), none for
-/// Granite 4.0-H, which has no RoPE (granite-hybrid.cpp builds no inp_pos), one otherwise.
-std::int64_t positions_per_token(std::string_view arch) {
-    if (arch == "qwen35" || arch == "qwen35moe") return 4;
-    return arch == "granitehybrid" ? 0 : 1;
 }
 
 /// The widest V a layer caches (n_embd_v_gqa_max): a transposed V's indices are one a column.
@@ -115,8 +104,8 @@ std::optional<LlamaHostCompute> llamacpp_host_compute(const Model& model, const 
     if (at_least(era, LlamaInputs::embedding_input)) {
         add(lookup, fmt::format("the embeddings input, {} x {} f32", group_thousands(hidden), tokens));
     }
-    const bool recurrent = hybrid(model.tensors->llama_arch);
-    const std::int64_t positions = positions_per_token(model.tensors->llama_arch);
+    const bool recurrent = llamacpp_reads_recurrent_rows(model.tensors->llama_arch);
+    const std::int64_t positions = llamacpp_positions_per_token(model.tensors->llama_arch);
     if (at_least(era, LlamaInputs::mask)) {
         add(checked_mul(tokens, 4), fmt::format("the token ids, {} i32", tokens));
         if (positions > 0) {
