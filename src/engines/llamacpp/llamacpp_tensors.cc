@@ -78,15 +78,23 @@ bool gguf_kv_heads_per_layer(std::string_view arch) {
     return arch == "granitehybrid" || arch == "lfm2";
 }
 
+namespace {
+
+/// deepseek2: multi-head latent attention, whose GGUF has one KV head (the latent), whatever
+/// heads the record gives.
+bool latent_attention(const Model& model) {
+    return model.tensors && model.tensors->llama_arch == "deepseek2";
+}
+
+}  // namespace
+
 std::int64_t gguf_head_count_kv(const Model& model) {
-    if (model.tensors && model.tensors->llama_arch == "deepseek2") return 1;
-    return *model.kv_heads;
+    return latent_attention(model) ? 1 : *model.kv_heads;
 }
 
 bool has_tensor_inventory(const Model& model) {
-    // An MLA model's GGUF has one KV head (the latent), whatever heads the record gives.
-    const bool mla = model.tensors && model.tensors->llama_arch == "deepseek2";
-    return model.tensors && model.num_layers && model.attention_heads && (model.kv_heads || mla) && model.head_dim;
+    return model.tensors && model.num_layers && model.attention_heads && (model.kv_heads || latent_attention(model)) &&
+           model.head_dim;
 }
 
 namespace {
