@@ -125,7 +125,7 @@
       return stage + 4n * tokens;
     };
     const buffer = Q(graph ? graph.bytes : bound());
-    const least = graph ? ' (llama.cpp\'s own graph of ' + graph.nodes + ' nodes, placed as ggml-alloc places it)' : ' (at least)';
+    const least = graph ? ' (llama.cpp\'s own graph of ' + grouped(BigInt(graph.nodes)) + ' nodes, placed as ggml-alloc places it)' : ' (at least)';
     if (card.llama_held === null) {
       return cmp(buffer, reserve) > 0
         ? { bytes: buffer, how: bytesText(buffer) + ': llama.cpp\'s compute buffer' + least + ', above the 1 GiB reserve' }
